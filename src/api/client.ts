@@ -1,0 +1,339 @@
+/**
+ * The typed client of the company and contact data service. No terminal here: no output, no
+ * process.exit. Errors are ApiError subclasses carrying their exit codes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../exit-codes.js';
+import { packageRoot } from '../package-root.js';
+import { createHttpClient, type HttpClient, type RequestEvent } from './http.js';
+import { walkCursor } from './pagination.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import {
+  CompaniesResponseSchema,
+  ContactSchema,
+  ContactsEnvelopeSchema,
+  VerifyDataSchema,
+  VerifyMetaSchema,
+  checkSchema,
+  type CompaniesMeta,
+  type CompanyRow,
+  type Contact,
+  type ContactsMeta,
+  type Seniority,
+  type SchemaCheck,
+  type VerifyMeta,
+  type VerifyResult,
+} from './schemas.js';
+
+export interface ClientOptions {
+  /** The service root, e.g. `http://127.0.0.1:4010` (without /api/v1); a trailing slash is fine. */
+  baseUrl: string;
+  apiKey: string;
+  /** Name of the cursor query parameter; default `cursor` (contract row 1). */
+  cursorParam?: string;
+  /** Companies `limit`; default 1000 (contract row 2). */
+  pageSize?: number;
+  /** Per attempt, covering headers and body; default 30 000. */
+  timeoutMs?: number;
+  /** Default 5, so at most 6 attempts. */
+  maxRetries?: number;
+  /** Longest single wait between attempts; default 30 000. */
+  maxRetryDelayMs?: number;
+  /** Backoff base; default 500. */
+  retryBaseDelayMs?: number;
+  /** Connection pool size per origin; default 16. */
+  connections?: number;
+  userAgent?: string;
+  /** Aborts everything in flight and every wait (SIGINT). */
+  signal?: AbortSignal;
+  onRequest?: (event: RequestEvent) => void;
+  /** Jitter source in [0, 1); default Math.random. Tests inject a fixed one. */
+  random?: () => number;
+}
+
+export interface CompanyQuery {
+  technology: string;
+  notTechnology?: string;
+  employeeRange?: string;
+  country?: string;
+}
+
+export interface CompanyPage {
+  data: CompanyRow[];
+  meta: CompaniesMeta;
+  nextCursor: string | null;
+  /** The cursor that fetched this page (null for the first page of a listing). */
+  cursor: string | null;
+}
+
+export interface ContactsQuery {
+  domains: string[];
+  seniority?: Seniority[];
+  limit?: number;
+}
+
+export interface ContactsResult {
+  data: Contact[];
+  meta: ContactsMeta;
+}
+
+export interface ProspectClient {
+  companies(query: CompanyQuery, options?: { startCursor?: string }): AsyncIterable<CompanyPage>;
+  contacts(query: ContactsQuery): Promise<ContactsResult>;
+  /**
+   * One paid check. `idempotencyKey` (contract row 27) lets a resumed run ask again for an answer
+   * it lost in a crash without paying twice, where the service honours the header.
+   */
+  verify(email: string, options?: { idempotencyKey?: string }): Promise<VerifyResult>;
+  close(): Promise<void>;
+}
+
+export const CLIENT_DEFAULTS = {
+  cursorParam: 'cursor',
+  pageSize: 1000,
+  timeoutMs: 30_000,
+  maxRetries: DEFAULT_RETRY_POLICY.maxRetries,
+  maxRetryDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs,
+  retryBaseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs,
+  connections: 16,
+} as const;
+
+/** Throws a UsageError (exit 2) before any connection when the options are unsafe or invalid. */
+export function createClient(options: ClientOptions): ProspectClient {
+  const baseUrl = checkBaseUrl(options.baseUrl);
+  checkApiKey(options.apiKey);
+  checkNumbers(options);
+  if (options.cursorParam !== undefined && options.cursorParam.trim() === '') {
+    throw new UsageError('the cursor parameter name is empty', 'Set cursor-param to the name the service uses (default: cursor).');
+  }
+  const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
+  const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
+    baseDelayMs: options.retryBaseDelayMs ?? CLIENT_DEFAULTS.retryBaseDelayMs,
+    maxDelayMs: options.maxRetryDelayMs ?? CLIENT_DEFAULTS.maxRetryDelayMs,
+    random: options.random ?? DEFAULT_RETRY_POLICY.random,
+  };
+  const http = createHttpClient({
+    baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
+    policy,
+    connections: options.connections ?? CLIENT_DEFAULTS.connections,
+    userAgent: options.userAgent ?? defaultUserAgent(),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  });
+
+  return {
+    companies: (query, pageOptions) => listCompanies(http, query, { cursorParam, pageSize, startCursor: pageOptions?.startCursor }),
+    contacts: (query) => fetchContacts(http, query, cursorParam),
+    verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions?.idempotencyKey),
+    close: () => http.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints
+
+async function* listCompanies(
+  http: HttpClient,
+  query: CompanyQuery,
+  options: { cursorParam: string; pageSize: number; startCursor: string | undefined },
+): AsyncGenerator<CompanyPage, void, undefined> {
+  const walk = walkCursor({
+    endpoint: '/companies',
+    startCursor: options.startCursor ?? null,
+    forbidEmptyFirstPage: true,
+    fetchPage: async (cursor) => {
+      const { value } = await http.getJson({
+        endpoint: '/companies',
+        params: [
+          ['technology', query.technology],
+          ['not_technology', nonEmpty(query.notTechnology)],
+          ['employee_range', nonEmpty(query.employeeRange)],
+          ['country', nonEmpty(query.country)],
+          ['limit', String(options.pageSize)],
+          [options.cursorParam, cursor ?? undefined],
+        ],
+        check: (json) => checkSchema(CompaniesResponseSchema, json),
+      });
+      return { page: value, itemCount: value.data.length, nextCursor: value.next_cursor };
+    },
+  });
+  for await (const { page, cursor, nextCursor } of walk) {
+    yield { data: page.data, meta: page.meta, nextCursor, cursor };
+  }
+}
+
+async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam: string): Promise<ContactsResult> {
+  const data: Contact[] = [];
+  let meta: ContactsMeta | undefined;
+  // The sandbox never pages contacts; a real service might (contract row 18), so follow it.
+  const walk = walkCursor({
+    endpoint: '/contacts',
+    forbidEmptyFirstPage: false,
+    fetchPage: async (cursor) => {
+      const { value } = await http.getJson({
+        endpoint: '/contacts',
+        params: [
+          ['domain', query.domains.join(',')],
+          ['seniority', query.seniority && query.seniority.length > 0 ? query.seniority.join(',') : undefined],
+          ['limit', query.limit !== undefined ? String(query.limit) : undefined],
+          [cursorParam, cursor ?? undefined],
+        ],
+        check: checkContactsBody,
+      });
+      return { page: value, itemCount: value.data.length, nextCursor: value.next_cursor };
+    },
+  });
+  for await (const { page } of walk) {
+    data.push(...page.data);
+    meta ??= page.meta;
+  }
+  return { data, meta: meta ?? {} };
+}
+
+interface NormalisedContacts {
+  data: Contact[];
+  meta: ContactsMeta;
+  next_cursor: string | null | undefined;
+}
+
+/** Picks the schema by shape so a failure names the real problem, not "no union member matched". */
+function checkContactsBody(json: unknown): SchemaCheck<NormalisedContacts> {
+  if (Array.isArray(json)) {
+    const checked = checkSchema(z.array(ContactSchema), json);
+    return checked.ok ? { ok: true, value: { data: checked.value, meta: {}, next_cursor: null } } : checked;
+  }
+  const checked = checkSchema(ContactsEnvelopeSchema, json);
+  if (!checked.ok) return checked;
+  return { ok: true, value: { data: checked.value.data, meta: checked.value.meta ?? {}, next_cursor: checked.value.next_cursor } };
+}
+
+async function verifyEmail(http: HttpClient, email: string, idempotencyKey: string | undefined): Promise<VerifyResult> {
+  const answer = await http.getJson({
+    endpoint: '/verify',
+    params: [['email', email]],
+    ...(idempotencyKey !== undefined ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+    check: checkVerifyBody,
+    // One unit per answered call (contract row 23): a complete answer is never asked again.
+    chargedPerAnswer: true,
+  });
+  const { data, meta } = answer.value;
+  const unitsUsed = meta?.units_used ?? unitsFromHeader(answer.headers['x-units-used']);
+  const fullMeta: VerifyMeta | undefined =
+    meta !== undefined || unitsUsed !== undefined ? { ...meta, ...(unitsUsed !== undefined ? { units_used: unitsUsed } : {}) } : undefined;
+  return { ...data, ...(fullMeta !== undefined ? { meta: fullMeta } : {}) };
+}
+
+type VerifyData = z.infer<typeof VerifyDataSchema>;
+
+function checkVerifyBody(json: unknown): SchemaCheck<{ data: VerifyData; meta: VerifyMeta | undefined }> {
+  const wrapped = json !== null && typeof json === 'object' && !Array.isArray(json) && 'data' in json;
+  if (!wrapped) {
+    // Tolerated: a bare `{email, status, ...}` without the contract's envelope.
+    const checked = checkSchema(VerifyDataSchema, json);
+    return checked.ok ? { ok: true, value: { data: checked.value, meta: undefined } } : checked;
+  }
+  const checked = checkSchema(z.looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() }), json);
+  return checked.ok ? { ok: true, value: { data: checked.value.data, meta: checked.value.meta } } : checked;
+}
+
+function unitsFromHeader(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
+  return Number(text.trim());
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Option checks
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  // The WHATWG URL parser already normalised 127.1, 0x7f.0.0.1 and friends to dotted quads.
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * The key goes in a header of every request, so where requests go is a security decision:
+ * https anywhere, plain http only to this machine.
+ */
+export function checkBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new UsageError(`the base URL "${baseUrl}" is not a valid URL`, 'Give the service root, e.g. https://api.example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`the base URL must start with https:// (got ${url.protocol}//)`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('the base URL must not contain a user name or password', 'Put the API key in PROSPECT_API_KEY.');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(`the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `refusing to send the API key over plain http to ${url.host}; use https://`,
+      'Plain http is allowed only to this machine (127.0.0.0/8, ::1, localhost), e.g. the sandbox.',
+    );
+  }
+  return url;
+}
+
+function checkApiKey(apiKey: string): void {
+  if (apiKey === '') {
+    throw new UsageError('no API key is set', 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.');
+  }
+  // Never echo the key: a message about it could end up in a log.
+  if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
+    throw new UsageError('the API key contains spaces or control characters', 'Check for a stray newline when it was pasted.');
+  }
+}
+
+/** Node timers overflow (and fire at once) above 2^31-1 ms, so longer waits are refused. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
+  ['pageSize', 1, 1000],
+  ['timeoutMs', 1, MAX_TIMER_MS],
+  ['maxRetries', 0, 100],
+  ['maxRetryDelayMs', 0, MAX_TIMER_MS],
+  ['retryBaseDelayMs', 0, MAX_TIMER_MS],
+  ['connections', 1, 1024],
+];
+
+function checkNumbers(options: ClientOptions): void {
+  for (const [name, min, max] of NUMBER_LIMITS) {
+    const value = options[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new UsageError(`${name} must be an integer from ${min} to ${max} (got ${String(value)})`);
+    }
+  }
+}
+
+let cachedUserAgent: string | undefined;
+
+function defaultUserAgent(): string {
+  if (cachedUserAgent !== undefined) return cachedUserAgent;
+  let version = 'unknown';
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: unknown };
+    if (typeof pkg.version === 'string') version = pkg.version;
+  } catch {
+    // A missing package.json must not stop a request; the version is only informative.
+  }
+  cachedUserAgent = `prospect-cli/${version}`;
+  return cachedUserAgent;
+}

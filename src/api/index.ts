@@ -1,0 +1,52 @@
+/** The API client's public surface. Import from here, not from the files behind it. */
+export {
+  createClient,
+  checkBaseUrl,
+  isLoopbackHost,
+  CLIENT_DEFAULTS,
+  type ClientOptions,
+  type CompanyQuery,
+  type CompanyPage,
+  type ContactsQuery,
+  type ContactsResult,
+  type ProspectClient,
+} from './client.js';
+export type { RequestEvent } from './http.js';
+export {
+  ApiError,
+  UnanswerableError,
+  AuthError,
+  BadRequestError,
+  ServiceError,
+  MalformedResponseError,
+  AbortedError,
+  errorFromResponse,
+  isRetryableStatus,
+  type ApiErrorInit,
+} from './errors.js';
+export { backoffDelayMs, parseRetryAfter, decideRetry, type RetryPolicy } from './retry.js';
+export { normalizeCursor } from './pagination.js';
+export {
+  SENIORITIES,
+  isSeniority,
+  SenioritySchema,
+  TechnologyEntrySchema,
+  CompanyRowSchema,
+  CompaniesMetaSchema,
+  CompaniesResponseSchema,
+  ContactSchema,
+  ContactsMetaSchema,
+  ContactsResponseSchema,
+  VerifyResultSchema,
+  VerifyMetaSchema,
+  type Seniority,
+  type TechnologyEntry,
+  type CompanyRow,
+  type CompaniesMeta,
+  type CompaniesResponse,
+  type Contact,
+  type ContactsMeta,
+  type ContactsResponse,
+  type VerifyResult,
+  type VerifyMeta,
+} from './schemas.js';

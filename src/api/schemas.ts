@@ -1,0 +1,173 @@
+/**
+ * Response schemas (zod 4). Every type of a service answer is `z.infer` of a schema here.
+ *
+ * Tolerance rules (docs/api-contract.md, last column):
+ * - objects are loose: unknown fields are kept, so JSON output passes them through;
+ * - a field the spec promises is required with its type; a field the spec marks as sparse or does
+ *   not show is optional/nullable;
+ * - nothing is coerced. The one leniency: `business_email_last_seen` is any string (a date, a
+ *   date-time, or garbage), because the freshness code truncates date-times and counts an
+ *   unparseable date as "unknown freshness" (contract row 25) rather than failing the batch.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------
+// Companies (spec §2.1–2.3, contract rows 14–17)
+
+export const TechnologyEntrySchema = z.looseObject({
+  t: z.string(),
+  c: z.string(),
+  /**
+   * Contract row 15 says a version string or null; any JSON value is accepted and passed through.
+   * An absent `v` is tolerated too: nothing in prospect reads it.
+   */
+  v: z.unknown().optional(),
+});
+export type TechnologyEntry = z.infer<typeof TechnologyEntrySchema>;
+
+export const CompanyRowSchema = z.looseObject({
+  domain: z.string().min(1),
+  company_name: z.string(),
+  employee_range: z.string(),
+  industry: z.string(),
+  country: z.string(),
+  crux_rank: z.number().int(),
+  /** Sparse (spec §2.1): may be absent or null. */
+  phone: z.string().nullish(),
+  linkedin_url: z.string().nullish(),
+  /** Present only where filled (contract row 14). */
+  description: z.string().nullish(),
+  tech_count: z.number().int(),
+  technologies: z.array(TechnologyEntrySchema),
+});
+export type CompanyRow = z.infer<typeof CompanyRowSchema>;
+
+export const CompaniesSourceSchema = z.looseObject({
+  dataset: z.string(),
+  method: z.string(),
+  publisher: z.string(),
+  history_since: z.string(),
+});
+
+export const CompaniesMetaSchema = z.looseObject({
+  source: CompaniesSourceSchema,
+  field_fill_rates: z.record(z.string(), z.number()),
+  scope: z.string(),
+  /** Contract row 17; a real service may omit them. */
+  total: z.number().optional(),
+  contact_count: z.number().optional(),
+});
+export type CompaniesMeta = z.infer<typeof CompaniesMetaSchema>;
+
+export const CompaniesResponseSchema = z.looseObject({
+  data: z.array(CompanyRowSchema),
+  meta: CompaniesMetaSchema,
+  /** Absent, null or "" all mean "last page" (contract row 1). */
+  next_cursor: z.string().nullish(),
+});
+export type CompaniesResponse = z.infer<typeof CompaniesResponseSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Contacts (spec §2.4, §4.2, contract rows 18–19)
+
+export const SENIORITIES = ['cxo', 'vp', 'director', 'manager', 'staff'] as const;
+export const SenioritySchema = z.enum(SENIORITIES);
+export type Seniority = z.infer<typeof SenioritySchema>;
+
+export function isSeniority(value: unknown): value is Seniority {
+  return typeof value === 'string' && (SENIORITIES as readonly string[]).includes(value);
+}
+
+/** A string field the contract names but the spec does not promise: absent becomes null. */
+const optionalText = () => z.string().nullable().default(null);
+
+export const ContactSchema = z.looseObject({
+  domain: z.string().min(1),
+  full_name: optionalText(),
+  first_name: optionalText(),
+  last_name: optionalText(),
+  title: optionalText(),
+  seniority: SenioritySchema.nullable().default(null),
+  department: optionalText(),
+  business_email: optionalText(),
+  /** Any string: see the tolerance rules at the top of this file. */
+  business_email_last_seen: optionalText(),
+  linkedin_url: optionalText(),
+});
+export type Contact = z.infer<typeof ContactSchema>;
+
+export const ContactsMetaSchema = z.looseObject({
+  /** The spec promises a source but not its shape (contract row 18 names these fields). */
+  source: z
+    .looseObject({
+      dataset: z.string().optional(),
+      method: z.string().optional(),
+      publisher: z.string().optional(),
+      license: z.string().optional(),
+    })
+    .optional(),
+  domains_requested: z.number().optional(),
+  limit: z.number().optional(),
+});
+export type ContactsMeta = z.infer<typeof ContactsMetaSchema>;
+
+export const ContactsEnvelopeSchema = z.looseObject({
+  data: z.array(ContactSchema),
+  meta: ContactsMetaSchema.optional(),
+  next_cursor: z.string().nullish(),
+});
+
+/** The contract's envelope, or a bare array of contacts (contract row 18, last column). */
+export const ContactsResponseSchema = z.union([ContactsEnvelopeSchema, z.array(ContactSchema)]);
+export type ContactsResponse = z.infer<typeof ContactsResponseSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Verify (contract rows 22–23; the spec shows nothing of it)
+
+export const VerifyDataSchema = z.looseObject({
+  email: z.string(),
+  /** Passed through whatever its value (contract row 22). */
+  status: z.string(),
+  checked_at: optionalText(),
+});
+
+export const VerifyMetaSchema = z.looseObject({
+  units_charged: z.number().optional(),
+  units_used: z.number().optional(),
+});
+export type VerifyMeta = z.infer<typeof VerifyMetaSchema>;
+
+/** On the wire: `{data:{...}, meta:{...}}`; a bare `{email,status,...}` is accepted too. */
+export const VerifyResponseSchema = z.union([
+  z.looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() }),
+  VerifyDataSchema,
+]);
+
+/** What `verify()` returns: the data fields plus the usage meta when the service sent any. */
+export const VerifyResultSchema = VerifyDataSchema.extend({ meta: VerifyMetaSchema.optional() });
+export type VerifyResult = z.infer<typeof VerifyResultSchema>;
+
+// ---------------------------------------------------------------------------------------------
+
+export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/**
+ * Validates and names the first problem in one line, e.g. `data[3].crux_rank: Invalid input:
+ * expected number, received string (and 2 more problems)`.
+ */
+export function checkSchema<T>(schema: z.ZodType<T>, json: unknown): SchemaCheck<T> {
+  const result = schema.safeParse(json);
+  if (result.success) return { ok: true, value: result.data };
+  const issues = result.error.issues;
+  const first = issues[0];
+  if (first === undefined) return { ok: false, problem: 'it does not match the expected shape' };
+  const path = formatPath(first.path);
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  return { ok: false, problem: `${path === '' ? 'the body' : path}: ${first.message}${more}` };
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+}

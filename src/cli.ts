@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { registerCompaniesCommand } from './commands/companies.js';
+import { registerContactsCommand } from './commands/contacts.js';
+import { registerVerifyCommand } from './commands/verify.js';
+import { registerPipelineCommand } from './commands/pipeline.js';
+import type { CommandRunner } from './commands/options.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
+import { CliError, EXIT_CODE_DOCS, ExitCode } from './exit-codes.js';
+import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
+import { SANDBOX_PLANS } from './runtime/connection.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Runs the CLI and resolves to the exit code; never throws, never calls process.exit on the normal path. */
+export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnBrokenPipe();
+  const controller = new AbortController();
+  const removeSignalHandlers = installSignalHandlers(controller);
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(async (body) => {
+    const cleanups: Array<() => Promise<void> | void> = [];
+    const ctx = createContext(program.opts<GlobalOptions>(), controller.signal, cleanups);
+    try {
+      exitCode = await body(ctx);
+    } catch (error) {
+      exitCode = reportFailure(error, ctx.reporter, controller.signal);
+    } finally {
+      for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    }
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    exitCode = error instanceof CommanderError ? commanderExitCode(error) : ExitCode.internal;
+  } finally {
+    removeSignalHandlers();
+  }
+  return exitCode;
+}
+
+function buildProgram(run: CommandRunner): Command {
+  const program = new Command('prospect')
+    .description('Build prospect lists: companies by technology, their decision-makers, fresh and verified emails.')
+    .version(VERSION, '-V, --version')
+    .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
+    .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
+    .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
+    .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
+    .option('-q, --quiet', 'nothing on stderr but errors')
+    .option('--debug', 'log every request (key redacted) and show stack traces')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .addHelpText('after', `\nExit codes:\n${EXIT_CODE_DOCS.map(({ code, meaning }) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n`);
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerCompaniesCommand(program, run);
+  registerContactsCommand(program, run);
+  registerVerifyCommand(program, run);
+  registerPipelineCommand(program, run);
+  registerSandboxCommand(program);
+  return program;
+}
+
+/** Commander's own errors: help and version are success, everything else is a usage error. */
+function commanderExitCode(error: CommanderError): number {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+    return ExitCode.ok;
+  }
+  return ExitCode.usage;
+}
+
+interface FailureReporter {
+  error(message: string, hint?: string): void;
+  debugging: boolean;
+}
+
+function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal): number {
+  if (signal.aborted) {
+    const interrupted = signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+    reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
+    return interrupted;
+  }
+  if (error instanceof CliError) {
+    reporter.error(error.message, error.hint ?? suggestionHint(error));
+    if (reporter.debugging && error.stack) process.stderr.write(`${error.stack}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');
+  if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return ExitCode.internal;
+}
+
+/** The service's own suggestions (closest technology names, valid labels) turned into one line. */
+function suggestionHint(error: CliError): string | undefined {
+  const details = (error as { details?: { suggestions?: unknown; valid_values?: unknown } }).details;
+  const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(', ') : undefined);
+  const suggestions = list(details?.suggestions);
+  if (suggestions) return `Did you mean: ${suggestions}?`;
+  const valid = list(details?.valid_values);
+  return valid ? `Valid values: ${valid}.` : undefined;
+}

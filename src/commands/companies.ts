@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { addCompanyFilterOptions, addOutputOptions, companyFiltersFrom, positiveInteger, type CommandRunner, type CompanyFilterFlags } from './options.js';
+
+interface CompaniesFlags extends CompanyFilterFlags {
+  max?: number;
+  format?: string;
+  output?: string;
+  columns?: string;
+  allowEmpty?: boolean;
+  escapeFormulas: boolean;
+}
+
+export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
+  const command = program
+    .command('companies')
+    .summary('list companies that run a technology, with their whole stack')
+    .description(
+      'List the companies (by domain) that currently run a technology, each with its whole detected stack.\n' +
+        'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest\n' +
+        'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension\n' +
+        'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
+    );
+  addCompanyFilterOptions(command).option('--max <n>', 'stop after N rows', positiveInteger('--max'));
+  addOutputOptions(command)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect companies --technology Shopify > shopify.csv
+  $ prospect companies -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 -o leads.csv
+  $ prospect companies -t WordPress -t WooCommerce --max 50
+  $ prospect --sandbox companies -t Shopify --format ndjson | prospect --sandbox contacts --seniority cxo,vp`,
+    )
+    .action(async (flags: CompaniesFlags) =>
+      run(async (ctx) => {
+        const { exportCompanies } = await import('../core/export-companies.js');
+        return exportCompanies(ctx, {
+          filters: companyFiltersFrom(flags),
+          ...(flags.max !== undefined ? { max: flags.max } : {}),
+          ...(flags.format !== undefined ? { format: flags.format } : {}),
+          ...(flags.output !== undefined ? { output: flags.output } : {}),
+          ...(flags.columns !== undefined ? { columns: flags.columns } : {}),
+          allowEmpty: Boolean(flags.allowEmpty),
+          escapeFormulas: flags.escapeFormulas,
+        });
+      }),
+    );
+}

@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import type { ContactsExportOptions } from '../core/export-contacts.js';
+import { addContactOptions, addOutputOptions, type CommandRunner } from './options.js';
+
+type ContactsFlags = Omit<ContactsExportOptions, 'args' | 'file' | 'strict'> & { domainsFile?: string; strict?: boolean };
+
+export function registerContactsCommand(program: Command, run: CommandRunner): void {
+  const command = program
+    .command('contacts')
+    .summary('decision-makers of a list of domains, with the freshness of each address')
+    .description(
+      'Named decision-makers for a list of domains: from arguments, --domains-file, or stdin (plain lines, a CSV\n' +
+        'with a domain column, or what `prospect companies` writes). At most 100 domains go in one call; calls that\n' +
+        'fill the --limit are split until nothing is cut. Every row says how old its address is (--max-age).',
+    )
+    .argument('[domains...]', 'domains or URLs (https://www.acme.com/about becomes acme.com)')
+    .option('--domains-file <file>', 'read domains from FILE ("-" for stdin)')
+    .option('--domain-column <name>', 'the CSV column that holds the domain (default: domain)')
+    .option('--strict', 'any invalid domain in the input is an error (exit 2) before any request');
+  addContactOptions(command);
+  addOutputOptions(command)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect contacts acme.com globex.com --seniority cxo,vp
+  $ prospect companies -t Shopify --format ndjson | prospect contacts --seniority cxo,vp > contacts.csv
+  $ prospect contacts --domains-file accounts.csv --domain-column website --per-company 3 -o contacts.csv
+  $ prospect contacts --domains-file domains.txt --stale verify --verify-budget 200 --summary run.json`,
+    )
+    .action(async (domains: string[], flags: ContactsFlags) =>
+      run(async (ctx) => {
+        const { exportContacts } = await import('../core/export-contacts.js');
+        return exportContacts(ctx, {
+          ...flags,
+          args: domains,
+          strict: Boolean(flags.strict),
+          ...(flags.domainsFile !== undefined ? { file: flags.domainsFile } : {}),
+        });
+      }),
+    );
+}

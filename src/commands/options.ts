@@ -1,0 +1,78 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CompanyFilters } from '../core/company-filters.js';
+import type { RunContext } from '../runtime/context.js';
+
+/** Runs a command body with the shared context; returns the exit code. Provided by src/cli.ts. */
+export type CommandRunner = (body: (ctx: RunContext) => Promise<number>) => Promise<void>;
+
+/** Commander accumulator for repeatable options. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Commander parser for whole numbers within bounds; rejects "10x", "1.5", "-3" with a usage error. */
+export function integerInRange(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  return (value: string) => {
+    const trimmed = value.trim();
+    const parsed = Number(trimmed);
+    if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+      throw new InvalidArgumentError(`${flag} takes a whole number ${range}.`);
+    }
+    return parsed;
+  };
+}
+
+export function positiveInteger(flag: string): (value: string) => number {
+  return integerInRange(flag, 1);
+}
+
+/** Output flags shared by every data command. */
+export function addOutputOptions(command: Command): Command {
+  return command
+    .option('-f, --format <format>', 'csv, json, ndjson or table (default: table on a terminal, csv otherwise)')
+    .option('-o, --output <file>', 'write to FILE atomically (a failed run leaves no partial file)')
+    .option('--columns <list>', 'comma-separated CSV/table columns to keep, in order')
+    .option('--no-escape-formulas', "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)");
+}
+
+/** The contact flags `contacts` and `pipeline` share, with one set of defaults and bounds. */
+export function addContactOptions(command: Command): Command {
+  return command
+    .option('-s, --seniority <list>', 'only these seniorities: cxo, vp, director, manager, staff (comma-separated)')
+    .option('--limit <n>', 'contacts per service call, 1 to 1000 (calls that fill it are split)', integerInRange('--limit', 1, 1000), 200)
+    .option('--per-company <n>', 'keep the N most senior contacts of each company', positiveInteger('--per-company'))
+    .option('--max-age <age>', 'an address last seen longer ago is stale: 90d, 6m, 1y or a date', '90d')
+    .option('--stale <policy>', 'what to do with stale addresses: keep, drop or verify', 'keep')
+    .option('--verify-budget <units>', 'with --stale verify: at most this many paid verifications', integerInRange('--verify-budget', 0))
+    .option('--concurrency <n>', 'service calls in flight at once, 1 to 32', integerInRange('--concurrency', 1, 32), 4)
+    .option('--cache-ttl <age>', 'reuse verification results younger than this', '30d')
+    .option('--no-cache', 'do not reuse or store verification results')
+    .option('--summary <file>', 'write a JSON record of the run to FILE');
+}
+
+export interface CompanyFilterFlags {
+  technology: string[];
+  notTechnology: string[];
+  employeeRange?: string;
+  country?: string;
+}
+
+/** The company filters `companies` and `pipeline` share. */
+export function addCompanyFilterOptions(command: Command): Command {
+  return command
+    .option('-t, --technology <name>', 'a technology the company runs (repeatable: all must match)', collect, [])
+    .option('-T, --not-technology <name>', 'a technology the company must not run (repeatable)', collect, [])
+    .option('--employee-range <low-high>', 'employee range, e.g. 11-500 (covers 11-50, 51-200, 201-500)')
+    .option('--country <name>', 'lower-case country name, e.g. "united states"')
+    .option('--allow-empty', 'when nothing matches, write an empty result and exit 0 instead of exit 3');
+}
+
+export function companyFiltersFrom(flags: CompanyFilterFlags): CompanyFilters {
+  return {
+    technologies: flags.technology,
+    notTechnologies: flags.notTechnology,
+    ...(flags.employeeRange !== undefined ? { employeeRange: flags.employeeRange } : {}),
+    ...(flags.country !== undefined ? { country: flags.country } : {}),
+  };
+}

@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import type { PipelineOptions } from '../core/run-pipeline.js';
+import { addCompanyFilterOptions, addContactOptions, addOutputOptions, companyFiltersFrom, type CommandRunner, type CompanyFilterFlags } from './options.js';
+
+type PipelineFlags = CompanyFilterFlags & Omit<PipelineOptions, 'filters' | 'onlyNew' | 'allowEmpty'> & { onlyNew?: boolean; allowEmpty?: boolean };
+
+export function registerPipelineCommand(program: Command, run: CommandRunner): void {
+  const command = program
+    .command('pipeline')
+    .summary('companies → contacts → freshness → verification, as one cron-safe, resumable export')
+    .description(
+      'One command from a technology to a lead list: one joined row per contact (its columns, then the company\'s).\n' +
+        'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where\n' +
+        'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads\n' +
+        'no earlier run exported, and a second run on the same state exits 6 at once.',
+    );
+  addCompanyFilterOptions(command);
+  addContactOptions(command)
+    .option('--state <dir>', 'keep a checkpoint, the exported leads and paid verifications in DIR')
+    .option('--only-new', 'with --state: write only leads that no earlier successful run exported');
+  addOutputOptions(command)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect pipeline -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 \\
+      --seniority cxo,vp --stale verify --verify-budget 500 --state ~/.prospect/shopify --only-new \\
+      -o "leads-$(date +%F).csv" --summary run.json
+  $ prospect --sandbox pipeline -t Shopify --seniority cxo --per-company 2 --format table
+  # crontab: every Monday at 03:00
+  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --state state --only-new -o weekly.csv --summary weekly.json`,
+    )
+    .action(async (flags: PipelineFlags) =>
+      run(async (ctx) => {
+        const { runPipeline } = await import('../core/run-pipeline.js');
+        return runPipeline(ctx, {
+          ...flags,
+          filters: companyFiltersFrom(flags),
+          onlyNew: Boolean(flags.onlyNew),
+          allowEmpty: Boolean(flags.allowEmpty),
+        });
+      }),
+    );
+}

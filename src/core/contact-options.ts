@@ -1,0 +1,60 @@
+import { isSeniority, SENIORITIES, type Seniority } from '../api/index.js';
+import { UsageError } from '../exit-codes.js';
+import { parseMaxAge } from '../io/max-age.js';
+
+export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
+export type StalePolicy = (typeof STALE_POLICIES)[number];
+
+/** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses. */
+export interface ContactFlags {
+  seniority?: string;
+  limit: number;
+  perCompany?: number;
+  maxAge: string;
+  stale: string;
+  verifyBudget?: number;
+  concurrency: number;
+}
+
+export interface ContactSettings {
+  seniority?: Seniority[];
+  limit: number;
+  perCompany?: number;
+  cutoff: Date;
+  maxAgeText: string;
+  stale: StalePolicy;
+  verifyBudget?: number;
+  concurrency: number;
+}
+
+/** Every check that can fail on the user's input, done before any request. */
+export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettings {
+  const maxAge = parseMaxAge(flags.maxAge, now);
+  if (!maxAge.ok) throw new UsageError(`--max-age "${flags.maxAge}": ${maxAge.reason}.`);
+  if (!(STALE_POLICIES as readonly string[]).includes(flags.stale)) {
+    throw new UsageError(`unknown --stale "${flags.stale}".`, `Use one of: ${STALE_POLICIES.join(', ')}.`);
+  }
+  if (flags.verifyBudget !== undefined && flags.stale !== 'verify') {
+    throw new UsageError('--verify-budget only applies with --stale verify.');
+  }
+  return {
+    ...(flags.seniority !== undefined ? { seniority: parseSeniority(flags.seniority) } : {}),
+    limit: flags.limit,
+    ...(flags.perCompany !== undefined ? { perCompany: flags.perCompany } : {}),
+    cutoff: maxAge.cutoff,
+    maxAgeText: flags.maxAge,
+    stale: flags.stale as StalePolicy,
+    ...(flags.verifyBudget !== undefined ? { verifyBudget: flags.verifyBudget } : {}),
+    concurrency: flags.concurrency,
+  };
+}
+
+export function parseSeniority(text: string): Seniority[] {
+  const values = text.split(',').map((value) => value.trim().toLowerCase()).filter(Boolean);
+  const unknown = values.filter((value) => !isSeniority(value));
+  if (values.length === 0 || unknown.length > 0) {
+    const what = values.length === 0 ? 'an empty --seniority' : `unknown seniority ${unknown.map((value) => `"${value}"`).join(', ')}`;
+    throw new UsageError(`${what}.`, `Seniorities are: ${SENIORITIES.join(', ')} (comma-separated, e.g. --seniority cxo,vp).`);
+  }
+  return [...new Set(values)] as Seniority[];
+}

@@ -1,0 +1,73 @@
+import type { Contact, ContactsMeta } from '../api/index.js';
+import { emailKey } from '../io/emails.js';
+import type { ContactSettings } from './contact-options.js';
+import { toContactRow, type ContactRow } from './contact-rows.js';
+import type { Verifier } from './verification.js';
+
+export interface ContactCounts {
+  written: number;
+  fresh: number;
+  stale: number;
+  unknown: number;
+  none: number;
+  droppedStale: number;
+  /** --only-new: leads left out because an earlier run exported them. */
+  alreadyExported: number;
+}
+
+export function newContactCounts(): ContactCounts {
+  return { written: 0, fresh: 0, stale: 0, unknown: 0, none: 0, droppedStale: 0, alreadyExported: 0 };
+}
+
+export interface DomainRows {
+  rows: ContactRow[];
+  droppedStale: number;
+  alreadyExported: number;
+}
+
+/** Adds one domain's rows to the run's counts, when they are written (so a resumed run never counts twice). */
+export function countRows(counts: ContactCounts, result: DomainRows): void {
+  for (const row of result.rows) counts[row.email_freshness] += 1;
+  counts.written += result.rows.length;
+  counts.droppedStale += result.droppedStale;
+  counts.alreadyExported += result.alreadyExported;
+}
+
+/**
+ * One domain's contacts as output rows: the N most senior (the service sends them most senior
+ * first), classified by freshness, stale ones dropped or verified as the user asked.
+ */
+export async function contactRowsFor(
+  contacts: Contact[],
+  source: ContactsMeta['source'] | undefined,
+  settings: ContactSettings,
+  now: Date,
+  verifier: Verifier | undefined,
+  isNew: (row: ContactRow) => boolean = () => true,
+): Promise<DomainRows> {
+  const kept = settings.perCompany !== undefined ? contacts.slice(0, settings.perCompany) : contacts;
+  let rows = kept.map((contact) => toContactRow(contact, source, settings.cutoff, now));
+  const beforeDrop = rows.length;
+  if (settings.stale === 'drop') rows = rows.filter((row) => row.email_freshness !== 'stale');
+  const droppedStale = beforeDrop - rows.length;
+  // Leads exported before are left out before verification: no unit is spent on what is not written.
+  const beforeNew = rows.length;
+  rows = rows.filter(isNew);
+  if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
+  return { rows, droppedStale, alreadyExported: beforeNew - rows.length };
+}
+
+/** Addresses that are stale, or whose age nobody knows, are the ones worth a paid check. */
+function needsVerification(row: ContactRow): row is ContactRow & { business_email: string } {
+  return (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && Boolean(row.business_email);
+}
+
+async function verifyOldAddresses(rows: ContactRow[], verifier: Verifier): Promise<void> {
+  await Promise.all(
+    rows.filter(needsVerification).map(async (row) => {
+      const outcome = await verifier.verify(emailKey(row.business_email), row.business_email);
+      row.verification = outcome.verification;
+      row.verified_at = outcome.verified_at;
+    }),
+  );
+}

@@ -1,0 +1,158 @@
+import type { Contact, ContactsMeta, ProspectClient, Seniority } from '../api/index.js';
+import { mapInOrder, Semaphore } from './ordered-pool.js';
+
+export const MAX_DOMAINS_PER_CALL = 100;
+
+export interface FanoutOptions {
+  seniority?: Seniority[];
+  /** The service's per-call `limit`: it caps all the contacts of one call together. */
+  limit: number;
+  /** HTTP calls in flight at once. */
+  concurrency: number;
+}
+
+export interface DomainContacts<Item> {
+  item: Item;
+  domain: string;
+  contacts: Contact[];
+  /** This domain alone filled the limit: it may have more contacts than were returned. */
+  truncated: boolean;
+  /** The source the service stated for the call that answered this domain. */
+  source: ContactsMeta['source'] | undefined;
+}
+
+interface Resolved {
+  contacts: Contact[];
+  truncated: boolean;
+  source: ContactsMeta['source'] | undefined;
+}
+
+export interface FanoutStats {
+  calls: number;
+  splits: number;
+}
+
+/**
+ * Asks the contacts endpoint for every item's domain, at most 100 domains a call and `concurrency`
+ * calls at once, and yields each item with its contacts in input order. A call that comes back
+ * with `limit` contacts may have been cut, so it is split and asked again until no call is cut or a
+ * single domain alone fills the limit (reported as truncated): nothing is dropped silently.
+ */
+export async function* fetchContactsInOrder<Item>(
+  client: Pick<ProspectClient, 'contacts'>,
+  items: AsyncIterable<Item> | Iterable<Item>,
+  domainOf: (item: Item) => string,
+  options: FanoutOptions,
+  stats: FanoutStats = { calls: 0, splits: 0 },
+): AsyncGenerator<DomainContacts<Item>> {
+  const slots = new Semaphore(options.concurrency);
+  const sizing = new BatchSizing(options.limit);
+  const ask = (domains: string[]) =>
+    slots.run(() => {
+      stats.calls += 1;
+      return client.contacts({ domains, limit: options.limit, ...(options.seniority ? { seniority: options.seniority } : {}) });
+    });
+
+  const resolveDomains = async (domains: string[]): Promise<Map<string, Resolved>> => {
+    const { data, meta } = await ask(domains);
+    const grouped = groupByDomain(domains, data);
+    const source = meta?.source;
+    if (data.length < options.limit) {
+      sizing.learn(domains.length, data.length);
+      return new Map(domains.map((domain) => [domain, { contacts: grouped.get(domain) ?? [], truncated: false, source }]));
+    }
+    if (domains.length === 1) return new Map([[domains[0]!, { contacts: grouped.get(domains[0]!) ?? [], truncated: true, source }]]);
+    stats.splits += 1;
+    const parts = await Promise.all(splitInto(domains, sizing.partsFor(domains.length)).map(resolveDomains));
+    return new Map(parts.flatMap((part) => [...part]));
+  };
+
+  const batches = batchItems(items, domainOf, () => sizing.batchSize());
+  const resolved = mapInOrder(batches, options.concurrency * 2, async (batch) => {
+    const unique = [...new Set(batch.map(domainOf))];
+    return { batch, byDomain: await resolveDomains(unique) };
+  });
+  for await (const { batch, byDomain } of resolved) {
+    for (const item of batch) {
+      const domain = domainOf(item);
+      const found = byDomain.get(domain)!;
+      yield { item, domain, ...found };
+    }
+  }
+}
+
+/** Groups a call's contacts by domain, keeping the service's order within each domain. */
+function groupByDomain(domains: string[], contacts: Contact[]): Map<string, Contact[]> {
+  const grouped = new Map<string, Contact[]>(domains.map((domain) => [domain, []]));
+  for (const contact of contacts) {
+    const key = contact.domain.toLowerCase();
+    const bucket = grouped.get(key);
+    // A contact for a domain we did not ask about is the service's business; we only write what we asked.
+    if (bucket) bucket.push(contact);
+  }
+  return grouped;
+}
+
+function splitInto<T>(list: T[], parts: number): T[][] {
+  const size = Math.ceil(list.length / parts);
+  const chunks: T[][] = [];
+  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+  return chunks;
+}
+
+async function* batchItems<Item>(
+  items: AsyncIterable<Item> | Iterable<Item>,
+  domainOf: (item: Item) => string,
+  batchSize: () => number,
+): AsyncGenerator<Item[]> {
+  let batch: Item[] = [];
+  const domains = new Set<string>();
+  for await (const item of items) {
+    const domain = domainOf(item);
+    if (!domains.has(domain) && domains.size >= batchSize()) {
+      yield batch;
+      batch = [];
+      domains.clear();
+    }
+    domains.add(domain);
+    batch.push(item);
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * Learns how many contacts a domain has on average, from calls that were not cut, so that later
+ * calls are sized to fit under the limit instead of being cut and split again. Only the number
+ * of calls depends on this, never the output.
+ */
+class BatchSizing {
+  private domains = 0;
+  private contacts = 0;
+
+  constructor(private readonly limit: number) {}
+
+  learn(domains: number, contacts: number): void {
+    this.domains += domains;
+    this.contacts += contacts;
+  }
+
+  private get perDomain(): number | undefined {
+    return this.domains >= 20 ? this.contacts / this.domains : undefined;
+  }
+
+  batchSize(): number {
+    const perDomain = this.perDomain;
+    if (perDomain === undefined || perDomain === 0) return MAX_DOMAINS_PER_CALL;
+    return clamp(Math.floor((0.6 * this.limit) / perDomain), 1, MAX_DOMAINS_PER_CALL);
+  }
+
+  partsFor(domainCount: number): number {
+    const perDomain = this.perDomain;
+    const wanted = perDomain === undefined ? 2 : Math.ceil((domainCount * perDomain) / (0.6 * this.limit));
+    return clamp(wanted, 2, domainCount);
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(Math.max(value, min), max);
+}

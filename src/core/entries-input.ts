@@ -1,0 +1,43 @@
+import { UsageError } from '../exit-codes.js';
+import { formatInvalidEntry, formatProblem, readInputText, type EntryKind, type InputProblem, type InputText, type InvalidEntry } from '../io/input.js';
+import type { RunContext } from '../runtime/context.js';
+
+/** Where a command's list of domains or addresses comes from. */
+export interface EntriesInput {
+  args: string[];
+  file?: string;
+}
+
+/** Arguments, else the file, else stdin when it is piped; nothing at all is a usage error. */
+export async function readEntriesInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): Promise<InputText> {
+  const text = await readInputText({ args: input.args, ...(input.file !== undefined ? { file: input.file } : {}), stdin: ctx.stdin });
+  if (text === null) {
+    const fileFlag = kind === 'domain' ? '--domains-file' : '--file';
+    throw new UsageError(`no ${kind === 'domain' ? 'domains' : 'addresses'} given.`, `Give them as arguments, with ${fileFlag} FILE, or on stdin (a pipe).`);
+  }
+  return text;
+}
+
+/** Part of the input could not be read at all (broken JSON, a missing column): stop before any call. */
+export function failOnInputProblems(problems: readonly InputProblem[], origin: string): void {
+  if (problems.length === 0) return;
+  const lines = problems.slice(0, 5).map(formatProblem);
+  throw new UsageError(`cannot read ${origin}: ${lines.join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`);
+}
+
+const SHOWN_INVALID = 20;
+
+/**
+ * Invalid entries are never sent. They are input errors, so they are reported on stderr always
+ * (not only on a terminal): a cron job must not drop part of its list without a word. --strict
+ * makes any of them fatal before a single request.
+ */
+export function reportInvalidEntries(ctx: RunContext, invalid: readonly InvalidEntry[], kind: EntryKind, strict: boolean): void {
+  if (invalid.length === 0) return;
+  const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind));
+  if (invalid.length > SHOWN_INVALID) lines.push(`… and ${invalid.length - SHOWN_INVALID} more`);
+  const noun = kind === 'domain' ? 'domain' : 'email address';
+  const count = `${invalid.length} invalid ${noun}${invalid.length > 1 ? (kind === 'domain' ? 's' : 'es') : ''}`;
+  if (strict) throw new UsageError(`${count} in the input (--strict):\n  ${lines.join('\n  ')}`);
+  ctx.stderr.write(`prospect: skipped ${count} (never sent):\n  ${lines.join('\n  ')}\n`);
+}

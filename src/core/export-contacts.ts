@@ -1,0 +1,113 @@
+import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
+import { selectColumns } from '../io/columns.js';
+import { collectDomains } from '../io/input.js';
+import { checkOutputPath, openOutput, resolveFormat } from '../io/output.js';
+import { createRowWriter } from '../io/writers.js';
+import { createApiClient } from '../runtime/api-client.js';
+import { resolveConnection } from '../runtime/connection.js';
+import type { RunContext } from '../runtime/context.js';
+import { rateText, startProgress } from '../ui/progress.js';
+import { parseContactFlags, type ContactFlags } from './contact-options.js';
+import { contactRowsFor, countRows, newContactCounts } from './contact-processing.js';
+import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from './contact-rows.js';
+import { fetchContactsInOrder, type FanoutStats } from './contacts-fanout.js';
+import { failOnInputProblems, readEntriesInput, reportInvalidEntries, type EntriesInput } from './entries-input.js';
+import { mapInOrder } from './ordered-pool.js';
+import { finishSummary, writeSummary, type RunSummaryBase } from './run-summary.js';
+import { cacheCutoff, openVerifier } from './verifier-setup.js';
+
+export interface ContactsExportOptions extends ContactFlags, EntriesInput {
+  domainColumn?: string;
+  strict: boolean;
+  format?: string;
+  output?: string;
+  columns?: string;
+  summary?: string;
+  escapeFormulas: boolean;
+  cache: boolean;
+  cacheTtl: string;
+}
+
+export async function exportContacts(ctx: RunContext, options: ContactsExportOptions): Promise<number> {
+  const startedAt = Date.now();
+  const now = new Date();
+  const settings = parseContactFlags(options, now);
+  const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
+  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
+  const columns = selectColumns(CONTACT_COLUMNS, options.columns ?? (format === 'table' ? CONTACT_TABLE_COLUMNS.join(',') : undefined));
+  await checkOutputPath(options.output);
+  await checkOutputPath(options.summary);
+
+  const source = await readEntriesInput(ctx, options, 'domain');
+  const input = collectDomains(source.text, { ...(source.format ? { format: source.format } : {}), ...(options.domainColumn ? { column: options.domainColumn } : {}) });
+  failOnInputProblems(input.problems, source.origin);
+  reportInvalidEntries(ctx, input.invalid, 'domain', options.strict);
+  if (input.domains.length === 0) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
+
+  const summary = {
+    command: 'contacts',
+    parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: settings.verifyBudget ?? null, concurrency: settings.concurrency },
+    started_at: new Date(startedAt).toISOString(),
+    domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
+    contacts: newContactCounts(),
+    verification: { budget: settings.verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
+    calls: 0,
+  } satisfies RunSummaryBase & Record<string, unknown>;
+
+  const connection = await resolveConnection(ctx);
+  const client = createApiClient(ctx, connection);
+  const verifier = settings.stale === 'verify' ? openVerifier(ctx, client, connection, { cache: options.cache, cacheFreshSince, budget: settings.verifyBudget, concurrency: settings.concurrency }) : undefined;
+  const output = await openOutput(options.output, ctx.stdout);
+  const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const progress = await startProgress(ctx.reporter, ctx.stderr, 'Fetching contacts…');
+  const fanout: FanoutStats = { calls: 0, splits: 0 };
+  try {
+    const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, settings, fanout);
+    const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
+      if (found.truncated) summary.domains.truncated_at_limit.push(found.domain);
+      if (found.contacts.length > 0) summary.domains.with_contacts += 1;
+      return contactRowsFor(found.contacts, found.source, settings, now, verifier);
+    });
+    for await (const result of rowsByDomain) {
+      await writer.writeRows(result.rows);
+      countRows(summary.contacts, result);
+      progress.update(`Fetching contacts… ${rateText(summary.contacts.written, 'contacts', startedAt)}`);
+    }
+    await writer.finish({ summary: { domains: summary.domains, contacts: summary.contacts } });
+    await output.commit();
+  } catch (error) {
+    progress.stop();
+    await output.abort();
+    summary.calls = fanout.calls;
+    Object.assign(summary.verification, verifier?.snapshot());
+    await writeSummary(options.summary, finishSummary(summary, startedAt, (error as CliError).exitCode ?? ExitCode.internal, error));
+    throw error;
+  } finally {
+    verifier?.close();
+  }
+  progress.stop();
+  summary.calls = fanout.calls;
+  Object.assign(summary.verification, verifier?.snapshot());
+  await writeSummary(options.summary, finishSummary(summary, startedAt, ExitCode.ok));
+  reportContactsSummary(ctx, summary);
+  return ExitCode.ok;
+}
+
+function reportContactsSummary(
+  ctx: RunContext,
+  summary: { domains: { valid: number; with_contacts: number; truncated_at_limit: string[] }; contacts: ReturnType<typeof newContactCounts>; verification: { units_spent: number; from_cache: number; unchecked: number }; calls: number },
+): void {
+  const { contacts, domains, verification } = summary;
+  ctx.reporter.info(
+    `${contacts.written.toLocaleString('en-US')} contacts from ${domains.with_contacts}/${domains.valid} domains in ${summary.calls} calls · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
+      (contacts.droppedStale > 0 ? ` · dropped stale ${contacts.droppedStale}` : ''),
+  );
+  if (verification.units_spent + verification.from_cache + verification.unchecked > 0) {
+    ctx.reporter.info(`Verified: ${verification.units_spent} units spent, ${verification.from_cache} from cache, ${verification.unchecked} left unchecked (budget).`);
+  }
+  if (domains.truncated_at_limit.length > 0) {
+    const names = domains.truncated_at_limit.slice(0, 10).join(', ');
+    const more = domains.truncated_at_limit.length > 10 ? ` and ${domains.truncated_at_limit.length - 10} more` : '';
+    ctx.reporter.warn(`${domains.truncated_at_limit.length} domain(s) alone fill the --limit, so they may have more contacts: ${names}${more}. Raise --limit (max 1000) to get more.`);
+  }
+}

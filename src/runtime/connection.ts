@@ -1,0 +1,52 @@
+import { UsageError } from '../exit-codes.js';
+import type { RunContext } from './context.js';
+
+export const SANDBOX_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
+export type SandboxPlan = (typeof SANDBOX_PLANS)[number];
+
+export interface Connection {
+  baseUrl: string;
+  apiKey: string;
+  cursorParam?: string;
+  /** True when talking to the in-process sandbox (generated data; nothing is paid for). */
+  sandbox: boolean;
+}
+
+const KEY_HINT = 'Set PROSPECT_API_KEY (or run `prospect config set api-key`), or add --sandbox to try prospect on generated data.';
+
+/**
+ * Where to connect and with which key. The key is never a command-line flag (it would show in `ps`
+ * and shell history). Precedence: flag > environment > config file > default.
+ */
+export async function resolveConnection(ctx: RunContext): Promise<Connection> {
+  if (ctx.global.sandbox) return startInProcessSandbox(ctx);
+  const { readConfigValues } = await import('../config/store.js');
+  const config = readConfigValues(ctx.env);
+  const apiKey = nonEmpty(ctx.env.PROSPECT_API_KEY) ?? config.apiKey;
+  if (apiKey === undefined) throw new UsageError('no API key is set.', KEY_HINT);
+  const baseUrl = nonEmpty(ctx.global.baseUrl) ?? nonEmpty(ctx.env.PROSPECT_BASE_URL) ?? config.baseUrl;
+  if (baseUrl === undefined) {
+    throw new UsageError(
+      'no service address is set.',
+      'Set PROSPECT_BASE_URL (or `prospect config set base-url URL`, or --base-url), or add --sandbox.',
+    );
+  }
+  const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
+  return { baseUrl, apiKey, sandbox: false, ...(cursorParam ? { cursorParam } : {}) };
+}
+
+async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
+  const plan = (ctx.global.sandboxPlan ?? 'growth') as SandboxPlan;
+  if (!SANDBOX_PLANS.includes(plan)) {
+    throw new UsageError(`unknown --sandbox-plan "${plan}".`, `Plans are: ${SANDBOX_PLANS.join(', ')}.`);
+  }
+  const { startSandbox, SANDBOX_KEYS } = await import('../sandbox/index.js');
+  const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+  ctx.onCleanup(() => sandbox.close());
+  ctx.reporter.info(`Using the sandbox at ${sandbox.url} (${plan} plan, generated data, no units spent).`);
+  return { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS[plan], sandbox: true };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
+}

@@ -1,0 +1,80 @@
+import { rmSync } from 'node:fs';
+import { removeOpenTempFilesSync } from '../io/atomic-file.js';
+import { Reporter } from '../ui/reporter.js';
+
+export interface GlobalOptions {
+  verbose?: boolean;
+  quiet?: boolean;
+  debug?: boolean;
+  sandbox?: boolean;
+  sandboxPlan?: string;
+  baseUrl?: string;
+}
+
+/** Everything a command needs from the outside world, so commands never reach for globals. */
+export interface RunContext {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+  env: NodeJS.ProcessEnv;
+  reporter: Reporter;
+  global: GlobalOptions;
+  /** Aborted on SIGINT/SIGTERM; `signal.reason` is the signal name. */
+  signal: AbortSignal;
+  /** Runs at the end of the command, success or not (close pools, stop the in-process sandbox). */
+  onCleanup(task: () => Promise<void> | void): void;
+}
+
+export function createContext(global: GlobalOptions, signal: AbortSignal, cleanups: Array<() => Promise<void> | void>): RunContext {
+  const env = process.env;
+  const debug = Boolean(global.debug) || env.PROSPECT_DEBUG === '1';
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env,
+    global: { ...global, debug },
+    signal,
+    reporter: new Reporter({
+      stderr: process.stderr,
+      stderrIsTTY: Boolean(process.stderr.isTTY),
+      verbose: Boolean(global.verbose),
+      quiet: Boolean(global.quiet),
+      debug,
+    }),
+    onCleanup(task) {
+      cleanups.push(task);
+    },
+  };
+}
+
+/**
+ * SIGINT/SIGTERM abort the run so it can keep its checkpoint and remove its temp files; a second
+ * signal means "now": temp files are removed synchronously and the process exits at once.
+ */
+export function installSignalHandlers(controller: AbortController): () => void {
+  const handle = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      removeOpenTempFilesSync((path) => rmSync(path, { force: true }));
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    controller.abort(signal);
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
+  return () => {
+    process.off('SIGINT', handle);
+    process.off('SIGTERM', handle);
+  };
+}
+
+/** `| head -1` closes our stdout: that is the reader saying "enough", not an error. */
+export function exitQuietlyOnBrokenPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') {
+      removeOpenTempFilesSync((path) => rmSync(path, { force: true }));
+      process.exit(0);
+    }
+    throw error;
+  });
+}

@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/prospect.js');
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Service address; sets PROSPECT_BASE_URL. */
+  url?: string;
+  /** The key to use; sets PROSPECT_API_KEY and is checked for leaks after the run. */
+  apiKey?: string;
+  input?: string | Buffer;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  /** Extra files or directories to scan for the key after the run (output files, state dirs, summaries). */
+  scan?: string[];
+}
+
+/** A scratch directory per test, under the system temp dir. */
+export function scratchDir(prefix = 'prospect-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+function childEnv(options: CliOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', PROSPECT_CONFIG_DIR: options.env?.PROSPECT_CONFIG_DIR ?? join(tmpdir(), 'prospect-test-no-config') };
+  delete env.PROSPECT_API_KEY;
+  delete env.PROSPECT_BASE_URL;
+  delete env.PROSPECT_DEBUG;
+  if (options.apiKey !== undefined) env.PROSPECT_API_KEY = options.apiKey;
+  if (options.url !== undefined) env.PROSPECT_BASE_URL = options.url;
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** Starts the built binary as a user would; the caller owns the child (signals, streaming). */
+export function startCli(args: string[], options: CliOptions = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: childEnv(options),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** Collects a started child's output and exit, then checks that the key leaked nowhere. */
+export async function finishCli(child: ChildProcess, options: CliOptions = {}): Promise<CliRun> {
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const result = await new Promise<CliRun>((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`prospect did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+    });
+  });
+  await assertNoKeyLeak(result, options);
+  return result;
+}
+
+/** Runs the built binary to completion with the given stdin. Every spawned-binary test goes through here. */
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  const child = startCli(args, options);
+  child.stdin!.on('error', () => {});
+  child.stdin!.end(options.input ?? '');
+  return finishCli(child, options);
+}
+
+/** The secret must appear in no output: stdout, stderr, files written, state and debug logs. */
+async function assertNoKeyLeak(run: CliRun, options: CliOptions): Promise<void> {
+  const key = options.apiKey;
+  if (key === undefined || key === '') return;
+  expect(run.stdout.includes(key), 'API key leaked to stdout').toBe(false);
+  expect(run.stderr.includes(key), 'API key leaked to stderr').toBe(false);
+  for (const path of [...(options.scan ?? []), ...(options.cwd ? [options.cwd] : [])]) {
+    for (const file of await filesUnder(path)) {
+      const content = await readFile(file, 'utf8').catch(() => '');
+      expect(content.includes(key), `API key leaked to ${file}`).toBe(false);
+    }
+  }
+}
+
+async function filesUnder(path: string): Promise<string[]> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return [];
+  if (info.isFile()) return [path];
+  if (!info.isDirectory()) return [];
+  const entries = await readdir(path, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((entry) => filesUnder(join(path, entry.name))));
+  return nested.flat();
+}

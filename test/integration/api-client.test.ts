@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type ClientOptions, type CompanyPage, type ProspectClient } from '../../src/api/index.js';
+import { companiesPage, sampleContact, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+
+const KEY = 'test-key-0123456789';
+let server: ScriptedServer | undefined;
+let client: ProspectClient | undefined;
+
+async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
+  server = await startScriptedServer(script);
+  client = createClient({ baseUrl: `${server.url}/`, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 2_000, random: () => 0.5, ...options });
+  return { server, client };
+}
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function allPages(iterable: AsyncIterable<CompanyPage>): Promise<CompanyPage[]> {
+  const pages: CompanyPage[] = [];
+  for await (const page of iterable) pages.push(page);
+  return pages;
+}
+
+describe('companies', () => {
+  it('sends the key, the headers and the encoded query to /api/v1/companies', async () => {
+    const { server, client } = await setup([companiesPage(['a.com'])].map((body) => ({ body })));
+    await allPages(client.companies({ technology: 'Shopify', notTechnology: 'WooCommerce', employeeRange: '11-500', country: 'united kingdom' }));
+    const [request] = server.requests;
+    expect(request?.method).toBe('GET');
+    expect(request?.path).toBe('/api/v1/companies');
+    expect(request?.url).toContain('country=united%20kingdom');
+    expect(Object.fromEntries(request?.query ?? [])).toEqual({
+      technology: 'Shopify',
+      not_technology: 'WooCommerce',
+      employee_range: '11-500',
+      country: 'united kingdom',
+      limit: '1000',
+    });
+    expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request?.headers.accept).toBe('application/json');
+    expect(request?.headers['user-agent']).toMatch(/^prospect-cli\/\d+\.\d+\.\d+/);
+  });
+
+  it('follows next_cursor with the configured parameter name until it is absent, null or ""', async () => {
+    const script: Script = (request) => {
+      const cursor = request.query.get('page_token');
+      if (cursor === null) return { body: companiesPage(['a.com', 'b.com'], 'c1') };
+      if (cursor === 'c1') return { body: companiesPage([], 'c 2/+') };
+      if (cursor === 'c 2/+') return { body: companiesPage(['c.com'], '') };
+      return { status: 400, body: { error: { code: 'invalid_cursor' } } };
+    };
+    const { server, client } = await setup(script, { cursorParam: 'page_token', pageSize: 2 });
+    const pages = await allPages(client.companies({ technology: 'Shopify' }));
+    expect(pages.map((page) => [page.cursor, page.nextCursor, page.data.map((row) => row.domain)])).toEqual([
+      [null, 'c1', ['a.com', 'b.com']],
+      ['c1', 'c 2/+', []],
+      ['c 2/+', null, ['c.com']],
+    ]);
+    expect(server.requests.map((request) => request.query.get('limit'))).toEqual(['2', '2', '2']);
+    expect(server.requests.some((request) => request.query.has('cursor'))).toBe(false);
+    expect(pages[0]?.meta.total).toBe(3);
+  });
+
+  it('stops at a null next_cursor and at an absent one', async () => {
+    for (const last of [null, undefined]) {
+      const { server, client } = await setup([{ body: companiesPage(['a.com'], 'x') }, { body: companiesPage(['b.com'], last) }]);
+      expect(await allPages(client.companies({ technology: 't' }))).toHaveLength(2);
+      expect(server.requests).toHaveLength(2);
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('resumes from a start cursor', async () => {
+    const { server, client } = await setup([{ body: companiesPage(['z.com'], null) }]);
+    const pages = await allPages(client.companies({ technology: 't' }, { startCursor: 'saved' }));
+    expect(pages[0]?.cursor).toBe('saved');
+    expect(server.requests[0]?.query.get('cursor')).toBe('saved');
+  });
+
+  it('sends nothing until iterated, and stops asking when the consumer stops', async () => {
+    const { server, client } = await setup([{ body: companiesPage(['a.com'], 'next') }]);
+    const listing = client.companies({ technology: 't' });
+    expect(server.requests).toHaveLength(0);
+    for await (const page of listing) {
+      expect(page.data).toHaveLength(1);
+      break;
+    }
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('keeps unknown fields in rows', async () => {
+    const page = companiesPage(['a.com']);
+    (page.data as Record<string, unknown>[])[0]!.founded = 1999;
+    const { client } = await setup([{ body: page }]);
+    const [first] = await allPages(client.companies({ technology: 't' }));
+    expect(first?.data[0]).toMatchObject({ founded: 1999 });
+  });
+});
+
+describe('contacts', () => {
+  it('sends domains, seniority and limit, and reads the envelope', async () => {
+    const body = { data: [sampleContact('a.com'), { domain: 'b.com' }], meta: { source: { license: 'x' }, domains_requested: 2, limit: 50 }, next_cursor: null };
+    const { server, client } = await setup([{ body }]);
+    const result = await client.contacts({ domains: ['a.com', 'b.com'], seniority: ['cxo', 'vp'], limit: 50 });
+    expect(server.requests[0]?.path).toBe('/api/v1/contacts');
+    expect(Object.fromEntries(server.requests[0]?.query ?? [])).toEqual({ domain: 'a.com,b.com', seniority: 'cxo,vp', limit: '50' });
+    expect(result.data).toHaveLength(2);
+    expect(result.data[1]?.business_email).toBeNull();
+    expect(result.meta.domains_requested).toBe(2);
+  });
+
+  it('accepts a bare array', async () => {
+    const { client } = await setup([{ body: [sampleContact('a.com')] }]);
+    const result = await client.contacts({ domains: ['a.com'] });
+    expect(result).toEqual({ data: [expect.objectContaining({ domain: 'a.com' })], meta: {} });
+  });
+
+  it('follows a non-empty next_cursor and keeps the first meta', async () => {
+    const { server, client } = await setup([
+      { body: { data: [sampleContact('a.com')], meta: { limit: 1 }, next_cursor: 'p2' } },
+      { body: { data: [sampleContact('b.com')], meta: { limit: 2 }, next_cursor: '' } },
+    ]);
+    const result = await client.contacts({ domains: ['a.com', 'b.com'] });
+    expect(result.data.map((contact) => contact.domain)).toEqual(['a.com', 'b.com']);
+    expect(result.meta.limit).toBe(1);
+    expect(server.requests[1]?.query.get('cursor')).toBe('p2');
+    expect(server.requests[1]?.query.get('domain')).toBe('a.com,b.com');
+  });
+
+  it('an empty answer is fine for contacts', async () => {
+    const { client } = await setup([{ body: { data: [], meta: {}, next_cursor: null } }]);
+    expect((await client.contacts({ domains: ['nobody.com'] })).data).toEqual([]);
+  });
+});
+
+describe('verify', () => {
+  it('returns the data with the usage meta', async () => {
+    const { server, client } = await setup([
+      { body: { data: { email: 'a@b.com', status: 'valid', checked_at: '2025-06-01T00:00:00Z' }, meta: { units_charged: 1, units_used: 7 } } },
+    ]);
+    const result = await client.verify('a@b.com');
+    expect(result).toEqual({ email: 'a@b.com', status: 'valid', checked_at: '2025-06-01T00:00:00Z', meta: { units_charged: 1, units_used: 7 } });
+    expect(server.requests[0]?.url).toBe('/api/v1/verify?email=a%40b.com');
+  });
+
+  it('takes units from X-Units-Used when meta is missing, and passes an unknown status through', async () => {
+    const { client } = await setup([{ headers: { 'x-units-used': '3' }, body: { data: { email: 'a@b.com', status: 'catch_all', checked_at: 'x', mx: 'ok' } } }]);
+    expect(await client.verify('a@b.com')).toEqual({ email: 'a@b.com', status: 'catch_all', checked_at: 'x', mx: 'ok', meta: { units_used: 3 } });
+  });
+
+  it('accepts a bare result object', async () => {
+    const { client } = await setup([{ body: { email: 'a@b.com', status: 'risky' } }]);
+    expect(await client.verify('a@b.com')).toEqual({ email: 'a@b.com', status: 'risky', checked_at: null });
+  });
+});
+
+describe('events and pool', () => {
+  it('reports one event per attempt, without the key', async () => {
+    const events: unknown[] = [];
+    const { client } = await setup([{ status: 503 }, { body: companiesPage(['a.com']) }], { onRequest: (event) => events.push(event) });
+    await allPages(client.companies({ technology: 't' }));
+    expect(events).toEqual([
+      expect.objectContaining({ method: 'GET', endpoint: '/companies', attempt: 1, status: 503, retryInMs: 0, error: expect.any(String) }),
+      expect.objectContaining({ attempt: 2, status: 200 }),
+    ]);
+    expect(JSON.stringify(events)).not.toContain(KEY);
+  });
+
+  it('reuses keep-alive connections', async () => {
+    const { server, client } = await setup([{ body: { email: 'a@b.com', status: 'valid' } }], { connections: 1 });
+    for (let i = 0; i < 5; i++) await client.verify('a@b.com');
+    expect(server.requests).toHaveLength(5);
+    expect(new Set(server.requests.map((request) => request.remotePort)).size).toBe(1);
+  });
+
+  it('runs requests in parallel up to the pool size', async () => {
+    // 8 requests of 150 ms over 4 connections: two waves (~300 ms); one connection would take 1.2 s.
+    const { server, client } = await setup([{ delayMs: 150, body: { email: 'a@b.com', status: 'valid' } }], { connections: 4 });
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 8 }, () => client.verify('a@b.com')));
+    const elapsed = performance.now() - started;
+    expect(server.requests).toHaveLength(8);
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(new Set(server.requests.map((request) => request.remotePort)).size).toBe(4);
+  });
+
+  it('refuses to be used after close()', async () => {
+    const { client } = await setup([]);
+    await client.close();
+    await expect(client.verify('a@b.com')).rejects.toThrow(/after close/);
+  });
+});

@@ -1,0 +1,348 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import {
+  AbortedError,
+  AuthError,
+  BadRequestError,
+  MalformedResponseError,
+  ServiceError,
+  UnanswerableError,
+  createClient,
+  type ClientOptions,
+  type CompanyPage,
+  type ProspectClient,
+  type RequestEvent,
+} from '../../src/api/index.js';
+import { ExitCode } from '../../src/exit-codes.js';
+import { companiesPage, errorBody, startScriptedServer, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
+
+const KEY = 'retry-key-ABCDEF123456';
+let server: ScriptedServer | undefined;
+let client: ProspectClient | undefined;
+let events: RequestEvent[] = [];
+
+async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
+  server = await startScriptedServer(script);
+  events = [];
+  client = createClient({
+    baseUrl: server.url,
+    apiKey: KEY,
+    retryBaseDelayMs: 5,
+    timeoutMs: 1_000,
+    random: () => 1 - Number.EPSILON,
+    onRequest: (event) => events.push(event),
+    ...options,
+  });
+  return { server, client };
+}
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function firstPage(c: ProspectClient): Promise<CompanyPage> {
+  for await (const page of c.companies({ technology: 'Shopify' })) return page;
+  throw new Error('no page');
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+const ok: ScriptedResponse = { body: companiesPage(['a.com']) };
+
+describe('retries recover', () => {
+  it.each([500, 502, 503, 504, 408, 429])('from %i', async (status) => {
+    const { server, client } = await setup([{ status, body: errorBody('internal_error', 'boom') }, ok]);
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('from a connection reset (ECONNRESET)', async () => {
+    const { server, client } = await setup([{ resetConnection: true }, ok]);
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    expect(events[0]?.error).toMatch(/ECONNRESET|UND_ERR_SOCKET/);
+  });
+
+  it('from a connection closed before the answer', async () => {
+    const { server, client } = await setup([{ closeConnection: true }, ok]);
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('from a socket destroyed mid-body', async () => {
+    const { server, client } = await setup([{ destroyMidBody: true, body: companiesPage(['a.com', 'b.com']) }, ok]);
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    expect(events[0]).toMatchObject({ status: 200, attempt: 1 });
+  });
+
+  it('from a timeout waiting for headers', async () => {
+    const { server, client } = await setup([{ neverRespond: true }, ok], { timeoutMs: 150 });
+    const started = performance.now();
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(server.requests).toHaveLength(2);
+    expect(events[0]?.error).toMatch(/timed out/);
+  });
+
+  it('from a body that stalls past the timeout', async () => {
+    const { server, client } = await setup([{ stallMidBodyMs: 2_000, body: companiesPage(['a.com']) }, ok], { timeoutMs: 150 });
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('from a body that trickles slower than the whole-attempt deadline', async () => {
+    // Each chunk arrives within the idle timeout, yet the whole body takes longer than timeoutMs:
+    // only the per-attempt deadline catches it.
+    const { server, client } = await setup([{ delayMs: 150, stallMidBodyMs: 150, body: companiesPage(['a.com']) }, ok], { timeoutMs: 250 });
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('from connection refused', async () => {
+    const port = await freePort();
+    const c = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, retryBaseDelayMs: 1, maxRetries: 2 });
+    const error = await failure(firstPage(c));
+    await c.close();
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.message).toMatch(/after 3 attempts \(last: connection refused \(ECONNREFUSED\)\)/);
+  });
+});
+
+describe('Retry-After', () => {
+  it('429 waits at least Retry-After seconds', async () => {
+    const { server, client } = await setup([{ status: 429, headers: { 'retry-after': '1' }, body: errorBody('rate_limited', 'slow down', { retry_after: 1 }) }, ok], {
+      random: () => 0,
+    });
+    const started = performance.now();
+    await firstPage(client);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+    expect(server.requests).toHaveLength(2);
+    expect(events[0]?.retryInMs).toBe(1000);
+  });
+
+  it('honours an HTTP-date', async () => {
+    // HTTP-dates have whole seconds: 1.5 s ahead truncates to a wait between 0.5 and 1.5 s.
+    const at = new Date(Date.now() + 1_500).toUTCString();
+    const { client } = await setup([{ status: 503, headers: { 'retry-after': at } }, ok], { random: () => 0 });
+    const started = performance.now();
+    await firstPage(client);
+    const waited = events[0]?.retryInMs ?? 0;
+    expect(waited).toBeGreaterThan(400);
+    expect(waited).toBeLessThanOrEqual(1_500);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(waited - 5);
+  });
+
+  it('uses retry_after from the body when the header is missing', async () => {
+    const { client } = await setup([{ status: 429, body: errorBody('rate_limited', 'slow', { retry_after: 0.2 }) }, ok], { random: () => 0 });
+    await firstPage(client);
+    expect(events[0]?.retryInMs).toBe(200);
+  });
+
+  it('gives up at once when it asks for longer than the cap', async () => {
+    const { server, client } = await setup([{ status: 429, headers: { 'retry-after': '120' }, body: errorBody('rate_limited', 'slow down') }], {
+      maxRetryDelayMs: 10_000,
+    });
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.message).toBe(
+      'the service asked to wait 120 s before asking /companies again (429 rate_limited), longer than prospect waits (10 s); try again later',
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('not retried', () => {
+  it.each([
+    [400, BadRequestError, ExitCode.usage],
+    [401, AuthError, ExitCode.auth],
+    [403, AuthError, ExitCode.auth],
+    [404, BadRequestError, ExitCode.usage],
+    [422, UnanswerableError, ExitCode.unanswerable],
+    [405, ServiceError, ExitCode.service],
+    [409, ServiceError, ExitCode.service],
+  ])('%i', async (status, cls, exitCode) => {
+    const { server, client } = await setup([{ status, body: errorBody('some_code', 'some reason') }, ok]);
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(cls);
+    expect((error as ServiceError).exitCode).toBe(exitCode);
+    expect(server.requests).toHaveLength(1);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ status, attempt: 1 });
+    expect(events[0]?.retryInMs).toBeUndefined();
+  });
+
+  it('403 plan_required on contacts', async () => {
+    const { client } = await setup([{ status: 403, body: errorBody('plan_required', 'Growth plan needed') }]);
+    const error = await failure(client.contacts({ domains: ['a.com'] }));
+    expect(error.message).toBe("the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required).");
+  });
+
+  it('422 with a non-JSON body', async () => {
+    const { client } = await setup([{ status: 422, body: 'nope' }]);
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(UnanswerableError);
+    expect(error.message).toBe('the service would not answer this request (422) and gave no reason');
+  });
+});
+
+describe('retry cap', () => {
+  it('gives up after maxRetries + 1 attempts with exit 5 and the count', async () => {
+    const { server, client } = await setup([{ status: 503, body: errorBody('internal_error', 'down for maintenance') }], { maxRetries: 3 });
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).exitCode).toBe(ExitCode.service);
+    expect((error as ServiceError).attempts).toBe(4);
+    expect(error.message).toBe(
+      'the service did not answer /companies after 4 attempts (last: 503 internal_error "down for maintenance"); try again later; check the service status and the base URL',
+    );
+    expect(server.requests).toHaveLength(4);
+    expect(events.map((event) => event.attempt)).toEqual([1, 2, 3, 4]);
+    expect(events[3]?.retryInMs).toBeUndefined();
+  });
+
+  it('waits the full-jitter schedule between attempts', async () => {
+    const { client } = await setup([{ status: 500 }], { maxRetries: 4, retryBaseDelayMs: 10, random: () => 0.5 });
+    await failure(firstPage(client));
+    expect(events.map((event) => event.retryInMs)).toEqual([5, 10, 20, 40, undefined]);
+  });
+
+  it('a timeout on every attempt', async () => {
+    const { client } = await setup([{ neverRespond: true }], { maxRetries: 1, timeoutMs: 100 });
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.message).toMatch(/after 2 attempts \(last: no complete answer within 100 ms\)/);
+  });
+});
+
+describe('malformed answers', () => {
+  it.each<[string, ScriptedResponse, RegExp]>([
+    ['HTML with status 200', { body: '<!doctype html><html><body>Login</body></html>' }, /^the service answered \/companies with HTML, not JSON \(status 200\)$/],
+    ['truncated JSON', { body: '{"data":[{"domain":"a.com"', headers: { 'content-type': 'application/json' } }, /^the service answered \/companies with truncated or invalid JSON \(status 200\)/],
+    ['an empty body', { body: '' }, /^the service answered \/companies with an empty body \(status 200\)$/],
+    ['the wrong shape', { body: { rows: [] } }, /^the service answered \/companies with an unexpected shape \(status 200\): data: /],
+    ['data not an array', { body: { ...companiesPage([]), data: 'none' } }, /unexpected shape \(status 200\): data: Invalid input: expected array, received string$/],
+  ])('%s → MalformedResponseError after two retries', async (_name, response, message) => {
+    const { server, client } = await setup([response]);
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect((error as MalformedResponseError).exitCode).toBe(ExitCode.service);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain('\n');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a transient HTML page is retried and recovers', async () => {
+    const { server, client } = await setup([{ body: '<html>proxy hiccup</html>' }, ok]);
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('an empty first page is reported, not retried', async () => {
+    const { server, client } = await setup([{ body: companiesPage([], null) }]);
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toBe('the service returned an empty first page for /companies instead of a 422');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a cursor loop stops the listing', async () => {
+    const { client } = await setup([{ body: companiesPage(['a.com'], 'c1') }, { body: companiesPage(['b.com'], 'c2') }, { body: companiesPage(['c.com'], 'c1') }]);
+    const seen: string[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const page of client.companies({ technology: 't' })) seen.push(...page.data.map((row) => row.domain));
+      })(),
+    );
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toMatch(/same cursor twice/);
+    expect(seen).toEqual(['a.com', 'b.com']);
+  });
+});
+
+describe('verify is never asked again after an answer', () => {
+  it('a malformed 200 is not retried', async () => {
+    const { server, client } = await setup([{ body: '<html>oops</html>' }, { body: { email: 'a@b.com', status: 'valid' } }]);
+    const error = await failure(client.verify('a@b.com'));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a 200 is never re-asked, but a network loss and a 5xx are', async () => {
+    const { server, client } = await setup([{ status: 503 }, { resetConnection: true }, { body: { email: 'a@b.com', status: 'valid' } }]);
+    expect((await client.verify('a@b.com')).status).toBe('valid');
+    expect(server.requests).toHaveLength(3);
+    expect((await client.verify('a@b.com')).status).toBe('valid');
+    expect(server.requests).toHaveLength(4);
+  });
+});
+
+describe('abort', () => {
+  it('aborting stops an attempt in flight with AbortedError (exit 130)', async () => {
+    const controller = new AbortController();
+    const { client } = await setup([{ neverRespond: true }], { signal: controller.signal, timeoutMs: 5_000 });
+    setTimeout(() => controller.abort(), 50);
+    const started = performance.now();
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(AbortedError);
+    expect((error as AbortedError).exitCode).toBe(ExitCode.interrupted);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('aborting interrupts a backoff wait', async () => {
+    const controller = new AbortController();
+    const { server, client } = await setup([{ status: 503, headers: { 'retry-after': '5' } }], { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const error = await failure(firstPage(client));
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('close() stops a request in flight and its retries', async () => {
+    const { server, client } = await setup([{ neverRespond: true }], { timeoutMs: 5_000 });
+    const pending = failure(firstPage(client));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    await client.close();
+    const error = await pending;
+    expect(error.message).toMatch(/closed while a request was in flight/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('close() cuts a backoff wait short', async () => {
+    const { server, client } = await setup([{ status: 503, headers: { 'retry-after': '5' } }]);
+    const pending = failure(firstPage(client));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await client.close();
+    expect((await pending).message).toMatch(/closed while a request was in flight/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an aborted signal sends nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { server, client } = await setup([ok], { signal: controller.signal });
+    expect(await failure(firstPage(client))).toBeInstanceOf(AbortedError);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}

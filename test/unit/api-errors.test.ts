@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  AbortedError,
+  ApiError,
+  AuthError,
+  BadRequestError,
+  MalformedResponseError,
+  ServiceError,
+  UnanswerableError,
+  errorFromResponse,
+  isRetryableStatus,
+  parseErrorBody,
+  retriesExhaustedError,
+} from '../../src/api/errors.js';
+import { CliError, ExitCode } from '../../src/exit-codes.js';
+
+const json = (value: unknown): string => JSON.stringify(value);
+const map = (status: number, body: unknown = '', endpoint = '/companies') =>
+  errorFromResponse({ endpoint, status, bodyText: typeof body === 'string' ? body : json(body) });
+
+describe('errorFromResponse: status → class and exit code', () => {
+  it.each([
+    [400, BadRequestError, ExitCode.usage],
+    [404, BadRequestError, ExitCode.usage],
+    [401, AuthError, ExitCode.auth],
+    [403, AuthError, ExitCode.auth],
+    [422, UnanswerableError, ExitCode.unanswerable],
+    [500, ServiceError, ExitCode.service],
+    [503, ServiceError, ExitCode.service],
+    [429, ServiceError, ExitCode.service],
+    [405, ServiceError, ExitCode.service],
+    [302, ServiceError, ExitCode.service],
+  ])('%i → %o', (status, cls, exitCode) => {
+    const error = map(status, { error: { code: 'x', reason: 'y' } });
+    expect(error).toBeInstanceOf(cls);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(exitCode);
+    expect(error.status).toBe(status);
+  });
+
+  it('401 says how to set the key', () => {
+    const error = map(401, { error: { code: 'unauthorized', reason: 'unknown key' } });
+    expect(error.message).toBe('the service rejected the API key (401 unauthorized).');
+    expect(error.hint).toBe('Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.');
+    expect(error.reason).toBe('unknown key');
+  });
+
+  it('403 plan_required on /contacts names the plan', () => {
+    const error = map(403, { error: { code: 'plan_required', reason: 'upgrade' } }, '/contacts');
+    expect(error.message).toBe(
+      "the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required).",
+    );
+    expect(error.code).toBe('plan_required');
+  });
+
+  it('422 carries the reason and turns suggestions into a hint', () => {
+    const error = map(422, { error: { code: 'unknown_technology', reason: 'unknown technology "shopfy"', suggestions: ['Shopify', 'Shopware'] } });
+    expect(error).toBeInstanceOf(UnanswerableError);
+    expect(error.message).toBe('the service would not answer this request (422 unknown_technology): unknown technology "shopfy"');
+    expect(error.details).toEqual({ suggestions: ['Shopify', 'Shopware'] });
+    expect(error.hint).toBe('Closest names: Shopify, Shopware.');
+  });
+
+  it('422 valid_values become a hint', () => {
+    const error = map(422, { error: { code: 'unknown_employee_range', reason: 'no label', valid_values: ['1-10', '11-50'] } });
+    expect(error.hint).toBe('Valid values: 1-10, 11-50.');
+  });
+
+  it('422 without a reason still gets a clear message', () => {
+    expect(map(422, '').message).toBe('the service would not answer this request (422) and gave no reason');
+    expect(map(422, { error: { code: 'no_match' } }).message).toBe(
+      'the service would not answer this request (422 no_match) and gave no reason',
+    );
+  });
+
+  it('a 3xx names where it redirected and refuses to follow', () => {
+    const error = errorFromResponse({ endpoint: '/companies', status: 301, bodyText: '', location: 'https://evil.example:8443/x?y' });
+    expect(error.message).toBe(
+      'the service redirected to https://evil.example:8443 (301 Moved Permanently); prospect does not follow redirects with your key',
+    );
+    expect(error.exitCode).toBe(ExitCode.service);
+  });
+
+  it('400 quotes the service', () => {
+    const error = map(400, { error: { code: 'invalid_parameter', reason: 'limit must be 1 to 1000' } });
+    expect(error.message).toBe('the service rejected the request to /companies (400 invalid_parameter): limit must be 1 to 1000');
+  });
+
+  it('every status maps to an ApiError with a one-line message and a documented exit code', () => {
+    const codes = new Set<number>([ExitCode.usage, ExitCode.unanswerable, ExitCode.auth, ExitCode.service]);
+    fc.assert(
+      fc.property(fc.integer({ min: 300, max: 599 }), fc.string(), (status, body) => {
+        const error = map(status, body);
+        return error instanceof ApiError && codes.has(error.exitCode) && !error.message.includes('\n') && error.status === status;
+      }),
+    );
+  });
+});
+
+describe('parseErrorBody: tolerant', () => {
+  it('reads the contract shape and keeps extra fields as details', () => {
+    expect(parseErrorBody(json({ error: { code: 'rate_limited', reason: 'slow down', retry_after: 2 } }))).toEqual({
+      code: 'rate_limited',
+      reason: 'slow down',
+      details: { retry_after: 2 },
+    });
+  });
+
+  it('reads {"error": "text"}, {"message": ...} and top-level code/reason', () => {
+    expect(parseErrorBody(json({ error: 'Something broke' }))).toEqual({ reason: 'Something broke', details: {} });
+    expect(parseErrorBody(json({ error: 'not_found' }))).toEqual({ code: 'not_found', reason: 'not_found', details: {} });
+    expect(parseErrorBody(json({ message: 'Bad gateway' }))).toEqual({ reason: 'Bad gateway', details: {} });
+    expect(parseErrorBody(json({ code: 'x', reason: 'y', extra: 1 }))).toEqual({ code: 'x', reason: 'y', details: { extra: 1 } });
+  });
+
+  it('knows nothing from a non-JSON or odd body', () => {
+    for (const body of ['<html>502</html>', '', 'null', '[1,2]', '"text"', '{"error":{"reason":""}}']) {
+      const parsed = parseErrorBody(body);
+      expect(parsed.reason).toBeUndefined();
+      expect(parsed.code).toBeUndefined();
+    }
+  });
+
+  it('gives a generic reason when the body says nothing', () => {
+    const error = map(503, '<html>down</html>');
+    expect(error.reason).toBe('service unavailable');
+    expect(error.message).toBe('the service failed to answer /companies (503 Service Unavailable)');
+  });
+
+  it('collapses a multi-line reason into one line', () => {
+    expect(map(400, { error: { reason: 'a\n  b' } }).message).toMatch(/: a b$/);
+  });
+});
+
+describe('redaction', () => {
+  it('removes the key from reasons, details and messages', () => {
+    const secret = 'sk_live_SECRET123';
+    const error = errorFromResponse({
+      endpoint: '/companies',
+      status: 401,
+      secret,
+      bodyText: json({ error: { code: 'unauthorized', reason: `unknown key ${secret}`, echo: { [secret]: [secret] } } }),
+    });
+    const everything = `${error.message} ${error.stack} ${JSON.stringify(error)} ${error.reason}`;
+    expect(everything).not.toContain(secret);
+    expect(error.reason).toBe('unknown key [redacted]');
+  });
+});
+
+describe('other error classes', () => {
+  it('exit codes', () => {
+    expect(new MalformedResponseError('x').exitCode).toBe(ExitCode.service);
+    expect(new AbortedError('/companies').exitCode).toBe(ExitCode.interrupted);
+    expect(new UnanswerableError('x').reason).toBe('x');
+  });
+
+  it('retries exhausted says attempts, the last failure and what to do', () => {
+    const error = retriesExhaustedError('/companies', 6, { kind: 'status', error: map(503, { error: { code: 'internal_error', reason: 'boom' } }) });
+    expect(error.message).toBe(
+      'the service did not answer /companies after 6 attempts (last: 503 internal_error "boom"); try again later; check the service status and the base URL',
+    );
+    expect(error.attempts).toBe(6);
+    expect(error.exitCode).toBe(ExitCode.service);
+  });
+
+  it('isRetryableStatus', () => {
+    expect([408, 429, 500, 502, 503, 504, 599].every(isRetryableStatus)).toBe(true);
+    expect([200, 301, 400, 401, 403, 404, 405, 422].some(isRetryableStatus)).toBe(false);
+  });
+});

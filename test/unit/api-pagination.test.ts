@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { MalformedResponseError } from '../../src/api/errors.js';
+import { normalizeCursor, walkCursor, type FetchedPage } from '../../src/api/pagination.js';
+
+/** A fake listing: the page fetched with cursor X is pages[X ?? 'first']. */
+function listing(pages: Record<string, { items: number[]; next?: string | null }>) {
+  const asked: Array<string | null> = [];
+  const fetchPage = async (cursor: string | null): Promise<FetchedPage<number[]>> => {
+    asked.push(cursor);
+    const page = pages[cursor ?? 'first'];
+    if (!page) throw new Error(`no page for ${cursor}`);
+    return { page: page.items, itemCount: page.items.length, nextCursor: page.next };
+  };
+  return { asked, fetchPage };
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+describe('walkCursor', () => {
+  it.each([null, undefined, ''])('follows next_cursor until it is %o', async (end) => {
+    const { asked, fetchPage } = listing({ first: { items: [1], next: 'a' }, a: { items: [2], next: 'b' }, b: { items: [3], next: end } });
+    const pages = await collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }));
+    expect(pages).toEqual([
+      { page: [1], cursor: null, nextCursor: 'a' },
+      { page: [2], cursor: 'a', nextCursor: 'b' },
+      { page: [3], cursor: 'b', nextCursor: null },
+    ]);
+    expect(asked).toEqual([null, 'a', 'b']);
+  });
+
+  it('detects a cursor loop', async () => {
+    const { fetchPage } = listing({ first: { items: [1], next: 'a' }, a: { items: [2], next: 'b' }, b: { items: [3], next: 'a' } });
+    const pages: unknown[] = [];
+    await expect(async () => {
+      for await (const page of walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage })) pages.push(page);
+    }).rejects.toThrow('the service returned the same cursor twice while listing /companies (page 3); stopping instead of looping');
+    expect(pages).toHaveLength(2);
+  });
+
+  it('detects a page pointing at itself, and a loop back to the start cursor', async () => {
+    const self = listing({ first: { items: [1], next: 'a' }, a: { items: [2], next: 'a' } });
+    await expect(collect(walkCursor({ endpoint: '/x', forbidEmptyFirstPage: false, fetchPage: self.fetchPage }))).rejects.toThrow(/same cursor twice/);
+    const back = listing({ s: { items: [1], next: 't' }, t: { items: [2], next: 's' } });
+    await expect(collect(walkCursor({ endpoint: '/x', startCursor: 's', forbidEmptyFirstPage: false, fetchPage: back.fetchPage }))).rejects.toThrow(
+      /same cursor twice/,
+    );
+  });
+
+  it('refuses an empty first page where the contract forbids it', async () => {
+    const { fetchPage } = listing({ first: { items: [], next: null } });
+    const walk = walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage });
+    await expect(collect(walk)).rejects.toThrow(MalformedResponseError);
+    await expect(collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }))).rejects.toThrow(
+      'the service returned an empty first page for /companies instead of a 422',
+    );
+    await expect(collect(walkCursor({ endpoint: '/contacts', forbidEmptyFirstPage: false, fetchPage }))).resolves.toHaveLength(1);
+  });
+
+  it('accepts empty later pages, and an empty page when resuming from a cursor', async () => {
+    const { fetchPage } = listing({ first: { items: [1], next: 'a' }, a: { items: [], next: 'b' }, b: { items: [2] } });
+    expect(await collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }))).toHaveLength(3);
+    const resumed = listing({ z: { items: [], next: null } });
+    const pages = await collect(walkCursor({ endpoint: '/companies', startCursor: 'z', forbidEmptyFirstPage: true, fetchPage: resumed.fetchPage }));
+    expect(pages).toEqual([{ page: [], cursor: 'z', nextCursor: null }]);
+  });
+
+  it('normalizeCursor', () => {
+    expect([undefined, null, '', 'x'].map(normalizeCursor)).toEqual([null, null, null, 'x']);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { backoffDelayMs, decideRetry, parseRetryAfter, retryAfterFromBody, type RetryPolicy } from '../../src/api/retry.js';
+
+const policy = (overrides: Partial<RetryPolicy> = {}): RetryPolicy => ({
+  maxRetries: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  random: () => 0.5,
+  ...overrides,
+});
+
+describe('backoffDelayMs (full jitter)', () => {
+  it('doubles the ceiling per retry and takes the random fraction of it', () => {
+    const schedule = [0, 1, 2, 3, 4, 5].map((retry) => backoffDelayMs(retry, policy()));
+    expect(schedule).toEqual([250, 500, 1000, 2000, 4000, 8000]);
+  });
+
+  it('caps the ceiling at maxDelayMs', () => {
+    expect(backoffDelayMs(10, policy())).toBe(15_000);
+    expect(backoffDelayMs(2000, policy({ random: () => 0.999999 }))).toBe(29_999);
+  });
+
+  it('waits nothing when the random source says 0', () => {
+    expect(backoffDelayMs(3, policy({ random: () => 0 }))).toBe(0);
+  });
+
+  it('stays within [0, min(cap, base*2^n)) for any random value and retry', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 100 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (retry, fraction) => {
+        const delay = backoffDelayMs(retry, policy({ random: () => fraction }));
+        return delay >= 0 && delay <= Math.min(30_000, 500 * 2 ** retry) && Number.isInteger(delay);
+      }),
+    );
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2025-06-01T12:00:00Z');
+
+  it('reads delay-seconds', () => {
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('1.5', now)).toBe(1500);
+    expect(parseRetryAfter(['2', '9'], now)).toBe(2000);
+  });
+
+  it('reads an HTTP-date as the time left until then', () => {
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:07 GMT', now)).toBe(7000);
+  });
+
+  it('treats a date in the past as no wait', () => {
+    expect(parseRetryAfter('Sun, 01 Jun 2025 11:00:00 GMT', now)).toBe(0);
+  });
+
+  it('ignores absent and unreadable values', () => {
+    for (const value of [undefined, '', 'soon', '-5', '5 6', '1e3']) {
+      expect(parseRetryAfter(value, now)).toBeUndefined();
+    }
+  });
+
+  it('reads retry_after from a 429 body', () => {
+    expect(retryAfterFromBody({ retry_after: 2 })).toBe(2000);
+    expect(retryAfterFromBody({ retry_after: '4' })).toBe(4000);
+    expect(retryAfterFromBody({ retry_after: -1 })).toBeUndefined();
+    expect(retryAfterFromBody({})).toBeUndefined();
+  });
+});
+
+describe('decideRetry', () => {
+  it('retries with the backoff delay while the budget lasts', () => {
+    expect(decideRetry(0, undefined, policy())).toEqual({ retry: true, delayMs: 250 });
+    expect(decideRetry(4, undefined, policy())).toEqual({ retry: true, delayMs: 4000 });
+    expect(decideRetry(5, undefined, policy())).toEqual({ retry: false, why: 'exhausted' });
+  });
+
+  it('never waits less than Retry-After', () => {
+    expect(decideRetry(0, 2000, policy())).toEqual({ retry: true, delayMs: 2000 });
+    expect(decideRetry(4, 1000, policy())).toEqual({ retry: true, delayMs: 4000 });
+  });
+
+  it('gives up at once when Retry-After exceeds the cap', () => {
+    expect(decideRetry(0, 31_000, policy())).toEqual({ retry: false, why: 'retry-after-too-long', retryAfterMs: 31_000 });
+  });
+
+  it('makes exactly one attempt with maxRetries 0', () => {
+    expect(decideRetry(0, undefined, policy({ maxRetries: 0 }))).toEqual({ retry: false, why: 'exhausted' });
+  });
+});

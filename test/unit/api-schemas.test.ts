@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CompaniesResponseSchema,
+  CompanyRowSchema,
+  ContactSchema,
+  ContactsResponseSchema,
+  SENIORITIES,
+  TechnologyEntrySchema,
+  VerifyResultSchema,
+  checkSchema,
+  isSeniority,
+} from '../../src/api/schemas.js';
+import { companiesPage, sampleCompany, sampleContact } from '../helpers/scripted-server.js';
+
+describe('companies schemas', () => {
+  it('accept the contract shape', () => {
+    expect(CompaniesResponseSchema.safeParse(companiesPage(['a.com'], 'c1')).success).toBe(true);
+  });
+
+  it('keep unknown fields at every level', () => {
+    const page: Record<string, unknown> = { ...companiesPage(['a.com']), extra_top: 1 };
+    (page.data as Record<string, unknown>[])[0] = sampleCompany('a.com', {
+      description: 'shop',
+      brand_new: { nested: true },
+      technologies: [{ t: 'Shopify', c: 'Ecommerce', v: '2.0', since: 2019 }],
+    });
+    (page as Record<string, unknown>).meta = { ...(page.meta as object), surprise: 'kept' };
+    const parsed = CompaniesResponseSchema.parse(page);
+    expect(parsed).toMatchObject({ extra_top: 1, meta: { surprise: 'kept' } });
+    expect(parsed.data[0]).toMatchObject({ brand_new: { nested: true }, description: 'shop' });
+    expect(parsed.data[0]?.technologies[0]).toMatchObject({ since: 2019 });
+  });
+
+  it('accept missing optional fields: phone, linkedin_url, description, next_cursor, total, contact_count', () => {
+    const { phone, linkedin_url, ...row } = sampleCompany('a.com');
+    void phone;
+    void linkedin_url;
+    const { total, ...meta } = companiesPage([]).meta as Record<string, unknown>;
+    void total;
+    expect(CompaniesResponseSchema.safeParse({ data: [row], meta }).success).toBe(true);
+  });
+
+  it('accept any JSON value as a technology version', () => {
+    for (const v of [null, '3.6.0', 3, true, ['1', '2'], { major: 1 }]) {
+      expect(TechnologyEntrySchema.safeParse({ t: 'x', c: 'y', v }).success).toBe(true);
+    }
+    expect(TechnologyEntrySchema.safeParse({ t: 'x', c: 'y' }).success).toBe(true);
+  });
+
+  it('coerce nothing: a string rank is a problem', () => {
+    expect(CompanyRowSchema.safeParse(sampleCompany('a.com', { crux_rank: '12' })).success).toBe(false);
+  });
+
+  it('name the first problem in one line', () => {
+    const page = companiesPage(['a.com', 'b.com']);
+    (page.data as Record<string, unknown>[])[1] = sampleCompany('b.com', { crux_rank: 'high' });
+    expect(checkSchema(CompaniesResponseSchema, page)).toEqual({
+      ok: false,
+      problem: 'data[1].crux_rank: Invalid input: expected number, received string',
+    });
+    const notArray = { ...companiesPage([]), data: { rows: [] } };
+    expect(checkSchema(CompaniesResponseSchema, notArray)).toEqual({
+      ok: false,
+      problem: 'data: Invalid input: expected array, received object',
+    });
+  });
+});
+
+describe('contact schema', () => {
+  it('needs only domain; other known fields default to null', () => {
+    expect(ContactSchema.parse({ domain: 'a.com' })).toEqual({
+      domain: 'a.com',
+      full_name: null,
+      first_name: null,
+      last_name: null,
+      title: null,
+      seniority: null,
+      department: null,
+      business_email: null,
+      business_email_last_seen: null,
+      linkedin_url: null,
+    });
+    expect(ContactSchema.safeParse({ full_name: 'x' }).success).toBe(false);
+  });
+
+  it('accepts a date-time (and any string) as business_email_last_seen, unchanged', () => {
+    expect(ContactSchema.parse(sampleContact('a.com', { business_email_last_seen: '2025-01-15T10:00:00Z' })).business_email_last_seen).toBe(
+      '2025-01-15T10:00:00Z',
+    );
+  });
+
+  it('keeps unknown fields', () => {
+    expect(ContactSchema.parse(sampleContact('a.com', { phone_direct: '+1' }))).toMatchObject({ phone_direct: '+1' });
+  });
+
+  it('accepts the envelope and a bare array', () => {
+    expect(ContactsResponseSchema.safeParse({ data: [sampleContact('a.com')], meta: { source: { license: 'x' } }, next_cursor: null }).success).toBe(true);
+    expect(ContactsResponseSchema.safeParse([sampleContact('a.com')]).success).toBe(true);
+  });
+
+  it('seniorities', () => {
+    expect(SENIORITIES).toEqual(['cxo', 'vp', 'director', 'manager', 'staff']);
+    expect(isSeniority('vp')).toBe(true);
+    expect(isSeniority('VP')).toBe(false);
+    expect(ContactSchema.safeParse(sampleContact('a.com', { seniority: 'intern' })).success).toBe(false);
+  });
+});
+
+describe('verify result schema', () => {
+  it('passes any status through and keeps unknown fields', () => {
+    expect(VerifyResultSchema.parse({ email: 'a@b.com', status: 'catch_all', checked_at: '2025-01-01T00:00:00Z', mx: true })).toMatchObject({
+      status: 'catch_all',
+      mx: true,
+    });
+    expect(VerifyResultSchema.parse({ email: 'a@b.com', status: 'valid' }).checked_at).toBeNull();
+  });
+});

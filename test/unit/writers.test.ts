@@ -1,0 +1,105 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import type { Column } from '../../src/io/columns.js';
+import { selectColumns } from '../../src/io/columns.js';
+import { neutralizeFormula } from '../../src/io/formula.js';
+import type { TextSink } from '../../src/io/sink.js';
+import { createRowWriter, type OutputFormat } from '../../src/io/writers.js';
+
+interface Row {
+  name: string;
+  count: number | null;
+  tags: string[];
+}
+
+const COLUMNS: Column<Row>[] = [
+  { name: 'name', get: (row) => row.name },
+  { name: 'count', get: (row) => row.count },
+  { name: 'tags', get: (row) => row.tags.join(';') },
+];
+
+function memorySink(): TextSink & { text: () => string } {
+  const chunks: string[] = [];
+  return { write: async (chunk) => void chunks.push(chunk), text: () => chunks.join('') };
+}
+
+async function render(format: OutputFormat, pages: Row[][], meta?: unknown, escapeFormulas = true): Promise<string> {
+  const sink = memorySink();
+  const writer = await createRowWriter<Row>(format, sink, { columns: COLUMNS, toJson: (row) => row, escapeFormulas });
+  for (const page of pages) await writer.writeRows(page);
+  await writer.finish(meta);
+  return sink.text();
+}
+
+const ROWS: Row[] = [
+  { name: 'Acme, Inc.', count: 3, tags: ['a', 'b'] },
+  { name: 'Quote "Co"', count: null, tags: [] },
+  { name: 'Line\nbreak', count: 0, tags: ['x'] },
+];
+
+describe('CSV writer', () => {
+  it('writes a header and RFC 4180 quoting that a real parser reads back', async () => {
+    const text = await render('csv', [ROWS.slice(0, 2), ROWS.slice(2)]);
+    const records = parse(text, { columns: true }) as Record<string, string>[];
+    expect(records).toEqual([
+      { name: 'Acme, Inc.', count: '3', tags: 'a;b' },
+      { name: 'Quote "Co"', count: '', tags: '' },
+      { name: 'Line\nbreak', count: '0', tags: 'x' },
+    ]);
+  });
+
+  it('writes the header alone for an empty result', async () => {
+    expect(await render('csv', [])).toBe('name,count,tags\n');
+  });
+
+  it('neutralises formulas unless told not to', async () => {
+    const evil: Row[] = [{ name: '=HYPERLINK("http://x")', count: -1, tags: ['@SUM(A1)'] }];
+    const escaped = parse(await render('csv', [evil]), { columns: true }) as Record<string, string>[];
+    expect(escaped[0]).toEqual({ name: `'=HYPERLINK("http://x")`, count: '-1', tags: `'@SUM(A1)` });
+    const raw = parse(await render('csv', [evil], undefined, false), { columns: true }) as Record<string, string>[];
+    expect(raw[0]!.name).toBe('=HYPERLINK("http://x")');
+  });
+});
+
+describe('JSON and NDJSON writers', () => {
+  it('streams a JSON document with data first and meta last', async () => {
+    const text = await render('json', [ROWS.slice(0, 1), ROWS.slice(1)], { source: { dataset: 'd' } });
+    expect(JSON.parse(text)).toEqual({ data: ROWS, meta: { source: { dataset: 'd' } } });
+  });
+
+  it('writes a valid empty JSON document', async () => {
+    expect(JSON.parse(await render('json', [], { scope: 's' }))).toEqual({ data: [], meta: { scope: 's' } });
+  });
+
+  it('writes one JSON object per line', async () => {
+    const lines = (await render('ndjson', [ROWS])).trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line))).toEqual(ROWS);
+  });
+});
+
+describe('table writer', () => {
+  it('renders a header once and every row', async () => {
+    const text = await render('table', [ROWS.slice(0, 1), ROWS.slice(1)]);
+    expect(text.match(/name/g)).toHaveLength(1);
+    expect(text).toContain('Acme, Inc.');
+    expect(text).toContain('Line break');
+  });
+});
+
+describe('formula neutralisation', () => {
+  it.each(['=1+1', '+1', '-1', '@x', '\tx', '\rx', '\nx', '\uFF1D1'])('prefixes %j', (cell) => {
+    expect(neutralizeFormula(cell)).toBe(`'${cell}`);
+  });
+  it.each(['', 'plain', "'=already", ' =space'])('leaves %j alone', (cell) => {
+    expect(neutralizeFormula(cell)).toBe(cell);
+  });
+});
+
+describe('--columns', () => {
+  it('keeps the named columns in the given order', () => {
+    expect(selectColumns(COLUMNS, 'tags, name').map((column) => column.name)).toEqual(['tags', 'name']);
+  });
+  it('names the valid columns when one is unknown', () => {
+    expect(() => selectColumns(COLUMNS, 'name,nope')).toThrow(/unknown column "nope"/);
+  });
+});
