@@ -4,8 +4,11 @@ import { registerCompaniesCommand } from './commands/companies.js';
 import { registerContactsCommand } from './commands/contacts.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
-import type { CommandRunner } from './commands/options.js';
+import { integerInRange, type CommandRunner } from './commands/options.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerConfigCommand } from './commands/config.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { registerHelpCommand } from './commands/help.js';
 import { CliError, EXIT_CODE_DOCS, ExitCode } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
@@ -46,6 +49,7 @@ function buildProgram(run: CommandRunner): Command {
     .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
     .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
+    .option('--page-size <n>', 'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)', integerInRange('--page-size', 1, 1000))
     .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')
@@ -59,6 +63,11 @@ function buildProgram(run: CommandRunner): Command {
   registerVerifyCommand(program, run);
   registerPipelineCommand(program, run);
   registerSandboxCommand(program);
+  registerConfigCommand(program, run);
+  registerCompletionCommand(program, run);
+  registerHelpCommand(program);
+  // Config values (max-age, concurrency, format) as defaults for the flags the user did not give.
+  program.hook('preAction', async (_program, actionCommand) => (await import('./config/defaults.js')).applyConfigFileDefaults(actionCommand, process.env));
   return program;
 }
 

@@ -1,10 +1,150 @@
-/** Values read from the config file. Filled in by the configuration work (issue 6). */
+/**
+ * The config file: a JSON object keyed by the names `prospect config` uses ("api-key", "max-age"...).
+ * Reading happens on every run, so it is a plain readFileSync + JSON.parse; writing goes through
+ * conf (atomic writes), imported only by `prospect config set|unset`.
+ */
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { OutputFormat } from '../io/writers.js';
+import { UsageError } from '../exit-codes.js';
+import { CONFIG_KEYS, CONFIG_KEY_SPECS, type ConfigKey } from './keys.js';
+import { parseConfigValue, refusal } from './validate.js';
+import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
+
+/** Values read from the config file, checked. */
 export interface ConfigValues {
   apiKey?: string;
   baseUrl?: string;
   cursorParam?: string;
+  maxAge?: string;
+  concurrency?: number;
+  format?: OutputFormat;
 }
 
-export function readConfigValues(_env: NodeJS.ProcessEnv): ConfigValues {
-  return {};
+export type RawConfig = Record<string, unknown>;
+
+// The file holds a key: only its owner may read it, whatever the umask.
+const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIRECTORY_MODE = 0o700;
+
+/**
+ * The checked values of the config file named by `env` (PROSPECT_CONFIG_DIR or the per-user
+ * location); {} when there is none. A corrupt file or an invalid value is a UsageError naming the
+ * file: prospect never guesses around, or silently replaces, a file the user wrote.
+ */
+export function readConfigValues(env: NodeJS.ProcessEnv): ConfigValues {
+  const path = configFilePath(env);
+  return checkConfigValues(readConfigFile(path), path);
+}
+
+/** The file's JSON object as it is, unchecked; {} when the file does not exist. */
+export function readConfigFile(path: string): RawConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    throw new UsageError(`cannot read the config file ${path} (${code ?? String(error)}).`, 'Check its permissions, or point PROSPECT_CONFIG_DIR elsewhere.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw corruptFileError(path, `it is not valid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw corruptFileError(path, 'it must hold one JSON object, e.g. {"max-age": "90d"}');
+  }
+  return parsed as RawConfig;
+}
+
+export function corruptFileError(path: string, why: string): UsageError {
+  return new UsageError(
+    `the config file ${path} is unusable: ${why}.`,
+    'Fix it in an editor, or delete it and set the values again with `prospect config set`; prospect leaves it as it is.',
+  );
+}
+
+/** Every known key of the file, checked as `config set` checks it; unknown keys are ignored. */
+export function checkConfigValues(raw: RawConfig, path: string): ConfigValues {
+  const values: Record<string, string | number> = {};
+  for (const key of CONFIG_KEYS) {
+    const parsed = checkStoredValue(key, raw[key], path);
+    if (parsed !== undefined) values[CONFIG_KEY_SPECS[key].property] = parsed;
+  }
+  return values as ConfigValues;
+}
+
+/** One stored value, checked; a UsageError naming the file and the key (never the value of a secret). */
+export function checkStoredValue(key: ConfigKey, stored: unknown, path: string): string | number | undefined {
+  if (stored === undefined || stored === null) return undefined;
+  const spec = CONFIG_KEY_SPECS[key];
+  const fix = `Fix it with \`prospect config set ${key}${spec.secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
+  if (typeof stored !== 'string' && typeof stored !== 'number') {
+    throw new UsageError(`the config file ${path} has an invalid ${key}: expected a string, found ${Array.isArray(stored) ? 'an array' : typeof stored}.`, fix);
+  }
+  try {
+    return parseConfigValue(key, String(stored));
+  } catch (error) {
+    const { reason, hint } = refusal(error);
+    throw new UsageError(`the config file ${path} has an invalid ${key}: ${reason}.`, hint ? `${hint} ${fix}` : fix);
+  }
+}
+
+/** The writable side of the config file, through conf. */
+export interface ConfigStore {
+  readonly path: string;
+  set(key: ConfigKey, value: string | number): void;
+  /** False when the key was not set. */
+  unset(key: ConfigKey): boolean;
+}
+
+/**
+ * Opens the config file for writing. A corrupt file is reported (exit 2, with its path) rather than
+ * cleared: conf would throw on it, or with clearInvalidConfig silently drop what the user wrote.
+ */
+export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
+  const path = configFilePath(env);
+  readConfigFile(path);
+  ensurePrivateDirectory(dirname(path));
+  const { default: Conf } = await import('conf');
+  let conf: InstanceType<typeof Conf>;
+  try {
+    conf = new Conf({
+      projectName: 'prospect',
+      cwd: dirname(path),
+      configName: CONFIG_FILE_NAME.replace(/\.json$/, ''),
+      configFileMode: PRIVATE_FILE_MODE,
+      clearInvalidConfig: false,
+      // Keys are flat ("max-age"); a dot in a key must not become nesting.
+      accessPropertiesByDotNotation: false,
+    });
+  } catch (error) {
+    // The file changed between our check and conf's read (another process): still never a crash.
+    throw corruptFileError(path, (error as Error).message);
+  }
+  return {
+    path,
+    set(key, value) {
+      conf.set(key, value);
+      makePrivate(path);
+    },
+    unset(key) {
+      if (!conf.has(key)) return false;
+      conf.delete(key);
+      makePrivate(path);
+      return true;
+    },
+  };
+}
+
+/** conf's atomic write creates a new file with configFileMode (minus the umask), but its in-place fallbacks (Snap, EXDEV) keep an older file's mode: chmod after every write. */
+function makePrivate(path: string): void {
+  if (process.platform !== 'win32') chmodSync(path, PRIVATE_FILE_MODE);
+}
+
+/** A directory we create is private too; an existing one is the user's choice and left alone. */
+function ensurePrivateDirectory(directory: string): void {
+  mkdirSync(directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
 }

@@ -8,6 +8,7 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     signal: ctx.signal,
+    ...(ctx.global.pageSize !== undefined ? { pageSize: ctx.global.pageSize } : {}),
     ...(connection.cursorParam ? { cursorParam: connection.cursorParam } : {}),
     ...(ctx.reporter.debugging ? { onRequest: (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event)) } : {}),
   });

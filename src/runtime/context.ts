@@ -9,6 +9,7 @@ export interface GlobalOptions {
   sandbox?: boolean;
   sandboxPlan?: string;
   baseUrl?: string;
+  pageSize?: number;
 }
 
 /** Everything a command needs from the outside world, so commands never reach for globals. */

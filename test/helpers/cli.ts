@@ -106,3 +106,17 @@ async function filesUnder(path: string): Promise<string[]> {
   const nested = await Promise.all(entries.map((entry) => filesUnder(join(path, entry.name))));
   return nested.flat();
 }
+
+/**
+ * Runs a shell pipeline (`prospect … | head -1`) asynchronously: a test's in-process sandbox must
+ * keep answering while it runs. `$PROSPECT` in the script is the built binary.
+ */
+export async function runShell(script: string, options: CliOptions = {}): Promise<CliRun> {
+  const child = spawn('bash', ['-c', `set -o pipefail; ${script}`], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...childEnv(options), PROSPECT: `"${process.execPath}" "${BIN}"` },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end(options.input ?? '');
+  return finishCli(child, options);
+}

@@ -1,0 +1,216 @@
+import { Argument, type Command } from 'commander';
+import { CONFIG_KEYS, CONFIG_KEY_SPECS, type ConfigKey, type ConfigKeySpec } from '../config/keys.js';
+import { configFilePath } from '../config/paths.js';
+import { redactSecret } from '../config/redact.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import type { RunContext } from '../runtime/context.js';
+import type { CommandRunner } from './options.js';
+
+export function registerConfigCommand(program: Command, run: CommandRunner): void {
+  const config = program
+    .command('config')
+    .summary('show and change settings: the key, the service address, defaults for flags')
+    .description(
+      'Settings kept in a config file in your user config directory (`prospect config path` shows where; ' +
+        'PROSPECT_CONFIG_DIR moves it), readable by you alone (mode 0600). A flag wins over the environment ' +
+        '(PROSPECT_API_KEY, PROSPECT_BASE_URL, PROSPECT_CURSOR_PARAM), which wins over this file, which wins over the default.',
+    )
+    .addHelpText(
+      'after',
+      `
+Keys:
+${keyTable()}
+
+Examples:
+  $ printf %s "$PROSPECT_KEY" | prospect config set api-key
+  $ prospect config set base-url https://api.example.com
+  $ prospect config set max-age 6m
+  $ prospect config list`,
+    );
+
+  config
+    .command('set')
+    .description('set a key; api-key is read from stdin or a hidden prompt, never from the command line')
+    .addArgument(keyArgument())
+    .argument('[value]', 'the value (not for api-key)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect config set api-key                      # prompts; nothing is echoed
+  $ printf %s "$PROSPECT_KEY" | prospect config set api-key
+  $ prospect config set concurrency 8
+  $ prospect config set format csv`,
+    )
+    .action((key: ConfigKey, value: string | undefined) => run((ctx) => setSetting(ctx, key, value)));
+
+  config
+    .command('get')
+    .description("print a key's value from the config file (api-key redacted to its last 4 characters)")
+    .addArgument(keyArgument())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect config get base-url
+  $ prospect config get api-key                      # …f00d`,
+    )
+    .action((key: ConfigKey) => run((ctx) => getSetting(ctx, key)));
+
+  config
+    .command('unset')
+    .description('remove a key from the config file (the default applies again)')
+    .addArgument(keyArgument())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect config unset max-age
+  $ prospect config unset api-key`,
+    )
+    .action((key: ConfigKey) => run((ctx) => unsetSetting(ctx, key)));
+
+  config
+    .command('list')
+    .description('every key with the value in effect and where it comes from (api-key redacted)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect config list
+  $ PROSPECT_CONFIG_DIR=~/.prospect-staging prospect config list`,
+    )
+    .action(() => run((ctx) => listSettings(ctx)));
+
+  config
+    .command('path')
+    .description('print where the config file is (it may not exist yet)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ prospect config path
+  $ "$EDITOR" "$(prospect config path)"`,
+    )
+    .action(() => run(async (ctx) => print(ctx, configFilePath(ctx.env))));
+}
+
+function keyArgument(): Argument {
+  return new Argument('<key>', `one of: ${CONFIG_KEYS.join(', ')}`).choices(CONFIG_KEYS);
+}
+
+function keyTable(): string {
+  const width = Math.max(...CONFIG_KEYS.map((key) => key.length));
+  return CONFIG_KEYS.map((key) => `  ${key.padEnd(width)}  ${CONFIG_KEY_SPECS[key].summary}`).join('\n');
+}
+
+async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undefined): Promise<number> {
+  const spec = CONFIG_KEY_SPECS[key];
+  if (spec.secret && value !== undefined) throw secretOnCommandLine(key);
+  const { openConfigStore } = await import('../config/store.js');
+  // Opened first: a corrupt file is reported before anyone types a key into a prompt.
+  const store = await openConfigStore(ctx.env);
+  const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx) : requireValue(key, value));
+  store.set(key, stored);
+  ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
+  if (spec.env && ctx.env[spec.env]?.trim()) ctx.reporter.warn(`${spec.env} is set in this environment and takes precedence over the config file.`);
+  return ExitCode.ok;
+}
+
+function secretOnCommandLine(key: ConfigKey): UsageError {
+  // The value is deliberately not repeated: this message may end up in a log.
+  return new UsageError(
+    `refusing to take ${key} from the command line: it would stay in your shell history and be visible to other users in \`ps\`.`,
+    `Pipe it in (printf %s "$KEY" | prospect config set ${key}) or run \`prospect config set ${key}\` on a terminal and paste it at the prompt. ` +
+      'If you just typed a real key, it is now in your shell history: consider replacing it.',
+  );
+}
+
+async function readSecretValue(ctx: RunContext): Promise<string> {
+  const { readSecret } = await import('../config/secret-input.js');
+  return readSecret({ stdin: ctx.stdin, prompt: ctx.stderr }, 'API key');
+}
+
+function requireValue(key: ConfigKey, value: string | undefined): string {
+  if (value !== undefined) return value;
+  throw new UsageError(`config set ${key} needs a value.`, `For example: prospect config set ${key} ${CONFIG_KEY_SPECS[key].example}`);
+}
+
+async function checkedValue(key: ConfigKey, text: string): Promise<string | number> {
+  const { parseConfigValue, refusal } = await import('../config/validate.js');
+  try {
+    return parseConfigValue(key, text);
+  } catch (error) {
+    const { reason, hint } = refusal(error);
+    throw new UsageError(`cannot set ${key}: ${reason}.`, hint);
+  }
+}
+
+async function getSetting(ctx: RunContext, key: ConfigKey): Promise<number> {
+  const { readConfigFile } = await import('../config/store.js');
+  const path = configFilePath(ctx.env);
+  const stored = readConfigFile(path)[key];
+  if (stored === undefined || stored === null) {
+    ctx.reporter.info(`${key} is not set in ${path}.`);
+    return ExitCode.ok;
+  }
+  return print(ctx, shown(CONFIG_KEY_SPECS[key], stored));
+}
+
+async function unsetSetting(ctx: RunContext, key: ConfigKey): Promise<number> {
+  const { openConfigStore } = await import('../config/store.js');
+  const store = await openConfigStore(ctx.env);
+  ctx.reporter.info(store.unset(key) ? `Removed ${key} from ${store.path}.` : `${key} was not set in ${store.path}.`);
+  return ExitCode.ok;
+}
+
+interface Setting {
+  key: ConfigKey;
+  value: string;
+  source: string;
+}
+
+async function listSettings(ctx: RunContext): Promise<number> {
+  const { readConfigFile, checkStoredValue } = await import('../config/store.js');
+  const path = configFilePath(ctx.env);
+  const file = readConfigFile(path);
+  const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, file[key], (stored) => checkStoredValue(key, stored, path)));
+  const keyWidth = Math.max(...settings.map((setting) => setting.key.length));
+  const valueWidth = Math.max(...settings.map((setting) => setting.value.length));
+  for (const { key, value, source } of settings) ctx.stdout.write(`${key.padEnd(keyWidth)}  ${value.padEnd(valueWidth)}  ${source}\n`);
+  ctx.reporter.info(`Config file: ${path}`);
+  return ExitCode.ok;
+}
+
+/** The value a run would use, by the documented precedence (flag > environment > file > default). */
+function settingInEffect(ctx: RunContext, key: ConfigKey, stored: unknown, check: (stored: unknown) => unknown): Setting {
+  const spec = CONFIG_KEY_SPECS[key];
+  if (key === 'base-url' && ctx.global.baseUrl?.trim()) return { key, value: ctx.global.baseUrl.trim(), source: 'flag --base-url' };
+  const fromEnv = spec.env ? ctx.env[spec.env]?.trim() : undefined;
+  if (spec.env && fromEnv) return { key, value: shown(spec, fromEnv), source: `environment ${spec.env}` };
+  if (stored !== undefined && stored !== null) {
+    const problem = invalidReason(() => check(stored));
+    return { key, value: shown(spec, stored), source: problem ? `config file, INVALID: ${problem}` : 'config file' };
+  }
+  if (spec.fallback !== undefined) return { key, value: spec.fallback, source: 'default' };
+  return { key, value: '-', source: 'not set (needed unless --sandbox)' };
+}
+
+function invalidReason(check: () => unknown): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^the config file .* has an invalid [a-z-]+: /, '') : String(error);
+  }
+}
+
+function shown(spec: ConfigKeySpec, value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return spec.secret ? redactSecret(text) : text;
+}
+
+async function print(ctx: RunContext, line: string): Promise<number> {
+  ctx.stdout.write(`${line}\n`);
+  return ExitCode.ok;
+}

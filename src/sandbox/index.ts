@@ -1,0 +1,114 @@
+/**
+ * The sandbox: a faithful local implementation of the company and contact data service over a
+ * generated dataset (`prospect sandbox`, and in-process for tests).
+ */
+import type { AddressInfo } from 'node:net';
+import { buildDataset, DEFAULT_COMPANIES, MAX_COMPANIES } from '../../fixtures/generator/dataset.js';
+import { CompanyQueryEngine } from './company-query.js';
+import { ContactStore } from './contact-store.js';
+import { CursorCodec } from './cursor.js';
+import { FaultPlan } from './faults.js';
+import { RateLimiter } from './rate-limit.js';
+import { companiesRoute } from './routes-companies.js';
+import { contactsRoute } from './routes-contacts.js';
+import { verifyRoute } from './routes-verify.js';
+import { createSandboxServer } from './server.js';
+import { StatsCounter, type SandboxStats } from './stats.js';
+
+export { SANDBOX_KEYS, PLANS, type Plan } from './auth.js';
+export type { SandboxStats } from './stats.js';
+export { STATS_PATH } from './server.js';
+
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  companies?: number;
+  seed?: number;
+  /** Snapshot day, YYYY-MM-DD (default: today in UTC). */
+  asOf?: string;
+  latencyMs?: number;
+  failRate?: number;
+  /** Requests per second per key; undefined: no limit. */
+  rateLimit?: number;
+}
+
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  stats(): SandboxStats;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_SEED = 1;
+export { DEFAULT_COMPANIES, MAX_COMPANIES };
+
+export function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** A real calendar day written YYYY-MM-DD. */
+export function isIsoDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const t = Date.parse(`${text}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === text;
+}
+
+/** Builds (or reuses) the dataset and listens. Resolves once the port is bound. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const config = resolveOptions(options);
+  const dataset = buildDataset({ companies: config.companies, seed: config.seed });
+  const stats = new StatsCounter();
+  const contacts = new ContactStore(dataset, config.asOf);
+  const http = createSandboxServer({
+    routes: {
+      companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
+      contacts: contactsRoute(contacts),
+      verify: verifyRoute(dataset, contacts, stats, config.asOf),
+    },
+    stats,
+    faults: new FaultPlan({ seed: config.seed, failRate: config.failRate, latencyMs: config.latencyMs }),
+    rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.server.once('error', reject);
+    http.server.listen(config.port, config.host, () => {
+      http.server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.server.address() as AddressInfo).port;
+  return {
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    port,
+    stats: () => stats.snapshot(),
+    close: () => http.close(),
+  };
+}
+
+type ResolvedOptions = Required<Omit<SandboxOptions, 'rateLimit'>> & { rateLimit: number | undefined };
+
+function resolveOptions(o: SandboxOptions): ResolvedOptions {
+  const config: ResolvedOptions = {
+    host: o.host ?? DEFAULT_HOST,
+    port: o.port ?? DEFAULT_PORT,
+    companies: o.companies ?? DEFAULT_COMPANIES,
+    seed: o.seed ?? DEFAULT_SEED,
+    asOf: o.asOf ?? todayUtc(),
+    latencyMs: o.latencyMs ?? 0,
+    failRate: o.failRate ?? 0,
+    rateLimit: o.rateLimit,
+  };
+  const check = (ok: boolean, message: string) => {
+    if (!ok) throw new RangeError(`sandbox: ${message}`);
+  };
+  check(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65535, 'port must be an integer from 0 to 65535');
+  check(Number.isInteger(config.companies) && config.companies >= 1 && config.companies <= MAX_COMPANIES, `companies must be an integer from 1 to ${MAX_COMPANIES}`);
+  check(Number.isInteger(config.seed) && config.seed >= 0 && config.seed <= 0xffffffff, 'seed must be an integer from 0 to 4294967295');
+  check(isIsoDay(config.asOf), 'asOf must be a date written YYYY-MM-DD');
+  check(Number.isFinite(config.latencyMs) && config.latencyMs >= 0 && config.latencyMs <= 600_000, 'latencyMs must be from 0 to 600000');
+  check(Number.isFinite(config.failRate) && config.failRate >= 0 && config.failRate <= 1, 'failRate must be from 0 to 1');
+  check(config.rateLimit === undefined || (Number.isInteger(config.rateLimit) && config.rateLimit >= 1), 'rateLimit must be a positive integer');
+  return config;
+}

@@ -1,0 +1,52 @@
+/** GET /api/v1/companies (spec §4.1, contract rows 1-7, 14-17). */
+import type { Dataset } from '../../fixtures/generator/dataset.js';
+import type { CompanyQueryEngine } from './company-query.js';
+import type { CursorCodec } from './cursor.js';
+import { unprocessable } from './errors.js';
+import { integerParameter, singleValues } from './query.js';
+import type { ApiRequest, Reply, Route } from './types.js';
+
+export const COMPANY_SOURCE = {
+  dataset: 'Web technology crawl',
+  method: 'monthly crawl of rendered pages',
+  publisher: 'prospect sandbox (synthetic data)',
+  history_since: '2019',
+} as const;
+
+export const COMPANY_SCOPE = 'Companies whose site has a popularity (CrUX) rank of at most 1,000,000';
+
+const PARAMETERS = ['technology', 'not_technology', 'employee_range', 'country', 'limit', 'cursor'] as const;
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+export function companiesRoute(dataset: Dataset, engine: CompanyQueryEngine, cursors: CursorCodec): Route {
+  return (request: ApiRequest): Reply => {
+    const params = singleValues(request.query, PARAMETERS);
+    const limit = integerParameter('limit', params.limit, 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
+    // The cursor's seal is checked with the other 400s; its binding needs the resolved query.
+    const cursor = params.cursor === undefined ? undefined : cursors.decode(params.cursor);
+    const filters = engine.resolve(params);
+    if (cursor) cursors.assertBelongsTo(cursor, filters.key);
+
+    const totals = engine.totals(filters);
+    if (totals.total === 0) {
+      throw unprocessable('no_match', `No company in scope (CrUX rank at most 1,000,000) matches: ${engine.describe(filters)}.`);
+    }
+    const page = engine.page(filters, cursor ? cursor.position : -1, limit);
+    const last = page.companies[page.companies.length - 1];
+    return {
+      status: 200,
+      body: {
+        data: page.companies.map((i) => dataset.companyRow(i)),
+        meta: {
+          source: COMPANY_SOURCE,
+          field_fill_rates: dataset.fillRates,
+          scope: COMPANY_SCOPE,
+          total: totals.total,
+          contact_count: totals.contactCount,
+        },
+        next_cursor: page.hasMore && last !== undefined ? cursors.encode(filters.key, last) : null,
+      },
+    };
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * GET /api/v1/verify?email= (contract rows 22-23). The status is deterministic: a hash of the address
+ * decides, with odds that depend on what the dataset knows. An address of a generated contact is
+ * likelier to be invalid the longer ago it was last confirmed; an address at a known company that is
+ * no contact's is mostly invalid or a catch-all (risky); an address at an unknown domain is mostly
+ * unknown. Only a 200 costs a unit, and a replay of an idempotent call (contract row 27) costs nothing.
+ */
+import { hash32 } from '../../fixtures/generator/random.js';
+import type { Dataset } from '../../fixtures/generator/dataset.js';
+import type { ContactStore } from './contact-store.js';
+import { isEmailAddress } from './domains.js';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, IdempotencyStore } from './idempotency.js';
+import { invalidParameter, missingParameter } from './errors.js';
+import { singleValues, truncate } from './query.js';
+import type { StatsCounter } from './stats.js';
+import type { ApiRequest, Reply, Route } from './types.js';
+
+export type VerifyStatus = 'valid' | 'invalid' | 'risky' | 'unknown';
+
+/** Odds as [valid, invalid, risky, unknown]. */
+type Odds = readonly [number, number, number, number];
+const STATUSES: readonly VerifyStatus[] = ['valid', 'invalid', 'risky', 'unknown'];
+const ODDS = {
+  confirmedRecently: [0.9, 0.04, 0.05, 0.01], // last seen within 6 months
+  confirmedThisYear: [0.75, 0.13, 0.1, 0.02], // 6 to 18 months
+  confirmedLongAgo: [0.45, 0.4, 0.12, 0.03], // over 18 months
+  knownDomainOtherAddress: [0.05, 0.6, 0.3, 0.05],
+  unknownDomain: [0.05, 0.1, 0.3, 0.55],
+} as const satisfies Record<string, Odds>;
+
+export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsCounter, asOf: string): Route {
+  const asOfDay = Date.parse(`${asOf}T00:00:00Z`);
+  const answered = new IdempotencyStore();
+  return (request: ApiRequest): Reply => {
+    const params = singleValues(request.query, ['email'] as const);
+    if (params.email === undefined || params.email.trim() === '') throw missingParameter('email');
+    const email = params.email.trim();
+    if (!isEmailAddress(email)) throw invalidParameter('email', `'${truncate(email)}' is not an e-mail address.`);
+
+    const idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+
+    const address = email.toLowerCase();
+    const replay = idempotencyKey === undefined ? undefined : answered.replay(request.plan, idempotencyKey, address);
+    if (replay) return replay;
+    const status = statusOf(address, oddsFor(address, dataset, store, asOfDay), dataset.seed);
+    const unitsUsed = stats.chargeUnit(request.plan);
+    const reply: Reply = {
+      status: 200,
+      headers: { 'x-units-used': String(unitsUsed) },
+      body: {
+        data: { email, status, checked_at: checkedAt(asOf, address, dataset.seed) },
+        meta: { units_charged: 1, units_used: unitsUsed },
+      },
+    };
+    if (idempotencyKey !== undefined) answered.remember(request.plan, idempotencyKey, address, reply);
+    return reply;
+  };
+}
+
+function oddsFor(address: string, dataset: Dataset, store: ContactStore, asOfDay: number): Odds {
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  if (dataset.companyIndex(domain) === undefined) return ODDS.unknownDomain;
+  const contact = store.forDomain(domain).byEmail.get(address);
+  if (!contact?.business_email_last_seen) return ODDS.knownDomainOtherAddress;
+  const ageDays = (asOfDay - Date.parse(`${contact.business_email_last_seen}T00:00:00Z`)) / 86_400_000;
+  if (ageDays <= 183) return ODDS.confirmedRecently;
+  if (ageDays <= 548) return ODDS.confirmedThisYear;
+  return ODDS.confirmedLongAgo;
+}
+
+function statusOf(address: string, odds: Odds, seed: number): VerifyStatus {
+  let u = hash32(seed, 'verify', address) / 0x100000000;
+  for (let k = 0; k < odds.length; k++) {
+    u -= odds[k] as number;
+    if (u < 0) return STATUSES[k] as VerifyStatus;
+  }
+  return 'unknown';
+}
+
+/** A time on the snapshot day, fixed per address: the same seed and day give the same bytes. */
+function checkedAt(asOf: string, address: string, seed: number): string {
+  const seconds = hash32(seed, 'checked-at', address) % 86_400;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${asOf}T${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}Z`;
+}

@@ -1,0 +1,183 @@
+/**
+ * The sandbox's HTTP layer (node:http, no framework). It classifies each request, applies the fault
+ * plan, authenticates, rate-limits, dispatches to a route and writes JSON. Whatever a client sends,
+ * the process answers with a JSON error and keeps running.
+ *
+ * Order of checks for /api/v1 requests: latency → injected fault → path (404) → method (405) →
+ * key (401) → rate limit (429) → route: plan (403, contacts) → parameters (400) → data (422).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { authenticate } from './auth.js';
+import { ApiError } from './errors.js';
+import type { FaultPlan } from './faults.js';
+import { parseQuery, type RawQuery } from './query.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Endpoint, StatsCounter } from './stats.js';
+import type { Reply, Route } from './types.js';
+
+export const STATS_PATH = '/_sandbox/stats';
+/** Room for 100 long domains in one query string; beyond it Node refuses the request (431, JSON). */
+const MAX_HEADER_BYTES = 64 * 1024;
+/** Longer than typical client pools keep idle sockets (undici: 4 s), so the client closes first. */
+const KEEP_ALIVE_MS = 10_000;
+
+export interface SandboxServerParts {
+  readonly routes: Readonly<Record<Exclude<Endpoint, 'other'>, Route>>;
+  readonly stats: StatsCounter;
+  readonly faults: FaultPlan;
+  readonly rateLimiter: RateLimiter | undefined;
+}
+
+const API_PATHS: Readonly<Record<string, Exclude<Endpoint, 'other'>>> = {
+  '/api/v1/companies': 'companies',
+  '/api/v1/contacts': 'contacts',
+  '/api/v1/verify': 'verify',
+};
+
+export interface SandboxHttpServer {
+  readonly server: Server;
+  /** Stops accepting, lets in-flight answers finish briefly, then drops whatever is left. */
+  close(): Promise<void>;
+}
+
+export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServer {
+  const pendingDelays = new Set<{ timer: NodeJS.Timeout; res: ServerResponse }>();
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      process.stderr.write(`prospect sandbox: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+      sendError(req, res, new ApiError(500, 'internal_error', 'Unexpected failure in the sandbox.'));
+    });
+  });
+  server.headersTimeout = KEEP_ALIVE_MS + 5_000;
+  server.on('clientError', answerMalformedRequest);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { path, search } = splitUrl(req.url ?? '/');
+    if (path === STATS_PATH) return void serveStats(req, res);
+    const endpoint: Endpoint = API_PATHS[path] ?? 'other';
+    parts.stats.countRequest(endpoint);
+    if (path.startsWith('/api/')) {
+      if (parts.faults.latencyMs > 0) await delay(parts.faults.latencyMs, res);
+      const fault = parts.faults.next();
+      if (fault?.kind === 'drop') return void req.socket.destroy();
+      if (fault?.kind === 'reply') return sendError(req, res, fault.error);
+    }
+    try {
+      send(req, res, serveApi(req, endpoint, search));
+    } catch (error) {
+      if (error instanceof ApiError) sendError(req, res, error);
+      else throw error;
+    }
+  }
+
+  function serveApi(req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
+    if (endpoint === 'other') throw new ApiError(404, 'not_found', 'No such endpoint. Endpoints: /api/v1/companies, /api/v1/contacts, /api/v1/verify.');
+    assertReadMethod(req);
+    const plan = authenticate(req.headers.authorization);
+    const limit = parts.rateLimiter?.check(plan);
+    if (limit && !limit.allowed) {
+      throw new ApiError(429, 'rate_limited', `Too many requests for this key; retry after ${limit.retryAfterSeconds} s.`, { retry_after: limit.retryAfterSeconds }, {
+        'retry-after': String(limit.retryAfterSeconds),
+      });
+    }
+    // Parsed on first use, so a route can check the plan (403) before the query's syntax (400).
+    let query: RawQuery | undefined;
+    return parts.routes[endpoint]({
+      plan,
+      headers: req.headers,
+      get query() {
+        return (query ??= parseQuery(search));
+      },
+    });
+  }
+
+  function serveStats(req: IncomingMessage, res: ServerResponse): void {
+    try {
+      assertReadMethod(req);
+      send(req, res, { status: 200, body: parts.stats.snapshot() });
+    } catch (error) {
+      if (error instanceof ApiError) sendError(req, res, error);
+      else throw error;
+    }
+  }
+
+  function delay(ms: number, res: ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const entry = {
+        res,
+        timer: setTimeout(() => {
+          pendingDelays.delete(entry);
+          resolve();
+        }, ms),
+      };
+      pendingDelays.add(entry);
+    });
+  }
+
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const { timer, res } of pendingDelays) {
+          clearTimeout(timer);
+          res.destroy();
+        }
+        pendingDelays.clear();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // In-flight answers are synchronous once started; anything still open after a moment is idle or stuck.
+        setTimeout(() => server.closeAllConnections(), 500).unref();
+      }),
+  };
+}
+
+function assertReadMethod(req: IncomingMessage): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    throw new ApiError(405, 'method_not_allowed', `Method ${String(req.method).slice(0, 16)} is not allowed; use GET.`, {}, { allow: 'GET, HEAD' });
+  }
+}
+
+function splitUrl(url: string): { path: string; search: string } {
+  const q = url.indexOf('?');
+  return q < 0 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) };
+}
+
+function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+  send(req, res, { status: error.status, body: error.body(), headers: error.headers });
+}
+
+function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed || req.socket.destroyed) return;
+  const body = JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...reply.headers,
+  });
+  // HEAD: same status and headers as GET, no body (contract row 26).
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Requests Node cannot parse (bad request line, headers too large) still get a JSON answer. */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: 'request_too_large', reason: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB.` }
+      : { code: 'bad_request', reason: 'The request is not valid HTTP.' },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}

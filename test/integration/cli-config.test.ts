@@ -1,0 +1,325 @@
+/**
+ * `prospect config` and the config file as a user meets them: the built binary, spawned with its
+ * own PROSPECT_CONFIG_DIR. Needs `npm run build` first.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, scratchDir, type CliOptions, type CliRun } from '../helpers/cli.js';
+import { companiesPage, errorBody, sampleContact, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+
+const FILE_KEY = 'sk_live_config_file_key_f00d';
+const ENV_KEY = 'sk_live_environment_key_beef';
+
+interface Profile {
+  dir: string;
+  file: string;
+  run(args: string[], options?: CliOptions): Promise<CliRun>;
+}
+
+/** A fresh config directory and a runner bound to it. */
+async function profile(): Promise<Profile> {
+  const dir = await scratchDir('prospect-config-');
+  const run = (args: string[], options: CliOptions = {}) => runCli(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
+  return { dir, file: join(dir, 'config.json'), run };
+}
+
+/** The built CLI under a given umask, through /bin/sh as a user's shell would start it. */
+function runUnderUmask(umask: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<number | null> {
+  const quoted = args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('/bin/sh', ['-c', `umask ${umask}; exec "${process.execPath}" "${BIN}" ${quoted}`], {
+    env: { ...process.env, ...env, PROSPECT_API_KEY: undefined } as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  child.stdin.end(input);
+  return new Promise((resolve) => child.on('close', resolve));
+}
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+describe('the config file is private', () => {
+  it.each(['022', '000', '002'])('is written with mode 0600 under umask %s', async (umask) => {
+    const { dir, file } = await profile();
+    expect(await runUnderUmask(umask, ['config', 'set', 'max-age', '6m'], { PROSPECT_CONFIG_DIR: dir })).toBe(0);
+    expect(modeOf(file)).toBe(0o600);
+    expect(await runUnderUmask(umask, ['config', 'set', 'api-key'], { PROSPECT_CONFIG_DIR: dir }, `${FILE_KEY}\n`)).toBe(0);
+    expect(modeOf(file)).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'max-age': '6m', 'api-key': FILE_KEY });
+  });
+
+  it('a file that was readable by others is made private on the next write', async () => {
+    const { file, run } = await profile();
+    writeFileSync(file, '{"format": "csv"}', { mode: 0o644 });
+    expect((await run(['config', 'set', 'concurrency', '8'])).code).toBe(0);
+    expect(modeOf(file)).toBe(0o600);
+  });
+});
+
+describe('config set api-key', () => {
+  it('reads the key from stdin and never shows it', async () => {
+    const { file, run } = await profile();
+    // apiKey makes runCli check that the key appears in no output; PROSPECT_API_KEY itself stays unset.
+    const set = await run(['--verbose', 'config', 'set', 'api-key'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined }, input: `${FILE_KEY}\n` });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toBe('');
+    expect(set.stderr).toContain('Set api-key to …f00d in');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'api-key': FILE_KEY });
+
+    const get = await run(['config', 'get', 'api-key'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    expect(get).toMatchObject({ code: 0, stdout: '…f00d\n' });
+
+    const list = await run(['config', 'list'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^api-key +…f00d +config file$/m);
+  });
+
+  it('refuses the key as an argument (exit 2), explains why, and does not repeat it', async () => {
+    const { file, run } = await profile();
+    const refused = await run(['config', 'set', 'api-key', FILE_KEY], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('refusing to take api-key from the command line');
+    expect(refused.stderr).toContain('shell history');
+    expect(refused.stderr).toContain('prospect config set api-key');
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('refuses an empty stdin (exit 2) and stores nothing', async () => {
+    const { file, run } = await profile();
+    const empty = await run(['config', 'set', 'api-key'], { input: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no API key on stdin');
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('warns (with --verbose) that PROSPECT_API_KEY will take precedence', async () => {
+    const { run } = await profile();
+    const set = await run(['-v', 'config', 'set', 'api-key'], { apiKey: ENV_KEY, input: FILE_KEY });
+    expect(set.code).toBe(0);
+    expect(set.stderr).toContain('PROSPECT_API_KEY is set in this environment and takes precedence over the config file');
+  });
+});
+
+describe('config list, get, unset, path', () => {
+  it('list shows the value in effect and where it comes from, keys redacted', async () => {
+    const { run } = await profile();
+    await run(['config', 'set', 'api-key'], { input: FILE_KEY });
+    await run(['config', 'set', 'max-age', '6m']);
+    const list = await run(['config', 'list'], { apiKey: ENV_KEY, env: { PROSPECT_BASE_URL: 'https://env.example.com' } });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^api-key +…beef +environment PROSPECT_API_KEY$/m);
+    expect(list.stdout).toMatch(/^base-url +https:\/\/env\.example\.com +environment PROSPECT_BASE_URL$/m);
+    expect(list.stdout).toMatch(/^max-age +6m +config file$/m);
+    expect(list.stdout).toMatch(/^concurrency +4 +default$/m);
+    expect(list.stdout).toMatch(/^format +table on a terminal, csv otherwise +default$/m);
+    expect(list.stdout).not.toContain(FILE_KEY);
+
+    const flagged = await run(['--base-url', 'https://flag.example.com', 'config', 'list']);
+    expect(flagged.stdout).toMatch(/^base-url +https:\/\/flag\.example\.com +flag --base-url$/m);
+  });
+
+  it('list marks an invalid value instead of failing, so it can be found and fixed', async () => {
+    const { file, run } = await profile();
+    writeFileSync(file, '{"concurrency": 99}');
+    const list = await run(['config', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^concurrency +99 +config file, INVALID: concurrency takes a whole number from 1 to 32/m);
+  });
+
+  it('get prints a stored value, and nothing for an unset key', async () => {
+    const { run } = await profile();
+    await run(['config', 'set', 'base-url', 'https://api.example.com/']);
+    expect(await run(['config', 'get', 'base-url'])).toMatchObject({ code: 0, stdout: 'https://api.example.com/\n' });
+    expect(await run(['config', 'get', 'format'])).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('unset removes a key; the default applies again', async () => {
+    const { file, run } = await profile();
+    await run(['config', 'set', 'format', 'JSON']);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ format: 'json' });
+    expect((await run(['config', 'unset', 'format'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({});
+    expect((await run(['config', 'unset', 'format'])).code).toBe(0);
+  });
+
+  it('path prints the file, honouring PROSPECT_CONFIG_DIR', async () => {
+    const { file, run } = await profile();
+    expect(await run(['config', 'path'])).toMatchObject({ code: 0, stdout: `${file}\n` });
+  });
+});
+
+describe('config set checks values (exit 2, nothing written)', () => {
+  it.each([
+    [['base-url', 'http://api.example.com'], 'refusing to send the API key over plain http'],
+    [['base-url', 'not a url'], 'is not a valid URL'],
+    [['max-age', 'soon'], '"soon" is not a duration'],
+    [['max-age', '2999-01-01'], 'is in the future'],
+    [['concurrency', '0'], 'concurrency takes a whole number from 1 to 32'],
+    [['concurrency', '33'], 'concurrency takes a whole number from 1 to 32'],
+    [['format', 'xml'], 'unknown format "xml"'],
+    [['cursor-param', 'a&b'], 'is not a usable query parameter name'],
+    [['max-age'], 'config set max-age needs a value'],
+    [['colour', 'blue'], "Allowed choices are api-key, base-url, cursor-param, max-age, concurrency, format"],
+  ])('config set %j', async (args, message) => {
+    const { file, run } = await profile();
+    const refused = await run(['config', 'set', ...args]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(message);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('accepts plain http to this machine (the sandbox)', async () => {
+    const { run } = await profile();
+    expect((await run(['config', 'set', 'base-url', 'http://127.0.0.1:4010'])).code).toBe(0);
+  });
+});
+
+describe('a corrupt config file', () => {
+  const corrupt = '{"max-age": "6m",,}';
+
+  it.each([
+    ['config list', ['config', 'list']],
+    ['config set', ['config', 'set', 'max-age', '1y']],
+    ['config unset', ['config', 'unset', 'max-age']],
+    ['config get', ['config', 'get', 'max-age']],
+    ['a data command (flag defaults)', ['contacts', 'acme.com']],
+    ['a data command (connection)', ['companies', '-t', 'Shopify']],
+  ])('%s: exit 2 with its path, and the file is left as it was', async (_what, args) => {
+    const { file, run } = await profile();
+    writeFileSync(file, corrupt);
+    const result = await run(args, { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`prospect: the config file ${file} is unusable: it is not valid JSON`);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(readFileSync(file, 'utf8')).toBe(corrupt);
+  });
+
+  it('an invalid value stops a data command before any request, naming the file and the key', async () => {
+    const { file, run } = await profile();
+    writeFileSync(file, '{"max-age": "soon"}');
+    const result = await run(['contacts', 'acme.com'], { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`the config file ${file} has an invalid max-age`);
+    expect(result.stderr).toContain('prospect config unset max-age');
+  });
+});
+
+describe('precedence through the binary: flag > environment > config file > default', () => {
+  let server: ScriptedServer;
+  const lastSeen = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    server = await startScriptedServer((request) =>
+      request.path.endsWith('/contacts')
+        ? { body: { data: [sampleContact('acme.com', { business_email_last_seen: lastSeen })], meta: { domains_requested: 1, limit: 200 }, next_cursor: null } }
+        : request.path.endsWith('/companies')
+          ? { body: companiesPage(['acme.com', 'globex.com'], null) }
+          : { status: 404, body: errorBody('not_found', 'no such path') },
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const authorizationOfLastRequest = () => server.requests.at(-1)?.headers.authorization;
+
+  it('key and address from the config file when nothing else says', async () => {
+    const { run } = await profile();
+    await run(['config', 'set', 'base-url', server.url]);
+    await run(['config', 'set', 'api-key'], { input: FILE_KEY });
+    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    expect(result.code).toBe(0);
+    expect(authorizationOfLastRequest()).toBe(`Bearer ${FILE_KEY}`);
+  });
+
+  it('the environment over the config file', async () => {
+    const { run } = await profile();
+    await run(['config', 'set', 'base-url', 'https://unused.example.com']);
+    await run(['config', 'set', 'api-key'], { input: FILE_KEY });
+    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url });
+    expect(result.code).toBe(0);
+    expect(authorizationOfLastRequest()).toBe(`Bearer ${ENV_KEY}`);
+  });
+
+  it('the --base-url flag over the environment', async () => {
+    const { run } = await profile();
+    const before = server.requests.length;
+    const result = await run(['--base-url', server.url, 'companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: 'https://unused.example.com' });
+    expect(result.code).toBe(0);
+    expect(server.requests.length).toBeGreaterThan(before);
+  });
+
+  it('format: the config file over the default; --format and -o FILE over the config file', async () => {
+    const { dir, run } = await profile();
+    const options = { apiKey: ENV_KEY, url: server.url };
+    expect((await run(['companies', '-t', 'Shopify'], options)).stdout).toMatch(/^domain,company_name/);
+    await run(['config', 'set', 'format', 'ndjson']);
+    const fromConfig = await run(['companies', '-t', 'Shopify'], options);
+    expect(fromConfig.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain)).toEqual(['acme.com', 'globex.com']);
+    expect((await run(['companies', '-t', 'Shopify', '--format', 'csv'], options)).stdout).toMatch(/^domain,company_name/);
+    const output = join(dir, 'leads.csv');
+    expect((await run(['companies', '-t', 'Shopify', '-o', output], options)).code).toBe(0);
+    expect(readFileSync(output, 'utf8')).toMatch(/^domain,company_name/);
+  });
+
+  it('max-age: the config file over the default, --max-age over the config file', async () => {
+    const { run } = await profile();
+    const options = { apiKey: ENV_KEY, url: server.url };
+    const freshness = async (args: string[]) => {
+      const result = await run(['contacts', 'acme.com', '--format', 'csv', ...args], options);
+      expect(result.code).toBe(0);
+      return (parse(result.stdout, { columns: true }) as Array<Record<string, string>>)[0]?.email_freshness;
+    };
+    expect(await freshness([])).toBe('stale'); // default 90d: 200 days is stale
+    await run(['config', 'set', 'max-age', '1y']);
+    expect(await freshness([])).toBe('fresh');
+    expect(await freshness(['--max-age', '30d'])).toBe('stale');
+  });
+});
+
+describe('--debug', () => {
+  let server: ScriptedServer;
+
+  beforeAll(async () => {
+    server = await startScriptedServer([
+      { status: 503, headers: { 'retry-after': '0' }, body: errorBody('unavailable', 'try again') },
+      { body: companiesPage(['acme.com'], null) },
+    ]);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('logs method, URL, status, duration, attempt and wait per request, with the key redacted', async () => {
+    const { run } = await profile();
+    const result = await run(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('debug: '));
+    expect(lines).toHaveLength(2);
+    const url = `${server.url}/api/v1/companies?technology=Shopify`;
+    expect(lines[0]).toMatch(new RegExp(`^debug: GET ${escapeRegExp(url)}\\S* \\(Authorization: Bearer \\*\\*\\*\\) -> 503 in \\d+ ms, attempt 1, retry in \\d+ ms$`));
+    expect(lines[1]).toMatch(new RegExp(`^debug: GET ${escapeRegExp(url)}\\S* \\(Authorization: Bearer \\*\\*\\*\\) -> 200 in \\d+ ms, attempt 2$`));
+  });
+
+  it('PROSPECT_DEBUG=1 does the same', async () => {
+    const { run } = await profile();
+    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url, env: { PROSPECT_DEBUG: '1' } });
+    expect(result.stderr).toMatch(/^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 200 in \d+ ms, attempt 1$/m);
+  });
+
+  it('shows a stack trace only with --debug', async () => {
+    const { run } = await profile();
+    const quiet = await run(['contacts', 'acme.com']);
+    expect(quiet.code).toBe(2);
+    expect(quiet.stderr).toContain('prospect: no API key is set.');
+    expect(quiet.stderr).not.toMatch(/^\s+at /m);
+    const debug = await run(['--debug', 'contacts', 'acme.com']);
+    expect(debug.code).toBe(2);
+    expect(debug.stderr).toMatch(/^\s+at .*connection\.js/m);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,229 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
+import { runCli, scratchDir } from '../helpers/cli.js';
+import { contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
+
+const KEY = SANDBOX_KEYS.growth;
+let sandbox: RunningSandbox;
+let usDomainsNdjson: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, seed: 11 });
+  const companies = await prospect(['companies', '-t', 'Shopify', '--country', 'united states', '--max', '150', '--format', 'ndjson']);
+  expect(companies.code).toBe(0);
+  usDomainsNdjson = companies.stdout;
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+function prospect(args: string[], extra: Parameters<typeof runCli>[1] = {}) {
+  return runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
+}
+const csvRecords = (text: string) => parse(text, { columns: true, bom: true }) as Record<string, string>[];
+const byDomain = (rows: Record<string, string>[]) => {
+  const grouped = new Map<string, Record<string, string>[]>();
+  for (const row of rows) grouped.set(row.domain!, [...(grouped.get(row.domain!) ?? []), row]);
+  return grouped;
+};
+
+describe('prospect contacts (spawned, against the sandbox)', () => {
+  it('gives, domain by domain, exactly what single-domain calls give: nothing lost at the limit, nothing twice', async () => {
+    const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv'], { input: usDomainsNdjson });
+    expect(run.code).toBe(0);
+    const got = byDomain(csvRecords(run.stdout));
+    const domains = usDomainsNdjson.trimEnd().split('\n').map((line) => JSON.parse(line).domain as string);
+    let compared = 0;
+    for (const domain of domains) {
+      const expected = await contactsOfDomain(sandbox.url, KEY, domain, 'cxo,vp');
+      const mine = got.get(domain) ?? [];
+      expect(mine.map((row) => row.full_name), domain).toEqual(expected.map((contact: any) => contact.full_name));
+      expect(mine.map((row) => row.business_email || null)).toEqual(expected.map((contact: any) => contact.business_email));
+      compared += expected.length;
+    }
+    expect(compared).toBeGreaterThan(200);
+    // Output follows input order.
+    const order = [...got.keys()];
+    expect(order).toEqual(domains.filter((domain) => got.has(domain)));
+  });
+
+  it('splits calls cut at --limit until nothing is cut, and names domains that alone fill it', async () => {
+    const dir = await scratchDir();
+    const summaryPath = join(dir, 'summary.json');
+    const run = await prospect(['contacts', '--limit', '40', '--summary', summaryPath, '--format', 'ndjson'], { input: usDomainsNdjson, cwd: dir });
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8'));
+    const truncated = new Set<string>(summary.domains.truncated_at_limit);
+    const got = new Map<string, any[]>();
+    for (const row of rows) got.set(row.domain, [...(got.get(row.domain) ?? []), row]);
+    const domains = usDomainsNdjson.trimEnd().split('\n').map((line) => JSON.parse(line).domain as string);
+    for (const domain of domains) {
+      const all = await contactsOfDomain(sandbox.url, KEY, domain);
+      const mine = got.get(domain) ?? [];
+      if (all.length >= 40) {
+        expect(truncated.has(domain), domain).toBe(true);
+        expect(mine.map((row) => row.full_name)).toEqual(all.slice(0, 40).map((contact: any) => contact.full_name));
+      } else {
+        expect(truncated.has(domain), domain).toBe(false);
+        expect(mine.map((row) => row.full_name)).toEqual(all.map((contact: any) => contact.full_name));
+      }
+    }
+    expect(truncated.size).toBeGreaterThan(0);
+    expect(summary.contacts.written).toBe(rows.length);
+  });
+
+  it('writes byte-identical output at --concurrency 1 and 8', async () => {
+    const one = await prospect(['contacts', '--concurrency', '1', '--limit', '100'], { input: usDomainsNdjson });
+    const eight = await prospect(['contacts', '--concurrency', '8', '--limit', '100'], { input: usDomainsNdjson });
+    expect(one.code).toBe(0);
+    expect(eight.stdout).toBe(one.stdout);
+    expect(one.stdout.length).toBeGreaterThan(1000);
+  });
+
+  it('classifies every address by freshness and carries its source', async () => {
+    const run = await prospect(['contacts', '--max-age', '180d', '--format', 'ndjson'], { input: usDomainsNdjson });
+    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const cutoff = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - 180 * 86_400_000;
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.email_freshness);
+      expect(row.source).toMatchObject({ dataset: expect.any(String) });
+      if (!row.business_email) expect(row.email_freshness).toBe('none');
+      else if (!row.business_email_last_seen) expect(row.email_freshness).toBe('unknown');
+      else expect(row.email_freshness).toBe(Date.parse(row.business_email_last_seen) < cutoff ? 'stale' : 'fresh');
+    }
+    expect([...seen].sort()).toEqual(expect.arrayContaining(['fresh', 'none', 'stale']));
+    const dropped = await prospect(['contacts', '--max-age', '180d', '--stale', 'drop', '--format', 'ndjson'], { input: usDomainsNdjson });
+    const kept = dropped.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(kept.every((row) => row.email_freshness !== 'stale')).toBe(true);
+    expect(kept.length).toBe(rows.filter((row) => row.email_freshness !== 'stale').length);
+  });
+
+  it('--per-company keeps the most senior N of each domain', async () => {
+    const run = await prospect(['contacts', '--per-company', '2', '--format', 'ndjson'], { input: usDomainsNdjson });
+    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const counts = new Map<string, number>();
+    for (const row of rows) counts.set(row.domain, (counts.get(row.domain) ?? 0) + 1);
+    expect(Math.max(...counts.values())).toBe(2);
+    const first = rows[0].domain;
+    const expected = (await contactsOfDomain(sandbox.url, KEY, first)).slice(0, 2).map((contact: any) => contact.full_name);
+    expect(rows.filter((row) => row.domain === first).map((row) => row.full_name)).toEqual(expected);
+  });
+
+  it('reads messy input: URLs, case, www., blank lines, a CSV with a BOM and CRLF, junk', async () => {
+    const domains = usDomainsNdjson.trimEnd().split('\n').slice(0, 3).map((line) => JSON.parse(line).domain as string);
+    const messy = `\uFEFFwebsite,name\r\nhttps://www.${domains[0]!.toUpperCase()}/about,A\r\n\r\n${domains[1]}.,B\r\nnot a domain!,C\r\nhttp://${domains[2]}:8080/x?y=1,D\r\n${domains[0]},dup\r\n`;
+    const dir = await scratchDir();
+    const file = join(dir, 'accounts.csv');
+    await writeFile(file, messy);
+    const run = await prospect(['contacts', '--domains-file', file, '--domain-column', 'website', '--format', 'ndjson']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/line 5: "not a domain!"/);
+    const seenDomains = [...new Set(run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain))];
+    const withContacts: string[] = [];
+    for (const domain of domains) if ((await contactsOfDomain(sandbox.url, KEY, domain)).length > 0) withContacts.push(domain);
+    expect(withContacts.length).toBeGreaterThan(0);
+    expect(seenDomains).toEqual(withContacts);
+    const strict = await prospect(['contacts', '--domains-file', file, '--domain-column', 'website', '--strict']);
+    expect(strict.code).toBe(2);
+  });
+
+  it('an empty input is a usage error, not an empty success', async () => {
+    const run = await prospect(['contacts'], { input: '\n\n# nothing here\n' });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+  });
+
+  it('invalid --seniority and --limit exit 2 with zero requests, listing the valid values', async () => {
+    const before = (await sandboxStats(sandbox.url)).requests.total;
+    const bad = await prospect(['contacts', 'acme.com', '--seniority', 'cxo,boss']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/cxo, vp, director, manager, staff/);
+    expect((await prospect(['contacts', 'acme.com', '--limit', '1001'])).code).toBe(2);
+    expect((await prospect(['contacts', 'acme.com', '--max-age', 'soon'])).code).toBe(2);
+    expect((await prospect(['contacts', 'acme.com', '--stale', 'maybe'])).code).toBe(2);
+    expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
+  });
+
+  it('a Starter key gets one clear line, exit 4, one request, no output file', async () => {
+    const dir = await scratchDir();
+    const target = join(dir, 'contacts.csv');
+    const before = (await sandboxStats(sandbox.url)).requests.contacts;
+    const run = await runCli(['contacts', 'acme.com', '-o', target], { url: sandbox.url, apiKey: SANDBOX_KEYS.starter, cwd: dir });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/Growth plan/);
+    expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+    expect(existsSync(target)).toBe(false);
+    expect((await sandboxStats(sandbox.url)).requests.contacts - before).toBe(1);
+  });
+});
+
+describe('prospect verify (spawned, against the sandbox)', () => {
+  const addresses = (count: number, offset = 0) => Array.from({ length: count }, (_, index) => `person${index + offset}@example-${index + offset}.com`);
+  const units = async () => (await sandboxStats(sandbox.url)).units.growth as number;
+
+  it('pays once per unique valid address, reports malformed ones, and a second run within the TTL pays nothing', async () => {
+    const cache = await scratchDir();
+    const env = { PROSPECT_CACHE_DIR: cache };
+    const input = [...addresses(5), 'PERSON0@example-0.com', 'not-an-address', 'a@@b.com', ''].join('\n');
+    const before = await units();
+    const run = await prospect(['verify', '--format', 'csv'], { input, env });
+    expect(run.code).toBe(0);
+    expect((await units()) - before).toBe(5);
+    expect(run.stderr).toMatch(/not-an-address/);
+    const rows = csvRecords(run.stdout);
+    expect(rows).toHaveLength(8);
+    expect(rows.filter((row) => row.verification === 'malformed')).toHaveLength(2);
+    expect(rows[5]!.verification).toBe(rows[0]!.verification);
+    const again = await prospect(['verify', '--format', 'csv'], { input, env });
+    expect(again.stdout).toBe(run.stdout);
+    expect((await units()) - before).toBe(5);
+  });
+
+  it('never exceeds --budget and marks the rest unchecked', async () => {
+    const cache = await scratchDir();
+    const before = await units();
+    const run = await prospect(['verify', '--budget', '3', '--format', 'ndjson'], { input: addresses(10, 100).join('\n'), env: { PROSPECT_CACHE_DIR: cache } });
+    expect(run.code).toBe(0);
+    expect((await units()) - before).toBe(3);
+    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(rows.filter((row) => row.verification === 'unchecked')).toHaveLength(7);
+  });
+
+  it('--dry-run spends nothing and says what a run would spend', async () => {
+    const cache = await scratchDir();
+    const before = await units();
+    const run = await prospect(['verify', '--dry-run', '--budget', '4'], { input: addresses(6, 200).join('\n'), env: { PROSPECT_CACHE_DIR: cache } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/would spend 4 units/);
+    expect(await units()).toBe(before);
+  });
+
+  it('keeps the input CSV columns and adds verification and verified_at', async () => {
+    const cache = await scratchDir();
+    const input = 'name,business_email\r\nAda,ada@example-9.com\r\nBob,bob@example-9.com\r\n';
+    const run = await prospect(['verify'], { input, env: { PROSPECT_CACHE_DIR: cache } });
+    const rows = csvRecords(run.stdout);
+    expect(Object.keys(rows[0]!)).toEqual(['name', 'business_email', 'verification', 'verified_at']);
+    expect(rows.map((row) => row.name)).toEqual(['Ada', 'Bob']);
+    expect(rows.every((row) => row.verified_at !== '')).toBe(true);
+  });
+
+  it('contacts --stale verify pays only for stale addresses, within --verify-budget', async () => {
+    const cache = await scratchDir();
+    const before = await units();
+    const run = await prospect(['contacts', '--stale', 'verify', '--verify-budget', '25', '--format', 'ndjson'], { input: usDomainsNdjson, env: { PROSPECT_CACHE_DIR: cache } });
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const checked = rows.filter((row) => row.verification && row.verification !== 'unchecked');
+    expect(checked.length).toBe(25);
+    expect(checked.every((row) => row.email_freshness === 'stale' || row.email_freshness === 'unknown')).toBe(true);
+    expect(rows.filter((row) => row.email_freshness === 'fresh').every((row) => row.verification === null)).toBe(true);
+    expect((await units()) - before).toBe(25);
+  });
+});

@@ -1,0 +1,173 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
+import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
+import { sandboxStats } from '../helpers/independent-client.js';
+
+const KEY = SANDBOX_KEYS.growth;
+// A small page size gives the run many checkpoints to die between.
+const FILTERS = ['--page-size', '40', 'pipeline', '-t', 'Shopify', '--seniority', 'cxo,vp', '--max-age', '120d'];
+const VERIFYING = [...FILTERS, '--stale', 'verify', '--verify-budget', '60'];
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, seed: 5, companies: 20_000, latencyMs: 15 });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const units = async () => (await sandboxStats(sandbox.url)).units.growth as number;
+const options = (extra: Parameters<typeof runCli>[1] = {}) => ({ url: sandbox.url, apiKey: KEY, timeoutMs: 120_000, ...extra });
+
+async function waitForCheckpoint(stateDir: string, minimumPages: number, child: ReturnType<typeof startCli>): Promise<void> {
+  const path = join(stateDir, 'current', 'checkpoint.json');
+  for (let waited = 0; waited < 60_000; waited += 20) {
+    if (child.exitCode !== null) return;
+    const text = await readFile(path, 'utf8').catch(() => '');
+    if (text && JSON.parse(text).pages_done >= minimumPages) return;
+    await sleep(20);
+  }
+}
+
+describe('prospect pipeline', () => {
+  it('resumes after SIGKILL at several points with byte-identical output and no unit paid twice', async () => {
+    const cacheA = await scratchDir();
+    const reference = await scratchDir();
+    const before = await units();
+    const clean = await runCli([...VERIFYING, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')], options({ cwd: reference, env: { PROSPECT_CACHE_DIR: cacheA } }));
+    expect(clean.code).toBe(0);
+    const cleanUnits = (await units()) - before;
+    expect(cleanUnits).toBe(60);
+    const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
+    expect(parse(expected, { columns: true }).length).toBeGreaterThan(100);
+
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const target = join(work, 'leads.csv');
+    const args = [...VERIFYING, '--state', state, '-o', target];
+    const env = { PROSPECT_CACHE_DIR: await scratchDir() };
+    const start = await units();
+    for (const pages of [1, 3, 6]) {
+      const child = startCli(args, options({ cwd: work, env }));
+      const finished = finishCli(child, options({ cwd: work }));
+      await waitForCheckpoint(state, pages, child);
+      child.kill('SIGKILL');
+      expect((await finished).signal).toBe('SIGKILL');
+      expect(existsSync(target)).toBe(false);
+      expect(JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8')).pages_done).toBeGreaterThanOrEqual(pages);
+    }
+    const resumed = await runCli(['--verbose', ...args], options({ cwd: work, env }));
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/Resuming the unfinished run/);
+    expect(await readFile(target, 'utf8')).toBe(expected);
+    expect((await units()) - start).toBe(cleanUnits);
+    // Nothing left behind but the state and the output.
+    expect((await readdir(work)).sort()).toEqual(['leads.csv', 'state']);
+  }, 240_000);
+
+  it('refuses to resume a checkpoint of a different command', async () => {
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const child = startCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    const finished = finishCli(child, options());
+    await waitForCheckpoint(state, 1, child);
+    child.kill('SIGKILL');
+    await finished;
+    const other = await runCli(['pipeline', '-t', 'WordPress', '--state', state, '-o', join(work, 'b.csv')], options({ cwd: work }));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/different command/);
+  }, 60_000);
+
+  it('lets one run work and sends a second one on the same state away at once (exit 6)', async () => {
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const first = startCli([...FILTERS, '--state', state, '-o', join(work, 'one.csv')], options({ cwd: work }));
+    const firstDone = finishCli(first, options());
+    await waitForCheckpoint(state, 1, first);
+    const startedAt = Date.now();
+    const second = await runCli([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], options({ cwd: work }));
+    const elapsed = Date.now() - startedAt;
+    expect(second.code).toBe(6);
+    expect(second.stderr).toMatch(new RegExp(`pid ${first.pid}`));
+    expect(elapsed).toBeLessThan(1000 + 600); // node start-up included; the refusal itself is immediate
+    expect((await firstDone).code).toBe(0);
+    expect(existsSync(join(work, 'two.csv'))).toBe(false);
+  }, 120_000);
+
+  it('recovers a lock left by a dead process', async () => {
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const child = startCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    const finished = finishCli(child, options());
+    await waitForCheckpoint(state, 1, child);
+    child.kill('SIGKILL');
+    await finished;
+    expect(existsSync(join(state, 'lock'))).toBe(true);
+    const again = await runCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    expect(again.code).toBe(0);
+  }, 120_000);
+
+  it('SIGTERM exits 143, keeps the checkpoint, removes temp files and says how to resume', async () => {
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const child = startCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    const finished = finishCli(child, options());
+    await waitForCheckpoint(state, 2, child);
+    child.kill('SIGTERM');
+    const run = await finished;
+    expect(run.code).toBe(143);
+    expect(run.stderr).toMatch(/run the same command again to resume/);
+    expect(existsSync(join(state, 'current', 'checkpoint.json'))).toBe(true);
+    expect((await readdir(work)).sort()).toEqual(['state']);
+    expect(existsSync(join(state, 'lock'))).toBe(false);
+  }, 60_000);
+
+  it('--only-new writes a header-only file the second time, and exactly the difference after the data changes', async () => {
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const args = (target: string) => ['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo', '--state', state, '--only-new', '-o', join(work, target)];
+    const first = await runCli(args('week1.csv'), options({ cwd: work }));
+    expect(first.code).toBe(0);
+    const week1 = parse(await readFile(join(work, 'week1.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(week1.length).toBeGreaterThan(20);
+    const second = await runCli(args('week2.csv'), options({ cwd: work }));
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(/no new leads/);
+    expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
+
+    const changed = await startSandbox({ port: 0, seed: 6, companies: 20_000 });
+    try {
+      const all = await runCli(['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'], { url: changed.url, apiKey: KEY });
+      const exported = new Set(week1.map((row) => `${row.business_email}|${row.domain}|${row.full_name}`));
+      const expected = (parse(all.stdout, { columns: true }) as Record<string, string>[]).filter((row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`));
+      const third = await runCli(args('week3.csv'), { url: changed.url, apiKey: KEY, cwd: work });
+      expect(third.code).toBe(0);
+      const week3 = parse(await readFile(join(work, 'week3.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+      expect(week3).toEqual(expected);
+      expect(week3.length).toBeGreaterThan(0);
+    } finally {
+      await changed.close();
+    }
+  }, 120_000);
+
+  it('joins exactly what companies | contacts give for the same filters', async () => {
+    const filters = ['-t', 'Shopify', '-T', 'Klaviyo', '--country', 'united states', '--employee-range', '11-500'];
+    const pipeline = await runCli(['pipeline', ...filters, '--seniority', 'cxo,vp', '--format', 'ndjson'], options());
+    expect(pipeline.code).toBe(0);
+    const companies = await runCli(['companies', ...filters, '--format', 'ndjson'], options());
+    const contacts = await runCli(['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson'], options({ input: companies.stdout }));
+    const byDomain = new Map(companies.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).map((row) => [row.domain, row]));
+    const joined = contacts.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).map((contact) => {
+      const company = byDomain.get(contact.domain);
+      return { ...contact, company_name: company.company_name, employee_range: company.employee_range, industry: company.industry, country: company.country, crux_rank: company.crux_rank, technologies: company.technologies };
+    });
+    const rows = pipeline.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(rows).toEqual(joined);
+    expect(rows.length).toBeGreaterThan(10);
+  }, 60_000);
+});

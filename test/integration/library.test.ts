@@ -1,0 +1,38 @@
+/**
+ * The library API as a user installs it: imported by the package name, which resolves (package
+ * self-reference, "exports") to the built dist/ — so this needs `npm run build` first, as `npm test` does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type CompanyRow, type ProspectClient } from 'prospect-cli';
+import { SANDBOX_KEYS, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+
+let sandbox: RunningSandbox;
+let client: ProspectClient;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ host: '127.0.0.1', port: 0, seed: 3 });
+  client = createClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEYS.growth, pageSize: 25 });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await sandbox?.close();
+});
+
+describe("import { createClient } from 'prospect-cli'", () => {
+  it('pages companies from a sandbox, following the cursor', async () => {
+    const rows: CompanyRow[] = [];
+    const cursors: Array<string | null> = [];
+    for await (const page of client.companies({ technology: 'Shopify' })) {
+      rows.push(...page.data);
+      cursors.push(page.cursor);
+      if (cursors.length === 3) break;
+    }
+    expect(cursors).toHaveLength(3);
+    expect(cursors[0]).toBeNull();
+    expect(new Set(cursors.slice(1)).size).toBe(2);
+    expect(rows).toHaveLength(75);
+    expect(new Set(rows.map((row) => row.domain)).size).toBe(75);
+    for (const row of rows) expect(row.technologies.map((entry) => entry.t.toLowerCase())).toContain('shopify');
+  });
+});
