@@ -50,6 +50,8 @@ function buildProgram(run: CommandRunner): Command {
     .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
     .option('--page-size <n>', 'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)', integerInRange('--page-size', 1, 1000))
+    .option('--timeout <seconds>', 'give up on one request after this long (it is then retried)', integerInRange('--timeout', 1, 600), 30)
+    .option('--max-retries <n>', 'retries of a failed request (network, 408, 429, 5xx) before exit 5', integerInRange('--max-retries', 0, 20), 5)
     .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')
@@ -91,7 +93,7 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
     return interrupted;
   }
   if (error instanceof CliError) {
-    reporter.error(error.message, error.hint ?? suggestionHint(error));
+    reporter.error(error.message, error.hint);
     if (reporter.debugging && error.stack) process.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
@@ -99,14 +101,4 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
   reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');
   if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return ExitCode.internal;
-}
-
-/** The service's own suggestions (closest technology names, valid labels) turned into one line. */
-function suggestionHint(error: CliError): string | undefined {
-  const details = (error as { details?: { suggestions?: unknown; valid_values?: unknown } }).details;
-  const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(', ') : undefined);
-  const suggestions = list(details?.suggestions);
-  if (suggestions) return `Did you mean: ${suggestions}?`;
-  const valid = list(details?.valid_values);
-  return valid ? `Valid values: ${valid}.` : undefined;
 }

@@ -284,14 +284,21 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: ApiErrorI
   return new AuthError(`the service refused this key access to ${endpoint} (${describeStatus(403, body.code)})${said}`, init);
 }
 
-function unanswerableError(body: ParsedErrorBody, init: ApiErrorInit): UnanswerableError {
+/**
+ * The spec promises a reason with every 422. Without one nobody can tell "the filter matched
+ * nobody" from a broken service, so it is treated as a malformed answer (exit 5), not as exit 3
+ * that a cron job would read as "nobody matched this week".
+ */
+function unanswerableError(body: ParsedErrorBody, init: ApiErrorInit): UnanswerableError | MalformedResponseError {
   const codeText = body.code !== undefined ? ` ${body.code}` : '';
-  const message =
-    body.reason !== undefined
-      ? `the service would not answer this request (422${codeText}): ${body.reason}`
-      : `the service would not answer this request (422${codeText}) and gave no reason`;
+  if (body.reason === undefined) {
+    return new MalformedResponseError(`the service refused the request (422${codeText}) without the reason the specification promises`, {
+      ...init,
+      hint: 'This is the service breaking its contract; try again later, and report it to the service if it persists.',
+    });
+  }
   const hint = hintFromDetails(body.details);
-  return new UnanswerableError(message, { ...init, ...(hint !== undefined ? { hint } : {}) });
+  return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, { ...init, ...(hint !== undefined ? { hint } : {}) });
 }
 
 /** `suggestions` and `valid_values` (contract row 7) become a hint the user can act on. */

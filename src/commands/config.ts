@@ -171,10 +171,18 @@ interface Setting {
 }
 
 async function listSettings(ctx: RunContext): Promise<number> {
-  const { readConfigFile, checkStoredValue } = await import('../config/store.js');
+  const [{ readConfigFile, parseStoredValue }, { refusal }] = await Promise.all([import('../config/store.js'), import('../config/validate.js')]);
   const path = configFilePath(ctx.env);
   const file = readConfigFile(path);
-  const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, file[key], (stored) => checkStoredValue(key, stored, path)));
+  const problemWith = (key: ConfigKey, stored: unknown): string | undefined => {
+    try {
+      parseStoredValue(key, stored);
+      return undefined;
+    } catch (error) {
+      return refusal(error).reason;
+    }
+  };
+  const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, file[key], problemWith));
   const keyWidth = Math.max(...settings.map((setting) => setting.key.length));
   const valueWidth = Math.max(...settings.map((setting) => setting.value.length));
   for (const { key, value, source } of settings) ctx.stdout.write(`${key.padEnd(keyWidth)}  ${value.padEnd(valueWidth)}  ${source}\n`);
@@ -183,26 +191,18 @@ async function listSettings(ctx: RunContext): Promise<number> {
 }
 
 /** The value a run would use, by the documented precedence (flag > environment > file > default). */
-function settingInEffect(ctx: RunContext, key: ConfigKey, stored: unknown, check: (stored: unknown) => unknown): Setting {
+function settingInEffect(ctx: RunContext, key: ConfigKey, stored: unknown, problemWith: (key: ConfigKey, stored: unknown) => string | undefined): Setting {
   const spec = CONFIG_KEY_SPECS[key];
   if (key === 'base-url' && ctx.global.baseUrl?.trim()) return { key, value: ctx.global.baseUrl.trim(), source: 'flag --base-url' };
   const fromEnv = spec.env ? ctx.env[spec.env]?.trim() : undefined;
   if (spec.env && fromEnv) return { key, value: shown(spec, fromEnv), source: `environment ${spec.env}` };
   if (stored !== undefined && stored !== null) {
-    const problem = invalidReason(() => check(stored));
+    const problem = problemWith(key, stored);
+    // Listed rather than refused, so that a bad value can be found and fixed from here.
     return { key, value: shown(spec, stored), source: problem ? `config file, INVALID: ${problem}` : 'config file' };
   }
   if (spec.fallback !== undefined) return { key, value: spec.fallback, source: 'default' };
   return { key, value: '-', source: 'not set (needed unless --sandbox)' };
-}
-
-function invalidReason(check: () => unknown): string | undefined {
-  try {
-    check();
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message.replace(/^the config file .* has an invalid [a-z-]+: /, '') : String(error);
-  }
 }
 
 function shown(spec: ConfigKeySpec, value: unknown): string {

@@ -79,17 +79,21 @@ export function checkConfigValues(raw: RawConfig, path: string): ConfigValues {
 /** One stored value, checked; a UsageError naming the file and the key (never the value of a secret). */
 export function checkStoredValue(key: ConfigKey, stored: unknown, path: string): string | number | undefined {
   if (stored === undefined || stored === null) return undefined;
-  const spec = CONFIG_KEY_SPECS[key];
-  const fix = `Fix it with \`prospect config set ${key}${spec.secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
-  if (typeof stored !== 'string' && typeof stored !== 'number') {
-    throw new UsageError(`the config file ${path} has an invalid ${key}: expected a string, found ${Array.isArray(stored) ? 'an array' : typeof stored}.`, fix);
-  }
   try {
-    return parseConfigValue(key, String(stored));
+    return parseStoredValue(key, stored);
   } catch (error) {
     const { reason, hint } = refusal(error);
+    const fix = `Fix it with \`prospect config set ${key}${CONFIG_KEY_SPECS[key].secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
     throw new UsageError(`the config file ${path} has an invalid ${key}: ${reason}.`, hint ? `${hint} ${fix}` : fix);
   }
+}
+
+/** A value as found in the file (a hand-edited file may hold "8" for 8), checked as `config set` checks it. */
+export function parseStoredValue(key: ConfigKey, stored: unknown): string | number {
+  if (typeof stored !== 'string' && typeof stored !== 'number') {
+    throw new UsageError(`expected a string, found ${Array.isArray(stored) ? 'an array' : stored === null ? 'null' : typeof stored}`);
+  }
+  return parseConfigValue(key, String(stored));
 }
 
 /** The writable side of the config file, through conf. */

@@ -9,6 +9,8 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     apiKey: connection.apiKey,
     signal: ctx.signal,
     ...(ctx.global.pageSize !== undefined ? { pageSize: ctx.global.pageSize } : {}),
+    ...(ctx.global.timeout !== undefined ? { timeoutMs: ctx.global.timeout * 1000 } : {}),
+    ...(ctx.global.maxRetries !== undefined ? { maxRetries: ctx.global.maxRetries } : {}),
     ...(connection.cursorParam ? { cursorParam: connection.cursorParam } : {}),
     ...(ctx.reporter.debugging ? { onRequest: (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event)) } : {}),
   });

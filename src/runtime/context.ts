@@ -10,6 +10,8 @@ export interface GlobalOptions {
   sandboxPlan?: string;
   baseUrl?: string;
   pageSize?: number;
+  timeout?: number;
+  maxRetries?: number;
 }
 
 /** Everything a command needs from the outside world, so commands never reach for globals. */

@@ -188,11 +188,13 @@ describe('not retried', () => {
     expect(error.message).toBe("the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required).");
   });
 
-  it('422 with a non-JSON body', async () => {
-    const { client } = await setup([{ status: 422, body: 'nope' }]);
+  it('422 with a non-JSON body is a broken contract, exit 5, not retried', async () => {
+    const { client, server } = await setup([{ status: 422, body: 'nope' }]);
     const error = await failure(firstPage(client));
-    expect(error).toBeInstanceOf(UnanswerableError);
-    expect(error.message).toBe('the service would not answer this request (422) and gave no reason');
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.exitCode).toBe(5);
+    expect(error.message).toBe('the service refused the request (422) without the reason the specification promises');
+    expect(server.requests).toHaveLength(1);
   });
 });
 

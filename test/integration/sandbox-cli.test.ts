@@ -20,7 +20,8 @@ function startSandboxCli(args: string[]): { child: ChildProcess; stderr: () => s
     lines.once('line', resolveLine);
     child.once('exit', (code) => reject(new Error(`exited ${code} before printing a URL; stderr: ${stderr}`)));
   });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once('exit', (code, signal) => resolveExit({ code, signal })));
+  // 'close' rather than 'exit': it fires once the output streams are drained too.
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once('close', (code, signal) => resolveExit({ code, signal })));
   return { child, stderr: () => stderr, firstLine, exit };
 }
 
@@ -33,9 +34,10 @@ describe('prospect sandbox (built CLI)', () => {
     const res = await call(url, '/api/v1/companies?technology=Shopify&limit=1', { key: SANDBOX_KEYS.growth });
     expect(res.status).toBe(200);
     console.log(`CLI sandbox: first answer ${Math.round(performance.now() - started)} ms after spawn`);
-    for (const key of Object.values(SANDBOX_KEYS)) expect(run.stderr()).toContain(key);
     run.child.kill(signal);
     expect(await run.exit).toEqual({ code: 0, signal: null });
+    // Read after exit: stderr may still be in flight while the first answer arrives.
+    for (const key of Object.values(SANDBOX_KEYS)) expect(run.stderr()).toContain(key);
   });
 
   it.each([

@@ -68,10 +68,11 @@ describe('errorFromResponse: status → class and exit code', () => {
     expect(error.hint).toBe('Valid values: 1-10, 11-50.');
   });
 
-  it('422 without a reason still gets a clear message', () => {
-    expect(map(422, '').message).toBe('the service would not answer this request (422) and gave no reason');
+  it('422 without a reason is a broken contract: a clear message and exit 5', () => {
+    expect(map(422, '').message).toBe('the service refused the request (422) without the reason the specification promises');
+    expect(map(422, '').exitCode).toBe(5);
     expect(map(422, { error: { code: 'no_match' } }).message).toBe(
-      'the service would not answer this request (422 no_match) and gave no reason',
+      'the service refused the request (422 no_match) without the reason the specification promises',
     );
   });
 
