@@ -59,7 +59,7 @@ function unknownTopic(helpCommand: Command, parent: Command, word: string): neve
 }
 
 /** The candidate at the smallest edit distance, if it is close enough to be a typo (as commander judges it: 40%). */
-export function closestWord(word: string, candidates: readonly string[]): string | undefined {
+function closestWord(word: string, candidates: readonly string[]): string | undefined {
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(word, candidate);

@@ -67,7 +67,3 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     example: 'csv',
   },
 };
-
-export function isConfigKey(name: string): name is ConfigKey {
-  return (CONFIG_KEYS as readonly string[]).includes(name);
-}

@@ -51,7 +51,7 @@ export function readConfigFile(path: string): RawConfig {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw corruptFileError(path, `it is not valid JSON: ${(error as Error).message}`);
+    throw corruptFileError(path, `it is not valid JSON${whereParsingFailed(text, error)}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw corruptFileError(path, 'it must hold one JSON object, e.g. {"max-age": "90d"}');
@@ -59,7 +59,18 @@ export function readConfigFile(path: string): RawConfig {
   return parsed as RawConfig;
 }
 
-export function corruptFileError(path: string, why: string): UsageError {
+/**
+ * " (line 3, column 14)", from the parser's position. Never the parser's message itself: newer V8
+ * versions quote the text around the error, which could be part of the key.
+ */
+function whereParsingFailed(text: string, error: unknown): string {
+  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
+}
+
+function corruptFileError(path: string, why: string): UsageError {
   return new UsageError(
     `the config file ${path} is unusable: ${why}.`,
     'Fix it in an editor, or delete it and set the values again with `prospect config set`; prospect leaves it as it is.',
@@ -67,7 +78,7 @@ export function corruptFileError(path: string, why: string): UsageError {
 }
 
 /** Every known key of the file, checked as `config set` checks it; unknown keys are ignored. */
-export function checkConfigValues(raw: RawConfig, path: string): ConfigValues {
+function checkConfigValues(raw: RawConfig, path: string): ConfigValues {
   const values: Record<string, string | number> = {};
   for (const key of CONFIG_KEYS) {
     const parsed = checkStoredValue(key, raw[key], path);
@@ -77,7 +88,7 @@ export function checkConfigValues(raw: RawConfig, path: string): ConfigValues {
 }
 
 /** One stored value, checked; a UsageError naming the file and the key (never the value of a secret). */
-export function checkStoredValue(key: ConfigKey, stored: unknown, path: string): string | number | undefined {
+function checkStoredValue(key: ConfigKey, stored: unknown, path: string): string | number | undefined {
   if (stored === undefined || stored === null) return undefined;
   try {
     return parseStoredValue(key, stored);
@@ -125,8 +136,9 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       accessPropertiesByDotNotation: false,
     });
   } catch (error) {
-    // The file changed between our check and conf's read (another process): still never a crash.
-    throw corruptFileError(path, (error as Error).message);
+    // The file changed between our check and conf's read (another process): still never a crash,
+    // and not conf's message, which could quote the file.
+    throw corruptFileError(path, 'conf could not read it');
   }
   return {
     path,

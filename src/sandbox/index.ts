@@ -3,7 +3,8 @@
  * generated dataset (`prospect sandbox`, and in-process for tests).
  */
 import type { AddressInfo } from 'node:net';
-import { buildDataset, DEFAULT_COMPANIES, MAX_COMPANIES } from '../../fixtures/generator/dataset.js';
+import { buildDataset } from '../../fixtures/generator/dataset.js';
+import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, todayUtc } from './defaults.js';
 import { CompanyQueryEngine } from './company-query.js';
 import { ContactStore } from './contact-store.js';
 import { CursorCodec } from './cursor.js';
@@ -39,21 +40,7 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 4010;
-export const DEFAULT_SEED = 1;
-export { DEFAULT_COMPANIES, MAX_COMPANIES };
-
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/** A real calendar day written YYYY-MM-DD. */
-export function isIsoDay(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const t = Date.parse(`${text}T00:00:00Z`);
-  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === text;
-}
+export { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, todayUtc };
 
 /** Builds (or reuses) the dataset and listens. Resolves once the port is bound. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {

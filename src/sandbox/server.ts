@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { authenticate } from './auth.js';
+import { STATS_PATH } from './defaults.js';
 import { ApiError } from './errors.js';
 import type { FaultPlan } from './faults.js';
 import { parseQuery, type RawQuery } from './query.js';
@@ -16,7 +17,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Endpoint, StatsCounter } from './stats.js';
 import type { Reply, Route } from './types.js';
 
-export const STATS_PATH = '/_sandbox/stats';
+export { STATS_PATH };
 /** Room for 100 long domains in one query string; beyond it Node refuses the request (431, JSON). */
 const MAX_HEADER_BYTES = 64 * 1024;
 /** Longer than typical client pools keep idle sockets (undici: 4 s), so the client closes first. */

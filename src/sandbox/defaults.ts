@@ -1,0 +1,24 @@
+/**
+ * The sandbox's defaults and small helpers, with no heavy imports: the CLI registers `prospect
+ * sandbox` (flags, defaults, help) at every start, and loads the server and the dataset generator
+ * only when the command runs.
+ */
+export { DEFAULT_COMPANIES, MAX_COMPANIES } from '../../fixtures/generator/limits.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_SEED = 1;
+
+/** The control-plane counters (never delayed, failed or counted). */
+export const STATS_PATH = '/_sandbox/stats';
+
+export function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** A real calendar day written YYYY-MM-DD. */
+export function isIsoDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const t = Date.parse(`${text}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === text;
+}
