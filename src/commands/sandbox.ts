@@ -5,7 +5,6 @@
  * bound; the keys and plans go to stderr. A bad flag value prints one line on stderr and exits 2
  * (reported through commander, whose errors src/cli.ts maps to the usage exit code).
  */
-import { isIP } from 'node:net';
 import { InvalidArgumentError, type Command } from 'commander';
 // Only the light defaults at start-up: the server and the dataset generator load when the command runs.
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
@@ -50,7 +49,7 @@ export function registerSandboxCommand(program: Command): void {
   $ curl -s http://127.0.0.1:4010${STATS_PATH}`,
     )
     .action(async (flags: SandboxFlags, command: Command) => {
-      if (!flags.public && !isLoopback(flags.host)) {
+      if (!flags.public && !(await isLoopback(flags.host))) {
         command.error(`prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the sandbox keys are public).`, {
           exitCode: ExitCode.usage,
           code: 'prospect.sandbox.host',
@@ -124,8 +123,10 @@ function untilStopped(): Promise<void> {
   });
 }
 
-function isLoopback(host: string): boolean {
+async function isLoopback(host: string): Promise<boolean> {
   if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
+  // node:net only here, not at every start of the CLI.
+  const { isIP } = await import('node:net');
   return isIP(host) === 4 && host.startsWith('127.');
 }
 

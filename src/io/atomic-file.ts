@@ -3,23 +3,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
+import { removeOpenTempFilesSync, trackTempFile, untrackTempFile } from './temp-files.js';
 
-/**
- * Temp files still open, so a signal handler can remove them: an interrupted run must never leave
- * debris beside the target, and the target itself is only ever replaced by a complete file.
- */
-const openTempFiles = new Set<string>();
-
-export function removeOpenTempFilesSync(remove: (path: string) => void): void {
-  for (const path of openTempFiles) {
-    try {
-      remove(path);
-    } catch {
-      // Already gone: nothing to clean.
-    }
-  }
-  openTempFiles.clear();
-}
+export { removeOpenTempFilesSync };
 
 export function tempPathFor(target: string): string {
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -38,7 +24,7 @@ export interface AtomicFile {
 export async function openAtomicFile(target: string): Promise<AtomicFile> {
   const tempPath = tempPathFor(target);
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o644 });
-  openTempFiles.add(tempPath);
+  trackTempFile(tempPath);
   await once(stream, 'open');
   let settled = false;
   return {
@@ -49,7 +35,7 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
       settled = true;
       await closeStream(stream);
       await rename(tempPath, target);
-      openTempFiles.delete(tempPath);
+      untrackTempFile(tempPath);
     },
     async abort() {
       if (settled) return;
@@ -58,7 +44,7 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
       stream.on('error', () => {});
       stream.destroy();
       await rm(tempPath, { force: true });
-      openTempFiles.delete(tempPath);
+      untrackTempFile(tempPath);
     },
   };
 }
@@ -66,7 +52,7 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
 /** Writes a whole small file atomically (sidecars such as FILE.meta.json, summaries, state). */
 export async function writeFileAtomic(target: string, content: string, mode = 0o644): Promise<void> {
   const tempPath = tempPathFor(target);
-  openTempFiles.add(tempPath);
+  trackTempFile(tempPath);
   try {
     await writeFile(tempPath, content, { mode, flag: 'wx' });
     await rename(tempPath, target);
@@ -74,7 +60,7 @@ export async function writeFileAtomic(target: string, content: string, mode = 0o
     await rm(tempPath, { force: true });
     throw error;
   } finally {
-    openTempFiles.delete(tempPath);
+    untrackTempFile(tempPath);
   }
 }
 

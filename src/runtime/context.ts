@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { removeOpenTempFilesSync } from '../io/atomic-file.js';
+import { removeOpenTempFilesSync } from '../io/temp-files.js';
 import { Reporter } from '../ui/reporter.js';
 
 export interface GlobalOptions {

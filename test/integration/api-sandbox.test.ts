@@ -1,35 +1,19 @@
 /**
  * The client against the sandbox (the service simulation in src/sandbox): a full listing paged
  * through the client must equal the same listing paged with plain undici.request.
- *
- * The sandbox is built in parallel with this client; until src/sandbox/index.ts exists this file
- * skips itself. It expects `startSandbox({ port: 0, companies, seed })` → `{ url, close(), stats() }`
- * and the key `sandbox-growth` (docs/api-contract.md row 24).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createClient, type CompanyRow } from '../../src/api/index.js';
+import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
 
-interface SandboxHandle {
-  url: string;
-  close(): Promise<void>;
-  stats(): unknown;
-}
-type StartSandbox = (options: { port: number; companies: number; seed: number | string }) => Promise<SandboxHandle>;
+const KEY = SANDBOX_KEYS.growth;
 
-const sandboxModule = fileURLToPath(new URL('../../src/sandbox/index.ts', import.meta.url));
-const sandboxExists = existsSync(sandboxModule);
-const KEY = 'sandbox-growth';
-
-describe.skipIf(!sandboxExists)('client against the sandbox', () => {
-  let sandbox: SandboxHandle;
+describe('client against the sandbox', () => {
+  let sandbox: RunningSandbox;
 
   beforeAll(async () => {
-    // A computed specifier: tsc must not resolve a module that may not exist yet.
-    const module = (await import(pathToFileURL(sandboxModule).href)) as { startSandbox: StartSandbox };
-    sandbox = await module.startSandbox({ port: 0, companies: 20_000, seed: 42 });
+    sandbox = await startSandbox({ port: 0, companies: 20_000, seed: 42 });
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -15,6 +15,12 @@ const SECRET = 'sk_live_unit_secret_f00d';
 async function configDir(content?: string): Promise<NodeJS.ProcessEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'prospect-config-unit-'));
   if (content !== undefined) writeFileSync(join(dir, 'config.json'), content);
+  return { PROSPECT_CONFIG_DIR: dir };
+}
+
+function configDirSync(content: string): NodeJS.ProcessEnv {
+  const dir = mkdtempSync(join(tmpdir(), 'prospect-config-unit-'));
+  writeFileSync(join(dir, 'config.json'), content);
   return { PROSPECT_CONFIG_DIR: dir };
 }
 
@@ -96,6 +102,14 @@ describe('readConfigValues', () => {
     const error = thrown(() => readConfigValues(env));
     expect(error.message).toContain('has an invalid api-key');
     expect(`${error.message} ${error.hint}`).not.toContain(SECRET);
+  });
+
+  it('never quotes the broken file (the parser would: it could be the key), only where it broke', async () => {
+    const unquoted = thrown(() => readConfigValues(configDirSync(`{"api-key": ${SECRET}}`)));
+    expect(unquoted.message).toMatch(/is unusable: it is not valid JSON\.$/);
+    expect(`${unquoted.message} ${unquoted.hint}`).not.toMatch(/sk_live/);
+    const trailingComma = thrown(() => readConfigValues(configDirSync('{\n  "max-age": "6m",,\n}')));
+    expect(trailingComma.message).toMatch(/is not valid JSON \(line 2, column 19\)\.$/);
   });
 
   it.each([
