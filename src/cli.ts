@@ -8,8 +8,8 @@ import { integerInRange, type CommandRunner } from './commands/options.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
-import { registerHelpCommand } from './commands/help.js';
-import { CliError, EXIT_CODE_DOCS, ExitCode } from './exit-codes.js';
+import { exitCodesText, registerHelpCommand } from './commands/help.js';
+import { CliError, ExitCode } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 
@@ -58,7 +58,7 @@ function buildProgram(run: CommandRunner): Command {
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .addHelpText('after', `\nExit codes:\n${EXIT_CODE_DOCS.map(({ code, meaning }) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n`);
+    .addHelpText('after', `\n${exitCodesText()}`);
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerCompaniesCommand(program, run);
   registerContactsCommand(program, run);

@@ -192,7 +192,7 @@ describe('not retried', () => {
     const { client, server } = await setup([{ status: 422, body: 'nope' }]);
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
-    expect(error.exitCode).toBe(5);
+    expect((error as MalformedResponseError).exitCode).toBe(5);
     expect(error.message).toBe('the service refused the request (422) without the reason the specification promises');
     expect(server.requests).toHaveLength(1);
   });

@@ -32,7 +32,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(new Set(domains).size).toBe(domains.length);
     expect(domains).toEqual(expected.map((row) => row.domain));
     expect(Object.keys(rows[0]!)).toEqual(['domain', 'company_name', 'employee_range', 'industry', 'country', 'crux_rank', 'phone', 'linkedin_url', 'tech_count', 'technologies']);
-    expect(rows[0]!.technologies.split(';')).toEqual(expected[0].technologies.map((entry: { t: string }) => entry.t));
+    expect(rows[0]!.technologies!.split(';')).toEqual(expected[0].technologies.map((entry: { t: string }) => entry.t));
   });
 
   it('applies several technologies (AND) and exclusions on the whole stack', async () => {
