@@ -1,7 +1,7 @@
 import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../api/index.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { selectColumns } from '../io/columns.js';
-import { checkOutputPath, openOutput, resolveFormat } from '../io/output.js';
+import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
 import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
@@ -11,14 +11,10 @@ import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './company-columns.js';
 import { describeFilters, localStackFilter, serviceQuery, validateCompanyFilters, type CompanyFilters } from './company-filters.js';
 import { provenanceLine } from './provenance.js';
 
-export interface CompaniesExportOptions {
+export interface CompaniesExportOptions extends Omit<OutputFlags, 'summary'> {
   filters: CompanyFilters;
   max?: number;
-  format?: string;
-  output?: string;
-  columns?: string;
   allowEmpty: boolean;
-  escapeFormulas: boolean;
 }
 
 export async function exportCompanies(ctx: RunContext, options: CompaniesExportOptions): Promise<number> {

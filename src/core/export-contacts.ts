@@ -1,7 +1,7 @@
 import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
 import { selectColumns } from '../io/columns.js';
 import { collectDomains } from '../io/input.js';
-import { checkOutputPath, openOutput, resolveFormat } from '../io/output.js';
+import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
 import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
@@ -14,18 +14,11 @@ import { fetchContactsInOrder, type FanoutStats } from './contacts-fanout.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries, type EntriesInput } from './entries-input.js';
 import { mapInOrder } from './ordered-pool.js';
 import { finishSummary, writeSummary, type RunSummaryBase } from './run-summary.js';
-import { cacheCutoff, openVerifier } from './verifier-setup.js';
+import { cacheCutoff, openVerifier, type VerifyCacheFlags } from './verifier-setup.js';
 
-export interface ContactsExportOptions extends ContactFlags, EntriesInput {
+export interface ContactsExportOptions extends ContactFlags, EntriesInput, OutputFlags, VerifyCacheFlags {
   domainColumn?: string;
   strict: boolean;
-  format?: string;
-  output?: string;
-  columns?: string;
-  summary?: string;
-  escapeFormulas: boolean;
-  cache: boolean;
-  cacheTtl: string;
 }
 
 export async function exportContacts(ctx: RunContext, options: ContactsExportOptions): Promise<number> {

@@ -6,7 +6,7 @@ import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../api/i
 import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
 import { tempPathFor } from '../io/atomic-file.js';
 import { selectColumns } from '../io/columns.js';
-import { checkOutputPath, openOutput, resolveFormat, type Output } from '../io/output.js';
+import { checkOutputPath, openOutput, resolveFormat, type Output, type OutputFlags } from '../io/output.js';
 import { createRowWriter, type RowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
@@ -21,20 +21,13 @@ import { leadKey } from './lead-key.js';
 import { mapInOrder } from './ordered-pool.js';
 import { fingerprint, newRunId, PipelineState, type AppendOnlyFile, type Checkpoint } from './pipeline-state.js';
 import { finishSummary, writeSummary } from './run-summary.js';
-import { cacheCutoff, openVerifier } from './verifier-setup.js';
+import { cacheCutoff, openVerifier, type VerifyCacheFlags } from './verifier-setup.js';
 
-export interface PipelineOptions extends ContactFlags {
+export interface PipelineOptions extends ContactFlags, OutputFlags, VerifyCacheFlags {
   filters: CompanyFilters;
   state?: string;
   onlyNew: boolean;
   allowEmpty: boolean;
-  format?: string;
-  output?: string;
-  columns?: string;
-  summary?: string;
-  escapeFormulas: boolean;
-  cache: boolean;
-  cacheTtl: string;
 }
 
 /** Counts that belong to committed output only, so they survive a resume exactly. */

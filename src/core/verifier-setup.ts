@@ -6,6 +6,12 @@ import type { RunContext } from '../runtime/context.js';
 import { newVerificationRun, Verifier } from './verification.js';
 import { cacheDirectory, VerifyCache } from './verify-cache.js';
 
+/** --cache-ttl and --no-cache, shared by every command that verifies. */
+export interface VerifyCacheFlags {
+  cache: boolean;
+  cacheTtl: string;
+}
+
 export interface VerifierOptions {
   cache: boolean;
   /** Cached results checked before this moment are too old to reuse (from --cache-ttl, see cacheCutoff). */

@@ -3,7 +3,7 @@ import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
 import { selectColumns, type Column } from '../io/columns.js';
 import { checkEmailSyntax, emailKey } from '../io/emails.js';
 import { parseRecords } from '../io/input.js';
-import { checkOutputPath, openOutput, resolveFormat } from '../io/output.js';
+import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
 import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
@@ -12,24 +12,17 @@ import { startProgress } from '../ui/progress.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries, type EntriesInput } from './entries-input.js';
 import { mapInOrder } from './ordered-pool.js';
 import { finishSummary, writeSummary } from './run-summary.js';
-import { cacheCutoff, openVerifier } from './verifier-setup.js';
+import { cacheCutoff, openVerifier, type VerifyCacheFlags } from './verifier-setup.js';
 import { cacheDirectory, VerifyCache } from './verify-cache.js';
 
-export interface VerifyOptions extends EntriesInput {
+export interface VerifyOptions extends EntriesInput, OutputFlags, VerifyCacheFlags {
   emailColumn?: string;
   budget?: number;
   dryRun: boolean;
   yes: boolean;
   confirmOver: number;
   concurrency: number;
-  cache: boolean;
-  cacheTtl: string;
   strict: boolean;
-  format?: string;
-  output?: string;
-  columns?: string;
-  summary?: string;
-  escapeFormulas: boolean;
 }
 
 /** Syntax-check verdict for an address that is never sent. */

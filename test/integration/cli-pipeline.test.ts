@@ -34,6 +34,15 @@ async function waitForCheckpoint(stateDir: string, minimumPages: number, child: 
   }
 }
 
+/** Starts a run, lets it commit `pages` pages, then kills it with SIGKILL: a crash, not a shutdown. */
+async function killAfterCheckpoint(args: string[], state: string, pages: number, extra: Parameters<typeof runCli>[1] = {}) {
+  const child = startCli(args, options(extra));
+  const finished = finishCli(child, options({ cwd: extra.cwd }));
+  await waitForCheckpoint(state, pages, child);
+  child.kill('SIGKILL');
+  return finished;
+}
+
 describe('prospect pipeline', () => {
   it('resumes after SIGKILL at several points with byte-identical output and no unit paid twice', async () => {
     const cacheA = await scratchDir();
@@ -53,11 +62,7 @@ describe('prospect pipeline', () => {
     const env = { PROSPECT_CACHE_DIR: await scratchDir() };
     const start = await units();
     for (const pages of [1, 3, 6]) {
-      const child = startCli(args, options({ cwd: work, env }));
-      const finished = finishCli(child, options({ cwd: work }));
-      await waitForCheckpoint(state, pages, child);
-      child.kill('SIGKILL');
-      expect((await finished).signal).toBe('SIGKILL');
+      expect((await killAfterCheckpoint(args, state, pages, { cwd: work, env })).signal).toBe('SIGKILL');
       expect(existsSync(target)).toBe(false);
       expect(JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8')).pages_done).toBeGreaterThanOrEqual(pages);
     }
@@ -73,11 +78,7 @@ describe('prospect pipeline', () => {
   it('refuses to resume a checkpoint of a different command', async () => {
     const work = await scratchDir();
     const state = join(work, 'state');
-    const child = startCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
-    const finished = finishCli(child, options());
-    await waitForCheckpoint(state, 1, child);
-    child.kill('SIGKILL');
-    await finished;
+    await killAfterCheckpoint([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], state, 1, { cwd: work });
     const other = await runCli(['pipeline', '-t', 'WordPress', '--state', state, '-o', join(work, 'b.csv')], options({ cwd: work }));
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/different command/);
@@ -94,7 +95,7 @@ describe('prospect pipeline', () => {
     const elapsed = Date.now() - startedAt;
     expect(second.code).toBe(6);
     expect(second.stderr).toMatch(new RegExp(`pid ${first.pid}`));
-    expect(elapsed).toBeLessThan(1000 + 600); // node start-up included; the refusal itself is immediate
+    expect(elapsed).toBeLessThan(1000); // node start-up included
     expect((await firstDone).code).toBe(0);
     expect(existsSync(join(work, 'two.csv'))).toBe(false);
   }, 120_000);
@@ -102,11 +103,7 @@ describe('prospect pipeline', () => {
   it('recovers a lock left by a dead process', async () => {
     const work = await scratchDir();
     const state = join(work, 'state');
-    const child = startCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
-    const finished = finishCli(child, options());
-    await waitForCheckpoint(state, 1, child);
-    child.kill('SIGKILL');
-    await finished;
+    await killAfterCheckpoint([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], state, 1, { cwd: work });
     expect(existsSync(join(state, 'lock'))).toBe(true);
     const again = await runCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
     expect(again.code).toBe(0);
