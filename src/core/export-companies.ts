@@ -41,6 +41,7 @@ export async function exportCompanies(ctx: RunContext, options: CompaniesExportO
   let written = 0;
   let fetched = 0;
   let stoppedAtMax = false;
+  let pages = 0;
   try {
     for await (const page of client.companies(serviceQuery(options.filters))) {
       meta ??= page.meta;
@@ -52,7 +53,8 @@ export async function exportCompanies(ctx: RunContext, options: CompaniesExportO
       }
       await writer.writeRows(rows);
       written += rows.length;
-      progress.update(`Fetching companies… ${rateText(written, 'rows', startedAt)}`);
+      pages += 1;
+      progress.update(`Fetching companies… page ${pages} · ${rateText(written, 'rows', startedAt)}`);
       if (options.max !== undefined && written >= options.max) break;
     }
     if (written === 0) {
