@@ -9,7 +9,7 @@ import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { exitCodesText, registerHelpCommand } from './commands/help.js';
-import { CliError, ExitCode } from './exit-codes.js';
+import { CliError, ExitCode, outputFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 
@@ -91,6 +91,12 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
     const interrupted = signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
     reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
     return interrupted;
+  }
+  const failedWrite = outputFailure(error);
+  if (failedWrite) {
+    reporter.error(failedWrite.message, failedWrite.hint);
+    if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return failedWrite.exitCode;
   }
   if (error instanceof CliError) {
     reporter.error(error.message, error.hint);

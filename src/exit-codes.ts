@@ -10,6 +10,7 @@ export const ExitCode = {
   auth: 4,
   service: 5,
   locked: 6,
+  output: 7,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -24,6 +25,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: strin
   { code: ExitCode.auth, meaning: 'Authentication or plan: the key is missing or unknown (401), or the plan lacks the endpoint (403).' },
   { code: ExitCode.service, meaning: 'The service or the network failed after retries, or answered something malformed.' },
   { code: ExitCode.locked, meaning: 'Another pipeline run holds the same --state directory.' },
+  { code: ExitCode.output, meaning: 'The output could not be written (disk full, no permission, ...); the old file is untouched.' },
   { code: ExitCode.interrupted, meaning: 'Interrupted (SIGINT, Ctrl-C). A pipeline with --state resumes when run again.' },
   { code: ExitCode.terminated, meaning: 'Terminated (SIGTERM). A pipeline with --state resumes when run again.' },
 ];
@@ -45,4 +47,32 @@ export class UsageError extends CliError {
     super(message, ExitCode.usage, hint);
     this.name = 'UsageError';
   }
+}
+
+/** File-system failures that are about the machine, not about prospect: full disk, permissions, a read-only mount. */
+const OUTPUT_FAILURES: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EFBIG: 'the file is larger than this system allows',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  EISDIR: 'it is a directory',
+  ENOTEMPTY: 'a directory is in the way',
+  EEXIST: 'something else is in the way',
+  EIO: 'an input/output error',
+  EMFILE: 'too many open files',
+};
+
+/** Turns a failed write or rename into the message and exit code a person (or cron) can act on. */
+export function outputFailure(error: unknown): CliError | undefined {
+  const failure = error as NodeJS.ErrnoException;
+  const explanation = typeof failure?.code === 'string' ? OUTPUT_FAILURES[failure.code] : undefined;
+  if (explanation === undefined) return undefined;
+  const where = failure.path ? ` ${failure.path}` : '';
+  return new CliError(
+    `could not write${where}: ${explanation} (${failure.code}).`,
+    ExitCode.output,
+    'Nothing was replaced: an earlier output file, if any, is as it was. Free space or fix permissions, then run again.',
+  );
 }

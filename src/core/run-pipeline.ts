@@ -194,7 +194,10 @@ export async function runPipeline(ctx: RunContext, options: PipelineOptions): Pr
     const exitCode = (error as CliError).exitCode ?? ExitCode.internal;
     await writeSummary(options.summary, finishSummaryWith(ctx.signal.aborted ? (ctx.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted) : exitCode, error));
     if (state && !(error instanceof UnanswerableError)) {
-      ctx.stderr.write(`prospect: the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.\n`);
+      // A cleanup runs after the error line is printed, so the hint reads as the last word.
+      ctx.onCleanup(() => {
+        ctx.stderr.write(`prospect: the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.\n`);
+      });
     }
     throw error;
   }

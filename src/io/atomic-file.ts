@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { removeOpenTempFilesSync, trackTempFile, untrackTempFile } from './temp-files.js';
@@ -21,7 +21,30 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
+/**
+ * A run killed outright (SIGKILL, a power cut) cannot remove its temp file; the next run for the
+ * same target does, when the process that wrote it is gone.
+ */
+async function sweepOrphanedTempFiles(target: string): Promise<void> {
+  const prefix = `.${basename(target)}.prospect-tmp-`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    if (Number.isInteger(pid) && !processIsAlive(pid)) await rm(join(dirname(target), name), { force: true });
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function openAtomicFile(target: string): Promise<AtomicFile> {
+  await sweepOrphanedTempFiles(target);
   const tempPath = tempPathFor(target);
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o644 });
   trackTempFile(tempPath);
@@ -33,9 +56,17 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
     async commit() {
       if (settled) return;
       settled = true;
-      await closeStream(stream);
-      await rename(tempPath, target);
-      untrackTempFile(tempPath);
+      try {
+        await closeStream(stream);
+        await rename(tempPath, target);
+      } catch (error) {
+        // The last flush hit a full disk, or the rename was refused: the target keeps its old
+        // content, and the half-written temp file must not stay beside it.
+        await rm(tempPath, { force: true });
+        throw error;
+      } finally {
+        untrackTempFile(tempPath);
+      }
     },
     async abort() {
       if (settled) return;
