@@ -9,6 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 // Only the light defaults at start-up: the server and the dataset generator load when the command runs.
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
 import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, STATS_PATH, todayUtc } from '../sandbox/defaults.js';
+import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { integerInRange } from './options.js';
@@ -21,9 +22,17 @@ interface SandboxFlags {
   asOf?: string;
   latency?: number;
   failRate?: number;
+  faults?: FaultKindName[];
+  faultSeed?: number;
+  faultsAfter?: number;
+  latencySpike?: number;
+  latencySpikeRate?: number;
   rateLimit?: number;
   public?: boolean;
 }
+
+/** The same share as DEFAULT_LATENCY_SPIKE_RATE in src/sandbox/index.ts, repeated to keep start-up light. */
+const DEFAULT_SPIKE_RATE_TEXT = '0.1';
 
 export function registerSandboxCommand(program: Command): void {
   program
@@ -35,17 +44,34 @@ export function registerSandboxCommand(program: Command): void {
     .option('--seed <n>', 'dataset seed: the same seed gives the same data', integerInRange('--seed', 0, 0xffffffff), DEFAULT_SEED)
     .option('--as-of <date>', 'snapshot day YYYY-MM-DD that contact dates are relative to (default: today, UTC)', isoDay)
     .option('--latency <ms>', 'delay added before every API response', integerInRange('--latency', 0, 600_000))
-    .option('--fail-rate <p>', 'share of API requests (0 to 1) answered 500/503 or dropped, reproducibly from the seed', probability)
+    .option('--fail-rate <p>', 'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault seed', probability('--fail-rate'))
+    .option('--faults <kinds>', `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; kinds below)`, faultKinds)
+    .option('--fault-seed <n>', 'seed of which requests fail and how (default: --seed): other faults, same data', integerInRange('--fault-seed', 0, 0xffffffff))
+    .option('--faults-after <n>', 'serve the first N API requests without faults or spikes (a service that goes down mid-run)', integerInRange('--faults-after', 0))
+    .option('--latency-spike <ms>', 'add this delay, on top of --latency, to a share of API requests', integerInRange('--latency-spike', 1, 600_000))
+    .option('--latency-spike-rate <p>', `share of API requests (0 to 1) that get --latency-spike (default: ${DEFAULT_SPIKE_RATE_TEXT})`, probability('--latency-spike-rate'))
     .option('--rate-limit <n>', 'requests per second per key; more are answered 429 with Retry-After', integerInRange('--rate-limit', 1, 1_000_000))
     .option('--public', 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)')
     .showHelpAfterError(false)
     .addHelpText('after', `\nThe base URL is the first line on stdout. Counters: GET ${STATS_PATH} (no key). Stop with Ctrl-C or SIGTERM.\n`)
     .addHelpText(
       'after',
+      `Fault kinds (--faults): 500; 502 (an HTML page, as from a proxy); 503 and 429 (Retry-After: 1);
+  503-no-retry-after and 429-no-retry-after; drop (closed before any answer); reset-mid-body (headers and
+  half the body, then closed); stall-mid-body (headers and half the body, then silence); no-response (no
+  headers ever). Which requests fail is drawn from the fault seed and their order of arrival, so the
+  same requests in the same order meet the same faults; kinds are dealt from a shuffled deck, so the
+  first K faults (K kinds), and each K after them, include each kind once. ${STATS_PATH} counts them by kind.
+`,
+    )
+    .addHelpText(
+      'after',
       `Examples:
   $ prospect sandbox --port 4010 --seed 7
   $ PROSPECT_BASE_URL=http://127.0.0.1:4010 PROSPECT_API_KEY=sandbox-growth prospect companies -t Shopify
   $ prospect sandbox --port 0 --fail-rate 0.2 --rate-limit 5 --latency 200
+  $ prospect sandbox --port 0 --fail-rate 0.25 --faults all --fault-seed 42 --latency-spike 800
+  $ prospect sandbox --port 0 --fail-rate 1 --faults 503,no-response --faults-after 20
   $ curl -s http://127.0.0.1:4010${STATS_PATH}`,
     )
     .action(async (flags: SandboxFlags, command: Command) => {
@@ -55,11 +81,20 @@ export function registerSandboxCommand(program: Command): void {
           code: 'prospect.sandbox.host',
         });
       }
+      const mistake = faultFlagMistake(flags);
+      if (mistake !== undefined) command.error(`prospect sandbox: ${mistake}`, { exitCode: ExitCode.usage, code: 'prospect.sandbox.faults' });
       const sandbox = await listen(command, toOptions(flags));
       printBanner(sandbox, flags);
       await untilStopped();
       await sandbox.close();
     });
+}
+
+/** Fault flags that are valid alone but would silently do nothing without another one. */
+function faultFlagMistake(flags: SandboxFlags): string | undefined {
+  if (flags.faults !== undefined && flags.failRate === undefined) return '--faults chooses the kinds --fail-rate draws from; add --fail-rate P.';
+  if (flags.latencySpikeRate !== undefined && flags.latencySpike === undefined) return '--latency-spike-rate needs --latency-spike MS (how long a spike is).';
+  return undefined;
 }
 
 function toOptions(flags: SandboxFlags): SandboxOptions {
@@ -71,6 +106,11 @@ function toOptions(flags: SandboxFlags): SandboxOptions {
     asOf: flags.asOf ?? todayUtc(),
     ...(flags.latency !== undefined ? { latencyMs: flags.latency } : {}),
     ...(flags.failRate !== undefined ? { failRate: flags.failRate } : {}),
+    ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
+    ...(flags.faultSeed !== undefined ? { faultSeed: flags.faultSeed } : {}),
+    ...(flags.faultsAfter !== undefined ? { faultsAfter: flags.faultsAfter } : {}),
+    ...(flags.latencySpike !== undefined ? { latencySpikeMs: flags.latencySpike } : {}),
+    ...(flags.latencySpikeRate !== undefined ? { latencySpikeRate: flags.latencySpikeRate } : {}),
     ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
   };
 }
@@ -96,9 +136,13 @@ async function listen(command: Command, options: SandboxOptions): Promise<Runnin
 
 function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
   process.stdout.write(`${sandbox.url}\n`);
+  const injecting = Boolean(flags.failRate || flags.latencySpike);
   const faults = [
     flags.latency ? `latency ${flags.latency} ms` : '',
-    flags.failRate ? `fail rate ${flags.failRate}` : '',
+    flags.latencySpike ? `+${flags.latencySpike} ms on ${flags.latencySpikeRate ?? DEFAULT_SPIKE_RATE_TEXT} of requests` : '',
+    flags.failRate ? `fail rate ${flags.failRate} (${(flags.faults ?? DEFAULT_FAULT_KINDS).join(', ')})` : '',
+    injecting && flags.faultSeed !== undefined ? `fault seed ${flags.faultSeed}` : '',
+    injecting && flags.faultsAfter ? `faults after ${flags.faultsAfter} requests` : '',
     flags.rateLimit ? `rate limit ${flags.rateLimit}/s per key` : '',
   ].filter(Boolean);
   const lines = [
@@ -135,10 +179,18 @@ function isoDay(value: string): string {
   return value;
 }
 
-function probability(value: string): number {
-  const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('--fail-rate takes a number from 0 to 1.');
-  return n;
+function probability(flag: string): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value.trim());
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${flag} takes a number from 0 to 1.`);
+    return n;
+  };
+}
+
+function faultKinds(value: string): FaultKindName[] {
+  const parsed = parseFaultKinds(value);
+  if (!parsed.ok) throw new InvalidArgumentError(`--faults: ${parsed.reason}.`);
+  return parsed.kinds;
 }
 
 /** 1000000 → "1,000,000" without Intl: toLocaleString would load ICU data at every start (~10 ms). */

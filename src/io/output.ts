@@ -58,7 +58,7 @@ export interface Output {
   path: string | undefined;
   commit(): Promise<void>;
   abort(): Promise<void>;
-  /** Writes a sidecar next to the file output (FILE.meta.json); nothing for stdout. */
+  /** A sidecar next to the file output (FILE.meta.json), written once the output itself is in place; nothing for stdout. */
   writeSidecar(suffix: string, content: string): Promise<void>;
 }
 
@@ -73,11 +73,19 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
     };
   }
   const file: AtomicFile = await openAtomicFile(resolve(outputPath));
+  // Held until the output is committed: a run that fails at the last step (a full disk, a refused
+  // rename) must not leave a sidecar describing an export that never replaced the old file.
+  const sidecars: Array<{ suffix: string; content: string }> = [];
   return {
     sink: streamSink(file.stream),
     path: outputPath,
-    commit: () => file.commit(),
+    async commit() {
+      await file.commit();
+      for (const { suffix, content } of sidecars.splice(0)) await writeFileAtomic(`${resolve(outputPath)}${suffix}`, content);
+    },
     abort: () => file.abort(),
-    writeSidecar: (suffix, content) => writeFileAtomic(`${resolve(outputPath)}${suffix}`, content),
+    async writeSidecar(suffix, content) {
+      sidecars.push({ suffix, content });
+    },
   };
 }

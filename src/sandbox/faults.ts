@@ -1,62 +1,135 @@
 /**
- * The fault plan: what goes wrong, on purpose, when a test asks for it (`--latency`, `--fail-rate`).
- * Off by default. Decisions come from a PRNG seeded from the sandbox seed, so a run with the same
- * seed and the same sequence of requests fails the same requests the same way.
+ * The fault plan: what goes wrong, on purpose, when a test asks for it (`--latency`, `--fail-rate`,
+ * `--faults`, `--latency-spike`). Off by default.
  *
- * To add a fault kind, add an entry to FAULT_KINDS: it gets an equal share of the failing requests.
+ * Reproducible: whether the n-th API request to arrive fails, and whether it gets a latency spike,
+ * is drawn from a PRNG seeded with (fault seed, n) alone, so the same fault seed and the same
+ * sequence of requests fail the same requests the same way, and a lower rate fails a subset of the
+ * requests a higher one fails. The kind of each failure is dealt like a card from a deck of the
+ * kinds, shuffled by the fault seed and dealt again once used up: any K failures in a row
+ * (K = number of kinds) starting at a deck's first card meet every kind once, so a test that meets
+ * K faults has met them all, whatever the order its concurrent requests arrived in.
+ *
+ * To add a fault kind, add its name to FAULT_KIND_NAMES (fault-kinds.ts) and its outcome here.
  */
-import { Random } from '../../fixtures/generator/random.js';
+import { hash32, Random } from '../../fixtures/generator/random.js';
 import { ApiError } from './errors.js';
+import { DEFAULT_FAULT_KINDS, type FaultKindName } from './fault-kinds.js';
 
-/** A failing request is either answered with an error or its connection is dropped with no answer. */
-export type FaultOutcome = { kind: 'reply'; error: ApiError } | { kind: 'drop' };
+export { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
 
-export interface FaultKind {
-  readonly name: string;
-  outcome(): FaultOutcome;
+/** What the server does instead of (or to) the real answer. */
+export type FaultOutcome =
+  /** Answer with this error instead of the real answer. */
+  | { kind: 'reply'; error: ApiError }
+  /** Answer with a non-JSON page, as a proxy in front of the service would. */
+  | { kind: 'html'; status: number; body: string }
+  /** Close the connection before any answer. */
+  | { kind: 'drop' }
+  /** Never answer; the connection stays open until the client gives up or the sandbox stops. */
+  | { kind: 'no-response' }
+  /** Send the real answer's headers and half its body, then destroy the connection or fall silent. */
+  | { kind: 'cut-body'; then: 'destroy' | 'stall' };
+
+/** Retry-After of the injected 503 and 429: one second, so a client that honours it waits briefly. */
+const RETRY_AFTER_SECONDS = 1;
+
+const BAD_GATEWAY_PAGE = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>injected by prospect sandbox</p></body></html>';
+
+export const FAULT_KINDS: Readonly<Record<FaultKindName, () => FaultOutcome>> = {
+  '500': () => ({ kind: 'reply', error: new ApiError(500, 'internal_error', 'Injected fault: internal error (sandbox --fail-rate).') }),
+  '502': () => ({ kind: 'html', status: 502, body: BAD_GATEWAY_PAGE }),
+  '503': () => ({ kind: 'reply', error: unavailable({ 'retry-after': String(RETRY_AFTER_SECONDS) }) }),
+  '503-no-retry-after': () => ({ kind: 'reply', error: unavailable({}) }),
+  '429': () => ({ kind: 'reply', error: rateLimited(true) }),
+  '429-no-retry-after': () => ({ kind: 'reply', error: rateLimited(false) }),
+  drop: () => ({ kind: 'drop' }),
+  'reset-mid-body': () => ({ kind: 'cut-body', then: 'destroy' }),
+  'stall-mid-body': () => ({ kind: 'cut-body', then: 'stall' }),
+  'no-response': () => ({ kind: 'no-response' }),
+};
+
+function unavailable(headers: Record<string, string>): ApiError {
+  return new ApiError(503, 'service_unavailable', 'Injected fault: service unavailable (sandbox --fail-rate).', {}, headers);
 }
 
-export const FAULT_KINDS: readonly FaultKind[] = [
-  {
-    name: 'internal-error',
-    outcome: () => ({ kind: 'reply', error: new ApiError(500, 'internal_error', 'Injected fault: internal error (sandbox --fail-rate).') }),
-  },
-  {
-    name: 'unavailable',
-    outcome: () => ({
-      kind: 'reply',
-      error: new ApiError(503, 'service_unavailable', 'Injected fault: service unavailable (sandbox --fail-rate).', {}, { 'retry-after': '1' }),
-    }),
-  },
-  { name: 'connection-drop', outcome: () => ({ kind: 'drop' }) },
-];
+/** With the hint: the header and `retry_after` in the body, as the real rate limit sends them (contract row 12). */
+function rateLimited(withHint: boolean): ApiError {
+  const reason = 'Injected fault: too many requests (sandbox --fail-rate).';
+  return withHint
+    ? new ApiError(429, 'rate_limited', reason, { retry_after: RETRY_AFTER_SECONDS }, { 'retry-after': String(RETRY_AFTER_SECONDS) })
+    : new ApiError(429, 'rate_limited', reason);
+}
 
 export interface FaultOptions {
+  /** Seeds the draws; the sandbox defaults it to the dataset seed. */
   seed: number;
   /** Share of API requests that fail, 0..1. */
   failRate: number;
+  /** The kinds failing requests are dealt, in equal shares. */
+  kinds: readonly FaultKindName[];
+  /** The first N API requests get no failure and no spike: a service that goes down mid-run. */
+  after: number;
   /** Added before every API response, in milliseconds. */
   latencyMs: number;
+  /** Added on top of latencyMs to a share (spikeRate) of the API requests. */
+  spikeMs: number;
+  spikeRate: number;
 }
 
+/** What happens to one API request. */
+export interface RequestFate {
+  /** Wait before answering: the latency, plus the spike when there is one. */
+  delayMs: number;
+  spiked: boolean;
+  fault: { name: FaultKindName; outcome: FaultOutcome } | undefined;
+}
+
+/** Keeps the fault draws apart from any other use of the same seed. */
+const FAULT_STREAM = 0x6661756c; // "faul"
+
+export const NO_FAULTS: FaultOptions = { seed: 0, failRate: 0, kinds: DEFAULT_FAULT_KINDS, after: 0, latencyMs: 0, spikeMs: 0, spikeRate: 0 };
+
 export class FaultPlan {
-  private readonly random: Random;
+  private requestsSeen = 0;
+  private failuresDealt = 0;
+  private deck: { number: number; cards: FaultKindName[] } | undefined;
 
-  constructor(
-    private readonly options: FaultOptions,
-    private readonly kinds: readonly FaultKind[] = FAULT_KINDS,
-  ) {
-    this.random = new Random(options.seed ^ 0x6661756c);
+  constructor(private readonly options: FaultOptions = NO_FAULTS) {
+    if (options.kinds.length === 0) throw new RangeError('FaultPlan: at least one fault kind is needed');
   }
 
-  get latencyMs(): number {
-    return this.options.latencyMs;
+  /** The fate of the next API request, in order of arrival. */
+  next(): RequestFate {
+    const index = this.requestsSeen++;
+    const { latencyMs, spikeMs } = this.options;
+    const { fails, spiked } = this.drawFor(index);
+    const name = fails ? this.dealKind() : undefined;
+    return {
+      delayMs: latencyMs + (spiked ? spikeMs : 0),
+      spiked,
+      fault: name === undefined ? undefined : { name, outcome: FAULT_KINDS[name]() },
+    };
   }
 
-  /** The fault for the next API request, or undefined to serve it normally. */
-  next(): FaultOutcome | undefined {
-    if (this.options.failRate <= 0) return undefined;
-    if (this.random.next() >= this.options.failRate) return undefined;
-    return this.random.pick(this.kinds).outcome();
+  /** Whether request `index` (0-based, in arrival order) fails and is spiked: a function of the seed and the index only. */
+  private drawFor(index: number): { fails: boolean; spiked: boolean } {
+    const { seed, failRate, after, spikeMs, spikeRate } = this.options;
+    if (index < after) return { fails: false, spiked: false };
+    const draws = new Random(hash32(FAULT_STREAM, seed, index));
+    // Both draws are always made, in this order, so one setting never shifts the other's draws.
+    const failDraw = draws.next();
+    const spikeDraw = draws.next();
+    return { fails: failDraw < failRate, spiked: spikeMs > 0 && spikeDraw < spikeRate };
+  }
+
+  /** The next card of the current deck; a new deck, shuffled by (seed, deck number), once it is used up. */
+  private dealKind(): FaultKindName {
+    const { kinds, seed } = this.options;
+    const deckNumber = Math.floor(this.failuresDealt / kinds.length);
+    if (this.deck?.number !== deckNumber) {
+      this.deck = { number: deckNumber, cards: new Random(hash32(FAULT_STREAM, seed, 'deck', deckNumber)).shuffle([...kinds]) };
+    }
+    return this.deck.cards[this.failuresDealt++ % kinds.length] as FaultKindName;
   }
 }

@@ -8,6 +8,7 @@ import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, 
 import { CompanyQueryEngine } from './company-query.js';
 import { ContactStore } from './contact-store.js';
 import { CursorCodec } from './cursor.js';
+import { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, isFaultKindName, type FaultKindName } from './fault-kinds.js';
 import { FaultPlan } from './faults.js';
 import { RateLimiter } from './rate-limit.js';
 import { companiesRoute } from './routes-companies.js';
@@ -17,7 +18,8 @@ import { createSandboxServer } from './server.js';
 import { StatsCounter, type SandboxStats } from './stats.js';
 
 export { SANDBOX_KEYS, PLANS, type Plan } from './auth.js';
-export type { SandboxStats } from './stats.js';
+export type { SandboxStats, FaultCounts } from './stats.js';
+export { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
 export { STATS_PATH } from './server.js';
 
 export interface SandboxOptions {
@@ -28,10 +30,24 @@ export interface SandboxOptions {
   /** Snapshot day, YYYY-MM-DD (default: today in UTC). */
   asOf?: string;
   latencyMs?: number;
+  /** Share (0 to 1) of API requests that fail, each with a kind drawn from `faults`. */
   failRate?: number;
+  /** The fault kinds `failRate` draws from (default: 500, 503, drop). */
+  faults?: readonly FaultKindName[];
+  /** Seeds which requests fail and how (default: `seed`), so the faults can change while the data stays. */
+  faultSeed?: number;
+  /** The first N API requests get no fault and no spike (default 0): a service that goes down mid-run. */
+  faultsAfter?: number;
+  /** Milliseconds added, on top of `latencyMs`, to a share (`latencySpikeRate`) of API requests. */
+  latencySpikeMs?: number;
+  /** Share of API requests that get the spike (default 0.1 when `latencySpikeMs` is set). */
+  latencySpikeRate?: number;
   /** Requests per second per key; undefined: no limit. */
   rateLimit?: number;
 }
+
+/** Share of requests spiked when only the spike's length is given. */
+export const DEFAULT_LATENCY_SPIKE_RATE = 0.1;
 
 export interface RunningSandbox {
   url: string;
@@ -55,7 +71,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       verify: verifyRoute(dataset, contacts, stats, config.asOf),
     },
     stats,
-    faults: new FaultPlan({ seed: config.seed, failRate: config.failRate, latencyMs: config.latencyMs }),
+    faults: new FaultPlan({
+      seed: config.faultSeed,
+      failRate: config.failRate,
+      kinds: config.faults,
+      after: config.faultsAfter,
+      latencyMs: config.latencyMs,
+      spikeMs: config.latencySpikeMs,
+      spikeRate: config.latencySpikeRate,
+    }),
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
   });
   await new Promise<void>((resolve, reject) => {
@@ -77,14 +101,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 type ResolvedOptions = Required<Omit<SandboxOptions, 'rateLimit'>> & { rateLimit: number | undefined };
 
 function resolveOptions(o: SandboxOptions): ResolvedOptions {
+  const seed = o.seed ?? DEFAULT_SEED;
+  const latencySpikeMs = o.latencySpikeMs ?? 0;
   const config: ResolvedOptions = {
     host: o.host ?? DEFAULT_HOST,
     port: o.port ?? DEFAULT_PORT,
     companies: o.companies ?? DEFAULT_COMPANIES,
-    seed: o.seed ?? DEFAULT_SEED,
+    seed,
     asOf: o.asOf ?? todayUtc(),
     latencyMs: o.latencyMs ?? 0,
     failRate: o.failRate ?? 0,
+    faults: o.faults ?? DEFAULT_FAULT_KINDS,
+    faultSeed: o.faultSeed ?? seed,
+    faultsAfter: o.faultsAfter ?? 0,
+    latencySpikeMs,
+    latencySpikeRate: o.latencySpikeRate ?? (latencySpikeMs > 0 ? DEFAULT_LATENCY_SPIKE_RATE : 0),
     rateLimit: o.rateLimit,
   };
   const check = (ok: boolean, message: string) => {
@@ -96,6 +127,12 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
   check(isIsoDay(config.asOf), 'asOf must be a date written YYYY-MM-DD');
   check(Number.isFinite(config.latencyMs) && config.latencyMs >= 0 && config.latencyMs <= 600_000, 'latencyMs must be from 0 to 600000');
   check(Number.isFinite(config.failRate) && config.failRate >= 0 && config.failRate <= 1, 'failRate must be from 0 to 1');
+  check(config.faults.length > 0 && config.faults.every((name) => isFaultKindName(name)), `faults must name at least one fault kind of: ${FAULT_KIND_NAMES.join(', ')}`);
+  check(Number.isInteger(config.faultSeed) && config.faultSeed >= 0 && config.faultSeed <= 0xffffffff, 'faultSeed must be an integer from 0 to 4294967295');
+  check(Number.isSafeInteger(config.faultsAfter) && config.faultsAfter >= 0, 'faultsAfter must be a whole number');
+  check(Number.isFinite(config.latencySpikeMs) && config.latencySpikeMs >= 0 && config.latencySpikeMs <= 600_000, 'latencySpikeMs must be from 0 to 600000');
+  check(Number.isFinite(config.latencySpikeRate) && config.latencySpikeRate >= 0 && config.latencySpikeRate <= 1, 'latencySpikeRate must be from 0 to 1');
+  check(config.latencySpikeRate === 0 || config.latencySpikeMs > 0, 'latencySpikeRate needs latencySpikeMs');
   check(config.rateLimit === undefined || (Number.isInteger(config.rateLimit) && config.rateLimit >= 1), 'rateLimit must be a positive integer');
   return config;
 }

@@ -3,15 +3,17 @@
  * plan, authenticates, rate-limits, dispatches to a route and writes JSON. Whatever a client sends,
  * the process answers with a JSON error and keeps running.
  *
- * Order of checks for /api/v1 requests: latency → injected fault → path (404) → method (405) →
- * key (401) → rate limit (429) → route: plan (403, contacts) → parameters (400) → data (422).
+ * Order of checks for /api/v1 requests: the request's fate is drawn on arrival (fault plan) →
+ * latency and spike → injected fault → path (404) → method (405) → key (401) → rate limit (429) →
+ * route: plan (403, contacts) → parameters (400) → data (422). The faults that cut a body short
+ * cut the answer the request would have had, whatever it is.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { authenticate } from './auth.js';
 import { STATS_PATH } from './defaults.js';
 import { ApiError } from './errors.js';
-import type { FaultPlan } from './faults.js';
+import { LATENCY_SPIKE, type FaultOutcome, type FaultPlan } from './faults.js';
 import { parseQuery, type RawQuery } from './query.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Endpoint, StatsCounter } from './stats.js';
@@ -44,6 +46,8 @@ export interface SandboxHttpServer {
 
 export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServer {
   const pendingDelays = new Set<{ timer: NodeJS.Timeout; res: ServerResponse }>();
+  /** Answers a fault left open on purpose (no-response, stall-mid-body). */
+  const heldResponses = new Set<ServerResponse>();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       process.stderr.write(`prospect sandbox: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -58,18 +62,63 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
     if (path === STATS_PATH) return void serveStats(req, res);
     const endpoint: Endpoint = API_PATHS[path] ?? 'other';
     parts.stats.countRequest(endpoint);
-    if (path.startsWith('/api/')) {
-      if (parts.faults.latencyMs > 0) await delay(parts.faults.latencyMs, res);
-      const fault = parts.faults.next();
-      if (fault?.kind === 'drop') return void req.socket.destroy();
-      if (fault?.kind === 'reply') return sendError(req, res, fault.error);
-    }
+    const answer = () => replyFor(req, endpoint, search);
+    if (!path.startsWith('/api/')) return send(req, res, answer());
+    // Drawn before any wait, so the n-th request to arrive meets the n-th draw whatever the delays.
+    const fate = parts.faults.next();
+    if (fate.spiked) parts.stats.countFault(LATENCY_SPIKE);
+    if (fate.fault) parts.stats.countFault(fate.fault.name);
+    if (fate.delayMs > 0) await delay(fate.delayMs, res);
+    if (fate.fault) return inject(fate.fault.outcome, req, res, answer);
+    send(req, res, answer());
+  }
+
+  /** The answer the request gets when nothing is injected: the route's reply or its JSON error. */
+  function replyFor(req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
     try {
-      send(req, res, serveApi(req, endpoint, search));
+      return serveApi(req, endpoint, search);
     } catch (error) {
-      if (error instanceof ApiError) sendError(req, res, error);
-      else throw error;
+      if (error instanceof ApiError) return errorReply(error);
+      throw error;
     }
+  }
+
+  function inject(outcome: FaultOutcome, req: IncomingMessage, res: ServerResponse, answer: () => Reply): void {
+    switch (outcome.kind) {
+      case 'reply':
+        return sendError(req, res, outcome.error);
+      case 'html':
+        return sendBytes(req, res, outcome.status, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from(outcome.body, 'utf8'));
+      case 'drop':
+        return void req.socket.destroy();
+      case 'no-response':
+        return hold(res);
+      case 'cut-body':
+        return sendHalf(req, res, answer(), outcome.then);
+    }
+  }
+
+  /** Headers with the full Content-Length and half the body; then the connection is destroyed, or kept silent. */
+  function sendHalf(req: IncomingMessage, res: ServerResponse, reply: Reply, then: 'destroy' | 'stall'): void {
+    if (!writable(req, res)) return;
+    const payload = jsonPayload(reply);
+    res.writeHead(reply.status, replyHeaders(reply, payload.length));
+    res.flushHeaders();
+    const half = req.method === 'HEAD' ? Buffer.alloc(0) : payload.subarray(0, Math.floor(payload.length / 2));
+    if (then === 'stall') {
+      if (half.length > 0) res.write(half);
+      return hold(res);
+    }
+    if (half.length === 0) return void req.socket.destroy();
+    // Destroyed once the half is handed to the kernel, so the client really gets part of the body.
+    res.write(half, () => req.socket.destroy());
+  }
+
+  /** Keeps a response open with nothing more to send; close() ends it. */
+  function hold(res: ServerResponse): void {
+    if (res.destroyed) return;
+    heldResponses.add(res);
+    res.once('close', () => heldResponses.delete(res));
   }
 
   function serveApi(req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
@@ -125,6 +174,8 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
           res.destroy();
         }
         pendingDelays.clear();
+        for (const res of heldResponses) res.destroy();
+        heldResponses.clear();
         server.close(() => resolve());
         server.closeIdleConnections();
         // In-flight answers are synchronous once started; anything still open after a moment is idle or stuck.
@@ -144,21 +195,44 @@ function splitUrl(url: string): { path: string; search: string } {
   return q < 0 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) };
 }
 
+function errorReply(error: ApiError): Reply {
+  return { status: error.status, body: error.body(), headers: error.headers };
+}
+
 function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
-  send(req, res, { status: error.status, body: error.body(), headers: error.headers });
+  send(req, res, errorReply(error));
 }
 
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed || req.socket.destroyed) return;
-  const body = JSON.stringify(reply.body);
-  res.writeHead(reply.status, {
+  if (!writable(req, res)) return;
+  const payload = jsonPayload(reply);
+  res.writeHead(reply.status, replyHeaders(reply, payload.length));
+  // HEAD: same status and headers as GET, no body (contract row 26).
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+/** A non-JSON answer (an injected proxy page). */
+function sendBytes(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, payload: Buffer): void {
+  if (!writable(req, res)) return;
+  res.writeHead(status, { ...headers, 'content-length': payload.length, 'cache-control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+function writable(req: IncomingMessage, res: ServerResponse): boolean {
+  return !(res.headersSent || res.destroyed || req.socket.destroyed);
+}
+
+function jsonPayload(reply: Reply): Buffer {
+  return Buffer.from(JSON.stringify(reply.body), 'utf8');
+}
+
+function replyHeaders(reply: Reply, contentLength: number): Record<string, string | number> {
+  return {
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
+    'content-length': contentLength,
     'cache-control': 'no-store',
     ...reply.headers,
-  });
-  // HEAD: same status and headers as GET, no body (contract row 26).
-  res.end(req.method === 'HEAD' ? undefined : body);
+  };
 }
 
 /** Requests Node cannot parse (bad request line, headers too large) still get a JSON answer. */

@@ -1,17 +1,23 @@
-/** Counters behind GET /_sandbox/stats: requests by endpoint and verify units by plan. */
+/** Counters behind GET /_sandbox/stats: requests by endpoint, verify units by plan, injected faults by kind. */
 import type { Plan } from './auth.js';
+import { FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
 
 export type Endpoint = 'companies' | 'contacts' | 'verify' | 'other';
+
+/** Every fault kind, and the latency spikes, always present (0 when none happened). */
+export type FaultCounts = Record<FaultKindName | typeof LATENCY_SPIKE, number>;
 
 export interface SandboxStats {
   requests: { total: number; companies: number; contacts: number; verify: number; other: number };
   units: { free: number; starter: number; growth: number; scale: number };
+  faults: FaultCounts;
 }
 
 export class StatsCounter {
   private readonly state: SandboxStats = {
     requests: { total: 0, companies: 0, contacts: 0, verify: 0, other: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
+    faults: zeroFaultCounts(),
   };
 
   countRequest(endpoint: Endpoint): void {
@@ -24,7 +30,18 @@ export class StatsCounter {
     return ++this.state.units[plan];
   }
 
-  snapshot(): SandboxStats {
-    return { requests: { ...this.state.requests }, units: { ...this.state.units } };
+  countFault(kind: FaultKindName | typeof LATENCY_SPIKE): void {
+    this.state.faults[kind]++;
   }
+
+  snapshot(): SandboxStats {
+    return { requests: { ...this.state.requests }, units: { ...this.state.units }, faults: { ...this.state.faults } };
+  }
+}
+
+function zeroFaultCounts(): FaultCounts {
+  const counts = {} as FaultCounts;
+  for (const name of FAULT_KIND_NAMES) counts[name] = 0;
+  counts[LATENCY_SPIKE] = 0;
+  return counts;
 }

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { call, SANDBOX_KEYS } from '../helpers/sandbox.js';
 
@@ -57,6 +58,37 @@ describe('prospect sandbox (built CLI)', () => {
     const { code } = await run.exit;
     expect(code).toBe(2);
     expect(run.stderr().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--fail-rate, --faults, --fault-seed, --faults-after and --latency-spike reach the server; /_sandbox/stats counts the faults', async () => {
+    const run = startSandboxCli(['--port', '0', '--companies', '2000', '--fail-rate', '1', '--faults', '502,429', '--fault-seed', '4', '--faults-after', '1', '--latency-spike', '50', '--latency-spike-rate', '1']);
+    const url = await run.firstLine;
+    const statuses: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      // Not `call`: the injected 502 is an HTML page, not JSON.
+      const res = await request(`${url}/api/v1/companies?technology=Shopify&limit=1`, { headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` } });
+      await res.body.text();
+      statuses.push(res.statusCode);
+    }
+    expect(statuses[0]).toBe(200);
+    expect(statuses.slice(1).sort()).toEqual([429, 502]);
+    const { body } = await call(url, '/_sandbox/stats');
+    expect(body.faults).toMatchObject({ '502': 1, '429': 1, '500': 0, 'latency-spike': 2 });
+    expect(run.stderr()).toMatch(/fail rate 1 \(502, 429\), fault seed 4, faults after 1 requests/);
+    run.child.kill('SIGTERM');
+    expect((await run.exit).code).toBe(0);
+  });
+
+  it('--help names every fault kind', async () => {
+    const { FAULT_KIND_NAMES } = await import('../../src/sandbox/index.js');
+    const help = startSandboxCli(['--help']);
+    help.firstLine.catch(() => undefined);
+    const chunks: Buffer[] = [];
+    help.child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
+    expect((await help.exit).code).toBe(0);
+    const text = Buffer.concat(chunks).toString('utf8');
+    for (const kind of FAULT_KIND_NAMES) expect(text).toContain(kind);
+    for (const flag of ['--faults', '--fault-seed', '--faults-after', '--latency-spike', '--latency-spike-rate']) expect(text).toContain(flag);
   });
 
   it('listens on a non-loopback address only with --public', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,18 @@ describe('atomic files', () => {
     await file.abort();
     expect(await readdir(dir)).toEqual(['out.csv']);
     expect(await readFile(target, 'utf8')).toBe('old\n');
+  });
+
+  it('leaves the previous target and no temp file when the final rename fails', async () => {
+    const dir = await scratch();
+    // A non-empty directory where the file should go: rename(2) refuses to replace it.
+    const target = join(dir, 'out.csv');
+    await mkdir(join(target, 'inside'), { recursive: true });
+    const file = await openAtomicFile(target);
+    file.stream.write('a,b\n');
+    await expect(file.commit()).rejects.toMatchObject({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) });
+    expect(await readdir(dir)).toEqual(['out.csv']);
+    expect(await readdir(target)).toEqual(['inside']);
   });
 
   it('replaces small files whole', async () => {

@@ -1,0 +1,196 @@
+/**
+ * The data commands against a sandbox that fails on purpose (issue 7, "proof against a hostile world"):
+ * - at 30% faults of every kind (plus latency spikes) the output is byte-identical to a fault-free run
+ *   against a sandbox with the same seed;
+ * - in a total outage each command ends within its retry budget, computed from --timeout and
+ *   --max-retries, with exit 5, one line on stderr, and no output file (an old one is left as it was);
+ * - a pipeline with --state that meets an outage mid-run resumes, once a healthy sandbox with the same
+ *   seed answers on another port, to output byte-identical to a clean run.
+ *
+ * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. The
+ * runs of a table go concurrently, each against its own sandbox: they mostly wait on timeouts and
+ * backoff, so together they take about as long as the slowest.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAULT_KIND_NAMES, SANDBOX_KEYS, startSandbox, type FaultKindName, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { runCli, scratchDir, type CliOptions } from '../helpers/cli.js';
+import { TEST_AS_OF } from '../helpers/sandbox.js';
+
+const KEY = SANDBOX_KEYS.growth;
+/** Small enough to start in ~0.3 s, large enough for tens of pages. */
+const DATA: SandboxOptions = { host: '127.0.0.1', port: 0, seed: 5, companies: 20_000, asOf: TEST_AS_OF };
+/** Apart from the data seed on purpose: the faults change, the data stays. */
+const FAULT_SEED = 2026;
+const EVERY_KIND = [...FAULT_KIND_NAMES];
+
+/** The retry loop of src/api/http.ts and src/api/retry.ts, as the budget below models it. */
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 30_000;
+/** Retry-After of the sandbox's injected 503 and 429. */
+const INJECTED_RETRY_AFTER_MS = 1000;
+/** Node start-up, the run's own work and a loaded 2-core CI machine. */
+const SLACK_MS = 2500;
+
+/**
+ * The longest one request can take before the client gives up: every attempt runs to its timeout
+ * (the deadline covers headers and body), and the n-th wait is the full-jitter ceiling
+ * min(cap, base * 2^n), or the Retry-After when that is longer (a floor, never shortened).
+ */
+function retryBudgetMs(timeoutSeconds: number, maxRetries: number, retryAfterMs = INJECTED_RETRY_AFTER_MS): number {
+  let waits = 0;
+  for (let retry = 0; retry < maxRetries; retry++) waits += Math.max(Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry), retryAfterMs);
+  return (maxRetries + 1) * timeoutSeconds * 1000 + waits;
+}
+
+let healthy: RunningSandbox;
+let shopifyDomains: string;
+
+beforeAll(async () => {
+  healthy = await startSandbox(DATA);
+  const companies = await runCli(['companies', '-t', 'Shopify', '--max', '200', '--columns', 'domain'], { url: healthy.url, apiKey: KEY });
+  expect(companies.code).toBe(0);
+  shopifyDomains = companies.stdout;
+});
+afterAll(async () => {
+  await healthy?.close();
+});
+
+async function withSandbox<T>(options: SandboxOptions, body: (sandbox: RunningSandbox) => Promise<T>): Promise<T> {
+  const sandbox = await startSandbox({ ...DATA, ...options });
+  try {
+    return await body(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function timed(args: string[], options: CliOptions) {
+  const startedAt = performance.now();
+  const run = await runCli(args, { apiKey: KEY, timeoutMs: 90_000, ...options });
+  return { ...run, elapsedMs: performance.now() - startedAt };
+}
+
+const totalFaults = (sandbox: RunningSandbox) => FAULT_KIND_NAMES.reduce((sum, kind) => sum + sandbox.stats().faults[kind], 0);
+
+describe('30% faults of every kind, and latency spikes: output byte-identical to a fault-free run', () => {
+  // Retries enough that no request meets nine faults in a row (0.3^9 ≈ 2e-5); a 1 s timeout keeps
+  // the silent kinds (stall-mid-body, no-response) cheap.
+  const RETRIES = ['--timeout', '1', '--max-retries', '8'];
+  const FLAKY: SandboxOptions = { failRate: 0.3, faults: EVERY_KIND, faultSeed: FAULT_SEED, latencySpikeMs: 300, latencySpikeRate: 0.1 };
+  const CASES: Array<{ name: string; args: string[]; input?: () => string }> = [
+    // 1,135 rows in pages of 40: ~30 pages, one at a time.
+    { name: 'companies', args: ['--page-size', '40', 'companies', '-t', 'Shopify', '--format', 'ndjson'] },
+    // 200 domains, calls cut at --limit and split: concurrent calls whose answers come back out of order.
+    { name: 'contacts', args: ['contacts', '--seniority', 'cxo,vp,director', '--limit', '30', '--format', 'csv'], input: () => shopifyDomains },
+    // Company pages and contact calls interleaved.
+    { name: 'pipeline', args: ['--page-size', '25', 'pipeline', '-t', 'Klaviyo', '--seniority', 'cxo,vp', '--limit', '40', '--format', 'csv'] },
+  ];
+
+  it.concurrent.for(CASES)('$name', { timeout: 90_000 }, async ({ name, args, input }, { expect }) => {
+    const clean = await timed(args, { url: healthy.url, ...(input ? { input: input() } : {}) });
+    expect(clean.code).toBe(0);
+    expect(clean.stdout.length).toBeGreaterThan(1000);
+    await withSandbox(FLAKY, async (flaky) => {
+      const faulty = await timed([...RETRIES, ...args], { url: flaky.url, ...(input ? { input: input() } : {}) });
+      const { faults, requests } = flaky.stats();
+      console.log(`${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ${requests.total} requests, ${totalFaults(flaky)} faults ${JSON.stringify(faults)}`);
+      expect(faulty.stderr).toBe('');
+      expect(faulty.code).toBe(0);
+      expect(faulty.stdout).toBe(clean.stdout);
+      // The kinds are dealt from a shuffled deck: ten faults or more means every kind was met.
+      expect(totalFaults(flaky)).toBeGreaterThanOrEqual(FAULT_KIND_NAMES.length);
+      for (const kind of FAULT_KIND_NAMES) expect(faults[kind], kind).toBeGreaterThan(0);
+      expect(faults['latency-spike']).toBeGreaterThan(0);
+    });
+  });
+});
+
+describe('a total outage: exit 5 within the retry budget, one line, no output file', () => {
+  const TIMEOUT_SECONDS = 1;
+  const MAX_RETRIES = 2;
+  const RETRIES = ['--timeout', String(TIMEOUT_SECONDS), '--max-retries', String(MAX_RETRIES)];
+  const ATTEMPTS = MAX_RETRIES + 1;
+  // Every kind; and only the slowest (each attempt runs to its timeout or waits out Retry-After),
+  // which takes the run close to its budget.
+  const MIXES: Array<[string, FaultKindName[]]> = [
+    ['every kind', EVERY_KIND],
+    ['the slowest kinds', ['no-response', 'stall-mid-body', '503', '429']],
+  ];
+  // --concurrency 1: one request at a time, so the attempts can be counted.
+  const COMMANDS: Array<{ name: string; endpoint: string; args: (out: string, dir: string) => string[]; input?: () => string }> = [
+    { name: 'companies', endpoint: '/companies', args: (out) => ['companies', '-t', 'Shopify', '-o', out] },
+    { name: 'contacts', endpoint: '/contacts', args: (out) => ['contacts', '--concurrency', '1', '-o', out], input: () => shopifyDomains },
+    { name: 'pipeline --state', endpoint: '/companies', args: (out, dir) => ['pipeline', '-t', 'Shopify', '--concurrency', '1', '--state', join(dir, 'state'), '-o', out] },
+  ];
+  const CASES = MIXES.flatMap(([mix, faults]) => COMMANDS.map((command) => ({ ...command, mix, faults })));
+
+  it.concurrent.for(CASES)('$name, $mix', { timeout: 30_000 }, async ({ name, mix, faults, endpoint, args, input }, { expect }) => {
+    const budgetMs = retryBudgetMs(TIMEOUT_SECONDS, MAX_RETRIES);
+    const dir = await scratchDir();
+    const out = join(dir, 'out.csv');
+    await writeFile(out, 'last week\n');
+    await withSandbox({ failRate: 1, faults, faultSeed: FAULT_SEED }, async (down) => {
+      const run = await timed([...RETRIES, ...args(out, dir)], { url: down.url, cwd: dir, ...(input ? { input: input() } : {}) });
+      console.log(`outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms (budget ${budgetMs} ms + ${SLACK_MS} ms slack), ${down.stats().requests.total} requests`);
+      expect(run.code).toBe(5);
+      expect(run.elapsedMs).toBeLessThan(budgetMs + SLACK_MS);
+      const lines = run.stderr.trimEnd().split('\n');
+      const failure = new RegExp(`^prospect: the service did not answer ${endpoint} after ${ATTEMPTS} attempts \\(last: .+\\); try again later`);
+      // One line says what failed; a pipeline with --state adds one saying how to resume.
+      expect(lines.filter((line) => failure.test(line))).toHaveLength(1);
+      expect(lines.filter((line) => !failure.test(line))).toEqual(name.includes('--state') ? [expect.stringMatching(/^prospect: the checkpoint in .* run the same command again to resume\.$/)] : []);
+      expect(await readFile(out, 'utf8')).toBe('last week\n');
+      expect((await readdir(dir)).filter((name) => name !== 'state')).toEqual(['out.csv']);
+      // It retried, and then stopped: a later batch may have sent one request before the run closed its client.
+      expect(down.stats().requests.total).toBeGreaterThanOrEqual(ATTEMPTS);
+      expect(down.stats().requests.total).toBeLessThanOrEqual(ATTEMPTS + 1);
+    });
+  });
+});
+
+describe('pipeline --state through an outage mid-run', () => {
+  const ARGS = (state: string, out: string) => ['--page-size', '25', 'pipeline', '-t', 'Klaviyo', '--seniority', 'cxo,vp', '--limit', '40', '--concurrency', '2', '--state', state, '-o', out];
+  const RETRIES = ['--timeout', '1', '--max-retries', '2'];
+
+  it('exits 5 within the retry budget, keeps a checkpoint, and resumes on a healthy same-seed sandbox to byte-identical output', async () => {
+    const reference = await scratchDir();
+    const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], { url: healthy.url, cwd: reference });
+    expect(clean.code).toBe(0);
+    const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
+
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    const out = join(work, 'leads.csv');
+    await writeFile(out, 'last week\n');
+    // The service answers 25 of the ~45 requests a clean run makes, then fails every one, with every
+    // kind of fault. (Company pages run ahead of contact calls, so the first pages are committed only
+    // after ~20 requests.)
+    const outage = await withSandbox({ failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 }, (down) =>
+      timed([...RETRIES, ...ARGS(state, out)], { url: down.url, cwd: work }),
+    );
+    const budgetMs = retryBudgetMs(1, 2);
+    console.log(`outage mid-run: ${Math.round(outage.elapsedMs)} ms (clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms + ${SLACK_MS} ms slack)`);
+    expect(outage.code).toBe(5);
+    expect(outage.elapsedMs).toBeLessThan(clean.elapsedMs + budgetMs + SLACK_MS);
+    expect(outage.stderr).toMatch(/^prospect: the service did not answer \/(companies|contacts) after 3 attempts/m);
+    expect(outage.stderr).toMatch(/^prospect: the checkpoint in .* keeps \d+ committed rows; run the same command again to resume\.$/m);
+    expect(await readFile(out, 'utf8')).toBe('last week\n');
+    const checkpoint = JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8'));
+    expect(checkpoint.pages_done).toBeGreaterThanOrEqual(1);
+    expect(checkpoint.listing_done).toBe(false);
+
+    // The faults stop: a healthy sandbox with the same seed, on another port. Its cursors are sealed
+    // with the dataset, so the checkpoint's cursor is valid there.
+    await withSandbox({}, async (revived) => {
+      expect(revived.url).not.toBe(healthy.url);
+      const resumed = await timed(['--verbose', ...RETRIES, ...ARGS(state, out)], { url: revived.url, cwd: work });
+      expect(resumed.code).toBe(0);
+      expect(resumed.stderr).toMatch(new RegExp(`Resuming the unfinished run ${checkpoint.run_id}`));
+    });
+    expect(await readFile(out, 'utf8')).toBe(expected);
+    expect(existsSync(join(state, 'current', 'checkpoint.json'))).toBe(false);
+  }, 60_000);
+});
