@@ -85,20 +85,28 @@ describe('prospect pipeline', () => {
   }, 60_000);
 
   it('lets one run work and sends a second one on the same state away at once (exit 6)', async () => {
-    const work = await scratchDir();
-    const state = join(work, 'state');
-    const first = startCli([...FILTERS, '--state', state, '-o', join(work, 'one.csv')], options({ cwd: work }));
-    const firstDone = finishCli(first, options());
-    await waitForCheckpoint(state, 1, first);
-    const startedAt = Date.now();
-    const second = await runCli([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], options({ cwd: work }));
-    const elapsed = Date.now() - startedAt;
-    expect(second.code).toBe(6);
-    expect(second.stderr).toMatch(new RegExp(`pid ${first.pid}`));
-    expect(elapsed).toBeLessThan(1000); // node start-up included
-    expect((await firstDone).code).toBe(0);
-    expect(existsSync(join(work, 'two.csv'))).toBe(false);
-  }, 120_000);
+    // A slow service keeps the first run alive for seconds, whatever the machine's load.
+    const slow = await startSandbox({ port: 0, seed: 5, companies: 20_000, latencyMs: 200 });
+    try {
+      const work = await scratchDir();
+      const state = join(work, 'state');
+      const slowOptions = { url: slow.url, apiKey: KEY, timeoutMs: 120_000, cwd: work };
+      const first = startCli([...FILTERS, '--state', state, '-o', join(work, 'one.csv')], slowOptions);
+      const firstDone = finishCli(first, slowOptions);
+      await waitForCheckpoint(state, 1, first);
+      const startedAt = Date.now();
+      const second = await runCli([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], slowOptions);
+      const elapsed = Date.now() - startedAt;
+      expect(first.exitCode).toBeNull();
+      expect(second.code).toBe(6);
+      expect(second.stderr).toMatch(new RegExp(`pid ${first.pid}`));
+      expect(elapsed).toBeLessThan(1000); // node start-up included
+      expect((await firstDone).code).toBe(0);
+      expect(existsSync(join(work, 'two.csv'))).toBe(false);
+    } finally {
+      await slow.close();
+    }
+  }, 180_000);
 
   it('recovers a lock left by a dead process', async () => {
     const work = await scratchDir();
