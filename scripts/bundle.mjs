@@ -6,31 +6,83 @@
  * stay behind their dynamic imports as chunks beside it, loaded only by the command that runs.
  * Resolving and reading ~80 separate modules was most of the start-up time.
  *
+ * Two plugins keep out of the bundle what the CLI never runs but would load, parse and keep in
+ * memory with every data command (bench/, BENCHMARKS.md section 4): undici beyond its Agent and
+ * request(), and zod's message locales.
+ *
  * The library API (`import { createClient } from 'prospect-cli'`) is not bundled: it stays the tsc
  * output in dist/src/ with its .d.ts files.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = join(root, 'dist', 'cli');
+
+/**
+ * zod's `z.locales` (error messages in 50 languages, 370 KB of the chunk every data command loads):
+ * prospect never reads it. English, the messages prospect shows, is registered by zod's schemas
+ * module itself, not through this index.
+ */
+const zodWithoutLocales = {
+  name: 'zod-without-locales',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'prospect-empty' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'prospect-empty' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+/** `undici` in src/api/http.ts is served by scripts/undici-core.cjs (see there why). */
+const undiciCore = {
+  name: 'undici-core',
+  setup(build) {
+    build.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.endsWith(join('src', 'api', 'http.ts')) ? { path: join(root, 'scripts', 'undici-core.cjs') } : undefined,
+    );
+  },
+};
+
+const target = join(root, 'dist', 'cli');
+// Built beside the target, then moved in: chunks first (their names are content hashes, so an
+// unchanged chunk keeps its name), the entry last, by one rename. A CLI started during a build runs
+// either the old entry or the new one, and chunks the old entry may still load are kept for a while.
+const outdir = join(root, 'dist', `.cli-${process.pid}`);
 
 rmSync(outdir, { recursive: true, force: true });
-await build({
-  absWorkingDir: root,
-  entryPoints: { cli: 'src/cli.ts' },
-  outdir,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Dependencies are bundled too (no package resolution at start); CommonJS ones (commander,
-  // cli-table3) call require() for Node built-ins, which an ES module has to be given.
-  banner: { js: "import { createRequire as __prospectCreateRequire } from 'node:module';\nconst require = __prospectCreateRequire(import.meta.url);" },
-  chunkNames: 'chunks/[name]-[hash]',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+try {
+  await build({
+    absWorkingDir: root,
+    entryPoints: { cli: 'src/cli.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Dependencies are bundled too (no package resolution at start); CommonJS ones (commander,
+    // cli-table3) call require() for Node built-ins, which an ES module has to be given.
+    banner: { js: "import { createRequire as __prospectCreateRequire } from 'node:module';\nconst require = __prospectCreateRequire(import.meta.url);" },
+    chunkNames: 'chunks/[name]-[hash]',
+    plugins: [undiciCore, zodWithoutLocales],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+} catch (error) {
+  rmSync(outdir, { recursive: true, force: true });
+  throw error;
+}
+const STALE_CHUNK_MS = 10 * 60 * 1000;
+mkdirSync(join(target, 'chunks'), { recursive: true });
+const fresh = new Set(readdirSync(join(outdir, 'chunks')));
+for (const name of fresh) {
+  if (!existsSync(join(target, 'chunks', name))) renameSync(join(outdir, 'chunks', name), join(target, 'chunks', name));
+}
+renameSync(join(outdir, 'cli.js'), join(target, 'cli.js'));
+rmSync(outdir, { recursive: true, force: true });
+for (const name of readdirSync(join(target, 'chunks'))) {
+  const path = join(target, 'chunks', name);
+  if (!fresh.has(name) && Date.now() - statSync(path).mtimeMs > STALE_CHUNK_MS) rmSync(path, { force: true });
+}

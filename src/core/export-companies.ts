@@ -1,4 +1,4 @@
-import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../api/index.js';
+import { UnanswerableError, type CompaniesMeta, type CompanyPage, type CompanyRow } from '../api/index.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { selectColumns } from '../io/columns.js';
 import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
@@ -6,7 +6,7 @@ import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
 import type { RunContext } from '../runtime/context.js';
-import { rateText, startProgress } from '../ui/progress.js';
+import { rateText, startProgress, formatCount } from '../ui/progress.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './company-columns.js';
 import { describeFilters, localStackFilter, serviceQuery, validateCompanyFilters, type CompanyFilters } from './company-filters.js';
 import { provenanceLine } from './provenance.js';
@@ -42,24 +42,38 @@ export async function exportCompanies(ctx: RunContext, options: CompaniesExportO
   let fetched = 0;
   let stoppedAtMax = false;
   let pages = 0;
+  // One page ahead: the next page is on its way (the service builds it, undici reads it) while this
+  // one is checked and written, so a long export takes about the service's time per page rather
+  // than the service's plus ours. Never past --max: no call is made for a page that is not written.
+  const pageIterator = client.companies(serviceQuery(options.filters))[Symbol.asyncIterator]();
+  let nextPage: Promise<IteratorResult<CompanyPage>> | undefined = pageIterator.next();
   try {
-    for await (const page of client.companies(serviceQuery(options.filters))) {
+    while (nextPage !== undefined) {
+      const result: IteratorResult<CompanyPage> = await nextPage;
+      nextPage = undefined;
+      if (result.done) break;
+      const page = result.value;
       meta ??= page.meta;
       fetched += page.data.length;
       let rows = keep ? page.data.filter(keep) : page.data;
       if (options.max !== undefined && written + rows.length >= options.max) {
         stoppedAtMax = written + rows.length > options.max || page.nextCursor !== null;
         rows = rows.slice(0, options.max - written);
+      } else if (page.nextCursor !== null) {
+        nextPage = pageIterator.next();
+        // Its failure, if any, is thrown when its turn comes; until then it must not count as unhandled.
+        nextPage.catch(() => {});
       }
       await writer.writeRows(rows);
       written += rows.length;
       pages += 1;
       progress.update(`Fetching companies… page ${pages} · ${rateText(written, 'rows', startedAt)}`);
-      if (options.max !== undefined && written >= options.max) break;
     }
+    // Stopped at --max with pages left: let the listing go (nothing is in flight).
+    await pageIterator.return?.();
     if (written === 0) {
       throw new UnanswerableError(
-        `no company matched all the filters: the service had ${fetched.toLocaleString('en-US')} ${fetched === 1 ? 'company' : 'companies'} for "${options.filters.technologies[0]}", none of which also ${describeFilters({ ...options.filters, technologies: options.filters.technologies.slice(1), notTechnologies: options.filters.notTechnologies.slice(1) })}.`,
+        `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${options.filters.technologies[0]}", none of which also ${describeFilters({ ...options.filters, technologies: options.filters.technologies.slice(1), notTechnologies: options.filters.notTechnologies.slice(1) })}.`,
       );
     }
     await writer.finish(meta);
@@ -67,6 +81,8 @@ export async function exportCompanies(ctx: RunContext, options: CompaniesExportO
     await output.commit();
   } catch (error) {
     progress.stop();
+    // Not awaited: a page fetched ahead may still be in flight; closing the client (cleanup) ends it.
+    void pageIterator.return?.().catch(() => {});
     if (error instanceof UnanswerableError && options.allowEmpty) {
       await writer.finish(meta);
       await output.commit();
@@ -79,7 +95,7 @@ export async function exportCompanies(ctx: RunContext, options: CompaniesExportO
   progress.stop();
   ctx.reporter.info(provenanceLine(written, meta));
   if (stoppedAtMax) {
-    const total = typeof meta?.total === 'number' ? ` of ${meta.total.toLocaleString('en-US')}` : '';
+    const total = typeof meta?.total === 'number' ? ` of ${formatCount(meta.total)}` : '';
     ctx.reporter.info(`Stopped at --max ${options.max}${total}; more companies match.`);
   }
   if (options.output) ctx.reporter.info(`Wrote ${options.output} and ${options.output}.meta.json.`);

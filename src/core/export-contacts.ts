@@ -6,7 +6,7 @@ import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
 import type { RunContext } from '../runtime/context.js';
-import { rateText, startProgress } from '../ui/progress.js';
+import { rateText, startProgress, formatCount } from '../ui/progress.js';
 import { parseContactFlags, type ContactFlags } from './contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from './contact-processing.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from './contact-rows.js';
@@ -55,7 +55,8 @@ export async function exportContacts(ctx: RunContext, options: ContactsExportOpt
   const progress = await startProgress(ctx.reporter, ctx.stderr, 'Fetching contacts…');
   const fanout: FanoutStats = { calls: 0, splits: 0 };
   try {
-    const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, settings, fanout);
+    // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead.
+    const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
     const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
       if (found.truncated) summary.domains.truncated_at_limit.push(found.domain);
       if (found.contacts.length > 0) summary.domains.with_contacts += 1;
@@ -92,7 +93,7 @@ function reportContactsSummary(
 ): void {
   const { contacts, domains, verification } = summary;
   ctx.reporter.info(
-    `${contacts.written.toLocaleString('en-US')} contacts from ${domains.with_contacts}/${domains.valid} domains in ${summary.calls} calls · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
+    `${formatCount(contacts.written)} contacts from ${domains.with_contacts}/${domains.valid} domains in ${summary.calls} calls · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
       (contacts.droppedStale > 0 ? ` · dropped stale ${contacts.droppedStale}` : ''),
   );
   if (verification.units_spent + verification.from_cache + verification.unchecked > 0) {

@@ -1,10 +1,11 @@
 import type { CompaniesMeta } from '../api/index.js';
+import { formatCount } from '../ui/progress.js';
 
 const SPARSE_BELOW_PERCENT = 50;
 
 /** One line that keeps where the data came from in front of the person: rows, source, scope, sparse fields. */
 export function provenanceLine(rows: number, meta: CompaniesMeta | undefined): string {
-  const parts = [`${rows.toLocaleString('en-US')} ${rows === 1 ? 'company' : 'companies'}`];
+  const parts = [`${formatCount(rows)} ${rows === 1 ? 'company' : 'companies'}`];
   const source = meta?.source;
   if (source) {
     const detail = [source.method, source.history_since ? `since ${source.history_since}` : undefined].filter(Boolean).join(', ');

@@ -11,7 +11,7 @@ import { createRowWriter, type RowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
 import { resolveConnection } from '../runtime/connection.js';
 import type { RunContext } from '../runtime/context.js';
-import { rateText, startProgress } from '../ui/progress.js';
+import { rateText, startProgress, formatCount } from '../ui/progress.js';
 import { localStackFilter, serviceQuery, validateCompanyFilters, type CompanyFilters } from './company-filters.js';
 import { parseContactFlags, type ContactFlags } from './contact-options.js';
 import { contactRowsFor, countRows, newContactCounts, type ContactCounts } from './contact-processing.js';
@@ -173,7 +173,7 @@ export async function runPipeline(ctx: RunContext, options: PipelineOptions): Pr
         checkpoint.counters = { ...counters, verification: verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification };
         await state.commit(checkpoint, [stateFiles.output, stateFiles.keys]);
       }
-      progress.update(`Building the lead list… ${counters.companies_seen.toLocaleString('en-US')} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
+      progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
     }
     await writer.finish(checkpoint.meta ?? { source: meta?.source, scope: meta?.scope });
   } catch (error) {
@@ -274,7 +274,7 @@ async function publish(ctx: RunContext, options: PipelineOptions, state: Pipelin
 function reportPipeline(ctx: RunContext, counters: Counters, unitsSpent: number | undefined, options: PipelineOptions): void {
   const { contacts } = counters;
   ctx.reporter.info(
-    `${contacts.written.toLocaleString('en-US')} leads from ${counters.companies_seen.toLocaleString('en-US')} companies · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
+    `${formatCount(contacts.written)} leads from ${formatCount(counters.companies_seen)} companies · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
       (unitsSpent !== undefined ? ` · ${unitsSpent} units spent` : '') +
       (options.onlyNew ? ` · ${contacts.alreadyExported} already exported before` : ''),
   );

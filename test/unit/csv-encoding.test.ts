@@ -1,0 +1,52 @@
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Column } from '../../src/io/columns.js';
+import type { TextSink } from '../../src/io/sink.js';
+import { createRowWriter, csvCell, csvField } from '../../src/io/writers.js';
+
+/** What prospect wrote with csv-stringify before its CSV encoder was written by hand (bench, issue 8). */
+const reference = (records: string[][]) => stringify(records, { record_delimiter: 'unix', quoted_match: /^\s|\s$/ });
+
+const SPECIAL = ['"', ',', '\n', '\r', ' ', '\t', '\u00a0', '\u2028', '\ufeff', "'", '=', '+', '-', '@', ';', '\\', '\uFF1D'];
+const tricky = fc.array(fc.oneof(fc.constantFrom(...SPECIAL), fc.string({ maxLength: 3 }), fc.string({ unit: 'binary', maxLength: 2 })), { maxLength: 8 }).map((parts) => parts.join(''));
+const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), tricky);
+
+async function render(rows: string[][], width: number, escapeFormulas: boolean): Promise<string> {
+  const columns: Column<string[]>[] = Array.from({ length: width }, (_, index) => ({ name: `c${index}`, get: (row) => row[index] }));
+  const chunks: string[] = [];
+  const sink: TextSink = { write: async (text) => void chunks.push(text) };
+  const writer = await createRowWriter<string[]>('csv', sink, { columns, toJson: (row) => row, escapeFormulas });
+  await writer.writeRows(rows);
+  await writer.finish();
+  return chunks.join('');
+}
+
+describe('the hand-written CSV encoder writes exactly what csv-stringify wrote', () => {
+  it('field by field', () => {
+    fc.assert(
+      fc.property(anyText, (value) => {
+        expect(`${csvField(value)}\n`).toBe(reference([[value]]));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('whole documents, with and without the formula guard', async () => {
+    const table = fc.integer({ min: 1, max: 6 }).chain((width) => fc.tuple(fc.constant(width), fc.array(fc.array(anyText, { minLength: width, maxLength: width }), { maxLength: 6 })));
+    await fc.assert(
+      fc.asyncProperty(table, fc.boolean(), async ([width, rows], guard) => {
+        const header = Array.from({ length: width }, (_, index) => `c${index}`);
+        const expected = reference([header]) + (rows.length > 0 ? reference(rows.map((row) => row.map((cell) => csvCell(cell, guard)))) : '');
+        expect(await render(rows, width, guard)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the cases that matter in practice', () => {
+    for (const value of ['', 'plain', 'a,b', 'say "hi"', 'two\nlines', 'cr\rinside', ' lead', 'trail ', '\ttab', 'x\r', "'+1 415", 'Cao & Partners Co., Ltd.']) {
+      expect(`${csvField(value)}\n`).toBe(reference([[value]]));
+    }
+  });
+});

@@ -1,0 +1,15 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatCount } from '../../src/ui/progress.js';
+
+describe('formatCount writes what toLocaleString("en-US") writes', () => {
+  it('for whole numbers of any size and sign', () => {
+    fc.assert(fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.integer({ min: -1e6, max: 1e6 })), (n) => {
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    }), { numRuns: 2000 });
+  });
+
+  it('for the edges, by deferring to it', () => {
+    for (const n of [0, -0, 999, 1000, 1_000_000, 2 ** 53, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+  });
+});
