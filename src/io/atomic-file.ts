@@ -56,17 +56,7 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
     async commit() {
       if (settled) return;
       settled = true;
-      try {
-        await closeStream(stream);
-        await rename(tempPath, target);
-      } catch (error) {
-        // The last flush hit a full disk, or the rename was refused: the target keeps its old
-        // content, and the half-written temp file must not stay beside it.
-        await rm(tempPath, { force: true });
-        throw error;
-      } finally {
-        untrackTempFile(tempPath);
-      }
+      await moveIntoPlace(tempPath, target, () => closeStream(stream));
     },
     async abort() {
       if (settled) return;
@@ -84,8 +74,16 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
 export async function writeFileAtomic(target: string, content: string, mode = 0o644): Promise<void> {
   const tempPath = tempPathFor(target);
   trackTempFile(tempPath);
+  await moveIntoPlace(tempPath, target, () => writeFile(tempPath, content, { mode, flag: 'wx' }));
+}
+
+/**
+ * Finishes the temp file, then renames it over the target. If the last write hits a full disk or
+ * the rename is refused, the target keeps its old content and the temp file does not stay beside it.
+ */
+async function moveIntoPlace(tempPath: string, target: string, finishWriting: () => Promise<void>): Promise<void> {
   try {
-    await writeFile(tempPath, content, { mode, flag: 'wx' });
+    await finishWriting();
     await rename(tempPath, target);
   } catch (error) {
     await rm(tempPath, { force: true });

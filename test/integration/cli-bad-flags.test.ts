@@ -4,7 +4,7 @@
  * error is one short message, never a stack trace, and nothing on stdout.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 import { runCli, scratchDir } from '../helpers/cli.js';
 import { sandboxStats } from '../helpers/independent-client.js';

@@ -1,9 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
+import { renderCsv } from '../helpers/csv.js';
 import { describe, expect, it } from 'vitest';
-import type { Column } from '../../src/io/columns.js';
-import type { TextSink } from '../../src/io/sink.js';
-import { createRowWriter, csvCell, csvField } from '../../src/io/writers.js';
+import { csvCell, csvField } from '../../src/io/writers.js';
 
 /** What prospect wrote with csv-stringify before its CSV encoder was written by hand (bench, issue 8). */
 const reference = (records: string[][]) => stringify(records, { record_delimiter: 'unix', quoted_match: /^\s|\s$/ });
@@ -12,15 +11,7 @@ const SPECIAL = ['"', ',', '\n', '\r', ' ', '\t', '\u00a0', '\u2028', '\ufeff', 
 const tricky = fc.array(fc.oneof(fc.constantFrom(...SPECIAL), fc.string({ maxLength: 3 }), fc.string({ unit: 'binary', maxLength: 2 })), { maxLength: 8 }).map((parts) => parts.join(''));
 const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), tricky);
 
-async function render(rows: string[][], width: number, escapeFormulas: boolean): Promise<string> {
-  const columns: Column<string[]>[] = Array.from({ length: width }, (_, index) => ({ name: `c${index}`, get: (row) => row[index] }));
-  const chunks: string[] = [];
-  const sink: TextSink = { write: async (text) => void chunks.push(text) };
-  const writer = await createRowWriter<string[]>('csv', sink, { columns, toJson: (row) => row, escapeFormulas });
-  await writer.writeRows(rows);
-  await writer.finish();
-  return chunks.join('');
-}
+const render = renderCsv;
 
 describe('the hand-written CSV encoder writes exactly what csv-stringify wrote', () => {
   it('field by field', () => {
