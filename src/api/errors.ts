@@ -297,8 +297,14 @@ function unanswerableError(body: ParsedErrorBody, init: ApiErrorInit): Unanswera
       hint: 'This is the service breaking its contract; try again later, and report it to the service if it persists.',
     });
   }
-  const hint = hintFromDetails(body.details);
+  // The sandbox (and perhaps the real service) already names its suggestions in the reason: say them once.
+  const hint = suggestionsAlreadyIn(body.reason, body.details) ? undefined : hintFromDetails(body.details);
   return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, { ...init, ...(hint !== undefined ? { hint } : {}) });
+}
+
+function suggestionsAlreadyIn(reason: string, details: Record<string, unknown>): boolean {
+  const listed = [details.suggestions, details.valid_values].find((value) => Array.isArray(value) && value.length > 0) as unknown[] | undefined;
+  return listed !== undefined && listed.every((item) => reason.includes(String(item)));
 }
 
 /** `suggestions` and `valid_values` (contract row 7) become a hint the user can act on. */

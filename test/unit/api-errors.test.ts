@@ -63,6 +63,12 @@ describe('errorFromResponse: status → class and exit code', () => {
     expect(error.hint).toBe('Closest names: Shopify, Shopware.');
   });
 
+  it('422 suggestions already named in the reason are not repeated as a hint', () => {
+    const error = map(422, { error: { code: 'unknown_technology', reason: 'unknown. Did you mean: Shopify, Shopware?', suggestions: ['Shopify', 'Shopware'] } });
+    expect(error.hint).toBeUndefined();
+    expect(error.message).toContain('Did you mean: Shopify, Shopware?');
+  });
+
   it('422 valid_values become a hint', () => {
     const error = map(422, { error: { code: 'unknown_employee_range', reason: 'no label', valid_values: ['1-10', '11-50'] } });
     expect(error.hint).toBe('Valid values: 1-10, 11-50.');
