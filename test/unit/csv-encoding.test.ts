@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { csvCell, csvField } from '../../src/io/writers.js';
 
 /** What prospect wrote with csv-stringify before its CSV encoder was written by hand (bench, issue 8). */
-const reference = (records: string[][]) => stringify(records, { record_delimiter: 'unix', quoted_match: /^\s|\s$/ });
+// A carriage return inside a cell is quoted too: csv-stringify alone would leave it bare, and a
+// spreadsheet reads a bare CR as the end of the row.
+const reference = (records: string[][]) => stringify(records, { record_delimiter: 'unix', quoted_match: /^\s|\s$|\r/ });
 
 const SPECIAL = ['"', ',', '\n', '\r', ' ', '\t', '\u00a0', '\u2028', '\ufeff', "'", '=', '+', '-', '@', ';', '\\', '\uFF1D'];
 const tricky = fc.array(fc.oneof(fc.constantFrom(...SPECIAL), fc.string({ maxLength: 3 }), fc.string({ unit: 'binary', maxLength: 2 })), { maxLength: 8 }).map((parts) => parts.join(''));
@@ -40,4 +42,8 @@ describe('the hand-written CSV encoder writes exactly what csv-stringify wrote',
       expect(`${csvField(value)}\n`).toBe(reference([[value]]));
     }
   });
+});
+
+it('quotes a carriage return inside a cell, so no spreadsheet splits the row there', () => {
+  expect(csvField('a\rb')).toBe('"a\rb"');
 });
