@@ -203,3 +203,13 @@ export function sampleContact(domain: string, extra: Record<string, unknown> = {
 export function errorBody(code: string, reason: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { error: { code, reason, ...extra } };
 }
+
+/** The error a promise rejects with; a promise that resolves fails the test. */
+export async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a failure');
+}

@@ -14,7 +14,7 @@ import {
   type RequestEvent,
 } from '../../src/api/index.js';
 import { ExitCode } from '../../src/exit-codes.js';
-import { companiesPage, errorBody, startScriptedServer, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
+import { companiesPage, errorBody, failure, startScriptedServer, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'retry-key-ABCDEF123456';
 let server: ScriptedServer | undefined;
@@ -48,14 +48,6 @@ async function firstPage(c: ProspectClient): Promise<CompanyPage> {
   throw new Error('no page');
 }
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 const ok: ScriptedResponse = { body: companiesPage(['a.com']) };
 

@@ -3,7 +3,7 @@ import { createServer as createNetServer, type Server, type Socket } from 'node:
 import { inspect } from 'node:util';
 import { ApiError, ServiceError, createClient, type ClientOptions, type ProspectClient, type RequestEvent } from '../../src/api/index.js';
 import { ExitCode, UsageError } from '../../src/exit-codes.js';
-import { companiesPage, errorBody, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+import { companiesPage, errorBody, failure, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'sk_live_DO_NOT_LEAK_7f3a9c';
 const servers: ScriptedServer[] = [];
@@ -26,14 +26,6 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 async function listAll(client: ProspectClient): Promise<void> {
   for await (const page of client.companies({ technology: 'Shopify' })) void page;
