@@ -92,16 +92,12 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
     reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
     return interrupted;
   }
-  const failedWrite = outputFailure(error);
-  if (failedWrite) {
-    reporter.error(failedWrite.message, failedWrite.hint);
+  // A full disk or a refused rename is the machine's problem, not a bug: it gets its own message and code.
+  const known = outputFailure(error) ?? (error instanceof CliError ? error : undefined);
+  if (known) {
+    reporter.error(known.message, known.hint);
     if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    return failedWrite.exitCode;
-  }
-  if (error instanceof CliError) {
-    reporter.error(error.message, error.hint);
-    if (reporter.debugging && error.stack) process.stderr.write(`${error.stack}\n`);
-    return error.exitCode;
+    return known.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');

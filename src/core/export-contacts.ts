@@ -49,7 +49,7 @@ export async function exportContacts(ctx: RunContext, options: ContactsExportOpt
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const verifier = settings.stale === 'verify' ? openVerifier(ctx, client, connection, { cache: options.cache, cacheFreshSince, budget: settings.verifyBudget, concurrency: settings.concurrency }) : undefined;
+  const verifier = settings.stale === 'verify' ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: settings.verifyBudget, concurrency: settings.concurrency }) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const progress = await startProgress(ctx.reporter, ctx.stderr, 'Fetching contacts…');

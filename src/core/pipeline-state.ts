@@ -4,6 +4,7 @@ import { appendFile, mkdir, open, readdir, readFile, rm, type FileHandle } from 
 import { join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../exit-codes.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
+import { processIsAlive } from '../process-alive.js';
 import type { TextSink } from '../io/sink.js';
 
 /**
@@ -199,12 +200,7 @@ async function readLock(path: string): Promise<LockHolder | undefined> {
   }
 }
 
+/** A lock from another host cannot be checked, so it counts as held. */
 function holderIsAlive(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return holder.host !== hostname() || processIsAlive(holder.pid);
 }

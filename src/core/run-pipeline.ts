@@ -99,7 +99,7 @@ export async function runPipeline(ctx: RunContext, options: PipelineOptions): Pr
   const verifier =
     settings.stale === 'verify'
       ? openVerifier(ctx, client, connection, {
-          cache: options.cache,
+          useCache: options.cache,
           cacheFreshSince: plan.cacheFreshSince,
           budget: settings.verifyBudget,
           concurrency: settings.concurrency,

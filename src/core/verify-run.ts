@@ -12,8 +12,7 @@ import { startProgress } from '../ui/progress.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries, type EntriesInput } from './entries-input.js';
 import { mapInOrder } from './ordered-pool.js';
 import { finishSummary, writeSummary } from './run-summary.js';
-import { cacheCutoff, openVerifier, type VerifyCacheFlags } from './verifier-setup.js';
-import { cacheDirectory, VerifyCache } from './verify-cache.js';
+import { cacheCutoff, openVerifier, openVerifyCache, type VerifyCacheFlags } from './verifier-setup.js';
 
 export interface VerifyOptions extends EntriesInput, OutputFlags, VerifyCacheFlags {
   emailColumn?: string;
@@ -54,9 +53,11 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
   const columns = selectColumns(verifyColumns(parsed.header), options.columns);
 
   const connection = await resolveConnection(ctx);
-  const toPay = countUncached(ctx, options, connection.baseUrl, cacheFreshSince, planned.unique);
+  const cache = openVerifyCache(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  const toPay = [...planned.unique].filter((key) => !cache.get(key)).length;
   const units = Math.min(toPay, options.budget ?? Number.POSITIVE_INFINITY);
   if (options.dryRun) {
+    cache.close();
     ctx.stdout.write(
       `would spend ${units} unit${units === 1 ? '' : 's'}: ${planned.unique.size} unique valid addresses, ${planned.unique.size - toPay} in the cache, ${planned.invalid.length} malformed (never paid)` +
         (units < toPay ? `, ${toPay - units} left unchecked by --budget ${options.budget}` : '') +
@@ -67,7 +68,7 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
   await confirmSpend(ctx, options, units);
 
   const client = createApiClient(ctx, connection);
-  const verifier = openVerifier(ctx, client, connection, { cache: options.cache, cacheFreshSince, budget: options.budget, concurrency: options.concurrency });
+  const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: options.budget, concurrency: options.concurrency, cache });
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const progress = await startProgress(ctx.reporter, ctx.stderr, `Verifying ${planned.unique.size} addresses…`);
@@ -129,15 +130,6 @@ function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, str
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
   const names = [...header.filter((name) => name !== 'verification' && name !== 'verified_at'), 'verification', 'verified_at'];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
-}
-
-function countUncached(ctx: RunContext, options: VerifyOptions, baseUrl: string, freshSince: Date, keys: Set<string>): number {
-  if (!options.cache) return keys.size;
-  const cache = VerifyCache.open(cacheDirectory(ctx.env), new URL(baseUrl).origin, freshSince);
-  let uncached = 0;
-  for (const key of keys) if (!cache.get(key)) uncached += 1;
-  cache.close();
-  return uncached;
 }
 
 /** A person at a terminal confirms a large spend; a pipe or cron never waits on a prompt. */

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
+import { processIsAlive } from '../process-alive.js';
 import { removeOpenTempFilesSync, trackTempFile, untrackTempFile } from './temp-files.js';
 
 export { removeOpenTempFilesSync };
@@ -31,15 +32,6 @@ async function sweepOrphanedTempFiles(target: string): Promise<void> {
   for (const name of names) {
     const pid = name.startsWith(prefix) ? Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]) : NaN;
     if (Number.isInteger(pid) && !processIsAlive(pid)) await rm(join(dirname(target), name), { force: true });
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
