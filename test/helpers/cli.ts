@@ -24,6 +24,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Extra files or directories to scan for the key after the run (output files, state dirs, summaries). */
   scan?: string[];
+  /** Runs the binary under another program (for example faketime): gets node's argv, returns what to spawn. */
+  wrap?: (args: string[]) => { command: string; args: string[] };
 }
 
 /** A scratch directory per test, under the system temp dir. */
@@ -47,7 +49,8 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
 
 /** Starts the built binary as a user would; the caller owns the child (signals, streaming). */
 export function startCli(args: string[], options: CliOptions = {}): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], {
+  const spawned = options.wrap ? options.wrap([BIN, ...args]) : { command: process.execPath, args: [BIN, ...args] };
+  return spawn(spawned.command, spawned.args, {
     cwd: options.cwd ?? process.cwd(),
     env: childEnv(options),
     stdio: ['pipe', 'pipe', 'pipe'],
