@@ -9,7 +9,7 @@ import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { exitCodesText, registerHelpCommand } from './commands/help.js';
-import { CliError, ExitCode, outputFailure } from './exit-codes.js';
+import { CliError, ExitCode, exitCodeOf, outputFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 
@@ -88,16 +88,15 @@ interface FailureReporter {
 
 function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal): number {
   if (signal.aborted) {
-    const interrupted = signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
     reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
-    return interrupted;
+    return exitCodeOf(error, signal);
   }
   // A full disk or a refused rename is the machine's problem, not a bug: it gets its own message and code.
   const known = outputFailure(error) ?? (error instanceof CliError ? error : undefined);
   if (known) {
     reporter.error(known.message, known.hint);
     if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    return known.exitCode;
+    return exitCodeOf(error, signal);
   }
   const message = error instanceof Error ? error.message : String(error);
   reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');

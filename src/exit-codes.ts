@@ -76,3 +76,13 @@ export function outputFailure(error: unknown): CliError | undefined {
     'Nothing was replaced: an earlier output file, if any, is as it was. Free space or fix permissions, then run again.',
   );
 }
+
+/**
+ * THE decision of a run's exit code, for the process exit and for every `--summary` record alike:
+ * a signal that aborted the run wins, then a file-system failure of the output, then the error's own code.
+ */
+export function exitCodeOf(error: unknown, signal?: AbortSignal): ExitCodeValue {
+  if (signal?.aborted) return signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+  if (error === undefined) return ExitCode.ok;
+  return (outputFailure(error) ?? (error instanceof CliError ? error : undefined))?.exitCode ?? ExitCode.internal;
+}

@@ -1,4 +1,4 @@
-import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
+import { ExitCode, exitCodeOf, UsageError } from '../exit-codes.js';
 import { selectColumns } from '../io/columns.js';
 import { collectDomains } from '../io/input.js';
 import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
@@ -74,7 +74,7 @@ export async function exportContacts(ctx: RunContext, options: ContactsExportOpt
     await output.abort();
     summary.calls = fanout.calls;
     Object.assign(summary.verification, verifier?.snapshot());
-    await writeSummary(options.summary, finishSummary(summary, startedAt, (error as CliError).exitCode ?? ExitCode.internal, error));
+    await writeSummary(options.summary, finishSummary(summary, startedAt, exitCodeOf(error, ctx.signal), error));
     throw error;
   } finally {
     verifier?.close();

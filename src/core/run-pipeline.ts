@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline as pipeStreams } from 'node:stream/promises';
 import { resolve } from 'node:path';
 import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../api/index.js';
-import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
+import { ExitCode, exitCodeOf, UsageError } from '../exit-codes.js';
 import { tempPathFor } from '../io/atomic-file.js';
 import { selectColumns } from '../io/columns.js';
 import { checkOutputPath, openOutput, resolveFormat, type Output, type OutputFlags } from '../io/output.js';
@@ -191,8 +191,7 @@ export async function runPipeline(ctx: RunContext, options: PipelineOptions): Pr
       await state?.discardCurrent();
     }
     await plainOutput?.abort();
-    const exitCode = (error as CliError).exitCode ?? ExitCode.internal;
-    await writeSummary(options.summary, finishSummaryWith(ctx.signal.aborted ? (ctx.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted) : exitCode, error));
+    await writeSummary(options.summary, finishSummaryWith(exitCodeOf(error, ctx.signal), error));
     if (state && !(error instanceof UnanswerableError)) {
       // A cleanup runs after the error line is printed, so the hint reads as the last word.
       ctx.onCleanup(() => {

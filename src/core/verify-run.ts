@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { ExitCode, UsageError, type CliError } from '../exit-codes.js';
+import { ExitCode, exitCodeOf, UsageError } from '../exit-codes.js';
 import { selectColumns, type Column } from '../io/columns.js';
 import { checkEmailSyntax, emailKey } from '../io/emails.js';
 import { parseRecords } from '../io/input.js';
@@ -97,7 +97,7 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
     progress.stop();
     await output.abort();
     Object.assign(summary.verification, verifier.snapshot());
-    await writeSummary(options.summary, finishSummary(summary, startedAt, (error as CliError).exitCode ?? ExitCode.internal, error));
+    await writeSummary(options.summary, finishSummary(summary, startedAt, exitCodeOf(error, ctx.signal), error));
     throw error;
   } finally {
     verifier.close();
