@@ -1,14 +1,6 @@
 import type { Command } from 'commander';
-import { addCompanyFilterOptions, addOutputOptions, companyFiltersFrom, positiveInteger, type CommandRunner, type CompanyFilterFlags } from './options.js';
-
-interface CompaniesFlags extends CompanyFilterFlags {
-  max?: number;
-  format?: string;
-  output?: string;
-  columns?: string;
-  allowEmpty?: boolean;
-  escapeFormulas: boolean;
-}
+import type { CompaniesFlags } from '../core/jobs/companies.js';
+import { addCompanyFilterOptions, addOutputOptions, positiveInteger, type CommandRunner } from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -33,16 +25,8 @@ Examples:
     )
     .action(async (flags: CompaniesFlags) =>
       run(async (ctx) => {
-        const { exportCompanies } = await import('../core/export-companies.js');
-        return exportCompanies(ctx, {
-          filters: companyFiltersFrom(flags),
-          ...(flags.max !== undefined ? { max: flags.max } : {}),
-          ...(flags.format !== undefined ? { format: flags.format } : {}),
-          ...(flags.output !== undefined ? { output: flags.output } : {}),
-          ...(flags.columns !== undefined ? { columns: flags.columns } : {}),
-          allowEmpty: Boolean(flags.allowEmpty),
-          escapeFormulas: flags.escapeFormulas,
-        });
+        const { runCompanies } = await import('../core/jobs/companies.js');
+        return runCompanies(ctx, flags);
       }),
     );
 }

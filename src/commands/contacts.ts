@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import type { ContactsExportOptions } from '../core/export-contacts.js';
+import type { ContactsFlags } from '../core/jobs/contacts.js';
 import { addContactOptions, addOutputOptions, type CommandRunner } from './options.js';
-
-type ContactsFlags = Omit<ContactsExportOptions, 'args' | 'file' | 'strict'> & { domainsFile?: string; strict?: boolean };
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -28,15 +26,10 @@ Examples:
   $ prospect contacts --domains-file accounts.csv --domain-column website --per-company 3 -o contacts.csv
   $ prospect contacts --domains-file domains.txt --stale verify --verify-budget 200 --summary run.json`,
     )
-    .action(async (domains: string[], flags: ContactsFlags) =>
+    .action(async (domains: string[], flags: Omit<ContactsFlags, 'args'>) =>
       run(async (ctx) => {
-        const { exportContacts } = await import('../core/export-contacts.js');
-        return exportContacts(ctx, {
-          ...flags,
-          args: domains,
-          strict: Boolean(flags.strict),
-          ...(flags.domainsFile !== undefined ? { file: flags.domainsFile } : {}),
-        });
+        const { runContacts } = await import('../core/jobs/contacts.js');
+        return runContacts(ctx, { ...flags, args: domains });
       }),
     );
 }

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CompanyFilters } from '../core/company-filters.js';
 import type { RunContext } from '../runtime/context.js';
 
 /** Runs a command body with the shared context; returns the exit code. Provided by src/cli.ts. */
@@ -51,13 +50,6 @@ export function addContactOptions(command: Command): Command {
     .option('--summary <file>', 'write a JSON record of the run to FILE');
 }
 
-export interface CompanyFilterFlags {
-  technology: string[];
-  notTechnology: string[];
-  employeeRange?: string;
-  country?: string;
-}
-
 /** The company filters `companies` and `pipeline` share. */
 export function addCompanyFilterOptions(command: Command): Command {
   return command
@@ -66,13 +58,4 @@ export function addCompanyFilterOptions(command: Command): Command {
     .option('--employee-range <low-high>', 'employee range, e.g. 11-500 (covers 11-50, 51-200, 201-500)')
     .option('--country <name>', 'lower-case country name, e.g. "united states"')
     .option('--allow-empty', 'when nothing matches, write an empty result and exit 0 instead of exit 3');
-}
-
-export function companyFiltersFrom(flags: CompanyFilterFlags): CompanyFilters {
-  return {
-    technologies: flags.technology,
-    notTechnologies: flags.notTechnology,
-    ...(flags.employeeRange !== undefined ? { employeeRange: flags.employeeRange } : {}),
-    ...(flags.country !== undefined ? { country: flags.country } : {}),
-  };
 }

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import type { PipelineOptions } from '../core/run-pipeline.js';
-import { addCompanyFilterOptions, addContactOptions, addOutputOptions, companyFiltersFrom, type CommandRunner, type CompanyFilterFlags } from './options.js';
-
-type PipelineFlags = CompanyFilterFlags & Omit<PipelineOptions, 'filters' | 'onlyNew' | 'allowEmpty'> & { onlyNew?: boolean; allowEmpty?: boolean };
+import type { PipelineFlags } from '../core/jobs/pipeline.js';
+import { addCompanyFilterOptions, addContactOptions, addOutputOptions, type CommandRunner } from './options.js';
 
 export function registerPipelineCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -32,13 +30,8 @@ Examples:
     )
     .action(async (flags: PipelineFlags) =>
       run(async (ctx) => {
-        const { runPipeline } = await import('../core/run-pipeline.js');
-        return runPipeline(ctx, {
-          ...flags,
-          filters: companyFiltersFrom(flags),
-          onlyNew: Boolean(flags.onlyNew),
-          allowEmpty: Boolean(flags.allowEmpty),
-        });
+        const { runPipeline } = await import('../core/jobs/pipeline.js');
+        return runPipeline(ctx, flags);
       }),
     );
 }

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import type { VerifyOptions } from '../core/verify-run.js';
+import type { VerifyFlags } from '../core/jobs/verify.js';
 import { addOutputOptions, integerInRange, type CommandRunner } from './options.js';
-
-type VerifyFlags = Omit<VerifyOptions, 'args' | 'dryRun' | 'yes' | 'strict'> & { dryRun?: boolean; yes?: boolean; strict?: boolean };
 
 export function registerVerifyCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -35,16 +33,10 @@ Examples:
   $ prospect verify --file contacts.csv --dry-run
   $ prospect contacts --domains-file accounts.txt | prospect verify --budget 50 --yes > checked.csv`,
     )
-    .action(async (addresses: string[], flags: VerifyFlags) =>
+    .action(async (addresses: string[], flags: Omit<VerifyFlags, 'args'>) =>
       run(async (ctx) => {
-        const { runVerify } = await import('../core/verify-run.js');
-        return runVerify(ctx, {
-          ...flags,
-          args: addresses,
-          dryRun: Boolean(flags.dryRun),
-          yes: Boolean(flags.yes),
-          strict: Boolean(flags.strict),
-        });
+        const { runVerify } = await import('../core/jobs/verify.js');
+        return runVerify(ctx, { ...flags, args: addresses });
       }),
     );
 }

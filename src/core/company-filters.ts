@@ -1,12 +1,31 @@
+import { z } from 'zod';
 import type { CompanyQuery, CompanyRow } from '../api/index.js';
 import { UsageError } from '../exit-codes.js';
 
-/** What the user asked for; the service takes one technology of each kind, the rest is checked here. */
-export interface CompanyFilters {
-  technologies: string[];
-  notTechnologies: string[];
-  employeeRange?: string;
-  country?: string;
+/**
+ * The company filters `companies` and `pipeline` share: the flags as commander gives them (the
+ * input type), and the filters as the jobs, the sidecar and the checkpoint's fingerprint name them
+ * (the output type). The service takes one technology of each kind, the rest is checked here.
+ */
+export const companyFiltersSchema = z
+  .object({
+    technology: z.array(z.string()),
+    notTechnology: z.array(z.string()),
+    employeeRange: z.string().optional(),
+    country: z.string().optional(),
+  })
+  .transform(({ technology, notTechnology, ...place }) => ({ technologies: technology, notTechnologies: notTechnology, ...place }));
+export type CompanyFilterFlags = z.input<typeof companyFiltersSchema>;
+export type CompanyFilters = z.output<typeof companyFiltersSchema>;
+
+/** A command's flag schema with the company filter flags in it; its output holds them as `filters`. */
+export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z
+    .object({ ...companyFiltersSchema.in.shape, ...shape })
+    .transform((flags) => {
+      const { technology, notTechnology, employeeRange, country, ...rest } = flags as CompanyFilterFlags & Omit<z.output<z.ZodObject<Shape>>, keyof CompanyFilterFlags>;
+      return { ...rest, filters: companyFiltersSchema.parse({ technology, notTechnology, employeeRange, country }) };
+    });
 }
 
 const EMPLOYEE_RANGE = /^\d+-\d+$/;
@@ -35,9 +54,9 @@ export function validateCompanyFilters(filters: CompanyFilters): void {
 export function serviceQuery(filters: CompanyFilters): CompanyQuery {
   return {
     technology: filters.technologies[0]!.trim(),
-    ...(filters.notTechnologies[0] ? { notTechnology: filters.notTechnologies[0].trim() } : {}),
-    ...(filters.employeeRange ? { employeeRange: filters.employeeRange } : {}),
-    ...(filters.country ? { country: filters.country.trim().toLowerCase() } : {}),
+    notTechnology: filters.notTechnologies[0]?.trim(),
+    employeeRange: filters.employeeRange,
+    country: filters.country?.trim().toLowerCase(),
   };
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { isSeniority, SENIORITIES, type Seniority } from '../api/index.js';
 import { UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
@@ -5,16 +6,17 @@ import { parseMaxAge } from '../io/max-age.js';
 export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
 export type StalePolicy = (typeof STALE_POLICIES)[number];
 
-/** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses. */
-export interface ContactFlags {
-  seniority?: string;
-  limit: number;
-  perCompany?: number;
-  maxAge: string;
-  stale: string;
-  verifyBudget?: number;
-  concurrency: number;
-}
+/** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses (addContactOptions). */
+export const contactOptions = {
+  seniority: z.string().optional(),
+  limit: z.number().int(),
+  perCompany: z.number().int().optional(),
+  maxAge: z.string(),
+  stale: z.string(),
+  verifyBudget: z.number().int().optional(),
+  concurrency: z.number().int(),
+};
+export type ContactFlags = z.output<z.ZodObject<typeof contactOptions>>;
 
 export interface ContactSettings {
   seniority?: Seniority[];
@@ -38,13 +40,13 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
     throw new UsageError('--verify-budget only applies with --stale verify.');
   }
   return {
-    ...(flags.seniority !== undefined ? { seniority: parseSeniority(flags.seniority) } : {}),
+    seniority: flags.seniority === undefined ? undefined : parseSeniority(flags.seniority),
     limit: flags.limit,
-    ...(flags.perCompany !== undefined ? { perCompany: flags.perCompany } : {}),
+    perCompany: flags.perCompany,
     cutoff: maxAge.cutoff,
     maxAgeText: flags.maxAge,
     stale: flags.stale as StalePolicy,
-    ...(flags.verifyBudget !== undefined ? { verifyBudget: flags.verifyBudget } : {}),
+    verifyBudget: flags.verifyBudget,
     concurrency: flags.concurrency,
   };
 }

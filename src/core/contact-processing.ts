@@ -1,22 +1,27 @@
+import { z } from 'zod';
 import type { Contact, ContactsMeta } from '../api/index.js';
 import { emailKey } from '../io/emails.js';
 import type { ContactSettings } from './contact-options.js';
 import { toContactRow, type ContactRow } from './contact-rows.js';
 import type { Verifier } from './verification.js';
 
-export interface ContactCounts {
-  written: number;
-  fresh: number;
-  stale: number;
-  unknown: number;
-  none: number;
-  droppedStale: number;
+const count = z.number().int().nonnegative().default(0);
+
+/** A run's contact counts; a pipeline keeps them in its checkpoint (read back through this schema). */
+export const contactCountsSchema = z.object({
+  written: count,
+  fresh: count,
+  stale: count,
+  unknown: count,
+  none: count,
+  droppedStale: count,
   /** --only-new: leads left out because an earlier run exported them. */
-  alreadyExported: number;
-}
+  alreadyExported: count,
+});
+export type ContactCounts = z.output<typeof contactCountsSchema>;
 
 export function newContactCounts(): ContactCounts {
-  return { written: 0, fresh: 0, stale: 0, unknown: 0, none: 0, droppedStale: 0, alreadyExported: 0 };
+  return contactCountsSchema.parse({});
 }
 
 export interface DomainRows {

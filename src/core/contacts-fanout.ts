@@ -59,7 +59,7 @@ export async function* fetchContactsInOrder<Item>(
   const ask = (domains: string[]) =>
     slots.run(() => {
       stats.calls += 1;
-      return client.contacts({ domains, limit: options.limit, ...(options.seniority ? { seniority: options.seniority } : {}) });
+      return client.contacts({ domains, limit: options.limit, seniority: options.seniority });
     });
 
   const resolveDomains = async (domains: string[]): Promise<Map<string, Resolved>> => {

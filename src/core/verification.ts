@@ -71,7 +71,7 @@ export class Verifier {
     this.run.unitsSpent += 1;
     const result = await this.slots.run(() => this.client.verify(email, this.runId ? { idempotencyKey: `${this.runId}:${key}` } : undefined));
     const verifiedAt = result.checked_at ?? new Date().toISOString();
-    this.cache.put(key, { email, status: result.status, verified_at: verifiedAt, ...(this.runId ? { run: this.runId } : {}) });
+    this.cache.put(key, { email, status: result.status, verified_at: verifiedAt, run: this.runId });
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 }

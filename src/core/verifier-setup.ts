@@ -6,12 +6,6 @@ import type { RunContext } from '../runtime/context.js';
 import { newVerificationRun, Verifier } from './verification.js';
 import { cacheDirectory, VerifyCache } from './verify-cache.js';
 
-/** --cache-ttl and --no-cache, shared by every command that verifies. */
-export interface VerifyCacheFlags {
-  cache: boolean;
-  cacheTtl: string;
-}
-
 export interface VerifierOptions {
   /** --cache / --no-cache. */
   useCache: boolean;
@@ -20,10 +14,10 @@ export interface VerifierOptions {
   budget?: number | undefined;
   concurrency: number;
   /** Pipeline --state: results live in the state directory, tagged with the run. */
-  stateDir?: string;
-  runId?: string;
+  stateDir?: string | undefined;
+  runId?: string | undefined;
   /** Restored from a checkpoint (counts that the cache cannot tell). */
-  countedBefore?: { from_cache: number; unchecked: number };
+  countedBefore?: { from_cache: number; unchecked: number } | undefined;
   /** A cache the caller already opened (verify counts what it holds before paying), read once. */
   cache?: VerifyCache;
 }

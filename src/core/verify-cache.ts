@@ -1,15 +1,20 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { parseStoredJson } from './stored-json.js';
 
-export interface CachedVerification {
-  email: string;
-  status: string;
-  verified_at: string;
+/** A line of a verification cache: one paid result. */
+const cachedLineSchema = z.object({
+  key: z.string(),
+  email: z.string(),
+  status: z.string(),
+  verified_at: z.string(),
   /** The pipeline run that paid for it, so a resumed run counts it against the same budget. */
-  run?: string;
-}
+  run: z.string().optional(),
+});
+export type CachedVerification = Omit<z.output<typeof cachedLineSchema>, 'key'>;
 
 /** The user's cache directory: PROSPECT_CACHE_DIR, else $XDG_CACHE_HOME/prospect, else ~/.cache/prospect. */
 export function cacheDirectory(env: NodeJS.ProcessEnv): string {
@@ -33,8 +38,8 @@ export class VerifyCache {
 
   static open(directory: string, serviceOrigin: string, freshSince: Date): VerifyCache {
     const origin = createHash('sha256').update(serviceOrigin).digest('hex').slice(0, 16);
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
     // Addresses are personal data: the cache directory is the user's alone.
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
     const cache = new VerifyCache(join(directory, `verify-${origin}.ndjson`), freshSince);
     cache.load();
     return cache;
@@ -70,23 +75,20 @@ export class VerifyCache {
 
   private load(): void {
     if (!existsSync(this.path)) return;
-    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
-      const entry = parseLine(line);
-      // A torn last line (a crash mid-append) or an expired result is simply not reused.
-      if (entry && new Date(entry.verified_at) >= this.freshSince) this.entries.set(entry.key, entry);
+    const bytes = readFileSync(this.path);
+    // A crash mid-append leaves a torn last line, never a finished one: it was not paid for as far as
+    // the cache knows, so it is cut off before this run appends behind it.
+    const complete = bytes.lastIndexOf(0x0a) + 1;
+    if (complete < bytes.length) truncateSync(this.path, complete);
+    const lines = bytes.subarray(0, complete).toString('utf8').split('\n');
+    for (const [index, line] of lines.entries()) {
+      if (line.trim() === '') continue;
+      const { key, ...entry } = parseStoredJson(line, cachedLineSchema, {
+        name: `the verification cache ${this.path}:${index + 1}`,
+        startOver: `Remove ${this.path} to start over: its results are then asked for, and paid, again.`,
+      });
+      // An expired result is simply not reused.
+      if (new Date(entry.verified_at) >= this.freshSince) this.entries.set(key, entry);
     }
   }
-}
-
-function parseLine(line: string): (CachedVerification & { key: string }) | undefined {
-  if (line.trim() === '') return undefined;
-  try {
-    const value = JSON.parse(line) as Partial<CachedVerification & { key: string }>;
-    if (typeof value.key === 'string' && typeof value.status === 'string' && typeof value.verified_at === 'string' && typeof value.email === 'string') {
-      return value as CachedVerification & { key: string };
-    }
-  } catch {
-    // fall through
-  }
-  return undefined;
 }

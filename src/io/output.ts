@@ -13,16 +13,6 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
   '.jsonl': 'ndjson',
 };
 
-/** The output flags every data command takes (addOutputOptions in src/commands/options.ts). */
-export interface OutputFlags {
-  format?: string;
-  output?: string;
-  columns?: string;
-  escapeFormulas: boolean;
-  /** A JSON record of the run (`--summary FILE`). */
-  summary?: string;
-}
-
 /** --format wins; then the extension of -o; then a table for a terminal and CSV for a pipe. */
 export function resolveFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
   if (options.format !== undefined) {

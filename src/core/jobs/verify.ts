@@ -1,28 +1,35 @@
 import { createInterface } from 'node:readline/promises';
-import { ExitCode, exitCodeOf, UsageError } from '../exit-codes.js';
-import { selectColumns, type Column } from '../io/columns.js';
-import { checkEmailSyntax, emailKey } from '../io/emails.js';
-import { parseRecords } from '../io/input.js';
-import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
-import { createRowWriter } from '../io/writers.js';
-import { createApiClient } from '../runtime/api-client.js';
-import { resolveConnection } from '../runtime/connection.js';
-import type { RunContext } from '../runtime/context.js';
-import { startProgress } from '../ui/progress.js';
-import { failOnInputProblems, readEntriesInput, reportInvalidEntries, type EntriesInput } from './entries-input.js';
-import { mapInOrder } from './ordered-pool.js';
-import { finishSummary, writeSummary } from './run-summary.js';
-import { cacheCutoff, openVerifier, openVerifyCache, type VerifyCacheFlags } from './verifier-setup.js';
+import { z } from 'zod';
+import { ExitCode, UsageError } from '../../exit-codes.js';
+import { selectColumns, type Column } from '../../io/columns.js';
+import { checkEmailSyntax, emailKey } from '../../io/emails.js';
+import { parseRecords } from '../../io/input.js';
+import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
+import { createRowWriter } from '../../io/writers.js';
+import { createApiClient } from '../../runtime/api-client.js';
+import { resolveConnection } from '../../runtime/connection.js';
+import type { RunContext } from '../../runtime/context.js';
+import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
+import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { mapInOrder } from '../ordered-pool.js';
+import { cacheCutoff, openVerifier, openVerifyCache } from '../verifier-setup.js';
+import { runJob } from './runner.js';
 
-export interface VerifyOptions extends EntriesInput, OutputFlags, VerifyCacheFlags {
-  emailColumn?: string;
-  budget?: number;
-  dryRun: boolean;
-  yes: boolean;
-  confirmOver: number;
-  concurrency: number;
-  strict: boolean;
-}
+/** `prospect verify`: its flags (the input) and the job's options (the output). */
+export const verifyOptionsSchema = z.object({
+  ...entriesOptions,
+  ...outputOptions,
+  ...summaryOption,
+  ...verifyCacheOptions,
+  emailColumn: z.string().optional(),
+  budget: z.number().int().optional(),
+  dryRun: z.boolean().default(false),
+  yes: z.boolean().default(false),
+  confirmOver: z.number().int(),
+  concurrency: z.number().int(),
+});
+export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
+type VerifyOptions = z.output<typeof verifyOptionsSchema>;
 
 /** Syntax-check verdict for an address that is never sent. */
 export const MALFORMED = 'malformed';
@@ -35,8 +42,9 @@ interface PlannedRow {
   key: string | undefined;
 }
 
-export async function runVerify(ctx: RunContext, options: VerifyOptions): Promise<number> {
+export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<number> {
   const startedAt = Date.now();
+  const options = verifyOptionsSchema.parse(flags);
   const now = new Date();
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
   const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
@@ -44,7 +52,7 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
   await checkOutputPath(options.summary);
 
   const source = await readEntriesInput(ctx, options, 'email');
-  const parsed = parseRecords(source.text, { kind: 'email', ...(source.format ? { format: source.format } : {}), ...(options.emailColumn ? { column: options.emailColumn } : {}) });
+  const parsed = parseRecords(source.text, { kind: 'email', format: source.format, column: options.emailColumn || undefined });
   failOnInputProblems(parsed.problems, source.origin);
   if (parsed.column === null) throw new UsageError(`cannot find the email column in ${source.origin}.`, `Columns are: ${parsed.header.join(', ')}; name one with --email-column.`);
   const planned = planRows(parsed.rows, parsed.column);
@@ -71,7 +79,6 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
   const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: options.budget, concurrency: options.concurrency, cache });
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
-  const progress = await startProgress(ctx.reporter, ctx.stderr, `Verifying ${planned.unique.size} addresses…`);
   const summary = {
     command: 'verify',
     parameters: { budget: options.budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency },
@@ -79,35 +86,33 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
     addresses: { rows: planned.rows.length, unique_valid: planned.unique.size, malformed: planned.invalid.length },
     verification: { budget: options.budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
   };
-  try {
-    const results = mapInOrder(planned.rows, options.concurrency * 4, async (row): Promise<VerifyRow> => {
-      if (row.key === undefined || row.email === undefined) return { ...row.record, verification: MALFORMED, verified_at: null };
-      const outcome = await verifier.verify(row.key, row.email);
-      return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
-    });
-    let done = 0;
-    for await (const row of results) {
-      await writer.writeRows([row]);
-      done += 1;
-      progress.update(`Verified ${done}/${planned.rows.length} rows · ${verifier.run.unitsSpent} units spent`);
-    }
-    await writer.finish();
-    await output.commit();
-  } catch (error) {
-    progress.stop();
-    await output.abort();
-    Object.assign(summary.verification, verifier.snapshot());
-    await writeSummary(options.summary, finishSummary(summary, startedAt, exitCodeOf(error, ctx.signal), error));
-    throw error;
-  } finally {
-    verifier.close();
-  }
-  progress.stop();
-  Object.assign(summary.verification, verifier.snapshot());
-  await writeSummary(options.summary, finishSummary(summary, startedAt, ExitCode.ok));
-  const { units_spent, from_cache, unchecked } = summary.verification;
-  ctx.reporter.info(`Verified ${planned.unique.size} unique addresses: ${units_spent} units spent, ${from_cache} from cache${unchecked > 0 ? `, ${unchecked} left unchecked (--budget ${options.budget})` : ''}.`);
-  return ExitCode.ok;
+
+  return runJob(ctx, {
+    startedAt,
+    progress: `Verifying ${planned.unique.size} addresses…`,
+    output,
+    summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
+    async work(progress) {
+      const results = mapInOrder(planned.rows, options.concurrency * 4, async (row): Promise<VerifyRow> => {
+        if (row.key === undefined || row.email === undefined) return { ...row.record, verification: MALFORMED, verified_at: null };
+        const outcome = await verifier.verify(row.key, row.email);
+        return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
+      });
+      let done = 0;
+      for await (const row of results) {
+        await writer.writeRows([row]);
+        done += 1;
+        progress.update(`Verified ${done}/${planned.rows.length} rows · ${verifier.run.unitsSpent} units spent`);
+      }
+      await writer.finish();
+      await output.commit();
+    },
+    close: () => verifier.close(),
+    report() {
+      const { units_spent, from_cache, unchecked } = verifier.snapshot();
+      ctx.reporter.info(`Verified ${planned.unique.size} unique addresses: ${units_spent} units spent, ${from_cache} from cache${unchecked > 0 ? `, ${unchecked} left unchecked (--budget ${options.budget})` : ''}.`);
+    },
+  });
 }
 
 function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, string> }>, emailColumn: string) {

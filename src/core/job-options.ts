@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * The flags the job commands share, as zod shapes: a command's flags are its schema's input type,
+ * the job's options its output type, so no shape is written twice. Commander has already parsed and
+ * bounded each value (src/commands/options.ts); these schemas state the types and turn an absent
+ * switch into false.
+ */
+
+/** -f, -o, --columns, --no-escape-formulas (addOutputOptions). */
+export const outputOptions = {
+  format: z.string().optional(),
+  output: z.string().optional(),
+  columns: z.string().optional(),
+  escapeFormulas: z.boolean(),
+};
+
+/** --summary FILE: a JSON record of the run. */
+export const summaryOption = {
+  summary: z.string().optional(),
+};
+
+/** --cache-ttl and --no-cache, for every command that verifies. */
+export const verifyCacheOptions = {
+  cache: z.boolean(),
+  cacheTtl: z.string(),
+};
+
+/** The domains or addresses given as arguments, and the file to read them from. */
+export const entriesOptions = {
+  args: z.array(z.string()),
+  file: z.string().optional(),
+  /** --strict: an invalid entry is an error before any request. */
+  strict: z.boolean().default(false),
+};

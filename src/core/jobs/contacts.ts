@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { UsageError } from '../../exit-codes.js';
+import { selectColumns } from '../../io/columns.js';
+import { collectDomains } from '../../io/input.js';
+import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
+import { createRowWriter } from '../../io/writers.js';
+import { createApiClient } from '../../runtime/api-client.js';
+import { resolveConnection } from '../../runtime/connection.js';
+import type { RunContext } from '../../runtime/context.js';
+import { formatCount, rateText } from '../../ui/progress.js';
+import { contactOptions, parseContactFlags } from '../contact-options.js';
+import { contactRowsFor, countRows, newContactCounts } from '../contact-processing.js';
+import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
+import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
+import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
+import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { mapInOrder } from '../ordered-pool.js';
+import { cacheCutoff, openVerifier } from '../verifier-setup.js';
+import { runJob } from './runner.js';
+
+/** `prospect contacts`: its flags (the input) and the job's options (the output). */
+export const contactsOptionsSchema = z
+  .object({
+    ...entriesOptions,
+    ...contactOptions,
+    ...outputOptions,
+    ...summaryOption,
+    ...verifyCacheOptions,
+    domainsFile: z.string().optional(),
+    domainColumn: z.string().optional(),
+  })
+  .transform(({ domainsFile, file, ...rest }) => ({ ...rest, file: domainsFile ?? file }));
+export type ContactsFlags = z.input<typeof contactsOptionsSchema>;
+
+export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promise<number> {
+  const startedAt = Date.now();
+  const options = contactsOptionsSchema.parse(flags);
+  const now = new Date();
+  const settings = parseContactFlags(options, now);
+  const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
+  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
+  const columns = selectColumns(CONTACT_COLUMNS, options.columns ?? (format === 'table' ? CONTACT_TABLE_COLUMNS.join(',') : undefined));
+  await checkOutputPath(options.output);
+  await checkOutputPath(options.summary);
+
+  const source = await readEntriesInput(ctx, options, 'domain');
+  const input = collectDomains(source.text, { format: source.format, column: options.domainColumn || undefined });
+  failOnInputProblems(input.problems, source.origin);
+  reportInvalidEntries(ctx, input.invalid, 'domain', options.strict);
+  if (input.domains.length === 0) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
+
+  const summary = {
+    command: 'contacts',
+    parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: settings.verifyBudget ?? null, concurrency: settings.concurrency },
+    started_at: new Date(startedAt).toISOString(),
+    domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
+    contacts: newContactCounts(),
+    verification: { budget: settings.verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
+    calls: 0,
+  };
+
+  const connection = await resolveConnection(ctx);
+  const client = createApiClient(ctx, connection);
+  const verifier = settings.stale === 'verify' ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: settings.verifyBudget, concurrency: settings.concurrency }) : undefined;
+  const output = await openOutput(options.output, ctx.stdout);
+  const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const fanout: FanoutStats = { calls: 0, splits: 0 };
+
+  return runJob(ctx, {
+    startedAt,
+    progress: 'Fetching contacts…',
+    output,
+    summary: {
+      path: options.summary,
+      record: () => ({ ...summary, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls }),
+    },
+    async work(progress) {
+      // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead.
+      const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
+      const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
+        if (found.truncated) summary.domains.truncated_at_limit.push(found.domain);
+        if (found.contacts.length > 0) summary.domains.with_contacts += 1;
+        return contactRowsFor(found.contacts, found.source, settings, now, verifier);
+      });
+      for await (const result of rowsByDomain) {
+        await writer.writeRows(result.rows);
+        countRows(summary.contacts, result);
+        progress.update(`Fetching contacts… ${rateText(summary.contacts.written, 'contacts', startedAt)}`);
+      }
+      await writer.finish({ summary: { domains: summary.domains, contacts: summary.contacts } });
+      await output.commit();
+    },
+    close: () => verifier?.close(),
+    report() {
+      const { contacts, domains } = summary;
+      const verification = verifier?.snapshot() ?? summary.verification;
+      ctx.reporter.info(
+        `${formatCount(contacts.written)} contacts from ${domains.with_contacts}/${domains.valid} domains in ${fanout.calls} calls · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
+          (contacts.droppedStale > 0 ? ` · dropped stale ${contacts.droppedStale}` : ''),
+      );
+      if (verification.units_spent + verification.from_cache + verification.unchecked > 0) {
+        ctx.reporter.info(`Verified: ${verification.units_spent} units spent, ${verification.from_cache} from cache, ${verification.unchecked} left unchecked (budget).`);
+      }
+      if (domains.truncated_at_limit.length > 0) {
+        const names = domains.truncated_at_limit.slice(0, 10).join(', ');
+        const more = domains.truncated_at_limit.length > 10 ? ` and ${domains.truncated_at_limit.length - 10} more` : '';
+        ctx.reporter.warn(`${domains.truncated_at_limit.length} domain(s) alone fill the --limit, so they may have more contacts: ${names}${more}. Raise --limit (max 1000) to get more.`);
+      }
+    },
+  });
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { UnanswerableError, type CompaniesMeta } from '../../api/index.js';
+import { checkOutputPath } from '../../io/output.js';
+import { createApiClient } from '../../runtime/api-client.js';
+import { resolveConnection } from '../../runtime/connection.js';
+import type { RunContext } from '../../runtime/context.js';
+import { formatCount, rateText } from '../../ui/progress.js';
+import { withCompanyFilters } from '../company-filters.js';
+import { contactOptions, parseContactFlags } from '../contact-options.js';
+import { contactRowsFor, countRows } from '../contact-processing.js';
+import type { ContactRow, LeadRow } from '../contact-rows.js';
+import { fetchContactsInOrder } from '../contacts-fanout.js';
+import { outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { leadKey } from '../lead-key.js';
+import { mapInOrder } from '../ordered-pool.js';
+import { listCompanies } from '../pipeline/company-listing.js';
+import { exportedKeys, recordSuccess } from '../pipeline/exports-ledger.js';
+import { LeadOutput } from '../pipeline/lead-output.js';
+import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
+import { planPipeline } from '../pipeline/plan.js';
+import { openRunState } from '../pipeline/run-state.js';
+import { openVerifier } from '../verifier-setup.js';
+import { runJob } from './runner.js';
+
+/** `prospect pipeline`: its flags (the input) and the job's options (the output). */
+export const pipelineOptionsSchema = withCompanyFilters({
+  ...contactOptions,
+  ...outputOptions,
+  ...summaryOption,
+  ...verifyCacheOptions,
+  state: z.string().optional(),
+  onlyNew: z.boolean().default(false),
+  allowEmpty: z.boolean().default(false),
+});
+export type PipelineFlags = z.input<typeof pipelineOptionsSchema>;
+export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
+
+/**
+ * companies → contacts → freshness → verification as one export: company pages feed the contacts
+ * fan-out while they arrive; with --state each finished page is checkpointed, so a run that dies
+ * resumes where it stopped and never pays for a verification twice.
+ */
+export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
+  const startedAt = Date.now();
+  const options = pipelineOptionsSchema.parse(flags);
+  const plan = planPipeline(ctx, options);
+  await checkOutputPath(options.output);
+  await checkOutputPath(options.summary);
+
+  const { state, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
+  const now = new Date(checkpoint.now);
+  const settings = parseContactFlags(options, now);
+  const counters = checkpoint.counters;
+
+  const connection = await resolveConnection(ctx);
+  const client = createApiClient(ctx, connection);
+  const verifier =
+    settings.stale === 'verify'
+      ? openVerifier(ctx, client, connection, {
+          useCache: options.cache,
+          cacheFreshSince: plan.cacheFreshSince,
+          budget: settings.verifyBudget,
+          concurrency: settings.concurrency,
+          stateDir: state?.dir,
+          runId: state ? checkpoint.run_id : undefined,
+          countedBefore: state ? counters.verification : undefined,
+        })
+      : undefined;
+  if (verifier) ctx.onCleanup(() => verifier.close());
+  const exported = options.onlyNew && state ? await exportedKeys(state) : undefined;
+  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
+
+  let meta: CompaniesMeta | undefined;
+  let noMatchReason: string | null = null;
+  /** The service would not answer before any company was written: there is nothing to resume. */
+  const noCompanyMatched = (error: unknown): error is UnanswerableError => error instanceof UnanswerableError && counters.companies_seen === 0;
+  const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
+    await leads.publish();
+    if (state) await recordSuccess(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record });
+  };
+
+  return runJob(ctx, {
+    startedAt,
+    progress: 'Building the lead list…',
+    output: leads,
+    summary: {
+      path: options.summary,
+      record: () =>
+        pipelineSummary({
+          parameters: plan.parameters,
+          runId: checkpoint.run_id,
+          resumed,
+          startedAt,
+          counters,
+          verification: verifier?.run,
+          verifyBudget: settings.verifyBudget,
+          noMatchReason,
+          output: options.output,
+        }),
+    },
+    async work(progress) {
+      const isNew = exported ? (row: ContactRow) => !exported.has(leadKey(row)) : undefined;
+      const companies = listCompanies(client, options.filters, checkpoint, (pageMeta) => {
+        meta ??= pageMeta;
+      });
+      const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
+      const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => ({
+        found,
+        result: await contactRowsFor(found.contacts, found.source, settings, now, verifier, isNew),
+      }));
+      for await (const { found, result } of rowsByCompany) {
+        const rows: LeadRow[] = result.rows.map((row) => ({ ...row, company: found.item.company }));
+        await leads.write(rows);
+        counters.companies_seen += 1;
+        if (found.contacts.length > 0) counters.domains_with_contacts += 1;
+        if (found.truncated) counters.truncated_at_limit.push(found.domain);
+        countRows(counters.contacts, result);
+        checkpoint.rows_written += rows.length;
+        const pageEnd = found.item.pageEnd;
+        if (pageEnd && leads.keepsCheckpoints) {
+          checkpoint.cursor = pageEnd.nextCursor;
+          checkpoint.listing_done = pageEnd.nextCursor === null;
+          checkpoint.pages_done += 1;
+          if (verifier) counters.verification = { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked };
+          await leads.commitPage(checkpoint);
+        }
+        progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
+      }
+      await leads.writer.finish(checkpoint.meta ?? { source: meta?.source, scope: meta?.scope });
+      await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
+    },
+    async onFailure(error) {
+      if (noCompanyMatched(error)) {
+        noMatchReason = error.message;
+        if (!options.allowEmpty) await state?.discardCurrent();
+      } else if (state && !(error instanceof UnanswerableError)) {
+        // A cleanup runs after the error line is printed, so the hint reads as the last word.
+        ctx.onCleanup(() => {
+          ctx.stderr.write(`prospect: the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.\n`);
+        });
+      }
+    },
+    async writeEmptyResult(error) {
+      if (!(noCompanyMatched(error) && options.allowEmpty)) return false;
+      await leads.writer.finish();
+      await publish({ rows: 0, no_match_reason: error.message });
+      return true;
+    },
+    report: () => reportPipeline(ctx, counters, verifier?.run.unitsSpent, options.onlyNew),
+  });
+}

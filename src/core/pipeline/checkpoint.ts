@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { writeFileAtomic } from '../../io/atomic-file.js';
+import { contactCountsSchema } from '../contact-processing.js';
+import { parseStoredJson } from '../stored-json.js';
+import type { AppendOnlyFile } from './append-only-file.js';
+import type { StateDirectory } from './state-directory.js';
+
+const count = z.number().int().nonnegative();
+
+/** Counts that belong to committed output only, so they survive a resume exactly. */
+export const countersSchema = z.object({
+  companies_seen: count.default(0),
+  domains_with_contacts: count.default(0),
+  truncated_at_limit: z.array(z.string()).default([]),
+  contacts: contactCountsSchema.prefault({}),
+  verification: z.object({ from_cache: count.default(0), unchecked: count.default(0) }).prefault({}),
+});
+export type Counters = z.output<typeof countersSchema>;
+
+/** An unfinished run, as current/checkpoint.json keeps it. */
+export const checkpointSchema = z.object({
+  version: z.literal(1),
+  run_id: z.string().min(1),
+  fingerprint: z.string(),
+  command: z.string(),
+  /** The run's clock, kept so a resumed run classifies freshness exactly as the first part did. */
+  now: z.iso.datetime(),
+  /** Cursor of the next company page to fetch; null before the first page. */
+  cursor: z.string().nullable(),
+  /** The last company page is committed: a resume only has to finish the output. */
+  listing_done: z.boolean(),
+  /** The provenance of the listing, so a resumed JSON document ends exactly as an uninterrupted one. */
+  meta: z.object({ source: z.unknown().optional(), scope: z.unknown().optional() }).nullable(),
+  output_bytes: count,
+  keys_bytes: count,
+  rows_written: count,
+  pages_done: count,
+  counters: countersSchema.prefault({}),
+});
+export type Checkpoint = z.output<typeof checkpointSchema>;
+
+export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
+  return checkpointSchema.parse({
+    version: 1,
+    run_id: newRunId(),
+    fingerprint,
+    command: 'pipeline',
+    now: now.toISOString(),
+    cursor: null,
+    listing_done: false,
+    meta: null,
+    output_bytes: 0,
+    keys_bytes: 0,
+    rows_written: 0,
+    pages_done: 0,
+  });
+}
+
+/** The unfinished run in the state directory, checked against its schema; undefined when there is none. */
+export async function readCheckpoint(state: StateDirectory): Promise<Checkpoint | undefined> {
+  const text = await readFile(state.checkpointPath, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  return parseStoredJson(text, checkpointSchema, {
+    name: `the checkpoint ${state.checkpointPath}`,
+    startOver: `Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`,
+  });
+}
+
+/** The cursor is committed only after the data it covers is on disk (fsync), never before. */
+export async function commitCheckpoint(state: StateDirectory, checkpoint: Checkpoint, files: AppendOnlyFile[]): Promise<void> {
+  for (const file of files) await file.sync();
+  await writeFileAtomic(state.checkpointPath, JSON.stringify(checkpoint), 0o600);
+}
+
+function newRunId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Identifies a command (its filters and options): a checkpoint resumes only the command that wrote it. */
+export function fingerprint(parameters: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parameters)).digest('hex').slice(0, 16);
+}

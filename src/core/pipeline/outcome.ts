@@ -1,0 +1,55 @@
+import type { RunContext } from '../../runtime/context.js';
+import { formatCount } from '../../ui/progress.js';
+import type { RunSummary } from '../jobs/runner.js';
+import type { VerificationRun } from '../verification.js';
+import type { Counters } from './checkpoint.js';
+
+export interface PipelineOutcome {
+  parameters: Record<string, unknown>;
+  runId: string;
+  resumed: boolean;
+  startedAt: number;
+  counters: Counters;
+  verification: VerificationRun | undefined;
+  verifyBudget: number | undefined;
+  noMatchReason: string | null;
+  output: string | undefined;
+}
+
+/** The pipeline's --summary record: the committed counts, so a resumed run's record covers the whole run. */
+export function pipelineSummary(outcome: PipelineOutcome): RunSummary {
+  const { counters, verification: run } = outcome;
+  return {
+    command: 'pipeline',
+    parameters: outcome.parameters,
+    run_id: outcome.runId,
+    resumed: outcome.resumed,
+    started_at: new Date(outcome.startedAt).toISOString(),
+    companies_seen: counters.companies_seen,
+    contacts: counters.contacts,
+    domains: { with_contacts: counters.domains_with_contacts, truncated_at_limit: counters.truncated_at_limit },
+    verification: {
+      budget: outcome.verifyBudget ?? null,
+      units_spent: run?.unitsSpent ?? 0,
+      units_left: run && outcome.verifyBudget !== undefined ? outcome.verifyBudget - run.unitsSpent : null,
+      from_cache: run?.fromCache ?? 0,
+      unchecked: run?.unchecked ?? 0,
+    },
+    no_match_reason: outcome.noMatchReason,
+    output: outcome.output ?? null,
+  };
+}
+
+/** The lines on stderr after a successful run. */
+export function reportPipeline(ctx: RunContext, counters: Counters, unitsSpent: number | undefined, onlyNew: boolean): void {
+  const { contacts } = counters;
+  ctx.reporter.info(
+    `${formatCount(contacts.written)} leads from ${formatCount(counters.companies_seen)} companies · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
+      (unitsSpent !== undefined ? ` · ${unitsSpent} units spent` : '') +
+      (onlyNew ? ` · ${contacts.alreadyExported} already exported before` : ''),
+  );
+  if (onlyNew && contacts.written === 0) ctx.stderr.write('prospect: no new leads since the last run; wrote a header-only result.\n');
+  if (counters.truncated_at_limit.length > 0) {
+    ctx.reporter.warn(`${counters.truncated_at_limit.length} domain(s) alone fill the --limit and may have more contacts: ${counters.truncated_at_limit.slice(0, 10).join(', ')}.`);
+  }
+}

@@ -1,0 +1,41 @@
+import { UsageError } from '../../exit-codes.js';
+import { selectColumns } from '../../io/columns.js';
+import { resolveFormat } from '../../io/output.js';
+import type { RunContext } from '../../runtime/context.js';
+import { validateCompanyFilters } from '../company-filters.js';
+import { parseContactFlags } from '../contact-options.js';
+import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from '../contact-rows.js';
+import { cacheCutoff } from '../verifier-setup.js';
+import { fingerprint } from './checkpoint.js';
+import type { PipelineOptions } from '../jobs/pipeline.js';
+
+export type PipelinePlan = ReturnType<typeof planPipeline>;
+
+/**
+ * Every check of the user's input, before the state is touched or a call made; and the command's
+ * parameters, whose fingerprint ties a checkpoint to the command that wrote it.
+ */
+export function planPipeline(ctx: RunContext, options: PipelineOptions) {
+  validateCompanyFilters(options.filters);
+  const settings = parseContactFlags(options, new Date());
+  if (options.onlyNew && options.state === undefined) {
+    throw new UsageError('--only-new needs --state DIR: that is where earlier exports are remembered.');
+  }
+  const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
+  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
+  const columns = selectColumns(LEAD_COLUMNS, options.columns ?? (format === 'table' ? LEAD_TABLE_COLUMNS.join(',') : undefined));
+  const parameters = {
+    filters: options.filters,
+    seniority: settings.seniority ?? null,
+    limit: settings.limit,
+    per_company: settings.perCompany ?? null,
+    max_age: settings.maxAgeText,
+    stale: settings.stale,
+    verify_budget: settings.verifyBudget ?? null,
+    only_new: options.onlyNew,
+    format,
+    columns: columns.map((column) => column.name),
+    escape_formulas: options.escapeFormulas,
+  };
+  return { format, columns, parameters, fingerprint: fingerprint(parameters), cacheFreshSince };
+}

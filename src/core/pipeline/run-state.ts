@@ -1,0 +1,26 @@
+import { UsageError } from '../../exit-codes.js';
+import type { RunContext } from '../../runtime/context.js';
+import { newCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint.js';
+import { StateDirectory } from './state-directory.js';
+
+/** The run's place in its --state directory: locked, and either resuming a checkpoint or starting one. */
+export interface RunState {
+  state: StateDirectory | undefined;
+  checkpoint: Checkpoint;
+  resumed: boolean;
+}
+
+export async function openRunState(ctx: RunContext, stateDir: string | undefined, fingerprint: string): Promise<RunState> {
+  const state = stateDir !== undefined ? await StateDirectory.open(stateDir) : undefined;
+  if (state) ctx.onCleanup(await state.lock('pipeline'));
+  const previous = state ? await readCheckpoint(state) : undefined;
+  if (previous && previous.fingerprint !== fingerprint) {
+    throw new UsageError(
+      `--state ${stateDir} holds an unfinished run of a different command (other filters or options), so this one cannot resume from it.`,
+      `Run the original command again to finish it, use another --state directory, or remove ${stateDir}/current to start over.`,
+    );
+  }
+  const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
+  if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${checkpoint.rows_written} rows already written).`);
+  return { state, checkpoint, resumed: previous !== undefined };
+}

@@ -1,0 +1,73 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../../exit-codes.js';
+import { AppendOnlyFile } from './append-only-file.js';
+import { takeStateLock } from './lock.js';
+
+/**
+ * A pipeline's --state directory:
+ *   lock                     the running process (pid, host, start), so two runs never share the state (lock.ts)
+ *   current/checkpoint.json  an unfinished run: its command's fingerprint, the next company cursor,
+ *                            and how many bytes of current/output and current/keys are committed (checkpoint.ts)
+ *   current/output           the rows written so far, in the final format
+ *   current/keys             the lead keys written so far (for --only-new)
+ *   exported/<run>.keys      the lead keys each successful run exported (exports-ledger.ts)
+ *   runs.ndjson              one line per successful run (exports-ledger.ts)
+ *   verify-*.ndjson          verification results paid for (never paid twice, even across a crash)
+ */
+export class StateDirectory {
+  private constructor(readonly dir: string) {}
+
+  static async open(dir: string): Promise<StateDirectory> {
+    try {
+      await mkdir(join(dir, 'current'), { recursive: true, mode: 0o700 });
+      await mkdir(join(dir, 'exported'), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new UsageError(`cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    }
+    return new StateDirectory(dir);
+  }
+
+  get currentDir(): string {
+    return join(this.dir, 'current');
+  }
+
+  get checkpointPath(): string {
+    return join(this.dir, 'current', 'checkpoint.json');
+  }
+
+  get outputPath(): string {
+    return join(this.dir, 'current', 'output');
+  }
+
+  get keysPath(): string {
+    return join(this.dir, 'current', 'keys');
+  }
+
+  get exportedDir(): string {
+    return join(this.dir, 'exported');
+  }
+
+  get runsPath(): string {
+    return join(this.dir, 'runs.ndjson');
+  }
+
+  /** Takes the lock, or says who holds it; resolves to its release. */
+  lock(command: string): Promise<() => Promise<void>> {
+    return takeStateLock(join(this.dir, 'lock'), this.dir, command);
+  }
+
+  openOutput(committedBytes: number): Promise<AppendOnlyFile> {
+    return AppendOnlyFile.open(this.outputPath, committedBytes);
+  }
+
+  openKeys(committedBytes: number): Promise<AppendOnlyFile> {
+    return AppendOnlyFile.open(this.keysPath, committedBytes);
+  }
+
+  /** Forgets the unfinished run: after a success, or when its output was discarded (e.g. a 422: nothing to resume). */
+  async discardCurrent(): Promise<void> {
+    await rm(this.currentDir, { recursive: true, force: true });
+    await mkdir(this.currentDir, { recursive: true, mode: 0o700 });
+  }
+}
