@@ -1,5 +1,5 @@
 import type { CompanyRow } from '../api/index.js';
-import type { Column } from '../io/columns.js';
+import { selectColumns, type Column } from '../io/columns.js';
 
 /** The stable CSV columns of `prospect companies`, documented in the README; order matters. */
 export const COMPANY_COLUMNS: ReadonlyArray<Column<CompanyRow>> = [
@@ -21,3 +21,7 @@ export const COMPANY_TABLE_COLUMNS = ['domain', 'company_name', 'employee_range'
 export function technologyNames(row: Pick<CompanyRow, 'technologies'>): string {
   return (row.technologies ?? []).map((entry) => entry.t).join(';');
 }
+
+/** The company's fields a pipeline lead carries beside its contact, in this order. */
+export const LEAD_COMPANY_FIELDS = ['company_name', 'employee_range', 'industry', 'country', 'crux_rank', 'technologies'] as const;
+export const LEAD_COMPANY_COLUMNS = selectColumns(COMPANY_COLUMNS, LEAD_COMPANY_FIELDS.join(','));

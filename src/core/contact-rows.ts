@@ -1,7 +1,6 @@
-import type { CompanyRow, Contact, ContactsMeta } from '../api/index.js';
+import type { Contact, ContactsMeta } from '../api/index.js';
 import type { Column } from '../io/columns.js';
 import { classifyFreshness, type EmailFreshness } from '../io/max-age.js';
-import { technologyNames } from './company-columns.js';
 
 /** A contact as prospect writes it: the service's record plus freshness, verification and source. */
 export type ContactRow = Contact & {
@@ -49,36 +48,3 @@ export const CONTACT_COLUMNS: ReadonlyArray<Column<ContactRow>> = [
 ];
 
 export const CONTACT_TABLE_COLUMNS = ['domain', 'full_name', 'title', 'seniority', 'business_email', 'email_freshness', 'verification'];
-
-/** A pipeline row: the contact, then the company it works for. */
-export type LeadRow = ContactRow & { company: CompanyRow };
-
-const COMPANY_PART: ReadonlyArray<Column<CompanyRow>> = [
-  { name: 'company_name', get: (row) => row.company_name },
-  { name: 'employee_range', get: (row) => row.employee_range },
-  { name: 'industry', get: (row) => row.industry },
-  { name: 'country', get: (row) => row.country },
-  { name: 'crux_rank', get: (row) => row.crux_rank },
-  { name: 'technologies', get: (row) => technologyNames(row) },
-];
-
-export const LEAD_COLUMNS: ReadonlyArray<Column<LeadRow>> = [
-  ...CONTACT_COLUMNS,
-  ...COMPANY_PART.map((column) => ({ name: column.name, get: (row: LeadRow) => column.get(row.company) })),
-];
-
-export const LEAD_TABLE_COLUMNS = ['domain', 'company_name', 'full_name', 'title', 'business_email', 'email_freshness', 'verification'];
-
-/** JSON form of a lead: the contact's fields, and the company's listed columns beside them (not its whole record). */
-export function leadJson(row: LeadRow): Record<string, unknown> {
-  const { company, ...contact } = row;
-  return {
-    ...contact,
-    company_name: company.company_name,
-    employee_range: company.employee_range,
-    industry: company.industry,
-    country: company.country,
-    crux_rank: company.crux_rank,
-    technologies: company.technologies,
-  };
-}

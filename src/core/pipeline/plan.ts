@@ -4,7 +4,7 @@ import { resolveFormat } from '../../io/output.js';
 import type { RunContext } from '../../runtime/context.js';
 import { validateCompanyFilters } from '../company-filters.js';
 import { parseContactFlags } from '../contact-options.js';
-import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from '../contact-rows.js';
+import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verifier-setup.js';
 import { fingerprint } from './checkpoint.js';
 import type { PipelineOptions } from '../jobs/pipeline.js';

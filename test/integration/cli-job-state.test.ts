@@ -1,0 +1,135 @@
+/**
+ * What every job shares, through the spawned binary: the --summary record says the exit code the
+ * process exits with (one decision, exitCodeOf), and a state file that prospect reads back but finds
+ * damaged stops the run with exit 2, naming the file and how to start over.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
+import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
+import { sandboxStats } from '../helpers/independent-client.js';
+
+const KEY = SANDBOX_KEYS.growth;
+let slow: RunningSandbox;
+let fast: RunningSandbox;
+let domains: string;
+
+beforeAll(async () => {
+  // Every contacts call takes half a second: a run is surely mid-work while one is in flight.
+  slow = await startSandbox({ port: 0, seed: 3, companies: 20_000, latencyMs: 500 });
+  fast = await startSandbox({ port: 0, seed: 3, companies: 20_000 });
+  const companies = await runCli(['companies', '-t', 'jQuery', '--max', '400', '--columns', 'domain'], { url: fast.url, apiKey: KEY });
+  expect(companies.code).toBe(0);
+  domains = companies.stdout;
+});
+afterAll(async () => {
+  await slow?.close();
+  await fast?.close();
+});
+
+const noStackTrace = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at /);
+
+/** Resolves once the sandbox has received a contacts call beyond `before`: the run is in its work. */
+async function untilContactsCall(before: number, child: ReturnType<typeof startCli>): Promise<void> {
+  for (let waited = 0; waited < 30_000 && child.exitCode === null; waited += 20) {
+    if ((await sandboxStats(slow.url)).requests.contacts > before) return;
+    await sleep(20);
+  }
+  throw new Error('the run never called the contacts endpoint');
+}
+
+describe('SIGTERM: the summary records the exit code the process exits with', () => {
+  it.each([
+    { name: 'contacts', args: ['contacts', '--limit', '20'], input: () => domains },
+    { name: 'pipeline', args: ['--page-size', '50', 'pipeline', '-t', 'jQuery', '--state', 'state'], input: () => '' },
+  ])('$name --summary exits 143 and says "exit_code": 143', async ({ name, args, input }) => {
+    const dir = await scratchDir();
+    const summaryPath = join(dir, 's.json');
+    const before = (await sandboxStats(slow.url)).requests.contacts as number;
+    const child = startCli([...args, '--summary', summaryPath, '-o', join(dir, 'out.csv')], { url: slow.url, apiKey: KEY, cwd: dir });
+    child.stdin!.end(input());
+    const finished = finishCli(child, { apiKey: KEY, cwd: dir });
+    await untilContactsCall(before, child);
+    child.kill('SIGTERM');
+    const run = await finished;
+
+    expect(run.code).toBe(143);
+    expect(run.stderr).toMatch(/interrupted by SIGTERM/);
+    noStackTrace(run.stderr);
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8'));
+    expect(summary.command).toBe(name);
+    expect(summary.exit_code).toBe(143);
+    expect(typeof summary.finished_at).toBe('string');
+    expect(existsSync(join(dir, 'out.csv'))).toBe(false);
+  }, 60_000);
+});
+
+describe('a damaged state file stops the run with exit 2, names the file and says how to start over', () => {
+  it.each([
+    ['not JSON', '{"version":1,"run_id":"2026'],
+    ['a field of the wrong type', JSON.stringify({ version: 1, run_id: 'r', fingerprint: 'f', command: 'pipeline', now: '2026-01-01T00:00:00.000Z', cursor: null, listing_done: false, meta: null, output_bytes: 'many', keys_bytes: 0, rows_written: 0, pages_done: 0, counters: {} })],
+  ])('pipeline --state with a checkpoint that is %s', async (_what, content) => {
+    const dir = await scratchDir();
+    const checkpoint = join(dir, 'state', 'current', 'checkpoint.json');
+    await mkdir(join(dir, 'state', 'current'), { recursive: true });
+    await writeFile(checkpoint, content);
+    const before = (await sandboxStats(fast.url)).requests.total as number;
+
+    const run = await runCli(['pipeline', '-t', 'Shopify', '--state', 'state', '-o', 'leads.csv'], { url: fast.url, apiKey: KEY, cwd: dir });
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`prospect: the checkpoint ${join('state', 'current', 'checkpoint.json')} is damaged`);
+    expect(run.stderr).toContain(`Remove ${join('state', 'current')} to start over`);
+    noStackTrace(run.stderr);
+    expect(run.stdout).toBe('');
+    expect((await sandboxStats(fast.url)).requests.total).toBe(before);
+    // The hint is true: without current/ the same command runs from the start.
+    const again = await runCli(['pipeline', '-t', 'Shopify', '--seniority', 'cxo', '--per-company', '1', '--state', 'fresh', '-o', 'leads.csv'], { url: fast.url, apiKey: KEY, cwd: dir });
+    expect(again.code).toBe(0);
+  }, 60_000);
+
+  it('verify with a cache file whose line was damaged', async () => {
+    const dir = await scratchDir();
+    const cache = join(dir, 'cache');
+    const env = { PROSPECT_CACHE_DIR: cache };
+    const first = await runCli(['verify', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
+    expect(first.code).toBe(0);
+    const [name] = await readdir(cache);
+    const path = join(cache, name!);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    expect(lines).toHaveLength(3); // two results and the final newline
+    await writeFile(path, [JSON.stringify({ key: 'ana@example.com', status: 42 }), ...lines.slice(1)].join('\n'));
+
+    const run = await runCli(['verify', 'ana@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`prospect: the verification cache ${path}:1 is damaged`);
+    expect(run.stderr).toContain(`Remove ${path} to start over`);
+    noStackTrace(run.stderr);
+    expect(run.stdout).toBe('');
+  }, 60_000);
+
+  it('verify with a cache whose last line was torn by a crash mid-append: the torn line is dropped, the run goes on', async () => {
+    const dir = await scratchDir();
+    const cache = join(dir, 'cache');
+    const env = { PROSPECT_CACHE_DIR: cache };
+    expect((await runCli(['verify', 'ana@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env })).code).toBe(0);
+    const [name] = await readdir(cache);
+    const path = join(cache, name!);
+    const complete = await readFile(path, 'utf8');
+    await writeFile(path, `${complete}{"key":"bob@example.com","email":"bob@exa`);
+
+    const run = await runCli(['verify', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
+
+    expect(run.code).toBe(0);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(2);
+    // The cache is whole again: the old line, then bob's new one; the torn fragment is gone.
+    const after = (await readFile(path, 'utf8')).split('\n');
+    expect(after[0]).toBe(complete.trimEnd());
+    expect(JSON.parse(after[1]!).key).toBe('bob@example.com');
+    expect(after).toHaveLength(3);
+  }, 60_000);
+});
