@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { exitCodeOf } from '../exit-codes.js';
 import { removeOpenTempFilesSync } from '../io/temp-files.js';
 import { Reporter } from '../ui/reporter.js';
 
@@ -59,7 +60,7 @@ export function installSignalHandlers(controller: AbortController): () => void {
   const handle = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       removeOpenTempFilesSync((path) => rmSync(path, { force: true }));
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(exitCodeOf(undefined, AbortSignal.abort(signal)));
     }
     controller.abort(signal);
   };

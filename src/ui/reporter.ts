@@ -41,8 +41,13 @@ export class Reporter {
   }
 
   error(message: string, hint?: string): void {
-    this.write(`prospect: ${message}`);
+    this.notice(message);
     if (hint) this.write(hint);
+  }
+
+  /** What a run must say even to cron (not only to a terminal), in the error's voice: `prospect: …`. */
+  notice(message: string): void {
+    this.write(`prospect: ${message}`);
   }
 
   private write(line: string): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UnanswerableError, type CompaniesMeta } from '../../api/index.js';
+import { UnanswerableError } from '../../api/index.js';
 import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
@@ -7,13 +7,13 @@ import type { RunContext } from '../../runtime/context.js';
 import { formatCount, rateText } from '../../ui/progress.js';
 import { withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
-import { contactRowsFor, countRows } from '../contact-processing.js';
+import { contactRowsFor } from '../contact-processing.js';
 import type { ContactRow } from '../contact-rows.js';
-import type { LeadRow } from '../pipeline/lead-rows.js';
 import { fetchContactsInOrder } from '../contacts-fanout.js';
 import { outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { leadKey } from '../pipeline/lead-key.js';
 import { mapInOrder } from '../ordered-pool.js';
+import { countCompany, passPage } from '../pipeline/checkpoint.js';
 import { listCompanies } from '../pipeline/company-listing.js';
 import { exportedKeys, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
@@ -71,7 +71,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const exported = options.onlyNew && state ? await exportedKeys(state) : undefined;
   const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
 
-  let meta: CompaniesMeta | undefined;
   let noMatchReason: string | null = null;
   /** The service would not answer before any company was written: there is nothing to resume. */
   const noCompanyMatched = (error: unknown): error is UnanswerableError => error instanceof UnanswerableError && counters.companies_seen === 0;
@@ -101,33 +100,24 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     },
     async work(progress) {
       const isNew = exported ? (row: ContactRow) => !exported.has(leadKey(row)) : undefined;
-      const companies = listCompanies(client, options.filters, checkpoint, (pageMeta) => {
-        meta ??= pageMeta;
-      });
+      const companies = listCompanies(client, options.filters, checkpoint);
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => ({
         found,
         result: await contactRowsFor(found.contacts, found.source, settings, now, verifier, isNew),
       }));
       for await (const { found, result } of rowsByCompany) {
-        const rows: LeadRow[] = result.rows.map((row) => ({ ...row, company: found.item.company }));
-        await leads.write(rows);
-        counters.companies_seen += 1;
-        if (found.contacts.length > 0) counters.domains_with_contacts += 1;
-        if (found.truncated) counters.truncated_at_limit.push(found.domain);
-        countRows(counters.contacts, result);
-        checkpoint.rows_written += rows.length;
+        await leads.write(result.rows.map((row) => ({ ...row, company: found.item.company })));
+        countCompany(checkpoint, found, result);
         const pageEnd = found.item.pageEnd;
         if (pageEnd && leads.keepsCheckpoints) {
-          checkpoint.cursor = pageEnd.nextCursor;
-          checkpoint.listing_done = pageEnd.nextCursor === null;
-          checkpoint.pages_done += 1;
-          if (verifier) counters.verification = { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked };
+          passPage(checkpoint, pageEnd.nextCursor, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
           await leads.commitPage(checkpoint);
         }
         progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
       }
-      await leads.writer.finish(checkpoint.meta ?? { source: meta?.source, scope: meta?.scope });
+      // No page at all (nothing listed) leaves no provenance to end the document with.
+      await leads.writer.finish(checkpoint.meta ?? { source: undefined, scope: undefined });
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
     },
     async onFailure(error) {
@@ -137,7 +127,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
-          ctx.stderr.write(`prospect: the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.\n`);
+          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.`);
         });
       }
     },

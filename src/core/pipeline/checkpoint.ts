@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-file.js';
-import { contactCountsSchema } from '../contact-processing.js';
+import { contactCountsSchema, countRows, type DomainRows } from '../contact-processing.js';
+import type { DomainContacts } from '../contacts-fanout.js';
 import { parseStoredJson } from '../stored-json.js';
 import type { AppendOnlyFile } from './append-only-file.js';
 import type { StateDirectory } from './state-directory.js';
@@ -56,6 +57,24 @@ export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
     rows_written: 0,
     pages_done: 0,
   });
+}
+
+/** One company's leads are written: they count, in the checkpoint's counters, as committed output. */
+export function countCompany(checkpoint: Checkpoint, found: Pick<DomainContacts<unknown>, 'domain' | 'contacts' | 'truncated'>, result: DomainRows): void {
+  const { counters } = checkpoint;
+  counters.companies_seen += 1;
+  if (found.contacts.length > 0) counters.domains_with_contacts += 1;
+  if (found.truncated) counters.truncated_at_limit.push(found.domain);
+  countRows(counters.contacts, result);
+  checkpoint.rows_written += result.rows.length;
+}
+
+/** A company page's last lead is written: a resume starts at the next page. */
+export function passPage(checkpoint: Checkpoint, nextCursor: string | null, verification: Counters['verification']): void {
+  checkpoint.cursor = nextCursor;
+  checkpoint.listing_done = nextCursor === null;
+  checkpoint.pages_done += 1;
+  checkpoint.counters.verification = verification;
 }
 
 /** The unfinished run in the state directory, checked against its schema; undefined when there is none. */

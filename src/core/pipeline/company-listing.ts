@@ -1,4 +1,4 @@
-import type { CompaniesMeta, CompanyRow, ProspectClient } from '../../api/index.js';
+import type { CompanyRow, ProspectClient } from '../../api/index.js';
 import { localStackFilter, serviceQuery, type CompanyFilters } from '../company-filters.js';
 import type { Checkpoint } from './checkpoint.js';
 
@@ -17,12 +17,10 @@ export async function* listCompanies(
   client: Pick<ProspectClient, 'companies'>,
   filters: CompanyFilters,
   checkpoint: Checkpoint,
-  onMeta: (meta: CompaniesMeta) => void,
 ): AsyncGenerator<CompanyItem> {
   if (checkpoint.listing_done) return;
   const keep = localStackFilter(filters);
   for await (const page of client.companies(serviceQuery(filters), { startCursor: checkpoint.cursor || undefined })) {
-    onMeta(page.meta);
     checkpoint.meta ??= { source: page.meta.source, scope: page.meta.scope };
     const rows = keep ? page.data.filter(keep) : page.data;
     for (const [index, company] of rows.entries()) {

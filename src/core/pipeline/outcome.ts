@@ -48,7 +48,7 @@ export function reportPipeline(ctx: RunContext, counters: Counters, unitsSpent: 
       (unitsSpent !== undefined ? ` · ${unitsSpent} units spent` : '') +
       (onlyNew ? ` · ${contacts.alreadyExported} already exported before` : ''),
   );
-  if (onlyNew && contacts.written === 0) ctx.stderr.write('prospect: no new leads since the last run; wrote a header-only result.\n');
+  if (onlyNew && contacts.written === 0) ctx.reporter.notice('no new leads since the last run; wrote a header-only result.');
   if (counters.truncated_at_limit.length > 0) {
     ctx.reporter.warn(`${counters.truncated_at_limit.length} domain(s) alone fill the --limit and may have more contacts: ${counters.truncated_at_limit.slice(0, 10).join(', ')}.`);
   }
