@@ -9,13 +9,13 @@ import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { formatCount, rateText } from '../../ui/progress.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
-import { contactRowsFor, countRows, newContactCounts } from '../contact-processing.js';
+import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { cacheCutoff, openVerifier } from '../verifier-setup.js';
+import { cacheCutoff, openVerifier } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
 
 /** `prospect contacts`: its flags (the input) and the job's options (the output). */

@@ -7,7 +7,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { formatCount, rateText } from '../../ui/progress.js';
 import { withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
-import { contactRowsFor } from '../contact-processing.js';
+import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder } from '../contacts-fanout.js';
 import { outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
@@ -20,7 +20,7 @@ import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { openRunState } from '../pipeline/run-state.js';
-import { openVerifier } from '../verifier-setup.js';
+import { openVerifier } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
 
 /** `prospect pipeline`: its flags (the input) and the job's options (the output). */

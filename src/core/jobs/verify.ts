@@ -12,7 +12,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { cacheCutoff, openVerifier, openVerifyCache } from '../verifier-setup.js';
+import { cacheCutoff, openVerifier, openVerifyCache } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-file.js';
-import { contactCountsSchema, countRows, type DomainRows } from '../contact-processing.js';
+import { contactCountsSchema, countRows, type DomainRows } from '../domain-rows.js';
 import type { DomainContacts } from '../contacts-fanout.js';
 import { parseStoredJson } from '../stored-json.js';
 import type { AppendOnlyFile } from './append-only-file.js';

@@ -1,7 +1,7 @@
 import type { RunContext } from '../../runtime/context.js';
 import { formatCount } from '../../ui/progress.js';
 import type { RunSummary } from '../jobs/runner.js';
-import type { VerificationRun } from '../verification.js';
+import type { VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './checkpoint.js';
 
 export interface PipelineOutcome {

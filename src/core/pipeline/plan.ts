@@ -5,7 +5,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { validateCompanyFilters } from '../company-filters.js';
 import { parseContactFlags } from '../contact-options.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
-import { cacheCutoff } from '../verifier-setup.js';
+import { cacheCutoff } from '../verification/open-verifier.js';
 import { fingerprint } from './checkpoint.js';
 import type { PipelineOptions } from '../jobs/pipeline.js';
 

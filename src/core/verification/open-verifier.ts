@@ -1,10 +1,10 @@
-import type { ProspectClient } from '../api/index.js';
-import { UsageError } from '../exit-codes.js';
-import { parseMaxAge } from '../io/max-age.js';
-import type { Connection } from '../runtime/connection.js';
-import type { RunContext } from '../runtime/context.js';
-import { newVerificationRun, Verifier } from './verification.js';
-import { cacheDirectory, VerifyCache } from './verify-cache.js';
+import type { ProspectClient } from '../../api/index.js';
+import { UsageError } from '../../exit-codes.js';
+import { parseMaxAge } from '../../io/max-age.js';
+import type { Connection } from '../../runtime/connection.js';
+import type { RunContext } from '../../runtime/context.js';
+import { newVerificationRun, Verifier } from './verifier.js';
+import { cacheDirectory, VerifyCache } from './cache.js';
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */

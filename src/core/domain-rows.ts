@@ -3,7 +3,7 @@ import type { Contact, ContactsMeta } from '../api/index.js';
 import { emailKey } from '../io/emails.js';
 import type { ContactSettings } from './contact-options.js';
 import { toContactRow, type ContactRow } from './contact-rows.js';
-import type { Verifier } from './verification.js';
+import type { Verifier } from './verification/verifier.js';
 
 const count = z.number().int().nonnegative().default(0);
 

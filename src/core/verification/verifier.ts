@@ -1,6 +1,6 @@
-import type { ProspectClient } from '../api/index.js';
-import { Semaphore } from './ordered-pool.js';
-import type { VerifyCache } from './verify-cache.js';
+import type { ProspectClient } from '../../api/index.js';
+import { Semaphore } from '../ordered-pool.js';
+import type { VerifyCache } from './cache.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 export const NOT_CHECKED = 'unchecked';

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync,
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { parseStoredJson } from './stored-json.js';
+import { parseStoredJson } from '../stored-json.js';
 
 /** A line of a verification cache: one paid result. */
 const cachedLineSchema = z.object({
