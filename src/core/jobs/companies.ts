@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { UnanswerableError, type CompaniesMeta, type CompanyPage, type CompanyRow } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
-import { selectColumns } from '../../io/columns.js';
-import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
+import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
@@ -11,6 +10,7 @@ import { formatCount, rateText } from '../../ui/progress.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from '../company-columns.js';
 import { describeFilters, localStackFilter, serviceQuery, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
 import { outputOptions } from '../job-options.js';
+import { planOutput } from '../output-plan.js';
 import { provenanceLine } from '../provenance.js';
 import { runJob } from './runner.js';
 
@@ -30,8 +30,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   if (options.max !== undefined && (!Number.isInteger(options.max) || options.max < 1)) {
     throw new UsageError('--max must be a whole number of at least 1.');
   }
-  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
-  const columns = selectColumns(COMPANY_COLUMNS, options.columns ?? (format === 'table' ? COMPANY_TABLE_COLUMNS.join(',') : undefined));
+  const { format, columns } = planOutput(ctx, options, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
   await checkOutputPath(options.output);
 
   const client = createApiClient(ctx, await resolveConnection(ctx));

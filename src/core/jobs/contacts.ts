@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../exit-codes.js';
-import { selectColumns } from '../../io/columns.js';
 import { collectDomains } from '../../io/input.js';
-import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
+import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
@@ -15,6 +14,7 @@ import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
+import { planOutput } from '../output-plan.js';
 import { cacheCutoff, openVerifier } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
 
@@ -38,8 +38,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const now = new Date();
   const settings = parseContactFlags(options, now);
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
-  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
-  const columns = selectColumns(CONTACT_COLUMNS, options.columns ?? (format === 'table' ? CONTACT_TABLE_COLUMNS.join(',') : undefined));
+  const { format, columns } = planOutput(ctx, options, CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS);
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
 

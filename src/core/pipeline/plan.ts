@@ -1,9 +1,8 @@
 import { UsageError } from '../../exit-codes.js';
-import { selectColumns } from '../../io/columns.js';
-import { resolveFormat } from '../../io/output.js';
 import type { RunContext } from '../../runtime/context.js';
 import { validateCompanyFilters } from '../company-filters.js';
 import { parseContactFlags } from '../contact-options.js';
+import { planOutput } from '../output-plan.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verification/open-verifier.js';
 import { fingerprint } from './checkpoint.js';
@@ -22,8 +21,7 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions) {
     throw new UsageError('--only-new needs --state DIR: that is where earlier exports are remembered.');
   }
   const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
-  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
-  const columns = selectColumns(LEAD_COLUMNS, options.columns ?? (format === 'table' ? LEAD_TABLE_COLUMNS.join(',') : undefined));
+  const { format, columns } = planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
   const parameters = {
     filters: options.filters,
     seniority: settings.seniority ?? null,
