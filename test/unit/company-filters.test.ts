@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localStackFilter, serviceQuery, validateCompanyFilters } from '../../src/core/company-filters.js';
+import { companyFiltersSchema, localStackFilter, serviceQuery, validateCompanyFilters } from '../../src/core/company-filters.js';
 
 const row = (...names: string[]) =>
   ({ domain: 'a.com', technologies: names.map((t) => ({ t, c: 'x', v: null })) }) as unknown as Parameters<
@@ -32,5 +32,16 @@ describe('company filters', () => {
     [{ technologies: [' '], notTechnologies: [] }, /--technology is required/],
   ])('rejects %j before any call', (filters, message) => {
     expect(() => validateCompanyFilters(filters)).toThrow(message);
+  });
+});
+
+describe('company filter flags', () => {
+  it('become the filters under the names the sidecar and the checkpoint fingerprint have always used, in that order', () => {
+    const filters = companyFiltersSchema.parse({ technology: ['Shopify', 'Stripe'], notTechnology: [], employeeRange: '11-50', country: 'france' });
+    expect(JSON.stringify(filters)).toBe('{"technologies":["Shopify","Stripe"],"notTechnologies":[],"employeeRange":"11-50","country":"france"}');
+  });
+
+  it('leave out what was not given', () => {
+    expect(JSON.stringify(companyFiltersSchema.parse({ technology: ['Shopify'], notTechnology: ['Klaviyo'] }))).toBe('{"technologies":["Shopify"],"notTechnologies":["Klaviyo"]}');
   });
 });

@@ -1,0 +1,89 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readCheckpoint } from '../../src/core/pipeline/checkpoint.js';
+import { StateDirectory } from '../../src/core/pipeline/state-directory.js';
+
+const scratch: string[] = [];
+afterEach(async () => {
+  for (const dir of scratch.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function stateWith(checkpoint: string): Promise<StateDirectory> {
+  const dir = await mkdtemp(join(tmpdir(), 'prospect-checkpoint-'));
+  scratch.push(dir);
+  const state = await StateDirectory.open(dir);
+  await writeFile(state.checkpointPath, checkpoint);
+  return state;
+}
+
+const FIRST_PAGE_NOT_YET_DONE = {
+  version: 1,
+  run_id: '20260101T000000-abcdef',
+  fingerprint: '0123456789abcdef',
+  command: 'pipeline',
+  now: '2026-01-01T00:00:00.000Z',
+  cursor: null,
+  listing_done: false,
+  meta: null,
+  output_bytes: 0,
+  keys_bytes: 0,
+  rows_written: 0,
+  pages_done: 0,
+  counters: {},
+};
+
+describe('reading a checkpoint back', () => {
+  it('fills the counters a checkpoint written before its first page does not have', async () => {
+    const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(FIRST_PAGE_NOT_YET_DONE)));
+    expect(checkpoint?.counters).toEqual({
+      companies_seen: 0,
+      domains_with_contacts: 0,
+      truncated_at_limit: [],
+      contacts: { written: 0, fresh: 0, stale: 0, unknown: 0, none: 0, droppedStale: 0, alreadyExported: 0 },
+      verification: { from_cache: 0, unchecked: 0 },
+    });
+  });
+
+  it('keeps the counts and the listing provenance as they were written', async () => {
+    const written = {
+      ...FIRST_PAGE_NOT_YET_DONE,
+      cursor: 'c2',
+      meta: { source: { dataset: 'd', method: 'm' }, scope: 'all' },
+      rows_written: 12,
+      pages_done: 1,
+      counters: {
+        companies_seen: 5,
+        domains_with_contacts: 4,
+        truncated_at_limit: ['a.com'],
+        contacts: { written: 12, fresh: 6, stale: 3, unknown: 2, none: 1, droppedStale: 0, alreadyExported: 0 },
+        verification: { from_cache: 1, unchecked: 2 },
+      },
+    };
+    const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(written)));
+    expect(JSON.stringify(checkpoint)).toBe(JSON.stringify(written));
+  });
+
+  it('has nothing to resume when there is no checkpoint', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'prospect-checkpoint-'));
+    scratch.push(dir);
+    expect(await readCheckpoint(await StateDirectory.open(dir))).toBeUndefined();
+  });
+
+  it.each([
+    ['a negative byte count', { output_bytes: -1 }, /output_bytes/],
+    ['another version', { version: 2 }, /version/],
+    ['a clock that is no date', { now: 'yesterday' }, /now/],
+  ])('refuses %s, naming the file and how to start over', async (_what, change, field) => {
+    const state = await stateWith(JSON.stringify({ ...FIRST_PAGE_NOT_YET_DONE, ...change }));
+    const error = await readCheckpoint(state).then(
+      () => undefined,
+      (thrown: unknown) => thrown as { message: string; hint?: string; exitCode: number },
+    );
+    expect(error?.exitCode).toBe(2);
+    expect(error?.message).toMatch(field);
+    expect(error?.message).toContain(state.checkpointPath);
+    expect(error?.hint).toBe(`Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`);
+  });
+});
