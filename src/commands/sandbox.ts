@@ -12,6 +12,7 @@ import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, 
 import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
+import { formatCount } from '../ui/format-count.js';
 import { integerInRange } from './options.js';
 
 interface SandboxFlags {
@@ -40,7 +41,7 @@ export function registerSandboxCommand(program: Command): void {
     .description('run a local copy of the service over generated data (keys: sandbox-free, -starter, -growth, -scale)')
     .option('--host <address>', 'address to listen on (loopback only unless --public)', DEFAULT_HOST)
     .option('--port <n>', 'port to listen on; 0 picks a free port', integerInRange('--port', 0, 65535), DEFAULT_PORT)
-    .option('--companies <n>', `companies in the dataset, 1 to ${groupThousands(MAX_COMPANIES)}`, integerInRange('--companies', 1, MAX_COMPANIES), DEFAULT_COMPANIES)
+    .option('--companies <n>', `companies in the dataset, 1 to ${formatCount(MAX_COMPANIES)}`, integerInRange('--companies', 1, MAX_COMPANIES), DEFAULT_COMPANIES)
     .option('--seed <n>', 'dataset seed: the same seed gives the same data', integerInRange('--seed', 0, 0xffffffff), DEFAULT_SEED)
     .option('--as-of <date>', 'snapshot day YYYY-MM-DD that contact dates are relative to (default: today, UTC)', isoDay)
     .option('--latency <ms>', 'delay added before every API response', integerInRange('--latency', 0, 600_000))
@@ -146,7 +147,7 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
     flags.rateLimit ? `rate limit ${flags.rateLimit}/s per key` : '',
   ].filter(Boolean);
   const lines = [
-    `prospect sandbox: ${flags.companies.toLocaleString('en-US')} generated companies, seed ${flags.seed}, snapshot ${flags.asOf ?? todayUtc()}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
+    `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, snapshot ${flags.asOf ?? todayUtc()}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
     'Keys (send "Authorization: Bearer <key>"):',
     ...PLANS.map((plan) => `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${plan === 'free' || plan === 'starter' ? 'companies, verify' : 'companies, contacts, verify'}`),
     `Counters: ${sandbox.url}${STATS_PATH}. Stop with Ctrl-C.`,
@@ -191,9 +192,4 @@ function faultKinds(value: string): FaultKindName[] {
   const parsed = parseFaultKinds(value);
   if (!parsed.ok) throw new InvalidArgumentError(`--faults: ${parsed.reason}.`);
   return parsed.kinds;
-}
-
-/** 1000000 → "1,000,000" without Intl: toLocaleString would load ICU data at every start (~10 ms). */
-function groupThousands(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

@@ -1,5 +1,5 @@
 import type { CompaniesMeta } from '../api/index.js';
-import { formatCount } from '../ui/progress.js';
+import { formatCount } from '../ui/format-count.js';
 
 const SPARSE_BELOW_PERCENT = 50;
 

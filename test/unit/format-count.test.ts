@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCount } from '../../src/ui/progress.js';
+import { formatCount } from '../../src/ui/format-count.js';
 
 describe('formatCount writes what toLocaleString("en-US") writes', () => {
   it('for whole numbers of any size and sign', () => {

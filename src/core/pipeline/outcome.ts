@@ -1,5 +1,5 @@
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/progress.js';
+import { formatCount } from '../../ui/format-count.js';
 import type { RunSummary } from '../jobs/runner.js';
 import type { VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './checkpoint.js';
