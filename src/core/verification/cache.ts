@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -30,6 +30,8 @@ export function cacheDirectory(env: NodeJS.ProcessEnv): string {
 export class VerifyCache {
   private readonly entries = new Map<string, CachedVerification>();
   private fd: number | undefined;
+  /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
+  private torn: { from: number; size: number } | undefined;
 
   private constructor(
     private readonly path: string,
@@ -57,7 +59,10 @@ export class VerifyCache {
   put(key: string, result: CachedVerification): void {
     this.entries.set(key, result);
     if (this.path === '') return;
-    this.fd ??= openSync(this.path, 'a', 0o600);
+    if (this.fd === undefined) {
+      this.cutTornLine();
+      this.fd = openSync(this.path, 'a', 0o600);
+    }
     writeSync(this.fd, `${JSON.stringify({ key, ...result })}\n`);
   }
 
@@ -73,13 +78,23 @@ export class VerifyCache {
     this.fd = undefined;
   }
 
+  /**
+   * Cuts the torn line off before the first append, so the new line does not run into it; unless
+   * another run has appended since it was read (it cut the line itself: a second cut would lose its results).
+   */
+  private cutTornLine(): void {
+    if (this.torn === undefined) return;
+    if (statSync(this.path, { throwIfNoEntry: false })?.size === this.torn.size) truncateSync(this.path, this.torn.from);
+    this.torn = undefined;
+  }
+
   private load(): void {
     if (!existsSync(this.path)) return;
     const bytes = readFileSync(this.path);
-    // A crash mid-append leaves a torn last line, never a finished one: it was not paid for as far as
-    // the cache knows, so it is cut off before this run appends behind it.
+    // A crash mid-append leaves a torn last line, never a finished one: as far as the cache knows it
+    // was not paid for, so it is not read, and it is cut off before this run appends behind it.
     const complete = bytes.lastIndexOf(0x0a) + 1;
-    if (complete < bytes.length) truncateSync(this.path, complete);
+    if (complete < bytes.length) this.torn = { from: complete, size: bytes.length };
     const lines = bytes.subarray(0, complete).toString('utf8').split('\n');
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue;
