@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
-import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
+import { finishCli, runCli, runShell, scratchDir, startCli } from '../helpers/cli.js';
 import { sandboxStats } from '../helpers/independent-client.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -64,6 +64,23 @@ describe('SIGTERM: the summary records the exit code the process exits with', ()
     expect(summary.exit_code).toBe(143);
     expect(typeof summary.finished_at).toBe('string');
     expect(existsSync(join(dir, 'out.csv'))).toBe(false);
+  }, 60_000);
+});
+
+describe('a full disk: the summary records the exit code the process exits with', () => {
+  // `ulimit -f` (in 1024-byte blocks) caps every file the run writes; with SIGXFSZ ignored a write past
+  // it fails with EFBIG, as a write to a full disk fails with ENOSPC. The summary itself stays under it.
+  it('contacts --summary exits 7 and says "exit_code": 7', async () => {
+    const dir = await scratchDir();
+    const run = await runShell(`trap '' XFSZ; ulimit -f 16; eval "$PROSPECT contacts --summary s.json -o out.csv"`, { url: fast.url, apiKey: KEY, cwd: dir, input: domains });
+
+    expect(run.code).toBe(7);
+    expect(run.stderr).toMatch(/^prospect: could not write.*EFBIG/);
+    noStackTrace(run.stderr);
+    const summary = JSON.parse(await readFile(join(dir, 's.json'), 'utf8'));
+    expect(summary.exit_code).toBe(7);
+    expect(summary.error).toMatch(/EFBIG|too large/i);
+    expect(await readdir(dir)).toEqual(['s.json']);
   }, 60_000);
 });
 
