@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
 import { packageVersion } from '../package.js';
+import { nonEmpty } from '../util/text.js';
 import { parseCompaniesPageBytes } from './fast-json.js';
 import { createHttpClient, type HttpClient, type RequestEvent } from './http.js';
 import { walkCursor } from './pagination.js';
@@ -252,10 +253,6 @@ function unitsFromHeader(value: string | string[] | undefined): number | undefin
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
   return Number(text.trim());
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }
 
 // ---------------------------------------------------------------------------------------------

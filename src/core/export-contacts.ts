@@ -1,6 +1,6 @@
 import { ExitCode, exitCodeOf, UsageError } from '../exit-codes.js';
 import { selectColumns } from '../io/columns.js';
-import { collectDomains } from '../io/input.js';
+import { collectDomains } from '../io/input/entries.js';
 import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
 import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';

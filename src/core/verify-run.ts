@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { ExitCode, exitCodeOf, UsageError } from '../exit-codes.js';
 import { selectColumns, type Column } from '../io/columns.js';
 import { checkEmailSyntax, emailKey } from '../io/emails.js';
-import { parseRecords } from '../io/input.js';
+import { parseRecords } from '../io/input/records.js';
 import { checkOutputPath, openOutput, resolveFormat, type OutputFlags } from '../io/output.js';
 import { createRowWriter } from '../io/writers.js';
 import { createApiClient } from '../runtime/api-client.js';
