@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addCompanyFilterOptions, addOutputOptions, companyFiltersFrom, positiveInteger, type CommandRunner, type CompanyFilterFlags } from './options.js';
+import { positiveInteger } from '../options/values.js';
+import { addCompanyFilterOptions, addOutputOptions, companyFiltersFrom, type CommandRunner, type CompanyFilterFlags } from './options.js';
 
 interface CompaniesFlags extends CompanyFilterFlags {
   max?: number;

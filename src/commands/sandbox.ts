@@ -12,7 +12,7 @@ import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, 
 import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
-import { integerInRange } from './options.js';
+import { integerInRange } from '../options/values.js';
 
 interface SandboxFlags {
   host: string;

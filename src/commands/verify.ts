@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { VerifyOptions } from '../core/verify-run.js';
-import { addOutputOptions, integerInRange, type CommandRunner } from './options.js';
+import { integerInRange } from '../options/values.js';
+import { addOutputOptions, type CommandRunner } from './options.js';
 
 type VerifyFlags = Omit<VerifyOptions, 'args' | 'dryRun' | 'yes' | 'strict'> & { dryRun?: boolean; yes?: boolean; strict?: boolean };
 

@@ -4,10 +4,10 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { checkBaseUrl } from '../api/index.js';
-import { integerInRange } from '../commands/options.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
 import { OUTPUT_FORMATS } from '../io/writers.js';
+import { integerInRange } from '../options/values.js';
 import type { ConfigKey } from './keys.js';
 
 const PARSERS: Readonly<Record<ConfigKey, (text: string) => string | number>> = {
