@@ -78,7 +78,7 @@ function describeOption(option: Option, fixedValues: FixedValues): CompletedOpti
     values,
     commaList: Boolean(fixed?.commaList),
     path,
-    // Repeatable flags collect into an array that starts empty (see collect() in src/commands/options.ts).
+    // Repeatable flags collect into an array that starts empty (see collect() in src/options/values.ts).
     repeatable: Array.isArray(option.defaultValue) || option.variadic,
   };
 }
