@@ -59,6 +59,8 @@ export function csvTable(text: string, options: ParseOptions): InputTable {
     ...TOLERANT,
     delimiter,
     // Cells beyond the header are dropped, as spreadsheets do; short rows get empty cells below.
+    // No `cast` (for the formula escapes): with it, csv-parse leaves the cells beyond the header
+    // uncast and then skips a row with text only there as empty, where it is a row without an entry.
     columns: (names: string[]) => (header = uniqueNames(names.map((name) => name.trim()))),
     raw: true,
     on_record: ({ record, raw }: { record: Record<string, string>; raw: string }, context) => {
@@ -67,6 +69,7 @@ export function csvTable(text: string, options: ParseOptions): InputTable {
       return null;
     },
     on_skip: (error) => {
+      // csv-parse does not say where an unreadable record starts: just after the last one read.
       const line = (rows.at(-1)?.line ?? (header.length > 0 ? headerLine ?? 0 : 0)) + 1;
       problems.push({ line, message: csvErrorMessage(error?.code) });
       return undefined;
