@@ -6,10 +6,10 @@
 //   node bench/local-export.js DIR ROUNDS     (DIR holds page-*.json; prints one JSON line)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMPANIES_BODY } from '../dist/src/api/client.js';
-import { checkJsonBody } from '../dist/src/api/http.js';
-import { COMPANY_COLUMNS } from '../dist/src/core/company-columns.js';
-import { createRowWriter } from '../dist/src/io/writers.js';
+import { COMPANIES_BODY } from '../dist/api/client.js';
+import { checkJsonBody } from '../dist/api/http.js';
+import { COMPANY_COLUMNS } from '../dist/core/company-columns.js';
+import { createRowWriter } from '../dist/io/writers.js';
 
 const [dir, roundsText = '5'] = process.argv.slice(2);
 const rounds = Math.max(1, Math.min(50, Number(roundsText)));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Thin launcher. `npm run build` (run by `prepare`) compiles src/ with tsc into dist/src/ (the
+// Thin launcher. `npm run build` (run by `prepare`) compiles src/ with tsc into dist/ (the
 // library API) and bundles the CLI into dist/cli/ (scripts/bundle.mjs): one entry file plus chunks
 // that each command loads on demand, so a start reads a handful of files instead of ~80 modules.
 import { existsSync } from 'node:fs';
@@ -10,5 +10,5 @@ module.enableCompileCache?.();
 
 const bundled = new URL('../dist/cli/cli.js', import.meta.url);
 // Without the bundle (a build by tsc alone), the unbundled CLI: the same code, a slower start.
-const { main } = await import(existsSync(bundled) ? bundled.href : '../dist/src/cli.js');
+const { main } = await import(existsSync(bundled) ? bundled.href : '../dist/cli.js');
 process.exitCode = await main(process.argv);

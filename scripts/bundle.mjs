@@ -11,7 +11,7 @@
  * request(), and zod's message locales.
  *
  * The library API (`import { createClient } from 'prospect-cli'`) is not bundled: it stays the tsc
- * output in dist/src/ with its .d.ts files.
+ * output in dist/ with its .d.ts files.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

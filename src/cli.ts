@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { registerCompaniesCommand } from './commands/companies.js';
 import { registerContactsCommand } from './commands/contacts.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
-import { integerInRange, type CommandRunner } from './commands/options.js';
+import type { CommandRunner } from './commands/options.js';
+import { integerInRange } from './options/values.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
@@ -12,8 +12,7 @@ import { exitCodesText, registerHelpCommand } from './commands/help.js';
 import { CliError, ExitCode, exitCodeOf, outputFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
-
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { packageVersion } from './package.js';
 
 /** Runs the CLI and resolves to the exit code; never throws, never calls process.exit on the normal path. */
 export async function main(argv: string[]): Promise<number> {
@@ -45,7 +44,7 @@ export async function main(argv: string[]): Promise<number> {
 function buildProgram(run: CommandRunner): Command {
   const program = new Command('prospect')
     .description('Build prospect lists: companies by technology, their decision-makers, fresh and verified emails.')
-    .version(VERSION, '-V, --version')
+    .version(packageVersion(), '-V, --version')
     .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
     .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')

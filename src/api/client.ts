@@ -2,11 +2,10 @@
  * The typed client of the company and contact data service. No terminal here: no output, no
  * process.exit. Errors are ApiError subclasses carrying their exit codes.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
-import { packageRoot } from '../package-root.js';
+import { packageVersion } from '../package.js';
+import { nonEmpty } from '../util/text.js';
 import { parseCompaniesPageBytes } from './fast-json.js';
 import { createHttpClient, type HttpClient, type RequestEvent } from './http.js';
 import { walkCursor } from './pagination.js';
@@ -123,7 +122,7 @@ export function createClient(options: ClientOptions): ProspectClient {
     timeoutMs: options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
     policy,
     connections: options.connections ?? CLIENT_DEFAULTS.connections,
-    userAgent: options.userAgent ?? defaultUserAgent(),
+    userAgent: options.userAgent ?? `prospect-cli/${packageVersion()}`,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   });
@@ -256,10 +255,6 @@ function unitsFromHeader(value: string | string[] | undefined): number | undefin
   return Number(text.trim());
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Option checks
 
@@ -329,19 +324,4 @@ function checkNumbers(options: ClientOptions): void {
       throw new UsageError(`${name} must be an integer from ${min} to ${max} (got ${String(value)})`);
     }
   }
-}
-
-let cachedUserAgent: string | undefined;
-
-function defaultUserAgent(): string {
-  if (cachedUserAgent !== undefined) return cachedUserAgent;
-  let version = 'unknown';
-  try {
-    const pkg = JSON.parse(readFileSync(join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: unknown };
-    if (typeof pkg.version === 'string') version = pkg.version;
-  } catch {
-    // A missing package.json must not stop a request; the version is only informative.
-  }
-  cachedUserAgent = `prospect-cli/${version}`;
-  return cachedUserAgent;
 }

@@ -9,6 +9,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { isRecord } from '../util/is-record.js';
+import { shorten } from '../util/text.js';
 
 export interface ApiErrorInit {
   /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
@@ -140,15 +142,11 @@ const MAX_REASON_LENGTH = 300;
 /** Reasons go into one-line messages: collapse whitespace and keep them short. */
 function oneLine(text: string): string {
   const collapsed = text.replace(/\s+/g, ' ').trim();
-  return collapsed.length > MAX_REASON_LENGTH ? `${collapsed.slice(0, MAX_REASON_LENGTH - 1)}…` : collapsed;
+  return shorten(collapsed, MAX_REASON_LENGTH);
 }
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? oneLine(value) : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

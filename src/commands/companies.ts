@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CompaniesFlags } from '../core/jobs/companies.js';
-import { addCompanyFilterOptions, addOutputOptions, positiveInteger, type CommandRunner } from './options.js';
+import { positiveInteger } from '../options/values.js';
+import { addCompanyFilterOptions, addOutputOptions, type CommandRunner } from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
   const command = program

@@ -171,17 +171,10 @@ interface Setting {
 }
 
 async function listSettings(ctx: RunContext): Promise<number> {
-  const [{ readConfigFile, parseStoredValue }, { refusal }] = await Promise.all([import('../config/store.js'), import('../config/validate.js')]);
+  const [{ readConfigFile }, { storedValueProblem }] = await Promise.all([import('../config/store.js'), import('../config/validate.js')]);
   const path = configFilePath(ctx.env);
   const file = readConfigFile(path);
-  const problemWith = (key: ConfigKey, stored: unknown): string | undefined => {
-    try {
-      parseStoredValue(key, stored);
-      return undefined;
-    } catch (error) {
-      return refusal(error).reason;
-    }
-  };
+  const problemWith = (key: ConfigKey, stored: unknown): string | undefined => storedValueProblem(key, stored)?.reason;
   const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, file[key], problemWith));
   const keyWidth = Math.max(...settings.map((setting) => setting.key.length));
   const valueWidth = Math.max(...settings.map((setting) => setting.value.length));

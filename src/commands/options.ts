@@ -1,30 +1,9 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { collect, integerInRange, positiveInteger } from '../options/values.js';
 import type { RunContext } from '../runtime/context.js';
 
 /** Runs a command body with the shared context; returns the exit code. Provided by src/cli.ts. */
 export type CommandRunner = (body: (ctx: RunContext) => Promise<number>) => Promise<void>;
-
-/** Commander accumulator for repeatable options. */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** Commander parser for whole numbers within bounds; rejects "10x", "1.5", "-3" with a usage error. */
-export function integerInRange(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
-  return (value: string) => {
-    const trimmed = value.trim();
-    const parsed = Number(trimmed);
-    if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
-      throw new InvalidArgumentError(`${flag} takes a whole number ${range}.`);
-    }
-    return parsed;
-  };
-}
-
-export function positiveInteger(flag: string): (value: string) => number {
-  return integerInRange(flag, 1);
-}
 
 /** Output flags shared by every data command. */
 export function addOutputOptions(command: Command): Command {

@@ -13,7 +13,7 @@ import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../san
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatCount } from '../ui/format-count.js';
-import { integerInRange } from './options.js';
+import { integerInRange } from '../options/values.js';
 
 interface SandboxFlags {
   host: string;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { VerifyFlags } from '../core/jobs/verify.js';
-import { addOutputOptions, integerInRange, type CommandRunner } from './options.js';
+import { integerInRange } from '../options/values.js';
+import { addOutputOptions, type CommandRunner } from './options.js';
 
 export function registerVerifyCommand(program: Command, run: CommandRunner): void {
   const command = program

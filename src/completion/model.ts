@@ -70,15 +70,15 @@ function describeOption(option: Option, fixedValues: FixedValues): CompletedOpti
   const valueName = placeholder?.[1] ?? placeholder?.[2];
   const path = valueName === 'file' ? 'file' : valueName === 'dir' ? 'directory' : undefined;
   return {
-    ...(option.short ? { short: option.short } : {}),
-    ...(option.long ? { long: option.long } : {}),
+    short: option.short,
+    long: option.long,
     description: firstLine(option.description),
     takesValue: option.required || option.optional,
-    ...(valueName ? { valueName } : {}),
-    ...(values ? { values } : {}),
+    valueName,
+    values,
     commaList: Boolean(fixed?.commaList),
-    ...(path ? { path } : {}),
-    // Repeatable flags collect into an array that starts empty (see collect() in src/commands/options.ts).
+    path,
+    // Repeatable flags collect into an array that starts empty (see collect() in src/options/values.ts).
     repeatable: Array.isArray(option.defaultValue) || option.variadic,
   };
 }

@@ -4,13 +4,10 @@
  * Kept free of heavy imports: the CLI loads it at start-up for help and completion; the checks of
  * the values live in ./validate.ts.
  */
-import type { ConfigValues } from './store.js';
-
 export const CONFIG_KEYS = ['api-key', 'base-url', 'cursor-param', 'max-age', 'concurrency', 'format'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export interface ConfigKeySpec {
-  property: keyof ConfigValues;
   summary: string;
   /** The environment variable that takes precedence over the file, if there is one. */
   env?: string;
@@ -24,21 +21,18 @@ export interface ConfigKeySpec {
 
 export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
   'api-key': {
-    property: 'apiKey',
     summary: 'the service key (read from stdin or a hidden prompt, never from the command line)',
     env: 'PROSPECT_API_KEY',
     secret: true,
     example: '',
   },
   'base-url': {
-    property: 'baseUrl',
     summary: 'the service root, https:// (plain http only to this machine)',
     env: 'PROSPECT_BASE_URL',
     secret: false,
     example: 'https://api.example.com',
   },
   'cursor-param': {
-    property: 'cursorParam',
     summary: 'the name of the paging parameter, if the service does not call it "cursor"',
     env: 'PROSPECT_CURSOR_PARAM',
     fallback: 'cursor',
@@ -46,21 +40,18 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     example: 'page_token',
   },
   'max-age': {
-    property: 'maxAge',
     summary: 'default --max-age: an address last seen longer ago is stale (90d, 6m, 1y or a date)',
     fallback: '90d',
     secret: false,
     example: '6m',
   },
   concurrency: {
-    property: 'concurrency',
     summary: 'default --concurrency: service calls in flight at once, 1 to 32',
     fallback: '4',
     secret: false,
     example: '8',
   },
   format: {
-    property: 'format',
     summary: 'default --format when there is no -o FILE: csv, json, ndjson or table',
     fallback: 'table on a terminal, csv otherwise',
     secret: false,

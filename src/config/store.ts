@@ -5,21 +5,15 @@
  */
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { OutputFormat } from '../io/writers.js';
+import type { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
-import { CONFIG_KEYS, CONFIG_KEY_SPECS, type ConfigKey } from './keys.js';
-import { parseConfigValue, refusal } from './validate.js';
+import { isRecord } from '../util/is-record.js';
+import { CONFIG_KEY_SPECS, type ConfigKey } from './keys.js';
+import { ConfigFileSchema, issueRefusal } from './validate.js';
 import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 
-/** Values read from the config file, checked. */
-export interface ConfigValues {
-  apiKey?: string;
-  baseUrl?: string;
-  cursorParam?: string;
-  maxAge?: string;
-  concurrency?: number;
-  format?: OutputFormat;
-}
+/** Values read from the config file, checked; a setting the file does not hold is absent or undefined. */
+export type ConfigValues = Partial<z.output<typeof ConfigFileSchema>>;
 
 export type RawConfig = Record<string, unknown>;
 
@@ -34,7 +28,10 @@ const PRIVATE_DIRECTORY_MODE = 0o700;
  */
 export function readConfigValues(env: NodeJS.ProcessEnv): ConfigValues {
   const path = configFilePath(env);
-  return checkConfigValues(readConfigFile(path), path);
+  const result = ConfigFileSchema.safeParse(readConfigFile(path));
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  throw invalidSettingError(path, String(issue?.path[0]) as ConfigKey, issueRefusal(issue));
 }
 
 /** The file's JSON object as it is, unchecked; {} when the file does not exist. */
@@ -53,10 +50,10 @@ export function readConfigFile(path: string): RawConfig {
   } catch (error) {
     throw corruptFileError(path, `it is not valid JSON${whereParsingFailed(text, error)}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  if (!isRecord(parsed)) {
     throw corruptFileError(path, 'it must hold one JSON object, e.g. {"max-age": "90d"}');
   }
-  return parsed as RawConfig;
+  return parsed;
 }
 
 /**
@@ -77,34 +74,10 @@ function corruptFileError(path: string, why: string): UsageError {
   );
 }
 
-/** Every known key of the file, checked as `config set` checks it; unknown keys are ignored. */
-function checkConfigValues(raw: RawConfig, path: string): ConfigValues {
-  const values: Record<string, string | number> = {};
-  for (const key of CONFIG_KEYS) {
-    const parsed = checkStoredValue(key, raw[key], path);
-    if (parsed !== undefined) values[CONFIG_KEY_SPECS[key].property] = parsed;
-  }
-  return values as ConfigValues;
-}
-
-/** One stored value, checked; a UsageError naming the file and the key (never the value of a secret). */
-function checkStoredValue(key: ConfigKey, stored: unknown, path: string): string | number | undefined {
-  if (stored === undefined || stored === null) return undefined;
-  try {
-    return parseStoredValue(key, stored);
-  } catch (error) {
-    const { reason, hint } = refusal(error);
-    const fix = `Fix it with \`prospect config set ${key}${CONFIG_KEY_SPECS[key].secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
-    throw new UsageError(`the config file ${path} has an invalid ${key}: ${reason}.`, hint ? `${hint} ${fix}` : fix);
-  }
-}
-
-/** A value as found in the file (a hand-edited file may hold "8" for 8), checked as `config set` checks it. */
-export function parseStoredValue(key: ConfigKey, stored: unknown): string | number {
-  if (typeof stored !== 'string' && typeof stored !== 'number') {
-    throw new UsageError(`expected a string, found ${Array.isArray(stored) ? 'an array' : stored === null ? 'null' : typeof stored}`);
-  }
-  return parseConfigValue(key, String(stored));
+/** A UsageError naming the file and the key (never the value: it may be the secret). */
+function invalidSettingError(path: string, key: ConfigKey, { reason, hint }: { reason: string; hint?: string | undefined }): UsageError {
+  const fix = `Fix it with \`prospect config set ${key}${CONFIG_KEY_SPECS[key].secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
+  return new UsageError(`the config file ${path} has an invalid ${key}: ${reason}.`, hint ? `${hint} ${fix}` : fix);
 }
 
 /** The writable side of the config file, through conf. */

@@ -3,29 +3,85 @@
  * returns what is stored and throws a UsageError saying why a value is refused.
  */
 import { InvalidArgumentError } from 'commander';
+import { z } from 'zod';
 import { checkBaseUrl } from '../api/index.js';
-import { integerInRange } from '../commands/options.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
-import { OUTPUT_FORMATS } from '../io/writers.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../io/writers.js';
+import { integerInRange } from '../options/values.js';
 import type { ConfigKey } from './keys.js';
 
-const PARSERS: Readonly<Record<ConfigKey, (text: string) => string | number>> = {
+const PARSERS = {
   'api-key': parseApiKey,
   'base-url': parseBaseUrl,
   'cursor-param': parseCursorParam,
   'max-age': parseMaxAgeSetting,
   concurrency: parseConcurrency,
   format: parseFormat,
-};
+} satisfies Record<ConfigKey, (text: string) => string | number>;
 
 export function parseConfigValue(key: ConfigKey, text: string): string | number {
   return PARSERS[key](text);
 }
 
+/**
+ * A value as found in the file, checked as `config set` checks it. A hand-edited file may hold 8
+ * for "8"; null is the same as no value. A refusal is an issue with the reason and its hint.
+ */
+function storedSetting<T>(parse: (text: string) => T) {
+  return z
+    .union([z.string(), z.number()], { error: (issue) => `expected a string, found ${kindOf(issue.input)}` })
+    .nullish()
+    .transform((stored, ctx) => {
+      if (stored === null || stored === undefined) return undefined;
+      try {
+        return parse(String(stored));
+      } catch (error) {
+        const { reason, hint } = refusal(error);
+        ctx.addIssue({ code: 'custom', message: reason, params: { hint } });
+        return z.NEVER;
+      }
+    });
+}
+
+function kindOf(value: unknown): string {
+  return Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
+}
+
+/** The file's settings by their `prospect config` names; other keys are ignored. */
+export const StoredSettingsSchema = z.object({
+  'api-key': storedSetting(PARSERS['api-key']),
+  'base-url': storedSetting(PARSERS['base-url']),
+  'cursor-param': storedSetting(PARSERS['cursor-param']),
+  'max-age': storedSetting(PARSERS['max-age']),
+  concurrency: storedSetting(PARSERS.concurrency),
+  format: storedSetting(PARSERS.format),
+});
+
+/** The config file as a run uses it: each setting under the name of the flag it defaults (--max-age → maxAge). */
+export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
+  apiKey: stored['api-key'],
+  baseUrl: stored['base-url'],
+  cursorParam: stored['cursor-param'],
+  maxAge: stored['max-age'],
+  concurrency: stored.concurrency,
+  format: stored.format,
+}));
+
+/** Why a stored value is refused, with the fix's hint; undefined when it is fine. */
+export function storedValueProblem(key: ConfigKey, stored: unknown): { reason: string; hint?: string } | undefined {
+  const result = StoredSettingsSchema.shape[key].safeParse(stored);
+  return result.success ? undefined : issueRefusal(result.error.issues[0]);
+}
+
+export function issueRefusal(issue: z.core.$ZodIssue | undefined): { reason: string; hint?: string } {
+  const hint = issue?.code === 'custom' ? (issue.params?.['hint'] as string | undefined) : undefined;
+  return { reason: issue?.message ?? 'invalid value', hint };
+}
+
 /** The reason a value was refused, with its hint, whatever kind of error the check threw. */
 export function refusal(error: unknown): { reason: string; hint?: string } {
-  if (error instanceof CliError) return { reason: error.message.replace(/\.$/, ''), ...(error.hint ? { hint: error.hint } : {}) };
+  if (error instanceof CliError) return { reason: error.message.replace(/\.$/, ''), hint: error.hint };
   return { reason: error instanceof Error ? error.message : String(error) };
 }
 
@@ -70,10 +126,10 @@ function parseConcurrency(text: string): number {
   }
 }
 
-function parseFormat(text: string): string {
+function parseFormat(text: string): OutputFormat {
   const format = text.trim().toLowerCase();
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`unknown format "${text.trim()}"`, `Formats are: ${OUTPUT_FORMATS.join(', ')}.`);
   }
-  return format;
+  return format as OutputFormat;
 }

@@ -1,5 +1,7 @@
 import { UsageError } from '../exit-codes.js';
-import { formatInvalidEntry, formatProblem, readInputText, type EntryKind, type InputProblem, type InputText, type InvalidEntry } from '../io/input.js';
+import { formatInvalidEntry, type InvalidEntry } from '../io/input/entries.js';
+import { formatProblem, type EntryKind, type InputProblem } from '../io/input/model.js';
+import { readInputText, type InputText } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
 
 /** Where a command's list of domains or addresses comes from. */
@@ -10,7 +12,7 @@ export interface EntriesInput {
 
 /** Arguments, else the file, else stdin when it is piped; nothing at all is a usage error. */
 export async function readEntriesInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): Promise<InputText> {
-  const text = await readInputText({ args: input.args, ...(input.file !== undefined ? { file: input.file } : {}), stdin: ctx.stdin });
+  const text = await readInputText({ args: input.args, file: input.file, stdin: ctx.stdin });
   if (text === null) {
     const fileFlag = kind === 'domain' ? '--domains-file' : '--file';
     throw new UsageError(`no ${kind === 'domain' ? 'domains' : 'addresses'} given.`, `Give them as arguments, with ${fileFlag} FILE, or on stdin (a pipe).`);

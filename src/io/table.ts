@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import type { RowWriter, WriterOptions } from './writers.js';
 import type { TextSink } from './sink.js';
+import { shorten } from '../util/text.js';
 
 const MAX_CELL = 48;
 
@@ -21,7 +22,7 @@ export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): R
         chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
         wordWrap: false,
       });
-      for (const row of rows) table.push(columns.map((column) => shorten(column.get(row))));
+      for (const row of rows) table.push(columns.map((column) => cellText(column.get(row))));
       rendered += rows.length;
       await sink.write(`${table.toString()}\n`);
     },
@@ -31,8 +32,8 @@ export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): R
   };
 }
 
-function shorten(value: unknown): string {
+function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = String(value).replace(/[\r\n\t]+/g, ' ');
-  return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 1)}…` : text;
+  return shorten(text, MAX_CELL);
 }

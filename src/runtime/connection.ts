@@ -1,5 +1,6 @@
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';
+import { nonEmpty } from '../util/text.js';
 
 export const SANDBOX_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
 export type SandboxPlan = (typeof SANDBOX_PLANS)[number];
@@ -45,8 +46,4 @@ async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
   ctx.onCleanup(() => sandbox.close());
   ctx.reporter.info(`Using the sandbox at ${sandbox.url} (${plan} plan, generated data, no units spent).`);
   return { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS[plan], sandbox: true };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
 }

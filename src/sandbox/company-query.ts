@@ -3,9 +3,9 @@
  * 422 for values the service cannot answer, contract row 7), pages through a technology's posting list,
  * and computes the totals of a matching set (cached: they cost a pass over the whole set).
  */
-import { EMPLOYEE_RANGES } from '../../fixtures/generator/firmographics.js';
-import type { Dataset } from '../../fixtures/generator/dataset.js';
-import { shadowedDuplicates } from '../../fixtures/generator/stacks.js';
+import { EMPLOYEE_RANGES } from './dataset/firmographics.js';
+import type { Dataset } from './dataset/dataset.js';
+import { shadowedDuplicates } from './dataset/stacks.js';
 import { invalidParameter, missingParameter, unprocessable } from './errors.js';
 import { truncate } from './query.js';
 import { closestNames } from './suggestions.js';

@@ -2,8 +2,8 @@
  * Contacts of recently asked domains. Contacts are generated on demand; a client typically asks for the
  * same domains again (split batches, retries, verify after contacts), so the last few are kept.
  */
-import type { Contact } from '../../fixtures/generator/contacts.js';
-import type { Dataset } from '../../fixtures/generator/dataset.js';
+import type { Contact } from './dataset/contacts.js';
+import type { Dataset } from './dataset/dataset.js';
 
 const CACHED_DOMAINS = 512;
 

@@ -3,7 +3,7 @@
  * sandbox` (flags, defaults, help) at every start, and loads the server and the dataset generator
  * only when the command runs.
  */
-export { DEFAULT_COMPANIES, MAX_COMPANIES } from '../../fixtures/generator/limits.js';
+export { DEFAULT_COMPANIES, MAX_COMPANIES } from './dataset/limits.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4010;

@@ -12,7 +12,7 @@
  *
  * To add a fault kind, add its name to FAULT_KIND_NAMES (fault-kinds.ts) and its outcome here.
  */
-import { hash32, Random } from '../../fixtures/generator/random.js';
+import { hash32, Random } from './dataset/random.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_FAULT_KINDS, type FaultKindName } from './fault-kinds.js';
 

@@ -3,7 +3,7 @@
  * generated dataset (`prospect sandbox`, and in-process for tests).
  */
 import type { AddressInfo } from 'node:net';
-import { buildDataset } from '../../fixtures/generator/dataset.js';
+import { buildDataset } from './dataset/dataset.js';
 import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, todayUtc } from './defaults.js';
 import { CompanyQueryEngine } from './company-query.js';
 import { ContactStore } from './contact-store.js';

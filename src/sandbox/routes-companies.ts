@@ -1,5 +1,5 @@
 /** GET /api/v1/companies (spec §4.1, contract rows 1-7, 14-17). */
-import type { Dataset } from '../../fixtures/generator/dataset.js';
+import type { Dataset } from './dataset/dataset.js';
 import type { CompanyQueryEngine } from './company-query.js';
 import type { CursorCodec } from './cursor.js';
 import { unprocessable } from './errors.js';

@@ -2,7 +2,7 @@
  * GET /api/v1/contacts (spec §4.2, contract rows 18-21). Checks run in this order: authentication (by the
  * server), then the plan (403 before any parameter is looked at), then the parameters.
  */
-import { SENIORITIES, type Contact, type Seniority } from '../../fixtures/generator/contacts.js';
+import { SENIORITIES, type Contact, type Seniority } from './dataset/contacts.js';
 import { CONTACT_PLANS } from './auth.js';
 import type { ContactStore } from './contact-store.js';
 import { isDomain } from './domains.js';

@@ -5,8 +5,8 @@
  * no contact's is mostly invalid or a catch-all (risky); an address at an unknown domain is mostly
  * unknown. Only a 200 costs a unit, and a replay of an idempotent call (contract row 27) costs nothing.
  */
-import { hash32 } from '../../fixtures/generator/random.js';
-import type { Dataset } from '../../fixtures/generator/dataset.js';
+import { hash32 } from './dataset/random.js';
+import type { Dataset } from './dataset/dataset.js';
 import type { ContactStore } from './contact-store.js';
 import { isEmailAddress } from './domains.js';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, IdempotencyStore } from './idempotency.js';

@@ -4,7 +4,7 @@
  * and therefore response bytes, do not change from one day to the next.
  */
 import { request } from 'undici';
-import { buildDataset, type Dataset } from '../../fixtures/generator/dataset.js';
+import { buildDataset, type Dataset } from '../../src/sandbox/dataset/dataset.js';
 import { SANDBOX_KEYS, startSandbox, type SandboxOptions, type SandboxStats } from '../../src/sandbox/index.js';
 
 export { SANDBOX_KEYS };

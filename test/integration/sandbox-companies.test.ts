@@ -3,7 +3,7 @@
  * (plain JavaScript over companyRow, not the sandbox's posting lists).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompanyRow, Dataset } from '../../fixtures/generator/index.js';
+import type { CompanyRow, Dataset } from '../../src/sandbox/dataset/index.js';
 import { call, qs, SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;

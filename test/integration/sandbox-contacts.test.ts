@@ -1,6 +1,6 @@
 /** GET /api/v1/contacts over real HTTP: plan gate, input rules, ordering, the limit cut, fields. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SENIORITIES, type Contact, type Dataset } from '../../fixtures/generator/index.js';
+import { SENIORITIES, type Contact, type Dataset } from '../../src/sandbox/dataset/index.js';
 import { call, qs, SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;

@@ -1,7 +1,7 @@
 /** GET /api/v1/verify: deterministic statuses, one unit per 200 per key, nothing for errors. */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dataset } from '../../fixtures/generator/index.js';
+import type { Dataset } from '../../src/sandbox/dataset/index.js';
 import { call, qs, SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;

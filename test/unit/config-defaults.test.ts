@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { integerInRange } from '../../src/commands/options.js';
+import { integerInRange } from '../../src/options/values.js';
 import { applyConfigDefaults, applyConfigFileDefaults } from '../../src/config/defaults.js';
 import type { ConfigValues } from '../../src/config/store.js';
 import { ExitCode } from '../../src/exit-codes.js';

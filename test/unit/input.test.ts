@@ -7,16 +7,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/exit-codes.js';
 import { neutralizeFormula } from '../../src/io/formula.js';
-import {
-  collectDomains,
-  collectEmails,
-  formatInvalidEntry,
-  formatProblem,
-  parseEntries,
-  parseRecords,
-  readInputText,
-  readTextFile,
-} from '../../src/io/input.js';
+import { collectDomains, collectEmails, formatInvalidEntry, parseEntries } from '../../src/io/input/entries.js';
+import { formatProblem } from '../../src/io/input/model.js';
+import { parseRecords } from '../../src/io/input/records.js';
+import { readInputText, readTextFile } from '../../src/io/input/source.js';
 
 const COMPANIES_HEADER = 'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies';
 

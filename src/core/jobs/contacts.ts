@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UsageError } from '../../exit-codes.js';
-import { collectDomains } from '../../io/input.js';
+import { collectDomains } from '../../io/input/entries.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';

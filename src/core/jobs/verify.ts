@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ExitCode, UsageError } from '../../exit-codes.js';
 import { selectColumns, type Column } from '../../io/columns.js';
 import { checkEmailSyntax, emailKey } from '../../io/emails.js';
-import { parseRecords } from '../../io/input.js';
+import { parseRecords } from '../../io/input/records.js';
 import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';

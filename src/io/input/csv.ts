@@ -1,0 +1,117 @@
+/** CSV (or TSV, or semicolon-separated) with a header row, read by csv-parse. */
+import { parse as parseCsv, type Options as CsvOptions } from 'csv-parse/sync';
+import { neutralizeFormula } from '../formula.js';
+import { columnNotFound, findColumn } from './columns.js';
+import type { InputProblem, InputRow, InputTable, ParseOptions } from './model.js';
+import { firstContentLine } from './text.js';
+
+// The most frequent wins; on a tie the earlier one, as a tab in a header is never an accident.
+const DELIMITERS = ['\t', ',', ';'] as const;
+
+export function guessDelimiter(line: string): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  const unquoted = line.replace(/"[^"]*"/g, '');
+  for (const delimiter of DELIMITERS) {
+    const count = unquoted.split(delimiter).length - 1;
+    if (count > bestCount) [best, bestCount] = [delimiter, count];
+  }
+  return best;
+}
+
+/** Spreadsheet exports as they come: stray quotes, ragged rows, blank lines and empty rows are read past. */
+const TOLERANT = {
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: true,
+  skip_records_with_empty_values: true,
+  skip_records_with_error: true,
+} satisfies CsvOptions;
+
+export interface CsvRecord {
+  /** Where the record starts: a quoted cell may span lines. */
+  line: number;
+  cells: string[];
+}
+
+/** The first record csv-parse reads, past blank lines and rows of empty cells; the rest is not parsed. */
+export function firstCsvRecord(text: string, delimiter: string): CsvRecord | null {
+  let first: CsvRecord | null = null;
+  parseCsv(text, {
+    ...TOLERANT,
+    delimiter,
+    to: 1,
+    on_record: (cells: string[], context) => {
+      first = { line: context.lines - countNewlines(cells.join('')), cells };
+      return null;
+    },
+  });
+  return first;
+}
+
+export function csvTable(text: string, options: ParseOptions): InputTable {
+  const delimiter = guessDelimiter(firstContentLine(text)?.text ?? '') ?? ',';
+  const headerLine = firstCsvRecord(text, delimiter)?.line;
+  let header: string[] = [];
+  const rows: InputRow[] = [];
+  const problems: InputProblem[] = [];
+  parseCsv(text, {
+    ...TOLERANT,
+    delimiter,
+    // Cells beyond the header are dropped, as spreadsheets do; short rows get empty cells below.
+    // No `cast` (for the formula escapes): with it, csv-parse leaves the cells beyond the header
+    // uncast and then skips a row with text only there as empty, where it is a row without an entry.
+    columns: (names: string[]) => (header = uniqueNames(names.map((name) => name.trim()))),
+    raw: true,
+    on_record: ({ record, raw }: { record: Record<string, string>; raw: string }, context) => {
+      const cells = header.map((name): [string, string] => [name, Object.hasOwn(record, name) ? unescapeFormula(record[name]!) : '']);
+      rows.push({ line: context.lines - countNewlines(recordText(raw)), record: Object.fromEntries(cells) });
+      return null;
+    },
+    on_skip: (error) => {
+      // csv-parse does not say where an unreadable record starts: just after the last one read.
+      const line = (rows.at(-1)?.line ?? (header.length > 0 ? headerLine ?? 0 : 0)) + 1;
+      problems.push({ line, message: csvErrorMessage(error?.code) });
+      return undefined;
+    },
+  });
+  const column = findColumn(header, options);
+  if (column === null) problems.unshift(columnNotFound(header, options, headerLine ?? 1));
+  return { format: 'csv', header, column, rows, problems };
+}
+
+function csvErrorMessage(code: string | undefined): string {
+  return code === 'CSV_QUOTE_NOT_CLOSED'
+    ? 'a quoted field is never closed, so the rest of the file could not be read'
+    : `the CSV could not be read here (${code ?? 'unknown error'})`;
+}
+
+/**
+ * A record's own text: csv-parse's `raw` also holds the blank lines skipped before it and the line
+ * break that ends it. Its line breaks move the record's start back from where it ends (`lines`).
+ */
+function recordText(raw: string): string {
+  return raw.replace(/^\n+/, '').replace(/\n$/, '');
+}
+
+function countNewlines(text: string): number {
+  return text.split('\n').length - 1;
+}
+
+// prospect's CSV writers prefix a `'` to cells a spreadsheet would run as formulas; reading our
+// own files back undoes exactly that rule, so a round trip through `prospect verify` is stable.
+function unescapeFormula(cell: string): string {
+  return cell.startsWith("'") && neutralizeFormula(cell.slice(1)) === cell ? cell.slice(1) : cell;
+}
+
+/** Empty and repeated header names get distinct names, so no cell is lost in a record. */
+export function uniqueNames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return names.map((name, index) => {
+    const base = name === '' ? `column_${index + 1}` : name;
+    let unique = base;
+    for (let suffix = 2; seen.has(unique); suffix += 1) unique = `${base}_${suffix}`;
+    seen.add(unique);
+    return unique;
+  });
+}

@@ -1,0 +1,27 @@
+/** A plain list: one entry a line, the way people paste them. */
+import { listColumnName } from './columns.js';
+import type { InputRow, InputTable, ParseOptions } from './model.js';
+
+export function linesTable(text: string, options: ParseOptions): InputTable {
+  const column = listColumnName(options);
+  const rows: InputRow[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const value = cleanListLine(raw);
+    if (value !== '') rows.push({ line: index + 1, record: { [column]: value } });
+  });
+  return { format: 'lines', header: [column], column, rows, problems: [] };
+}
+
+/** Tolerates `# comments` (whole-line or after a space), surrounding quotes and trailing commas. */
+function cleanListLine(raw: string): string {
+  const line = raw.trim();
+  if (line.startsWith('#')) return '';
+  const withoutComment = line.replace(/\s+#.*$/, '');
+  return unquote(withoutComment.replace(/[,;]+$/, ''));
+}
+
+export function unquote(text: string): string {
+  const trimmed = text.trim();
+  const quoted = /^(["'])(.*)\1$/s.exec(trimmed);
+  return quoted === null ? trimmed : (quoted[2] ?? '').trim();
+}
