@@ -14,6 +14,8 @@ export interface ScriptedResponse {
   body?: unknown;
   /** Wait before sending the headers. */
   delayMs?: number;
+  /** Answer only once this settles (then after delayMs): lets a test decide when, by events, not timers. */
+  holdUntil?: Promise<unknown>;
   /** Send headers and the first half of the body, wait this long, then the rest. */
   stallMidBodyMs?: number;
   /** Send headers (with the full Content-Length) and half the body, then destroy the socket. */
@@ -77,7 +79,9 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     requests.push(recorded);
     const scripted = pick(recorded, index);
     if (scripted.neverRespond) return;
-    later(scripted.delayMs ?? 0, () => answer(req, res, scripted, later));
+    const respond = () => later(scripted.delayMs ?? 0, () => answer(req, res, scripted, later));
+    if (scripted.holdUntil) void scripted.holdUntil.then(respond, respond);
+    else respond();
   });
   server.keepAliveTimeout = 5_000;
   server.on('connection', (socket) => {
