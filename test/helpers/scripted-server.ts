@@ -46,6 +46,8 @@ export interface ScriptedServer {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** How many answers have been sent in full so far. */
+  answered(): number;
   /** Replace the script; the request index keeps counting. */
   setScript(script: Script): void;
   close(): Promise<void>;
@@ -73,7 +75,9 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     timers.add(timer);
   };
 
+  let answered = 0;
   const server = createServer((req, res) => {
+    res.once('finish', () => answered++);
     const recorded = record(req);
     const index = requests.length;
     requests.push(recorded);
@@ -96,6 +100,7 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    answered: () => answered,
     setScript(next) {
       current = next;
     },
