@@ -29,7 +29,7 @@ const get = (url: string, path: string): Promise<RawResponse> => call(url, path,
 
 const LISTINGS: Array<Record<string, string | number>> = [
   { technology: 'Shopify', limit: 200 },
-  { technology: 'WordPress', country: 'germany', employee_range: '11-500', limit: 50 },
+  { technology: 'WordPress', country: 'germany', employee_range: '11-500', limit: 10 },
   { technology: 'jQuery', limit: 1000 },
 ];
 
