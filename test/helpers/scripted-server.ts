@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createClient, type ClientOptions, type ProspectClient } from '../../src/api/index.js';
 
 export interface ScriptedResponse {
   /** Default 200. */
@@ -110,6 +111,28 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Servers and clients opened by serveScript and clientOf, for closeScripted. */
+const opened: Array<{ close(): Promise<void> }> = [];
+
+/** A scripted server that closeScripted() closes. */
+export async function serveScript(script: Script): Promise<ScriptedServer> {
+  const server = await startScriptedServer(script);
+  opened.push(server);
+  return server;
+}
+
+/** prospect's API client of a scripted server (its URL unless options say otherwise), closed by closeScripted(). */
+export function clientOf(server: ScriptedServer, options: Partial<ClientOptions> & { apiKey: string }): ProspectClient {
+  const client = createClient({ baseUrl: server.url, ...options });
+  opened.push(client);
+  return client;
+}
+
+/** Closes every client, then every server, that serveScript and clientOf opened: `afterEach(closeScripted)`. */
+export async function closeScripted(): Promise<void> {
+  for (const item of opened.splice(0).reverse()) await item.close();
 }
 
 function record(req: IncomingMessage): RecordedRequest {

@@ -1,23 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions, type CompanyPage, type ProspectClient } from '../../src/api/index.js';
-import { companiesPage, sampleContact, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+import type { ClientOptions, CompanyPage, ProspectClient } from '../../src/api/index.js';
+import { clientOf, closeScripted, companiesPage, sampleContact, serveScript, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'test-key-0123456789';
-let server: ScriptedServer | undefined;
-let client: ProspectClient | undefined;
-
 async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
-  server = await startScriptedServer(script);
-  client = createClient({ baseUrl: `${server.url}/`, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 2_000, random: () => 0.5, ...options });
+  const server = await serveScript(script);
+  const client = clientOf(server, { baseUrl: `${server.url}/`, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 2_000, random: () => 0.5, ...options });
   return { server, client };
 }
 
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+afterEach(closeScripted);
 
 async function allPages(iterable: AsyncIterable<CompanyPage>): Promise<CompanyPage[]> {
   const pages: CompanyPage[] = [];
@@ -70,8 +62,6 @@ describe('companies', () => {
       const { server, client } = await setup([{ body: companiesPage(['a.com'], 'x') }, { body: companiesPage(['b.com'], last) }]);
       expect(await allPages(client.companies({ technology: 't' }))).toHaveLength(2);
       expect(server.requests).toHaveLength(2);
-      await client.close();
-      await server.close();
     }
   });
 

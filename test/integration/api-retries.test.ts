@@ -14,18 +14,17 @@ import {
   type RequestEvent,
 } from '../../src/api/index.js';
 import { ExitCode } from '../../src/exit-codes.js';
-import { companiesPage, errorBody, failure, startScriptedServer, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
+import { clientOf, closeScripted, companiesPage, errorBody, failure, serveScript, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'retry-key-ABCDEF123456';
-let server: ScriptedServer | undefined;
+/** The client of the running test (closed by closeScripted after it), and what it reported. */
 let client: ProspectClient | undefined;
 let events: RequestEvent[] = [];
 
 async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
-  server = await startScriptedServer(script);
+  const server = await serveScript(script);
   events = [];
-  client = createClient({
-    baseUrl: server.url,
+  client = clientOf(server, {
     apiKey: KEY,
     retryBaseDelayMs: 5,
     timeoutMs: 1_000,
@@ -37,10 +36,8 @@ async function setup(script: Script, options: Partial<ClientOptions> = {}): Prom
 }
 
 afterEach(async () => {
-  await client?.close();
-  await server?.close();
+  await closeScripted();
   client = undefined;
-  server = undefined;
 });
 
 async function firstPage(c: ProspectClient): Promise<CompanyPage> {

@@ -6,28 +6,14 @@ import { ApiError, ServiceError, createClient, type ClientOptions, type Prospect
 import { ExitCode, UsageError } from '../../src/exit-codes.js';
 import { runCli } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/programs.js';
-import { companiesPage, errorBody, failure, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+import { clientOf, closeScripted, companiesPage, errorBody, failure, serveScript, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'sk_live_DO_NOT_LEAK_7f3a9c';
-const servers: ScriptedServer[] = [];
-const clients: ProspectClient[] = [];
+const serve = serveScript;
+const clientFor = (server: ScriptedServer, options: Partial<ClientOptions> = {}): ProspectClient =>
+  clientOf(server, { apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 300, maxRetries: 1, ...options });
 
-async function serve(script: Script): Promise<ScriptedServer> {
-  const server = await startScriptedServer(script);
-  servers.push(server);
-  return server;
-}
-
-function clientFor(server: ScriptedServer, options: Partial<ClientOptions> = {}): ProspectClient {
-  const client = createClient({ baseUrl: server.url, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 300, maxRetries: 1, ...options });
-  clients.push(client);
-  return client;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+afterEach(closeScripted);
 
 
 async function listAll(client: ProspectClient): Promise<void> {
