@@ -61,13 +61,14 @@ describe('plain http', () => {
     try {
       const base = `http://${address}:${trap.port}`;
       await trap.control();
-      expect(() => createClient({ baseUrl: base, apiKey: KEY })).toThrow(UsageError);
       const run = await runCli(['--timeout', '1', '--max-retries', '0', 'companies', '-t', 'Shopify'], { url: base, apiKey: KEY });
-      expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/refusing to send the API key over plain http/);
       await trap.control();
+      // The two control connections, and nothing from the CLI in between.
       expect(trap.connections).toBe(2);
       expect(trap.received()).not.toContain(KEY);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/refusing to send the API key over plain http/);
+      expect(() => createClient({ baseUrl: base, apiKey: KEY })).toThrow(UsageError);
     } finally {
       await trap.close();
     }
