@@ -1,8 +1,14 @@
+/**
+ * The one spawn helper: every test that runs prospect as a user does goes through startCli (the
+ * built binary, a clean environment, no config, key leak checks), runCli or runShell.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
+import { scratchDir, scratchRoot } from './scratch.js';
+
+export { scratchDir };
 
 export const BIN = resolve(import.meta.dirname, '../../bin/prospect.js');
 
@@ -28,13 +34,15 @@ export interface CliOptions {
   wrap?: (args: string[]) => { command: string; args: string[] };
 }
 
-/** A scratch directory per test, under the system temp dir. */
-export function scratchDir(prefix = 'prospect-test-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
-}
+let runs = 0;
 
+/**
+ * The user's environment minus anything of prospect's, plus a config and a cache directory of this
+ * run alone (never created unless written): no test reads the user's files or another test's.
+ */
 function childEnv(options: CliOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', PROSPECT_CONFIG_DIR: options.env?.PROSPECT_CONFIG_DIR ?? join(tmpdir(), 'prospect-test-no-config') };
+  const own = join(scratchRoot(), `run-${process.pid}-${++runs}`);
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', PROSPECT_CONFIG_DIR: join(own, 'config'), PROSPECT_CACHE_DIR: join(own, 'cache') };
   delete env.PROSPECT_API_KEY;
   delete env.PROSPECT_BASE_URL;
   delete env.PROSPECT_DEBUG;
@@ -50,11 +58,35 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
 /** Starts the built binary as a user would; the caller owns the child (signals, streaming). */
 export function startCli(args: string[], options: CliOptions = {}): ChildProcess {
   const spawned = options.wrap ? options.wrap([BIN, ...args]) : { command: process.execPath, args: [BIN, ...args] };
-  return spawn(spawned.command, spawned.args, {
-    cwd: options.cwd ?? process.cwd(),
-    env: childEnv(options),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  return track(
+    spawn(spawned.command, spawned.args, {
+      cwd: options.cwd ?? process.cwd(),
+      env: childEnv(options),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
+}
+
+const running = new Set<ChildProcess>();
+
+function track(child: ChildProcess): ChildProcess {
+  running.add(child);
+  child.once('close', () => running.delete(child));
+  return child;
+}
+
+/** Kills what a failed test left running (a sandbox, a stopped run), so no file leaves a process behind. */
+export async function stopStrayChildren(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolveClosed) => {
+          child.once('close', () => resolveClosed());
+          child.kill('SIGCONT');
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
 }
 
 /** Collects a started child's output and exit, then checks that the key leaked nowhere. */
@@ -115,11 +147,13 @@ async function filesUnder(path: string): Promise<string[]> {
  * keep answering while it runs. `$PROSPECT` in the script is the built binary.
  */
 export async function runShell(script: string, options: CliOptions = {}): Promise<CliRun> {
-  const child = spawn('bash', ['-c', `set -o pipefail; ${script}`], {
-    cwd: options.cwd ?? process.cwd(),
-    env: { ...childEnv(options), PROSPECT: `"${process.execPath}" "${BIN}"` },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdin.end(options.input ?? '');
+  const child = track(
+    spawn('bash', ['-c', `set -o pipefail; ${script}`], {
+      cwd: options.cwd ?? process.cwd(),
+      env: { ...childEnv(options), PROSPECT: `"${process.execPath}" "${BIN}"` },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
+  child.stdin!.end(options.input ?? '');
   return finishCli(child, options);
 }

@@ -1,36 +1,64 @@
+/**
+ * A deliberately plain client, written apart from src/api: undici.request and JSON.parse only, so
+ * tests compare prospect's output with something it did not produce. Every test that talks to a
+ * sandbox or the service without prospect goes through here.
+ */
 import { request } from 'undici';
 
-/**
- * A deliberately plain client, written apart from src/api: it pages with undici.request and
- * JSON.parse only, so tests compare prospect's output against something it did not produce.
- */
-export async function getJson(url: string, key: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
-  const response = await request(url, { headers: { authorization: `Bearer ${key}` } });
-  const text = await response.body.text();
-  return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Parsed JSON body (undefined when empty). */
+  body: any;
 }
 
-export async function allCompanies(base: string, key: string, params: Record<string, string>): Promise<any[]> {
-  const rows: any[] = [];
-  let cursor: string | null | undefined;
+/** GET (or another method) with an optional key, as plain as possible. */
+export async function call(
+  base: string,
+  pathAndQuery: string,
+  options: { key?: string; authorization?: string; method?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.authorization !== undefined) headers.authorization = options.authorization;
+  else if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  const response = await request(`${base}${pathAndQuery}`, { method: (options.method ?? 'GET') as 'GET', headers });
+  const text = await response.body.text();
+  return { status: response.statusCode, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A query string from pairs, encoded the way browsers and URLSearchParams do. */
+export function qs(params: Record<string, string | number | undefined>): string {
+  const defined = Object.entries(params).filter(([, v]) => v !== undefined) as Array<[string, string | number]>;
+  return new URLSearchParams(defined.map(([k, v]): [string, string] => [k, String(v)])).toString();
+}
+
+/** A whole companies listing paged by hand, following next_cursor: every page's body, in order. */
+export async function listCompanies(base: string, key: string, params: Record<string, string | number>): Promise<any[]> {
+  const pages: any[] = [];
+  let cursor: string | null = null;
   do {
-    const query = new URLSearchParams({ ...params, limit: '1000', ...(cursor ? { cursor } : {}) });
-    const { status, body } = await getJson(`${base}/api/v1/companies?${query}`, key);
-    if (status !== 200) throw new Error(`companies answered ${status}: ${JSON.stringify(body)}`);
-    rows.push(...body.data);
-    cursor = body.next_cursor;
-  } while (cursor);
-  return rows;
+    const { status, text, body } = await call(base, `/api/v1/companies?${qs({ limit: 1000, ...params, cursor: cursor ?? undefined })}`, { key });
+    if (status !== 200) throw new Error(`companies answered ${status}: ${text}`);
+    pages.push(body);
+    cursor = body.next_cursor || null;
+  } while (cursor !== null && pages.length < 10_000);
+  return pages;
+}
+
+/** The rows of a whole companies listing. */
+export async function allCompanies(base: string, key: string, params: Record<string, string | number>): Promise<any[]> {
+  return (await listCompanies(base, key, params)).flatMap((page) => page.data);
 }
 
 /** Every contact of one domain, asked alone with the highest limit, so nothing can be cut by other domains. */
 export async function contactsOfDomain(base: string, key: string, domain: string, seniority?: string): Promise<any[]> {
-  const query = new URLSearchParams({ domain, limit: '1000', ...(seniority ? { seniority } : {}) });
-  const { status, body } = await getJson(`${base}/api/v1/contacts?${query}`, key);
-  if (status !== 200) throw new Error(`contacts answered ${status}: ${JSON.stringify(body)}`);
+  const { status, text, body } = await call(base, `/api/v1/contacts?${qs({ domain, limit: 1000, seniority })}`, { key });
+  if (status !== 200) throw new Error(`contacts answered ${status}: ${text}`);
   return body.data;
 }
 
+/** GET /_sandbox/stats: requests by endpoint, units by plan, faults by kind. */
 export async function sandboxStats(base: string): Promise<any> {
-  return (await getJson(`${base}/_sandbox/stats`, '')).body;
+  return (await call(base, '/_sandbox/stats')).body;
 }

@@ -1,29 +1,36 @@
 /**
- * In-process sandbox for tests: real HTTP on loopback, a free port, the default 50,000-company dataset
- * (built once per test file: the dataset is cached per process) and a fixed snapshot day so dates,
- * and therefore response bytes, do not change from one day to the next.
+ * The one sandbox helper. In-process sandboxes (real HTTP on loopback, a free port) start through
+ * startTestSandbox or withSandbox; `prospect sandbox` processes through spawnSandbox. The defaults
+ * are the test dataset (seed 1, 50,000 companies, cached per process) on a fixed snapshot day, so
+ * dates, and therefore response bytes, do not change from one day to the next.
  */
-import { request } from 'undici';
+import type { ChildProcess } from 'node:child_process';
 import { buildDataset, type Dataset } from '../../src/sandbox/dataset/dataset.js';
-import { SANDBOX_KEYS, startSandbox, type SandboxOptions, type SandboxStats } from '../../src/sandbox/index.js';
+import { SANDBOX_KEYS, startSandbox, todayUtc, type RunningSandbox, type SandboxOptions, type SandboxStats } from '../../src/sandbox/index.js';
+import { finishCli, startCli, type CliRun } from './cli.js';
 
-export { SANDBOX_KEYS };
-export type { SandboxStats };
+export { SANDBOX_KEYS, todayUtc };
+export type { RunningSandbox, SandboxOptions, SandboxStats };
+export type TestSandbox = RunningSandbox;
+export { call, qs, type RawResponse } from './independent-client.js';
 
 export const TEST_SEED = 1;
 export const TEST_AS_OF = '2025-06-30';
 export const TEST_COMPANIES = 50_000;
 
-export interface TestSandbox {
-  url: string;
-  close(): Promise<void>;
-  /** Counters since start (the same numbers GET /_sandbox/stats answers). */
-  stats(): SandboxStats;
+/** A sandbox in this process; options override the test defaults (pass `asOf: todayUtc()` for a sandbox of today). */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  return startSandbox({ host: '127.0.0.1', port: 0, seed: TEST_SEED, asOf: TEST_AS_OF, companies: TEST_COMPANIES, ...options });
 }
 
-export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
-  const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, seed: TEST_SEED, asOf: TEST_AS_OF, companies: TEST_COMPANIES, ...options });
-  return { url: sandbox.url, close: () => sandbox.close(), stats: () => sandbox.stats() };
+/** A sandbox for the length of `body`, closed whatever happens. */
+export async function withSandbox<T>(options: SandboxOptions, body: (sandbox: RunningSandbox) => Promise<T>): Promise<T> {
+  const sandbox = await startTestSandbox(options);
+  try {
+    return await body(sandbox);
+  } finally {
+    await sandbox.close();
+  }
 }
 
 /** The dataset a test sandbox serves, for computing expected answers without HTTP. */
@@ -31,30 +38,44 @@ export function testDataset(options: { companies?: number; seed?: number } = {})
   return buildDataset({ companies: options.companies ?? TEST_COMPANIES, seed: options.seed ?? TEST_SEED });
 }
 
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** Parsed JSON body (undefined when empty). */
-  body: any;
+export interface SandboxProcess {
+  child: ChildProcess;
+  /** The first line of stdout: the address, once listening. Rejects if the process ends first. */
+  url: Promise<string>;
+  /** stderr so far. */
+  stderr(): string;
+  /** Resolves when the process has ended and its output is drained. */
+  finished: Promise<CliRun>;
+  /** Sends the signal and waits for the end. */
+  stop(signal?: NodeJS.Signals): Promise<CliRun>;
 }
 
-/** GET (or another method) with an optional key, as plain as possible: undici.request and JSON.parse. */
-export async function call(
-  base: string,
-  pathAndQuery: string,
-  options: { key?: string; authorization?: string; method?: string } = {},
-): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (options.authorization !== undefined) headers.authorization = options.authorization;
-  else if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-  const response = await request(`${base}${pathAndQuery}`, { method: (options.method ?? 'GET') as 'GET', headers });
-  const text = await response.body.text();
-  return { status: response.statusCode, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
-}
-
-/** A query string from pairs, encoded the way browsers and URLSearchParams do. */
-export function qs(params: Record<string, string | number | undefined>): string {
-  const defined = Object.entries(params).filter(([, v]) => v !== undefined) as Array<[string, string | number]>;
-  return new URLSearchParams(defined.map(([k, v]): [string, string] => [k, String(v)])).toString();
+/** `prospect sandbox ARGS` as a user starts it: the built binary, a process of its own. */
+export function spawnSandbox(args: string[]): SandboxProcess {
+  const child = startCli(['sandbox', ...args]);
+  child.stdin!.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const finished = finishCli(child);
+  const url = new Promise<string>((resolveUrl, reject) => {
+    const firstLine = () => {
+      const end = stdout.indexOf('\n');
+      if (end >= 0) resolveUrl(stdout.slice(0, end));
+    };
+    child.stdout!.on('data', firstLine);
+    void finished.then((run) => reject(new Error(`prospect sandbox ended (exit ${run.code}, signal ${run.signal}) before printing its address; stderr: ${run.stderr}`)), reject);
+  });
+  url.catch(() => {}); // a caller that only waits for `finished` (a refused flag) must not see an unhandled rejection
+  return {
+    child,
+    url,
+    stderr: () => stderr,
+    finished,
+    stop: (signal = 'SIGTERM') => {
+      child.kill(signal);
+      return finished;
+    },
+  };
 }

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createClient, type ClientOptions, type ProspectClient } from '../../src/api/index.js';
 
 export interface ScriptedResponse {
   /** Default 200. */
@@ -14,6 +15,8 @@ export interface ScriptedResponse {
   body?: unknown;
   /** Wait before sending the headers. */
   delayMs?: number;
+  /** Answer only once this settles (then after delayMs): lets a test decide when, by events, not timers. */
+  holdUntil?: Promise<unknown>;
   /** Send headers and the first half of the body, wait this long, then the rest. */
   stallMidBodyMs?: number;
   /** Send headers (with the full Content-Length) and half the body, then destroy the socket. */
@@ -44,6 +47,8 @@ export interface ScriptedServer {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** How many answers have been sent in full so far. */
+  answered(): number;
   /** Replace the script; the request index keeps counting. */
   setScript(script: Script): void;
   close(): Promise<void>;
@@ -71,13 +76,17 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     timers.add(timer);
   };
 
+  let answered = 0;
   const server = createServer((req, res) => {
+    res.once('finish', () => answered++);
     const recorded = record(req);
     const index = requests.length;
     requests.push(recorded);
     const scripted = pick(recorded, index);
     if (scripted.neverRespond) return;
-    later(scripted.delayMs ?? 0, () => answer(req, res, scripted, later));
+    const respond = () => later(scripted.delayMs ?? 0, () => answer(req, res, scripted, later));
+    if (scripted.holdUntil) void scripted.holdUntil.then(respond, respond);
+    else respond();
   });
   server.keepAliveTimeout = 5_000;
   server.on('connection', (socket) => {
@@ -92,6 +101,7 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    answered: () => answered,
     setScript(next) {
       current = next;
     },
@@ -101,6 +111,28 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Servers and clients opened by serveScript and clientOf, for closeScripted. */
+const opened: Array<{ close(): Promise<void> }> = [];
+
+/** A scripted server that closeScripted() closes. */
+export async function serveScript(script: Script): Promise<ScriptedServer> {
+  const server = await startScriptedServer(script);
+  opened.push(server);
+  return server;
+}
+
+/** prospect's API client of a scripted server (its URL unless options say otherwise), closed by closeScripted(). */
+export function clientOf(server: ScriptedServer, options: Partial<ClientOptions> & { apiKey: string }): ProspectClient {
+  const client = createClient({ baseUrl: server.url, ...options });
+  opened.push(client);
+  return client;
+}
+
+/** Closes every client, then every server, that serveScript and clientOf opened: `afterEach(closeScripted)`. */
+export async function closeScripted(): Promise<void> {
+  for (const item of opened.splice(0).reverse()) await item.close();
 }
 
 function record(req: IncomingMessage): RecordedRequest {

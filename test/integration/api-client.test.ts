@@ -1,23 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions, type CompanyPage, type ProspectClient } from '../../src/api/index.js';
-import { companiesPage, sampleContact, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+import type { ClientOptions, CompanyPage, ProspectClient } from '../../src/api/index.js';
+import { clientOf, closeScripted, companiesPage, sampleContact, serveScript, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'test-key-0123456789';
-let server: ScriptedServer | undefined;
-let client: ProspectClient | undefined;
-
 async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
-  server = await startScriptedServer(script);
-  client = createClient({ baseUrl: `${server.url}/`, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 2_000, random: () => 0.5, ...options });
+  const server = await serveScript(script);
+  const client = clientOf(server, { baseUrl: `${server.url}/`, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 2_000, random: () => 0.5, ...options });
   return { server, client };
 }
 
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+afterEach(closeScripted);
 
 async function allPages(iterable: AsyncIterable<CompanyPage>): Promise<CompanyPage[]> {
   const pages: CompanyPage[] = [];
@@ -70,8 +62,6 @@ describe('companies', () => {
       const { server, client } = await setup([{ body: companiesPage(['a.com'], 'x') }, { body: companiesPage(['b.com'], last) }]);
       expect(await allPages(client.companies({ technology: 't' }))).toHaveLength(2);
       expect(server.requests).toHaveLength(2);
-      await client.close();
-      await server.close();
     }
   });
 
@@ -179,14 +169,21 @@ describe('events and pool', () => {
   });
 
   it('runs requests in parallel up to the pool size', async () => {
-    // 8 requests of 150 ms over 4 connections: two waves (~300 ms); one connection would take 1.2 s.
-    const { server, client } = await setup([{ delayMs: 150, body: { email: 'a@b.com', status: 'valid' } }], { connections: 4 });
-    const started = performance.now();
+    // The first four answers are held until four requests are in at once: a client that sent fewer
+    // at a time would never get an answer (and fail by the test's timeout). After that, answers come
+    // at once, and no request may arrive while four are still unanswered.
+    let releaseFirstWave!: () => void;
+    const firstWave = new Promise<void>((resolve) => (releaseFirstWave = resolve));
+    const inFlightOnArrival: number[] = [];
+    const { server, client } = await setup((_request, index) => {
+      inFlightOnArrival.push(index + 1 - server.answered());
+      if (index === 3) releaseFirstWave();
+      return { holdUntil: index < 4 ? firstWave : undefined, body: { email: 'a@b.com', status: 'valid' } };
+    }, { connections: 4 });
     await Promise.all(Array.from({ length: 8 }, () => client.verify('a@b.com')));
-    const elapsed = performance.now() - started;
     expect(server.requests).toHaveLength(8);
-    expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(1_000);
+    expect(inFlightOnArrival.slice(0, 4)).toEqual([1, 2, 3, 4]);
+    expect(Math.max(...inFlightOnArrival)).toBe(4);
     expect(new Set(server.requests.map((request) => request.remotePort)).size).toBe(4);
   });
 

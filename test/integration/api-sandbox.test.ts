@@ -3,9 +3,9 @@
  * through the client must equal the same listing paged with plain undici.request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'undici';
 import { createClient, type CompanyRow } from '../../src/api/index.js';
-import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
+import { allCompanies } from '../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 
@@ -13,7 +13,7 @@ describe('client against the sandbox', () => {
   let sandbox: RunningSandbox;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, companies: 20_000, seed: 42 });
+    sandbox = await startTestSandbox({ companies: 20_000, seed: 42 });
   });
 
   afterAll(async () => {
@@ -33,28 +33,10 @@ describe('client against the sandbox', () => {
       await client.close();
     }
 
-    const viaUndici = await pageWithUndici(sandbox.url, 'Shopify');
+    const viaUndici = await allCompanies(sandbox.url, KEY, { technology: 'Shopify' });
     expect(viaClient.length).toBeGreaterThan(0);
     expect(viaClient).toEqual(viaUndici);
     expect(new Set(viaClient.map((row) => row.domain)).size).toBe(viaClient.length);
     expect(pages).toBe(Math.max(1, Math.ceil(viaClient.length / 1000)));
   });
 });
-
-/** The reference: the contract's paging done by hand, no client code involved. */
-async function pageWithUndici(baseUrl: string, technology: string): Promise<unknown[]> {
-  const rows: unknown[] = [];
-  let cursor: string | null = null;
-  do {
-    const url = new URL('/api/v1/companies', baseUrl);
-    url.searchParams.set('technology', technology);
-    url.searchParams.set('limit', '1000');
-    if (cursor !== null) url.searchParams.set('cursor', cursor);
-    const response = await request(url, { headers: { authorization: `Bearer ${KEY}` } });
-    expect(response.statusCode).toBe(200);
-    const body = (await response.body.json()) as { data: unknown[]; next_cursor?: string | null };
-    rows.push(...body.data);
-    cursor = body.next_cursor ? body.next_cursor : null;
-  } while (cursor !== null);
-  return rows;
-}

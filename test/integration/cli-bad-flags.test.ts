@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 import { runCli, scratchDir } from '../helpers/cli.js';
 import { sandboxStats } from '../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 const DOMAINS = 'acme.com\nglobex.com\n';
@@ -129,7 +129,7 @@ const TABLE = [
 describe('flags out of range and unknown values exit 2 before any request', () => {
   // Concurrent: each case is a short-lived process and its own small sandbox, so they do not share counters.
   it.concurrent.for(TABLE)('$command: $what', { timeout: 20_000 }, async ({ args, input }, { expect }) => {
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, companies: 2000, seed: 9 });
+    const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
     try {
       const cwd = await scratchDir();
       // The sandbox command gets a free port, so a case that wrongly started would not clash; it would

@@ -2,12 +2,11 @@
  * `prospect config` and the config file as a user meets them: the built binary, spawned with its
  * own PROSPECT_CONFIG_DIR. Needs `npm run build` first.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, scratchDir, type CliOptions, type CliRun } from '../helpers/cli.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, runShell, scratchDir, type CliOptions, type CliRun } from '../helpers/cli.js';
+import { csvRecords } from '../helpers/csv.js';
 import { companiesPage, errorBody, sampleContact, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const FILE_KEY = 'sk_live_config_file_key_f00d';
@@ -26,15 +25,10 @@ async function profile(): Promise<Profile> {
   return { dir, file: join(dir, 'config.json'), run };
 }
 
-/** The built CLI under a given umask, through /bin/sh as a user's shell would start it. */
-function runUnderUmask(umask: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<number | null> {
+/** The built CLI under a given umask, through a shell as a user would start it. */
+async function runUnderUmask(umask: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<number | null> {
   const quoted = args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('/bin/sh', ['-c', `umask ${umask}; exec "${process.execPath}" "${BIN}" ${quoted}`], {
-    env: { ...process.env, ...env, PROSPECT_API_KEY: undefined } as NodeJS.ProcessEnv,
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on('close', resolve));
+  return (await runShell(`umask ${umask}; eval "$PROSPECT ${quoted}"`, { env, input })).code;
 }
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
@@ -218,7 +212,8 @@ describe('precedence through the binary: flag > environment > config file > defa
   let server: ScriptedServer;
   const lastSeen = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
 
-  beforeAll(async () => {
+  // A server per test: no test depends on what an earlier one sent or used up.
+  beforeEach(async () => {
     server = await startScriptedServer((request) =>
       request.path.endsWith('/contacts')
         ? { body: { data: [sampleContact('acme.com', { business_email_last_seen: lastSeen })], meta: { domains_requested: 1, limit: 200 }, next_cursor: null } }
@@ -227,7 +222,7 @@ describe('precedence through the binary: flag > environment > config file > defa
           : { status: 404, body: errorBody('not_found', 'no such path') },
     );
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
   });
 
@@ -278,7 +273,7 @@ describe('precedence through the binary: flag > environment > config file > defa
     const freshness = async (args: string[]) => {
       const result = await run(['contacts', 'acme.com', '--format', 'csv', ...args], options);
       expect(result.code).toBe(0);
-      return (parse(result.stdout, { columns: true }) as Array<Record<string, string>>)[0]?.email_freshness;
+      return csvRecords(result.stdout)[0]?.email_freshness;
     };
     expect(await freshness([])).toBe('stale'); // default 90d: 200 days is stale
     await run(['config', 'set', 'max-age', '1y']);
@@ -290,13 +285,14 @@ describe('precedence through the binary: flag > environment > config file > defa
 describe('--debug', () => {
   let server: ScriptedServer;
 
-  beforeAll(async () => {
+  // A server per test, each starting with its 503: a test run alone sees what it would see in the suite.
+  beforeEach(async () => {
     server = await startScriptedServer([
       { status: 503, headers: { 'retry-after': '0' }, body: errorBody('unavailable', 'try again') },
       { body: companiesPage(['acme.com'], null) },
     ]);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
   });
 
@@ -314,7 +310,11 @@ describe('--debug', () => {
   it('PROSPECT_DEBUG=1 does the same', async () => {
     const { run } = await profile();
     const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url, env: { PROSPECT_DEBUG: '1' } });
-    expect(result.stderr).toMatch(/^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 200 in \d+ ms, attempt 1$/m);
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('debug: '));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 503 in \d+ ms, attempt 1, retry in \d+ ms$/);
+    expect(lines[1]).toMatch(/^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 200 in \d+ ms, attempt 2$/);
   });
 
   it('shows a stack trace only with --debug', async () => {

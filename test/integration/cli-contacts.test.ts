@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
 import { runCli, scratchDir } from '../helpers/cli.js';
+import { csvRecords } from '../helpers/csv.js';
 import { contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let sandbox: RunningSandbox;
 let usDomainsNdjson: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, seed: 11 });
+  sandbox = await startTestSandbox({ seed: 11, asOf: todayUtc() });
   const companies = await prospect(['companies', '-t', 'Shopify', '--country', 'united states', '--max', '150', '--format', 'ndjson']);
   expect(companies.code).toBe(0);
   usDomainsNdjson = companies.stdout;
@@ -24,7 +24,6 @@ afterAll(async () => {
 function prospect(args: string[], extra: Parameters<typeof runCli>[1] = {}) {
   return runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 }
-const csvRecords = (text: string) => parse(text, { columns: true, bom: true }) as Record<string, string>[];
 const byDomain = (rows: Record<string, string>[]) => {
   const grouped = new Map<string, Record<string, string>[]>();
   for (const row of rows) grouped.set(row.domain!, [...(grouped.get(row.domain!) ?? []), row]);

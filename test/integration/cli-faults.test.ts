@@ -15,13 +15,13 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAULT_KIND_NAMES, SANDBOX_KEYS, startSandbox, type FaultKindName, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { FAULT_KIND_NAMES, type FaultKindName } from '../../src/sandbox/index.js';
 import { runCli, scratchDir, type CliOptions } from '../helpers/cli.js';
-import { TEST_AS_OF } from '../helpers/sandbox.js';
+import { SANDBOX_KEYS, startTestSandbox, withSandbox, type RunningSandbox, type SandboxOptions } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 /** Small enough to start in ~0.3 s, large enough for tens of pages. */
-const DATA: SandboxOptions = { host: '127.0.0.1', port: 0, seed: 5, companies: 20_000, asOf: TEST_AS_OF };
+const DATA: SandboxOptions = { seed: 5, companies: 20_000 };
 /** Apart from the data seed on purpose: the faults change, the data stays. */
 const FAULT_SEED = 2026;
 const EVERY_KIND = [...FAULT_KIND_NAMES];
@@ -31,8 +31,13 @@ const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
 /** Retry-After of the sandbox's injected 503 and 429. */
 const INJECTED_RETRY_AFTER_MS = 1000;
-/** Node start-up, the run's own work and a loaded 2-core CI machine. */
-const SLACK_MS = 2500;
+/**
+ * A run that ends "within its retry budget" is checked with five times the budget as the bound: on a
+ * quiet machine these runs take about the budget (the slowest kinds run every attempt to its
+ * timeout), and a loaded machine must not fail them; a run that ignored its timeout or retried
+ * without end would still break it. The attempts themselves are counted exactly, by the sandbox.
+ */
+const HEADROOM = 5;
 
 /**
  * The longest one request can take before the client gives up: every attempt runs to its timeout
@@ -49,7 +54,7 @@ let healthy: RunningSandbox;
 let shopifyDomains: string;
 
 beforeAll(async () => {
-  healthy = await startSandbox(DATA);
+  healthy = await startTestSandbox(DATA);
   const companies = await runCli(['companies', '-t', 'Shopify', '--max', '200', '--columns', 'domain'], { url: healthy.url, apiKey: KEY });
   expect(companies.code).toBe(0);
   shopifyDomains = companies.stdout;
@@ -57,15 +62,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await healthy?.close();
 });
-
-async function withSandbox<T>(options: SandboxOptions, body: (sandbox: RunningSandbox) => Promise<T>): Promise<T> {
-  const sandbox = await startSandbox({ ...DATA, ...options });
-  try {
-    return await body(sandbox);
-  } finally {
-    await sandbox.close();
-  }
-}
 
 async function timed(args: string[], options: CliOptions) {
   const startedAt = performance.now();
@@ -93,7 +89,7 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
     const clean = await timed(args, { url: healthy.url, ...(input ? { input: input() } : {}) });
     expect(clean.code).toBe(0);
     expect(clean.stdout.length).toBeGreaterThan(1000);
-    await withSandbox(FLAKY, async (flaky) => {
+    await withSandbox({ ...DATA, ...FLAKY }, async (flaky) => {
       const faulty = await timed([...RETRIES, ...args], { url: flaky.url, ...(input ? { input: input() } : {}) });
       const { faults, requests } = flaky.stats();
       console.log(`${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ${requests.total} requests, ${totalFaults(flaky)} faults ${JSON.stringify(faults)}`);
@@ -127,16 +123,16 @@ describe('a total outage: exit 5 within the retry budget, one line, no output fi
   ];
   const CASES = MIXES.flatMap(([mix, faults]) => COMMANDS.map((command) => ({ ...command, mix, faults })));
 
-  it.concurrent.for(CASES)('$name, $mix', { timeout: 30_000 }, async ({ name, mix, faults, endpoint, args, input }, { expect }) => {
+  it.concurrent.for(CASES)('$name, $mix', { timeout: 90_000 }, async ({ name, mix, faults, endpoint, args, input }, { expect }) => {
     const budgetMs = retryBudgetMs(TIMEOUT_SECONDS, MAX_RETRIES);
     const dir = await scratchDir();
     const out = join(dir, 'out.csv');
     await writeFile(out, 'last week\n');
-    await withSandbox({ failRate: 1, faults, faultSeed: FAULT_SEED }, async (down) => {
+    await withSandbox({ ...DATA, failRate: 1, faults, faultSeed: FAULT_SEED }, async (down) => {
       const run = await timed([...RETRIES, ...args(out, dir)], { url: down.url, cwd: dir, ...(input ? { input: input() } : {}) });
-      console.log(`outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms (budget ${budgetMs} ms + ${SLACK_MS} ms slack), ${down.stats().requests.total} requests`);
+      console.log(`outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms (budget ${budgetMs} ms, bound ${HEADROOM}x), ${down.stats().requests.total} requests`);
       expect(run.code).toBe(5);
-      expect(run.elapsedMs).toBeLessThan(budgetMs + SLACK_MS);
+      expect(run.elapsedMs).toBeLessThan(HEADROOM * budgetMs);
       const lines = run.stderr.trimEnd().split('\n');
       const failure = new RegExp(`^prospect: the service did not answer ${endpoint} after ${ATTEMPTS} attempts \\(last: .+\\); try again later`);
       // One line says what failed; a pipeline with --state adds one saying how to resume.
@@ -168,13 +164,13 @@ describe('pipeline --state through an outage mid-run', () => {
     // The service answers 25 of the ~45 requests a clean run makes, then fails every one, with every
     // kind of fault. (Company pages run ahead of contact calls, so the first pages are committed only
     // after ~20 requests.)
-    const outage = await withSandbox({ failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 }, (down) =>
+    const outage = await withSandbox({ ...DATA, failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 }, (down) =>
       timed([...RETRIES, ...ARGS(state, out)], { url: down.url, cwd: work }),
     );
     const budgetMs = retryBudgetMs(1, 2);
-    console.log(`outage mid-run: ${Math.round(outage.elapsedMs)} ms (clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms + ${SLACK_MS} ms slack)`);
+    console.log(`outage mid-run: ${Math.round(outage.elapsedMs)} ms (clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms, bound ${HEADROOM}x)`);
     expect(outage.code).toBe(5);
-    expect(outage.elapsedMs).toBeLessThan(clean.elapsedMs + budgetMs + SLACK_MS);
+    expect(outage.elapsedMs).toBeLessThan(HEADROOM * (clean.elapsedMs + budgetMs));
     expect(outage.stderr).toMatch(/^prospect: the service did not answer \/(companies|contacts) after 3 attempts/m);
     expect(outage.stderr).toMatch(/^prospect: the checkpoint in .* keeps \d+ committed rows; run the same command again to resume\.$/m);
     expect(await readFile(out, 'utf8')).toBe('last week\n');
@@ -184,7 +180,7 @@ describe('pipeline --state through an outage mid-run', () => {
 
     // The faults stop: a healthy sandbox with the same seed, on another port. Its cursors are sealed
     // with the dataset, so the checkpoint's cursor is valid there.
-    await withSandbox({}, async (revived) => {
+    await withSandbox(DATA, async (revived) => {
       expect(revived.url).not.toBe(healthy.url);
       const resumed = await timed(['--verbose', ...RETRIES, ...ARGS(state, out)], { url: revived.url, cwd: work });
       expect(resumed.code).toBe(0);
@@ -192,5 +188,5 @@ describe('pipeline --state through an outage mid-run', () => {
     });
     expect(await readFile(out, 'utf8')).toBe(expected);
     expect(existsSync(join(state, 'current', 'checkpoint.json'))).toBe(false);
-  }, 60_000);
+  }, 120_000);
 });

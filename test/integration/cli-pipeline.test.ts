@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
+import { csvRecords } from '../helpers/csv.js';
 import { sandboxStats } from '../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, todayUtc, withSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 // A small page size gives the run many checkpoints to die between.
@@ -15,7 +15,7 @@ const VERIFYING = [...FILTERS, '--stale', 'verify', '--verify-budget', '60'];
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, seed: 5, companies: 20_000, latencyMs: 15 });
+  sandbox = await startTestSandbox({ seed: 5, companies: 20_000, asOf: todayUtc(), latencyMs: 15 });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -53,7 +53,7 @@ describe('prospect pipeline', () => {
     const cleanUnits = (await units()) - before;
     expect(cleanUnits).toBe(60);
     const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
-    expect(parse(expected, { columns: true }).length).toBeGreaterThan(100);
+    expect(csvRecords(expected).length).toBeGreaterThan(100);
 
     const work = await scratchDir();
     const state = join(work, 'state');
@@ -84,29 +84,31 @@ describe('prospect pipeline', () => {
     expect(other.stderr).toMatch(/different command/);
   }, 60_000);
 
-  it('lets one run work and sends a second one on the same state away at once (exit 6)', async () => {
-    // A slow service keeps the first run alive for seconds, whatever the machine's load.
-    const slow = await startSandbox({ port: 0, seed: 5, companies: 20_000, latencyMs: 200 });
-    try {
+  it('sends a second run on the same state away at once (exit 6, zero requests), while the first holds the lock', async () => {
+    // The first run's first request is never answered, so it holds the lock for as long as this test
+    // wants: the second run can only finish by not waiting for it (if it waited, this test would time out).
+    await withSandbox({ companies: 2000, failRate: 1, faults: ['no-response'] }, async (held) => {
       const work = await scratchDir();
       const state = join(work, 'state');
-      const slowOptions = { url: slow.url, apiKey: KEY, timeoutMs: 120_000, cwd: work };
-      const first = startCli([...FILTERS, '--state', state, '-o', join(work, 'one.csv')], slowOptions);
-      const firstDone = finishCli(first, slowOptions);
-      await waitForCheckpoint(state, 1, first);
-      const startedAt = Date.now();
-      const second = await runCli([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], slowOptions);
-      const elapsed = Date.now() - startedAt;
-      expect(first.exitCode).toBeNull();
+      const heldOptions = { url: held.url, apiKey: KEY, timeoutMs: 120_000, cwd: work };
+      const first = startCli(['--timeout', '600', ...FILTERS, '--state', state, '-o', join(work, 'one.csv')], heldOptions);
+      const firstDone = finishCli(first, heldOptions);
+      await vi.waitFor(() => expect(held.stats().requests.total).toBe(1), { timeout: 25_000, interval: 10 });
+      expect(existsSync(join(state, 'lock'))).toBe(true);
+
+      const second = await runCli([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], heldOptions);
       expect(second.code).toBe(6);
       expect(second.stderr).toMatch(new RegExp(`pid ${first.pid}`));
-      expect(elapsed).toBeLessThan(1000); // node start-up included
-      expect((await firstDone).code).toBe(0);
+      // The second run sent nothing, and the lock holder is still where it was, at its first request.
+      expect(held.stats().requests.total).toBe(1);
+      expect(first.exitCode).toBeNull();
       expect(existsSync(join(work, 'two.csv'))).toBe(false);
-    } finally {
-      await slow.close();
-    }
-  }, 180_000);
+
+      first.kill('SIGTERM');
+      expect((await firstDone).code).toBe(143);
+      expect(existsSync(join(state, 'lock'))).toBe(false);
+    });
+  }, 60_000);
 
   it('recovers a lock left by a dead process', async () => {
     const work = await scratchDir();
@@ -138,26 +140,23 @@ describe('prospect pipeline', () => {
     const args = (target: string) => ['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo', '--state', state, '--only-new', '-o', join(work, target)];
     const first = await runCli(args('week1.csv'), options({ cwd: work }));
     expect(first.code).toBe(0);
-    const week1 = parse(await readFile(join(work, 'week1.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const week1 = csvRecords(await readFile(join(work, 'week1.csv'), 'utf8'));
     expect(week1.length).toBeGreaterThan(20);
     const second = await runCli(args('week2.csv'), options({ cwd: work }));
     expect(second.code).toBe(0);
     expect(second.stderr).toMatch(/no new leads/);
     expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
 
-    const changed = await startSandbox({ port: 0, seed: 6, companies: 20_000 });
-    try {
+    await withSandbox({ seed: 6, companies: 20_000, asOf: todayUtc() }, async (changed) => {
       const all = await runCli(['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'], { url: changed.url, apiKey: KEY });
       const exported = new Set(week1.map((row) => `${row.business_email}|${row.domain}|${row.full_name}`));
-      const expected = (parse(all.stdout, { columns: true }) as Record<string, string>[]).filter((row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`));
+      const expected = csvRecords(all.stdout).filter((row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`));
       const third = await runCli(args('week3.csv'), { url: changed.url, apiKey: KEY, cwd: work });
       expect(third.code).toBe(0);
-      const week3 = parse(await readFile(join(work, 'week3.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+      const week3 = csvRecords(await readFile(join(work, 'week3.csv'), 'utf8'));
       expect(week3).toEqual(expected);
       expect(week3.length).toBeGreaterThan(0);
-    } finally {
-      await changed.close();
-    }
+    });
   }, 120_000);
 
   it('joins exactly what companies | contacts give for the same filters', async () => {

@@ -1,13 +1,15 @@
 /**
  * `prospect completion bash|zsh|fish`: the scripts load in their shell and complete what the
- * program has. bash is always checked for real; zsh and fish only where installed.
+ * program has. bash and fish complete real command lines; zsh loads the script under compinit and
+ * registers it. zsh and fish are skipped with a reason where not installed, and fail in CI.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_KEYS } from '../../src/config/keys.js';
-import { BIN, runCli, scratchDir } from '../helpers/cli.js';
+import { runCli, runShell, scratchDir } from '../helpers/cli.js';
+import { findProgram, type Program } from '../helpers/programs.js';
 
 const FIXED_VALUES = {
   '--seniority': ['cxo', 'vp', 'director', 'manager', 'staff'],
@@ -16,9 +18,10 @@ const FIXED_VALUES = {
   '--sandbox-plan': ['free', 'starter', 'growth', 'scale'],
 };
 
-function installed(shell: string): boolean {
-  return spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
-}
+const SHELLS: Record<'zsh' | 'fish', Program> = {
+  zsh: findProgram(['zsh'], ['-c', 'exit 0'], 'apt-get install zsh'),
+  fish: findProgram(['fish'], ['-c', 'exit 0'], 'apt-get install fish'),
+};
 
 const scripts: Record<string, string> = {};
 let dir: string;
@@ -60,13 +63,10 @@ describe('bash', () => {
     expect(check.status).toBe(0);
   });
 
-  it('source <(prospect completion bash) registers it: complete -p prospect', () => {
-    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', `source <("${process.execPath}" "${BIN}" completion bash) && complete -p prospect`], {
-      encoding: 'utf8',
-      env: { ...process.env, PROSPECT_CONFIG_DIR: dir },
-    });
+  it('source <(prospect completion bash) registers it: complete -p prospect', async () => {
+    const result = await runShell('source <(eval "$PROSPECT completion bash") && complete -p prospect');
     expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
+    expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('complete -F _prospect prospect');
   });
 
@@ -116,7 +116,7 @@ describe('bash', () => {
   });
 });
 
-describe.each(['zsh', 'fish'])('%s', (shell) => {
+describe.each(['zsh', 'fish'] as const)('%s', (shell) => {
   it('names every command, the config keys and the fixed values', () => {
     const script = scripts[shell]!;
     for (const command of commands) expect(script).toMatch(new RegExp(`\\b${command}\\b`));
@@ -127,14 +127,58 @@ describe.each(['zsh', 'fish'])('%s', (shell) => {
     }
   });
 
-  it('passes the shell\'s own syntax check', (context) => {
-    if (!installed(shell)) {
-      console.info(`${shell} is not installed here: skipping its syntax check (the script content is still checked above).`);
-      context.skip(`${shell} is not installed`);
-    }
-    const check = spawnSync(shell, ['-n', join(dir, `prospect.${shell}`)], { encoding: 'utf8' });
-    expect(check.stderr).toBe('');
-    expect(check.status).toBe(0);
+  describe.skipIf(SHELLS[shell].skip)(`in ${shell} itself`, () => {
+    it(`has ${shell}`, () => {
+      expect(SHELLS[shell].command, `install it: ${SHELLS[shell].install}`).toBeDefined();
+    });
+
+    it("passes the shell's own syntax check", () => {
+      const check = spawnSync(shell, ['-n', join(dir, `prospect.${shell}`)], { encoding: 'utf8' });
+      expect(check.stderr).toBe('');
+      expect(check.status).toBe(0);
+    });
+  });
+});
+
+describe.skipIf(SHELLS.zsh.skip)('zsh, loaded', () => {
+  it('sourced after compinit, registers _prospect for prospect and defines the per-command functions', () => {
+    const script = `autoload -U compinit && compinit -u -D; source ${JSON.stringify(join(dir, 'prospect.zsh'))}; print -r -- \${_comps[prospect]}; whence -w _prospect_companies _prospect_config`;
+    const result = spawnSync('zsh', ['-f', '-c', script], { encoding: 'utf8', cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout.split('\n')).toEqual(['_prospect', '_prospect_companies: function', '_prospect_config: function', '']);
+  });
+});
+
+/** What the fish completion offers for a command line (`complete -C`), without descriptions. */
+function fishComplete(line: string): string[] {
+  const script = `source ${JSON.stringify(join(dir, 'prospect.fish'))}; complete -C ${JSON.stringify(line)}`;
+  const result = spawnSync('fish', ['--no-config', '-c', script], { encoding: 'utf8', cwd: dir });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\n').filter((entry) => entry !== '').map((entry) => entry.split('\t')[0]!);
+}
+
+describe.skipIf(SHELLS.fish.skip)('fish, completing', () => {
+  it('every command, and those that start with what was typed', () => {
+    expect(fishComplete('prospect ').sort()).toEqual([...commands].sort());
+    expect(fishComplete('prospect co').sort()).toEqual(['companies', 'completion', 'config', 'contacts']);
+  });
+
+  it.each([
+    ['prospect companies --format ', FIXED_VALUES['--format']],
+    ['prospect contacts --seniority ', FIXED_VALUES['--seniority']],
+    ['prospect pipeline --stale ', FIXED_VALUES['--stale']],
+    ['prospect --sandbox-plan ', FIXED_VALUES['--sandbox-plan']],
+    ['prospect config set ', [...CONFIG_KEYS]],
+    ['prospect completion ', ['bash', 'zsh', 'fish']],
+  ])('%j → the fixed values', (line, expected) => {
+    expect(fishComplete(line).sort()).toEqual([...expected].sort());
+  });
+
+  it('the flags of a command', () => {
+    const flags = fishComplete('prospect contacts --');
+    expect(flags).toEqual(expect.arrayContaining(['--seniority', '--max-age', '--stale', '--format', '--output', '--domains-file']));
+    expect(flags).not.toContain('--technology');
   });
 });
 

@@ -13,8 +13,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_KEYS, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { finishCli, runCli, runShell, scratchDir, startCli } from '../helpers/cli.js';
+import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 /** 16 KiB (bash counts -f in 1024-byte blocks): a few pages of output, far less than a whole export. */
@@ -23,9 +23,9 @@ const FULL_DISK = `trap '' XFSZ; ulimit -f 16;`;
 let fast: RunningSandbox;
 let slow: RunningSandbox;
 beforeAll(async () => {
-  fast = await startSandbox({ host: '127.0.0.1', port: 0, seed: 3, companies: 20_000 });
+  fast = await startTestSandbox({ seed: 3, companies: 20_000, asOf: todayUtc() });
   // 100 ms a page: a run is still writing when the test interferes.
-  slow = await startSandbox({ host: '127.0.0.1', port: 0, seed: 3, companies: 20_000, latencyMs: 100 });
+  slow = await startTestSandbox({ seed: 3, companies: 20_000, asOf: todayUtc(), latencyMs: 100 });
 });
 afterAll(async () => {
   await fast?.close();

@@ -4,13 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type CompanyRow, type ProspectClient } from 'prospect-cli';
-import { SANDBOX_KEYS, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
 let client: ProspectClient;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ host: '127.0.0.1', port: 0, seed: 3 });
+  sandbox = await startTestSandbox({ seed: 3 });
   client = createClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEYS.growth, pageSize: 25 });
 });
 

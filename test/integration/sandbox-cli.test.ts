@@ -3,42 +3,21 @@
  * stdout line once listening, the keys go to stderr, SIGTERM and SIGINT stop it with exit 0, and a bad
  * flag is one line on stderr with exit 2.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { call, SANDBOX_KEYS } from '../helpers/sandbox.js';
-
-const BIN = resolve(import.meta.dirname, '../../bin/prospect.js');
-
-function startSandboxCli(args: string[]): { child: ChildProcess; stderr: () => string; firstLine: Promise<string>; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(process.execPath, [BIN, 'sandbox', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const firstLine = new Promise<string>((resolveLine, reject) => {
-    lines.once('line', resolveLine);
-    child.once('exit', (code) => reject(new Error(`exited ${code} before printing a URL; stderr: ${stderr}`)));
-  });
-  // 'close' rather than 'exit': it fires once the output streams are drained too.
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once('close', (code, signal) => resolveExit({ code, signal })));
-  return { child, stderr: () => stderr, firstLine, exit };
-}
+import { call, SANDBOX_KEYS, spawnSandbox } from '../helpers/sandbox.js';
 
 describe('prospect sandbox (built CLI)', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('prints the URL first, serves, and exits 0 on %s', async (signal) => {
-    const started = performance.now();
-    const run = startSandboxCli(['--port', '0', '--as-of', '2025-06-30']);
-    const url = await run.firstLine;
+    const run = spawnSandbox(['--port', '0', '--companies', '2000', '--as-of', '2025-06-30']);
+    const url = await run.url;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await call(url, '/api/v1/companies?technology=Shopify&limit=1', { key: SANDBOX_KEYS.growth });
     expect(res.status).toBe(200);
-    console.log(`CLI sandbox: first answer ${Math.round(performance.now() - started)} ms after spawn`);
-    run.child.kill(signal);
-    expect(await run.exit).toEqual({ code: 0, signal: null });
+    const ended = await run.stop(signal);
+    expect({ code: ended.code, signal: ended.signal }).toEqual({ code: 0, signal: null });
     // Read after exit: stderr may still be in flight while the first answer arrives.
-    for (const key of Object.values(SANDBOX_KEYS)) expect(run.stderr()).toContain(key);
+    for (const key of Object.values(SANDBOX_KEYS)) expect(ended.stderr).toContain(key);
   });
 
   it.each([
@@ -53,16 +32,15 @@ describe('prospect sandbox (built CLI)', () => {
     [['--rate-limit', '0']],
     [['--host', '0.0.0.0']],
   ])('exits 2 with one line on stderr for %j', async (args) => {
-    const run = startSandboxCli(['--port', '0', ...args]);
-    run.firstLine.catch(() => undefined);
-    const { code } = await run.exit;
+    const { code, stdout, stderr } = await spawnSandbox(['--port', '0', ...args]).finished;
     expect(code).toBe(2);
-    expect(run.stderr().trim().split('\n')).toHaveLength(1);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('--fail-rate, --faults, --fault-seed, --faults-after and --latency-spike reach the server; /_sandbox/stats counts the faults', async () => {
-    const run = startSandboxCli(['--port', '0', '--companies', '2000', '--fail-rate', '1', '--faults', '502,429', '--fault-seed', '4', '--faults-after', '1', '--latency-spike', '50', '--latency-spike-rate', '1']);
-    const url = await run.firstLine;
+    const run = spawnSandbox(['--port', '0', '--companies', '2000', '--fail-rate', '1', '--faults', '502,429', '--fault-seed', '4', '--faults-after', '1', '--latency-spike', '50', '--latency-spike-rate', '1']);
+    const url = await run.url;
     const statuses: number[] = [];
     for (let k = 0; k < 3; k++) {
       // Not `call`: the injected 502 is an HTML page, not JSON.
@@ -74,28 +52,23 @@ describe('prospect sandbox (built CLI)', () => {
     expect(statuses.slice(1).sort()).toEqual([429, 502]);
     const { body } = await call(url, '/_sandbox/stats');
     expect(body.faults).toMatchObject({ '502': 1, '429': 1, '500': 0, 'latency-spike': 2 });
-    expect(run.stderr()).toMatch(/fail rate 1 \(502, 429\), fault seed 4, faults after 1 requests/);
-    run.child.kill('SIGTERM');
-    expect((await run.exit).code).toBe(0);
+    const ended = await run.stop('SIGTERM');
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).toMatch(/fail rate 1 \(502, 429\), fault seed 4, faults after 1 requests/);
   });
 
   it('--help names every fault kind', async () => {
     const { FAULT_KIND_NAMES } = await import('../../src/sandbox/index.js');
-    const help = startSandboxCli(['--help']);
-    help.firstLine.catch(() => undefined);
-    const chunks: Buffer[] = [];
-    help.child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
-    expect((await help.exit).code).toBe(0);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const help = await spawnSandbox(['--help']).finished;
+    expect(help.code).toBe(0);
+    const text = help.stdout;
     for (const kind of FAULT_KIND_NAMES) expect(text).toContain(kind);
     for (const flag of ['--faults', '--fault-seed', '--faults-after', '--latency-spike', '--latency-spike-rate']) expect(text).toContain(flag);
   });
 
   it('listens on a non-loopback address only with --public', async () => {
-    const run = startSandboxCli(['--port', '0', '--host', '0.0.0.0', '--public', '--companies', '2000']);
-    const url = await run.firstLine;
-    expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
-    run.child.kill('SIGTERM');
-    expect((await run.exit).code).toBe(0);
+    const run = spawnSandbox(['--port', '0', '--host', '0.0.0.0', '--public', '--companies', '2000']);
+    expect(await run.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+    expect((await run.stop('SIGTERM')).code).toBe(0);
   });
 });

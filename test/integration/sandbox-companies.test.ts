@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompanyRow, Dataset } from '../../src/sandbox/dataset/index.js';
-import { call, qs, SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
+import { call, listCompanies, qs } from '../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
 let ds: Dataset;
@@ -25,27 +26,13 @@ function expected(filter: (row: CompanyRow) => boolean): CompanyRow[] {
   return rows.filter(filter).sort(byListingOrder);
 }
 
-/** Pages through a listing; returns the rows and the pages' meta. */
+/** Pages through a listing with the independent client: every page non-empty, no cursor twice. */
 async function listAll(params: Record<string, string | number>): Promise<{ rows: CompanyRow[]; pages: number; metas: any[] }> {
-  const out: CompanyRow[] = [];
-  const metas: any[] = [];
-  const seen = new Set<string>();
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const res = await call(sandbox.url, `/api/v1/companies?${qs({ ...params, cursor: cursor ?? undefined })}`, { key });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data.length).toBeGreaterThan(0);
-    out.push(...res.body.data);
-    metas.push(res.body.meta);
-    cursor = res.body.next_cursor;
-    if (cursor !== null) {
-      expect(seen.has(cursor)).toBe(false);
-      seen.add(cursor);
-    }
-    pages++;
-  } while (cursor !== null);
-  return { rows: out, pages, metas };
+  const pages = await listCompanies(sandbox.url, key, params);
+  for (const page of pages) expect(page.data.length).toBeGreaterThan(0);
+  const cursors = pages.map((page) => page.next_cursor).filter((cursor) => cursor !== null);
+  expect(new Set(cursors).size).toBe(cursors.length);
+  return { rows: pages.flatMap((page) => page.data), pages: pages.length, metas: pages.map((page) => page.meta) };
 }
 
 describe('pagination', () => {

@@ -1,11 +1,19 @@
-/** Fault injection: latency and spikes, a reproducible fail rate of every fault kind, a per-key rate limit with Retry-After. */
-import { get } from 'node:http';
+/**
+ * Fault injection: latency and spikes, a reproducible fail rate of every fault kind, a per-key rate
+ * limit with Retry-After. No stopwatch decides an outcome: an answer is waited for until it ends on
+ * its own, and the kinds that never end (stall-mid-body, no-response) are given up on once the
+ * sandbox's counters (or the bytes received) show they have delivered all they ever will. Latency is
+ * checked from below only: a loaded machine can make an answer later, never earlier.
+ */
+import { get, type ClientRequest } from 'node:http';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
-import { FAULT_KIND_NAMES, type FaultKindName, type SandboxOptions } from '../../src/sandbox/index.js';
-import { call, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FAULT_KIND_NAMES, type FaultKindName } from '../../src/sandbox/index.js';
+import { call, SANDBOX_KEYS, startTestSandbox, withSandbox, type RunningSandbox, type SandboxOptions } from '../helpers/sandbox.js';
 
 const ok = '/api/v1/companies?technology=Shopify&limit=1';
+/** Polls a condition for as long as a test may run: an event that never comes fails the test, a slow one does not. */
+const UNTIL = { timeout: 25_000, interval: 5 };
 
 /** The outcome of one request: its status, or 'dropped' when the connection closed with no answer. */
 async function outcome(base: string): Promise<number | 'dropped'> {
@@ -20,8 +28,7 @@ async function outcome(base: string): Promise<number | 'dropped'> {
 
 describe('faults', () => {
   it('adds --latency before every API response', async () => {
-    const sandbox = await startTestSandbox({ latencyMs: 150 });
-    try {
+    await withSandbox({ companies: 2000, latencyMs: 150 }, async (sandbox) => {
       const started = performance.now();
       const res = await call(sandbox.url, ok, { key: SANDBOX_KEYS.growth });
       expect(res.status).toBe(200);
@@ -29,22 +36,16 @@ describe('faults', () => {
       const unauth = performance.now();
       expect((await call(sandbox.url, ok)).status).toBe(401);
       expect(performance.now() - unauth).toBeGreaterThanOrEqual(145);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   it('fails about --fail-rate of requests with 500, 503 or a dropped connection, the same way for the same seed', async () => {
-    const run = async () => {
-      const sandbox = await startTestSandbox({ failRate: 0.3 });
-      try {
+    const run = () =>
+      withSandbox({ companies: 2000, failRate: 0.3 }, async (sandbox) => {
         const outcomes: Array<number | 'dropped'> = [];
         for (let k = 0; k < 120; k++) outcomes.push(await outcome(sandbox.url));
         return outcomes;
-      } finally {
-        await sandbox.close();
-      }
-    };
+      });
     const first = await run();
     const failed = first.filter((o) => o !== 200);
     expect(failed.length / first.length).toBeGreaterThan(0.18);
@@ -54,14 +55,14 @@ describe('faults', () => {
   });
 
   it('answers 429 rate_limited with Retry-After over --rate-limit requests per second per key', async () => {
-    const sandbox = await startTestSandbox({ rateLimit: 3 });
-    try {
-      const statuses: number[] = [];
+    await withSandbox({ companies: 2000, rateLimit: 3 }, async (sandbox) => {
+      // Sent together, so they meet one window; a batch that straddles two windows is simply sent again.
+      let statuses: number[] = [];
       let limited: Awaited<ReturnType<typeof call>> | undefined;
-      for (let k = 0; k < 6; k++) {
-        const res = await call(sandbox.url, ok, { key: SANDBOX_KEYS.growth });
-        statuses.push(res.status);
-        if (res.status === 429) limited ??= res;
+      for (let batch = 0; batch < 5 && !limited; batch++) {
+        const answers = await Promise.all(Array.from({ length: 6 }, () => call(sandbox.url, ok, { key: SANDBOX_KEYS.growth })));
+        statuses = answers.map((res) => res.status);
+        limited = answers.find((res) => res.status === 429);
       }
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(3);
       expect(limited).toBeDefined();
@@ -71,11 +72,10 @@ describe('faults', () => {
       expect(limited?.body.error.retry_after).toBe(retryAfter);
       // Another key has its own budget.
       expect((await call(sandbox.url, ok, { key: SANDBOX_KEYS.scale })).status).toBe(200);
+      // Waiting at least Retry-After is enough (waiting longer, on a loaded machine, only helps).
       await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
       expect((await call(sandbox.url, ok, { key: SANDBOX_KEYS.growth })).status).toBe(200);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 });
 
@@ -85,64 +85,93 @@ interface Probe {
   headers: Record<string, string | string[] | undefined>;
   /** Body bytes received before the answer ended, was cut, or the probe gave up. */
   received: number;
-  /** complete: the whole Content-Length; closed: the connection closed first; silent: nothing more came before the probe gave up. */
+  /** complete: the whole Content-Length; closed: the connection closed first; silent: still open when the probe gave up. */
   ending: 'complete' | 'closed' | 'silent';
   body: string;
 }
 
-/** A GET with node:http that gives up after `patienceMs` of waiting and says how the answer ended. */
-function probe(base: string, path: string, patienceMs = 300): Promise<Probe> {
-  return new Promise((resolve) => {
-    const seen: Probe = { status: undefined, headers: {}, received: 0, ending: 'silent', body: '' };
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const finish = (ending: Probe['ending']) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      req.destroy();
-      resolve({ ...seen, ending, body: Buffer.concat(chunks).toString('utf8') });
-    };
-    const timer = setTimeout(() => finish('silent'), patienceMs);
-    const req = get(`${base}${path}`, { headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` }, agent: false }, (res) => {
-      seen.status = res.statusCode;
-      seen.headers = res.headers;
-      res.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        seen.received += chunk.length;
-      });
-      res.on('end', () => finish(seen.received === Number(res.headers['content-length']) ? 'complete' : 'closed'));
-      res.on('aborted', () => finish('closed'));
-      res.on('error', () => finish('closed'));
-    });
-    req.on('error', () => finish('closed'));
-  });
+interface ProbeHandle {
+  /** Resolves when the answer ends on its own, or when the probe gives up. */
+  ended: Promise<Probe>;
+  /** What has arrived so far. */
+  seen(): Probe;
+  /** Stops waiting: the answer so far, ending 'silent' unless it already ended. */
+  giveUp(): Promise<Probe>;
 }
 
-async function withSandbox<T>(options: SandboxOptions, body: (sandbox: TestSandbox) => Promise<T>): Promise<T> {
-  const sandbox = await startTestSandbox({ companies: 2000, ...options });
-  try {
-    return await body(sandbox);
-  } finally {
-    await sandbox.close();
-  }
+/** A GET with node:http (its own connection) that records how the answer ends; it never gives up on its own. */
+function startProbe(base: string, path: string): ProbeHandle {
+  const seen: Probe = { status: undefined, headers: {}, received: 0, ending: 'silent', body: '' };
+  const chunks: Buffer[] = [];
+  let settle!: (probe: Probe) => void;
+  const ended = new Promise<Probe>((resolve) => (settle = resolve));
+  let settled = false;
+  const snapshot = (): Probe => ({ ...seen, body: Buffer.concat(chunks).toString('utf8') });
+  const finish = (ending: Probe['ending']) => {
+    if (settled) return;
+    settled = true;
+    seen.ending = ending;
+    settle(snapshot());
+    req.destroy();
+  };
+  const req: ClientRequest = get(`${base}${path}`, { headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` }, agent: false }, (res) => {
+    seen.status = res.statusCode;
+    seen.headers = res.headers;
+    res.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      seen.received += chunk.length;
+    });
+    res.on('end', () => finish(seen.received === Number(res.headers['content-length']) ? 'complete' : 'closed'));
+    res.on('aborted', () => finish('closed'));
+    res.on('error', () => finish('closed'));
+  });
+  req.on('error', () => finish('closed'));
+  return {
+    ended,
+    seen: snapshot,
+    giveUp: () => {
+      finish('silent');
+      return ended;
+    },
+  };
+}
+
+/** Sends one request and waits until the sandbox has counted it (`countedBefore` + 1 requests in all). */
+async function counted(sandbox: RunningSandbox, countedBefore: number): Promise<ProbeHandle> {
+  const handle = startProbe(sandbox.url, PAGE);
+  await vi.waitFor(() => expect(sandbox.stats().requests.total).toBe(countedBefore + 1), UNTIL);
+  return handle;
 }
 
 const PAGE = '/api/v1/companies?technology=jQuery&limit=40';
-/** Kinds that end an answer at once, for tests that send many requests. */
+/** Kinds that end an answer on their own, for tests that send many requests. */
 const QUICK_KINDS: FaultKindName[] = ['500', '502', '503', '503-no-retry-after', '429', '429-no-retry-after', 'drop', 'reset-mid-body'];
 
-/** Status, or how the connection ended when no complete answer came. */
-async function outcomes(sandbox: TestSandbox, count: number): Promise<string[]> {
+/** Status, or how the connection ended when no complete answer came, for kinds that all end on their own. */
+async function outcomes(sandbox: RunningSandbox, count: number): Promise<string[]> {
   const seen: string[] = [];
   for (let k = 0; k < count; k++) {
-    const answer = await probe(sandbox.url, PAGE);
+    const answer = await startProbe(sandbox.url, PAGE).ended;
     seen.push(answer.ending === 'complete' ? String(answer.status) : `${answer.status ?? 'no answer'}, ${answer.ending}`);
   }
   return seen;
 }
 
 describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
+  /** How to receive each kind: until it ends, or until it has sent all it ever will. */
+  const RECEIVE: Partial<Record<FaultKindName, (sandbox: RunningSandbox, handle: ProbeHandle, full: Probe) => Promise<Probe>>> = {
+    // Headers and half the body, then nothing: given up once the half has arrived.
+    'stall-mid-body': async (_sandbox, handle, full) => {
+      await vi.waitFor(() => expect(handle.seen().received).toBe(Math.floor(full.received / 2)), UNTIL);
+      return handle.giveUp();
+    },
+    // Nothing at all: given up once the sandbox has counted the request and dealt it this fault.
+    'no-response': async (sandbox, handle) => {
+      await vi.waitFor(() => expect(sandbox.stats().faults['no-response']).toBe(1), UNTIL);
+      return handle.giveUp();
+    },
+  };
+
   const EXPECTED: Record<FaultKindName, (answer: Probe, full: Probe) => void> = {
     '500': (answer) => {
       expect([answer.status, answer.ending, JSON.parse(answer.body).error.code]).toEqual([500, 'complete', 'internal_error']);
@@ -176,7 +205,7 @@ describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
       expect(answer.received).toBe(Math.floor(full.received / 2));
     },
     'stall-mid-body': (answer, full) => {
-      // The same half answer, then nothing: only the client's patience ends it.
+      // The same half answer, then nothing: the connection is still open when the client gives up.
       expect([answer.status, answer.headers['content-length'], answer.ending]).toEqual([200, String(full.received), 'silent']);
       expect(answer.received).toBe(Math.floor(full.received / 2));
     },
@@ -186,10 +215,11 @@ describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
   };
 
   it.each(FAULT_KIND_NAMES)('%s', async (kind) => {
-    const full = await withSandbox({}, (healthy) => probe(healthy.url, PAGE));
+    const full = await withSandbox({ companies: 2000 }, (healthy) => startProbe(healthy.url, PAGE).ended);
     expect(full.ending).toBe('complete');
-    await withSandbox({ failRate: 1, faults: [kind] }, async (sandbox) => {
-      EXPECTED[kind](await probe(sandbox.url, PAGE), full);
+    await withSandbox({ companies: 2000, failRate: 1, faults: [kind] }, async (sandbox) => {
+      const handle = startProbe(sandbox.url, PAGE);
+      EXPECTED[kind](await (RECEIVE[kind]?.(sandbox, handle, full) ?? handle.ended), full);
       const { faults, requests } = sandbox.stats();
       expect(requests.companies).toBe(1);
       expect(Object.entries(faults).filter(([, count]) => count > 0)).toEqual([[kind, 1]]);
@@ -198,19 +228,17 @@ describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
 
   it('the control plane is never faulted, and a stopping sandbox ends the answers it holds open', async () => {
     const sandbox = await startTestSandbox({ companies: 2000, failRate: 1, faults: ['no-response'] });
-    const held = probe(sandbox.url, PAGE, 5000);
+    const held = await counted(sandbox, 0);
     expect((await call(sandbox.url, '/_sandbox/stats')).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const startedAt = performance.now();
+    // close() must end the held answer itself: the probe never gives up, so a close that waited for it would never return.
     await sandbox.close();
-    expect(performance.now() - startedAt).toBeLessThan(400);
-    expect((await held).ending).toBe('closed');
+    expect(await held.ended).toMatchObject({ ending: 'closed', status: undefined, received: 0 });
   });
 });
 
 describe('reproducible faults (--fault-seed, --faults-after)', () => {
   it('the same fault seed fails the same requests the same way, whatever the data seed; another fault seed does not', async () => {
-    const run = (options: SandboxOptions) => withSandbox({ failRate: 0.4, faults: QUICK_KINDS, ...options }, (sandbox) => outcomes(sandbox, 40));
+    const run = (options: SandboxOptions) => withSandbox({ companies: 2000, failRate: 0.4, faults: QUICK_KINDS, ...options }, (sandbox) => outcomes(sandbox, 40));
     const first = await run({ seed: 1, faultSeed: 77 });
     expect(first.filter((o) => o !== '200').length).toBeGreaterThan(8);
     expect(await run({ seed: 2, faultSeed: 77 })).toEqual(first);
@@ -221,7 +249,7 @@ describe('reproducible faults (--fault-seed, --faults-after)', () => {
 
   it('a lower --fail-rate fails a subset of the requests a higher one fails', async () => {
     const failing = async (failRate: number) =>
-      withSandbox({ failRate, faults: ['500'], faultSeed: 5 }, async (sandbox) => (await outcomes(sandbox, 60)).flatMap((o, index) => (o === '200' ? [] : [index])));
+      withSandbox({ companies: 2000, failRate, faults: ['500'], faultSeed: 5 }, async (sandbox) => (await outcomes(sandbox, 60)).flatMap((o, index) => (o === '200' ? [] : [index])));
     const some = await failing(0.2);
     const more = await failing(0.5);
     expect(some.length).toBeGreaterThan(3);
@@ -230,19 +258,20 @@ describe('reproducible faults (--fault-seed, --faults-after)', () => {
   });
 
   it('deals the kinds like cards: the first K faults, and each K after, meet each of the K kinds once', async () => {
-    await withSandbox({ failRate: 1, faults: [...FAULT_KIND_NAMES], faultSeed: 11 }, async (sandbox) => {
+    await withSandbox({ companies: 2000, failRate: 1, faults: [...FAULT_KIND_NAMES], faultSeed: 11 }, async (sandbox) => {
       const counts = () => FAULT_KIND_NAMES.map((kind) => sandbox.stats().faults[kind]);
-      // Short patience: stall-mid-body and no-response never end on their own.
-      for (let k = 0; k < FAULT_KIND_NAMES.length; k++) await probe(sandbox.url, PAGE, 100);
+      // One request at a time; the next goes once the sandbox has counted (and dealt) the last one.
+      // Only the counters matter here, so no answer is waited for.
+      for (let k = 0; k < FAULT_KIND_NAMES.length; k++) await (await counted(sandbox, k)).giveUp();
       expect(counts()).toEqual(FAULT_KIND_NAMES.map(() => 1));
-      for (let k = 0; k < FAULT_KIND_NAMES.length; k++) await probe(sandbox.url, PAGE, 100);
+      for (let k = FAULT_KIND_NAMES.length; k < 2 * FAULT_KIND_NAMES.length; k++) await (await counted(sandbox, k)).giveUp();
       expect(counts()).toEqual(FAULT_KIND_NAMES.map(() => 2));
       expect(sandbox.stats().requests.total).toBe(2 * FAULT_KIND_NAMES.length);
     });
   });
 
   it('--faults-after N serves the first N API requests normally, then the faults begin', async () => {
-    await withSandbox({ failRate: 1, faults: ['503'], faultsAfter: 5 }, async (sandbox) => {
+    await withSandbox({ companies: 2000, failRate: 1, faults: ['503'], faultsAfter: 5 }, async (sandbox) => {
       expect(await outcomes(sandbox, 8)).toEqual(['200', '200', '200', '200', '200', '503', '503', '503']);
       expect(sandbox.stats().faults['503']).toBe(3);
     });
@@ -251,16 +280,19 @@ describe('reproducible faults (--fault-seed, --faults-after)', () => {
 
 describe('latency spikes (--latency-spike, --latency-spike-rate)', () => {
   it('adds the spike, on top of --latency, to about the given share of requests, counted in stats', async () => {
-    await withSandbox({ latencyMs: 20, latencySpikeMs: 150, latencySpikeRate: 0.4, faultSeed: 3 }, async (sandbox) => {
-      const durations: number[] = [];
+    await withSandbox({ companies: 2000, latencyMs: 20, latencySpikeMs: 150, latencySpikeRate: 0.4, faultSeed: 3 }, async (sandbox) => {
+      let spiked = 0;
       for (let k = 0; k < 25; k++) {
+        const before = sandbox.stats().faults['latency-spike'];
         const startedAt = performance.now();
         expect((await call(sandbox.url, PAGE, { key: SANDBOX_KEYS.growth })).status).toBe(200);
-        durations.push(performance.now() - startedAt);
+        const tookMs = performance.now() - startedAt;
+        // Which requests were spiked, the counter says; each took at least its latency (load only adds).
+        const wasSpiked = sandbox.stats().faults['latency-spike'] - before;
+        expect(wasSpiked === 0 || wasSpiked === 1).toBe(true);
+        expect(tookMs).toBeGreaterThanOrEqual(wasSpiked ? 165 : 18);
+        spiked += wasSpiked;
       }
-      expect(Math.min(...durations)).toBeGreaterThanOrEqual(18);
-      const spiked = durations.filter((ms) => ms >= 165).length;
-      expect(spiked).toBe(sandbox.stats().faults['latency-spike']);
       expect(spiked).toBeGreaterThan(3);
       expect(spiked).toBeLessThan(22);
     });

@@ -57,8 +57,15 @@ describe('verify', () => {
       }));
     const before = sandbox.stats().units.growth;
     const first = await idem('ana@example.com', 'run-1/ana');
-    const again = await idem('ANA@example.com'.toLowerCase(), 'run-1/ana');
+    expect(first.status).toBe(200);
+    expect(sandbox.stats().units.growth).toBe(before + 1);
+    const again = await idem('ana@example.com', 'run-1/ana');
     expect(again).toEqual(first);
+    expect(sandbox.stats().units.growth).toBe(before + 1);
+    // Letter case does not make another address: the same address in capitals is a replay too.
+    const shouted = await idem('ANA@EXAMPLE.COM', 'run-1/ana');
+    expect(shouted).toEqual(first);
+    expect(JSON.parse(shouted.text).data.email).toBe('ana@example.com');
     expect(sandbox.stats().units.growth).toBe(before + 1);
     const otherAddress = await idem('bob@example.com', 'run-1/ana');
     expect(otherAddress.status).toBe(200);

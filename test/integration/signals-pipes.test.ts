@@ -2,8 +2,8 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
 import { finishCli, runCli, runShell, scratchDir, startCli } from '../helpers/cli.js';
+import { SANDBOX_KEYS, spawnSandbox, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let slow: RunningSandbox;
@@ -12,8 +12,8 @@ let domains: string;
 let emails: string;
 
 beforeAll(async () => {
-  slow = await startSandbox({ port: 0, seed: 3, companies: 20_000, latencyMs: 250 });
-  fast = await startSandbox({ port: 0, seed: 3, companies: 20_000 });
+  slow = await startTestSandbox({ seed: 3, companies: 20_000, asOf: todayUtc(), latencyMs: 250 });
+  fast = await startTestSandbox({ seed: 3, companies: 20_000, asOf: todayUtc() });
   const companies = await runCli(['companies', '-t', 'jQuery', '--max', '400', '--columns', 'domain'], { url: fast.url, apiKey: KEY });
   domains = companies.stdout;
   emails = Array.from({ length: 300 }, (_, index) => `someone${index}@example${index}.com`).join('\n');
@@ -69,11 +69,9 @@ describe.each(COMMANDS)('$name under signals and pipes', (command) => {
 
 it('the sandbox itself exits 0 on SIGINT and SIGTERM', async () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    const child = startCli(['sandbox', '--port', '0', '--companies', '2000']);
-    const finished = finishCli(child);
-    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-    child.kill(signal);
-    const run = await finished;
+    const sandbox = spawnSandbox(['--port', '0', '--companies', '2000']);
+    await sandbox.url;
+    const run = await sandbox.stop(signal);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n/);
   }

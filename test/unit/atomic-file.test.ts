@@ -1,12 +1,8 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openAtomicFile, writeFileAtomic } from '../../src/io/atomic-file.js';
-
-async function scratch(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'prospect-atomic-'));
-}
+import { scratchDir as scratch } from '../helpers/scratch.js';
 
 describe('atomic files', () => {
   it('shows nothing at the target until commit, then the whole content', async () => {

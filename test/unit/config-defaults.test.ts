@@ -1,6 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { integerInRange } from '../../src/options/values.js';
 import { applyConfigDefaults, applyConfigFileDefaults } from '../../src/config/defaults.js';
 import type { ConfigValues } from '../../src/config/store.js';
 import { ExitCode } from '../../src/exit-codes.js';
+import { scratchDir } from '../helpers/scratch.js';
 
 interface Seen {
   opts: Record<string, unknown>;
@@ -80,7 +79,7 @@ describe('applyConfigDefaults: flag > config file > built-in default', () => {
 
 describe('applyConfigFileDefaults (the preAction hook)', () => {
   async function configDir(content: string): Promise<NodeJS.ProcessEnv> {
-    const dir = await mkdtemp(join(tmpdir(), 'prospect-defaults-'));
+    const dir = await scratchDir('prospect-defaults-');
     writeFileSync(join(dir, 'config.json'), content);
     return { PROSPECT_CONFIG_DIR: dir };
   }

@@ -3,13 +3,12 @@
  * one test per row, through resolveConnection (what every data command calls).
  */
 import { writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/exit-codes.js';
 import { resolveConnection } from '../../src/runtime/connection.js';
 import type { GlobalOptions, RunContext } from '../../src/runtime/context.js';
+import { scratchDir } from '../helpers/scratch.js';
 
 const FILE_KEY = 'sk_file_0000000000001111';
 const ENV_KEY = 'sk_env_00000000000002222';
@@ -18,7 +17,7 @@ const ENV_URL = 'https://env.example.com';
 const FLAG_URL = 'https://flag.example.com';
 
 async function context(config: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = {}, global: GlobalOptions = {}): Promise<RunContext> {
-  const dir = await mkdtemp(join(tmpdir(), 'prospect-precedence-'));
+  const dir = await scratchDir('prospect-precedence-');
   if (config !== undefined) writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   // resolveConnection reads only the global flags and the environment when not in --sandbox.
   return { global, env: { PROSPECT_CONFIG_DIR: dir, ...env } } as unknown as RunContext;

@@ -1,6 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, CONFIG_KEY_SPECS } from '../../src/config/keys.js';
@@ -9,17 +7,18 @@ import { redactSecret } from '../../src/config/redact.js';
 import { openConfigStore, readConfigValues } from '../../src/config/store.js';
 import { ExitCode, UsageError } from '../../src/exit-codes.js';
 import { OUTPUT_FORMATS } from '../../src/io/writers.js';
+import { scratchDir, scratchDirSync } from '../helpers/scratch.js';
 
 const SECRET = 'sk_live_unit_secret_f00d';
 
 async function configDir(content?: string): Promise<NodeJS.ProcessEnv> {
-  const dir = await mkdtemp(join(tmpdir(), 'prospect-config-unit-'));
+  const dir = await scratchDir('prospect-config-unit-');
   if (content !== undefined) writeFileSync(join(dir, 'config.json'), content);
   return { PROSPECT_CONFIG_DIR: dir };
 }
 
 function configDirSync(content: string): NodeJS.ProcessEnv {
-  const dir = mkdtempSync(join(tmpdir(), 'prospect-config-unit-'));
+  const dir = scratchDirSync('prospect-config-unit-');
   writeFileSync(join(dir, 'config.json'), content);
   return { PROSPECT_CONFIG_DIR: dir };
 }
@@ -57,7 +56,7 @@ describe('where the config file is', () => {
   });
 
   it.runIf(process.platform === 'linux')("is exactly conf's own default location for projectName 'prospect'", async () => {
-    process.env.XDG_CONFIG_HOME = await mkdtemp(join(tmpdir(), 'prospect-xdg-'));
+    process.env.XDG_CONFIG_HOME = await scratchDir('prospect-xdg-');
     const { default: Conf } = await import('conf');
     const conf = new Conf({ projectName: 'prospect' });
     expect(dirname(conf.path)).toBe(configDirectory({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));

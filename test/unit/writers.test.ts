@@ -1,10 +1,10 @@
-import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import type { Column } from '../../src/io/columns.js';
 import { selectColumns } from '../../src/io/columns.js';
 import { neutralizeFormula } from '../../src/io/formula.js';
 import type { TextSink } from '../../src/io/sink.js';
 import { createRowWriter, type OutputFormat } from '../../src/io/writers.js';
+import { csvRecords } from '../helpers/csv.js';
 
 interface Row {
   name: string;
@@ -40,7 +40,7 @@ const ROWS: Row[] = [
 describe('CSV writer', () => {
   it('writes a header and RFC 4180 quoting that a real parser reads back', async () => {
     const text = await render('csv', [ROWS.slice(0, 2), ROWS.slice(2)]);
-    const records = parse(text, { columns: true }) as Record<string, string>[];
+    const records = csvRecords(text);
     expect(records).toEqual([
       { name: 'Acme, Inc.', count: '3', tags: 'a;b' },
       { name: 'Quote "Co"', count: '', tags: '' },
@@ -54,9 +54,9 @@ describe('CSV writer', () => {
 
   it('neutralises formulas unless told not to', async () => {
     const evil: Row[] = [{ name: '=HYPERLINK("http://x")', count: -1, tags: ['@SUM(A1)'] }];
-    const escaped = parse(await render('csv', [evil]), { columns: true }) as Record<string, string>[];
+    const escaped = csvRecords(await render('csv', [evil]));
     expect(escaped[0]).toEqual({ name: `'=HYPERLINK("http://x")`, count: '-1', tags: `'@SUM(A1)` });
-    const raw = parse(await render('csv', [evil], undefined, false), { columns: true }) as Record<string, string>[];
+    const raw = csvRecords(await render('csv', [evil], undefined, false));
     expect(raw[0]!.name).toBe('=HYPERLINK("http://x")');
   });
 });
