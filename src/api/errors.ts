@@ -1,48 +1,59 @@
 /**
- * Errors of the API client. Each class fixes its exit code, so the CLI maps an error to an exit
- * code by class alone. `errorFromResponse` is the ONE place where an HTTP status and body become
- * an error; the retry loop and the client never build status errors themselves.
+ * Errors of the API client. They carry what happened over HTTP (status, the service's code and
+ * reason, whether asking again later may help), never what the CLI does about it: the CLI maps them
+ * to exit codes at its edge (exitCodeOf in src/exit-codes.ts). Each class names one kind of failure.
+ * `errorFromResponse` is the ONE place where an HTTP status and body become an error; the request
+ * loop and the client never build status errors themselves.
+ *
+ * Messages are sentences for a person, without a `prospect:` prefix: whoever shows them adds it.
  *
  * Security: messages, reasons and details may quote what the service said. The service could echo
  * the API key (a proxy's error page, an "unknown key xyz" reason), so every string that comes from
  * the outside world goes through `redact` before it lands on an error.
  */
 import { STATUS_CODES } from 'node:http';
-import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { isRetryableStatus } from './retry.js';
 
-export interface ApiErrorInit {
+export interface RequestErrorInit {
   /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
-  reason?: string;
-  status?: number;
-  /** The service's machine-readable code, e.g. `plan_required`. */
-  code?: string;
+  reason?: string | undefined;
+  status?: number | undefined;
+  /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
+  code?: string | undefined;
   /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...). */
   details?: Record<string, unknown>;
   /** The endpoint as the user knows it, e.g. `/companies`. */
-  endpoint?: string;
+  endpoint?: string | undefined;
   /** How many HTTP attempts were made before giving up. */
-  attempts?: number;
-  hint?: string;
+  attempts?: number | undefined;
+  /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
+  retryable?: boolean;
+  hint?: string | undefined;
   cause?: unknown;
 }
 
-export class ApiError extends CliError {
+/** A request to the service failed: what the service or the network said. */
+export class RequestError extends Error {
   readonly status?: number;
   readonly code?: string;
   readonly reason: string;
   readonly details: Readonly<Record<string, unknown>>;
   readonly endpoint?: string;
   readonly attempts?: number;
+  readonly retryable: boolean;
+  readonly hint?: string;
 
-  constructor(message: string, exitCode: ExitCodeValue, init: ApiErrorInit = {}) {
-    super(message, exitCode, init.hint);
-    this.name = 'ApiError';
+  constructor(message: string, init: RequestErrorInit = {}) {
+    super(message);
+    this.name = 'RequestError';
     this.reason = init.reason ?? message;
     this.details = init.details ?? {};
+    this.retryable = init.retryable ?? false;
     if (init.status !== undefined) this.status = init.status;
     if (init.code !== undefined) this.code = init.code;
     if (init.endpoint !== undefined) this.endpoint = init.endpoint;
     if (init.attempts !== undefined) this.attempts = init.attempts;
+    if (init.hint !== undefined) this.hint = init.hint;
     // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a
     // transport error object.
     if (init.cause !== undefined) {
@@ -51,54 +62,49 @@ export class ApiError extends CliError {
   }
 }
 
-/** 422: the service would not answer (unknown technology, filters that match nobody, ...). Exit 3. */
-export class UnanswerableError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.unanswerable, init);
-    this.name = 'UnanswerableError';
-  }
+/** 422: the service would not answer (unknown technology, filters that match nobody, ...). */
+export class UnanswerableError extends RequestError {
+  override readonly name = 'UnanswerableError';
 }
 
-/** 401 or 403: the key is unknown, or its plan lacks the endpoint. Exit 4. */
-export class AuthError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.auth, init);
-    this.name = 'AuthError';
-  }
+/** 401 or 403: the key is unknown, or its plan lacks the endpoint. */
+export class AuthError extends RequestError {
+  override readonly name = 'AuthError';
 }
 
-/** 400 or 404: the request itself is wrong (a parameter, a cursor, the base URL's path). Exit 2. */
-export class BadRequestError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.usage, init);
-    this.name = 'BadRequestError';
-  }
+/** 400 or 404: the request itself is wrong (a parameter, a cursor, the base URL's path). */
+export class BadRequestError extends RequestError {
+  override readonly name = 'BadRequestError';
 }
 
-/** The service or the network failed (after retries), redirected, or refused oddly. Exit 5. */
-export class ServiceError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.service, init);
-    this.name = 'ServiceError';
-  }
+/** The service or the network failed (after retries), redirected, or refused oddly. */
+export class ServiceError extends RequestError {
+  override readonly name = 'ServiceError';
 }
 
-/** The service answered something that is not what the contract describes. Exit 5. */
-export class MalformedResponseError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.service, init);
-    this.name = 'MalformedResponseError';
-  }
+/** The service answered something that is not what the contract describes. */
+export class MalformedResponseError extends RequestError {
+  override readonly name = 'MalformedResponseError';
 }
 
-/** The caller's AbortSignal fired (SIGINT). Exit 130. */
-export class AbortedError extends ApiError {
+/** The caller's AbortSignal fired (SIGINT). */
+export class AbortedError extends RequestError {
+  override readonly name = 'AbortedError';
+
   constructor(endpoint?: string) {
-    super('interrupted before the service answered', ExitCode.interrupted, {
-      reason: 'aborted',
-      ...(endpoint !== undefined ? { endpoint } : {}),
-    });
-    this.name = 'AbortedError';
+    super('interrupted before the service answered', { reason: 'aborted', endpoint });
+  }
+}
+
+/** createClient was given options it cannot work with (an unsafe base URL, an empty key, a number out of range). */
+export class ClientOptionError extends Error {
+  override readonly name = 'ClientOptionError';
+
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
   }
 }
 
@@ -197,17 +203,12 @@ export function describeStatus(status: number, code?: string): string {
   return `${status} ${code ?? STATUS_CODES[status] ?? 'unknown status'}`;
 }
 
-/** 408, 429 and every 5xx are worth asking again; nothing else is. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
-
 export interface ResponseFacts {
   endpoint: string;
   status: number;
   bodyText: string;
   /** The `Location` header of a 3xx, resolved against the request URL. */
-  location?: string;
+  location?: string | undefined;
   /** The API key, only so it can be redacted from what the service said. */
   secret?: string;
 }
@@ -216,16 +217,17 @@ export interface ResponseFacts {
  * The one mapping from a non-2xx HTTP answer to an error. Retryable statuses also map here: the
  * retry loop calls it to describe the last failure once it gives up.
  */
-export function errorFromResponse(facts: ResponseFacts): ApiError {
+export function errorFromResponse(facts: ResponseFacts): RequestError {
   const { endpoint, status, secret } = facts;
   const body = parseErrorBody(redact(facts.bodyText, secret));
   const details = redactDeep(body.details, secret) as Record<string, unknown>;
-  const init: ApiErrorInit = {
+  const init: RequestErrorInit = {
     endpoint,
     status,
     reason: body.reason ?? (STATUS_CODES[status] ?? 'unknown status').toLowerCase(),
     details,
-    ...(body.code !== undefined ? { code: body.code } : {}),
+    code: body.code,
+    retryable: isRetryableStatus(status),
   };
   const said = body.reason !== undefined ? `: ${body.reason}` : '';
   const statusText = describeStatus(status, body.code);
@@ -256,7 +258,7 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
   return new ServiceError(`the service refused the request to ${endpoint} (${statusText})${said}`, init);
 }
 
-function redirectError(facts: ResponseFacts, init: ApiErrorInit): ServiceError {
+function redirectError(facts: ResponseFacts, init: RequestErrorInit): ServiceError {
   const target = facts.location !== undefined ? originOf(facts.location) : undefined;
   const where = target !== undefined ? ` to ${redact(target, facts.secret)}` : '';
   return new ServiceError(
@@ -273,7 +275,7 @@ function originOf(location: string): string | undefined {
   }
 }
 
-function forbiddenError(endpoint: string, body: ParsedErrorBody, init: ApiErrorInit, said: string): AuthError {
+function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestErrorInit, said: string): AuthError {
   if (body.code === 'plan_required') {
     const message =
       endpoint === '/contacts'
@@ -289,7 +291,7 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: ApiErrorI
  * nobody" from a broken service, so it is treated as a malformed answer (exit 5), not as exit 3
  * that a cron job would read as "nobody matched this week".
  */
-function unanswerableError(body: ParsedErrorBody, init: ApiErrorInit): UnanswerableError | MalformedResponseError {
+function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit): UnanswerableError | MalformedResponseError {
   const codeText = body.code !== undefined ? ` ${body.code}` : '';
   if (body.reason === undefined) {
     return new MalformedResponseError(`the service refused the request (422${codeText}) without the reason the specification promises`, {
@@ -299,7 +301,7 @@ function unanswerableError(body: ParsedErrorBody, init: ApiErrorInit): Unanswera
   }
   // The sandbox (and perhaps the real service) already names its suggestions in the reason: say them once.
   const hint = suggestionsAlreadyIn(body.reason, body.details) ? undefined : hintFromDetails(body.details);
-  return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, { ...init, ...(hint !== undefined ? { hint } : {}) });
+  return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, { ...init, hint });
 }
 
 function suggestionsAlreadyIn(reason: string, details: Record<string, unknown>): boolean {
@@ -323,7 +325,7 @@ function hintFromDetails(details: Record<string, unknown>): string | undefined {
 
 /** What the last failed attempt was, for the "after N attempts (last: ...)" message. */
 export type LastFailure =
-  | { kind: 'status'; error: ApiError }
+  | { kind: 'status'; error: RequestError }
   | { kind: 'network'; description: string; cause?: unknown }
   | { kind: 'timeout'; timeoutMs: number; cause?: unknown };
 
@@ -348,15 +350,15 @@ export function retriesExhaustedError(endpoint: string, attempts: number, failur
       endpoint,
       attempts,
       reason: describeFailure(failure),
+      retryable: true,
       ...(failure.kind === 'status'
-        ? { status: failure.error.status, details: failure.error.details, ...(failure.error.code !== undefined ? { code: failure.error.code } : {}) }
-        : { code: failure.kind }),
-      ...(failure.kind !== 'status' && failure.cause !== undefined ? { cause: failure.cause } : {}),
+        ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
+        : { code: failure.kind, cause: failure.cause }),
     },
   );
 }
 
-export function retryAfterTooLongError(endpoint: string, attempts: number, waitMs: number, maxWaitMs: number, last: ApiError): ServiceError {
+export function retryAfterTooLongError(endpoint: string, attempts: number, waitMs: number, maxWaitMs: number, last: RequestError): ServiceError {
   return new ServiceError(
     `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again (${describeStatus(last.status ?? 0, last.code)}), ` +
       `longer than prospect waits (${formatSeconds(maxWaitMs)}); try again later`,
@@ -365,10 +367,16 @@ export function retryAfterTooLongError(endpoint: string, attempts: number, waitM
       attempts,
       reason: last.reason,
       details: { ...last.details, retry_after_ms: waitMs },
-      ...(last.status !== undefined ? { status: last.status } : {}),
-      ...(last.code !== undefined ? { code: last.code } : {}),
+      status: last.status,
+      code: last.code,
+      retryable: true,
     },
   );
+}
+
+/** A 2xx whose body is not what the contract describes, once the loop stops asking again. */
+export function malformedAnswerError(endpoint: string, attempts: number, status: number, problem: string, hint: string | undefined): MalformedResponseError {
+  return new MalformedResponseError(`the service answered ${endpoint} with ${problem}`, { endpoint, attempts, status, reason: problem, hint });
 }
 
 /** `150 ms`, `2 s`, `2.5 s`: short waits in ms so a 150 ms timeout does not read as "0.1 s". */

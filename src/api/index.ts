@@ -11,9 +11,10 @@ export {
   type ContactsResult,
   type ProspectClient,
 } from './client.js';
-export type { RequestEvent } from './http.js';
+export type { RequestEvent } from './request-loop.js';
 export {
-  ApiError,
+  RequestError,
+  ClientOptionError,
   UnanswerableError,
   AuthError,
   BadRequestError,
@@ -21,10 +22,9 @@ export {
   MalformedResponseError,
   AbortedError,
   errorFromResponse,
-  isRetryableStatus,
-  type ApiErrorInit,
+  type RequestErrorInit,
 } from './errors.js';
-export { backoffDelayMs, parseRetryAfter, decideRetry, type RetryPolicy } from './retry.js';
+export { RETRY_DEFAULTS, backoffDelayMs, parseRetryAfter, decideRetry, isRetryableStatus, type RetryPolicy } from './retry.js';
 export { normalizeCursor } from './pagination.js';
 export {
   SENIORITIES,

@@ -3,7 +3,7 @@
  * returns what is stored and throws a UsageError saying why a value is refused.
  */
 import { InvalidArgumentError } from 'commander';
-import { checkBaseUrl } from '../api/index.js';
+import { checkBaseUrl, ClientOptionError } from '../api/index.js';
 import { integerInRange } from '../commands/options.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
@@ -25,7 +25,7 @@ export function parseConfigValue(key: ConfigKey, text: string): string | number 
 
 /** The reason a value was refused, with its hint, whatever kind of error the check threw. */
 export function refusal(error: unknown): { reason: string; hint?: string } {
-  if (error instanceof CliError) return { reason: error.message.replace(/\.$/, ''), ...(error.hint ? { hint: error.hint } : {}) };
+  if (error instanceof CliError || error instanceof ClientOptionError) return { reason: error.message.replace(/\.$/, ''), ...(error.hint ? { hint: error.hint } : {}) };
   return { reason: error instanceof Error ? error.message : String(error) };
 }
 

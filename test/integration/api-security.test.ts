@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { inspect } from 'node:util';
-import { ApiError, ServiceError, createClient, type ClientOptions, type ProspectClient, type RequestEvent } from '../../src/api/index.js';
-import { ExitCode, UsageError } from '../../src/exit-codes.js';
+import { ClientOptionError, RequestError, ServiceError, createClient, type ClientOptions, type ProspectClient, type RequestEvent } from '../../src/api/index.js';
+import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
 import { companiesPage, errorBody, failure, startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'sk_live_DO_NOT_LEAK_7f3a9c';
@@ -37,7 +37,7 @@ describe('redirects', () => {
     const service = await serve([{ status, headers: { location: `${elsewhere.url}/api/v1/companies?technology=Shopify` } }]);
     const error = await failure(listAll(clientFor(service)));
     expect(error).toBeInstanceOf(ServiceError);
-    expect((error as ServiceError).exitCode).toBe(ExitCode.service);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
     expect(error.message).toBe(
       `the service redirected to ${elsewhere.url} (${status} ${status === 301 ? 'Moved Permanently' : status === 302 ? 'Found' : status === 307 ? 'Temporary Redirect' : 'Permanent Redirect'}); prospect does not follow redirects with your key`,
     );
@@ -50,7 +50,7 @@ describe('plain http', () => {
   it('to a non-loopback host is refused before any connection', () => {
     const started = performance.now();
     for (const baseUrl of ['http://example.invalid', 'http://192.0.2.1:4010', 'http://[2001:db8::1]']) {
-      expect(() => createClient({ baseUrl, apiKey: KEY })).toThrow(UsageError);
+      expect(() => createClient({ baseUrl, apiKey: KEY })).toThrow(ClientOptionError);
       expect(() => createClient({ baseUrl, apiKey: KEY })).toThrow(/refusing to send the API key over plain http/);
     }
     expect(performance.now() - started).toBeLessThan(100);
@@ -66,7 +66,7 @@ describe('plain http', () => {
   it('the refusal happens before any socket: a listening trap gets no connection', async () => {
     // A host name that would resolve to the trap if the client ever connected.
     const trap = await listenTrap();
-    expect(() => createClient({ baseUrl: `http://127.0.0.1.nip.io:${trap.port}`, apiKey: KEY })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: `http://127.0.0.1.nip.io:${trap.port}`, apiKey: KEY })).toThrow(ClientOptionError);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(trap.connections).toBe(0);
     await trap.close();
@@ -95,7 +95,7 @@ describe('the key never leaks', () => {
     const events: RequestEvent[] = [];
     const client = clientFor(server, { onRequest: (event) => events.push(event), ...options });
     const error = await failure(listAll(client));
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(RequestError);
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     for (const text of [
       error.message,

@@ -2,7 +2,11 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { renderCsv } from '../helpers/csv.js';
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvField } from '../../src/io/writers.js';
+import { neutralizeFormula } from '../../src/io/formula.js';
+
+/** One field as prospect's CSV writer writes it (the header line `c0` cut off). */
+const csvField = async (value: string) => (await renderCsv([[value]], 1, false)).slice('c0\n'.length, -1);
+const csvCell = (value: string, guard: boolean) => (guard ? neutralizeFormula(value) : value);
 
 /** What prospect wrote with csv-stringify before its CSV encoder was written by hand (bench, issue 8). */
 // A carriage return inside a cell is quoted too: csv-stringify alone would leave it bare, and a
@@ -16,10 +20,10 @@ const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), tricky);
 const render = renderCsv;
 
 describe('the hand-written CSV encoder writes exactly what csv-stringify wrote', () => {
-  it('field by field', () => {
-    fc.assert(
-      fc.property(anyText, (value) => {
-        expect(`${csvField(value)}\n`).toBe(reference([[value]]));
+  it('field by field', async () => {
+    await fc.assert(
+      fc.asyncProperty(anyText, async (value) => {
+        expect(`${await csvField(value)}\n`).toBe(reference([[value]]));
       }),
       { numRuns: 3000 },
     );
@@ -37,13 +41,13 @@ describe('the hand-written CSV encoder writes exactly what csv-stringify wrote',
     );
   });
 
-  it('the cases that matter in practice', () => {
+  it('the cases that matter in practice', async () => {
     for (const value of ['', 'plain', 'a,b', 'say "hi"', 'two\nlines', 'cr\rinside', ' lead', 'trail ', '\ttab', 'x\r', "'+1 415", 'Cao & Partners Co., Ltd.']) {
-      expect(`${csvField(value)}\n`).toBe(reference([[value]]));
+      expect(`${await csvField(value)}\n`).toBe(reference([[value]]));
     }
   });
 });
 
-it('quotes a carriage return inside a cell, so no spreadsheet splits the row there', () => {
-  expect(csvField('a\rb')).toBe('"a\rb"');
+it('quotes a carriage return inside a cell, so no spreadsheet splits the row there', async () => {
+  expect(await csvField('a\rb')).toBe('"a\rb"');
 });
