@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// `npm run bench` (issue 8): prospect measured against its baselines, on this machine, in one run.
+// `npm run bench` (issues 8 and 12): prospect measured against its baselines, on this machine, in one run.
 // Prints the figures and writes BENCHMARKS.md (with --quick: a reduced run, written to
 // bench/out/BENCHMARKS.quick.md unless --write is given). Needs `npm run build` first (the bench
 // times bin/prospect.js as users run it); the shell baselines need curl and jq.
 //
 //   npm run bench                 # 6 to 7 minutes on 2 cores
 //   npm run bench -- --quick      # about 2 minutes
-//   npm run bench -- --only=startup,export,contacts,memory,pipeline
+//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
 //
 // Every sandbox is a `prospect sandbox` child process on loopback, so the service's CPU is not the
@@ -15,25 +15,27 @@ import { availableParallelism, cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, hasCommand, measure, prospectEnv, recordPages, startSandbox, summarize, timeSync } from './lib.js';
+import { BIN, ROOT, hasCommand, measure, prospectEnv, startSandbox, summarize, timeSync } from './lib.js';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const WRITE = !QUICK || args.includes('--write');
-const ONLY = (args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['startup', 'export', 'contacts', 'memory', 'pipeline']);
+const ONLY = (args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['startup', 'export', 'latency', 'contacts', 'memory', 'pipeline']);
 const TECHNOLOGY = 'jQuery';
 
 const CONFIG = QUICK
   ? {
       startupRuns: 10,
-      export: { companies: 100_000, prospectRuns: 2, shellRuns: 1, localPages: 10, localRounds: 3 },
+      export: { companies: 100_000, prospectRuns: 2, shellRuns: 1 },
+      latency: { companies: 20_000, latencyMs: 100, runs: 2 },
       contacts: { companies: 20_000, latencyMs: 200, domains: 1_000, limit: 1000, runs: { 1: 1, 4: 1, 8: 1 }, shellRuns: 1 },
       memory: { companies: 100_000, bigRuns: 1, smallRuns: 2, smallMax: 10_000 },
       pipeline: { companies: 5_000, runs: 1, concurrency: 4 },
     }
   : {
       startupRuns: 30,
-      export: { companies: 200_000, prospectRuns: 3, shellRuns: 3, localPages: 30, localRounds: 7 },
+      export: { companies: 200_000, prospectRuns: 3, shellRuns: 3 },
+      latency: { companies: 100_000, latencyMs: 100, runs: 3 },
       contacts: { companies: 20_000, latencyMs: 200, domains: 5_000, limit: 1000, runs: { 1: 2, 4: 3, 8: 3 }, shellRuns: 2 },
       memory: { companies: 1_000_000, bigRuns: 2, smallRuns: 3, smallMax: 10_000 },
       pipeline: { companies: 20_000, runs: 3, concurrency: 4 },
@@ -55,7 +57,10 @@ const BEFORE = {
   ],
 };
 
-const TARGETS = { startupRatio: 1.5, exportSpeedup: 3, localRowsPerSecond: 200_000, latencyRatio: 1.3, rssMb: 150, rssFlat: 1.2 };
+// Issue 12 retired the local-CPU target (200,000 rows/s of parse + check + CSV with no network): it
+// measured nothing a user waits for. What replaces it is the export against a service with latency,
+// next to the least any client could do against the same service (a bare fetch loop).
+const TARGETS = { startupRatio: 1.4, exportSpeedup: 3, bareLoopRatio: 1.1, latencyRatio: 1.3, rssMb: 150, rssFlat: 1.2 };
 
 if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js'))) {
   process.stderr.write('bench: dist/ is missing; run `npm run build` first.\n');
@@ -75,6 +80,7 @@ try {
   if (!REPORT_ONLY) {
     if (ONLY.includes('startup')) results.startup = benchStartup();
     if (ONLY.includes('export')) results.export = await benchExport();
+    if (ONLY.includes('latency')) results.latency = await benchLatencyExport();
     if (ONLY.includes('contacts')) results.contacts = await benchContacts();
     if (ONLY.includes('memory')) results.memory = await benchMemory();
     if (ONLY.includes('pipeline')) results.pipeline = await benchPipeline();
@@ -144,13 +150,6 @@ async function benchExport() {
       shell = { wall: summarize(runs.map((run) => run.wallMs)), rowsPerSecond: summarize(runs.map((run) => (rows / run.wallMs) * 1000)), sameDomainsSameOrder: same, shellRows: shellDomains.length };
     }
 
-    log(`export: local CPU on ${config.localPages} recorded pages`);
-    const pagesDir = join(scratch, 'pages');
-    mkdirSync(pagesDir, { recursive: true });
-    const pages = await recordPages(sandbox, TECHNOLOGY, config.localPages);
-    pages.forEach((page, index) => writeFileSync(join(pagesDir, `page-${String(index).padStart(4, '0')}.json`), page));
-    const local = JSON.parse((await measure(node, [join(ROOT, 'bench', 'local-export.js'), pagesDir, String(config.localRounds)], { stdout: 'capture' })).stdout);
-
     const wall = summarize(prospect.map((run) => run.wallMs));
     const rowsPerSecond = summarize(prospect.map((run) => (rows / run.wallMs) * 1000));
     return {
@@ -160,7 +159,48 @@ async function benchExport() {
       prospect: { wall, rowsPerSecond, rssMb: summarize(prospect.map((run) => run.rssMb)) },
       shell,
       speedup: shell ? rowsPerSecond.median / shell.rowsPerSecond.median : undefined,
-      local: { ...local, rowsPerSecond: summarize(local.rowsPerSecond), cpuRowsPerSecond: summarize(local.cpuRowsPerSecond) },
+    };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2b. Export against a service with latency, next to a bare fetch loop
+
+/**
+ * What a user waits for: the export against a service that takes `latencyMs` to answer each page,
+ * against bench/baseline/fetch-loop.js (Node's fetch following next_cursor, bodies thrown away) on
+ * the same sandbox, runs interleaved. Both are whole processes, start-up included.
+ */
+async function benchLatencyExport() {
+  const config = CONFIG.latency;
+  log(`latency: sandbox of ${config.companies.toLocaleString('en-US')} companies, --latency ${config.latencyMs}`);
+  const sandbox = await startSandbox({ companies: config.companies, latencyMs: config.latencyMs });
+  try {
+    const env = prospectEnv(sandbox.url);
+    const out = join(scratch, 'latency.csv');
+    const prospect = [];
+    const bare = [];
+    let pages;
+    for (let run = 0; run < config.runs; run++) {
+      log(`latency: run ${run + 1}/${config.runs}, prospect then the bare fetch loop`);
+      const before = await sandbox.stats();
+      prospect.push(await measure(node, [BIN, 'companies', '--technology', TECHNOLOGY], { env, stdout: out }));
+      pages = (await sandbox.stats()).companies - before.companies;
+      const loop = await measure(node, [join(ROOT, 'bench', 'baseline', 'fetch-loop.js'), TECHNOLOGY, '1000'], { env, stdout: 'capture' });
+      if (Number(loop.stdout.trim()) !== pages) throw new Error(`the bare loop fetched ${loop.stdout.trim()} pages, prospect ${pages}`);
+      bare.push(loop);
+    }
+    const ratios = prospect.map((run, index) => run.wallMs / bare[index].wallMs);
+    return {
+      companies: config.companies,
+      latencyMs: config.latencyMs,
+      rows: countLines(out) - 1,
+      pages,
+      prospect: { wall: summarize(prospect.map((run) => run.wallMs)), rssMb: summarize(prospect.map((run) => run.rssMb)) },
+      bare: { wall: summarize(bare.map((run) => run.wallMs)) },
+      ratio: summarize(ratios),
     };
   } finally {
     await sandbox.stop();
@@ -396,7 +436,10 @@ function report(r) {
   if (e) {
     const shellText = e.shell ? `curl + jq loop: ${spread(e.shell.rowsPerSecond, int)} rows/s` : 'curl/jq not installed';
     lines.push(`| 2 | Export throughput, ${int(e.rows)} rows | ${spread(e.prospect.rowsPerSecond, int)} rows/s${e.speedup ? ` = ${x(e.speedup)} the shell loop` : ''} | ${shellText} | ≥ ${TARGETS.exportSpeedup}× | ${e.speedup ? verdict(e.speedup >= TARGETS.exportSpeedup) : 'n/a'} |`);
-    lines.push(`| 2 | Local CPU: read + check + CSV | ${spread(e.local.rowsPerSecond, int)} rows/s | decoding + JSON.parse of the rows alone: ${int((1000 / e.local.msPer1000Rows.readRows) * 1000)} rows/s; of whole pages: ${int((1000 / e.local.msPer1000Rows.jsonParseWholePage) * 1000)} rows/s | ≥ ${int(TARGETS.localRowsPerSecond)} rows/s | ${verdict(e.local.rowsPerSecond.median >= TARGETS.localRowsPerSecond)} |`);
+  }
+  const l = r.latency;
+  if (l) {
+    lines.push(`| 2b | Export at \`--latency ${l.latencyMs}\`, ${int(l.rows)} rows | ${spread(l.prospect.wall, ms)} = ${spread(l.ratio, x)} the bare loop | bare fetch loop: ${spread(l.bare.wall, ms)} | ≤ ${TARGETS.bareLoopRatio}× | ${verdict(l.ratio.median <= TARGETS.bareLoopRatio)} |`);
   }
   const c = r.contacts;
   if (c) {
@@ -442,14 +485,18 @@ function report(r) {
       lines.push(`- shell loop: ${spread(e.shell.wall, ms)}, ${spread(e.shell.rowsPerSecond, int)} rows/s.`);
       lines.push(`- Outputs compared: ${e.shell.sameDomainsSameOrder ? `the same ${int(e.rows)} domains in the same order` : `**they differ** (prospect ${int(e.rows)} rows, shell ${int(e.shell.shellRows)})`}.`);
     }
-    const t = e.local.msPer1000Rows;
-    lines.push(`- Local CPU (bench/local-export.js: ${e.local.pages} recorded pages, ${(e.local.bytes / 1e6).toFixed(1)} MB, through the client's page reader and schema check and the CSV writer from dist/, no network): ${spread(e.local.rowsPerSecond, int)} rows/s (${((e.local.bytes / e.local.rows) / 1024).toFixed(1)} KB of JSON a row). Per 1,000 rows: reading the rows ${t.readRows.toFixed(1)} ms, schema check ${t.schemaCheck.toFixed(1)} ms, CSV ${t.csv.toFixed(1)} ms; for scale, \`JSON.parse\` of whole pages alone takes ${t.jsonParseWholePage.toFixed(1)} ms.`);
     lines.push('');
-    if (e.local.rowsPerSecond.median < TARGETS.localRowsPerSecond) {
-      lines.push(`**Target missed: local CPU.** ${int(TARGETS.localRowsPerSecond)} rows/s would be ${(1e6 / TARGETS.localRowsPerSecond).toFixed(1)} ms per 1,000 rows for everything, but each row here is about ${((e.local.bytes / e.local.rows) / 1024).toFixed(1)} KB of JSON (some 25 technology entries), and merely reading the rows (UTF-8 decoding and V8's \`JSON.parse\` of each row, none of it prospect's own code) takes ${t.readRows.toFixed(1)} ms per 1,000 on this CPU: ${int((1000 / t.readRows) * 1000)} rows/s before any check or CSV. Parsing whole pages the usual way is slower still (${t.jsonParseWholePage.toFixed(1)} ms). What prospect adds on top, the schema check and the CSV, is ${(t.schemaCheck + t.csv).toFixed(1)} ms. Getting past the parse would take not building the rows at all (a hand-written scanner that pulls the CSV cells out of the bytes and validates as it goes): a large new parser on the path every export takes, for CSV output only; not done.`);
-      lines.push('');
-    }
-    lines.push('What changed (the local part before, per 1,000 rows: JSON.parse 14.2 ms, zod 5.1 ms, csv-stringify 6.6 ms): the schema check of company rows is done by hand with the same rules as the zod schema and falls back to zod for any row it does not accept, so failures and their messages are zod\'s (src/api/schemas.ts, held equal to zod by a property test); the CSV encoder is written by hand, byte-identical to csv-stringify with the options used before (src/io/writers.ts, property-tested against it); a page\'s rows are cut apart in the bytes and parsed one by one instead of as one 3.8 MB string (src/api/fast-json.ts, exactly JSON.parse\'s value or a fall back to it); the next page is fetched while the current one is written (src/core/export-companies.ts, never past `--max`).');
+    lines.push('The local-CPU figure of issue 8 (parse + check + CSV of recorded pages, no network, target 200,000 rows/s) is retired (issue 12): it measured nothing a user waits for. Pages are parsed with `JSON.parse`, checked by their zod schema and written by csv-stringify; that CPU is hidden behind the network because the next page is fetched while the current one is written (src/core/export-companies.ts). Section 2b measures what a user waits for.');
+    lines.push('');
+  }
+  if (l) {
+    lines.push(`## 2b. Export against a service with latency, next to a bare fetch loop`);
+    lines.push('');
+    lines.push(`A sandbox of ${int(l.companies)} companies started with \`--latency ${l.latencyMs}\` (each answer waits ${l.latencyMs} ms). \`prospect companies --technology ${TECHNOLOGY} > out.csv\` (${int(l.rows)} rows, ${l.pages} pages of 1,000) against bench/baseline/fetch-loop.js: Node's own fetch asking the same pages one after the other, following \`next_cursor\` and throwing the bodies away, the least any export could do. Runs interleaved, whole processes (start-up included), ratio per pair of runs.`);
+    lines.push('');
+    lines.push(`- prospect: ${spread(l.prospect.wall, ms)}, peak RSS ${spread(l.prospect.rssMb, mb)}.`);
+    lines.push(`- bare fetch loop: ${spread(l.bare.wall, ms)}.`);
+    lines.push(`- ratio: ${spread(l.ratio, x)}; target ≤ ${TARGETS.bareLoopRatio}×: ${verdict(l.ratio.median <= TARGETS.bareLoopRatio)}.`);
     lines.push('');
   }
   if (c) {

@@ -150,9 +150,9 @@ async function* listCompanies(
         endpoint: '/companies',
         params: [
           ['technology', query.technology],
-          ['not_technology', nonEmpty(query.notTechnology)],
-          ['employee_range', nonEmpty(query.employeeRange)],
-          ['country', nonEmpty(query.country)],
+          ['not_technology', query.notTechnology],
+          ['employee_range', query.employeeRange],
+          ['country', query.country],
           ['limit', String(options.pageSize)],
           [options.cursorParam, cursor ?? undefined],
         ],
@@ -178,7 +178,7 @@ async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam
         endpoint: '/contacts',
         params: [
           ['domain', query.domains.join(',')],
-          ['seniority', query.seniority && query.seniority.length > 0 ? query.seniority.join(',') : undefined],
+          ['seniority', query.seniority?.join(',')],
           ['limit', query.limit !== undefined ? String(query.limit) : undefined],
           [cursorParam, cursor ?? undefined],
         ],
@@ -222,9 +222,8 @@ async function verifyEmail(http: HttpClient, email: string, idempotencyKey: stri
   });
   const { data, meta } = answer.value;
   const unitsUsed = meta?.units_used ?? unitsFromHeader(answer.headers['x-units-used']);
-  const fullMeta: VerifyMeta | undefined =
-    meta !== undefined || unitsUsed !== undefined ? { ...meta, ...(unitsUsed !== undefined ? { units_used: unitsUsed } : {}) } : undefined;
-  return { ...data, ...(fullMeta !== undefined ? { meta: fullMeta } : {}) };
+  if (unitsUsed !== undefined) return { ...data, meta: { ...meta, units_used: unitsUsed } };
+  return meta === undefined ? data : { ...data, meta };
 }
 
 type VerifyData = z.infer<typeof VerifyDataSchema>;
@@ -244,10 +243,6 @@ function unitsFromHeader(value: string | string[] | undefined): number | undefin
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
   return Number(text.trim());
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,22 +66,18 @@ export class RequestError extends Error {
 export class UnanswerableError extends RequestError {
   override readonly name = 'UnanswerableError';
 }
-
 /** 401 or 403: the key is unknown, or its plan lacks the endpoint. */
 export class AuthError extends RequestError {
   override readonly name = 'AuthError';
 }
-
 /** 400 or 404: the request itself is wrong (a parameter, a cursor, the base URL's path). */
 export class BadRequestError extends RequestError {
   override readonly name = 'BadRequestError';
 }
-
 /** The service or the network failed (after retries), redirected, or refused oddly. */
 export class ServiceError extends RequestError {
   override readonly name = 'ServiceError';
 }
-
 /** The service answered something that is not what the contract describes. */
 export class MalformedResponseError extends RequestError {
   override readonly name = 'MalformedResponseError';

@@ -55,7 +55,7 @@ export interface HttpClientOptions {
 export interface GetJsonRequest<T> {
   /** The path after `/api/v1`, e.g. `/companies`. */
   endpoint: string;
-  /** Query parameters in order; pairs with an undefined value are left out. */
+  /** Query parameters in order; pairs with an undefined or empty value are left out. */
   params: ReadonlyArray<readonly [string, string | undefined]>;
   check: (json: unknown) => SchemaCheck<T>;
   /** The service counts a unit per answered call: never ask again after a complete 2xx. */
@@ -229,13 +229,13 @@ function describeForEvent(failure: RetryableFailure, endpoint: string): string {
 // ---------------------------------------------------------------------------------------------
 // URL
 
-/** baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +). */
+/** baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +); empty values are left out. */
 export function buildUrl(baseUrl: URL, endpoint: string, params: GetJsonRequest<unknown>['params']): string {
   const basePath = baseUrl.pathname.replace(/\/+$/, '');
   // Tolerate a base URL given with the API prefix already on it.
   const prefix = basePath.endsWith('/api/v1') ? basePath : `${basePath}/api/v1`;
   const query = params
-    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined && pair[1] !== '')
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
     .join('&');
   return `${baseUrl.origin}${prefix}${endpoint}${query === '' ? '' : `?${query}`}`;

@@ -8,11 +8,11 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     signal: ctx.signal,
-    ...(ctx.global.pageSize !== undefined ? { pageSize: ctx.global.pageSize } : {}),
-    ...(ctx.global.timeout !== undefined ? { timeoutMs: ctx.global.timeout * 1000 } : {}),
-    ...(ctx.global.maxRetries !== undefined ? { maxRetries: ctx.global.maxRetries } : {}),
-    ...(connection.cursorParam ? { cursorParam: connection.cursorParam } : {}),
-    ...(ctx.reporter.debugging ? { onRequest: (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event)) } : {}),
+    pageSize: ctx.global.pageSize,
+    timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : undefined,
+    maxRetries: ctx.global.maxRetries,
+    cursorParam: connection.cursorParam,
+    onRequest: ctx.reporter.debugging ? (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event)) : undefined,
   });
   ctx.onCleanup(() => client.close());
   return client;
