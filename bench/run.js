@@ -4,7 +4,7 @@
 // bench/out/BENCHMARKS.quick.md unless --write is given). Needs `npm run build` first (the bench
 // times bin/prospect.js as users run it); the shell baselines need curl and jq.
 //
-//   npm run bench                 # 6 to 7 minutes on 2 cores
+//   npm run bench                 # about 8 minutes on an idle 2-core machine
 //   npm run bench -- --quick      # about 2 minutes
 //   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
@@ -423,7 +423,7 @@ function report(r) {
   lines.push('');
   if (r.quick) lines.push('> **Quick run** (`--quick`): smaller datasets and fewer runs than the issue asks for; figures are indicative only.\n');
   const loadBefore = Number(r.loadBefore[0]);
-  if (loadBefore > m.nproc) lines.push(`> **A loaded machine.** The load average was ${r.loadBefore[0]} before this run and ${r.loadAfter[0]} after it, on ${m.nproc} CPUs: other work took most of the CPU throughout. Every wall time below, and every ratio of one process to another, is worse than on an idle machine (CPU-bound work waits its turn, and prospect does more CPU work per page than its baselines); peak RSS is not affected. A missed target here needs a rerun on an idle machine before it is read as a regression.\n`);
+  if (loadBefore > m.nproc) lines.push(`> **A loaded machine.** The load average was ${r.loadBefore[0]} before this run and ${r.loadAfter[0]} after it, on ${m.nproc} CPUs: other work took most of the CPU throughout. Every wall time below, and every ratio of one process to another, is worse than on an idle machine (CPU-bound work waits its turn, and prospect does more CPU work per page than its baselines). Peak RSS moves too, less: V8's concurrent marking gets less CPU, so garbage can pile up further before a collection ends. A missed target here needs a rerun on an idle machine before it is read as a regression.\n`);
 
   lines.push('## Summary');
   lines.push('');
@@ -544,6 +544,6 @@ function report(r) {
   }
   lines.push('## Running it');
   lines.push('');
-  lines.push('`npm run build && npm run bench` (6 to 7 minutes on 2 cores; rewrites this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about 2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file). `--only=startup,export,contacts,memory,pipeline` picks sections. The shell baselines need `bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.');
+  lines.push('`npm run build && npm run bench` (about 8 minutes on an idle 2-core machine, longer under load; rewrites this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about 2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file). `--only=startup,export,latency,contacts,memory,pipeline` picks sections. The shell baselines need `bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.');
   return lines.join('\n');
 }
