@@ -7,16 +7,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'undici';
 import { checkJsonBody } from './body-check.js';
+import { AbortedError, RequestError } from './errors.js';
 import {
-  AbortedError,
-  RequestError,
   errorFromResponse,
   malformedAnswerError,
   redact,
   retriesExhaustedError,
   retryAfterTooLongError,
   type LastFailure,
-} from './errors.js';
+} from './error-responses.js';
 import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { createAttemptSignal, waitUnlessStopped } from './stop-signals.js';

@@ -2,7 +2,8 @@
  * A request that got no complete answer (refused, reset, cut short, timed out), described in words
  * a person can act on. Whether it is worth another attempt is retry.ts's decision.
  */
-import { RequestError, ServiceError, redact, type LastFailure } from './errors.js';
+import { redact, type LastFailure } from './error-responses.js';
+import { RequestError, ServiceError } from './errors.js';
 import { classifyTransportFailure } from './retry.js';
 
 const NETWORK_WORDS: Record<string, string> = {

@@ -9,10 +9,8 @@ import {
   ServiceError,
   RequestError,
   UnanswerableError,
-  errorFromResponse,
-  parseErrorBody,
-  retriesExhaustedError,
 } from '../../src/api/errors.js';
+import { errorFromResponse, parseErrorBody, retriesExhaustedError } from '../../src/api/error-responses.js';
 import { ExitCode, exitCodeOf, knownFailure } from '../../src/exit-codes.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
