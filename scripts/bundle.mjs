@@ -6,9 +6,9 @@
  * stay behind their dynamic imports as chunks beside it, loaded only by the command that runs.
  * Resolving and reading ~80 separate modules was most of the start-up time.
  *
- * Two plugins keep out of the bundle what the CLI never runs but would load, parse and keep in
- * memory with every data command (bench/, BENCHMARKS.md section 4): undici beyond its Agent and
- * request(), and zod's message locales.
+ * undici is imported by its public API (Agent, request), as the library build does. One plugin keeps
+ * out of the bundle what the CLI never runs but would load, parse and keep in memory with every
+ * data command: zod's message locales.
  *
  * The library API (`import { createClient } from 'prospect-cli'`) is not bundled: it stays the tsc
  * output in dist/ with its .d.ts files.
@@ -35,16 +35,6 @@ const zodWithoutLocales = {
   },
 };
 
-/** `undici` in src/api/http.ts is served by scripts/undici-core.cjs (see there why). */
-const undiciCore = {
-  name: 'undici-core',
-  setup(build) {
-    build.onResolve({ filter: /^undici$/ }, (args) =>
-      args.importer.endsWith(join('src', 'api', 'http.ts')) ? { path: join(root, 'scripts', 'undici-core.cjs') } : undefined,
-    );
-  },
-};
-
 const target = join(root, 'dist', 'cli');
 // Built beside the target, then moved in: chunks first (their names are content hashes, so an
 // unchanged chunk keeps its name), the entry last, by one rename. A CLI started during a build runs
@@ -66,7 +56,7 @@ try {
     // cli-table3) call require() for Node built-ins, which an ES module has to be given.
     banner: { js: "import { createRequire as __prospectCreateRequire } from 'node:module';\nconst require = __prospectCreateRequire(import.meta.url);" },
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [undiciCore, zodWithoutLocales],
+    plugins: [zodWithoutLocales],
     legalComments: 'none',
     logLevel: 'warning',
   });

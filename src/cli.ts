@@ -9,7 +9,8 @@ import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { exitCodesText, registerHelpCommand } from './commands/help.js';
-import { CliError, ExitCode, exitCodeOf, outputFailure } from './exit-codes.js';
+import { RETRY_DEFAULTS } from './api/retry.js';
+import { ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 import { packageVersion } from './package.js';
@@ -49,8 +50,8 @@ function buildProgram(run: CommandRunner): Command {
     .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
     .option('--page-size <n>', 'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)', integerInRange('--page-size', 1, 1000))
-    .option('--timeout <seconds>', 'give up on one request after this long (it is then retried)', integerInRange('--timeout', 1, 600), 30)
-    .option('--max-retries <n>', 'retries of a failed request (network, 408, 429, 5xx) before exit 5', integerInRange('--max-retries', 0, 20), 5)
+    .option('--timeout <seconds>', 'give up on one request after this long (it is then retried)', integerInRange('--timeout', 1, 600), RETRY_DEFAULTS.timeoutMs / 1000)
+    .option('--max-retries <n>', 'retries of a failed request (network, 408, 429, 5xx) before exit 5', integerInRange('--max-retries', 0, 20), RETRY_DEFAULTS.maxRetries)
     .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')
@@ -86,19 +87,18 @@ interface FailureReporter {
 }
 
 function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal): number {
+  const exitCode = exitCodeOf(error, signal);
   if (signal.aborted) {
     reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
-    return exitCodeOf(error, signal);
+    return exitCode;
   }
-  // A full disk or a refused rename is the machine's problem, not a bug: it gets its own message and code.
-  const known = outputFailure(error) ?? (error instanceof CliError ? error : undefined);
-  if (known) {
-    reporter.error(known.message, known.hint);
-    if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    return exitCodeOf(error, signal);
+  // A full disk, a refused key, a service that would not answer: a message for the person, not a bug report.
+  const known = knownFailure(error);
+  if (known) reporter.error(known.message, known.hint);
+  else {
+    const message = error instanceof Error ? error.message : String(error);
+    reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');
   }
-  const message = error instanceof Error ? error.message : String(error);
-  reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');
   if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  return ExitCode.internal;
+  return exitCode;
 }

@@ -1,3 +1,5 @@
+import { AbortedError, AuthError, BadRequestError, ClientOptionError, RequestError, UnanswerableError } from './api/errors.js';
+
 /**
  * The documented exit codes, one place for all of them. README "Exit codes" and
  * `prospect help exit-codes` are generated from EXIT_CODE_DOCS, so the text cannot drift.
@@ -77,12 +79,37 @@ export function outputFailure(error: unknown): CliError | undefined {
   );
 }
 
+/** What the API client's errors mean for a cron job; any other failed request is the service's or the network's (5). */
+const REQUEST_FAILURE_CODES: ReadonlyArray<readonly [new (...args: never[]) => RequestError, ExitCodeValue]> = [
+  [UnanswerableError, ExitCode.unanswerable],
+  [AuthError, ExitCode.auth],
+  [BadRequestError, ExitCode.usage],
+  [AbortedError, ExitCode.interrupted],
+];
+
+/**
+ * An error prospect expects, as the person running it is told (message and hint) and with its exit
+ * code; undefined for anything else, which is a bug (exit 1). A file-system failure of the output
+ * comes first: it can surface from any layer.
+ */
+export function knownFailure(error: unknown): { message: string; hint?: string | undefined; exitCode: ExitCodeValue } | undefined {
+  const output = outputFailure(error);
+  if (output !== undefined) return output;
+  if (error instanceof CliError) return error;
+  if (error instanceof ClientOptionError) return { message: error.message, hint: error.hint, exitCode: ExitCode.usage };
+  if (error instanceof RequestError) {
+    const exitCode = REQUEST_FAILURE_CODES.find(([kind]) => error instanceof kind)?.[1] ?? ExitCode.service;
+    return { message: error.message, hint: error.hint, exitCode };
+  }
+  return undefined;
+}
+
 /**
  * THE decision of a run's exit code, for the process exit and for every `--summary` record alike:
- * a signal that aborted the run wins, then a file-system failure of the output, then the error's own code.
+ * a signal that aborted the run wins, then what the error is (knownFailure), else an internal error.
  */
 export function exitCodeOf(error: unknown, signal?: AbortSignal): ExitCodeValue {
   if (signal?.aborted) return signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   if (error === undefined) return ExitCode.ok;
-  return (outputFailure(error) ?? (error instanceof CliError ? error : undefined))?.exitCode ?? ExitCode.internal;
+  return knownFailure(error)?.exitCode ?? ExitCode.internal;
 }

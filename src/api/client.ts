@@ -1,17 +1,16 @@
 /**
  * The typed client of the company and contact data service. No terminal here: no output, no
- * process.exit. Errors are ApiError subclasses carrying their exit codes.
+ * process.exit, no exit codes. A failed request throws a RequestError subclass (errors.ts) that
+ * carries what happened over HTTP; options it cannot work with throw a ClientOptionError.
  */
 import { z } from 'zod';
-import { UsageError } from '../exit-codes.js';
 import { packageVersion } from '../package.js';
-import { nonEmpty } from '../util/text.js';
-import { parseCompaniesPageBytes } from './fast-json.js';
-import { createHttpClient, type HttpClient, type RequestEvent } from './http.js';
+import { ClientOptionError } from './errors.js';
+import { createHttpClient, type HttpClient, type RequestEvent } from './request-loop.js';
 import { walkCursor } from './pagination.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 import {
-  checkCompaniesResponse,
+  CompaniesResponseSchema,
   ContactSchema,
   ContactsEnvelopeSchema,
   VerifyDataSchema,
@@ -32,23 +31,23 @@ export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
   /** Name of the cursor query parameter; default `cursor` (contract row 1). */
-  cursorParam?: string;
+  cursorParam?: string | undefined;
   /** Companies `limit`; default 1000 (contract row 2). */
-  pageSize?: number;
-  /** Per attempt, covering headers and body; default 30 000. */
-  timeoutMs?: number;
-  /** Default 5, so at most 6 attempts. */
-  maxRetries?: number;
-  /** Longest single wait between attempts; default 30 000. */
-  maxRetryDelayMs?: number;
-  /** Backoff base; default 500. */
-  retryBaseDelayMs?: number;
+  pageSize?: number | undefined;
+  /** Per attempt, covering headers and body; default RETRY_DEFAULTS.timeoutMs (src/api/retry.ts). */
+  timeoutMs?: number | undefined;
+  /** Default RETRY_DEFAULTS.maxRetries. */
+  maxRetries?: number | undefined;
+  /** Longest single wait between attempts; default RETRY_DEFAULTS.maxDelayMs. */
+  maxRetryDelayMs?: number | undefined;
+  /** Backoff base; default RETRY_DEFAULTS.baseDelayMs. */
+  retryBaseDelayMs?: number | undefined;
   /** Connection pool size per origin; default 16. */
   connections?: number;
   userAgent?: string;
   /** Aborts everything in flight and every wait (SIGINT). */
-  signal?: AbortSignal;
-  onRequest?: (event: RequestEvent) => void;
+  signal?: AbortSignal | undefined;
+  onRequest?: ((event: RequestEvent) => void) | undefined;
   /** Jitter source in [0, 1); default Math.random. Tests inject a fixed one. */
   random?: () => number;
 }
@@ -90,41 +89,38 @@ export interface ProspectClient {
   close(): Promise<void>;
 }
 
+/** The defaults of what is not about retrying (those are RETRY_DEFAULTS in retry.ts). */
 export const CLIENT_DEFAULTS = {
   cursorParam: 'cursor',
   pageSize: 1000,
-  timeoutMs: 30_000,
-  maxRetries: DEFAULT_RETRY_POLICY.maxRetries,
-  maxRetryDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs,
-  retryBaseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs,
   connections: 16,
 } as const;
 
-/** Throws a UsageError (exit 2) before any connection when the options are unsafe or invalid. */
+/** Throws a ClientOptionError before any connection when the options are unsafe or invalid. */
 export function createClient(options: ClientOptions): ProspectClient {
   const baseUrl = checkBaseUrl(options.baseUrl);
   checkApiKey(options.apiKey);
   checkNumbers(options);
   if (options.cursorParam !== undefined && options.cursorParam.trim() === '') {
-    throw new UsageError('the cursor parameter name is empty', 'Set cursor-param to the name the service uses (default: cursor).');
+    throw new ClientOptionError('the cursor parameter name is empty', 'Set cursor-param to the name the service uses (default: cursor).');
   }
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
   const policy: RetryPolicy = {
-    maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
-    baseDelayMs: options.retryBaseDelayMs ?? CLIENT_DEFAULTS.retryBaseDelayMs,
-    maxDelayMs: options.maxRetryDelayMs ?? CLIENT_DEFAULTS.maxRetryDelayMs,
+    maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
     random: options.random ?? DEFAULT_RETRY_POLICY.random,
   };
   const http = createHttpClient({
     baseUrl,
     apiKey: options.apiKey,
-    timeoutMs: options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
+    timeoutMs: options.timeoutMs ?? RETRY_DEFAULTS.timeoutMs,
     policy,
     connections: options.connections ?? CLIENT_DEFAULTS.connections,
     userAgent: options.userAgent ?? `prospect-cli/${packageVersion()}`,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    signal: options.signal,
+    onRequest: options.onRequest,
   });
 
   return {
@@ -137,13 +133,6 @@ export function createClient(options: ClientOptions): ProspectClient {
 
 // ---------------------------------------------------------------------------------------------
 // Endpoints
-
-/**
- * How a companies page is read: rows cut apart in the bytes (fast-json.ts), checked by the fast
- * schema check, each falling back to the plain way. Exported for bench/, which times this local
- * part of an export (parse, check, CSV) on recorded pages, without the network.
- */
-export const COMPANIES_BODY = { parseBytes: parseCompaniesPageBytes, check: checkCompaniesResponse } as const;
 
 async function* listCompanies(
   http: HttpClient,
@@ -159,13 +148,13 @@ async function* listCompanies(
         endpoint: '/companies',
         params: [
           ['technology', query.technology],
-          ['not_technology', nonEmpty(query.notTechnology)],
-          ['employee_range', nonEmpty(query.employeeRange)],
-          ['country', nonEmpty(query.country)],
+          ['not_technology', query.notTechnology],
+          ['employee_range', query.employeeRange],
+          ['country', query.country],
           ['limit', String(options.pageSize)],
           [options.cursorParam, cursor ?? undefined],
         ],
-        ...COMPANIES_BODY,
+        check: (json) => checkSchema(CompaniesResponseSchema, json),
       });
       return { page: value, itemCount: value.data.length, nextCursor: value.next_cursor };
     },
@@ -187,7 +176,7 @@ async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam
         endpoint: '/contacts',
         params: [
           ['domain', query.domains.join(',')],
-          ['seniority', query.seniority && query.seniority.length > 0 ? query.seniority.join(',') : undefined],
+          ['seniority', query.seniority?.join(',')],
           ['limit', query.limit !== undefined ? String(query.limit) : undefined],
           [cursorParam, cursor ?? undefined],
         ],
@@ -224,16 +213,15 @@ async function verifyEmail(http: HttpClient, email: string, idempotencyKey: stri
   const answer = await http.getJson({
     endpoint: '/verify',
     params: [['email', email]],
-    ...(idempotencyKey !== undefined ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+    headers: idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : undefined,
     check: checkVerifyBody,
     // One unit per answered call (contract row 23): a complete answer is never asked again.
     chargedPerAnswer: true,
   });
   const { data, meta } = answer.value;
   const unitsUsed = meta?.units_used ?? unitsFromHeader(answer.headers['x-units-used']);
-  const fullMeta: VerifyMeta | undefined =
-    meta !== undefined || unitsUsed !== undefined ? { ...meta, ...(unitsUsed !== undefined ? { units_used: unitsUsed } : {}) } : undefined;
-  return { ...data, ...(fullMeta !== undefined ? { meta: fullMeta } : {}) };
+  if (unitsUsed !== undefined) return { ...data, meta: { ...meta, units_used: unitsUsed } };
+  return meta === undefined ? data : { ...data, meta };
 }
 
 type VerifyData = z.infer<typeof VerifyDataSchema>;
@@ -274,19 +262,19 @@ export function checkBaseUrl(baseUrl: string): URL {
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`the base URL "${baseUrl}" is not a valid URL`, 'Give the service root, e.g. https://api.example.com');
+    throw new ClientOptionError(`the base URL "${baseUrl}" is not a valid URL`, 'Give the service root, e.g. https://api.example.com');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`the base URL must start with https:// (got ${url.protocol}//)`);
+    throw new ClientOptionError(`the base URL must start with https:// (got ${url.protocol}//)`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError('the base URL must not contain a user name or password', 'Put the API key in PROSPECT_API_KEY.');
+    throw new ClientOptionError('the base URL must not contain a user name or password', 'Put the API key in PROSPECT_API_KEY.');
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new UsageError(`the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`);
+    throw new ClientOptionError(`the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(
+    throw new ClientOptionError(
       `refusing to send the API key over plain http to ${url.host}; use https://`,
       'Plain http is allowed only to this machine (127.0.0.0/8, ::1, localhost), e.g. the sandbox.',
     );
@@ -296,11 +284,11 @@ export function checkBaseUrl(baseUrl: string): URL {
 
 function checkApiKey(apiKey: string): void {
   if (apiKey === '') {
-    throw new UsageError('no API key is set', 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.');
+    throw new ClientOptionError('no API key is set', 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.');
   }
   // Never echo the key: a message about it could end up in a log.
   if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
-    throw new UsageError('the API key contains spaces or control characters', 'Check for a stray newline when it was pasted.');
+    throw new ClientOptionError('the API key contains spaces or control characters', 'Check for a stray newline when it was pasted.');
   }
 }
 
@@ -321,7 +309,7 @@ function checkNumbers(options: ClientOptions): void {
     const value = options[name];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new UsageError(`${name} must be an integer from ${min} to ${max} (got ${String(value)})`);
+      throw new ClientOptionError(`${name} must be an integer from ${min} to ${max} (got ${String(value)})`);
     }
   }
 }

@@ -1,50 +1,52 @@
 /**
- * Errors of the API client. Each class fixes its exit code, so the CLI maps an error to an exit
- * code by class alone. `errorFromResponse` is the ONE place where an HTTP status and body become
- * an error; the retry loop and the client never build status errors themselves.
+ * Errors of the API client. They carry what happened over HTTP (status, the service's code and
+ * reason, whether asking again later may help), never what the CLI does about it: the CLI maps them
+ * to exit codes at its edge (exitCodeOf in src/exit-codes.ts). Each class names one kind of failure;
+ * error-responses.ts builds them from what the service answered.
  *
- * Security: messages, reasons and details may quote what the service said. The service could echo
- * the API key (a proxy's error page, an "unknown key xyz" reason), so every string that comes from
- * the outside world goes through `redact` before it lands on an error.
+ * Messages are sentences for a person, without a `prospect:` prefix: whoever shows them adds it.
+ * This module imports nothing, so the CLI's start (which maps errors) loads no HTTP code.
  */
-import { STATUS_CODES } from 'node:http';
-import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { isRecord } from '../util/is-record.js';
-import { shorten } from '../util/text.js';
-
-export interface ApiErrorInit {
+export interface RequestErrorInit {
   /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
-  reason?: string;
-  status?: number;
-  /** The service's machine-readable code, e.g. `plan_required`. */
-  code?: string;
+  reason?: string | undefined;
+  status?: number | undefined;
+  /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
+  code?: string | undefined;
   /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...). */
   details?: Record<string, unknown>;
   /** The endpoint as the user knows it, e.g. `/companies`. */
-  endpoint?: string;
+  endpoint?: string | undefined;
   /** How many HTTP attempts were made before giving up. */
-  attempts?: number;
-  hint?: string;
+  attempts?: number | undefined;
+  /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
+  retryable?: boolean;
+  hint?: string | undefined;
   cause?: unknown;
 }
 
-export class ApiError extends CliError {
+/** A request to the service failed: what the service or the network said. */
+export class RequestError extends Error {
   readonly status?: number;
   readonly code?: string;
   readonly reason: string;
   readonly details: Readonly<Record<string, unknown>>;
   readonly endpoint?: string;
   readonly attempts?: number;
+  readonly retryable: boolean;
+  readonly hint?: string;
 
-  constructor(message: string, exitCode: ExitCodeValue, init: ApiErrorInit = {}) {
-    super(message, exitCode, init.hint);
-    this.name = 'ApiError';
+  constructor(message: string, init: RequestErrorInit = {}) {
+    super(message);
+    this.name = 'RequestError';
     this.reason = init.reason ?? message;
     this.details = init.details ?? {};
+    this.retryable = init.retryable ?? false;
     if (init.status !== undefined) this.status = init.status;
     if (init.code !== undefined) this.code = init.code;
     if (init.endpoint !== undefined) this.endpoint = init.endpoint;
     if (init.attempts !== undefined) this.attempts = init.attempts;
+    if (init.hint !== undefined) this.hint = init.hint;
     // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a
     // transport error object.
     if (init.cause !== undefined) {
@@ -53,325 +55,44 @@ export class ApiError extends CliError {
   }
 }
 
-/** 422: the service would not answer (unknown technology, filters that match nobody, ...). Exit 3. */
-export class UnanswerableError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.unanswerable, init);
-    this.name = 'UnanswerableError';
-  }
+/** 422: the service would not answer (unknown technology, filters that match nobody, ...). */
+export class UnanswerableError extends RequestError {
+  override readonly name = 'UnanswerableError';
+}
+/** 401 or 403: the key is unknown, or its plan lacks the endpoint. */
+export class AuthError extends RequestError {
+  override readonly name = 'AuthError';
+}
+/** 400 or 404: the request itself is wrong (a parameter, a cursor, the base URL's path). */
+export class BadRequestError extends RequestError {
+  override readonly name = 'BadRequestError';
+}
+/** The service or the network failed (after retries), redirected, or refused oddly. */
+export class ServiceError extends RequestError {
+  override readonly name = 'ServiceError';
+}
+/** The service answered something that is not what the contract describes. */
+export class MalformedResponseError extends RequestError {
+  override readonly name = 'MalformedResponseError';
 }
 
-/** 401 or 403: the key is unknown, or its plan lacks the endpoint. Exit 4. */
-export class AuthError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.auth, init);
-    this.name = 'AuthError';
-  }
-}
+/** The caller's AbortSignal fired (SIGINT). */
+export class AbortedError extends RequestError {
+  override readonly name = 'AbortedError';
 
-/** 400 or 404: the request itself is wrong (a parameter, a cursor, the base URL's path). Exit 2. */
-export class BadRequestError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.usage, init);
-    this.name = 'BadRequestError';
-  }
-}
-
-/** The service or the network failed (after retries), redirected, or refused oddly. Exit 5. */
-export class ServiceError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.service, init);
-    this.name = 'ServiceError';
-  }
-}
-
-/** The service answered something that is not what the contract describes. Exit 5. */
-export class MalformedResponseError extends ApiError {
-  constructor(message: string, init: ApiErrorInit = {}) {
-    super(message, ExitCode.service, init);
-    this.name = 'MalformedResponseError';
-  }
-}
-
-/** The caller's AbortSignal fired (SIGINT). Exit 130. */
-export class AbortedError extends ApiError {
   constructor(endpoint?: string) {
-    super('interrupted before the service answered', ExitCode.interrupted, {
-      reason: 'aborted',
-      ...(endpoint !== undefined ? { endpoint } : {}),
-    });
-    this.name = 'AbortedError';
+    super('interrupted before the service answered', { reason: 'aborted', endpoint });
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Redaction
+/** createClient was given options it cannot work with (an unsafe base URL, an empty key, a number out of range). */
+export class ClientOptionError extends Error {
+  override readonly name = 'ClientOptionError';
 
-/**
- * Replaces every occurrence of the secret in a string. Keys shorter than 4 characters are not
- * redacted: replacing every "a" in a message would destroy it, and such a key is no secret anyway.
- */
-export function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < 4) return text;
-  return text.split(secret).join('[redacted]');
-}
-
-/** `redact` applied to every string inside a JSON-like value (keys included). */
-export function redactDeep(value: unknown, secret: string | undefined): unknown {
-  if (typeof value === 'string') return redact(value, secret);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secret));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [redact(key, secret), redactDeep(item, secret)]),
-    );
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
   }
-  return value;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Error bodies
-
-export interface ParsedErrorBody {
-  code?: string;
-  reason?: string;
-  details: Record<string, unknown>;
-}
-
-const MAX_REASON_LENGTH = 300;
-
-/** Reasons go into one-line messages: collapse whitespace and keep them short. */
-function oneLine(text: string): string {
-  const collapsed = text.replace(/\s+/g, ' ').trim();
-  return shorten(collapsed, MAX_REASON_LENGTH);
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? oneLine(value) : undefined;
-}
-
-/**
- * Reads the contract's `{"error":{"code","reason",...}}` and, tolerantly, what other services
- * send: `{"error":"text"}`, `{"message":"text"}`, `{"code","reason"}` at top level, or no JSON at
- * all (then nothing is known beyond the status).
- */
-export function parseErrorBody(bodyText: string): ParsedErrorBody {
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    return { details: {} };
-  }
-  if (!isRecord(json)) return { details: {} };
-
-  const error = json.error;
-  if (isRecord(error)) {
-    const { code, reason, message, ...details } = error;
-    return withoutUndefined({
-      code: nonEmptyString(code),
-      reason: nonEmptyString(reason) ?? nonEmptyString(message),
-      details,
-    });
-  }
-  const { code, reason, message, detail, ...rest } = json;
-  return withoutUndefined({
-    code: nonEmptyString(code) ?? (typeof error === 'string' && /^[a-z_]+$/.test(error) ? error : undefined),
-    reason: nonEmptyString(reason) ?? nonEmptyString(message) ?? nonEmptyString(detail) ?? nonEmptyString(error),
-    details: Object.fromEntries(Object.entries(rest).filter(([key]) => key !== 'error')),
-  });
-}
-
-function withoutUndefined(parsed: { code: string | undefined; reason: string | undefined; details: Record<string, unknown> }): ParsedErrorBody {
-  const result: ParsedErrorBody = { details: parsed.details };
-  if (parsed.code !== undefined) result.code = parsed.code;
-  if (parsed.reason !== undefined) result.reason = parsed.reason;
-  return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Status → error
-
-/** `503 internal_error` when the service gave a code, `503 Service Unavailable` otherwise. */
-export function describeStatus(status: number, code?: string): string {
-  return `${status} ${code ?? STATUS_CODES[status] ?? 'unknown status'}`;
-}
-
-/** 408, 429 and every 5xx are worth asking again; nothing else is. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
-
-export interface ResponseFacts {
-  endpoint: string;
-  status: number;
-  bodyText: string;
-  /** The `Location` header of a 3xx, resolved against the request URL. */
-  location?: string;
-  /** The API key, only so it can be redacted from what the service said. */
-  secret?: string;
-}
-
-/**
- * The one mapping from a non-2xx HTTP answer to an error. Retryable statuses also map here: the
- * retry loop calls it to describe the last failure once it gives up.
- */
-export function errorFromResponse(facts: ResponseFacts): ApiError {
-  const { endpoint, status, secret } = facts;
-  const body = parseErrorBody(redact(facts.bodyText, secret));
-  const details = redactDeep(body.details, secret) as Record<string, unknown>;
-  const init: ApiErrorInit = {
-    endpoint,
-    status,
-    reason: body.reason ?? (STATUS_CODES[status] ?? 'unknown status').toLowerCase(),
-    details,
-    ...(body.code !== undefined ? { code: body.code } : {}),
-  };
-  const said = body.reason !== undefined ? `: ${body.reason}` : '';
-  const statusText = describeStatus(status, body.code);
-
-  if (status >= 300 && status <= 399) return redirectError(facts, init);
-  if (status === 401) {
-    return new AuthError('the service rejected the API key (401 unauthorized).', {
-      ...init,
-      hint: 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
-    });
-  }
-  if (status === 403) return forbiddenError(endpoint, body, init, said);
-  if (status === 422) return unanswerableError(body, init);
-  if (status === 400) {
-    return new BadRequestError(`the service rejected the request to ${endpoint} (${statusText})${said}`, init);
-  }
-  if (status === 404) {
-    return new BadRequestError(`the service has no ${endpoint} at this base URL (${statusText})${said}`, {
-      ...init,
-      hint: 'Check the base URL: it is the service root, without /api/v1.',
-    });
-  }
-  if (isRetryableStatus(status)) {
-    return new ServiceError(`the service failed to answer ${endpoint} (${statusText})${said}`, init);
-  }
-  // Any other status (405, 409, 413, 2xx oddities...) means prospect and the service disagree
-  // about the protocol, not that the user's input is wrong: exit 5, not 2.
-  return new ServiceError(`the service refused the request to ${endpoint} (${statusText})${said}`, init);
-}
-
-function redirectError(facts: ResponseFacts, init: ApiErrorInit): ServiceError {
-  const target = facts.location !== undefined ? originOf(facts.location) : undefined;
-  const where = target !== undefined ? ` to ${redact(target, facts.secret)}` : '';
-  return new ServiceError(
-    `the service redirected${where} (${describeStatus(facts.status)}); prospect does not follow redirects with your key`,
-    { ...init, hint: 'Use the final address as the base URL if you trust it.' },
-  );
-}
-
-function originOf(location: string): string | undefined {
-  try {
-    return new URL(location).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-function forbiddenError(endpoint: string, body: ParsedErrorBody, init: ApiErrorInit, said: string): AuthError {
-  if (body.code === 'plan_required') {
-    const message =
-      endpoint === '/contacts'
-        ? 'the contacts endpoint needs the Growth plan or higher; this key\'s plan does not include it (403 plan_required).'
-        : `this key's plan does not include ${endpoint} (403 plan_required)${said}`;
-    return new AuthError(message, { ...init, hint: 'Use a key on a plan that includes this endpoint, or try --sandbox.' });
-  }
-  return new AuthError(`the service refused this key access to ${endpoint} (${describeStatus(403, body.code)})${said}`, init);
-}
-
-/**
- * The spec promises a reason with every 422. Without one nobody can tell "the filter matched
- * nobody" from a broken service, so it is treated as a malformed answer (exit 5), not as exit 3
- * that a cron job would read as "nobody matched this week".
- */
-function unanswerableError(body: ParsedErrorBody, init: ApiErrorInit): UnanswerableError | MalformedResponseError {
-  const codeText = body.code !== undefined ? ` ${body.code}` : '';
-  if (body.reason === undefined) {
-    return new MalformedResponseError(`the service refused the request (422${codeText}) without the reason the specification promises`, {
-      ...init,
-      hint: 'This is the service breaking its contract; try again later, and report it to the service if it persists.',
-    });
-  }
-  // The sandbox (and perhaps the real service) already names its suggestions in the reason: say them once.
-  const hint = suggestionsAlreadyIn(body.reason, body.details) ? undefined : hintFromDetails(body.details);
-  return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, { ...init, ...(hint !== undefined ? { hint } : {}) });
-}
-
-function suggestionsAlreadyIn(reason: string, details: Record<string, unknown>): boolean {
-  const listed = [details.suggestions, details.valid_values].find((value) => Array.isArray(value) && value.length > 0) as unknown[] | undefined;
-  return listed !== undefined && listed.every((item) => reason.includes(String(item)));
-}
-
-/** `suggestions` and `valid_values` (contract row 7) become a hint the user can act on. */
-function hintFromDetails(details: Record<string, unknown>): string | undefined {
-  const list = (value: unknown): string | undefined =>
-    Array.isArray(value) && value.length > 0 ? value.map((item) => String(item)).join(', ') : undefined;
-  const suggestions = list(details.suggestions);
-  if (suggestions !== undefined) return `Closest names: ${suggestions}.`;
-  const validValues = list(details.valid_values);
-  if (validValues !== undefined) return `Valid values: ${validValues}.`;
-  return undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Giving up after retries
-
-/** What the last failed attempt was, for the "after N attempts (last: ...)" message. */
-export type LastFailure =
-  | { kind: 'status'; error: ApiError }
-  | { kind: 'network'; description: string; cause?: unknown }
-  | { kind: 'timeout'; timeoutMs: number; cause?: unknown };
-
-export function describeFailure(failure: LastFailure): string {
-  switch (failure.kind) {
-    case 'status':
-      return describeStatus(failure.error.status ?? 0, failure.error.code) +
-        (failure.error.reason ? ` "${failure.error.reason}"` : '');
-    case 'network':
-      return failure.description;
-    case 'timeout':
-      return `no complete answer within ${formatSeconds(failure.timeoutMs)}`;
-  }
-}
-
-export function retriesExhaustedError(endpoint: string, attempts: number, failure: LastFailure): ServiceError {
-  const plural = attempts === 1 ? 'attempt' : 'attempts';
-  return new ServiceError(
-    `the service did not answer ${endpoint} after ${attempts} ${plural} (last: ${describeFailure(failure)}); ` +
-      'try again later; check the service status and the base URL',
-    {
-      endpoint,
-      attempts,
-      reason: describeFailure(failure),
-      ...(failure.kind === 'status'
-        ? { status: failure.error.status, details: failure.error.details, ...(failure.error.code !== undefined ? { code: failure.error.code } : {}) }
-        : { code: failure.kind }),
-      ...(failure.kind !== 'status' && failure.cause !== undefined ? { cause: failure.cause } : {}),
-    },
-  );
-}
-
-export function retryAfterTooLongError(endpoint: string, attempts: number, waitMs: number, maxWaitMs: number, last: ApiError): ServiceError {
-  return new ServiceError(
-    `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again (${describeStatus(last.status ?? 0, last.code)}), ` +
-      `longer than prospect waits (${formatSeconds(maxWaitMs)}); try again later`,
-    {
-      endpoint,
-      attempts,
-      reason: last.reason,
-      details: { ...last.details, retry_after_ms: waitMs },
-      ...(last.status !== undefined ? { status: last.status } : {}),
-      ...(last.code !== undefined ? { code: last.code } : {}),
-    },
-  );
-}
-
-/** `150 ms`, `2 s`, `2.5 s`: short waits in ms so a 150 ms timeout does not read as "0.1 s". */
-export function formatSeconds(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const seconds = ms / 1000;
-  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }

@@ -11,20 +11,20 @@ export {
   type ContactsResult,
   type ProspectClient,
 } from './client.js';
-export type { RequestEvent } from './http.js';
+export type { RequestEvent } from './request-loop.js';
 export {
-  ApiError,
+  RequestError,
+  ClientOptionError,
   UnanswerableError,
   AuthError,
   BadRequestError,
   ServiceError,
   MalformedResponseError,
   AbortedError,
-  errorFromResponse,
-  isRetryableStatus,
-  type ApiErrorInit,
+  type RequestErrorInit,
 } from './errors.js';
-export { backoffDelayMs, parseRetryAfter, decideRetry, type RetryPolicy } from './retry.js';
+export { errorFromResponse } from './error-responses.js';
+export { RETRY_DEFAULTS, backoffDelayMs, parseRetryAfter, decideRetry, isRetryableStatus, type RetryPolicy } from './retry.js';
 export { normalizeCursor } from './pagination.js';
 export {
   SENIORITIES,

@@ -1,7 +1,18 @@
 /**
- * Backoff policy, as the widely trusted SDKs do it (AWS "full jitter", Stripe): the n-th retry
- * waits a uniformly random time in [0, min(cap, base * 2^n)). Randomness spreads many clients
- * apart after a shared outage; the random source is injectable so tests are deterministic.
+ * Every "ask again?" decision of the client, and its defaults. The request loop (request-loop.ts)
+ * only describes what happened to an attempt and does what this module says.
+ *
+ * What is retried (everything else fails at once):
+ * - connection failures (refused, reset, closed mid-body, cut short), and timeouts;
+ * - 408, 429 and every 5xx, honouring Retry-After as a floor;
+ * - a malformed 2xx body (HTML, invalid JSON, wrong shape), at most MAX_MALFORMED_RETRIES times:
+ *   proxies and load balancers do serve transient HTML error pages with status 200, but a service
+ *   that keeps answering the wrong shape will not change its mind, so the budget is small. Not for
+ *   calls charged per answer (verify): a complete 2xx may have cost a unit and is never asked again.
+ *
+ * Backoff as the widely trusted SDKs do it (AWS "full jitter", Stripe): the n-th retry waits a
+ * uniformly random time in [0, min(cap, base * 2^n)). Randomness spreads many clients apart after
+ * a shared outage; the random source is injectable so tests are deterministic.
  */
 
 export interface RetryPolicy {
@@ -14,12 +25,63 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+/** The defaults of the client and of the CLI flags `--timeout` and `--max-retries`. */
+export const RETRY_DEFAULTS = {
+  /** Per attempt, covering headers and body. */
+  timeoutMs: 30_000,
   maxRetries: 5,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
+} as const;
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  maxRetries: RETRY_DEFAULTS.maxRetries,
+  baseDelayMs: RETRY_DEFAULTS.baseDelayMs,
+  maxDelayMs: RETRY_DEFAULTS.maxDelayMs,
   random: Math.random,
 };
+
+/** Malformed 2xx answers are retried at most this many times (see the top of this file). */
+export const MAX_MALFORMED_RETRIES = 2;
+
+// ---------------------------------------------------------------------------------------------
+// What is worth asking again
+
+/** 408, 429 and every 5xx are worth asking again; nothing else is. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/** Errors that retrying cannot fix: a misspelt host, a bad certificate. */
+const FINAL_NETWORK_CODES = new Set([
+  'ENOTFOUND',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+/** Bugs in how prospect called undici; never retried, surfaced as internal errors (exit 1). */
+const PROGRAMMER_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']);
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * What a transport failure (no complete answer) is: a timeout or a network error (both retried), a
+ * network error that retrying cannot fix (`final`), or a bug in prospect's call (`bug`).
+ */
+export function classifyTransportFailure(code: string | undefined, timedOut: boolean): 'timeout' | 'network' | 'final' | 'bug' {
+  if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) return 'timeout';
+  if (code === undefined) return 'network';
+  if (PROGRAMMER_ERROR_CODES.has(code)) return 'bug';
+  return FINAL_NETWORK_CODES.has(code) ? 'final' : 'network';
+}
+
+// ---------------------------------------------------------------------------------------------
+// How long to wait
 
 /** The full-jitter wait before retry number `retryIndex` (0 for the first retry). */
 export function backoffDelayMs(retryIndex: number, policy: RetryPolicy): number {
@@ -55,22 +117,48 @@ export function retryAfterFromBody(details: Readonly<Record<string, unknown>>): 
   return undefined;
 }
 
+/** The wait the service asked for: the Retry-After header, else the `retry_after` of the error body. */
+export function requestedWaitMs(header: string | string[] | undefined, details: Readonly<Record<string, unknown>>): number | undefined {
+  return parseRetryAfter(header) ?? retryAfterFromBody(details);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decision
+
 export type RetryDecision =
   | { retry: true; delayMs: number }
   | { retry: false; why: 'exhausted' }
   | { retry: false; why: 'retry-after-too-long'; retryAfterMs: number };
 
+/** A failed attempt that could be worth another, as the loop saw it. */
+export interface FailedAttempt {
+  /** Retries already made for this request (0 after the first attempt). */
+  retryIndex: number;
+  /** The service's Retry-After, in ms, if it asked for one. */
+  retryAfterMs?: number | undefined;
+  /** A complete 2xx whose body was not what the contract describes. */
+  malformed?: boolean;
+  /** Malformed answers already retried for this request. */
+  malformedRetries?: number;
+  /** The service charges each answered call (verify): a complete 2xx is never asked again. */
+  chargedPerAnswer?: boolean;
+}
+
 /**
- * Whether to try again after a failed attempt, and how long to wait. `retryIndex` counts the
- * retries already made. `retryAfterMs` is a floor: the wait is never shorter than the service
- * asked. A Retry-After longer than the cap ends the run at once: waiting minutes silently would
- * look like a hang, and waiting less than asked would only earn another 429.
+ * Whether to try again after a failed attempt, and how long to wait. `retryAfterMs` is a floor: the
+ * wait is never shorter than the service asked. A Retry-After longer than the cap ends the run at
+ * once: waiting minutes silently would look like a hang, and waiting less than asked would only
+ * earn another 429.
  */
-export function decideRetry(retryIndex: number, retryAfterMs: number | undefined, policy: RetryPolicy): RetryDecision {
-  if (retryIndex >= policy.maxRetries) return { retry: false, why: 'exhausted' };
+export function decideRetry(failed: FailedAttempt, policy: RetryPolicy): RetryDecision {
+  if (failed.malformed && (failed.chargedPerAnswer || (failed.malformedRetries ?? 0) >= MAX_MALFORMED_RETRIES)) {
+    return { retry: false, why: 'exhausted' };
+  }
+  if (failed.retryIndex >= policy.maxRetries) return { retry: false, why: 'exhausted' };
+  const { retryAfterMs } = failed;
   if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) {
     return { retry: false, why: 'retry-after-too-long', retryAfterMs };
   }
-  const jittered = backoffDelayMs(retryIndex, policy);
+  const jittered = backoffDelayMs(failed.retryIndex, policy);
   return { retry: true, delayMs: Math.max(jittered, retryAfterMs ?? 0) };
 }

@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { checkBaseUrl } from '../api/index.js';
+import { checkBaseUrl, ClientOptionError } from '../api/index.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../io/writers.js';
@@ -81,7 +81,7 @@ export function issueRefusal(issue: z.core.$ZodIssue | undefined): { reason: str
 
 /** The reason a value was refused, with its hint, whatever kind of error the check threw. */
 export function refusal(error: unknown): { reason: string; hint?: string } {
-  if (error instanceof CliError) return { reason: error.message.replace(/\.$/, ''), hint: error.hint };
+  if (error instanceof CliError || error instanceof ClientOptionError) return { reason: error.message.replace(/\.$/, ''), hint: error.hint };
   return { reason: error instanceof Error ? error.message : String(error) };
 }
 

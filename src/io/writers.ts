@@ -1,4 +1,5 @@
-import type { Column, Cell } from './columns.js';
+import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
+import type { Column } from './columns.js';
 import { neutralizeFormula } from './formula.js';
 import type { TextSink } from './sink.js';
 
@@ -39,50 +40,42 @@ export async function createRowWriter<Row>(
   }
 }
 
-export function csvCell(value: Cell, escapeFormulas: boolean): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value !== 'string') return String(value);
-  return escapeFormulas ? neutralizeFormula(value) : value;
-}
+/**
+ * csv-stringify's options for every CSV prospect writes: LF between records, and quotes around a
+ * field that starts or ends with white space or holds a carriage return (a spreadsheet reads a bare
+ * CR as the end of the row), besides the quotes, commas and line feeds csv-stringify always quotes.
+ */
+const CSV_FORMAT: StringifyOptions = { record_delimiter: 'unix', quoted_match: /^\s|\s$|\r/ };
 
 /**
- * One CSV field, byte for byte what csv-stringify writes with `record_delimiter: 'unix'` and
- * `quoted_match: /^\s|\s$|\r/` (test/unit/csv-encoding.test.ts checks the two against each other):
- * quoted when it holds a quote, a comma, a line feed or a carriage return (which spreadsheets read as
- * a line break, and csv-stringify would leave bare), or starts or ends with white space; quotes
- * inside are doubled. Written by hand because csv-stringify's generic path (option objects,
- * casting, arrays of arrays) was a third of the CPU of a large export.
+ * The cell casts: a string passes through the formula guard (src/io/formula.ts, not csv-stringify's
+ * `escape_formulas`, which misses a leading LF) and a boolean reads `true`/`false` (csv-stringify
+ * would write `1` and an empty cell).
  */
-const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
-
-export function csvField(value: string): string {
-  if (value === '' || !NEEDS_QUOTES.test(value)) return value;
-  return `"${value.includes('"') ? value.replaceAll('"', '""') : value}"`;
+function csvRowOptions(escapeFormulas: boolean): StringifyOptions {
+  return {
+    ...CSV_FORMAT,
+    cast: {
+      boolean: (value) => String(value),
+      string: escapeFormulas ? (value) => neutralizeFormula(value) : (value) => value,
+    },
+  };
 }
 
 function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<Row> {
-  const { columns, escapeFormulas } = options;
-  const encodeRow = (row: Row): string => {
-    let line = '';
-    for (let index = 0; index < columns.length; index++) {
-      const field = csvField(csvCell(columns[index]!.get(row), escapeFormulas));
-      line = index === 0 ? field : `${line},${field}`;
-    }
-    return `${line}\n`;
-  };
+  const { columns } = options;
+  const rowOptions = csvRowOptions(options.escapeFormulas);
   let headerWritten = options.resume?.started ?? false;
   const writeHeader = async () => {
     if (headerWritten) return;
     headerWritten = true;
-    await sink.write(`${columns.map((column) => csvField(column.name)).join(',')}\n`);
+    await sink.write(stringify([columns.map((column) => column.name)], CSV_FORMAT));
   };
   return {
     async writeRows(rows) {
       await writeHeader();
       if (rows.length === 0) return;
-      let text = '';
-      for (const row of rows) text += encodeRow(row);
-      await sink.write(text);
+      await sink.write(stringify(rows.map((row) => columns.map((column) => column.get(row))), rowOptions));
     },
     // A header-only file is how an empty result is written, when the user asked for one.
     async finish() {

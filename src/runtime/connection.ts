@@ -8,7 +8,7 @@ export type SandboxPlan = (typeof SANDBOX_PLANS)[number];
 export interface Connection {
   baseUrl: string;
   apiKey: string;
-  cursorParam?: string;
+  cursorParam?: string | undefined;
   /** True when talking to the in-process sandbox (generated data; nothing is paid for). */
   sandbox: boolean;
 }
@@ -33,7 +33,7 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
     );
   }
   const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
-  return { baseUrl, apiKey, sandbox: false, ...(cursorParam ? { cursorParam } : {}) };
+  return { baseUrl, apiKey, sandbox: false, cursorParam };
 }
 
 async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {

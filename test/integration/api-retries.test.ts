@@ -13,7 +13,7 @@ import {
   type ProspectClient,
   type RequestEvent,
 } from '../../src/api/index.js';
-import { ExitCode } from '../../src/exit-codes.js';
+import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
 import { clientOf, closeScripted, companiesPage, errorBody, failure, serveScript, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const KEY = 'retry-key-ABCDEF123456';
@@ -172,7 +172,7 @@ describe('not retried', () => {
     const { server, client } = await setup([{ status, body: errorBody('some_code', 'some reason') }, ok]);
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(cls);
-    expect((error as ServiceError).exitCode).toBe(exitCode);
+    expect(exitCodeOf(error)).toBe(exitCode);
     expect(server.requests).toHaveLength(1);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ status, attempt: 1 });
@@ -189,7 +189,7 @@ describe('not retried', () => {
     const { client, server } = await setup([{ status: 422, body: 'nope' }]);
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
-    expect((error as MalformedResponseError).exitCode).toBe(5);
+    expect(exitCodeOf(error)).toBe(5);
     expect(error.message).toBe('the service refused the request (422) without the reason the specification promises');
     expect(server.requests).toHaveLength(1);
   });
@@ -200,7 +200,7 @@ describe('retry cap', () => {
     const { server, client } = await setup([{ status: 503, body: errorBody('internal_error', 'down for maintenance') }], { maxRetries: 3 });
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(ServiceError);
-    expect((error as ServiceError).exitCode).toBe(ExitCode.service);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
     expect((error as ServiceError).attempts).toBe(4);
     expect(error.message).toBe(
       'the service did not answer /companies after 4 attempts (last: 503 internal_error "down for maintenance"); try again later; check the service status and the base URL',
@@ -235,7 +235,7 @@ describe('malformed answers', () => {
     const { server, client } = await setup([response]);
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
-    expect((error as MalformedResponseError).exitCode).toBe(ExitCode.service);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
     expect(error.message).toMatch(message);
     expect(error.message).not.toContain('\n');
     expect(server.requests).toHaveLength(3);
@@ -300,7 +300,7 @@ describe('abort', () => {
     controller.abort();
     const error = await pending;
     expect(error).toBeInstanceOf(AbortedError);
-    expect((error as AbortedError).exitCode).toBe(ExitCode.interrupted);
+    expect(exitCodeOf(error)).toBe(ExitCode.interrupted);
   });
 
   it('aborting interrupts a backoff wait', async () => {

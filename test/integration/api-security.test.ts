@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { inspect } from 'node:util';
-import { ApiError, ServiceError, createClient, type ClientOptions, type ProspectClient, type RequestEvent } from '../../src/api/index.js';
-import { ExitCode, UsageError } from '../../src/exit-codes.js';
+import { ClientOptionError, RequestError, ServiceError, createClient, type ClientOptions, type ProspectClient, type RequestEvent } from '../../src/api/index.js';
+import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
 import { runCli } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/programs.js';
 import { clientOf, closeScripted, companiesPage, errorBody, failure, serveScript, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -26,7 +26,7 @@ describe('redirects', () => {
     const service = await serve([{ status, headers: { location: `${elsewhere.url}/api/v1/companies?technology=Shopify` } }]);
     const error = await failure(listAll(clientFor(service)));
     expect(error).toBeInstanceOf(ServiceError);
-    expect((error as ServiceError).exitCode).toBe(ExitCode.service);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
     expect(error.message).toBe(
       `the service redirected to ${elsewhere.url} (${status} ${status === 301 ? 'Moved Permanently' : status === 302 ? 'Found' : status === 307 ? 'Temporary Redirect' : 'Permanent Redirect'}); prospect does not follow redirects with your key`,
     );
@@ -38,7 +38,7 @@ describe('redirects', () => {
 describe('plain http', () => {
   it('to a non-loopback host is refused', () => {
     for (const baseUrl of ['http://example.invalid', 'http://192.0.2.1:4010', 'http://[2001:db8::1]']) {
-      expect(() => createClient({ baseUrl, apiKey: KEY })).toThrow(UsageError);
+      expect(() => createClient({ baseUrl, apiKey: KEY })).toThrow(ClientOptionError);
       expect(() => createClient({ baseUrl, apiKey: KEY })).toThrow(/refusing to send the API key over plain http/);
     }
   });
@@ -68,7 +68,7 @@ describe('plain http', () => {
       expect(trap.received()).not.toContain(KEY);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/refusing to send the API key over plain http/);
-      expect(() => createClient({ baseUrl: base, apiKey: KEY })).toThrow(UsageError);
+      expect(() => createClient({ baseUrl: base, apiKey: KEY })).toThrow(ClientOptionError);
     } finally {
       await trap.close();
     }
@@ -97,7 +97,7 @@ describe('the key never leaks', () => {
     const events: RequestEvent[] = [];
     const client = clientFor(server, { onRequest: (event) => events.push(event), ...options });
     const error = await failure(listAll(client));
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(RequestError);
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     for (const text of [
       error.message,

@@ -2,24 +2,22 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   AbortedError,
-  ApiError,
   AuthError,
+  ClientOptionError,
   BadRequestError,
   MalformedResponseError,
   ServiceError,
+  RequestError,
   UnanswerableError,
-  errorFromResponse,
-  isRetryableStatus,
-  parseErrorBody,
-  retriesExhaustedError,
 } from '../../src/api/errors.js';
-import { CliError, ExitCode } from '../../src/exit-codes.js';
+import { errorFromResponse, parseErrorBody, retriesExhaustedError } from '../../src/api/error-responses.js';
+import { ExitCode, exitCodeOf, knownFailure } from '../../src/exit-codes.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
 const map = (status: number, body: unknown = '', endpoint = '/companies') =>
   errorFromResponse({ endpoint, status, bodyText: typeof body === 'string' ? body : json(body) });
 
-describe('errorFromResponse: status → class and exit code', () => {
+describe('errorFromResponse: status → class, and the CLI\'s exit code for it', () => {
   it.each([
     [400, BadRequestError, ExitCode.usage],
     [404, BadRequestError, ExitCode.usage],
@@ -34,10 +32,10 @@ describe('errorFromResponse: status → class and exit code', () => {
   ])('%i → %o', (status, cls, exitCode) => {
     const error = map(status, { error: { code: 'x', reason: 'y' } });
     expect(error).toBeInstanceOf(cls);
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(exitCode);
+    expect(error).toBeInstanceOf(RequestError);
+    expect(exitCodeOf(error)).toBe(exitCode);
     expect(error.status).toBe(status);
+    expect(error.retryable).toBe(status === 429 || status >= 500);
   });
 
   it('401 says how to set the key', () => {
@@ -76,7 +74,7 @@ describe('errorFromResponse: status → class and exit code', () => {
 
   it('422 without a reason is a broken contract: a clear message and exit 5', () => {
     expect(map(422, '').message).toBe('the service refused the request (422) without the reason the specification promises');
-    expect(map(422, '').exitCode).toBe(5);
+    expect(exitCodeOf(map(422, ''))).toBe(5);
     expect(map(422, { error: { code: 'no_match' } }).message).toBe(
       'the service refused the request (422 no_match) without the reason the specification promises',
     );
@@ -87,7 +85,7 @@ describe('errorFromResponse: status → class and exit code', () => {
     expect(error.message).toBe(
       'the service redirected to https://evil.example:8443 (301 Moved Permanently); prospect does not follow redirects with your key',
     );
-    expect(error.exitCode).toBe(ExitCode.service);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
   });
 
   it('400 quotes the service', () => {
@@ -95,12 +93,12 @@ describe('errorFromResponse: status → class and exit code', () => {
     expect(error.message).toBe('the service rejected the request to /companies (400 invalid_parameter): limit must be 1 to 1000');
   });
 
-  it('every status maps to an ApiError with a one-line message and a documented exit code', () => {
+  it('every status maps to a RequestError with a one-line message and a documented exit code', () => {
     const codes = new Set<number>([ExitCode.usage, ExitCode.unanswerable, ExitCode.auth, ExitCode.service]);
     fc.assert(
       fc.property(fc.integer({ min: 300, max: 599 }), fc.string(), (status, body) => {
         const error = map(status, body);
-        return error instanceof ApiError && codes.has(error.exitCode) && !error.message.includes('\n') && error.status === status;
+        return error instanceof RequestError && codes.has(exitCodeOf(error)) && !error.message.includes('\n') && error.status === status;
       }),
     );
   });
@@ -158,9 +156,17 @@ describe('redaction', () => {
 
 describe('other error classes', () => {
   it('exit codes', () => {
-    expect(new MalformedResponseError('x').exitCode).toBe(ExitCode.service);
-    expect(new AbortedError('/companies').exitCode).toBe(ExitCode.interrupted);
+    expect(exitCodeOf(new MalformedResponseError('x'))).toBe(ExitCode.service);
+    expect(exitCodeOf(new AbortedError('/companies'))).toBe(ExitCode.interrupted);
+    expect(exitCodeOf(new ClientOptionError('bad base URL'))).toBe(ExitCode.usage);
     expect(new UnanswerableError('x').reason).toBe('x');
+  });
+
+  it('carry no exit code and no prefix of their own; the CLI shows message and hint as they are', () => {
+    const error = map(401, { error: { code: 'unauthorized', reason: 'unknown key' } });
+    expect(error).not.toHaveProperty('exitCode');
+    expect(error.message).not.toMatch(/^prospect:/);
+    expect(knownFailure(error)).toEqual({ message: error.message, hint: error.hint, exitCode: ExitCode.auth });
   });
 
   it('retries exhausted says attempts, the last failure and what to do', () => {
@@ -169,11 +175,7 @@ describe('other error classes', () => {
       'the service did not answer /companies after 6 attempts (last: 503 internal_error "boom"); try again later; check the service status and the base URL',
     );
     expect(error.attempts).toBe(6);
-    expect(error.exitCode).toBe(ExitCode.service);
-  });
-
-  it('isRetryableStatus', () => {
-    expect([408, 429, 500, 502, 503, 504, 599].every(isRetryableStatus)).toBe(true);
-    expect([200, 301, 400, 401, 403, 404, 405, 422].some(isRetryableStatus)).toBe(false);
+    expect(error.retryable).toBe(true);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
   });
 });

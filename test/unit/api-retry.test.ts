@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { backoffDelayMs, decideRetry, parseRetryAfter, retryAfterFromBody, type RetryPolicy } from '../../src/api/retry.js';
+import { MAX_MALFORMED_RETRIES, backoffDelayMs, classifyTransportFailure, decideRetry, isRetryableStatus, parseRetryAfter, retryAfterFromBody, type RetryPolicy } from '../../src/api/retry.js';
 
 const policy = (overrides: Partial<RetryPolicy> = {}): RetryPolicy => ({
   maxRetries: 5,
@@ -69,21 +69,49 @@ describe('parseRetryAfter', () => {
 
 describe('decideRetry', () => {
   it('retries with the backoff delay while the budget lasts', () => {
-    expect(decideRetry(0, undefined, policy())).toEqual({ retry: true, delayMs: 250 });
-    expect(decideRetry(4, undefined, policy())).toEqual({ retry: true, delayMs: 4000 });
-    expect(decideRetry(5, undefined, policy())).toEqual({ retry: false, why: 'exhausted' });
+    expect(decideRetry({ retryIndex: 0 }, policy())).toEqual({ retry: true, delayMs: 250 });
+    expect(decideRetry({ retryIndex: 4 }, policy())).toEqual({ retry: true, delayMs: 4000 });
+    expect(decideRetry({ retryIndex: 5 }, policy())).toEqual({ retry: false, why: 'exhausted' });
   });
 
   it('never waits less than Retry-After', () => {
-    expect(decideRetry(0, 2000, policy())).toEqual({ retry: true, delayMs: 2000 });
-    expect(decideRetry(4, 1000, policy())).toEqual({ retry: true, delayMs: 4000 });
+    expect(decideRetry({ retryIndex: 0, retryAfterMs: 2000 }, policy())).toEqual({ retry: true, delayMs: 2000 });
+    expect(decideRetry({ retryIndex: 4, retryAfterMs: 1000 }, policy())).toEqual({ retry: true, delayMs: 4000 });
   });
 
   it('gives up at once when Retry-After exceeds the cap', () => {
-    expect(decideRetry(0, 31_000, policy())).toEqual({ retry: false, why: 'retry-after-too-long', retryAfterMs: 31_000 });
+    expect(decideRetry({ retryIndex: 0, retryAfterMs: 31_000 }, policy())).toEqual({ retry: false, why: 'retry-after-too-long', retryAfterMs: 31_000 });
   });
 
   it('makes exactly one attempt with maxRetries 0', () => {
-    expect(decideRetry(0, undefined, policy({ maxRetries: 0 }))).toEqual({ retry: false, why: 'exhausted' });
+    expect(decideRetry({ retryIndex: 0 }, policy({ maxRetries: 0 }))).toEqual({ retry: false, why: 'exhausted' });
+  });
+});
+
+describe('what is worth asking again', () => {
+  it('a malformed answer: twice at most, never on a call charged per answer', () => {
+    expect(MAX_MALFORMED_RETRIES).toBe(2);
+    expect(decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0 }, policy())).toEqual({ retry: true, delayMs: 250 });
+    expect(decideRetry({ retryIndex: 1, malformed: true, malformedRetries: 1 }, policy())).toEqual({ retry: true, delayMs: 500 });
+    expect(decideRetry({ retryIndex: 2, malformed: true, malformedRetries: 2 }, policy())).toEqual({ retry: false, why: 'exhausted' });
+    expect(decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0, chargedPerAnswer: true }, policy())).toEqual({ retry: false, why: 'exhausted' });
+    // A status or network failure on a charged call got no answer, so it is asked again.
+    expect(decideRetry({ retryIndex: 0, chargedPerAnswer: true }, policy())).toEqual({ retry: true, delayMs: 250 });
+  });
+
+  it('408, 429 and 5xx statuses', () => {
+    expect([408, 429, 500, 502, 503, 504, 599].every(isRetryableStatus)).toBe(true);
+    expect([200, 301, 400, 401, 403, 404, 405, 422, 600].some(isRetryableStatus)).toBe(false);
+  });
+
+  it('transport failures: timeouts and connection errors, not a misspelt host or a bad certificate', () => {
+    expect(classifyTransportFailure('ECONNRESET', false)).toBe('network');
+    expect(classifyTransportFailure(undefined, false)).toBe('network');
+    expect(classifyTransportFailure('UND_ERR_SOCKET', false)).toBe('network');
+    expect(classifyTransportFailure('ECONNRESET', true)).toBe('timeout');
+    expect(classifyTransportFailure('UND_ERR_HEADERS_TIMEOUT', false)).toBe('timeout');
+    expect(classifyTransportFailure('ENOTFOUND', false)).toBe('final');
+    expect(classifyTransportFailure('CERT_HAS_EXPIRED', false)).toBe('final');
+    expect(classifyTransportFailure('UND_ERR_INVALID_ARG', false)).toBe('bug');
   });
 });

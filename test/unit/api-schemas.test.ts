@@ -64,6 +64,25 @@ describe('companies schemas', () => {
       problem: 'data: Invalid input: expected array, received object',
     });
   });
+  it('accept nulls in the sparse fields, any technology version and extra entry fields, kept in place', () => {
+    const page = companiesPage(['a.com', 'b.com']) as { data: Record<string, unknown>[] };
+    page.data[0] = { ...page.data[0], description: 'shop', later: { kept: true } };
+    page.data[1] = { ...page.data[1], phone: null, linkedin_url: null, technologies: [{ t: 'jQuery', c: 'JavaScript libraries', v: { odd: [1] }, since: 2019 }, { t: 'PHP', c: 'Languages' }] };
+    const checked = checkSchema(CompaniesResponseSchema, JSON.parse(JSON.stringify(page)));
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(checked.value.data[0]).toMatchObject({ description: 'shop', later: { kept: true } });
+    expect(checked.value.data[1]).toMatchObject({ phone: null, linkedin_url: null });
+    expect(checked.value.data[1]?.technologies).toEqual([{ t: 'jQuery', c: 'JavaScript libraries', v: { odd: [1] }, since: 2019 }, { t: 'PHP', c: 'Languages' }]);
+  });
+
+  it('refuse what is not a page, an empty domain, a non-integer count or a bad cursor', () => {
+    const notPages = [null, [], 'text', 7, {}, { data: {} }, { data: null }, { data: [] }, { data: [1, 'a'] }, { ...companiesPage(['a.com']), next_cursor: 5 }];
+    for (const json of notPages) expect(checkSchema(CompaniesResponseSchema, json).ok).toBe(false);
+    expect(CompanyRowSchema.safeParse(sampleCompany('')).success).toBe(false);
+    expect(CompanyRowSchema.safeParse(sampleCompany('a.com', { tech_count: 2.5 })).success).toBe(false);
+    expect(CompanyRowSchema.safeParse(sampleCompany('a.com', { crux_rank: 2 ** 60 })).success).toBe(false);
+  });
 });
 
 describe('contact schema', () => {

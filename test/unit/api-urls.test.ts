@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrl, createClient, isLoopbackHost } from '../../src/api/client.js';
-import { buildUrl } from '../../src/api/http.js';
-import { UsageError } from '../../src/exit-codes.js';
+import { ClientOptionError } from '../../src/api/errors.js';
+import { buildUrl } from '../../src/api/request-loop.js';
 
 describe('checkBaseUrl', () => {
   it.each([
@@ -29,7 +29,7 @@ describe('checkBaseUrl', () => {
     ['https://example.com/?key=1', /query or a fragment/],
   ])('refuses %s', (url, message) => {
     expect(() => checkBaseUrl(url)).toThrow(message);
-    expect(() => checkBaseUrl(url)).toThrow(UsageError);
+    expect(() => checkBaseUrl(url)).toThrow(ClientOptionError);
   });
 
   it('isLoopbackHost', () => {
@@ -46,7 +46,7 @@ describe('createClient option checks', () => {
       createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'secret-key\n' });
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(UsageError);
+      expect(error).toBeInstanceOf(ClientOptionError);
       expect(String((error as Error).message)).not.toContain('secret-key');
     }
   });
@@ -63,7 +63,7 @@ describe('numeric options', () => {
     ['connections', 0],
     ['maxRetryDelayMs', Number.NaN],
   ])('refuses %s = %s', (name, value) => {
-    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', [name]: value })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', [name]: value })).toThrow(ClientOptionError);
   });
 
   it('refuses an empty cursor parameter name', () => {

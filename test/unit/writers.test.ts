@@ -61,6 +61,44 @@ describe('CSV writer', () => {
   });
 });
 
+describe('CSV cells (csv-stringify with prospect\'s options)', () => {
+  interface Cells {
+    text: string;
+    flag: boolean | null;
+    amount: number;
+  }
+  const CELLS: Column<Cells>[] = [
+    { name: 'text', get: (row) => row.text },
+    { name: 'flag', get: (row) => row.flag },
+    { name: 'amount', get: (row) => row.amount },
+  ];
+  async function csv(rows: Cells[], escapeFormulas = true): Promise<string> {
+    const sink = memorySink();
+    const writer = await createRowWriter<Cells>('csv', sink, { columns: CELLS, toJson: (row) => row, escapeFormulas });
+    await writer.writeRows(rows);
+    await writer.finish();
+    return sink.text();
+  }
+
+  it('writes literal bytes: LF records, quotes only where needed, booleans as words, negative numbers unguarded', async () => {
+    expect(await csv([{ text: 'plain', flag: true, amount: -3 }, { text: 'a,b', flag: false, amount: 0.5 }, { text: '', flag: null, amount: 7 }])).toBe(
+      'text,flag,amount\nplain,true,-3\n"a,b",false,0.5\n,,7\n',
+    );
+  });
+
+  it('quotes a bare carriage return, white space at either end, quotes and line feeds', async () => {
+    expect(await csv([{ text: 'a\rb', flag: null, amount: 1 }])).toBe('text,flag,amount\n"a\rb",,1\n');
+    expect(await csv([{ text: ' lead', flag: null, amount: 1 }])).toBe('text,flag,amount\n" lead",,1\n');
+    expect(await csv([{ text: 'trail\t', flag: null, amount: 1 }])).toBe('text,flag,amount\n"trail\t",,1\n');
+    expect(await csv([{ text: 'say "hi"\nbye', flag: null, amount: 1 }])).toBe('text,flag,amount\n"say ""hi""\nbye",,1\n');
+  });
+
+  it('guards a leading line feed, which csv-stringify\'s own escape_formulas misses', async () => {
+    expect(await csv([{ text: '\n=1+1', flag: null, amount: 1 }])).toBe('text,flag,amount\n"\'\n=1+1",,1\n');
+    expect(await csv([{ text: '\n=1+1', flag: null, amount: 1 }], false)).toBe('text,flag,amount\n"\n=1+1",,1\n');
+  });
+});
+
 describe('JSON and NDJSON writers', () => {
   it('streams a JSON document with data first and meta last', async () => {
     const text = await render('json', [ROWS.slice(0, 1), ROWS.slice(1)], { source: { dataset: 'd' } });

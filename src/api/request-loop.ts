@@ -1,0 +1,251 @@
+/**
+ * One GET with JSON out, asked again as retry.ts decides. Knows nothing of endpoints' meaning:
+ * the caller gives the path, the query and a schema check; this file gives back a checked value
+ * or a RequestError. It only loops: what a body is worth is body-check.ts's call, what a transport
+ * failure means is transport-errors.ts's, and whether and when to ask again is retry.ts's.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, request } from 'undici';
+import { checkJsonBody } from './body-check.js';
+import { AbortedError, RequestError } from './errors.js';
+import {
+  errorFromResponse,
+  malformedAnswerError,
+  redact,
+  retriesExhaustedError,
+  retryAfterTooLongError,
+  type LastFailure,
+} from './error-responses.js';
+import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryPolicy } from './retry.js';
+import type { SchemaCheck } from './schemas.js';
+import { createAttemptSignal, waitUnlessStopped } from './stop-signals.js';
+import { describeTransportFailure } from './transport-errors.js';
+
+/** Reported once per attempt, after it ends: for --debug and progress. Never carries the key. */
+export interface RequestEvent {
+  method: 'GET';
+  /** The full request URL. The key travels in a header, never in the URL. */
+  url: string;
+  /** `/companies`, `/contacts`, `/verify`. */
+  endpoint: string;
+  /** 1 for the first try of a request. */
+  attempt: number;
+  /** The HTTP status, when response headers arrived. */
+  status?: number | undefined;
+  durationMs: number;
+  /** Set when another attempt follows after this wait. */
+  retryInMs?: number | undefined;
+  /** One-line description of what went wrong with this attempt. */
+  error?: string | undefined;
+}
+
+export interface HttpClientOptions {
+  /** Already checked by the client: http(s), no credentials, plain http only on loopback. */
+  baseUrl: URL;
+  apiKey: string;
+  timeoutMs: number;
+  policy: RetryPolicy;
+  connections: number;
+  userAgent: string;
+  signal?: AbortSignal | undefined;
+  onRequest?: ((event: RequestEvent) => void) | undefined;
+}
+
+export interface GetJsonRequest<T> {
+  /** The path after `/api/v1`, e.g. `/companies`. */
+  endpoint: string;
+  /** Query parameters in order; pairs with an undefined or empty value are left out. */
+  params: ReadonlyArray<readonly [string, string | undefined]>;
+  check: (json: unknown) => SchemaCheck<T>;
+  /** The service counts a unit per answered call: never ask again after a complete 2xx. */
+  chargedPerAnswer?: boolean;
+  /** Extra request headers (Idempotency-Key). Never the Authorization header. */
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface JsonAnswer<T> {
+  value: T;
+  status: number;
+  headers: IncomingHttpHeaders;
+  attempts: number;
+}
+
+export interface HttpClient {
+  getJson<T>(req: GetJsonRequest<T>): Promise<JsonAnswer<T>>;
+  close(): Promise<void>;
+}
+
+type RetryableFailure = LastFailure | { kind: 'malformed'; problem: string; status: number; hint?: string | undefined };
+
+type AttemptResult<T> =
+  | { kind: 'answer'; value: T; status: number; headers: IncomingHttpHeaders }
+  | { kind: 'final'; error: RequestError | Error; status?: number | undefined }
+  | { kind: 'retryable'; failure: RetryableFailure; status?: number | undefined; retryAfterMs?: number | undefined };
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const agent = new Agent({
+    connections: options.connections,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect: { timeout: options.timeoutMs },
+  });
+  const headers = {
+    authorization: `Bearer ${options.apiKey}`,
+    accept: 'application/json',
+    'user-agent': options.userAgent,
+  };
+  // close() aborts whatever is in flight or waiting, so no retry loop outlives the client.
+  const lifetime = new AbortController();
+  const stopSignals = [options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+
+  /** Why an attempt or a wait was stopped from outside: the caller's signal, or close(). */
+  function stoppedError(endpoint: string): Error | undefined {
+    if (options.signal?.aborted) return new AbortedError(endpoint);
+    if (lifetime.signal.aborted) return new Error('the API client was closed while a request was in flight');
+    return undefined;
+  }
+
+  async function getJson<T>(req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
+    if (lifetime.signal.aborted) throw new Error('the API client was used after close()');
+    const url = buildUrl(options.baseUrl, req.endpoint, req.params);
+    let malformedRetries = 0;
+
+    for (let attempt = 1; ; attempt++) {
+      const stopped = stoppedError(req.endpoint);
+      if (stopped) throw stopped;
+      const startedAt = performance.now();
+      const result = await runAttempt(req, url);
+      const base = { method: 'GET' as const, url, endpoint: req.endpoint, attempt, durationMs: Math.round(performance.now() - startedAt), status: result.status };
+
+      if (result.kind === 'answer') {
+        options.onRequest?.(base);
+        return { value: result.value, status: result.status, headers: result.headers, attempts: attempt };
+      }
+      if (result.kind === 'final') {
+        options.onRequest?.({ ...base, error: result.error.message });
+        throw result.error;
+      }
+
+      const { failure } = result;
+      const decision = decideRetry(
+        {
+          retryIndex: attempt - 1,
+          retryAfterMs: result.retryAfterMs,
+          malformed: failure.kind === 'malformed',
+          malformedRetries,
+          chargedPerAnswer: req.chargedPerAnswer ?? false,
+        },
+        options.policy,
+      );
+      options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint), retryInMs: decision.retry ? decision.delayMs : undefined });
+      if (!decision.retry) {
+        if (decision.why === 'retry-after-too-long' && failure.kind === 'status') {
+          throw retryAfterTooLongError(req.endpoint, attempt, decision.retryAfterMs, options.policy.maxDelayMs, failure.error);
+        }
+        throw failure.kind === 'malformed'
+          ? malformedAnswerError(req.endpoint, attempt, failure.status, failure.problem, failure.hint)
+          : retriesExhaustedError(req.endpoint, attempt, failure);
+      }
+      if (failure.kind === 'malformed') malformedRetries++;
+      await waitUnlessStopped(decision.delayMs, stopSignals, () => stoppedError(req.endpoint));
+    }
+  }
+
+  async function runAttempt<T>(req: GetJsonRequest<T>, url: string): Promise<AttemptResult<T>> {
+    const attemptSignal = createAttemptSignal(stopSignals, options.timeoutMs);
+    let status: number | undefined;
+    let responseHeaders: IncomingHttpHeaders = {};
+    let body: string;
+    // Only the transport is inside the try: a failure to interpret a complete answer is not a
+    // network error and must not be retried as one.
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        headers: req.headers ? { ...req.headers, ...headers } : headers,
+        dispatcher: agent,
+        signal: attemptSignal.signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      status = response.statusCode;
+      responseHeaders = response.headers;
+      body = await response.body.text();
+    } catch (error) {
+      const stopped = stoppedError(req.endpoint);
+      if (stopped) throw stopped;
+      const failure = describeTransportFailure(error, {
+        timedOut: attemptSignal.timedOut,
+        timeoutMs: options.timeoutMs,
+        secret: options.apiKey,
+        baseUrl: options.baseUrl,
+      });
+      return failure.kind === 'final' ? { ...failure, status } : { kind: 'retryable', failure, status };
+    } finally {
+      attemptSignal.dispose();
+    }
+    return interpretResponse(req, url, status, responseHeaders, body);
+  }
+
+  function interpretResponse<T>(req: GetJsonRequest<T>, url: string, status: number, responseHeaders: IncomingHttpHeaders, body: string): AttemptResult<T> {
+    if (status >= 200 && status <= 299) {
+      const checked = checkJsonBody(req.check, status, responseHeaders, body);
+      if (checked.ok) return { kind: 'answer', value: checked.value, status, headers: responseHeaders };
+      return { kind: 'retryable', status, failure: { kind: 'malformed', status, problem: redact(checked.problem, options.apiKey), hint: checked.hint } };
+    }
+    const error = errorFromResponse({
+      endpoint: req.endpoint,
+      status,
+      bodyText: body,
+      secret: options.apiKey,
+      location: resolveLocation(responseHeaders.location, url),
+    });
+    if (!isRetryableStatus(status)) return { kind: 'final', error, status };
+    return { kind: 'retryable', status, failure: { kind: 'status', error }, retryAfterMs: requestedWaitMs(responseHeaders['retry-after'], error.details) };
+  }
+
+  async function close(): Promise<void> {
+    if (lifetime.signal.aborted) return;
+    lifetime.abort();
+    await agent.close();
+  }
+
+  return { getJson, close };
+}
+
+function describeForEvent(failure: RetryableFailure, endpoint: string): string {
+  switch (failure.kind) {
+    case 'malformed':
+      return `the service answered ${endpoint} with ${failure.problem}`;
+    case 'status':
+      return failure.error.message;
+    case 'network':
+      return failure.description;
+    case 'timeout':
+      return `timed out after ${failure.timeoutMs} ms`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL
+
+/** baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +); empty values are left out. */
+export function buildUrl(baseUrl: URL, endpoint: string, params: GetJsonRequest<unknown>['params']): string {
+  const basePath = baseUrl.pathname.replace(/\/+$/, '');
+  // Tolerate a base URL given with the API prefix already on it.
+  const prefix = basePath.endsWith('/api/v1') ? basePath : `${basePath}/api/v1`;
+  const query = params
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined && pair[1] !== '')
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
+    .join('&');
+  return `${baseUrl.origin}${prefix}${endpoint}${query === '' ? '' : `?${query}`}`;
+}
+
+function resolveLocation(location: string | string[] | undefined, requestUrl: string): string | undefined {
+  const value = Array.isArray(location) ? location[0] : location;
+  if (value === undefined) return undefined;
+  try {
+    return new URL(value, requestUrl).href;
+  } catch {
+    return undefined;
+  }
+}
