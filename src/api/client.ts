@@ -5,12 +5,14 @@
  */
 import { z } from 'zod';
 import { packageVersion } from '../package.js';
+import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
-import { createHttpClient, type HttpClient, type RequestEvent } from './request-loop.js';
+import { createHttpClient, type HttpClient, type JsonAnswer, type RequestEvent } from './request-loop.js';
 import { walkCursor } from './pagination.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 import {
   CompaniesResponseSchema,
+  type CompaniesResponse,
   ContactSchema,
   ContactsEnvelopeSchema,
   VerifyDataSchema,
@@ -67,6 +69,18 @@ export interface CompanyPage {
   cursor: string | null;
 }
 
+export interface CompanyListingOptions {
+  /** Resume a listing from a saved cursor instead of its first page. */
+  startCursor?: string;
+  /**
+   * Ask for the page after the one being waited for as soon as its body has arrived, before the
+   * page's rows are checked: the check then runs while the next page is on the wire. At most one
+   * page is asked for that nobody has asked for yet, so a caller that stops early (--max) and must
+   * not make a call for a page it will not write leaves this off.
+   */
+  readAhead?: boolean;
+}
+
 export interface ContactsQuery {
   domains: string[];
   seniority?: Seniority[];
@@ -79,7 +93,7 @@ export interface ContactsResult {
 }
 
 export interface ProspectClient {
-  companies(query: CompanyQuery, options?: { startCursor?: string }): AsyncIterable<CompanyPage>;
+  companies(query: CompanyQuery, options?: CompanyListingOptions): AsyncIterable<CompanyPage>;
   contacts(query: ContactsQuery): Promise<ContactsResult>;
   /**
    * One paid check. `idempotencyKey` (contract row 27) lets a resumed run ask again for an answer
@@ -124,7 +138,8 @@ export function createClient(options: ClientOptions): ProspectClient {
   });
 
   return {
-    companies: (query, pageOptions) => listCompanies(http, query, { cursorParam, pageSize, startCursor: pageOptions?.startCursor }),
+    companies: (query, pageOptions) =>
+      listCompanies(http, query, { cursorParam, pageSize, startCursor: pageOptions?.startCursor, readAhead: pageOptions?.readAhead ?? false }),
     contacts: (query) => fetchContacts(http, query, cursorParam),
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions?.idempotencyKey),
     close: () => http.close(),
@@ -137,31 +152,78 @@ export function createClient(options: ClientOptions): ProspectClient {
 async function* listCompanies(
   http: HttpClient,
   query: CompanyQuery,
-  options: { cursorParam: string; pageSize: number; startCursor: string | undefined },
+  options: { cursorParam: string; pageSize: number; startCursor: string | undefined; readAhead: boolean },
 ): AsyncGenerator<CompanyPage, void, undefined> {
+  const fetchChecked = (cursor: string | null, onBody?: (json: unknown) => void): Promise<JsonAnswer<CompaniesResponse>> =>
+    http.getJson({
+      endpoint: '/companies',
+      params: [
+        ['technology', query.technology],
+        ['not_technology', query.notTechnology],
+        ['employee_range', query.employeeRange],
+        ['country', query.country],
+        ['limit', String(options.pageSize)],
+        [options.cursorParam, cursor ?? undefined],
+      ],
+      check: (json) => {
+        onBody?.(json);
+        return checkSchema(CompaniesResponseSchema, json);
+      },
+    });
+  const readAhead = options.readAhead ? new PageReadAhead(fetchChecked) : undefined;
   const walk = walkCursor({
     endpoint: '/companies',
     startCursor: options.startCursor ?? null,
     forbidEmptyFirstPage: true,
     fetchPage: async (cursor) => {
-      const { value } = await http.getJson({
-        endpoint: '/companies',
-        params: [
-          ['technology', query.technology],
-          ['not_technology', query.notTechnology],
-          ['employee_range', query.employeeRange],
-          ['country', query.country],
-          ['limit', String(options.pageSize)],
-          [options.cursorParam, cursor ?? undefined],
-        ],
-        check: (json) => checkSchema(CompaniesResponseSchema, json),
-      });
+      const { value } = await (readAhead?.take(cursor) ?? fetchChecked(cursor, readAhead?.onBodyOfWanted));
       return { page: value, itemCount: value.data.length, nextCursor: value.next_cursor };
     },
   });
   for await (const { page, cursor, nextCursor } of walk) {
     yield { data: page.data, meta: page.meta, nextCursor, cursor };
   }
+}
+
+/**
+ * One page asked for ahead of the caller: when the body of a page the caller waits for arrives, its
+ * raw `next_cursor` is read and that page is asked for at once, before the body is checked. A page
+ * asked for ahead asks for its own next only once the caller has taken it, so at most one request
+ * runs ahead of what the caller asked for.
+ */
+class PageReadAhead<T> {
+  private ahead: { cursor: string; answer: Promise<T>; taken: boolean; next: string | null | undefined } | undefined;
+
+  constructor(private readonly fetchPage: (cursor: string, onBody: (json: unknown) => void) => Promise<T>) {}
+
+  readonly onBodyOfWanted = (json: unknown): void => this.askFor(nextCursorIn(json));
+
+  /** The page asked for ahead, if it is the one wanted now; the caller then waits for it. */
+  take(cursor: string | null): Promise<T> | undefined {
+    const ahead = this.ahead;
+    if (ahead === undefined || ahead.cursor !== cursor || ahead.taken) return undefined;
+    ahead.taken = true;
+    if (ahead.next !== undefined) this.askFor(ahead.next);
+    return ahead.answer;
+  }
+
+  private askFor(cursor: string | null): void {
+    if (cursor === null || this.ahead?.cursor === cursor) return;
+    const entry: NonNullable<typeof this.ahead> = { cursor, answer: Promise.resolve(undefined as T), taken: false, next: undefined };
+    entry.answer = this.fetchPage(cursor, (json) => {
+      entry.next = nextCursorIn(json);
+      if (entry.taken) this.askFor(entry.next);
+    });
+    // Its failure is thrown to whoever takes it; a page never taken must not count as unhandled.
+    entry.answer.catch(() => {});
+    this.ahead = entry;
+  }
+}
+
+/** The raw `next_cursor` of an unchecked body: a cursor, or null for "no more pages" or "unreadable". */
+function nextCursorIn(json: unknown): string | null {
+  const next = isRecord(json) ? json.next_cursor : undefined;
+  return typeof next === 'string' && next !== '' ? next : null;
 }
 
 async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam: string): Promise<ContactsResult> {

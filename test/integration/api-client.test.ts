@@ -57,6 +57,45 @@ describe('companies', () => {
     expect(pages[0]?.meta.total).toBe(3);
   });
 
+  it('with readAhead, asks for the next page when a body arrives, never more than one page ahead of the caller', async () => {
+    // Five pages c0..c4. The caller takes a page only when the test says so, so what the client
+    // asks for on its own is visible: on arrival of each request, which page the caller holds.
+    const script: Script = (request) => {
+      const page = Number(request.query.get('cursor')?.slice(1) ?? 0);
+      return { body: companiesPage([`p${page}.com`], page < 4 ? `c${page + 1}` : null) };
+    };
+    const { server, client } = await setup(script);
+    const pages = client.companies({ technology: 'Shopify' }, { readAhead: true })[Symbol.asyncIterator]();
+    const taken: string[] = [];
+    const requestsWhenTaken: number[] = [];
+    for (let result = await pages.next(); !result.done; result = await pages.next()) {
+      taken.push(result.value.data[0]!.domain);
+      // Wait (as long as the test may) for the page read ahead, then give the client a moment to
+      // run further ahead than it may before the next take.
+      const expected = Math.min(taken.length + 1, 5);
+      while (server.requests.length < expected) await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      requestsWhenTaken.push(server.requests.length);
+    }
+    expect(taken).toEqual(['p0.com', 'p1.com', 'p2.com', 'p3.com', 'p4.com']);
+    // Holding page k, the client has asked for page k+1 and no further (the last page has no next).
+    expect(requestsWhenTaken).toEqual([2, 3, 4, 5, 5]);
+    expect(server.requests.map((request) => request.query.get('cursor'))).toEqual([null, 'c1', 'c2', 'c3', 'c4']);
+  });
+
+  it('without readAhead, asks for a page only when the caller wants it', async () => {
+    const script: Script = (request) => {
+      const page = Number(request.query.get('cursor')?.slice(1) ?? 0);
+      return { body: companiesPage([`p${page}.com`], page < 2 ? `c${page + 1}` : null) };
+    };
+    const { server, client } = await setup(script);
+    const pages = client.companies({ technology: 'Shopify' })[Symbol.asyncIterator]();
+    await pages.next();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests).toHaveLength(1);
+    await pages.return?.();
+  });
+
   it('stops at a null next_cursor and at an absent one', async () => {
     for (const last of [null, undefined]) {
       const { server, client } = await setup([{ body: companiesPage(['a.com'], 'x') }, { body: companiesPage(['b.com'], last) }]);

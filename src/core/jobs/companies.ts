@@ -42,10 +42,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   let written = 0;
   let fetched = 0;
   let stoppedAtMax = false;
-  // One page ahead: the next page is on its way (the service builds it, undici reads it) while this
+  // One page ahead (and, without --max, the client reads one more ahead): the next page is on its way (the service builds it, undici reads it) while this
   // one is checked and written, so a long export takes about the service's time per page rather
   // than the service's plus ours. Never past --max: no call is made for a page that is not written.
-  const pageIterator = client.companies(serviceQuery(options.filters))[Symbol.asyncIterator]();
+  const pageIterator = client.companies(serviceQuery(options.filters), { readAhead: options.max === undefined })[Symbol.asyncIterator]();
 
   return runJob(ctx, {
     startedAt,
