@@ -105,14 +105,14 @@ function toOptions(flags: SandboxFlags): SandboxOptions {
     companies: flags.companies,
     seed: flags.seed,
     asOf: flags.asOf ?? todayUtc(),
-    ...(flags.latency !== undefined ? { latencyMs: flags.latency } : {}),
-    ...(flags.failRate !== undefined ? { failRate: flags.failRate } : {}),
-    ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
-    ...(flags.faultSeed !== undefined ? { faultSeed: flags.faultSeed } : {}),
-    ...(flags.faultsAfter !== undefined ? { faultsAfter: flags.faultsAfter } : {}),
-    ...(flags.latencySpike !== undefined ? { latencySpikeMs: flags.latencySpike } : {}),
-    ...(flags.latencySpikeRate !== undefined ? { latencySpikeRate: flags.latencySpikeRate } : {}),
-    ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+    latencyMs: flags.latency,
+    failRate: flags.failRate,
+    faults: flags.faults,
+    faultSeed: flags.faultSeed,
+    faultsAfter: flags.faultsAfter,
+    latencySpikeMs: flags.latencySpike,
+    latencySpikeRate: flags.latencySpikeRate,
+    rateLimit: flags.rateLimit,
   };
 }
 
