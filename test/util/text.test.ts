@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { isRecord } from '../../src/util/is-record.js';
 import { nonEmpty, shorten } from '../../src/util/text.js';
 
 describe('nonEmpty', () => {
@@ -16,14 +15,5 @@ describe('shorten', () => {
     expect(shorten('abcdef', 6)).toBe('abcdef');
     expect(shorten('abcdefg', 6)).toBe('abcde…');
     expect(shorten('abcdefg', 6, '...')).toBe('abc...');
-  });
-});
-
-describe('isRecord', () => {
-  it('accepts objects only', () => {
-    expect(isRecord({ a: 1 })).toBe(true);
-    expect(isRecord([])).toBe(false);
-    expect(isRecord(null)).toBe(false);
-    expect(isRecord('x')).toBe(false);
   });
 });

@@ -8,9 +8,9 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../src/sandbox/index.js';
-import { finishCli, runCli, runShell, scratchDir, startCli } from '../helpers/cli.js';
-import { sandboxStats } from '../helpers/independent-client.js';
+import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { finishCli, runCli, runShell, scratchDir, startCli } from '../../helpers/cli.js';
+import { sandboxStats } from '../../helpers/independent-client.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let slow: RunningSandbox;

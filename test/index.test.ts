@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type CompanyRow, type ProspectClient } from 'prospect-cli';
-import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from './helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
 let client: ProspectClient;

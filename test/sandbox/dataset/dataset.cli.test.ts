@@ -6,8 +6,8 @@
  * that is not deterministic.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, qs, type RawResponse } from '../helpers/independent-client.js';
-import { SANDBOX_KEYS, spawnSandbox, TEST_AS_OF, type SandboxProcess } from '../helpers/sandbox.js';
+import { call, qs, type RawResponse } from '../../helpers/independent-client.js';
+import { SANDBOX_KEYS, spawnSandbox, TEST_AS_OF, type SandboxProcess } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.scale;
 const args = (seed: number) => ['--port', '0', '--seed', String(seed), '--companies', '10000', '--as-of', TEST_AS_OF];

@@ -1,12 +1,9 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CONFIG_KEYS, CONFIG_KEY_SPECS } from '../../src/config/keys.js';
-import { configDirectory, configFilePath } from '../../src/config/paths.js';
-import { redactSecret } from '../../src/config/redact.js';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configFilePath } from '../../src/config/paths.js';
 import { openConfigStore, readConfigValues } from '../../src/config/store.js';
 import { ExitCode, UsageError } from '../../src/exit-codes.js';
-import { OUTPUT_FORMATS } from '../../src/io/writers.js';
 import { scratchDir, scratchDirSync } from '../helpers/scratch.js';
 
 const SECRET = 'sk_live_unit_secret_f00d';
@@ -32,37 +29,6 @@ function thrown(run: () => unknown): UsageError {
   }
   throw new Error('expected a UsageError');
 }
-
-describe('where the config file is', () => {
-  const savedXdg = process.env.XDG_CONFIG_HOME;
-  afterEach(() => {
-    if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedXdg;
-  });
-
-  it('is PROSPECT_CONFIG_DIR when set, made absolute', () => {
-    expect(configDirectory({ PROSPECT_CONFIG_DIR: 'rel/dir' })).toBe(resolve('rel/dir'));
-    expect(configFilePath({ PROSPECT_CONFIG_DIR: '/x/y' })).toBe('/x/y/config.json');
-    expect(configDirectory({ PROSPECT_CONFIG_DIR: '  ', XDG_CONFIG_HOME: '/xdg' }, 'linux', '/home/u')).toBe('/xdg/prospect-nodejs');
-  });
-
-  it.each([
-    ['linux', {}, '/home/u/.config/prospect-nodejs'],
-    ['linux', { XDG_CONFIG_HOME: '/xdg' }, '/xdg/prospect-nodejs'],
-    ['darwin', {}, '/home/u/Library/Preferences/prospect-nodejs'],
-    ['win32', { APPDATA: '/appdata' }, '/appdata/prospect-nodejs/Config'],
-  ] as const)('follows conf (env-paths) on %s %j', (platform, env, expected) => {
-    expect(configDirectory(env, platform, '/home/u')).toBe(expected);
-  });
-
-  it.runIf(process.platform === 'linux')("is exactly conf's own default location for projectName 'prospect'", async () => {
-    process.env.XDG_CONFIG_HOME = await scratchDir('prospect-xdg-');
-    const { default: Conf } = await import('conf');
-    const conf = new Conf({ projectName: 'prospect' });
-    expect(dirname(conf.path)).toBe(configDirectory({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));
-    expect(conf.path).toBe(configFilePath({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));
-  });
-});
 
 describe('readConfigValues', () => {
   it('is empty when there is no file', async () => {
@@ -177,30 +143,5 @@ describe('openConfigStore (writes through conf)', () => {
     mkdirSync(env.PROSPECT_CONFIG_DIR!, { recursive: true });
     (await openConfigStore(env)).set('base-url', 'https://api.example.com');
     expect(JSON.parse(readFileSync(configFilePath(env), 'utf8'))).toEqual({ 'base-url': 'https://api.example.com' });
-  });
-});
-
-describe('redactSecret', () => {
-  it('shows only the last four characters', () => {
-    expect(redactSecret('sk_live_0123456789abf00d')).toBe('…f00d');
-  });
-
-  it('shows nothing of a short secret', () => {
-    expect(redactSecret('short-key')).toBe('…');
-    expect(redactSecret('')).toBe('…');
-  });
-});
-
-describe('the key table', () => {
-  it('lists the keys the issue asks for', () => {
-    expect(CONFIG_KEYS).toEqual(expect.arrayContaining(['api-key', 'base-url', 'max-age', 'concurrency', 'format', 'cursor-param']));
-  });
-
-  it('names every output format in the help of `format` (written out to keep start-up light)', () => {
-    for (const format of OUTPUT_FORMATS) expect(CONFIG_KEY_SPECS.format.summary).toContain(format);
-  });
-
-  it('marks only api-key as secret', () => {
-    expect(CONFIG_KEYS.filter((key) => CONFIG_KEY_SPECS[key].secret)).toEqual(['api-key']);
   });
 });

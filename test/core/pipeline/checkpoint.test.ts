@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../../src/core/pipeline/checkpoint.js';
-import { StateDirectory } from '../../src/core/pipeline/state-directory.js';
+import { readCheckpoint } from '../../../src/core/pipeline/checkpoint.js';
+import { StateDirectory } from '../../../src/core/pipeline/state-directory.js';
 
 const scratch: string[] = [];
 afterEach(async () => {

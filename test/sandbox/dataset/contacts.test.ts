@@ -3,9 +3,9 @@
  * distribution, and the records themselves (fields, unique addresses, dates relative to the snapshot).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SENIORITIES, type Contact, type Dataset } from '../../src/sandbox/dataset/index.js';
-import { loadNamePools } from '../../src/sandbox/dataset/names.js';
-import { TEST_AS_OF, testDataset } from '../helpers/sandbox.js';
+import { SENIORITIES, type Contact, type Dataset } from '../../../src/sandbox/dataset/index.js';
+import { loadNamePools } from '../../../src/sandbox/dataset/names.js';
+import { TEST_AS_OF, testDataset } from '../../helpers/sandbox.js';
 
 let ds: Dataset;
 beforeAll(() => {

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/exit-codes.js';
-import { renderCsv } from '../helpers/csv.js';
-import { scratchDir } from '../helpers/scratch.js';
-import { collectDomains, collectEmails, formatInvalidEntry, parseEntries } from '../../src/io/input/entries.js';
-import { formatProblem } from '../../src/io/input/model.js';
-import { parseRecords } from '../../src/io/input/records.js';
-import { readInputText, readTextFile } from '../../src/io/input/source.js';
+import { UsageError } from '../../../src/exit-codes.js';
+import { renderCsv } from '../../helpers/csv.js';
+import { scratchDir } from '../../helpers/scratch.js';
+import { collectDomains, collectEmails, formatInvalidEntry, parseEntries } from '../../../src/io/input/entries.js';
+import { formatProblem } from '../../../src/io/input/model.js';
+import { parseRecords } from '../../../src/io/input/records.js';
+import { readInputText, readTextFile } from '../../../src/io/input/source.js';
 
 const COMPANIES_HEADER = 'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies';
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Column } from '../../src/io/columns.js';
 import { selectColumns } from '../../src/io/columns.js';
-import { neutralizeFormula } from '../../src/io/formula.js';
 import type { TextSink } from '../../src/io/sink.js';
 import { createRowWriter, type OutputFormat } from '../../src/io/writers.js';
 import { csvRecords } from '../helpers/csv.js';
@@ -121,15 +120,6 @@ describe('table writer', () => {
     expect(text.match(/name/g)).toHaveLength(1);
     expect(text).toContain('Acme, Inc.');
     expect(text).toContain('Line break');
-  });
-});
-
-describe('formula neutralisation', () => {
-  it.each(['=1+1', '+1', '-1', '@x', '\tx', '\rx', '\nx', '\uFF1D1'])('prefixes %j', (cell) => {
-    expect(neutralizeFormula(cell)).toBe(`'${cell}`);
-  });
-  it.each(['', 'plain', "'=already", ' =space'])('leaves %j alone', (cell) => {
-    expect(neutralizeFormula(cell)).toBe(cell);
   });
 });
 

@@ -3,9 +3,9 @@
  * (platform exclusivity, correlations, head shares, a long tail).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDataset, EMPLOYEE_RANGES, generateDataset, RANK_BUCKETS, type Dataset } from '../../src/sandbox/dataset/index.js';
-import { shadowedDuplicates } from '../../src/sandbox/dataset/stacks.js';
-import { testDataset } from '../helpers/sandbox.js';
+import { buildDataset, EMPLOYEE_RANGES, generateDataset, RANK_BUCKETS, type Dataset } from '../../../src/sandbox/dataset/index.js';
+import { shadowedDuplicates } from '../../../src/sandbox/dataset/stacks.js';
+import { testDataset } from '../../helpers/sandbox.js';
 
 let ds: Dataset;
 const share = (name: string) => ds.postingsOf(ds.catalog.indexOf(name)).length / ds.size;
