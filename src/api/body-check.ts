@@ -7,7 +7,13 @@ import type { SchemaCheck } from './schemas.js';
 
 export type BodyCheck<T> = { ok: true; value: T } | { ok: false; problem: string; hint?: string };
 
-export function checkJsonBody<T>(check: (json: unknown) => SchemaCheck<T>, status: number, headers: IncomingHttpHeaders, bodyText: string): BodyCheck<T> {
+export async function checkJsonBody<T>(
+  check: (json: unknown) => SchemaCheck<T>,
+  status: number,
+  headers: IncomingHttpHeaders,
+  bodyText: string,
+  onBody?: (json: unknown) => void,
+): Promise<BodyCheck<T>> {
   if (bodyText.trim() === '') return { ok: false, problem: `an empty body (status ${status})` };
   let json: unknown;
   try {
@@ -22,6 +28,10 @@ export function checkJsonBody<T>(check: (json: unknown) => SchemaCheck<T>, statu
     }
     const why = error instanceof Error ? `: ${error.message.replace(/\s+/g, ' ').slice(0, 120)}` : '';
     return { ok: false, problem: `truncated or invalid JSON (status ${status})${why}` };
+  }
+  if (onBody) {
+    onBody(json);
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const checked = check(json);
   if (checked.ok) return checked;

@@ -165,10 +165,8 @@ async function* listCompanies(
         ['limit', String(options.pageSize)],
         [options.cursorParam, cursor ?? undefined],
       ],
-      check: (json) => {
-        onBody?.(json);
-        return checkSchema(CompaniesResponseSchema, json);
-      },
+      check: (json) => checkSchema(CompaniesResponseSchema, json),
+      onBody,
     });
   const readAhead = options.readAhead ? new PageReadAhead(fetchChecked) : undefined;
   const walk = walkCursor({

@@ -57,6 +57,11 @@ export interface GetJsonRequest<T> {
   /** Query parameters in order; pairs with an undefined or empty value are left out. */
   params: ReadonlyArray<readonly [string, string | undefined]>;
   check: (json: unknown) => SchemaCheck<T>;
+  /**
+   * Sees a 2xx body as soon as it is parsed, before `check` runs; the check then waits a turn of
+   * the event loop, so a request this starts (the next page) is on the wire while the body is checked.
+   */
+  onBody?: ((json: unknown) => void) | undefined;
   /** The service counts a unit per answered call: never ask again after a complete 2xx. */
   chargedPerAnswer?: boolean;
   /** Extra request headers (Idempotency-Key). Never the Authorization header. */
@@ -183,12 +188,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } finally {
       attemptSignal.dispose();
     }
-    return interpretResponse(req, url, status, responseHeaders, body);
+    return await interpretResponse(req, url, status, responseHeaders, body);
   }
 
-  function interpretResponse<T>(req: GetJsonRequest<T>, url: string, status: number, responseHeaders: IncomingHttpHeaders, body: string): AttemptResult<T> {
+  async function interpretResponse<T>(req: GetJsonRequest<T>, url: string, status: number, responseHeaders: IncomingHttpHeaders, body: string): Promise<AttemptResult<T>> {
     if (status >= 200 && status <= 299) {
-      const checked = checkJsonBody(req.check, status, responseHeaders, body);
+      const checked = await checkJsonBody(req.check, status, responseHeaders, body, req.onBody);
       if (checked.ok) return { kind: 'answer', value: checked.value, status, headers: responseHeaders };
       return { kind: 'retryable', status, failure: { kind: 'malformed', status, problem: redact(checked.problem, options.apiKey), hint: checked.hint } };
     }
