@@ -42,10 +42,14 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   let written = 0;
   let fetched = 0;
   let stoppedAtMax = false;
-  // One page ahead (and, without --max, the client reads one more ahead): the next page is on its way (the service builds it, undici reads it) while this
+  // One page ahead: the next page is on its way (the service builds it, undici reads it) while this
   // one is checked and written, so a long export takes about the service's time per page rather
-  // than the service's plus ours. Never past --max: no call is made for a page that is not written.
-  const pageIterator = client.companies(serviceQuery(options.filters), { readAhead: options.max === undefined })[Symbol.asyncIterator]();
+  // than the service's plus ours. Without --max the client does it, asking for the next page as soon
+  // as a body arrives; with --max the job does, once it knows the page will be written (no call is
+  // made for a page that is not written), which is after the check. One page ahead, never two: each
+  // page held is megabytes.
+  const clientReadsAhead = options.max === undefined;
+  const pageIterator = client.companies(serviceQuery(options.filters), { readAhead: clientReadsAhead })[Symbol.asyncIterator]();
 
   return runJob(ctx, {
     startedAt,
@@ -65,12 +69,13 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
         if (options.max !== undefined && written + rows.length >= options.max) {
           stoppedAtMax = written + rows.length > options.max || page.nextCursor !== null;
           rows = rows.slice(0, options.max - written);
-        } else if (page.nextCursor !== null) {
+        } else if (page.nextCursor !== null && !clientReadsAhead) {
           nextPage = pageIterator.next();
           // Its failure, if any, is thrown when its turn comes; until then it must not count as unhandled.
           nextPage.catch(() => {});
         }
         await writer.writeRows(rows);
+        if (clientReadsAhead && page.nextCursor !== null) nextPage = pageIterator.next();
         written += rows.length;
         pages += 1;
         progress.update(`Fetching companies… page ${pages} · ${rateText(written, 'rows', startedAt)}`);
