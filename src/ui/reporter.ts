@@ -36,6 +36,15 @@ export class Reporter {
     if (this.chatty) this.write(`warning: ${line}`);
   }
 
+  /**
+   * A warning that changes what the output means (skipped inputs, cut domains, unchecked
+   * addresses, a stopped --max): one line per kind, with its count, on stderr everywhere but
+   * under -q. Cron mail is where a user needs it; the details behind it go to warn/--verbose.
+   */
+  caveat(line: string): void {
+    if (!this.options.quiet) this.write(`warning: ${line}`);
+  }
+
   debugLine(line: string): void {
     if (this.options.debug) this.write(`debug: ${line}`);
   }
