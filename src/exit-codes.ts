@@ -22,12 +22,12 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: string }> = [
   { code: ExitCode.ok, meaning: 'Success (also: a verify budget that ran out; the summary counts what is unchecked).' },
   { code: ExitCode.internal, meaning: 'Internal error in prospect: a bug; rerun with --debug and report it.' },
-  { code: ExitCode.usage, meaning: 'Usage or input error (bad flag, bad value, invalid input, missing key); nothing was paid for.' },
-  { code: ExitCode.unanswerable, meaning: 'The service would not answer the request (422): the filters match nobody, an unknown technology, ...' },
+  { code: ExitCode.usage, meaning: 'Usage or input error (bad flag, bad value, invalid input, an unknown technology, country or range, missing key); nothing was paid for.' },
+  { code: ExitCode.unanswerable, meaning: 'The filters are valid but match nobody (422 no_match); --allow-empty writes an empty result and exits 0 instead.' },
   { code: ExitCode.auth, meaning: 'Authentication or plan: the key is missing or unknown (401), or the plan lacks the endpoint (403).' },
   { code: ExitCode.service, meaning: 'The service or the network failed after retries, or answered something malformed.' },
   { code: ExitCode.locked, meaning: 'Another pipeline run holds the same --state directory.' },
-  { code: ExitCode.output, meaning: 'The output could not be written (disk full, no permission, ...); the old file is untouched.' },
+  { code: ExitCode.output, meaning: 'The output could not be written (a missing directory, no permission, disk full, ...); the old file is untouched.' },
   { code: ExitCode.interrupted, meaning: 'Interrupted (SIGINT, Ctrl-C). A pipeline with --state resumes when run again.' },
   { code: ExitCode.terminated, meaning: 'Terminated (SIGTERM). A pipeline with --state resumes when run again.' },
 ];
@@ -88,6 +88,18 @@ const REQUEST_FAILURE_CODES: ReadonlyArray<readonly [new (...args: never[]) => R
 ];
 
 /**
+ * The service's 422 codes that say the request names something that does not exist (contract row 7):
+ * a typo on the command line, exit 2 like any bad value, never "nobody matched" (3) that --allow-empty
+ * would turn into an empty success.
+ */
+const INPUT_REFUSALS: ReadonlySet<string> = new Set(['unknown_technology', 'unknown_country', 'unknown_employee_range', 'contradictory_filters']);
+
+function requestFailureCode(error: RequestError): ExitCodeValue {
+  if (error instanceof UnanswerableError && error.code !== undefined && INPUT_REFUSALS.has(error.code)) return ExitCode.usage;
+  return REQUEST_FAILURE_CODES.find(([kind]) => error instanceof kind)?.[1] ?? ExitCode.service;
+}
+
+/**
  * An error prospect expects, as the person running it is told (message and hint) and with its exit
  * code; undefined for anything else, which is a bug (exit 1). A file-system failure of the output
  * comes first: it can surface from any layer.
@@ -98,8 +110,7 @@ export function knownFailure(error: unknown): { message: string; hint?: string |
   if (error instanceof CliError) return error;
   if (error instanceof ClientOptionError) return { message: error.message, hint: error.hint, exitCode: ExitCode.usage };
   if (error instanceof RequestError) {
-    const exitCode = REQUEST_FAILURE_CODES.find(([kind]) => error instanceof kind)?.[1] ?? ExitCode.service;
-    return { message: error.message, hint: error.hint, exitCode };
+    return { message: error.message, hint: error.hint, exitCode: requestFailureCode(error) };
   }
   return undefined;
 }

@@ -79,6 +79,8 @@ export interface CompanyListingOptions {
    * not make a call for a page it will not write leaves this off.
    */
   readAhead?: boolean;
+  /** Rows per page for this listing; default the client's pageSize. */
+  pageSize?: number;
 }
 
 export interface ContactsQuery {
@@ -139,7 +141,7 @@ export function createClient(options: ClientOptions): ProspectClient {
 
   return {
     companies: (query, pageOptions) =>
-      listCompanies(http, query, { cursorParam, pageSize, startCursor: pageOptions?.startCursor, readAhead: pageOptions?.readAhead ?? false }),
+      listCompanies(http, query, { cursorParam, pageSize: pageOptions?.pageSize ?? pageSize, startCursor: pageOptions?.startCursor, readAhead: pageOptions?.readAhead ?? false }),
     contacts: (query) => fetchContacts(http, query, cursorParam),
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions?.idempotencyKey),
     close: () => http.close(),

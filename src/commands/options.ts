@@ -34,7 +34,7 @@ export function addCompanyFilterOptions(command: Command): Command {
   return command
     .option('-t, --technology <name>', 'a technology the company runs (repeatable: all must match)', collect, [])
     .option('-T, --not-technology <name>', 'a technology the company must not run (repeatable)', collect, [])
-    .option('--employee-range <low-high>', 'employee range, e.g. 11-500 (covers 11-50, 51-200, 201-500)')
-    .option('--country <name>', 'lower-case country name, e.g. "united states"')
+    .option('--employee-range <ranges>', 'employee range: 11-500 (covers 11-50, 51-200, 201-500) or 500+; a list or repeated: any of them', collect, [])
+    .option('--country <name>', 'country name or ISO code, e.g. "united states", US, UK, Deutschland (repeatable: any of them)', collect, [])
     .option('--allow-empty', 'when nothing matches, write an empty result and exit 0 instead of exit 3');
 }

@@ -4,17 +4,25 @@ import { UsageError } from '../exit-codes.js';
 
 /**
  * The company filters `companies` and `pipeline` share: the flags as commander gives them (the
- * input type), and the filters as the jobs, the sidecar and the checkpoint's fingerprint name them
- * (the output type). The service takes one technology of each kind, the rest is checked here.
+ * input type), and the filters as the jobs name them (the output type). Technologies are all-of:
+ * the service takes one of each kind, the rest is checked here on each row's stack. Employee ranges
+ * and countries are any-of (a company has one of each): the service takes one value per parameter,
+ * so the set is walked as one service query per combination (companyQueries) and merged.
  */
 export const companyFiltersSchema = z
   .object({
     technology: z.array(z.string()),
     notTechnology: z.array(z.string()),
-    employeeRange: z.string().optional(),
-    country: z.string().optional(),
+    employeeRange: z.array(z.string()).default([]),
+    country: z.array(z.string()).default([]),
   })
-  .transform(({ technology, notTechnology, ...place }) => ({ technologies: technology, notTechnologies: notTechnology, ...place }));
+  .transform(({ technology, notTechnology, employeeRange, country }) => ({
+    technologies: technology,
+    notTechnologies: notTechnology,
+    // `--employee-range 1-10,51-200` is a list too; a country name may itself hold a comma.
+    employeeRanges: unique(employeeRange.flatMap((value) => value.split(',')).map((value) => value.trim())),
+    countries: unique(country.map((value) => value.trim())),
+  }));
 export type CompanyFilterFlags = z.input<typeof companyFiltersSchema>;
 export type CompanyFilters = z.output<typeof companyFiltersSchema>;
 
@@ -28,8 +36,15 @@ export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
     });
 }
 
-const EMPLOYEE_RANGE = /^\d+-\d+$/;
+const CLOSED_RANGE = /^(\d{1,9})-(\d{1,9})$/;
+const OPEN_RANGE = /^(\d{1,9})\+$/;
+/**
+ * An open band (`500+`) is asked as a closed one up to the largest bound the service reads (nine
+ * digits, contract row 5): every label from the low bound up lies inside it.
+ */
+const OPEN_RANGE_HIGH = 999_999_999;
 
+/** Every check of the filters that needs no call; throws a UsageError (exit 2) before any. */
 export function validateCompanyFilters(filters: CompanyFilters): void {
   const clean = (names: string[]) => names.map((name) => name.trim());
   if (clean(filters.technologies).filter(Boolean).length === 0) {
@@ -42,28 +57,64 @@ export function validateCompanyFilters(filters: CompanyFilters): void {
     clean(filters.notTechnologies).some((other) => other.toLowerCase() === name.toLowerCase()),
   );
   if (both.length > 0) throw new UsageError(`"${both[0]}" is both a --technology and a --not-technology: nothing can match.`);
-  if (filters.employeeRange !== undefined) {
-    const [low, high] = filters.employeeRange.split('-').map(Number);
-    if (!EMPLOYEE_RANGE.test(filters.employeeRange) || low! > high!) {
-      throw new UsageError(`--employee-range must look like 11-500 (low-high), not "${filters.employeeRange}".`);
-    }
-  }
-  if (filters.country !== undefined && filters.country.trim() === '') throw new UsageError('--country cannot be empty.');
+  for (const range of filters.employeeRanges) serviceRange(range);
+  if (filters.countries.some((country) => country === '')) throw new UsageError('--country cannot be empty.');
 }
 
-export function serviceQuery(filters: CompanyFilters): CompanyQuery {
-  return {
-    technology: filters.technologies[0]!.trim(),
-    notTechnology: filters.notTechnologies[0]?.trim(),
-    employeeRange: filters.employeeRange,
-    country: filters.country?.trim().toLowerCase(),
-  };
+/** `11-500` as it is, `500+` as a closed range the service reads; a UsageError for anything else. */
+export function serviceRange(range: string): string {
+  const open = OPEN_RANGE.exec(range);
+  if (open) return `${Number(open[1])}-${OPEN_RANGE_HIGH}`;
+  const closed = CLOSED_RANGE.exec(range);
+  if (!closed || Number(closed[1]) > Number(closed[2])) {
+    throw new UsageError(
+      `--employee-range must look like 11-500 (low-high) or 500+ (500 and more), not "${range}".`,
+      'Give several as a list (1-10,51-200) or repeat the flag: a company in any of them matches.',
+    );
+  }
+  return range;
+}
+
+/**
+ * The filters with each country as the service names it (`USA`, `us`, `United States` →
+ * `united states`), duplicates dropped. The countries library is loaded only when there is a country.
+ */
+export async function normalizeCountries(filters: CompanyFilters): Promise<CompanyFilters> {
+  if (filters.countries.length === 0) return filters;
+  const { normalizeCountry } = await import('./countries.js');
+  return { ...filters, countries: unique(filters.countries.map(normalizeCountry)) };
+}
+
+/**
+ * The service queries whose union is the set: one per country and employee range (the cross product),
+ * each with the first technology of each kind.
+ */
+export function companyQueries(filters: CompanyFilters): CompanyQuery[] {
+  const base = { technology: filters.technologies[0]!.trim(), notTechnology: filters.notTechnologies[0]?.trim() };
+  const ranges: Array<string | undefined> = filters.employeeRanges.length > 0 ? filters.employeeRanges.map(serviceRange) : [undefined];
+  const countries: Array<string | undefined> = filters.countries.length > 0 ? filters.countries.map((country) => country.toLowerCase()) : [undefined];
+  return countries.flatMap((country) => ranges.map((employeeRange) => ({ ...base, employeeRange, country })));
+}
+
+/**
+ * Whether no company can be in two of the queries: countries are distinct, and two employee ranges
+ * that do not overlap share no label (a label lies inside a range). Their counts then add up.
+ */
+export function queriesAreDisjoint(filters: CompanyFilters): boolean {
+  const bounds = filters.employeeRanges.map((range) => serviceRange(range).split('-').map(Number) as [number, number]).sort((a, b) => a[0] - b[0]);
+  return bounds.every((range, i) => i === 0 || range[0] > bounds[i - 1]![1]);
+}
+
+/** The technologies checked here rather than by the service (all but the first of each kind). */
+export function localTechnologies(filters: CompanyFilters): { required: string[]; excluded: string[] } {
+  return { required: filters.technologies.slice(1).map((name) => name.trim()), excluded: filters.notTechnologies.slice(1).map((name) => name.trim()) };
 }
 
 /** The filters the service cannot express, applied to each row's whole stack. */
 export function localStackFilter(filters: CompanyFilters): ((row: CompanyRow) => boolean) | undefined {
-  const required = filters.technologies.slice(1).map(lower);
-  const excluded = filters.notTechnologies.slice(1).map(lower);
+  const local = localTechnologies(filters);
+  const required = local.required.map(lower);
+  const excluded = local.excluded.map(lower);
   if (required.length === 0 && excluded.length === 0) return undefined;
   return (row) => {
     const stack = new Set((row.technologies ?? []).map((entry) => lower(entry.t)));
@@ -75,10 +126,29 @@ export function describeFilters(filters: CompanyFilters): string {
   const parts = [
     ...filters.technologies.map((name) => `runs ${name}`),
     ...filters.notTechnologies.map((name) => `not ${name}`),
-    ...(filters.employeeRange ? [`${filters.employeeRange} employees`] : []),
-    ...(filters.country ? [`in ${filters.country}`] : []),
+    ...(filters.employeeRanges.length > 0 ? [`${filters.employeeRanges.join(' or ')} employees`] : []),
+    ...(filters.countries.length > 0 ? [`in ${filters.countries.join(' or ')}`] : []),
   ];
   return parts.join(', ');
+}
+
+/**
+ * The filters as the sidecar and the checkpoint's fingerprint record them: under the names they have
+ * always had (a single range or country stays a string, so an earlier run's checkpoint still
+ * resumes), several values as a list, nothing for what was not given.
+ */
+export function filtersRecord(filters: CompanyFilters): Record<string, unknown> {
+  const oneOrList = (values: string[]) => (values.length === 0 ? undefined : values.length === 1 ? values[0] : values);
+  return {
+    technologies: filters.technologies,
+    notTechnologies: filters.notTechnologies,
+    employeeRange: oneOrList(filters.employeeRanges),
+    country: oneOrList(filters.countries),
+  };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
 }
 
 function lower(name: string): string {

@@ -1,7 +1,7 @@
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../exit-codes.js';
+import { CliError, ExitCode, UsageError } from '../exit-codes.js';
 import { openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
 import { streamSink, type TextSink } from './sink.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './writers.js';
@@ -21,24 +21,46 @@ export function resolveFormat(options: { format?: string; outputPath?: string; s
     }
     return options.format as OutputFormat;
   }
-  if (options.outputPath !== undefined) {
-    return FORMAT_BY_EXTENSION[extname(options.outputPath).toLowerCase()] ?? 'csv';
-  }
+  if (options.outputPath !== undefined) return formatOfPath(options.outputPath);
   return options.stdoutIsTTY ? 'table' : 'csv';
 }
 
-/** Checked before any paid call: a run must not spend units and then fail to write its result. */
+/**
+ * The format an -o path names: a known extension's, CSV for a name without one. An extension of a
+ * format prospect cannot write (`.xlsx`) is refused before any call: writing CSV into it would give
+ * a file its own program cannot open.
+ */
+function formatOfPath(outputPath: string): OutputFormat {
+  const extension = extname(outputPath).toLowerCase();
+  if (extension === '') return 'csv';
+  const format = FORMAT_BY_EXTENSION[extension];
+  if (format !== undefined) return format;
+  throw new UsageError(
+    `cannot write ${extension} files (-o ${outputPath}): prospect writes CSV, JSON and NDJSON.`,
+    `It writes ${Object.keys(FORMAT_BY_EXTENSION).join(', ')}; or add --format ${OUTPUT_FORMATS.filter((name) => name !== 'table').join('|')} to write one of those under this name.`,
+  );
+}
+
+/**
+ * Checked before any paid call: a run must not spend units and then fail to write its result. An
+ * output that cannot be written is exit 7, as a full disk is: the command line is right, the place is not.
+ */
 export async function checkOutputPath(outputPath: string | undefined): Promise<void> {
   if (outputPath === undefined) return;
   const target = resolve(outputPath);
   const directory = dirname(target);
+  const notWritable = (why: string) =>
+    new CliError(`cannot write ${outputPath}: ${why}.`, ExitCode.output, 'Create the directory or fix its permissions, or give another -o path.');
+  const folder = await stat(directory).catch(() => undefined);
+  if (folder === undefined) throw notWritable(`the directory ${directory} does not exist`);
+  if (!folder.isDirectory()) throw notWritable(`${directory} is not a directory`);
   try {
     await access(directory, constants.W_OK);
   } catch {
-    throw new UsageError(`cannot write ${outputPath}: the directory ${directory} does not exist or is not writable.`);
+    throw notWritable(`the directory ${directory} is not writable`);
   }
   const existing = await stat(target).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`cannot write ${outputPath}: it is a directory.`);
+  if (existing?.isDirectory()) throw notWritable('it is a directory');
 }
 
 /** An output that becomes visible all at once (file) or streams (stdout). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { UnanswerableError, type CompaniesMeta, type CompanyPage, type CompanyRow } from '../../api/index.js';
-import { UsageError } from '../../exit-codes.js';
+import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../../api/index.js';
+import { ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -9,7 +9,19 @@ import type { RunContext } from '../../runtime/context.js';
 import { formatCount } from '../../ui/format-count.js';
 import { rateText } from '../../ui/progress.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from '../company-columns.js';
-import { describeFilters, localStackFilter, serviceQuery, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
+import {
+  companyQueries,
+  describeFilters,
+  filtersRecord,
+  localStackFilter,
+  normalizeCountries,
+  validateCompanyFilters,
+  withCompanyFilters,
+  type CompanyFilters,
+} from '../company-filters.js';
+import { countRecord, countSet, widerCountText, type SetCount } from '../company-set-count.js';
+import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
+import type { MergedChunk } from '../merge-walks.js';
 import { outputOptions } from '../job-options.js';
 import { planOutput } from '../output-plan.js';
 import { provenanceLine } from '../provenance.js';
@@ -26,13 +38,14 @@ export type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
 
 export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Promise<number> {
   const startedAt = Date.now();
-  const options = companiesOptionsSchema.parse(flags);
-  validateCompanyFilters(options.filters);
-  if (options.max !== undefined && (!Number.isInteger(options.max) || options.max < 1)) {
+  const parsed = companiesOptionsSchema.parse(flags);
+  validateCompanyFilters(parsed.filters);
+  if (parsed.max !== undefined && (!Number.isInteger(parsed.max) || parsed.max < 1)) {
     throw new UsageError('--max must be a whole number of at least 1.');
   }
-  const { format, columns } = planOutput(ctx, options, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
-  await checkOutputPath(options.output);
+  const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
+  await checkOutputPath(parsed.output);
+  const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
@@ -49,84 +62,102 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   // made for a page that is not written), which is after the check. One page ahead, never two: each
   // page held is megabytes.
   const clientReadsAhead = options.max === undefined;
-  const pageIterator = client.companies(serviceQuery(options.filters), { readAhead: clientReadsAhead })[Symbol.asyncIterator]();
+  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead });
+  const count = (): SetCount => countSet(options.filters, walk.answers);
 
   return runJob(ctx, {
     startedAt,
     progress: 'Fetching companies…',
     output,
     async work(progress) {
-      let nextPage: Promise<IteratorResult<CompanyPage>> | undefined = pageIterator.next();
+      await checkLocalTechnologies(client, options.filters);
+      let nextChunk: Promise<IteratorResult<MergedChunk<CompanyRow>>> | undefined = walk.chunks.next();
       let pages = 0;
-      while (nextPage !== undefined) {
-        const result: IteratorResult<CompanyPage> = await nextPage;
-        nextPage = undefined;
+      while (nextChunk !== undefined) {
+        const result: IteratorResult<MergedChunk<CompanyRow>> = await nextChunk;
+        nextChunk = undefined;
         if (result.done) break;
-        const page = result.value;
-        meta ??= page.meta;
-        fetched += page.data.length;
-        let rows = keep ? page.data.filter(keep) : page.data;
+        const chunk = result.value;
+        meta ??= walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
+        fetched += chunk.rows.length;
+        let rows = keep ? chunk.rows.filter(keep) : chunk.rows;
         if (options.max !== undefined && written + rows.length >= options.max) {
-          stoppedAtMax = written + rows.length > options.max || page.nextCursor !== null;
+          stoppedAtMax = written + rows.length > options.max || !chunk.last;
           rows = rows.slice(0, options.max - written);
-        } else if (page.nextCursor !== null && !clientReadsAhead) {
-          nextPage = pageIterator.next();
+        } else if (!chunk.last && !clientReadsAhead) {
+          nextChunk = walk.chunks.next();
           // Its failure, if any, is thrown when its turn comes; until then it must not count as unhandled.
-          nextPage.catch(() => {});
+          nextChunk.catch(() => {});
         }
         await writer.writeRows(rows);
-        if (clientReadsAhead && page.nextCursor !== null) nextPage = pageIterator.next();
+        if (clientReadsAhead && !chunk.last) nextChunk = walk.chunks.next();
         written += rows.length;
         pages += 1;
         progress.update(`Fetching companies… page ${pages} · ${rateText(written, 'rows', startedAt)}`);
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
-      await pageIterator.return?.();
+      await walk.chunks.return(undefined);
       if (written === 0) throw noMatch(options.filters, fetched);
-      await writer.finish(meta);
-      await output.writeSidecar('.meta.json', sidecar(options, meta, written, stoppedAtMax));
+      await writer.finish(meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) });
+      await output.writeSidecar('.meta.json', sidecar(options, meta, count(), written, stoppedAtMax));
       await output.commit();
     },
     onFailure() {
       // Not awaited: a page fetched ahead may still be in flight; closing the client (cleanup) ends it.
-      void pageIterator.return?.().catch(() => {});
+      void walk.chunks.return(undefined).catch(() => {});
     },
     async writeEmptyResult(error) {
-      if (!(error instanceof UnanswerableError && options.allowEmpty)) return false;
+      // Only valid filters that match nobody (exit 3); a typo stays an error whatever --allow-empty says.
+      if (!(options.allowEmpty && knownFailure(error)?.exitCode === ExitCode.unanswerable)) return false;
       await writer.finish(meta);
       await output.commit();
       return true;
     },
     report() {
       ctx.reporter.info(provenanceLine(written, meta));
-      if (stoppedAtMax) {
-        const total = typeof meta?.total === 'number' ? ` of ${formatCount(meta.total)}` : '';
-        ctx.reporter.info(`Stopped at --max ${options.max}${total}; more companies match.`);
-      }
+      if (stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, count()));
       if (options.output) ctx.reporter.info(`Wrote ${options.output} and ${options.output}.meta.json.`);
     },
   });
 }
 
+/** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
+function stoppedAtMaxLine(max: number, count: SetCount): string {
+  if (count.exact) return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
+  if (count.wider !== undefined) return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
+  return `Stopped at --max ${formatCount(max)}; more companies match.`;
+}
+
 /** The service had companies for the first technology, but the filters it cannot express left none. */
 function noMatch(filters: CompanyFilters, fetched: number): UnanswerableError {
-  const others = describeFilters({ ...filters, technologies: filters.technologies.slice(1), notTechnologies: filters.notTechnologies.slice(1) });
+  const others = describeFilters({ ...filters, technologies: filters.technologies.slice(1), notTechnologies: filters.notTechnologies.slice(1), employeeRanges: [], countries: [] });
   return new UnanswerableError(
     `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${filters.technologies[0]}", none of which also ${others}.`,
+    { code: 'no_match' },
   );
 }
 
-function sidecar(options: CompaniesOptions, meta: CompaniesMeta | undefined, rows: number, stoppedAtMax: boolean): string {
+/**
+ * The document's and the sidecar's count fields: `total` and `contact_count` stay only where they
+ * count the set asked for (in the service's place among the meta fields, so a one-query export keeps
+ * the service's bytes); otherwise they are replaced by what the service did count.
+ */
+function countFields(meta: CompaniesMeta | undefined, count: SetCount): Record<string, unknown> {
+  const { total, contact_count, ...fields } = countRecord(count);
+  if (total === undefined) return { total: undefined, contact_count: undefined, ...fields };
+  return { ...(meta?.total === undefined ? {} : { total }), ...(meta?.contact_count === undefined ? {} : { contact_count }) };
+}
+
+function sidecar(options: CompaniesOptions, meta: CompaniesMeta | undefined, count: SetCount, rows: number, stoppedAtMax: boolean): string {
   const record = {
     exported_at: new Date().toISOString(),
     rows,
     stopped_at_max: stoppedAtMax,
-    filters: options.filters,
+    filters: filtersRecord(options.filters),
     source: meta?.source,
     scope: meta?.scope,
     field_fill_rates: meta?.field_fill_rates,
-    total: meta?.total,
-    contact_count: meta?.contact_count,
+    ...countFields(meta, count),
   };
   return `${JSON.stringify(record, null, 2)}\n`;
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { UnanswerableError } from '../../api/index.js';
+import { ExitCode, knownFailure } from '../../exit-codes.js';
 import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { formatCount } from '../../ui/format-count.js';
 import { rateText } from '../../ui/progress.js';
-import { withCompanyFilters } from '../company-filters.js';
+import { normalizeCountries, validateCompanyFilters, withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
@@ -20,7 +21,7 @@ import { exportedKeys, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
-import { openRunState } from '../pipeline/run-state.js';
+import { committedRowsText, openRunState } from '../pipeline/run-state.js';
 import { openVerifier } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
 
@@ -44,7 +45,9 @@ export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
  */
 export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
   const startedAt = Date.now();
-  const options = pipelineOptionsSchema.parse(flags);
+  const parsed = pipelineOptionsSchema.parse(flags);
+  validateCompanyFilters(parsed.filters);
+  const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const plan = planPipeline(ctx, options);
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
@@ -73,8 +76,12 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
+  /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
+  let committedRows = checkpoint.rows_written;
   /** The service would not answer before any company was written: there is nothing to resume. */
   const noCompanyMatched = (error: unknown): error is UnanswerableError => error instanceof UnanswerableError && counters.companies_seen === 0;
+  /** Valid filters that match nobody (exit 3), the one failure --allow-empty makes an empty success; never a typo (exit 2). */
+  const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
     await leads.publish();
     if (state) await recordSuccess(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record });
@@ -112,8 +119,9 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         countCompany(checkpoint, found, result);
         const pageEnd = found.item.pageEnd;
         if (pageEnd && leads.keepsCheckpoints) {
-          passPage(checkpoint, pageEnd.nextCursor, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
+          passPage(checkpoint, pageEnd.positions, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
           await leads.commitPage(checkpoint);
+          committedRows = checkpoint.rows_written;
         }
         progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
       }
@@ -124,16 +132,16 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     async onFailure(error) {
       if (noCompanyMatched(error)) {
         noMatchReason = error.message;
-        if (!options.allowEmpty) await state?.discardCurrent();
+        if (!(options.allowEmpty && matchedNobody(error))) await state?.discardCurrent();
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
-          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.`);
+          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${committedRowsText(committedRows)}; run the same command again to resume.`);
         });
       }
     },
     async writeEmptyResult(error) {
-      if (!(noCompanyMatched(error) && options.allowEmpty)) return false;
+      if (!(matchedNobody(error) && options.allowEmpty)) return false;
       await leads.writer.finish();
       await publish({ rows: 0, no_match_reason: error.message });
       return true;

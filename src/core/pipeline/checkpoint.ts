@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { contactCountsSchema, countRows, type DomainRows } from '../domain-rows.js';
 import type { DomainContacts } from '../contacts-fanout.js';
+import type { WalkPosition } from '../merge-walks.js';
 import { parseStoredJson } from '../stored-json.js';
 import type { AppendOnlyFile } from './append-only-file.js';
 import type { StateDirectory } from './state-directory.js';
@@ -20,16 +21,25 @@ export const countersSchema = z.object({
 });
 export type Counters = z.output<typeof countersSchema>;
 
+const walkPositionSchema = z.object({ cursor: z.string().nullable(), skip: count, done: z.boolean() });
+
+/** A checkpoint written before any-of filters kept one `cursor`: its one query's position. */
+function withPositions(stored: unknown): unknown {
+  if (typeof stored !== 'object' || stored === null || !('cursor' in stored) || 'positions' in stored) return stored;
+  const { cursor, ...rest } = stored as { cursor: unknown; listing_done?: unknown };
+  return { ...rest, positions: cursor === null ? null : [{ cursor, skip: 0, done: rest.listing_done === true }] };
+}
+
 /** An unfinished run, as current/checkpoint.json keeps it. */
-export const checkpointSchema = z.object({
+export const checkpointSchema = z.preprocess(withPositions, z.object({
   version: z.literal(1),
   run_id: z.string().min(1),
   fingerprint: z.string(),
   command: z.string(),
   /** The run's clock, kept so a resumed run classifies freshness exactly as the first part did. */
   now: z.iso.datetime(),
-  /** Cursor of the next company page to fetch; null before the first page. */
-  cursor: z.string().nullable(),
+  /** Where each of the filters' service queries stands (company-walk.ts); null before the first page. */
+  positions: z.array(walkPositionSchema).nullable(),
   /** The last company page is committed: a resume only has to finish the output. */
   listing_done: z.boolean(),
   /** The provenance of the listing, so a resumed JSON document ends exactly as an uninterrupted one. */
@@ -39,7 +49,7 @@ export const checkpointSchema = z.object({
   rows_written: count,
   pages_done: count,
   counters: countersSchema.prefault({}),
-});
+}));
 export type Checkpoint = z.output<typeof checkpointSchema>;
 
 export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
@@ -49,7 +59,7 @@ export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
     fingerprint,
     command: 'pipeline',
     now: now.toISOString(),
-    cursor: null,
+    positions: null,
     listing_done: false,
     meta: null,
     output_bytes: 0,
@@ -69,10 +79,10 @@ export function countCompany(checkpoint: Checkpoint, found: Pick<DomainContacts<
   checkpoint.rows_written += result.rows.length;
 }
 
-/** A company page's last lead is written: a resume starts at the next page. */
-export function passPage(checkpoint: Checkpoint, nextCursor: string | null, verification: Counters['verification']): void {
-  checkpoint.cursor = nextCursor;
-  checkpoint.listing_done = nextCursor === null;
+/** A company chunk's last lead is written: a resume starts after it. */
+export function passPage(checkpoint: Checkpoint, positions: WalkPosition[], verification: Counters['verification']): void {
+  checkpoint.positions = positions;
+  checkpoint.listing_done = positions.every((position) => position.done);
   checkpoint.pages_done += 1;
   checkpoint.counters.verification = verification;
 }

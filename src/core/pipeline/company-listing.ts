@@ -1,17 +1,20 @@
 import type { CompanyRow, ProspectClient } from '../../api/index.js';
-import { localStackFilter, serviceQuery, type CompanyFilters } from '../company-filters.js';
+import { companyQueries, localStackFilter, type CompanyFilters } from '../company-filters.js';
+import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
+import type { WalkPosition } from '../merge-walks.js';
 import type { Checkpoint } from './checkpoint.js';
 
 export interface CompanyItem {
   company: CompanyRow;
-  /** Set on a page's last kept row: once it is written, the run can resume from this cursor. */
-  pageEnd?: { nextCursor: string | null };
+  /** Set on a chunk's last kept row: once it is written, the run can resume from these positions. */
+  pageEnd?: { positions: WalkPosition[] };
 }
 
 /**
- * The companies a pipeline run still has to do, one at a time: from the checkpoint's cursor, with
- * the filters the service cannot express applied. The first page's provenance goes into the
- * checkpoint, so a resumed JSON document ends exactly as an uninterrupted one.
+ * The companies a pipeline run still has to do, one at a time: every service query of the filters
+ * merged (company-walk.ts), from the checkpoint's positions, with the filters the service cannot
+ * express applied. The first page's provenance goes into the checkpoint, so a resumed JSON document
+ * ends exactly as an uninterrupted one.
  */
 export async function* listCompanies(
   client: Pick<ProspectClient, 'companies'>,
@@ -19,12 +22,15 @@ export async function* listCompanies(
   checkpoint: Checkpoint,
 ): AsyncGenerator<CompanyItem> {
   if (checkpoint.listing_done) return;
+  await checkLocalTechnologies(client, filters);
   const keep = localStackFilter(filters);
-  for await (const page of client.companies(serviceQuery(filters), { startCursor: checkpoint.cursor || undefined })) {
-    checkpoint.meta ??= { source: page.meta.source, scope: page.meta.scope };
-    const rows = keep ? page.data.filter(keep) : page.data;
+  const walk = walkCompanies(client, companyQueries(filters), { positions: checkpoint.positions ?? undefined });
+  for await (const chunk of walk.chunks) {
+    const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
+    if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
+    const rows = keep ? chunk.rows.filter(keep) : chunk.rows;
     for (const [index, company] of rows.entries()) {
-      yield index === rows.length - 1 ? { company, pageEnd: { nextCursor: page.nextCursor } } : { company };
+      yield index === rows.length - 1 ? { company, pageEnd: { positions: chunk.positions } } : { company };
     }
   }
 }

@@ -1,6 +1,6 @@
 import { UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
-import { validateCompanyFilters } from '../company-filters.js';
+import { filtersRecord, validateCompanyFilters } from '../company-filters.js';
 import { parseContactFlags } from '../contact-options.js';
 import { planOutput } from '../output-plan.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
@@ -23,7 +23,7 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions) {
   const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
   const { format, columns } = planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
   const parameters = {
-    filters: options.filters,
+    filters: filtersRecord(options.filters),
     seniority: settings.seniority ?? null,
     limit: settings.limit,
     per_company: settings.perCompany ?? null,
