@@ -37,7 +37,7 @@ function formatOfPath(outputPath: string): OutputFormat {
   if (format !== undefined) return format;
   throw new UsageError(
     `cannot write ${extension} files (-o ${outputPath}): prospect writes CSV, JSON and NDJSON.`,
-    `It writes ${Object.keys(FORMAT_BY_EXTENSION).join(', ')}; or add --format ${OUTPUT_FORMATS.filter((name) => name !== 'table').join('|')} to write one of those under this name.`,
+    `Name it ${Object.keys(FORMAT_BY_EXTENSION).join(', ')}, or add --format ${OUTPUT_FORMATS.filter((name) => name !== 'table').join('|')} to write one of those under this name.`,
   );
 }
 
