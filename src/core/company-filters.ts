@@ -39,10 +39,11 @@ export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
 const CLOSED_RANGE = /^(\d{1,9})-(\d{1,9})$/;
 const OPEN_RANGE = /^(\d{1,9})\+$/;
 /**
- * An open band (`500+`) is asked as a closed one up to the largest bound the service reads (nine
- * digits, contract row 5): every label from the low bound up lies inside it.
+ * An open band (`500+`) is asked as a closed one up to the high bound of the contract's largest label
+ * (`10001-100000`, contract row 5): every label from the low bound up lies inside it, and the
+ * service's messages read as the labels do.
  */
-const OPEN_RANGE_HIGH = 999_999_999;
+const LARGEST_LABEL_HIGH = 100_000;
 
 /** Every check of the filters that needs no call; throws a UsageError (exit 2) before any. */
 export function validateCompanyFilters(filters: CompanyFilters): void {
@@ -64,7 +65,7 @@ export function validateCompanyFilters(filters: CompanyFilters): void {
 /** `11-500` as it is, `500+` as a closed range the service reads; a UsageError for anything else. */
 export function serviceRange(range: string): string {
   const open = OPEN_RANGE.exec(range);
-  if (open) return `${Number(open[1])}-${OPEN_RANGE_HIGH}`;
+  if (open) return `${Number(open[1])}-${Math.max(Number(open[1]), LARGEST_LABEL_HIGH)}`;
   const closed = CLOSED_RANGE.exec(range);
   if (!closed || Number(closed[1]) > Number(closed[2])) {
     throw new UsageError(

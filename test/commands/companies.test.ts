@@ -82,18 +82,18 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(csvRecords(raw.stdout).map((row) => row.phone)).toEqual(phones);
   });
 
-  it('a 422 exits 3 with the reason and suggestions, and leaves no file (nor touches the old one)', async () => {
+  it('an unknown technology (422 unknown_technology) exits 2 with the reason and suggestions, and leaves no file (nor touches the old one)', async () => {
     const dir = await scratchDir();
     const target = join(dir, 'list.csv');
     await writeFile(target, 'previous export\n');
     const run = await prospect(['companies', '-t', 'Shopifyy', '-o', target], { cwd: dir });
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Shopify/);
     expect(run.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
     expect(await readFile(target, 'utf8')).toBe('previous export\n');
     expect(existsSync(`${target}.meta.json`)).toBe(false);
     const fresh = join(dir, 'new.csv');
-    expect((await prospect(['companies', '-t', 'Shopifyy', '-o', fresh], { cwd: dir })).code).toBe(3);
+    expect((await prospect(['companies', '-t', 'Shopifyy', '-o', fresh], { cwd: dir })).code).toBe(2);
     expect(existsSync(fresh)).toBe(false);
   });
 
@@ -132,7 +132,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
       ['companies', '-t', 'Shopify', '--format', 'xml'],
       ['companies', '-t', 'Shopify', '--columns', 'domain,nope'],
       ['companies', '-t', 'Shopify', '--employee-range', 'big'],
-      ['companies', '-t', 'Shopify', '-o', '/nonexistent-dir/x.csv'],
+      ['companies', '-t', 'Shopify', '-o', 'x.xlsx'],
       ['companies', '-t', 'Shopify', '--bogus'],
     ]) {
       const run = await prospect(args);

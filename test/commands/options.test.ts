@@ -47,7 +47,10 @@ const COMPANIES_CASES: Case[] = [
   { what: '--employee-range big', args: [...COMPANIES, '--employee-range', 'big'] },
   { what: '--employee-range 500-11', args: [...COMPANIES, '--employee-range', '500-11'] },
   { what: 'the same technology required and excluded', args: [...COMPANIES, '-T', 'shopify'] },
-  { what: '-o into a missing directory', args: [...COMPANIES, '-o', '/nonexistent-dir/x.csv'] },
+  { what: '-o with an extension prospect cannot write', args: [...COMPANIES, '-o', 'x.xlsx'] },
+  { what: '--employee-range +500', args: [...COMPANIES, '--employee-range', '+500'] },
+  { what: '--employee-range with an empty item', args: [...COMPANIES, '--employee-range', '1-10,'] },
+  { what: '--country ""', args: [...COMPANIES, '--country', ''] },
   { what: 'an unknown flag', args: [...COMPANIES, '--bogus'] },
 ];
 
@@ -93,7 +96,7 @@ const PIPELINE_CASES: Case[] = [
   { what: '--verify-budget -1', args: [...PIPELINE, '--stale', 'verify', '--verify-budget', '-1'] },
   { what: '--format xml', args: [...PIPELINE, '--format', 'xml'] },
   { what: '--employee-range big', args: [...PIPELINE, '--employee-range', 'big'] },
-  { what: '-o into a missing directory', args: [...PIPELINE, '-o', '/nonexistent-dir/leads.csv'] },
+  { what: '-o with an extension prospect cannot write', args: [...PIPELINE, '-o', 'leads.xlsx'] },
   { what: '--state under a file', args: [...PIPELINE, '--state', '/dev/null/state'] },
 ];
 
@@ -141,6 +144,27 @@ describe('flags out of range and unknown values exit 2 before any request', () =
       expect(run.stderr).toMatch(/\S/);
       expect(run.stderr).not.toMatch(/\n\s+at /);
       expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+      expect((await sandboxStats(sandbox.url)).requests.total).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('an output that cannot be written exits 7 before any request', () => {
+  it.concurrent.for([
+    { what: 'companies', args: [...COMPANIES, '-o', '/nonexistent-dir/x.csv'] },
+    { what: 'pipeline', args: [...PIPELINE, '-o', '/nonexistent-dir/leads.csv'] },
+    { what: 'pipeline --summary', args: [...PIPELINE, '--summary', '/nonexistent-dir/run.json'] },
+    { what: 'contacts', args: [...CONTACTS, '-o', '/nonexistent-dir/people.csv'], input: DOMAINS },
+    { what: 'verify', args: [...VERIFY, '-o', '/nonexistent-dir/verified.csv'], input: EMAILS },
+  ])('$what into a missing directory', { timeout: 20_000 }, async ({ args, input }, { expect }) => {
+    const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
+    try {
+      const cwd = await scratchDir();
+      const run = await runCli(args, { url: sandbox.url, apiKey: KEY, cwd, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 });
+      expect(run.code, run.stderr).toBe(7);
+      expect(run.stderr).toMatch(/nonexistent-dir does not exist/);
       expect((await sandboxStats(sandbox.url)).requests.total).toBe(0);
     } finally {
       await sandbox.close();

@@ -24,9 +24,9 @@ describe('company filters', () => {
     ]);
     expect(companyQueries(filters({ countries: ['canada', 'france'], employeeRanges: ['1-10', '500+'] }))).toEqual([
       { technology: 'Shopify', notTechnology: undefined, country: 'canada', employeeRange: '1-10' },
-      { technology: 'Shopify', notTechnology: undefined, country: 'canada', employeeRange: '500-999999999' },
+      { technology: 'Shopify', notTechnology: undefined, country: 'canada', employeeRange: '500-100000' },
       { technology: 'Shopify', notTechnology: undefined, country: 'france', employeeRange: '1-10' },
-      { technology: 'Shopify', notTechnology: undefined, country: 'france', employeeRange: '500-999999999' },
+      { technology: 'Shopify', notTechnology: undefined, country: 'france', employeeRange: '500-100000' },
     ]);
   });
 

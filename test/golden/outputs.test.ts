@@ -51,6 +51,7 @@ const cases: Case[] = [
   { name: 'pipeline-verify.csv', args: () => ['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '25', '--no-cache', '--format', 'csv'] },
   { name: 'error-typo.txt', args: () => ['companies', '-t', 'Shopfy'] },
   { name: 'error-no-match.txt', args: () => ['companies', '-t', 'Shopify', '--country', 'antarctica'] },
+  { name: 'error-nobody.txt', args: () => ['companies', '-t', 'Shopify', '--country', 'egypt', '--employee-range', '10001+'] },
   { name: 'error-bad-flag.txt', args: () => ['contacts', '--limit', '5000', 'acme.com'] },
 ];
 

@@ -24,7 +24,7 @@ const FIRST_PAGE_NOT_YET_DONE = {
   fingerprint: '0123456789abcdef',
   command: 'pipeline',
   now: '2026-01-01T00:00:00.000Z',
-  cursor: null,
+  positions: null,
   listing_done: false,
   meta: null,
   output_bytes: 0,
@@ -49,7 +49,7 @@ describe('reading a checkpoint back', () => {
   it('keeps the counts and the listing provenance as they were written', async () => {
     const written = {
       ...FIRST_PAGE_NOT_YET_DONE,
-      cursor: 'c2',
+      positions: [{ cursor: 'c2', skip: 0, done: false }],
       meta: { source: { dataset: 'd', method: 'm' }, scope: 'all' },
       rows_written: 12,
       pages_done: 1,
@@ -63,6 +63,12 @@ describe('reading a checkpoint back', () => {
     };
     const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(written)));
     expect(JSON.stringify(checkpoint)).toBe(JSON.stringify(written));
+  });
+
+  it('reads the one cursor of a checkpoint written before any-of filters as its one query\'s position', async () => {
+    const { positions: _positions, ...older } = { ...FIRST_PAGE_NOT_YET_DONE, cursor: 'c3', pages_done: 3 };
+    const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(older)));
+    expect(checkpoint?.positions).toEqual([{ cursor: 'c3', skip: 0, done: false }]);
   });
 
   it('has nothing to resume when there is no checkpoint', async () => {
