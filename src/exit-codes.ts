@@ -94,6 +94,17 @@ const REQUEST_FAILURE_CODES: ReadonlyArray<readonly [new (...args: never[]) => R
  */
 const INPUT_REFUSALS: ReadonlySet<string> = new Set(['unknown_technology', 'unknown_country', 'unknown_employee_range', 'contradictory_filters']);
 
+/** What to do about an input refusal that came without suggestions to pick from. */
+const INPUT_REFUSAL_HINTS: Readonly<Record<string, string>> = {
+  unknown_country: 'Give a country as the service names it or as people write it: "united states", US, UK, Deutschland.',
+};
+
+function requestFailureHint(error: RequestError): string | undefined {
+  if (error.hint !== undefined || !(error instanceof UnanswerableError) || error.code === undefined) return error.hint;
+  const suggestions = error.details.suggestions;
+  return Array.isArray(suggestions) && suggestions.length > 0 ? undefined : INPUT_REFUSAL_HINTS[error.code];
+}
+
 function requestFailureCode(error: RequestError): ExitCodeValue {
   if (error instanceof UnanswerableError && error.code !== undefined && INPUT_REFUSALS.has(error.code)) return ExitCode.usage;
   return REQUEST_FAILURE_CODES.find(([kind]) => error instanceof kind)?.[1] ?? ExitCode.service;
@@ -110,7 +121,7 @@ export function knownFailure(error: unknown): { message: string; hint?: string |
   if (error instanceof CliError) return error;
   if (error instanceof ClientOptionError) return { message: error.message, hint: error.hint, exitCode: ExitCode.usage };
   if (error instanceof RequestError) {
-    return { message: error.message, hint: error.hint, exitCode: requestFailureCode(error) };
+    return { message: error.message, hint: requestFailureHint(error), exitCode: requestFailureCode(error) };
   }
   return undefined;
 }

@@ -46,24 +46,36 @@ export function walkCompanies(client: Pick<ProspectClient, 'companies'>, queries
 }
 
 /**
+ * What the service says of each query without walking it: one row of its first page, whose meta
+ * counts the query (`total`, `contact_count`), or its no_match. One call per query, made at once;
+ * any other refusal (an unknown name) is thrown. `countSet` makes these into the set's count.
+ */
+export async function answerQueries(client: Pick<ProspectClient, 'companies'>, queries: CompanyQuery[]): Promise<QueryAnswer[]> {
+  return Promise.all(
+    queries.map(async (query): Promise<QueryAnswer> => {
+      const pages = client.companies(query, { pageSize: 1 })[Symbol.asyncIterator]();
+      try {
+        const first = await pages.next();
+        if (first.done) throw new Error('a companies listing ended before its first page');
+        return { kind: 'meta', meta: first.value.meta };
+      } catch (error) {
+        if (!isNoMatch(error)) throw error;
+        return { kind: 'no_match', error };
+      } finally {
+        await pages.return?.();
+      }
+    }),
+  );
+}
+
+/**
  * The technologies checked here are never sent in the walk, so a typo among them would match nobody
  * and read as an empty result. Each is asked of the service once (one row), so an unknown name gets
  * the service's 422 unknown_technology and its suggestions before anything is written.
  */
 export async function checkLocalTechnologies(client: Pick<ProspectClient, 'companies'>, filters: CompanyFilters): Promise<void> {
   const local = localTechnologies(filters);
-  await Promise.all(
-    [...local.required, ...local.excluded].map(async (technology) => {
-      const pages = client.companies({ technology }, { pageSize: 1 })[Symbol.asyncIterator]();
-      try {
-        await pages.next();
-      } catch (error) {
-        if (!isNoMatch(error)) throw error;
-      } finally {
-        await pages.return?.();
-      }
-    }),
-  );
+  await answerQueries(client, [...local.required, ...local.excluded].map((technology) => ({ technology })));
 }
 
 async function* pagesOf(

@@ -3,6 +3,7 @@
  * order; a resume from a checkpoint that keeps every query's position; the row count an interrupted
  * run names is the one its resume starts from. The built binary against the sandbox.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -88,4 +89,16 @@ describe('pipeline with any-of countries (spawned)', () => {
     expect(resumed.stderr).toContain(`(${kept} committed rows already written)`);
     expect(await readFile(join(work, 'leads.csv'), 'utf8')).toBe(reference);
   }, 120_000);
+
+  it('a typo in a filter exits 2 with suggestions even with --allow-empty, and leaves no file and no checkpoint', async () => {
+    const work = await scratchDir();
+    for (const filters of [['-t', 'Shopfy'], ['-t', 'Shopify', '-T', 'Klaviyo', '-T', 'Atentive'], ['-t', 'Shopify', '--country', 'Frnace']]) {
+      const run = await runCli(['pipeline', ...filters, '--allow-empty', '--state', join(work, 'state'), '-o', join(work, 'leads.csv')], options({ cwd: work }));
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/Did you mean/);
+      expect(existsSync(join(work, 'leads.csv'))).toBe(false);
+      expect(existsSync(join(work, 'state', 'current', 'checkpoint.json'))).toBe(false);
+    }
+  });
 });
+

@@ -131,7 +131,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     },
     async onFailure(error) {
       if (noCompanyMatched(error)) {
-        noMatchReason = error.message;
+        if (matchedNobody(error)) noMatchReason = error.message;
         if (!(options.allowEmpty && matchedNobody(error))) await state?.discardCurrent();
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
