@@ -5,6 +5,7 @@
  * technologies checked here (all but the first of each kind) leave the service counting a wider
  * set, which is then said to be wider.
  */
+import type { CompaniesMeta } from '../api/index.js';
 import { formatCount } from '../ui/format-count.js';
 import { localTechnologies, queriesAreDisjoint, type CompanyFilters } from './company-filters.js';
 import type { QueryAnswer } from './company-walk.js';
@@ -28,6 +29,23 @@ export function countSet(filters: CompanyFilters, answers: ReadonlyArray<QueryAn
   const appliedLocally = [...local.required, ...local.excluded.map((name) => `not ${name}`)];
   if (appliedLocally.length === 0) return { exact: true, companies, contacts };
   return { exact: false, wider: { companies, contacts, counted: describeServiceSet(filters, companies), appliedLocally } };
+}
+
+/**
+ * The listing's meta for the set: with one query the service's own; with several, their source and
+ * scope, and each field's fill rate weighted by the companies of each query (so they describe the
+ * union), or no rates where that cannot be known (a query without a count, queries that overlap).
+ */
+export function setMeta(filters: CompanyFilters, answers: ReadonlyArray<QueryAnswer | undefined>): CompaniesMeta | undefined {
+  const metas = answers.flatMap((answer) => (answer?.kind === 'meta' ? [answer.meta] : []));
+  const first = metas[0];
+  if (first === undefined || answers.length === 1) return first;
+  const weighable = metas.every((meta) => meta.total !== undefined) && queriesAreDisjoint(filters);
+  const companies = metas.reduce((sum, meta) => sum + (meta.total ?? 0), 0);
+  const fields = [...new Set(metas.flatMap((meta) => Object.keys(meta.field_fill_rates)))];
+  const rate = (field: string) => metas.reduce((sum, meta) => sum + (meta.field_fill_rates[field] ?? 0) * meta.total!, 0) / companies;
+  const field_fill_rates = weighable && companies > 0 ? Object.fromEntries(fields.map((field) => [field, Math.round(rate(field) * 10) / 10])) : {};
+  return { ...first, field_fill_rates };
 }
 
 /** "16,595 run WordPress; the WooCommerce filter is applied locally": what the wider count counts. */

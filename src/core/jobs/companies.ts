@@ -19,7 +19,7 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from '../company-filters.js';
-import { countRecord, countSet, widerCountText, type SetCount } from '../company-set-count.js';
+import { countRecord, countSet, setMeta, widerCountText, type SetCount } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { MergedChunk } from '../merge-walks.js';
 import { outputOptions } from '../job-options.js';
@@ -78,7 +78,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
         nextChunk = undefined;
         if (result.done) break;
         const chunk = result.value;
-        meta ??= walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
+        meta = setMeta(options.filters, walk.answers);
         fetched += chunk.rows.length;
         let rows = keep ? chunk.rows.filter(keep) : chunk.rows;
         if (options.max !== undefined && written + rows.length >= options.max) {
