@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmdirSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -130,7 +130,10 @@ export class VerifyCache {
         await handle.close();
         return () => rm(path, { force: true });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        // ENOENT: another run removed the empty claims folder between our mkdir and open; make it again.
+        if (code === 'ENOENT') continue;
+        if (code !== 'EEXIST') throw error;
       }
       if (await claimIsAbandoned(path)) await rm(path, { force: true });
       else await sleep(CLAIM_POLL_MS, undefined, { signal });
@@ -161,6 +164,8 @@ export class VerifyCache {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    // The claims folder goes when no run has a claim in it, so the cache holds only ledgers.
+    if (this.shared) rmdirQuietly(`${this.path}.claims`);
   }
 
   /**
@@ -191,6 +196,14 @@ export class VerifyCache {
       if (new Date(entry.verified_at) >= this.freshSince) this.entries.set(key, entry);
     }
     this.readUpTo = offset + complete;
+  }
+}
+
+function rmdirQuietly(directory: string): void {
+  try {
+    rmdirSync(directory);
+  } catch {
+    // Not empty (another run is paying) or not there: either way nothing to do.
   }
 }
 

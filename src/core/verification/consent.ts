@@ -71,8 +71,10 @@ export class SpendConsent {
       const answer = await prompt.question(`${describe(estimate, this.budget, this.budgetFrom)} Continue? [y/N] `, { signal: this.ctx.signal });
       if (!/^y(es)?$/i.test(answer.trim())) throw new CancelledError();
     } catch (error) {
-      // Ctrl-C at the question (readline's AbortError): the same answer as "no".
-      if (error instanceof CancelledError || this.ctx.signal.aborted) throw error;
+      if (error instanceof CancelledError) throw error;
+      // Ctrl-C at the question (readline's AbortError, or SIGINT itself): the same answer as "no",
+      // on a line of its own.
+      this.ctx.stderr.write('\n');
       throw new CancelledError();
     } finally {
       prompt.close();
@@ -80,14 +82,19 @@ export class SpendConsent {
   }
 }
 
-/** "Verifying 349 addresses: 100 already paid for, 249 to pay for. This spends at most 200 units (--verify-budget)." */
+/**
+ * "Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200)."
+ * While contacts still arrive: "Found 12 addresses to verify so far: …; more may follow, one unit each, with no cap."
+ */
 export function describe(estimate: SpendEstimate, budget: number | undefined, budgetFrom: string | undefined): string {
   const toPay = estimate.addresses - estimate.alreadyPaid;
-  const found = estimate.complete ? `Verifying ${countOf(estimate.addresses, 'address', 'addresses')}` : `Found ${countOf(estimate.addresses, 'address', 'addresses')} to verify so far`;
-  const more = estimate.complete ? '' : '; more may follow';
-  const cap =
-    budget === undefined
-      ? `This spends one unit per address to pay for${estimate.complete ? `: ${countOf(toPay, 'unit')}` : ', with no cap'}.`
-      : `This spends at most ${countOf(estimate.complete ? Math.min(toPay, budget) : budget, 'unit')} (${budgetFrom} ${formatCount(budget)}).`;
-  return `${found}: ${formatCount(estimate.alreadyPaid)} already paid for, ${formatCount(toPay)} to pay for${more}. ${cap}`;
+  const addresses = countOf(estimate.addresses, 'address', 'addresses');
+  const found = estimate.complete ? `Verifying ${addresses}` : `Found ${addresses} to verify so far`;
+  const known = `${formatCount(estimate.alreadyPaid)} already paid for, ${formatCount(toPay)} to pay for`;
+  const cap = budget === undefined ? undefined : `${budgetFrom} ${formatCount(budget)}`;
+  if (estimate.complete) {
+    const units = countOf(Math.min(toPay, budget ?? Number.POSITIVE_INFINITY), 'unit');
+    return `${found}: ${known}, ${cap === undefined ? units : `${units} at most (${cap})`}.`;
+  }
+  return `${found}: ${known}; more may follow, one unit each, ${cap === undefined ? 'with no cap' : `${countOf(budget!, 'unit')} at most (${cap})`}.`;
 }
