@@ -74,8 +74,10 @@ export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'veri
   });
 }
 
-function askNow({ consent, suspend }: AskFirst, verifier: Verifier): Promise<void> {
-  return suspend(() => consent.confirm({ addresses: verifier.addressesSeen, alreadyPaid: verifier.run.fromCache, complete: false }));
+async function askNow({ consent, suspend }: AskFirst, verifier: Verifier): Promise<void> {
+  // Let the addresses that arrived with this one be looked up first, so the estimate counts them.
+  await new Promise((resolve) => setImmediate(resolve));
+  await suspend(() => consent.confirm({ addresses: verifier.addressesSeen, alreadyPaid: verifier.run.fromCache, complete: false }));
 }
 
 /** The ledger of paid results for this service and key, in the user's cache; one that keeps nothing with --no-cache. */

@@ -73,7 +73,9 @@ export class Verifier {
   verify(key: string, email: string): Promise<VerificationOutcome> {
     const existing = this.inFlight.get(key);
     if (existing) return existing;
-    const outcome = this.resolve(key, email);
+    // Resolved a turn later, so the addresses asked for together are all counted before the
+    // consent question reads the counts.
+    const outcome = Promise.resolve().then(() => this.resolve(key, email));
     this.inFlight.set(key, outcome);
     return outcome;
   }
