@@ -68,7 +68,7 @@ export class SpendConsent {
     if (estimate.complete && units <= askOver) return;
     const prompt = createInterface({ input: this.ctx.stdin, output: this.ctx.stderr });
     try {
-      const answer = await prompt.question(`${describe(estimate, this.budget, this.budgetFrom)} Continue? [y/N] `, { signal: this.ctx.signal });
+      const answer = await prompt.question(`${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N] `, { signal: this.ctx.signal });
       if (!/^y(es)?$/i.test(answer.trim())) throw new CancelledError();
     } catch (error) {
       if (error instanceof CancelledError) throw error;
@@ -86,7 +86,7 @@ export class SpendConsent {
  * "Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200)."
  * While contacts still arrive: "Found 12 addresses to verify so far: …; more may follow, one unit each, with no cap."
  */
-export function describe(estimate: SpendEstimate, budget: number | undefined, budgetFrom: string | undefined): string {
+export function spendQuestion(estimate: SpendEstimate, budget: number | undefined, budgetFrom: string | undefined): string {
   const toPay = estimate.addresses - estimate.alreadyPaid;
   const addresses = countOf(estimate.addresses, 'address', 'addresses');
   const found = estimate.complete ? `Verifying ${addresses}` : `Found ${addresses} to verify so far`;
