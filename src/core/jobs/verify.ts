@@ -69,8 +69,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
 
   const connection = await resolveConnection(ctx);
   const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
-  // A row the input says was verified within --cache-ttl is paid for already (by contacts, or an earlier verify).
-  if (options.cache) for (const [key, result] of planned.verifiedInInput) if (new Date(result.verified_at) >= cacheFreshSince && !ledger.get(key)) ledger.remember(key, result);
+  if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
   const consent = await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget ?? options.budget });
   const budget = consent.budget;
   const toPay = [...planned.unique].filter((key) => !ledger.get(key));
@@ -155,6 +154,13 @@ function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, str
 }
 
 type CachedResult = NonNullable<ReturnType<VerifyCache['get']>>;
+
+/** A row the input says was verified within --cache-ttl was paid for already (by contacts, or an earlier verify). */
+function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, CachedResult>, freshSince: Date): void {
+  for (const [key, result] of results) {
+    if (new Date(result.verified_at) >= freshSince && !ledger.get(key)) ledger.remember(key, result);
+  }
+}
 
 /**
  * The addresses a short budget pays for: the longest unconfirmed first (no date at all before the
