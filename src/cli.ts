@@ -10,7 +10,7 @@ import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { exitCodesText, registerHelpCommand } from './commands/help.js';
 import { RETRY_DEFAULTS } from './api/retry.js';
-import { ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
+import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 import { packageVersion } from './package.js';
@@ -88,7 +88,8 @@ interface FailureReporter {
 
 function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal): number {
   const exitCode = exitCodeOf(error, signal);
-  if (signal.aborted) {
+  // A question answered with Ctrl-C says what it cost (nothing); any other interrupted run says what was kept.
+  if (signal.aborted && !(error instanceof CancelledError)) {
     reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
     return exitCode;
   }

@@ -51,6 +51,14 @@ export class UsageError extends CliError {
   }
 }
 
+/** The person at the terminal said no (or pressed Ctrl-C) before anything was paid for: exit 130, as for Ctrl-C. */
+export class CancelledError extends CliError {
+  constructor(message = 'cancelled; nothing was spent.') {
+    super(message, ExitCode.interrupted);
+    this.name = 'CancelledError';
+  }
+}
+
 /** File-system failures that are about the machine, not about prospect: full disk, permissions, a read-only mount. */
 const OUTPUT_FAILURES: Record<string, string> = {
   ENOSPC: 'the disk is full',

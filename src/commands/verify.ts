@@ -10,15 +10,18 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
     .description(
       'Check email addresses with the service, one paid unit per address. Addresses come from arguments, --file,\n' +
         'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them.\n' +
-        'Malformed addresses are reported and never paid for; duplicates are paid once; results are cached.',
+        'Malformed addresses are reported and never paid for; duplicates are paid once; results are kept in a ledger\n' +
+        'shared by every command, and rows whose verification and verified_at columns are recent are not paid again.\n' +
+        'On a terminal it asks first; in a pipe or cron it needs --verify-budget N, --yes or `prospect config set verify-budget N`.',
     )
     .argument('[addresses...]', 'email addresses')
     .option('--file <file>', 'read addresses from FILE ("-" for stdin)')
     .option('--email-column <name>', 'the CSV column that holds the address (default: business_email, then email)')
-    .option('--budget <units>', 'spend at most this many units; the rest are marked unchecked', integerInRange('--budget', 0))
+    .option('--verify-budget <units>', 'spend at most this many units (oldest addresses first); the rest are marked unchecked', integerInRange('--verify-budget', 0))
+    .option('--budget <units>', 'the same as --verify-budget (its older name)', integerInRange('--budget', 0))
     .option('--dry-run', 'print how many units the run would spend, and spend none')
-    .option('-y, --yes', 'do not ask before a large spend on a terminal')
-    .option('--confirm-over <units>', 'on a terminal, ask before spending more than this', integerInRange('--confirm-over', 0), 100)
+    .option('-y, --yes', 'spend without asking (a pipe or cron needs --yes or a budget)')
+    .option('--confirm-over <units>', 'on a terminal, ask only before spending more than this', integerInRange('--confirm-over', 0), 0)
     .option('--concurrency <n>', 'checks in flight at once, 1 to 32', integerInRange('--concurrency', 1, 32), 4)
     .option('--cache-ttl <age>', 'reuse results younger than this (30d, 6m, …)', '30d')
     .option('--no-cache', 'do not reuse or store results')
@@ -29,10 +32,10 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
       'after',
       `
 Examples:
-  $ prospect verify ceo@acme.com cfo@acme.com
-  $ prospect verify --file contacts.csv --budget 100 -o verified.csv
+  $ prospect verify ceo@acme.com cfo@acme.com --yes
+  $ prospect verify --file contacts.csv --verify-budget 100 -o verified.csv
   $ prospect verify --file contacts.csv --dry-run
-  $ prospect contacts --domains-file accounts.txt | prospect verify --budget 50 --yes > checked.csv`,
+  $ prospect contacts --domains-file accounts.txt | prospect verify --verify-budget 50 > checked.csv`,
     )
     .action(async (addresses: string[], flags: Omit<VerifyFlags, 'args'>) =>
       run(async (ctx) => {

@@ -4,7 +4,7 @@
  * Kept free of heavy imports: the CLI loads it at start-up for help and completion; the checks of
  * the values live in ./validate.ts.
  */
-export const CONFIG_KEYS = ['api-key', 'base-url', 'cursor-param', 'max-age', 'concurrency', 'format'] as const;
+export const CONFIG_KEYS = ['api-key', 'base-url', 'cursor-param', 'max-age', 'concurrency', 'format', 'verify-budget'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export interface ConfigKeySpec {
@@ -56,5 +56,11 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     fallback: 'table on a terminal, csv otherwise',
     secret: false,
     example: 'csv',
+  },
+  'verify-budget': {
+    summary: 'default --verify-budget: at most this many paid verifications a run, and consent to spend them in a pipe or cron',
+    fallback: 'none: a paid run off a terminal needs --verify-budget or --yes',
+    secret: false,
+    example: '200',
   },
 };

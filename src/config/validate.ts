@@ -18,6 +18,7 @@ const PARSERS = {
   'max-age': parseMaxAgeSetting,
   concurrency: parseConcurrency,
   format: parseFormat,
+  'verify-budget': parseVerifyBudget,
 } satisfies Record<ConfigKey, (text: string) => string | number>;
 
 export function parseConfigValue(key: ConfigKey, text: string): string | number {
@@ -56,6 +57,7 @@ export const StoredSettingsSchema = z.object({
   'max-age': storedSetting(PARSERS['max-age']),
   concurrency: storedSetting(PARSERS.concurrency),
   format: storedSetting(PARSERS.format),
+  'verify-budget': storedSetting(PARSERS['verify-budget']),
 });
 
 /** The config file as a run uses it: each setting under the name of the flag it defaults (--max-age → maxAge). */
@@ -66,6 +68,7 @@ export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   maxAge: stored['max-age'],
   concurrency: stored.concurrency,
   format: stored.format,
+  verifyBudget: stored['verify-budget'],
 }));
 
 /** Why a stored value is refused, with the fix's hint; undefined when it is fine. */
@@ -116,10 +119,20 @@ function parseMaxAgeSetting(text: string): string {
 }
 
 const checkConcurrency = integerInRange('concurrency', 1, 32);
+const checkVerifyBudget = integerInRange('verify-budget', 0);
 
 function parseConcurrency(text: string): number {
+  return asUsageError(() => checkConcurrency(text));
+}
+
+function parseVerifyBudget(text: string): number {
+  return asUsageError(() => checkVerifyBudget(text));
+}
+
+/** commander's argument errors, in the words of a config refusal. */
+function asUsageError<T>(check: () => T): T {
   try {
-    return checkConcurrency(text);
+    return check();
   } catch (error) {
     if (error instanceof InvalidArgumentError) throw new UsageError(error.message.replace(/\.$/, ''));
     throw error;

@@ -14,6 +14,8 @@ export const contactOptions = {
   maxAge: z.string(),
   stale: z.string(),
   verifyBudget: z.number().int().optional(),
+  /** --yes: consent to spend without a question (verification/consent.ts). */
+  yes: z.boolean().default(false),
   concurrency: z.number().int(),
 };
 export type ContactFlags = z.output<z.ZodObject<typeof contactOptions>>;
@@ -38,6 +40,9 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
   }
   if (flags.verifyBudget !== undefined && flags.stale !== 'verify') {
     throw new UsageError('--verify-budget only applies with --stale verify.');
+  }
+  if (flags.yes && flags.stale !== 'verify') {
+    throw new UsageError('--yes only applies with --stale verify: nothing else spends paid units.');
   }
   return {
     seniority: flags.seniority === undefined ? undefined : parseSeniority(flags.seniority),

@@ -11,6 +11,11 @@ export interface Connection {
   cursorParam?: string | undefined;
   /** True when talking to the in-process sandbox (generated data; nothing is paid for). */
   sandbox: boolean;
+  /**
+   * Which service answers, as the ledger of paid results is keyed: the origin of the base URL, or
+   * for --sandbox its dataset (seed and size), so its random port does not make it a new service.
+   */
+  serviceIdentity: string;
 }
 
 const KEY_HINT = 'Set PROSPECT_API_KEY (or run `prospect config set api-key`), or add --sandbox to try prospect on generated data.';
@@ -33,7 +38,7 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
     );
   }
   const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
-  return { baseUrl, apiKey, sandbox: false, cursorParam };
+  return { baseUrl, apiKey, sandbox: false, cursorParam, serviceIdentity: originOf(baseUrl) };
 }
 
 async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
@@ -45,5 +50,10 @@ async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
   ctx.onCleanup(() => sandbox.close());
   ctx.reporter.info(`Using the sandbox at ${sandbox.url} (${plan} plan, generated data, no units spent).`);
-  return { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS[plan], sandbox: true };
+  return { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS[plan], sandbox: true, serviceIdentity: sandbox.identity };
+}
+
+/** The origin of a base URL; the text itself when it is no URL (the client refuses it with its own message). */
+function originOf(baseUrl: string): string {
+  return URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl;
 }

@@ -15,7 +15,7 @@ import { companiesRoute } from './routes-companies.js';
 import { contactsRoute } from './routes-contacts.js';
 import { verifyRoute } from './routes-verify.js';
 import { createSandboxServer } from './server.js';
-import { StatsCounter, type SandboxStats } from './stats.js';
+import { sandboxIdentity, StatsCounter, type SandboxStats } from './stats.js';
 
 export { SANDBOX_KEYS, PLANS, type Plan } from './auth.js';
 export type { SandboxStats, FaultCounts } from './stats.js';
@@ -52,6 +52,8 @@ export const DEFAULT_LATENCY_SPIKE_RATE = 0.1;
 export interface RunningSandbox {
   url: string;
   port: number;
+  /** What the service is for a ledger of paid results: its seed and size, not its port (stats.ts). */
+  identity: string;
   stats(): SandboxStats;
   close(): Promise<void>;
 }
@@ -62,7 +64,8 @@ export { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveOptions(options);
   const dataset = buildDataset({ companies: config.companies, seed: config.seed });
-  const stats = new StatsCounter();
+  const identity = sandboxIdentity(config.seed, config.companies);
+  const stats = new StatsCounter(identity);
   const contacts = new ContactStore(dataset, config.asOf);
   const http = createSandboxServer({
     routes: {
@@ -93,6 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     port,
+    identity,
     stats: () => stats.snapshot(),
     close: () => http.close(),
   };

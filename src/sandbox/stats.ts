@@ -8,13 +8,25 @@ export type Endpoint = 'companies' | 'contacts' | 'verify' | 'other';
 export type FaultCounts = Record<FaultKindName | typeof LATENCY_SPIKE, number>;
 
 export interface SandboxStats {
+  /** Which service this is: the dataset's seed and size decide every answer, whatever the port. */
+  identity: string;
   requests: { total: number; companies: number; contacts: number; verify: number; other: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
 }
 
+/**
+ * The sandbox's identity as a paying client keys its ledger of paid results: two sandboxes with the
+ * same seed and size give the same verify answers, so they are one service, whatever their port.
+ */
+export function sandboxIdentity(seed: number, companies: number): string {
+  return `prospect-sandbox:seed=${seed}:companies=${companies}`;
+}
+
 export class StatsCounter {
-  private readonly state: SandboxStats = {
+  constructor(private readonly identity: string) {}
+
+  private readonly state: Omit<SandboxStats, 'identity'> = {
     requests: { total: 0, companies: 0, contacts: 0, verify: 0, other: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
     faults: zeroFaultCounts(),
@@ -35,7 +47,7 @@ export class StatsCounter {
   }
 
   snapshot(): SandboxStats {
-    return { requests: { ...this.state.requests }, units: { ...this.state.units }, faults: { ...this.state.faults } };
+    return { identity: this.identity, requests: { ...this.state.requests }, units: { ...this.state.units }, faults: { ...this.state.faults } };
   }
 }
 

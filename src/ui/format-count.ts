@@ -8,3 +8,8 @@ export function formatCount(n: number): string {
   const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return n < 0 ? `-${digits}` : digits;
 }
+
+/** 1 → "1 unit", 12400 → "12,400 units": a count with its noun, singular or plural as English wants. */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}

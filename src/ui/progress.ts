@@ -4,9 +4,11 @@ import type { Reporter } from './reporter.js';
 export interface Progress {
   update(text: string): void;
   stop(): void;
+  /** Clears the spinner while `during` runs (a question on the terminal), then shows it again. */
+  suspend<T>(during: () => Promise<T>): Promise<T>;
 }
 
-const SILENT: Progress = { update() {}, stop() {} };
+const SILENT: Progress = { update() {}, stop() {}, suspend: (during) => during() };
 
 /** A spinner on stderr, only when a person is watching a terminal; nothing in pipes or cron. */
 export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStream, text: string): Promise<Progress> {
@@ -24,6 +26,14 @@ export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStre
     },
     stop() {
       spinner.stop();
+    },
+    async suspend(during) {
+      spinner.stop();
+      try {
+        return await during();
+      } finally {
+        spinner.start();
+      }
     },
   };
 }

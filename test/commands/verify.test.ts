@@ -27,7 +27,7 @@ describe('prospect verify (spawned, against the sandbox)', () => {
     const env = { PROSPECT_CACHE_DIR: cache };
     const input = [...addresses(5), 'PERSON0@example-0.com', 'not-an-address', 'a@@b.com', ''].join('\n');
     const before = await units();
-    const run = await prospect(['verify', '--format', 'csv'], { input, env });
+    const run = await prospect(['verify', '--yes', '--format', 'csv'], { input, env });
     expect(run.code).toBe(0);
     expect((await units()) - before).toBe(5);
     expect(run.stderr).toMatch(/not-an-address/);
@@ -35,7 +35,7 @@ describe('prospect verify (spawned, against the sandbox)', () => {
     expect(rows).toHaveLength(8);
     expect(rows.filter((row) => row.verification === 'malformed')).toHaveLength(2);
     expect(rows[5]!.verification).toBe(rows[0]!.verification);
-    const again = await prospect(['verify', '--format', 'csv'], { input, env });
+    const again = await prospect(['verify', '--yes', '--format', 'csv'], { input, env });
     expect(again.stdout).toBe(run.stdout);
     expect((await units()) - before).toBe(5);
   });
@@ -62,7 +62,7 @@ describe('prospect verify (spawned, against the sandbox)', () => {
   it('keeps the input CSV columns and adds verification and verified_at', async () => {
     const cache = await scratchDir();
     const input = 'name,business_email\r\nAda,ada@example-9.com\r\nBob,bob@example-9.com\r\n';
-    const run = await prospect(['verify'], { input, env: { PROSPECT_CACHE_DIR: cache } });
+    const run = await prospect(['verify', '--yes'], { input, env: { PROSPECT_CACHE_DIR: cache } });
     const rows = csvRecords(run.stdout);
     expect(Object.keys(rows[0]!)).toEqual(['name', 'business_email', 'verification', 'verified_at']);
     expect(rows.map((row) => row.name)).toEqual(['Ada', 'Bob']);

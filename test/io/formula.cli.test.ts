@@ -123,7 +123,7 @@ const rowIndex = (row: Record<string, string>) => DOMAINS.indexOf(row.domain ?? 
 const COMMANDS: Array<{ name: string; args: string[]; input?: string; served: (row: Record<string, string>) => Record<string, string> }> = [
   { name: 'companies', args: ['companies', '-t', 'Shopify'], served: (row) => companyCells(rowIndex(row)) },
   { name: 'contacts', args: ['contacts'], input: `${DOMAINS.join('\n')}\n`, served: (row) => contactCells(rowIndex(row)) },
-  { name: 'verify', args: ['verify', '--no-cache'], served: (row) => verifyCells(rowIndex(row)) },
+  { name: 'verify', args: ['verify', '--yes', '--no-cache'], served: (row) => verifyCells(rowIndex(row)) },
   {
     name: 'pipeline',
     args: ['pipeline', '-t', 'Shopify'],

@@ -27,7 +27,7 @@ afterAll(async () => {
 const COMMANDS: Array<{ name: string; args: (out: string) => string[]; input?: () => string }> = [
   { name: 'companies', args: (out) => ['--page-size', '50', 'companies', '-t', 'jQuery', '-o', out] },
   { name: 'contacts', args: (out) => ['contacts', '--limit', '20', '-o', out], input: () => domains },
-  { name: 'verify', args: (out) => ['verify', '--concurrency', '1', '--no-cache', '-o', out], input: () => emails },
+  { name: 'verify', args: (out) => ['verify', '--yes', '--concurrency', '1', '--no-cache', '-o', out], input: () => emails },
   { name: 'pipeline', args: (out) => ['--page-size', '50', 'pipeline', '-t', 'jQuery', '-o', out] },
 ];
 

@@ -16,7 +16,9 @@ import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { planOutput } from '../output-plan.js';
-import { cacheCutoff, openVerifier } from '../verification/open-verifier.js';
+import { SpendConsent } from '../verification/consent.js';
+import { askFirst, cacheCutoff, openVerifier } from '../verification/open-verifier.js';
+import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
 
 /** `prospect contacts`: its flags (the input) and the job's options (the output). */
@@ -40,6 +42,9 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const settings = parseContactFlags(options, now);
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
   const { format, columns } = planOutput(ctx, options, CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS);
+  const consent = settings.stale === 'verify' ? await SpendConsent.decide(ctx, { yes: options.yes, budget: settings.verifyBudget }) : undefined;
+  consent?.assertMayPay('contacts --stale verify');
+  const verifyBudget = consent?.budget;
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
 
@@ -51,17 +56,18 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
 
   const summary = {
     command: 'contacts',
-    parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: settings.verifyBudget ?? null, concurrency: settings.concurrency },
+    parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: verifyBudget ?? null, concurrency: settings.concurrency },
     started_at: new Date(startedAt).toISOString(),
     domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
     contacts: newContactCounts(),
-    verification: { budget: settings.verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
+    verification: { budget: verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
     calls: 0,
   };
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const verifier = settings.stale === 'verify' ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: settings.verifyBudget, concurrency: settings.concurrency }) : undefined;
+  const asking = askFirst(consent);
+  const verifier = asking ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency, askFirst: asking }) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
@@ -75,6 +81,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       record: () => ({ ...summary, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls }),
     },
     async work(progress) {
+      if (asking) asking.suspend = (during) => progress.suspend(during);
       // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead.
       const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
       const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
@@ -93,14 +100,11 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     close: () => verifier?.close(),
     report() {
       const { contacts, domains } = summary;
-      const verification = verifier?.snapshot() ?? summary.verification;
       ctx.reporter.info(
         `${formatCount(contacts.written)} contacts from ${domains.with_contacts}/${domains.valid} domains in ${fanout.calls} calls · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
           (contacts.droppedStale > 0 ? ` · dropped stale ${contacts.droppedStale}` : ''),
       );
-      if (verification.units_spent + verification.from_cache + verification.unchecked > 0) {
-        ctx.reporter.info(`Verified: ${verification.units_spent} units spent, ${verification.from_cache} from cache, ${verification.unchecked} left unchecked (budget).`);
-      }
+      if (verifier) reportVerification(ctx, verifier.snapshot());
       if (domains.truncated_at_limit.length > 0) {
         const names = domains.truncated_at_limit.slice(0, 10).join(', ');
         const more = domains.truncated_at_limit.length > 10 ? ` and ${domains.truncated_at_limit.length - 10} more` : '';

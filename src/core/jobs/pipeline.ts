@@ -22,7 +22,8 @@ import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { committedRowsText, openRunState } from '../pipeline/run-state.js';
-import { openVerifier } from '../verification/open-verifier.js';
+import { SpendConsent } from '../verification/consent.js';
+import { askFirst, openVerifier } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
 
 /** `prospect pipeline`: its flags (the input) and the job's options (the output). */
@@ -48,7 +49,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const parsed = pipelineOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
-  const plan = planPipeline(ctx, options);
+  const consent = options.stale === 'verify' ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget }) : undefined;
+  const plan = planPipeline(ctx, options, consent?.budget);
+  consent?.assertMayPay('pipeline --stale verify');
+  const verifyBudget = consent?.budget;
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
 
@@ -59,18 +63,19 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const verifier =
-    settings.stale === 'verify'
-      ? openVerifier(ctx, client, connection, {
-          useCache: options.cache,
-          cacheFreshSince: plan.cacheFreshSince,
-          budget: settings.verifyBudget,
-          concurrency: settings.concurrency,
-          stateDir: state?.dir,
-          runId: state ? checkpoint.run_id : undefined,
-          countedBefore: state ? counters.verification : undefined,
-        })
-      : undefined;
+  const asking = askFirst(consent);
+  const verifier = asking
+    ? openVerifier(ctx, client, connection, {
+        useCache: options.cache,
+        cacheFreshSince: plan.cacheFreshSince,
+        budget: verifyBudget,
+        concurrency: settings.concurrency,
+        stateDir: state?.dir,
+        runId: state ? checkpoint.run_id : undefined,
+        countedBefore: state ? counters.verification : undefined,
+        askFirst: asking,
+      })
+    : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
   const exported = options.onlyNew && state ? await exportedKeys(state) : undefined;
   const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
@@ -101,12 +106,13 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           startedAt,
           counters,
           verification: verifier?.run,
-          verifyBudget: settings.verifyBudget,
+          verifyBudget,
           noMatchReason,
           output: options.output,
         }),
     },
     async work(progress) {
+      if (asking) asking.suspend = (during) => progress.suspend(during);
       const isNew = exported ? (row: ContactRow) => !exported.has(leadKey(row)) : undefined;
       const companies = listCompanies(client, options.filters, checkpoint);
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
@@ -146,6 +152,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
-    report: () => reportPipeline(ctx, counters, verifier?.run.unitsSpent, options.onlyNew),
+    report: () => reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew),
   });
 }

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import { z } from 'zod';
 import { ExitCode, UsageError } from '../../exit-codes.js';
 import { selectColumns, type Column } from '../../io/columns.js';
@@ -12,7 +11,11 @@ import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { cacheCutoff, openVerifier, openVerifyCache } from '../verification/open-verifier.js';
+import { countOf } from '../../ui/format-count.js';
+import type { VerifyCache } from '../verification/cache.js';
+import { SpendConsent } from '../verification/consent.js';
+import { cacheCutoff, openLedger, openVerifier } from '../verification/open-verifier.js';
+import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
@@ -22,14 +25,15 @@ export const verifyOptionsSchema = z.object({
   ...summaryOption,
   ...verifyCacheOptions,
   emailColumn: z.string().optional(),
+  verifyBudget: z.number().int().optional(),
+  /** The older name of --verify-budget, kept working. */
   budget: z.number().int().optional(),
   dryRun: z.boolean().default(false),
   yes: z.boolean().default(false),
-  confirmOver: z.number().int(),
+  confirmOver: z.number().int().default(0),
   concurrency: z.number().int(),
 });
 export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
-type VerifyOptions = z.output<typeof verifyOptionsSchema>;
 
 /** Syntax-check verdict for an address that is never sent. */
 export const MALFORMED = 'malformed';
@@ -41,6 +45,9 @@ interface PlannedRow {
   email: string | undefined;
   key: string | undefined;
 }
+
+/** The service's answers, as an input's `verification` column may hold them from an earlier run. */
+const SERVICE_STATUSES = new Set(['valid', 'invalid', 'risky', 'unknown']);
 
 export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<number> {
   const startedAt = Date.now();
@@ -61,35 +68,42 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const columns = selectColumns(verifyColumns(parsed.header), options.columns);
 
   const connection = await resolveConnection(ctx);
-  const cache = openVerifyCache(ctx, connection, { useCache: options.cache, cacheFreshSince });
-  const toPay = [...planned.unique].filter((key) => !cache.get(key)).length;
-  const units = Math.min(toPay, options.budget ?? Number.POSITIVE_INFINITY);
+  const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
+  const consent = await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget ?? options.budget });
+  const budget = consent.budget;
+  const toPay = [...planned.unique].filter((key) => !ledger.get(key));
+  const payable = oldestFirst(toPay, planned.lastSeen, budget);
+  const units = payable.size;
   if (options.dryRun) {
-    cache.close();
+    ledger.close();
     ctx.stdout.write(
-      `would spend ${units} unit${units === 1 ? '' : 's'}: ${planned.unique.size} unique valid addresses, ${planned.unique.size - toPay} in the cache, ${planned.invalid.length} malformed (never paid)` +
-        (units < toPay ? `, ${toPay - units} left unchecked by --budget ${options.budget}` : '') +
+      `would spend ${countOf(units, 'unit')}: ${planned.unique.size} unique valid addresses, ${planned.unique.size - toPay.length} already paid for, ${planned.invalid.length} malformed (never paid)` +
+        (units < toPay.length ? `, ${toPay.length - units} left unchecked by the budget of ${budget}` : '') +
         '.\n',
     );
     return ExitCode.ok;
   }
-  await confirmSpend(ctx, options, units);
+  if (units > 0) {
+    consent.assertMayPay('verify');
+    await consent.confirm({ addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length, complete: true }, options.confirmOver);
+  }
 
   const client = createApiClient(ctx, connection);
-  const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: options.budget, concurrency: options.concurrency, cache });
+  const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger, mayPay: (key) => payable.has(key) });
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const summary = {
     command: 'verify',
-    parameters: { budget: options.budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency },
+    parameters: { budget: budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency },
     started_at: new Date(startedAt).toISOString(),
     addresses: { rows: planned.rows.length, unique_valid: planned.unique.size, malformed: planned.invalid.length },
-    verification: { budget: options.budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
+    verification: { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
   };
 
   return runJob(ctx, {
     startedAt,
-    progress: `Verifying ${planned.unique.size} addresses…`,
+    progress: `Verifying ${countOf(planned.unique.size, 'address', 'addresses')}…`,
     output,
     summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
     async work(progress) {
@@ -102,22 +116,22 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       for await (const row of results) {
         await writer.writeRows([row]);
         done += 1;
-        progress.update(`Verified ${done}/${planned.rows.length} rows · ${verifier.run.unitsSpent} units spent`);
+        progress.update(`Verified ${done}/${planned.rows.length} rows · ${countOf(verifier.run.unitsSpent, 'unit')} spent`);
       }
       await writer.finish();
       await output.commit();
     },
     close: () => verifier.close(),
-    report() {
-      const { units_spent, from_cache, unchecked } = verifier.snapshot();
-      ctx.reporter.info(`Verified ${planned.unique.size} unique addresses: ${units_spent} units spent, ${from_cache} from cache${unchecked > 0 ? `, ${unchecked} left unchecked (--budget ${options.budget})` : ''}.`);
-    },
+    report: () => reportVerification(ctx, verifier.snapshot()),
   });
 }
 
 function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, string> }>, emailColumn: string) {
   const invalid: Array<{ line: number; value: string; reason: string }> = [];
   const unique = new Set<string>();
+  /** business_email_last_seen of each address, where the input has it: the budget goes to the oldest. */
+  const lastSeen = new Map<string, string>();
+  const verifiedInInput = new Map<string, CachedResult>();
   const planned: PlannedRow[] = rows.map(({ line, record }) => {
     const value = record[emailColumn] ?? '';
     const checked = checkEmailSyntax(value);
@@ -127,24 +141,39 @@ function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, str
     }
     const key = emailKey(checked.email);
     unique.add(key);
+    const seen = record['business_email_last_seen'];
+    if (seen) lastSeen.set(key, seen);
+    const status = record['verification'];
+    const verifiedAt = record['verified_at'];
+    if (status && SERVICE_STATUSES.has(status) && verifiedAt && !Number.isNaN(Date.parse(verifiedAt))) {
+      verifiedInInput.set(key, { email: checked.email, status, verified_at: verifiedAt });
+    }
     return { record, email: checked.email, key };
   });
-  return { rows: planned, invalid, unique };
+  return { rows: planned, invalid, unique, lastSeen, verifiedInInput };
+}
+
+type CachedResult = NonNullable<ReturnType<VerifyCache['get']>>;
+
+/** A row the input says was verified within --cache-ttl was paid for already (by contacts, or an earlier verify). */
+function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, CachedResult>, freshSince: Date): void {
+  for (const [key, result] of results) {
+    if (new Date(result.verified_at) >= freshSince && !ledger.get(key)) ledger.remember(key, result);
+  }
+}
+
+/**
+ * The addresses a short budget pays for: the longest unconfirmed first (no date at all before the
+ * oldest date: nothing says it was ever confirmed), then in input order.
+ */
+function oldestFirst(keys: string[], lastSeen: ReadonlyMap<string, string>, budget: number | undefined): Set<string> {
+  if (budget === undefined || budget >= keys.length) return new Set(keys);
+  const age = (key: string) => lastSeen.get(key) ?? '';
+  const ranked = keys.map((key, index) => ({ key, index })).sort((a, b) => age(a.key).localeCompare(age(b.key)) || a.index - b.index);
+  return new Set(ranked.slice(0, budget).map(({ key }) => key));
 }
 
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
   const names = [...header.filter((name) => name !== 'verification' && name !== 'verified_at'), 'verification', 'verified_at'];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
-}
-
-/** A person at a terminal confirms a large spend; a pipe or cron never waits on a prompt. */
-async function confirmSpend(ctx: RunContext, options: VerifyOptions, units: number): Promise<void> {
-  if (options.yes || units <= options.confirmOver || !ctx.stdin.isTTY || !ctx.stderr.isTTY) return;
-  const prompt = createInterface({ input: ctx.stdin, output: ctx.stderr });
-  try {
-    const answer = await prompt.question(`This run will spend up to ${units} paid units. Continue? [y/N] `);
-    if (!/^y(es)?$/i.test(answer.trim())) throw new UsageError('cancelled; no unit was spent.', 'Add --yes to skip this question, or --budget N to cap the spend.');
-  } finally {
-    prompt.close();
-  }
 }

@@ -14,7 +14,7 @@ export type PipelinePlan = ReturnType<typeof planPipeline>;
  * Every check of the user's input, before the state is touched or a call made; and the command's
  * parameters, whose fingerprint ties a checkpoint to the command that wrote it.
  */
-export function planPipeline(ctx: RunContext, options: PipelineOptions) {
+export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBudget: number | undefined) {
   validateCompanyFilters(options.filters);
   const settings = parseContactFlags(options, new Date());
   if (options.onlyNew && options.state === undefined) {
@@ -29,7 +29,8 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions) {
     per_company: settings.perCompany ?? null,
     max_age: settings.maxAgeText,
     stale: settings.stale,
-    verify_budget: settings.verifyBudget ?? null,
+    // The cap in force (flag or config): a resume under another cap would not give the same file.
+    verify_budget: verifyBudget ?? null,
     only_new: options.onlyNew,
     format,
     columns: columns.map((column) => column.name),

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmdirSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { processIsAlive } from '../../process-alive.js';
 import { parseStoredJson } from '../stored-json.js';
 
-/** A line of a verification cache: one paid result. */
+/** A line of a verification ledger: one paid result. */
 const cachedLineSchema = z.object({
   key: z.string(),
   email: z.string(),
@@ -16,6 +19,14 @@ const cachedLineSchema = z.object({
 });
 export type CachedVerification = Omit<z.output<typeof cachedLineSchema>, 'key'>;
 
+/** Who is paying for an address right now (a claim file of the ledger's `.claims` folder). */
+const claimSchema = z.object({ pid: z.number().int(), host: z.string() });
+
+/** How often a run waiting on another run's paid call looks again. */
+const CLAIM_POLL_MS = 25;
+/** A claim file still empty after this long was left by a process that died between creating and writing it. */
+const EMPTY_CLAIM_ABANDONED_MS = 10_000;
+
 /** The user's cache directory: PROSPECT_CACHE_DIR, else $XDG_CACHE_HOME/prospect, else ~/.cache/prospect. */
 export function cacheDirectory(env: NodeJS.ProcessEnv): string {
   if (env.PROSPECT_CACHE_DIR) return env.PROSPECT_CACHE_DIR;
@@ -23,46 +34,73 @@ export function cacheDirectory(env: NodeJS.ProcessEnv): string {
 }
 
 /**
+ * The ledger's file name for one service and one key: a hash of the service's identity (its origin,
+ * or the sandbox's dataset) and of a hash of the key. Results paid with one account are never
+ * reused for another, and the key itself is never written anywhere.
+ */
+export function ledgerFileName(serviceIdentity: string, apiKey: string): string {
+  const keyHash = sha256(apiKey);
+  return `verify-${sha256(`${serviceIdentity}\n${keyHash}`).slice(0, 16)}.ndjson`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
  * Paid verification results, one JSON line each, appended the moment a result arrives: a crash
- * right after a paid call must not lose what was paid for. One file per service origin, so the
- * sandbox's answers never stand in for the real service's. Mode 0600: addresses are personal data.
+ * right after a paid call must not lose what was paid for. One ledger per service and key, shared
+ * by every command and every run (mode 0600 in a 0700 folder: addresses are personal data). Runs
+ * at the same time see each other's results: `refresh` reads what others appended since, and
+ * `claim` makes sure only one of them pays for an address.
  */
 export class VerifyCache {
   private readonly entries = new Map<string, CachedVerification>();
   private fd: number | undefined;
   /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
   private torn: { from: number; size: number } | undefined;
+  /** How far the file has been read: the end of its last complete line. */
+  private readUpTo = 0;
 
   private constructor(
     private readonly path: string,
     private readonly freshSince: Date,
   ) {}
 
-  static open(directory: string, serviceOrigin: string, freshSince: Date): VerifyCache {
-    const origin = createHash('sha256').update(serviceOrigin).digest('hex').slice(0, 16);
-    // Addresses are personal data: the cache directory is the user's alone.
+  static open(directory: string, fileName: string, freshSince: Date): VerifyCache {
+    // Addresses are personal data: the ledger's directory is the user's alone.
     mkdirSync(directory, { recursive: true, mode: 0o700 });
-    const cache = new VerifyCache(join(directory, `verify-${origin}.ndjson`), freshSince);
-    cache.load();
+    const cache = new VerifyCache(join(directory, fileName), freshSince);
+    cache.refresh();
     return cache;
   }
 
-  /** A cache that remembers nothing (--no-cache) but still de-duplicates within the run. */
+  /** A ledger that remembers nothing (--no-cache) but still de-duplicates within the run. */
   static disabled(): VerifyCache {
     return new VerifyCache('', new Date(8.64e15));
+  }
+
+  get shared(): boolean {
+    return this.path !== '';
   }
 
   get(key: string): CachedVerification | undefined {
     return this.entries.get(key);
   }
 
+  /** A result known from elsewhere (the input's own columns): reused by this run, never written. */
+  remember(key: string, result: CachedVerification): void {
+    this.entries.set(key, result);
+  }
+
   put(key: string, result: CachedVerification): void {
     this.entries.set(key, result);
-    if (this.path === '') return;
+    if (!this.shared) return;
     if (this.fd === undefined) {
       this.cutTornLine();
       this.fd = openSync(this.path, 'a', 0o600);
     }
+    // One write of one whole line, in append mode: lines of runs at the same time never interleave.
     writeSync(this.fd, `${JSON.stringify({ key, ...result })}\n`);
   }
 
@@ -73,9 +111,61 @@ export class VerifyCache {
     return count;
   }
 
+  /**
+   * Makes this run the only one paying for `key` until the release: a claim file, created
+   * exclusively, names the process. Another run waits for it to go (then finds the result with
+   * `refresh`); a claim left by a process that died is taken over. Resolves to the release.
+   */
+  async claim(key: string, signal?: AbortSignal): Promise<() => Promise<void>> {
+    if (!this.shared) return async () => {};
+    const directory = `${this.path}.claims`;
+    const path = join(directory, sha256(key).slice(0, 32));
+    const mine = JSON.stringify({ pid: process.pid, host: hostname() });
+    for (;;) {
+      signal?.throwIfAborted();
+      try {
+        await mkdir(directory, { recursive: true, mode: 0o700 });
+        const handle = await open(path, 'wx', 0o600);
+        await handle.writeFile(mine);
+        await handle.close();
+        return () => rm(path, { force: true });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // ENOENT: another run removed the empty claims folder between our mkdir and open; make it again.
+        if (code === 'ENOENT') continue;
+        if (code !== 'EEXIST') throw error;
+      }
+      if (await claimIsAbandoned(path)) await rm(path, { force: true });
+      else await sleep(CLAIM_POLL_MS, undefined, { signal });
+    }
+  }
+
+  /** Reads the lines other runs appended since the last read (and, the first time, the whole file). */
+  refresh(): void {
+    if (!this.shared) return;
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= this.readUpTo) return;
+      const bytes = Buffer.alloc(size - this.readUpTo);
+      const read = readSync(fd, bytes, 0, bytes.length, this.readUpTo);
+      this.take(bytes.subarray(0, read), this.readUpTo);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    // The claims folder goes when no run has a claim in it, so the cache holds only ledgers.
+    if (this.shared) rmdirQuietly(`${this.path}.claims`);
   }
 
   /**
@@ -88,22 +178,45 @@ export class VerifyCache {
     this.torn = undefined;
   }
 
-  private load(): void {
-    if (!existsSync(this.path)) return;
-    const bytes = readFileSync(this.path);
-    // A crash mid-append leaves a torn last line, never a finished one: as far as the cache knows it
+  /** The complete lines of `bytes` (read at `offset`) into the entries. */
+  private take(bytes: Buffer, offset: number): void {
+    // A crash mid-append leaves a torn last line, never a finished one: as far as the ledger knows it
     // was not paid for, so it is not read, and it is cut off before this run appends behind it.
     const complete = bytes.lastIndexOf(0x0a) + 1;
-    if (complete < bytes.length) this.torn = { from: complete, size: bytes.length };
+    this.torn = complete < bytes.length ? { from: offset + complete, size: offset + bytes.length } : undefined;
+    const firstLine = offset === 0 ? 1 : undefined;
     const lines = bytes.subarray(0, complete).toString('utf8').split('\n');
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue;
       const { key, ...entry } = parseStoredJson(line, cachedLineSchema, {
-        name: `the verification cache ${this.path}:${index + 1}`,
+        name: `the verification cache ${this.path}${firstLine ? `:${firstLine + index}` : ''}`,
         startOver: `Remove ${this.path} to start over: its results are then asked for, and paid, again.`,
       });
       // An expired result is simply not reused.
       if (new Date(entry.verified_at) >= this.freshSince) this.entries.set(key, entry);
     }
+    this.readUpTo = offset + complete;
   }
+}
+
+function rmdirQuietly(directory: string): void {
+  try {
+    rmdirSync(directory);
+  } catch {
+    // Not empty (another run is paying) or not there: either way nothing to do.
+  }
+}
+
+/** A claim whose process is gone (on this machine) was abandoned by a crash; one being written counts as held. */
+async function claimIsAbandoned(path: string): Promise<boolean> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) return false; // released meanwhile: try again at once
+  let holder: z.output<typeof claimSchema> | undefined;
+  try {
+    holder = claimSchema.parse(JSON.parse(text));
+  } catch {
+    const written = await stat(path).catch(() => undefined);
+    return written !== undefined && Date.now() - written.mtimeMs > EMPTY_CLAIM_ABANDONED_MS;
+  }
+  return holder.host === hostname() && !processIsAlive(holder.pid);
 }

@@ -3,8 +3,20 @@ import { UsageError } from '../../exit-codes.js';
 import { parseMaxAge } from '../../io/max-age.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { newVerificationRun, Verifier } from './verifier.js';
-import { cacheDirectory, VerifyCache } from './cache.js';
+import { newVerificationRun, Verifier, type VerifierSettings } from './verifier.js';
+import { cacheDirectory, ledgerFileName, VerifyCache } from './cache.js';
+import type { SpendConsent } from './consent.js';
+
+/** Consent asked when the first paid call comes; the job points `suspend` at its spinner once it runs. */
+export interface AskFirst {
+  consent: SpendConsent;
+  suspend: <T>(during: () => Promise<T>) => Promise<T>;
+}
+
+/** An AskFirst for `consent`, if there is one, with no spinner yet. */
+export function askFirst(consent: SpendConsent | undefined): AskFirst | undefined {
+  return consent && { consent, suspend: (during) => during() };
+}
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */
@@ -13,39 +25,65 @@ export interface VerifierOptions {
   cacheFreshSince: Date;
   budget?: number | undefined;
   concurrency: number;
-  /** Pipeline --state: results live in the state directory, tagged with the run. */
+  /** Pipeline --state: the run's own copy of its results lives in the state directory, tagged with the run. */
   stateDir?: string | undefined;
   runId?: string | undefined;
-  /** Restored from a checkpoint (counts that the cache cannot tell). */
+  /** Restored from a checkpoint (counts that the ledger cannot tell). */
   countedBefore?: { from_cache: number; unchecked: number } | undefined;
-  /** A cache the caller already opened (verify counts what it holds before paying), read once. */
-  cache?: VerifyCache;
+  /** A ledger the caller already opened (verify counts what it holds before paying), read once. */
+  ledger?: VerifyCache;
+  /** contacts and pipeline: the consent question, asked at the first paid call with what is known by then. */
+  askFirst?: AskFirst | undefined;
+  /** verify: which addresses the budget goes to. */
+  mayPay?: VerifierSettings['mayPay'];
 }
 
-export type OpenedVerifier = Verifier & { snapshot(): { units_spent: number; from_cache: number; unchecked: number }; close(): void };
+export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
+export interface VerificationSnapshot {
+  units_spent: number;
+  from_cache: number;
+  unchecked: number;
+}
 
-/** The cache-backed verifier shared by `verify`, `contacts --stale verify` and `pipeline`. */
+/** The ledger-backed verifier shared by `verify`, `contacts --stale verify` and `pipeline`. */
 export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'verify'>, connection: Connection, options: VerifierOptions): OpenedVerifier {
-  const cache = options.cache ?? openVerifyCache(ctx, connection, options);
+  const ledger = options.ledger ?? openLedger(ctx, connection, options);
+  // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
+  const resume = options.stateDir !== undefined ? VerifyCache.open(options.stateDir, ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince) : undefined;
   const run = newVerificationRun(options.budget);
-  // A resumed run has already paid for what its cache entries say; they count against the budget.
-  if (options.runId !== undefined) run.unitsSpent = cache.countPaidBy(options.runId);
+  // A resumed run has already paid for what its own entries say; they count against the budget.
+  if (options.runId !== undefined && resume) run.unitsSpent = resume.countPaidBy(options.runId);
   if (options.countedBefore) {
     run.fromCache = options.countedBefore.from_cache;
     run.unchecked = options.countedBefore.unchecked;
   }
-  const verifier = new Verifier(client, cache, run, options.concurrency, options.runId, options.useCache);
+  const verifier: Verifier = new Verifier(client, { ledger, resume }, run, {
+    concurrency: options.concurrency,
+    runId: options.runId,
+    reuseCached: options.useCache,
+    beforePaying: options.askFirst && ((): Promise<void> => askNow(options.askFirst!, verifier)),
+    mayPay: options.mayPay,
+    signal: ctx.signal,
+  });
   return Object.assign(verifier, {
     snapshot: () => ({ units_spent: verifier.run.unitsSpent, from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked }),
-    close: () => cache.close(),
+    close: () => {
+      ledger.close();
+      resume?.close();
+    },
   });
 }
 
-/** Where paid results for this service live: the state directory, the user's cache, or nowhere (--no-cache). */
-export function openVerifyCache(ctx: RunContext, connection: Connection, options: Pick<VerifierOptions, 'useCache' | 'cacheFreshSince' | 'stateDir'>): VerifyCache {
-  // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
-  const directory = options.stateDir ?? (options.useCache ? cacheDirectory(ctx.env) : undefined);
-  return directory ? VerifyCache.open(directory, new URL(connection.baseUrl).origin, options.cacheFreshSince) : VerifyCache.disabled();
+async function askNow({ consent, suspend }: AskFirst, verifier: Verifier): Promise<void> {
+  // Let the addresses that arrived with this one be looked up first, so the estimate counts them.
+  await new Promise((resolve) => setImmediate(resolve));
+  await suspend(() => consent.confirm({ addresses: verifier.addressesSeen, alreadyPaid: verifier.run.fromCache, complete: false }));
+}
+
+/** The ledger of paid results for this service and key, in the user's cache; one that keeps nothing with --no-cache. */
+export function openLedger(ctx: RunContext, connection: Connection, options: Pick<VerifierOptions, 'useCache' | 'cacheFreshSince'>): VerifyCache {
+  if (!options.useCache) return VerifyCache.disabled();
+  return VerifyCache.open(cacheDirectory(ctx.env), ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince);
 }
 
 export function cacheCutoff(ttl: string, now: Date): Date {

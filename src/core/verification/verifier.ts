@@ -24,54 +24,118 @@ export function newVerificationRun(budget: number | undefined): VerificationRun 
   return { budget: budget ?? Number.POSITIVE_INFINITY, unitsSpent: 0, fromCache: 0, unchecked: 0 };
 }
 
+/** Where paid results are looked up and kept. */
+export interface VerificationStores {
+  /** The ledger shared by every command and run for this service and key (disabled with --no-cache). */
+  ledger: VerifyCache;
+  /** pipeline --state: the run's own copy, tagged with the run, so a resume never pays twice even with --no-cache. */
+  resume?: VerifyCache | undefined;
+}
+
+export interface VerifierSettings {
+  concurrency: number;
+  /** A pipeline run's id: its own earlier results (before a crash) count as spent, not as cached. */
+  runId?: string | undefined;
+  /** False with --no-cache: only this run's own results are reused. */
+  reuseCached?: boolean;
+  /** Awaited once before the first paid call (the consent prompt); a rejection stops every paid call. */
+  beforePaying?: () => Promise<void>;
+  /** The caller's choice of which addresses the budget goes to (oldest first); absent: first come. */
+  mayPay?: (key: string) => boolean;
+  /** Aborts a wait on another run's paid call. */
+  signal?: AbortSignal | undefined;
+}
+
 /**
- * Verifies addresses (already syntax-checked and keyed) at most once each: the cache first, then
- * the service while the budget lasts. Concurrent requests for one address share one paid call.
+ * Verifies addresses (already syntax-checked and keyed) at most once each: the ledger first, then
+ * the service while the budget lasts. Concurrent requests for one address share one paid call, and
+ * runs at the same time on one ledger never both pay for an address (VerifyCache.claim).
  */
 export class Verifier {
   private readonly inFlight = new Map<string, Promise<VerificationOutcome>>();
   private readonly slots: Semaphore;
+  private consent: Promise<void> | undefined;
 
   constructor(
     private readonly client: Pick<ProspectClient, 'verify'>,
-    private readonly cache: VerifyCache,
+    private readonly stores: VerificationStores,
     readonly run: VerificationRun,
-    concurrency: number,
-    /** A pipeline run's id: its own earlier results (before a crash) count as spent, not as cached. */
-    private readonly runId?: string,
-    /** False with --no-cache: only this run's own results are reused. */
-    private readonly reuseCached = true,
+    private readonly settings: VerifierSettings,
   ) {
-    this.slots = new Semaphore(concurrency);
+    this.slots = new Semaphore(settings.concurrency);
+  }
+
+  /** Distinct addresses asked for so far (for the consent prompt's estimate). */
+  get addressesSeen(): number {
+    return this.inFlight.size;
   }
 
   verify(key: string, email: string): Promise<VerificationOutcome> {
     const existing = this.inFlight.get(key);
     if (existing) return existing;
-    const outcome = this.resolve(key, email);
+    // Resolved a turn later, so the addresses asked for together are all counted before the
+    // consent question reads the counts.
+    const outcome = Promise.resolve().then(() => this.resolve(key, email));
     this.inFlight.set(key, outcome);
     return outcome;
   }
 
-  private async resolve(key: string, email: string): Promise<VerificationOutcome> {
-    const cached = this.cache.get(key);
+  private known(key: string): { result: NonNullable<ReturnType<VerifyCache['get']>>; ownRun: boolean } | undefined {
+    const { runId, reuseCached = true } = this.settings;
+    const resumed = this.stores.resume?.get(key);
     // Paid by this same run before it was interrupted: already counted in unitsSpent (see openVerifier).
-    if (cached && this.runId !== undefined && cached.run === this.runId) {
-      return { verification: cached.status, verified_at: cached.verified_at, from: 'service' };
-    }
-    if (cached && this.reuseCached) {
-      this.run.fromCache += 1;
-      return { verification: cached.status, verified_at: cached.verified_at, from: 'cache' };
-    }
+    if (resumed && runId !== undefined && resumed.run === runId) return { result: resumed, ownRun: true };
+    if (!reuseCached) return undefined;
+    const cached = resumed ?? this.stores.ledger.get(key);
+    return cached ? { result: cached, ownRun: false } : undefined;
+  }
+
+  private fromKnown(key: string): VerificationOutcome | undefined {
+    const known = this.known(key);
+    if (!known) return undefined;
+    if (!known.ownRun) this.run.fromCache += 1;
+    return { verification: known.result.status, verified_at: known.result.verified_at, from: known.ownRun ? 'service' : 'cache' };
+  }
+
+  private async resolve(key: string, email: string): Promise<VerificationOutcome> {
+    const known = this.fromKnown(key);
+    if (known) return known;
     // The budget is reserved before the call, so concurrent calls can never overspend it.
-    if (this.run.unitsSpent >= this.run.budget) {
+    if (this.run.unitsSpent >= this.run.budget || this.settings.mayPay?.(key) === false) {
       this.run.unchecked += 1;
       return { verification: NOT_CHECKED, verified_at: null, from: 'budget' };
     }
     this.run.unitsSpent += 1;
-    const result = await this.slots.run(() => this.client.verify(email, this.runId ? { idempotencyKey: `${this.runId}:${key}` } : undefined));
+    try {
+      await (this.consent ??= this.settings.beforePaying?.() ?? Promise.resolve());
+    } catch (error) {
+      this.run.unitsSpent -= 1;
+      throw error;
+    }
+    const release = await this.stores.ledger.claim(key, this.settings.signal);
+    try {
+      // Another run may have paid for it while this one waited for its turn.
+      this.stores.ledger.refresh();
+      const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
+      if (paidMeanwhile) {
+        this.run.unitsSpent -= 1;
+        this.run.fromCache += 1;
+        this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
+        return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
+      }
+      return await this.pay(key, email);
+    } finally {
+      await release();
+    }
+  }
+
+  private async pay(key: string, email: string): Promise<VerificationOutcome> {
+    const { runId } = this.settings;
+    const result = await this.slots.run(() => this.client.verify(email, runId ? { idempotencyKey: `${runId}:${key}` } : undefined));
     const verifiedAt = result.checked_at ?? new Date().toISOString();
-    this.cache.put(key, { email, status: result.status, verified_at: verifiedAt, run: this.runId });
+    const paid = { email, status: result.status, verified_at: verifiedAt };
+    this.stores.resume?.put(key, { ...paid, run: runId });
+    this.stores.ledger.put(key, paid);
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 }

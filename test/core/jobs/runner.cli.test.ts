@@ -112,7 +112,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     const dir = await scratchDir();
     const cache = join(dir, 'cache');
     const env = { PROSPECT_CACHE_DIR: cache };
-    const first = await runCli(['verify', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
+    const first = await runCli(['verify', '--yes', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
     expect(first.code).toBe(0);
     const [name] = await readdir(cache);
     const path = join(cache, name!);
@@ -120,7 +120,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     expect(lines).toHaveLength(3); // two results and the final newline
     await writeFile(path, [JSON.stringify({ key: 'ana@example.com', status: 42 }), ...lines.slice(1)].join('\n'));
 
-    const run = await runCli(['verify', 'ana@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
+    const run = await runCli(['verify', '--yes', 'ana@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
 
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`prospect: the verification cache ${path}:1 is damaged`);
@@ -133,13 +133,13 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     const dir = await scratchDir();
     const cache = join(dir, 'cache');
     const env = { PROSPECT_CACHE_DIR: cache };
-    expect((await runCli(['verify', 'ana@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env })).code).toBe(0);
+    expect((await runCli(['verify', '--yes', 'ana@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env })).code).toBe(0);
     const [name] = await readdir(cache);
     const path = join(cache, name!);
     const complete = await readFile(path, 'utf8');
     await writeFile(path, `${complete}{"key":"bob@example.com","email":"bob@exa`);
 
-    const run = await runCli(['verify', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
+    const run = await runCli(['verify', '--yes', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], { url: fast.url, apiKey: KEY, cwd: dir, env });
 
     expect(run.code).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(2);

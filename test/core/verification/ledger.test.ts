@@ -1,0 +1,69 @@
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ledgerFileName, VerifyCache } from '../../../src/core/verification/cache.js';
+import { spendQuestion } from '../../../src/core/verification/consent.js';
+import { scratchDir } from '../../helpers/scratch.js';
+
+const LONG_AGO = new Date('2000-01-01T00:00:00Z');
+const result = (email: string) => ({ email, status: 'valid', verified_at: '2026-01-02T03:04:05Z' });
+
+describe('the ledger of paid results', () => {
+  it('is one file per service identity and key, named by hashes: the key itself appears nowhere', () => {
+    const name = ledgerFileName('https://api.example.com', 'secret-key-123');
+    expect(name).toMatch(/^verify-[0-9a-f]{16}\.ndjson$/);
+    expect(name).not.toContain('secret');
+    expect(ledgerFileName('https://api.example.com', 'secret-key-123')).toBe(name);
+    expect(ledgerFileName('https://api.example.com', 'another-key')).not.toBe(name);
+    expect(ledgerFileName('https://other.example.com', 'secret-key-123')).not.toBe(name);
+  });
+
+  it('sees what another run appended since it was opened, and ignores a torn last line', async () => {
+    const dir = await scratchDir();
+    const mine = VerifyCache.open(dir, 'verify-x.ndjson', LONG_AGO);
+    const theirs = VerifyCache.open(dir, 'verify-x.ndjson', LONG_AGO);
+    theirs.put('ana@example.com', result('ana@example.com'));
+    theirs.close();
+    expect(mine.get('ana@example.com')).toBeUndefined();
+    appendFileSync(join(dir, 'verify-x.ndjson'), '{"key":"bob@example.com","email":"bob@exa');
+    mine.refresh();
+    expect(mine.get('ana@example.com')?.status).toBe('valid');
+    expect(mine.get('bob@example.com')).toBeUndefined();
+    // The next append cuts the torn line first: the file is whole lines again.
+    mine.put('cy@example.com', result('cy@example.com'));
+    mine.close();
+    const lines = readFileSync(join(dir, 'verify-x.ndjson'), 'utf8').split('\n');
+    expect(lines.map((line) => (line ? JSON.parse(line).key : ''))).toEqual(['ana@example.com', 'cy@example.com', '']);
+    expect(statSync(join(dir, 'verify-x.ndjson')).mode & 0o777).toBe(0o600);
+  });
+
+  it('lets one run at a time claim an address; the other waits for the release', async () => {
+    const dir = await scratchDir();
+    const first = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
+    const second = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
+    const release = await first.claim('ana@example.com');
+    let secondHasIt = false;
+    const waiting = second.claim('ana@example.com').then((releaseSecond) => {
+      secondHasIt = true;
+      return releaseSecond;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(secondHasIt).toBe(false);
+    await release();
+    await (await waiting)();
+    expect(secondHasIt).toBe(true);
+  });
+});
+
+describe('the spend question', () => {
+  it('says the estimate with correct plurals', () => {
+    expect(spendQuestion({ addresses: 349, alreadyPaid: 100, complete: true }, 200, '--verify-budget')).toBe(
+      'Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200).',
+    );
+    expect(spendQuestion({ addresses: 2, alreadyPaid: 1, complete: true }, undefined, undefined)).toBe('Verifying 2 addresses: 1 already paid for, 1 to pay for, 1 unit.');
+    expect(spendQuestion({ addresses: 1, alreadyPaid: 0, complete: false }, 1, 'config verify-budget')).toBe(
+      'Found 1 address to verify so far: 0 already paid for, 1 to pay for; more may follow, one unit each, 1 unit at most (config verify-budget 1).',
+    );
+    expect(spendQuestion({ addresses: 12_400, alreadyPaid: 0, complete: false }, undefined, undefined)).toContain('Found 12,400 addresses to verify so far');
+  });
+});
