@@ -48,7 +48,7 @@ export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsC
       status: 200,
       headers: { 'x-units-used': String(unitsUsed) },
       body: {
-        data: { email, status, checked_at: checkedAt(asOf, address, dataset.seed) },
+        data: { email, status, checked_at: checkedAt(asOf, address, dataset.seed, Date.now()) },
         meta: { units_charged: 1, units_used: unitsUsed },
       },
     };
@@ -77,9 +77,12 @@ function statusOf(address: string, odds: Odds, seed: number): VerifyStatus {
   return 'unknown';
 }
 
-/** A time on the snapshot day, fixed per address: the same seed and day give the same bytes. */
-function checkedAt(asOf: string, address: string, seed: number): string {
+/**
+ * A time on the snapshot day, fixed per address: the same seed and day give the same bytes. Never
+ * later than the answer itself: on a sandbox of today, a time still to come is the moment of the answer.
+ */
+function checkedAt(asOf: string, address: string, seed: number, answeredAt: number): string {
   const seconds = hash32(seed, 'checked-at', address) % 86_400;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${asOf}T${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}Z`;
+  const fixed = Date.parse(`${asOf}T00:00:00Z`) + seconds * 1000;
+  return new Date(Math.min(fixed, Math.floor(answeredAt / 1000) * 1000)).toISOString().replace('.000Z', 'Z');
 }
