@@ -101,7 +101,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       ctx.reporter.info(provenanceLine(written, meta));
       if (stoppedAtMax) {
         const total = typeof meta?.total === 'number' ? ` of ${formatCount(meta.total)}` : '';
-        ctx.reporter.info(`Stopped at --max ${options.max}${total}; more companies match.`);
+        ctx.reporter.caveat(`Stopped at --max ${formatCount(options.max ?? 0)}${total}; more companies match.`);
       }
       if (options.output) ctx.reporter.info(`Wrote ${options.output} and ${options.output}.meta.json.`);
     },

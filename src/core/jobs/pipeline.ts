@@ -4,7 +4,7 @@ import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf } from '../../ui/format-count.js';
 import { rateText } from '../../ui/progress.js';
 import { withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
@@ -115,7 +115,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           passPage(checkpoint, pageEnd.nextCursor, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
           await leads.commitPage(checkpoint);
         }
-        progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
+        progress.update(`Building the lead list… ${countOf(counters.companies_seen, 'company', 'companies')} · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
       }
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.writer.finish(checkpoint.meta ?? { source: undefined, scope: undefined });
@@ -128,7 +128,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
-          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${checkpoint.rows_written} committed rows; run the same command again to resume.`);
+          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${countOf(checkpoint.rows_written, 'committed row')}; run the same command again to resume.`);
         });
       }
     },
@@ -138,6 +138,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
-    report: () => reportPipeline(ctx, counters, verifier?.run.unitsSpent, options.onlyNew),
+    report: () => reportPipeline(ctx, counters, verifier?.run, settings.verifyBudget, options.onlyNew),
   });
 }

@@ -9,6 +9,8 @@ import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
+import { reportUnchecked } from '../caveats.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
@@ -40,6 +42,8 @@ interface PlannedRow {
   record: Record<string, string>;
   email: string | undefined;
   key: string | undefined;
+  /** No address at all (a contact without a business email): nothing to check, not malformed. */
+  blank?: boolean;
 }
 
 export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<number> {
@@ -94,7 +98,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
     async work(progress) {
       const results = mapInOrder(planned.rows, options.concurrency * 4, async (row): Promise<VerifyRow> => {
-        if (row.key === undefined || row.email === undefined) return { ...row.record, verification: MALFORMED, verified_at: null };
+        if (row.key === undefined || row.email === undefined) return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
         const outcome = await verifier.verify(row.key, row.email);
         return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
       });
@@ -110,7 +114,8 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     close: () => verifier.close(),
     report() {
       const { units_spent, from_cache, unchecked } = verifier.snapshot();
-      ctx.reporter.info(`Verified ${planned.unique.size} unique addresses: ${units_spent} units spent, ${from_cache} from cache${unchecked > 0 ? `, ${unchecked} left unchecked (--budget ${options.budget})` : ''}.`);
+      ctx.reporter.info(`Verified ${countOf(planned.unique.size, 'unique address', 'unique addresses')}: ${countOf(units_spent, 'unit')} spent, ${formatCount(from_cache)} from cache${unchecked > 0 ? `, ${formatCount(unchecked)} left unchecked (--budget ${options.budget})` : ''}.`);
+      reportUnchecked(ctx.reporter, unchecked, '--budget', options.budget);
     },
   });
 }
@@ -120,6 +125,7 @@ function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, str
   const unique = new Set<string>();
   const planned: PlannedRow[] = rows.map(({ line, record }) => {
     const value = record[emailColumn] ?? '';
+    if (value.trim() === '') return { record, email: undefined, key: undefined, blank: true };
     const checked = checkEmailSyntax(value);
     if (!checked.ok) {
       invalid.push({ line, value, reason: checked.reason });

@@ -1,5 +1,6 @@
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
+import { reportCutDomains, reportUnchecked } from '../caveats.js';
 import type { RunSummary } from '../jobs/runner.js';
 import type { VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './checkpoint.js';
@@ -41,15 +42,14 @@ export function pipelineSummary(outcome: PipelineOutcome): RunSummary {
 }
 
 /** The lines on stderr after a successful run. */
-export function reportPipeline(ctx: RunContext, counters: Counters, unitsSpent: number | undefined, onlyNew: boolean): void {
+export function reportPipeline(ctx: RunContext, counters: Counters, verification: VerificationRun | undefined, verifyBudget: number | undefined, onlyNew: boolean): void {
   const { contacts } = counters;
   ctx.reporter.info(
-    `${formatCount(contacts.written)} leads from ${formatCount(counters.companies_seen)} companies · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
-      (unitsSpent !== undefined ? ` · ${unitsSpent} units spent` : '') +
-      (onlyNew ? ` · ${contacts.alreadyExported} already exported before` : ''),
+    `${countOf(contacts.written, 'lead')} from ${countOf(counters.companies_seen, 'company', 'companies')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
+      (verification !== undefined ? ` · ${countOf(verification.unitsSpent, 'unit')} spent` : '') +
+      (onlyNew ? ` · ${formatCount(contacts.alreadyExported)} already exported before` : ''),
   );
-  if (onlyNew && contacts.written === 0) ctx.reporter.notice('no new leads since the last run; wrote a header-only result.');
-  if (counters.truncated_at_limit.length > 0) {
-    ctx.reporter.warn(`${counters.truncated_at_limit.length} domain(s) alone fill the --limit and may have more contacts: ${counters.truncated_at_limit.slice(0, 10).join(', ')}.`);
-  }
+  if (onlyNew && contacts.written === 0) ctx.reporter.caveat('no new leads since the last run; wrote a header-only result.');
+  reportUnchecked(ctx.reporter, verification?.unchecked ?? 0, '--verify-budget', verifyBudget);
+  reportCutDomains(ctx.reporter, counters.truncated_at_limit);
 }

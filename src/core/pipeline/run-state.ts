@@ -1,4 +1,5 @@
 import { UsageError } from '../../exit-codes.js';
+import { countOf } from '../../ui/format-count.js';
 import type { RunContext } from '../../runtime/context.js';
 import { newCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint.js';
 import { StateDirectory } from './state-directory.js';
@@ -21,6 +22,6 @@ export async function openRunState(ctx: RunContext, stateDir: string | undefined
     );
   }
   const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
-  if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${checkpoint.rows_written} rows already written).`);
+  if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${countOf(checkpoint.rows_written, 'row')} already written).`);
   return { state, checkpoint, resumed: previous !== undefined };
 }
