@@ -38,9 +38,10 @@ function seniorityRank(seniority: string | null | undefined): number {
   return rank === -1 ? SENIORITIES.length : rank;
 }
 
-/** `YYYY-MM-DD` sorts as text; no date (or no address) sorts below any date. */
+/** `YYYY-MM-DD` sorts as text; an address of unknown date below any date, no address below that. */
 function lastSeenDay(row: ContactRow): string {
-  return row.business_email && row.business_email_last_seen ? row.business_email_last_seen.slice(0, 10) : '';
+  if (!row.business_email) return '';
+  return row.business_email_last_seen ? row.business_email_last_seen.slice(0, 10) : '0';
 }
 
 /** "Licensed contact data (licensed, Publisher)" - the spec demands the source on every contact row. */
