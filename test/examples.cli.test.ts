@@ -16,7 +16,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
-import { BIN, runCli, runShell, scratchDir, type CliRun } from './helpers/cli.js';
+import { BIN, runCli, runShell, scratchDir } from './helpers/cli.js';
 import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
 
@@ -85,50 +85,69 @@ async function allHelpExamples(): Promise<Example[]> {
 }
 
 let sandbox: RunningSandbox;
-/** The scratch root: `work` (where the commands run, scanned for the key) and `home` (config, caches). */
 let dir: string;
-let work: string;
-let home: string;
 let shims: string;
 const servers: Array<{ stop(): Promise<void> }> = [];
+
+/**
+ * Examples that share files run in one lane, one after another, in document order: a lane has a
+ * `work` directory (where its commands run, scanned for the key) and a `home` (config, caches), with
+ * the user's own input files. Lanes share nothing but the sandbox, so they run side by side.
+ */
+interface Lane {
+  root: string;
+  work: string;
+  home: string;
+}
+
+function laneOf(where: string): 'readme' | 'data' | 'setup' {
+  if (where === 'README.md' || where.startsWith('prospect pipeline')) return 'readme';
+  return /^prospect (companies|contacts|verify) /.test(where) ? 'data' : 'setup';
+}
+
+function newLane(name: string): Lane {
+  const root = join(dir, name);
+  const lane = { root, work: join(root, 'work'), home: join(root, 'home') };
+  for (const path of ['', 'leads', '.local/share/bash-completion/completions', '.config/fish/completions', 'zsh-functions']) mkdirSync(join(lane.home, path), { recursive: true });
+  mkdirSync(lane.work, { recursive: true });
+  writeFileSync(join(lane.work, 'accounts.csv'), `name,website\n${ACCOUNTS.map((domain, i) => `Account ${i},https://www.${domain}/`).join('\n')}\n`);
+  writeFileSync(join(lane.work, 'accounts.txt'), `${ACCOUNTS.join('\n')}\n`);
+  writeFileSync(join(lane.work, 'domains.txt'), `${ACCOUNTS.join('\n')}\n`);
+  return lane;
+}
 
 beforeAll(async () => {
   // The default dataset of `prospect --sandbox` / `prospect sandbox` (no seed, no size given), dated today.
   sandbox = await startTestSandbox({ seed: DEFAULT_SEED, companies: DEFAULT_COMPANIES, asOf: todayUtc() });
   dir = await scratchDir();
-  work = join(dir, 'work');
-  home = join(dir, 'home');
   shims = join(dir, 'bin');
-  for (const path of [work, home, shims, join(home, 'leads'), join(home, '.local/share/bash-completion/completions'), join(home, '.config/fish/completions'), join(home, 'zsh-functions')]) mkdirSync(path, { recursive: true });
+  mkdirSync(shims);
   writeFileSync(join(shims, 'prospect'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   // `npx prospect` in the clone runs the package's own bin: the same binary, without npm's start-up.
   writeFileSync(join(shims, 'npx'), `#!/bin/sh\n[ "$1" = prospect ] || { echo "npx shim: only npx prospect" >&2; exit 127; }\nshift\nexec prospect "$@"\n`);
   for (const shim of ['prospect', 'npx']) chmodSync(join(shims, shim), 0o755);
-  writeFileSync(join(work, 'accounts.csv'), `name,website\n${ACCOUNTS.map((domain, i) => `Account ${i},https://www.${domain}/`).join('\n')}\n`);
-  writeFileSync(join(work, 'accounts.txt'), `${ACCOUNTS.join('\n')}\n`);
-  writeFileSync(join(work, 'domains.txt'), `${ACCOUNTS.join('\n')}\n`);
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
   await sandbox?.close();
 });
 
-function environment(): Record<string, string> {
+function environment(lane: Lane): Record<string, string> {
   return {
     PATH: `${shims}:${process.env.PATH}`,
-    HOME: home,
+    HOME: lane.home,
     PROSPECT_BASE_URL: sandbox.url,
     PROSPECT_API_KEY: KEY,
     // What the config examples pipe in, and an "editor" that shows the file it is given.
     PROSPECT_KEY: KEY,
     EDITOR: 'cat',
-    // One config and one cache for the whole walk, as one user has: `config set` then `config get`.
-    PROSPECT_CONFIG_DIR: join(home, '.config/prospect'),
-    PROSPECT_CACHE_DIR: join(home, '.cache/prospect'),
+    // One config and one cache for the lane, as one user has: `config set` then `config get`.
+    PROSPECT_CONFIG_DIR: join(lane.home, '.config/prospect'),
+    PROSPECT_CACHE_DIR: join(lane.home, '.cache/prospect'),
   };
 }
 
-/** Files under the scratch directory, with their size and time, to see what a command wrote. */
+/** Files under a directory, with their size and time, to see what a command wrote. */
 function snapshot(root: string, into = new Map<string, string>()): Map<string, string> {
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     const path = join(root, entry.name);
@@ -141,13 +160,13 @@ function snapshot(root: string, into = new Map<string, string>()): Map<string, s
   return into;
 }
 
-/** `prospect sandbox …` serves until stopped: start it, wait for its address, stop it after the group. */
-function startServer(command: string): Promise<CliRun & { url: string }> {
-  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: work, env: { ...process.env, ...environment() }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `prospect sandbox …` serves until stopped: start it and wait for its address; it is stopped at the end. */
+function startServer(command: string, lane: Lane): Promise<{ url: string; stderr: string }> {
+  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: lane.work, env: { ...process.env, ...environment(lane) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const ended = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+  const ended = new Promise<void>((done) => child.on('close', () => done()));
   servers.push({
     stop: async () => {
       child.kill('SIGTERM');
@@ -157,11 +176,13 @@ function startServer(command: string): Promise<CliRun & { url: string }> {
   return new Promise((resolveUrl) => {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
-      if (stdout.includes('\n')) resolveUrl({ code: 0, signal: null, stdout, stderr, url: stdout.split('\n')[0]! });
+      if (stdout.includes('\n')) resolveUrl({ url: stdout.split('\n')[0]!, stderr });
     });
-    void ended.then((code) => resolveUrl({ code, signal: null, stdout, stderr, url: '' }));
+    void ended.then(() => resolveUrl({ url: '', stderr }));
   });
 }
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), and a
@@ -173,26 +194,28 @@ function asRun(command: string): string {
     .replace(/\bprospect\s+companies\b([^|>]*)/g, (segment, rest: string) => (rest.includes('--max') ? segment : `prospect companies --max 50${rest}`));
 }
 
-async function runExample(example: Example): Promise<void> {
+async function runExample(example: Example, lane: Lane): Promise<void> {
   const command = asRun(example.command);
   const label = `${example.where}: ${example.command}`;
   if (/^prospect sandbox\b/.test(command)) {
-    const server = await startServer(command);
+    const server = await startServer(command, lane);
     expect(server.url, `${label}\n${server.stderr}`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     return;
   }
   let script = command;
   // A completion loaded into this shell shows in `complete -p`; a zsh one goes where fpath points.
-  if (command.startsWith('source <(')) script = `${command} && complete -p prospect`;
-  if (command.includes('${fpath[1]}')) script = `zsh -c ${JSON.stringify(`fpath=(${join(home, 'zsh-functions')}); ${command}`)}`;
-  const before = snapshot(dir);
+  if (command.startsWith('source <(')) script = `${command.replace(/\s+#.*$/, '')} && complete -p prospect`;
+  if (command.includes('${fpath[1]}')) script = `zsh -c ${shellQuote(`fpath=(${join(lane.home, 'zsh-functions')}); ${command}`)}`;
+  const before = snapshot(lane.root);
   const started = Date.now();
   // The key must show in no output and no file of the working directory (the config file holds it, 0600, in HOME).
-  const run = await runShell(script, { cwd: work, apiKey: KEY, env: environment(), timeoutMs: 120_000 });
+  // What the person at the prompt of `config set api-key` types.
+  const input = /config set api-key\s*(#|$)/.test(command) && !command.includes('|') ? `${KEY}\n` : '';
+  const run = await runShell(script, { cwd: lane.work, apiKey: KEY, env: environment(lane), input, timeoutMs: 120_000 });
   if (process.env.EXAMPLES_TIMING) console.log(`${Date.now() - started} ms  ${label}`);
   expect(run.code, `${label}\nstderr: ${run.stderr}`).toBe(0);
   expect(run.stderr, label).not.toMatch(/internal error/);
-  const written = [...snapshot(dir)].filter(([path, stamp]) => before.get(path) !== stamp && statSync(path).size > 0).map(([path]) => path);
+  const written = [...snapshot(lane.root)].filter(([path, stamp]) => before.get(path) !== stamp && statSync(path).size > 0).map(([path]) => path);
   expect(run.stdout.trim() !== '' || written.length > 0, `${label}: no output at all`).toBe(true);
   if (DATA_COMMANDS.test(command) && !command.includes('--dry-run')) expectRows(label, command, run.stdout, written);
 }
@@ -232,6 +255,11 @@ describe('every example runs as written (spawned, against one sandbox of the def
     const examples = [...readmeExamples(), ...(await allHelpExamples())];
     expect(examples.filter((example) => example.where === 'README.md').length).toBeGreaterThan(8);
     expect(new Set(examples.map((example) => example.where)).size).toBeGreaterThan(8);
-    for (const example of examples) await runExample(example);
+    const lanes = new Map<string, Example[]>();
+    for (const example of examples) lanes.set(laneOf(example.where), [...(lanes.get(laneOf(example.where)) ?? []), example]);
+    await Promise.all([...lanes].map(async ([name, inLane]) => {
+      const lane = newLane(name);
+      for (const example of inLane) await runExample(example, lane);
+    }));
   }, 600_000);
 });
