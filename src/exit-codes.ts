@@ -22,9 +22,9 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: string }> = [
   { code: ExitCode.ok, meaning: 'Success (also: a verify budget that ran out; the summary counts what is unchecked).' },
   { code: ExitCode.internal, meaning: 'Internal error in prospect: a bug; rerun with --debug and report it.' },
-  { code: ExitCode.usage, meaning: 'Usage or input error (bad flag, bad value, invalid input, an unknown technology, country or range, missing key); nothing was paid for.' },
+  { code: ExitCode.usage, meaning: 'Usage or input error, found before any request (bad flag, bad value, invalid input, an unknown technology, country or range, no API key set); nothing was paid for.' },
   { code: ExitCode.unanswerable, meaning: 'The filters are valid but match nobody (422 no_match); --allow-empty writes an empty result and exits 0 instead.' },
-  { code: ExitCode.auth, meaning: 'Authentication or plan: the key is missing or unknown (401), or the plan lacks the endpoint (403).' },
+  { code: ExitCode.auth, meaning: 'Authentication or plan: the service refused the key (401), or the plan lacks the endpoint (403).' },
   { code: ExitCode.service, meaning: 'The service or the network failed after retries, or answered something malformed.' },
   { code: ExitCode.locked, meaning: 'Another pipeline run holds the same --state directory.' },
   { code: ExitCode.output, meaning: 'The output could not be written (a missing directory, no permission, disk full, ...); the old file is untouched.' },

@@ -21,7 +21,7 @@ export function registerContactsCommand(program: Command, run: CommandRunner): v
       'after',
       `
 Examples:
-  $ prospect contacts acme.com globex.com --seniority cxo,vp
+  $ prospect contacts valleyharbor.com meadowfitness.com --seniority cxo,vp
   $ prospect companies -t Shopify --format ndjson | prospect contacts --seniority cxo,vp > contacts.csv
   $ prospect contacts --domains-file accounts.csv --domain-column website --per-company 3 -o contacts.csv
   $ prospect contacts --domains-file domains.txt --stale verify --verify-budget 200 --summary run.json`,

@@ -26,7 +26,7 @@ Examples:
       -o "leads-$(date +%F).csv" --summary run.json
   $ prospect --sandbox pipeline -t Shopify --seniority cxo --per-company 2 --format table
   # crontab: every Monday at 03:00
-  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --state state --only-new -o weekly.csv --summary weekly.json`,
+  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new -o weekly.csv --summary weekly.json`,
     )
     .action(async (flags: PipelineFlags) =>
       run(async (ctx) => {

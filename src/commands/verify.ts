@@ -32,7 +32,7 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
       'after',
       `
 Examples:
-  $ prospect verify ceo@acme.com cfo@acme.com --yes
+  $ prospect verify patricia.hughes@valleyharbor.com betty.kelly@valleyharbor.com --yes
   $ prospect verify --file contacts.csv --verify-budget 100 -o verified.csv
   $ prospect verify --file contacts.csv --dry-run
   $ prospect contacts --domains-file accounts.txt | prospect verify --verify-budget 50 > checked.csv`,

@@ -1,4 +1,4 @@
-import type { Contact, ContactsMeta } from '../api/index.js';
+import { SENIORITIES, type Contact, type ContactsMeta } from '../api/index.js';
 import type { Column } from '../io/columns.js';
 import { classifyFreshness, type EmailFreshness } from '../io/max-age.js';
 
@@ -19,6 +19,29 @@ export function toContactRow(contact: Contact, source: ContactsMeta['source'] | 
     verified_at: null,
     source: source ?? null,
   };
+}
+
+/**
+ * The N most useful of a domain's rows (--per-company): the most senior first, then those whose
+ * address is fresh, then the most recently confirmed; among equals, the service's order. The rows
+ * come out in that order.
+ */
+export function mostUseful(rows: readonly ContactRow[], count: number): ContactRow[] {
+  const ranked = rows.map((row, index) => ({ row, index, seniority: seniorityRank(row.seniority), fresh: row.email_freshness === 'fresh' ? 0 : 1, seen: lastSeenDay(row) }));
+  ranked.sort((a, b) => a.seniority - b.seniority || a.fresh - b.fresh || b.seen.localeCompare(a.seen) || a.index - b.index);
+  return ranked.slice(0, count).map(({ row }) => row);
+}
+
+/** A seniority the service added after this client was written ranks below the known ones. */
+function seniorityRank(seniority: string | null | undefined): number {
+  const rank = (SENIORITIES as readonly string[]).indexOf(seniority ?? '');
+  return rank === -1 ? SENIORITIES.length : rank;
+}
+
+/** `YYYY-MM-DD` sorts as text; an address of unknown date below any date, no address below that. */
+function lastSeenDay(row: ContactRow): string {
+  if (!row.business_email) return '';
+  return row.business_email_last_seen ? row.business_email_last_seen.slice(0, 10) : '0';
 }
 
 /** "Licensed contact data (licensed, Publisher)" - the spec demands the source on every contact row. */

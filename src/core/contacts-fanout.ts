@@ -1,7 +1,9 @@
-import type { Contact, ContactsMeta, ProspectClient, Seniority } from '../api/index.js';
+import { SENIORITIES, type Contact, type ContactsMeta, type ProspectClient, type Seniority } from '../api/index.js';
 import { mapInOrder, Semaphore } from './ordered-pool.js';
 
 export const MAX_DOMAINS_PER_CALL = 100;
+/** The service's largest `limit` (spec §4.2). */
+export const MAX_CONTACTS_PER_CALL = 1000;
 
 export interface FanoutOptions {
   seniority?: Seniority[];
@@ -24,16 +26,21 @@ export interface DomainContacts<Item> {
   item: Item;
   domain: string;
   contacts: Contact[];
-  /** This domain alone filled the limit: it may have more contacts than were returned. */
+  /**
+   * Cut: this domain alone filled the service's largest limit at a single seniority, so it has
+   * more contacts than any call can return. Never true for a domain that a larger call showed whole.
+   */
   truncated: boolean;
   /** The source the service stated for the call that answered this domain. */
   source: ContactsMeta['source'] | undefined;
 }
 
+type Source = ContactsMeta['source'] | undefined;
+
 interface Resolved {
   contacts: Contact[];
   truncated: boolean;
-  source: ContactsMeta['source'] | undefined;
+  source: Source;
 }
 
 export interface FanoutStats {
@@ -43,9 +50,11 @@ export interface FanoutStats {
 
 /**
  * Asks the contacts endpoint for every item's domain, at most 100 domains a call and `concurrency`
- * calls at once, and yields each item with its contacts in input order. A call that comes back
- * with `limit` contacts may have been cut, so it is split and asked again until no call is cut or a
- * single domain alone fills the limit (reported as truncated): nothing is dropped silently.
+ * calls at once, and yields each item with its contacts in input order (the service's order within
+ * a domain). Nothing is dropped at any `limit`: a call that comes back full may have been cut, so it
+ * is split and asked again; a domain that alone fills the limit is asked again at the service's
+ * largest limit, and if it fills that too, once per seniority. Only a domain that fills the largest
+ * limit at a single seniority is cut (reported as truncated).
  */
 export async function* fetchContactsInOrder<Item>(
   client: Pick<ProspectClient, 'contacts'>,
@@ -56,21 +65,43 @@ export async function* fetchContactsInOrder<Item>(
 ): AsyncGenerator<DomainContacts<Item>> {
   const slots = new Semaphore(options.concurrency);
   const sizing = new BatchSizing(options.limit);
-  const ask = (domains: string[]) =>
+  const ask = (domains: string[], limit: number, seniority: Seniority[] | undefined) =>
     slots.run(() => {
       stats.calls += 1;
-      return client.contacts({ domains, limit: options.limit, seniority: options.seniority });
+      return client.contacts({ domains, limit, seniority });
     });
 
+  /** One domain whose call came back full at `filled.limit`: asked with more room until it is whole. */
+  const resolveAlone = async (domain: string, filled: { limit: number; contacts: Contact[]; source: Source }): Promise<Resolved> => {
+    if (filled.limit < MAX_CONTACTS_PER_CALL) {
+      const { data, meta } = await ask([domain], MAX_CONTACTS_PER_CALL, options.seniority);
+      const contacts = groupByDomain([domain], data).get(domain) ?? [];
+      if (data.length < MAX_CONTACTS_PER_CALL) return { contacts, truncated: false, source: meta?.source };
+      filled = { limit: MAX_CONTACTS_PER_CALL, contacts, source: meta?.source };
+    }
+    const seniorities = SENIORITIES.filter((seniority) => options.seniority?.includes(seniority) ?? true);
+    if (seniorities.length <= 1) return { contacts: filled.contacts, truncated: true, source: filled.source };
+    // The service sends the most senior first, so one call per seniority, in that order, is the same list.
+    const answers = await Promise.all(seniorities.map((seniority) => ask([domain], MAX_CONTACTS_PER_CALL, [seniority])));
+    return {
+      contacts: answers.flatMap(({ data }) => groupByDomain([domain], data).get(domain) ?? []),
+      truncated: answers.some(({ data }) => data.length >= MAX_CONTACTS_PER_CALL),
+      source: answers[0]?.meta?.source ?? filled.source,
+    };
+  };
+
   const resolveDomains = async (domains: string[]): Promise<Map<string, Resolved>> => {
-    const { data, meta } = await ask(domains);
+    const { data, meta } = await ask(domains, options.limit, options.seniority);
     const grouped = groupByDomain(domains, data);
     const source = meta?.source;
     if (data.length < options.limit) {
       sizing.learn(domains.length, data.length);
       return new Map(domains.map((domain) => [domain, { contacts: grouped.get(domain) ?? [], truncated: false, source }]));
     }
-    if (domains.length === 1) return new Map([[domains[0]!, { contacts: grouped.get(domains[0]!) ?? [], truncated: true, source }]]);
+    if (domains.length === 1) {
+      const domain = domains[0]!;
+      return new Map([[domain, await resolveAlone(domain, { limit: options.limit, contacts: grouped.get(domain) ?? [], source })]]);
+    }
     stats.splits += 1;
     const parts = await Promise.all(splitInto(domains, sizing.partsFor(domains.length)).map(resolveDomains));
     return new Map(parts.flatMap((part) => [...part]));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Contact, ContactsMeta } from '../api/index.js';
 import { emailKey } from '../io/emails.js';
 import type { ContactSettings } from './contact-options.js';
-import { toContactRow, type ContactRow } from './contact-rows.js';
+import { mostUseful, toContactRow, type ContactRow } from './contact-rows.js';
 import type { Verifier } from './verification/verifier.js';
 
 const count = z.number().int().nonnegative().default(0);
@@ -39,8 +39,8 @@ export function countRows(counts: ContactCounts, result: DomainRows): void {
 }
 
 /**
- * One domain's contacts as output rows: the N most senior (the service sends them most senior
- * first), classified by freshness, stale ones dropped or verified as the user asked.
+ * One domain's contacts as output rows: classified by freshness, stale ones dropped as the user
+ * asked, then the N most useful of the rest (--per-company, see mostUseful), verified as asked.
  */
 export async function contactRowsFor(
   contacts: Contact[],
@@ -50,11 +50,12 @@ export async function contactRowsFor(
   verifier: Verifier | undefined,
   isNew: (row: ContactRow) => boolean = () => true,
 ): Promise<DomainRows> {
-  const kept = settings.perCompany !== undefined ? contacts.slice(0, settings.perCompany) : contacts;
-  let rows = kept.map((contact) => toContactRow(contact, source, settings.cutoff, now));
-  const beforeDrop = rows.length;
-  if (settings.stale === 'drop') rows = rows.filter((row) => row.email_freshness !== 'stale');
-  const droppedStale = beforeDrop - rows.length;
+  const all = contacts.map((contact) => toContactRow(contact, source, settings.cutoff, now));
+  const keep = (rows: ContactRow[]) => (settings.perCompany === undefined ? rows : mostUseful(rows, settings.perCompany));
+  const isStale = (row: ContactRow) => row.email_freshness === 'stale';
+  let rows = keep(settings.stale === 'drop' ? all.filter((row) => !isStale(row)) : all);
+  // Dropped: the stale addresses that would have been written without --stale drop.
+  const droppedStale = settings.stale === 'drop' ? keep(all).filter(isStale).length : 0;
   // Leads exported before are left out before verification: no unit is spent on what is not written.
   const beforeNew = rows.length;
   rows = rows.filter(isNew);

@@ -3,6 +3,7 @@ import { formatInvalidEntry, type InvalidEntry } from '../io/input/entries.js';
 import { formatProblem, type EntryKind, type InputProblem } from '../io/input/model.js';
 import { readInputText, type InputText } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
+import { countOf } from '../ui/format-count.js';
 
 /** Where a command's list of domains or addresses comes from. */
 export interface EntriesInput {
@@ -30,16 +31,17 @@ export function failOnInputProblems(problems: readonly InputProblem[], origin: s
 const SHOWN_INVALID = 20;
 
 /**
- * Invalid entries are never sent. They are input errors, so they are reported on stderr always
- * (not only on a terminal): a cron job must not drop part of its list without a word. --strict
- * makes any of them fatal before a single request.
+ * Invalid entries are never sent. Skipping them changes what the output means, so it is a caveat:
+ * one line with the count everywhere (a cron job must not drop part of its list without a word),
+ * the entries themselves on a terminal or with --verbose. --strict makes any of them fatal before
+ * a single request.
  */
 export function reportInvalidEntries(ctx: RunContext, invalid: readonly InvalidEntry[], kind: EntryKind, strict: boolean): void {
   if (invalid.length === 0) return;
   const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind));
-  if (invalid.length > SHOWN_INVALID) lines.push(`… and ${invalid.length - SHOWN_INVALID} more`);
-  const noun = kind === 'domain' ? 'domain' : 'email address';
-  const count = `${invalid.length} invalid ${noun}${invalid.length > 1 ? (kind === 'domain' ? 's' : 'es') : ''}`;
+  if (invalid.length > SHOWN_INVALID) lines.push(`… and ${countOf(invalid.length - SHOWN_INVALID, 'more', 'more')}`);
+  const count = kind === 'domain' ? countOf(invalid.length, 'invalid domain') : countOf(invalid.length, 'invalid email address', 'invalid email addresses');
   if (strict) throw new UsageError(`${count} in the input (--strict):\n  ${lines.join('\n  ')}`);
-  ctx.stderr.write(`prospect: skipped ${count} (never sent):\n  ${lines.join('\n  ')}\n`);
+  ctx.reporter.caveat(`skipped ${count} (never sent)${ctx.reporter.chatty ? ':' : '; --verbose lists them.'}`);
+  ctx.reporter.details(lines);
 }

@@ -30,6 +30,7 @@ const ODDS = {
 
 export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsCounter, asOf: string): Route {
   const asOfDay = Date.parse(`${asOf}T00:00:00Z`);
+  const checkTimes = checkTimesOf(asOf, Date.now());
   const answered = new IdempotencyStore();
   return (request: ApiRequest): Reply => {
     const params = singleValues(request.query, ['email'] as const);
@@ -48,7 +49,7 @@ export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsC
       status: 200,
       headers: { 'x-units-used': String(unitsUsed) },
       body: {
-        data: { email, status, checked_at: checkedAt(asOf, address, dataset.seed) },
+        data: { email, status, checked_at: checkTimes(address, dataset.seed, Date.now()) },
         meta: { units_charged: 1, units_used: unitsUsed },
       },
     };
@@ -77,9 +78,18 @@ function statusOf(address: string, odds: Odds, seed: number): VerifyStatus {
   return 'unknown';
 }
 
-/** A time on the snapshot day, fixed per address: the same seed and day give the same bytes. */
-function checkedAt(asOf: string, address: string, seed: number): string {
-  const seconds = hash32(seed, 'checked-at', address) % 86_400;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${asOf}T${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}Z`;
+/**
+ * Check times: a time on the snapshot day, fixed per address, and never later than the answer. On a
+ * past snapshot day any time of the day will do, so a given seed and day give the same bytes. On a
+ * snapshot of today only the part of the day gone by when the sandbox started will do: the times stay
+ * fixed for the sandbox's life (a resumed run gets the bytes of an uninterrupted one) and are in the past.
+ */
+function checkTimesOf(asOf: string, startedAt: number): (address: string, seed: number, answeredAt: number) => string {
+  const dayStart = Date.parse(`${asOf}T00:00:00Z`);
+  const secondsGone = Math.min(86_400, Math.max(1, Math.floor((startedAt - dayStart) / 1000)));
+  return (address, seed, answeredAt) => {
+    const at = dayStart + (hash32(seed, 'checked-at', address) % secondsGone) * 1000;
+    // Only a snapshot day after today (a deliberate --as-of) could still put it after the answer.
+    return new Date(Math.min(at, Math.floor(answeredAt / 1000) * 1000)).toISOString().replace('.000Z', 'Z');
+  };
 }

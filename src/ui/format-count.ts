@@ -9,7 +9,10 @@ export function formatCount(n: number): string {
   return n < 0 ? `-${digits}` : digits;
 }
 
-/** 1 → "1 unit", 12400 → "12,400 units": a count with its noun, singular or plural as English wants. */
+/**
+ * A count with its noun, singular or plural as the count asks: "1 unit", "0 units", "12,400 units".
+ * `plural` for nouns that do not just take an s ("1 address", "2 addresses").
+ */
 export function countOf(n: number, singular: string, plural = `${singular}s`): string {
   return `${formatCount(n)} ${n === 1 ? singular : plural}`;
 }

@@ -10,11 +10,17 @@ export interface ReporterOptions {
 }
 
 /**
- * stderr is for people: errors always; summaries and warnings only for a terminal or with
- * --verbose (cron mail and `| head` stay clean); debug lines only with --debug.
+ * stderr is for people. The rule (README, "Where output goes"):
+ * - errors, always;
+ * - progress, only on a terminal;
+ * - a caveat (a warning that changes what the output means: skipped inputs, cut domains, unchecked
+ *   addresses, a stopped --max), one line per kind with its count, everywhere: terminal, pipe, cron;
+ * - summaries and details (info, warn, details), on a terminal or with --verbose;
+ * - -q silences everything but errors; debug lines only with --debug.
  */
 export class Reporter {
   readonly chatty: boolean;
+  private readonly caveats = new Set<string>();
 
   constructor(private readonly options: ReporterOptions) {
     this.chatty = !options.quiet && (options.stderrIsTTY || options.verbose || options.debug);
@@ -42,7 +48,15 @@ export class Reporter {
    * under -q. Cron mail is where a user needs it; the details behind it go to warn/--verbose.
    */
   caveat(line: string): void {
-    if (!this.options.quiet) this.write(`warning: ${line}`);
+    // One line per kind: a job that reaches the same caveat twice (a retried step) says it once.
+    if (this.options.quiet || this.caveats.has(line)) return;
+    this.caveats.add(line);
+    this.write(`warning: ${line}`);
+  }
+
+  /** The items behind a caveat (which lines were skipped, which domains were cut), indented under it. */
+  details(lines: readonly string[]): void {
+    if (this.chatty) for (const line of lines) this.write(`  ${line}`);
   }
 
   debugLine(line: string): void {
@@ -54,7 +68,11 @@ export class Reporter {
     if (hint) this.write(hint);
   }
 
-  /** What a run must say even to cron (not only to a terminal), in the error's voice: `prospect: …`. */
+  /**
+   * The last word of a failed run, in the error's voice (`prospect: …`), such as where its
+   * checkpoint is; like the error it follows, even under -q. A success says nothing through here:
+   * what cron must hear about a success is a caveat.
+   */
   notice(message: string): void {
     this.write(`prospect: ${message}`);
   }

@@ -62,3 +62,23 @@ export async function contactsOfDomain(base: string, key: string, domain: string
 export async function sandboxStats(base: string): Promise<any> {
   return (await call(base, '/_sandbox/stats')).body;
 }
+
+const SENIORITY_ORDER = ['cxo', 'vp', 'director', 'manager', 'staff'];
+
+/**
+ * Every contact of one domain the service will give: one call at the highest limit, and if that
+ * comes back full, one call per seniority (most senior first). `cut` names the seniorities that
+ * fill even a call of their own, so more exist than any call returns.
+ */
+export async function everyContactOfDomain(base: string, key: string, domain: string): Promise<{ contacts: any[]; cut: string[] }> {
+  const whole = await contactsOfDomain(base, key, domain);
+  if (whole.length < 1000) return { contacts: whole, cut: [] };
+  const contacts: any[] = [];
+  const cut: string[] = [];
+  for (const seniority of SENIORITY_ORDER) {
+    const some = await contactsOfDomain(base, key, domain, seniority);
+    contacts.push(...some);
+    if (some.length >= 1000) cut.push(seniority);
+  }
+  return { contacts, cut };
+}

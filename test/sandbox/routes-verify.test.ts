@@ -2,7 +2,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/sandbox/dataset/index.js';
-import { call, qs, SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, type TestSandbox } from '../helpers/sandbox.js';
+import { call, qs, SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, todayUtc, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
 let ds: Dataset;
@@ -104,5 +104,25 @@ describe('verify', () => {
     let unknown = 0;
     for (let k = 0; k < 60; k++) if ((await verify(`person${k}@no-such-company-${k}.com`, SANDBOX_KEYS.scale)).body.data.status === 'unknown') unknown++;
     expect(unknown).toBeGreaterThan(20);
+  });
+
+  it('never dates a check after the answer: a sandbox of today keeps to the part of the day gone by, a fixed day keeps its bytes', async () => {
+    // On the fixed (past) snapshot day: a time of that day, the same for an address every time.
+    const fixed = await verify('dates@example.com');
+    expect(fixed.body.data.checked_at.startsWith(TEST_AS_OF)).toBe(true);
+    expect((await verify('dates@example.com')).body.data.checked_at).toBe(fixed.body.data.checked_at);
+
+    await withSandbox({ asOf: todayUtc() }, async (today) => {
+      for (let k = 0; k < 200; k++) {
+        const answer = await call(today.url, `/api/v1/verify?${qs({ email: `person${k}@example.com` })}`, { key: SANDBOX_KEYS.scale });
+        const answeredBy = Date.now();
+        const checkedAt = Date.parse(answer.body.data.checked_at);
+        expect(checkedAt, answer.body.data.checked_at).toBeLessThanOrEqual(answeredBy);
+        expect(answer.body.data.checked_at.startsWith(todayUtc())).toBe(true);
+      }
+      // Fixed for the sandbox's life: a resumed run gets the bytes of an uninterrupted one.
+      const again = async () => (await call(today.url, `/api/v1/verify?${qs({ email: 'person7@example.com' })}`, { key: SANDBOX_KEYS.scale })).body.data.checked_at;
+      expect(await again()).toBe(await again());
+    });
   });
 });

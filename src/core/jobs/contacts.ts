@@ -6,8 +6,9 @@ import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
 import { rateText } from '../../ui/progress.js';
+import { reportCutDomains } from '../caveats.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
@@ -101,15 +102,11 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     report() {
       const { contacts, domains } = summary;
       ctx.reporter.info(
-        `${formatCount(contacts.written)} contacts from ${domains.with_contacts}/${domains.valid} domains in ${fanout.calls} calls · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
-          (contacts.droppedStale > 0 ? ` · dropped stale ${contacts.droppedStale}` : ''),
+        `${countOf(contacts.written, 'contact')} from ${formatCount(domains.with_contacts)}/${countOf(domains.valid, 'domain')} in ${countOf(fanout.calls, 'call')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
+          (contacts.droppedStale > 0 ? ` · dropped stale ${formatCount(contacts.droppedStale)}` : ''),
       );
       if (verifier) reportVerification(ctx, verifier.snapshot());
-      if (domains.truncated_at_limit.length > 0) {
-        const names = domains.truncated_at_limit.slice(0, 10).join(', ');
-        const more = domains.truncated_at_limit.length > 10 ? ` and ${domains.truncated_at_limit.length - 10} more` : '';
-        ctx.reporter.warn(`${domains.truncated_at_limit.length} domain(s) alone fill the --limit, so they may have more contacts: ${names}${more}. Raise --limit (max 1000) to get more.`);
-      }
+      reportCutDomains(ctx.reporter, domains.truncated_at_limit);
     },
   });
 }

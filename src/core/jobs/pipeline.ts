@@ -5,7 +5,7 @@ import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf } from '../../ui/format-count.js';
 import { rateText } from '../../ui/progress.js';
 import { normalizeCountries, validateCompanyFilters, withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
@@ -129,7 +129,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           await leads.commitPage(checkpoint);
           committedRows = checkpoint.rows_written;
         }
-        progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
+        progress.update(`Building the lead list… ${countOf(counters.companies_seen, 'company', 'companies')} · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
       }
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.writer.finish(checkpoint.meta ?? { source: undefined, scope: undefined });

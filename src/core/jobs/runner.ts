@@ -54,7 +54,7 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     await job.onFailure?.(error);
     if (await job.writeEmptyResult?.(error)) {
       await writeSummary(job, ExitCode.ok);
-      ctx.reporter.notice(`${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`);
+      ctx.reporter.caveat(`${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`);
       return ExitCode.ok;
     }
     await job.output?.abort();

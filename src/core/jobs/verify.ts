@@ -44,6 +44,8 @@ interface PlannedRow {
   record: Record<string, string>;
   email: string | undefined;
   key: string | undefined;
+  /** No address at all (a contact without a business email): nothing to check, not malformed. */
+  blank?: boolean;
 }
 
 /** The service's answers, as an input's `verification` column may hold them from an earlier run. */
@@ -108,7 +110,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
     async work(progress) {
       const results = mapInOrder(planned.rows, options.concurrency * 4, async (row): Promise<VerifyRow> => {
-        if (row.key === undefined || row.email === undefined) return { ...row.record, verification: MALFORMED, verified_at: null };
+        if (row.key === undefined || row.email === undefined) return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
         const outcome = await verifier.verify(row.key, row.email);
         return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
       });
@@ -134,6 +136,7 @@ function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, str
   const verifiedInInput = new Map<string, CachedResult>();
   const planned: PlannedRow[] = rows.map(({ line, record }) => {
     const value = record[emailColumn] ?? '';
+    if (value.trim() === '') return { record, email: undefined, key: undefined, blank: true };
     const checked = checkEmailSyntax(value);
     if (!checked.ok) {
       invalid.push({ line, value, reason: checked.reason });

@@ -2,6 +2,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerificationSnapshot } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
+import { reportCutDomains } from '../caveats.js';
 import type { RunSummary } from '../jobs/runner.js';
 import type { VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './checkpoint.js';
@@ -46,13 +47,11 @@ export function pipelineSummary(outcome: PipelineOutcome): RunSummary {
 export function reportPipeline(ctx: RunContext, counters: Counters, verification: VerificationSnapshot | undefined, onlyNew: boolean): void {
   const { contacts } = counters;
   ctx.reporter.info(
-    `${formatCount(contacts.written)} leads from ${formatCount(counters.companies_seen)} companies · fresh ${contacts.fresh}, stale ${contacts.stale}, unknown ${contacts.unknown}, no email ${contacts.none}` +
+    `${countOf(contacts.written, 'lead')} from ${countOf(counters.companies_seen, 'company', 'companies')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
       (verification !== undefined ? ` · ${countOf(verification.units_spent, 'unit')} spent` : '') +
-      (onlyNew ? ` · ${contacts.alreadyExported} already exported before` : ''),
+      (onlyNew ? ` · ${formatCount(contacts.alreadyExported)} already exported before` : ''),
   );
   if (verification) reportVerification(ctx, verification);
-  if (onlyNew && contacts.written === 0) ctx.reporter.notice('no new leads since the last run; wrote a header-only result.');
-  if (counters.truncated_at_limit.length > 0) {
-    ctx.reporter.warn(`${counters.truncated_at_limit.length} domain(s) alone fill the --limit and may have more contacts: ${counters.truncated_at_limit.slice(0, 10).join(', ')}.`);
-  }
+  if (onlyNew && contacts.written === 0) ctx.reporter.caveat('no new leads since the last run; wrote a header-only result.');
+  reportCutDomains(ctx.reporter, counters.truncated_at_limit);
 }

@@ -1,0 +1,19 @@
+import type { Reporter } from '../ui/reporter.js';
+import { countOf, formatCount } from '../ui/format-count.js';
+import { MAX_CONTACTS_PER_CALL } from './contacts-fanout.js';
+
+/**
+ * The caveats that contacts and pipeline share: each is one line with its count wherever stderr
+ * goes (see Reporter), and its items on a terminal or with --verbose.
+ */
+
+/** Domains with more contacts at one seniority than the service returns in any call. */
+export function reportCutDomains(reporter: Reporter, domains: readonly string[]): void {
+  if (domains.length === 0) return;
+  const max = formatCount(MAX_CONTACTS_PER_CALL);
+  reporter.caveat(
+    `${countOf(domains.length, 'domain has', 'domains have')} more than ${max} contacts at one seniority, the most the service returns: ` +
+      `the output has the first ${max} of that seniority (--summary lists them${reporter.chatty ? '' : ', and so does --verbose'}).`,
+  );
+  reporter.details(domains);
+}

@@ -1,0 +1,265 @@
+/**
+ * Every command in README.md and in every `--help` example runs as written against the sandbox's
+ * default dataset: the domains and addresses they name exist, their flags are real, and they exit 0
+ * with output. The commands are read from the README's sh and cron blocks and from the built
+ * binary's --help (what a user copies), never listed here.
+ *
+ * How they run: in one scratch directory (with a HOME of its own), in document order, in bash, with
+ * `prospect` (and `npx prospect`) on the PATH as the built binary. `--sandbox` is dropped and
+ * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
+ * dataset is built once; a `companies` listing without --max gets `--max 50` (see asRun). The user's
+ * own files that examples read (accounts.csv, accounts.txt, domains.txt) are made here, small; every
+ * example that pays states its cap.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
+import { BIN, runCli, runShell, scratchDir } from './helpers/cli.js';
+import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
+import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
+
+const README = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8');
+const KEY = SANDBOX_KEYS.growth;
+/** README lines that are not prospect commands: they install, build or test the clone itself. */
+const SETUP_LINES = new Set(['npm ci', 'npm test', 'npm link', 'npm i -g .']);
+const DATA_COMMANDS = /\bprospect\s+(?:--\S+\s+)*(companies|contacts|verify|pipeline)\b/;
+/** Domains of the default dataset (seed 1, 50,000 companies) for the user's own input files. */
+const ACCOUNTS = ['valleyharbor.com', 'meadowfitness.com', 'harborsupply.com'];
+
+interface Example {
+  where: string;
+  command: string;
+}
+
+/** `a \` + newline + `b` → one line; comment-only lines go. */
+function commandLines(text: string): string[] {
+  return text
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** A crontab line's command: the five schedule fields go, and cron's `\%` is a `%`. */
+function cronCommand(line: string): string | undefined {
+  const match = /^(?:[\d*/,-]+\s+){5}(.+)$/.exec(line);
+  return match?.[1]?.replace(/\\%/g, '%');
+}
+
+function readmeExamples(): Example[] {
+  const examples: Example[] = [];
+  for (const block of README.matchAll(/```(sh|cron)\n([\s\S]*?)```/g)) {
+    for (const line of commandLines(block[2]!)) {
+      const command = block[1] === 'cron' ? cronCommand(line) : line;
+      expect(command, `README cron line: ${line}`).toBeDefined();
+      if (!SETUP_LINES.has(command!)) examples.push({ where: 'README.md', command: command! });
+    }
+  }
+  return examples;
+}
+
+/** The lines under "Examples:" of one --help: `$ command`, or a crontab line. */
+function helpExamples(where: string, help: string): Example[] {
+  const section = /\nExamples:\n([\s\S]*)$/.exec(help)?.[1] ?? '';
+  const examples: Example[] = [];
+  for (const line of commandLines(section)) {
+    const command = line.startsWith('$ ') ? line.slice(2) : cronCommand(line);
+    if (command !== undefined) examples.push({ where, command });
+  }
+  return examples;
+}
+
+/** Every command and subcommand of `prospect --help`, with the examples of each. */
+async function allHelpExamples(): Promise<Example[]> {
+  const commandsOf = (help: string) => [...(/\nCommands:\n([\s\S]*?)(?:\n\n|$)/.exec(help)?.[1] ?? '').matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((name) => name !== 'help');
+  const top = await runCli(['--help']);
+  const examples = helpExamples('prospect --help', top.stdout);
+  for (const name of [...commandsOf(top.stdout), 'help']) {
+    const help = (await runCli([name, '--help'])).stdout;
+    examples.push(...helpExamples(`prospect ${name} --help`, help));
+    for (const sub of name === 'help' ? [] : commandsOf(help)) examples.push(...helpExamples(`prospect ${name} ${sub} --help`, (await runCli([name, sub, '--help'])).stdout));
+  }
+  return examples;
+}
+
+let sandbox: RunningSandbox;
+let dir: string;
+let shims: string;
+const servers: Array<{ stop(): Promise<void> }> = [];
+
+/**
+ * Examples that share files run in one lane, one after another, in document order: a lane has a
+ * `work` directory (where its commands run, scanned for the key) and a `home` (config, caches), with
+ * the user's own input files. Lanes share nothing but the sandbox, so they run side by side.
+ */
+interface Lane {
+  root: string;
+  work: string;
+  home: string;
+}
+
+function laneOf(where: string): 'readme' | 'data' | 'setup' {
+  if (where === 'README.md' || where.startsWith('prospect pipeline')) return 'readme';
+  return /^prospect (companies|contacts|verify) /.test(where) ? 'data' : 'setup';
+}
+
+function newLane(name: string): Lane {
+  const root = join(dir, name);
+  const lane = { root, work: join(root, 'work'), home: join(root, 'home') };
+  for (const path of ['', 'leads', '.local/share/bash-completion/completions', '.config/fish/completions', 'zsh-functions']) mkdirSync(join(lane.home, path), { recursive: true });
+  mkdirSync(lane.work, { recursive: true });
+  writeFileSync(join(lane.work, 'accounts.csv'), `name,website\n${ACCOUNTS.map((domain, i) => `Account ${i},https://www.${domain}/`).join('\n')}\n`);
+  writeFileSync(join(lane.work, 'accounts.txt'), `${ACCOUNTS.join('\n')}\n`);
+  writeFileSync(join(lane.work, 'domains.txt'), `${ACCOUNTS.join('\n')}\n`);
+  return lane;
+}
+
+beforeAll(async () => {
+  // The default dataset of `prospect --sandbox` / `prospect sandbox` (no seed, no size given), dated today.
+  sandbox = await startTestSandbox({ seed: DEFAULT_SEED, companies: DEFAULT_COMPANIES, asOf: todayUtc() });
+  dir = await scratchDir();
+  shims = join(dir, 'bin');
+  mkdirSync(shims);
+  writeFileSync(join(shims, 'prospect'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  // `npx prospect` in the clone runs the package's own bin: the same binary, without npm's start-up.
+  writeFileSync(join(shims, 'npx'), `#!/bin/sh\n[ "$1" = prospect ] || { echo "npx shim: only npx prospect" >&2; exit 127; }\nshift\nexec prospect "$@"\n`);
+  for (const shim of ['prospect', 'npx']) chmodSync(join(shims, shim), 0o755);
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+  await sandbox?.close();
+});
+
+function environment(lane: Lane): Record<string, string> {
+  return {
+    PATH: `${shims}:${process.env.PATH}`,
+    HOME: lane.home,
+    PROSPECT_BASE_URL: sandbox.url,
+    PROSPECT_API_KEY: KEY,
+    // What the config examples pipe in, and an "editor" that shows the file it is given.
+    PROSPECT_KEY: KEY,
+    EDITOR: 'cat',
+    // One config and one cache for the lane, as one user has: `config set` then `config get`.
+    PROSPECT_CONFIG_DIR: join(lane.home, '.config/prospect'),
+    PROSPECT_CACHE_DIR: join(lane.home, '.cache/prospect'),
+  };
+}
+
+/** Files under a directory, with their size and time, to see what a command wrote. */
+function snapshot(root: string, into = new Map<string, string>()): Map<string, string> {
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) snapshot(path, into);
+    else if (entry.isFile()) {
+      const info = statSync(path);
+      into.set(path, `${info.size}:${info.mtimeMs}`);
+    }
+  }
+  return into;
+}
+
+/** `prospect sandbox …` serves until stopped: start it and wait for its address; it is stopped at the end. */
+function startServer(command: string, lane: Lane): Promise<{ url: string; stderr: string }> {
+  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: lane.work, env: { ...process.env, ...environment(lane) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const ended = new Promise<void>((done) => child.on('close', () => done()));
+  servers.push({
+    stop: async () => {
+      child.kill('SIGTERM');
+      await ended;
+    },
+  });
+  return new Promise((resolveUrl) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (stdout.includes('\n')) resolveUrl({ url: stdout.split('\n')[0]!, stderr });
+    });
+    void ended.then(() => resolveUrl({ url: '', stderr }));
+  });
+}
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), and a
+ * `companies` listing without --max stopped at 50 companies, to keep the test's cost small.
+ */
+function asRun(command: string): string {
+  return command
+    .replace(/\s--sandbox(?=\s|$)/g, '')
+    .replace(/\bprospect\s+companies\b([^|>]*)/g, (segment, rest: string) => (rest.includes('--max') ? segment : `prospect companies --max 50${rest}`));
+}
+
+async function runExample(example: Example, lane: Lane): Promise<void> {
+  const command = asRun(example.command);
+  const label = `${example.where}: ${example.command}`;
+  if (/^prospect sandbox\b/.test(command)) {
+    const server = await startServer(command, lane);
+    expect(server.url, `${label}\n${server.stderr}`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    return;
+  }
+  let script = command;
+  // A completion loaded into this shell shows in `complete -p`; a zsh one goes where fpath points.
+  if (command.startsWith('source <(')) script = `${command.replace(/\s+#.*$/, '')} && complete -p prospect`;
+  if (command.includes('${fpath[1]}')) script = `zsh -c ${shellQuote(`fpath=(${join(lane.home, 'zsh-functions')}); ${command}`)}`;
+  const before = snapshot(lane.root);
+  const started = Date.now();
+  // The key must show in no output and no file of the working directory (the config file holds it, 0600, in HOME).
+  // What the person at the prompt of `config set api-key` types.
+  const input = /config set api-key\s*(#|$)/.test(command) && !command.includes('|') ? `${KEY}\n` : '';
+  const run = await runShell(script, { cwd: lane.work, apiKey: KEY, env: environment(lane), input, timeoutMs: 120_000 });
+  if (process.env.EXAMPLES_TIMING) console.log(`${Date.now() - started} ms  ${label}`);
+  expect(run.code, `${label}\nstderr: ${run.stderr}`).toBe(0);
+  expect(run.stderr, label).not.toMatch(/internal error/);
+  const written = [...snapshot(lane.root)].filter(([path, stamp]) => before.get(path) !== stamp && statSync(path).size > 0).map(([path]) => path);
+  expect(run.stdout.trim() !== '' || written.length > 0, `${label}: no output at all`).toBe(true);
+  if (DATA_COMMANDS.test(command) && !command.includes('--dry-run')) expectRows(label, command, run.stdout, written);
+}
+
+/** A data command writes rows: to the file it names (`-o F`, `> F`), else to stdout. */
+function expectRows(label: string, command: string, stdout: string, written: string[]): void {
+  const target = [...command.matchAll(/(?:\s-o|>)\s*("[^"]+"|\S+)/g)].map((m) => m[1]!.replace(/"/g, '')).pop();
+  let text = stdout;
+  if (target !== undefined) {
+    const escaped = target.replace(/^~\//, '').replace(/\$\([^)]*\)/g, '\0').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\0/g, '[^/]+');
+    const pattern = new RegExp(`/${escaped}$`);
+    const file = written.find((path) => pattern.test(path));
+    expect(file, `${label}: did not write ${target}`).toBeDefined();
+    text = readFileSync(file!, 'utf8');
+  }
+  expect(text, label).not.toMatch(/\(no rows\)/);
+  expect(text.trim().split('\n').length, `${label}: no rows`).toBeGreaterThanOrEqual(2);
+}
+
+describe('every example runs as written (spawned, against one sandbox of the default dataset)', () => {
+  it('the README exit-code table is the one `prospect help exit-codes` prints, and holds', async () => {
+    const rows = [...README.matchAll(/^\| (\d+) \| (.+) \|$/gm)].map((m) => ({ code: Number(m[1]), meaning: m[2] }));
+    expect(rows).toEqual(EXIT_CODE_DOCS.map(({ code, meaning }) => ({ code, meaning })));
+    // "No key" is 2 (found before any request), a key the service refuses is 4, and an output
+    // directory that does not exist is 7 (output not writable), before any request.
+    expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url })).code).toBe(2);
+    expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url, apiKey: 'sandbox-nobody' })).code).toBe(4);
+    expect((await runCli(['companies', '-t', 'Shopify', '-o', join(dir, 'no/such/dir/x.csv')], { url: sandbox.url, apiKey: KEY })).code).toBe(7);
+  });
+
+  it('the README says how to get a bare prospect on the PATH', () => {
+    expect(README).toMatch(/`npm link`/);
+    expect(README).toMatch(/`npm i -g \.`/);
+  });
+
+  it('README.md, then every --help', async () => {
+    const examples = [...readmeExamples(), ...(await allHelpExamples())];
+    expect(examples.filter((example) => example.where === 'README.md').length).toBeGreaterThan(8);
+    expect(new Set(examples.map((example) => example.where)).size).toBeGreaterThan(8);
+    const lanes = new Map<string, Example[]>();
+    for (const example of examples) lanes.set(laneOf(example.where), [...(lanes.get(laneOf(example.where)) ?? []), example]);
+    await Promise.all([...lanes].map(async ([name, inLane]) => {
+      const lane = newLane(name);
+      for (const example of inLane) await runExample(example, lane);
+    }));
+  }, 600_000);
+});
