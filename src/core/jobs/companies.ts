@@ -7,7 +7,6 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { formatCount } from '../../ui/format-count.js';
-import { rateText } from '../../ui/progress.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from '../company-columns.js';
 import { describeFilters, localStackFilter, serviceQuery, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
 import { outputOptions } from '../job-options.js';
@@ -53,11 +52,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 
   return runJob(ctx, {
     startedAt,
-    progress: 'Fetching companies…',
+    progress: 'Fetching companies',
     output,
     async work(progress) {
       let nextPage: Promise<IteratorResult<CompanyPage>> | undefined = pageIterator.next();
-      let pages = 0;
       while (nextPage !== undefined) {
         const result: IteratorResult<CompanyPage> = await nextPage;
         nextPage = undefined;
@@ -77,8 +75,9 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
         await writer.writeRows(rows);
         if (clientReadsAhead && page.nextCursor !== null) nextPage = pageIterator.next();
         written += rows.length;
-        pages += 1;
-        progress.update(`Fetching companies… page ${pages} · ${rateText(written, 'rows', startedAt)}`);
+        // --max ends the run at its count; without it, the service's count is the whole listing.
+        const total = options.max !== undefined ? Math.min(meta?.total ?? options.max, options.max) : meta?.total;
+        progress.update({ done: options.max !== undefined ? written : fetched, total, noun: 'companies' });
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await pageIterator.return?.();

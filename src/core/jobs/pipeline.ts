@@ -5,7 +5,6 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { formatCount } from '../../ui/format-count.js';
-import { rateText } from '../../ui/progress.js';
 import { withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
@@ -82,7 +81,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
   return runJob(ctx, {
     startedAt,
-    progress: 'Building the lead list…',
+    progress: 'Building the lead list',
     output: leads,
     summary: {
       path: options.summary,
@@ -115,7 +114,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           passPage(checkpoint, pageEnd.nextCursor, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
           await leads.commitPage(checkpoint);
         }
-        progress.update(`Building the lead list… ${formatCount(counters.companies_seen)} companies · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
+        const units = verifier ? ` · ${formatCount(verifier.run.unitsSpent)} units spent` : '';
+        progress.update({ done: counters.companies_seen, total: found.item.listingTotal, noun: 'companies', detail: `${formatCount(counters.contacts.written)} leads${units}` });
       }
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.writer.finish(checkpoint.meta ?? { source: undefined, scope: undefined });

@@ -19,7 +19,7 @@ export interface RunSummary {
 export interface Job {
   /** When the run started (Date.now()); the summary's clock and the progress rate's. */
   startedAt: number;
-  /** The spinner's first words. */
+  /** The progress line's first words: "Fetching companies". */
   progress: string;
   /** The output that a failed run must discard, so no half-written file is left. */
   output: { abort(): Promise<void> } | undefined;
@@ -46,7 +46,7 @@ export interface Job {
  * with), and the error goes on to the command runner, which reports it.
  */
 export async function runJob(ctx: RunContext, job: Job): Promise<number> {
-  const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress);
+  const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress, ctx.env);
   try {
     await job.work(progress);
   } catch (error) {

@@ -89,7 +89,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
 
   return runJob(ctx, {
     startedAt,
-    progress: `Verifying ${planned.unique.size} addresses…`,
+    progress: 'Verifying',
     output,
     summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
     async work(progress) {
@@ -102,7 +102,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       for await (const row of results) {
         await writer.writeRows([row]);
         done += 1;
-        progress.update(`Verified ${done}/${planned.rows.length} rows · ${verifier.run.unitsSpent} units spent`);
+        progress.update({ done, total: planned.rows.length, noun: 'rows', detail: `${verifier.run.unitsSpent}/${units} units spent` });
       }
       await writer.finish();
       await output.commit();

@@ -6,6 +6,8 @@ export interface CompanyItem {
   company: CompanyRow;
   /** Set on a page's last kept row: once it is written, the run can resume from this cursor. */
   pageEnd?: { nextCursor: string | null };
+  /** How many companies the service lists for the query (meta.total), for the progress bar. */
+  listingTotal?: number | undefined;
 }
 
 /**
@@ -24,7 +26,8 @@ export async function* listCompanies(
     checkpoint.meta ??= { source: page.meta.source, scope: page.meta.scope };
     const rows = keep ? page.data.filter(keep) : page.data;
     for (const [index, company] of rows.entries()) {
-      yield index === rows.length - 1 ? { company, pageEnd: { nextCursor: page.nextCursor } } : { company };
+      const listingTotal = page.meta.total;
+      yield index === rows.length - 1 ? { company, pageEnd: { nextCursor: page.nextCursor }, listingTotal } : { company, listingTotal };
     }
   }
 }
