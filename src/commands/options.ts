@@ -35,6 +35,6 @@ export function addCompanyFilterOptions(command: Command): Command {
     .option('-t, --technology <name>', 'a technology the company runs (repeatable: all must match)', collect, [])
     .option('-T, --not-technology <name>', 'a technology the company must not run (repeatable)', collect, [])
     .option('--employee-range <low-high>', 'employee range, e.g. 11-500 (covers 11-50, 51-200, 201-500)')
-    .option('--country <name>', 'lower-case country name, e.g. "united states"')
+    .option('--country <name>', 'country name, in any case, e.g. "united states"')
     .option('--allow-empty', 'when nothing matches, write an empty result and exit 0 instead of exit 3');
 }

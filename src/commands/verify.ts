@@ -8,8 +8,8 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
     .command('verify')
     .summary('check email addresses with the service (one paid unit each, never twice)')
     .description(
-      'Check email addresses with the service, one paid unit per address. Addresses come from arguments, --file,\n' +
-        'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them.\n' +
+      'Check email addresses with the service, one paid unit per address. Addresses come from arguments, --file, ' +
+        'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them. ' +
         'Malformed addresses are reported and never paid for; duplicates are paid once; results are cached.',
     )
     .argument('[addresses...]', 'email addresses')
