@@ -96,13 +96,14 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       await output.commit();
       return true;
     },
+    written: () => ({ rows: written, noun: ['company', 'companies'], path: options.output }),
     report() {
       ctx.reporter.info(provenanceLine(written, meta));
       if (stoppedAtMax) {
         const total = typeof meta?.total === 'number' ? ` of ${formatCount(meta.total)}` : '';
         ctx.reporter.info(`Stopped at --max ${options.max}${total}; more companies match.`);
       }
-      if (options.output) ctx.reporter.info(`Wrote ${options.output} and ${options.output}.meta.json.`);
+      if (options.output) ctx.reporter.info(`Where the data came from: ${options.output}.meta.json.`);
     },
   });
 }

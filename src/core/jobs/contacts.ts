@@ -92,6 +92,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       await output.commit();
     },
     close: () => verifier?.close(),
+    written: () => ({ rows: summary.contacts.written, noun: ['contact', 'contacts'], path: options.output }),
     report() {
       const { contacts, domains } = summary;
       const verification = verifier?.snapshot() ?? summary.verification;

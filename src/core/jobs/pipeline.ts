@@ -138,6 +138,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
+    written: () => ({ rows: checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
     report: () => reportPipeline(ctx, counters, verifier?.run.unitsSpent, options.onlyNew),
   });
 }

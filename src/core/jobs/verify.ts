@@ -108,6 +108,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       await output.commit();
     },
     close: () => verifier.close(),
+    written: () => ({ rows: planned.rows.length, noun: ['row', 'rows'], path: options.output }),
     report() {
       const { units_spent, from_cache, unchecked } = verifier.snapshot();
       ctx.reporter.info(`Verified ${planned.unique.size} unique addresses: ${units_spent} units spent, ${from_cache} from cache${unchecked > 0 ? `, ${unchecked} left unchecked (--budget ${options.budget})` : ''}.`);
