@@ -12,7 +12,7 @@ import stringWidth from 'string-width';
  *      columns of CUT_LAST (what identifies a row: domain, email) only once no other can give;
  *   3. then, if the columns still cannot fit, whole columns are left out, in the same order
  *      (CUT_FIRST, then from the right), and the table says so under its last line.
- * docs/output-formats.md describes the same rules for users.
+ * `prospect help formats` (src/commands/help.ts) says the same to users.
  */
 export const MAX_CELL = 48;
 export const CUT_FLOOR = 8;

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { Help } from 'commander';
 import type { RowWriter, WriterOptions } from './writers.js';
 import type { TextSink } from './sink.js';
 import { planLayout, type TableLayout } from './table-layout.js';
@@ -6,7 +7,7 @@ import { planLayout, type TableLayout } from './table-layout.js';
 /**
  * `--format table` into a file or a pipe: this many columns wide, its widths set from its first
  * SAMPLE_ROWS rows (a terminal uses its own width and its first screenful). Documented in
- * docs/output-formats.md.
+ * `prospect help formats`.
  */
 export const FILE_TABLE_WIDTH = 160;
 export const FILE_SAMPLE_ROWS = 100;
@@ -66,10 +67,18 @@ export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): R
       await draw(pending);
       pending = [];
       if (rendered === 0) return sink.write('(no rows)\n');
-      const note = layout && layout.omitted.length > 0 ? `${layout.omitted.length} column${layout.omitted.length === 1 ? '' : 's'} left out to fit ${width} columns: ${layout.omitted.join(', ')}. Choose columns with --columns.\n` : '';
-      await sink.write(`${bottomBorder}\n${note}`);
+      await sink.write(`${bottomBorder}\n${omittedNote(layout?.omitted ?? [], width)}`);
     },
   };
+}
+
+/** Under the table, when columns had to be left out: which, wrapped to the table's width (commander's wrapper). */
+function omittedNote(omitted: readonly string[], width: number): string {
+  if (omitted.length === 0) return '';
+  const help = new Help();
+  help.minWidthToWrap = 1;
+  const note = `${omitted.length} column${omitted.length === 1 ? '' : 's'} left out to fit ${width} columns: ${omitted.join(', ')}. Choose columns with --columns.`;
+  return `${help.boxWrap(note, width)}\n`;
 }
 
 /** A cell on one line: line breaks and tabs would break the frame. */
