@@ -1,23 +1,26 @@
 import type { CompaniesMeta } from '../api/index.js';
 import { fillRateSentence } from '../ui/closing.js';
-import { formatCount } from '../ui/format-count.js';
 
 const SPARSE_BELOW_PERCENT = 50;
 
 /**
- * One line that keeps where the data came from in front of the person: rows, source, scope; then,
- * for the fields the dataset rarely fills, one plain sentence each.
+ * Where the data came from, kept in front of the person, one short sentence a line (the first line
+ * of the summary already says how many rows): the source, the scope, then, for each field the
+ * dataset rarely fills, how rarely.
  */
-export function provenanceLine(rows: number, meta: CompaniesMeta | undefined): string {
-  const parts = [`${formatCount(rows)} ${rows === 1 ? 'company' : 'companies'}`];
+export function provenanceLine(meta: CompaniesMeta | undefined): string {
+  const lines: string[] = [];
   const source = meta?.source;
   if (source) {
     const detail = [source.method, source.history_since ? `since ${source.history_since}` : undefined].filter(Boolean).join(', ');
-    parts.push(`source: ${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}`);
+    lines.push(`Source: ${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}.`);
   }
-  if (meta?.scope) parts.push(`scope: ${meta.scope}`);
-  const sparse = sparseFields(meta).map(([field, percent]) => `${fillRateSentence(field, percent)}.`);
-  return [parts.join(' · '), ...sparse.map((sentence) => `${sentence[0]?.toUpperCase()}${sentence.slice(1)}`)].join('\n');
+  if (meta?.scope) lines.push(`Scope: ${meta.scope}.`);
+  for (const [field, percent] of sparseFields(meta)) {
+    const sentence = fillRateSentence(field, percent);
+    lines.push(`${sentence[0]?.toUpperCase()}${sentence.slice(1)}.`);
+  }
+  return lines.join('\n');
 }
 
 function sparseFields(meta: CompaniesMeta | undefined): Array<[string, number]> {

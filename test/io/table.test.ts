@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Column } from '../../src/io/columns.js';
 import type { TextSink } from '../../src/io/sink.js';
 import { FILE_TABLE_WIDTH, tableWriter } from '../../src/io/table.js';
-import { CUT_FLOOR, frameWidth, planLayout } from '../../src/io/table-layout.js';
+import { FIRST_FLOOR, frameWidth, planLayout } from '../../src/io/table-layout.js';
 
 type Row = Record<string, string>;
 
@@ -97,8 +97,8 @@ describe('planLayout: the cut order', () => {
     const total = (widths: number[]) => widths.reduce((sum, width) => sum + width, 0) + frameWidth(widths.length);
     const justTechnologies = planLayout(NAMES, sample, total(natural) - 10).widths;
     expect(justTechnologies).toEqual([natural[0], natural[1], natural[2], natural[3]! - 10, natural[4]]);
-    const alsoTitle = planLayout(NAMES, sample, total(natural) - (natural[3]! - CUT_FLOOR) - 5).widths;
-    expect(alsoTitle).toEqual([natural[0], natural[1], natural[2]! - 5, CUT_FLOOR, natural[4]]);
+    const alsoTitle = planLayout(NAMES, sample, total(natural) - (natural[3]! - FIRST_FLOOR) - 5).widths;
+    expect(alsoTitle).toEqual([natural[0], natural[1], natural[2]! - 5, FIRST_FLOOR, natural[4]]);
   });
 
   it('cuts the domain last, and leaves whole columns out only when nothing else fits', () => {

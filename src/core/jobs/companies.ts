@@ -98,7 +98,8 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     },
     written: () => ({ rows: written, noun: ['company', 'companies'], path: options.output }),
     report() {
-      ctx.reporter.info(provenanceLine(written, meta));
+      const provenance = provenanceLine(meta);
+      if (provenance) ctx.reporter.info(provenance);
       if (stoppedAtMax) {
         const total = typeof meta?.total === 'number' ? ` of ${formatCount(meta.total)}` : '';
         ctx.reporter.info(`Stopped at --max ${options.max}${total}; more companies match.`);
