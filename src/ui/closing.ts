@@ -1,5 +1,5 @@
 import { formatCount } from './format-count.js';
-import { formatDuration } from './progress.js';
+import { formatDuration } from './duration.js';
 
 /** What a finished run wrote, for the first line of its summary on a terminal. */
 export interface Written {

@@ -1,5 +1,3 @@
-import stringWidth from 'string-width';
-import { formatCount } from './format-count.js';
 import type { Reporter } from './reporter.js';
 import { terminalSize } from './terminal-size.js';
 
@@ -30,11 +28,12 @@ const REDRAW_EVERY_MS = 100;
  * The progress line on stderr, only when a person is watching a terminal that can redraw a line
  * (not TERM=dumb); nothing in pipes, cron or under -q. ora draws it: it clears the line before
  * anything else is written to stdout or stderr (a table's rows, a warning) and draws it again
- * below, so the line never covers data. ora is loaded only here, on a terminal.
+ * below, so the line never covers data.
  */
 export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStream, label: string, env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
   if (!reporter.showsProgress || env.TERM === 'dumb') return SILENT;
-  const { default: ora } = await import('ora');
+  // Loaded only here, on a terminal: a pipe or cron never pays for ora or for measuring text.
+  const [{ default: ora }, { progressLine }] = await Promise.all([import('ora'), import('./progress-line.js')]);
   const screen = new SaneSizeStream(stderr);
   const spinner = ora({
     text: label,
@@ -62,63 +61,6 @@ export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStre
       spinner.stop();
     },
   };
-}
-
-const BAR_CELLS = 20;
-
-/**
- * "Fetching companies ██████░░░░░░ 31% · 3,100/10,000 companies · 1,240/s · ETA 7s · detail",
- * made to fit `width` columns: the detail goes first, then the rate, then the bar; what is still
- * too long is cut with "…". Without a total: "Fetching companies · 3,100 companies · 1,240/s".
- */
-export function progressLine(label: string, state: ProgressState, elapsedMs: number, width: number): string {
-  const seconds = Math.max(elapsedMs / 1000, 0.001);
-  const rate = state.done / seconds;
-  const known = state.total !== undefined && state.total > 0;
-  const ratio = known ? Math.min(state.done / state.total!, 1) : 0;
-  const parts: Record<'bar' | 'percent' | 'count' | 'rate' | 'eta' | 'detail', string | undefined> = {
-    bar: known ? bar(ratio) : undefined,
-    percent: known ? `${Math.floor(ratio * 100)}%` : undefined,
-    count: known ? `${formatCount(state.done)}/${formatCount(state.total!)} ${state.noun}` : `${formatCount(state.done)} ${state.noun}`,
-    rate: `${formatCount(Math.round(rate))}/s`,
-    eta: known ? `ETA ${rate > 0 ? formatDuration((state.total! - Math.min(state.done, state.total!)) / rate) : '…'}` : undefined,
-    detail: state.detail,
-  };
-  const compose = (shown: typeof parts) => {
-    const head = [label, shown.bar, shown.percent].filter(Boolean).join(' ');
-    return [head, shown.count, shown.rate, shown.eta, shown.detail].filter(Boolean).join(' · ');
-  };
-  let line = compose(parts);
-  for (const drop of ['detail', 'rate', 'bar'] as const) {
-    if (stringWidth(line) <= width) return line;
-    parts[drop] = undefined;
-    line = compose(parts);
-  }
-  return fitWidth(line, width);
-}
-
-function bar(ratio: number): string {
-  const filled = Math.round(ratio * BAR_CELLS);
-  return `${'█'.repeat(filled)}${'░'.repeat(BAR_CELLS - filled)}`;
-}
-
-/** 7 → "7s", 125 → "2m 05s", 7300 → "2h 01m". */
-export function formatDuration(totalSeconds: number): string {
-  const seconds = Math.max(0, Math.round(totalSeconds));
-  if (seconds < 60) return `${seconds}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
-}
-
-/** At most `width` columns on screen (wide characters count twice), cut with "…". */
-export function fitWidth(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
-  let cut = '';
-  for (const character of text) {
-    if (stringWidth(`${cut}${character}…`) > width) break;
-    cut += character;
-  }
-  return `${cut}…`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { fitWidth, formatDuration, progressLine } from '../../src/ui/progress.js';
+import { formatDuration } from '../../src/ui/duration.js';
+import { fitWidth, progressLine } from '../../src/ui/progress-line.js';
 import { terminalSize } from '../../src/ui/terminal-size.js';
 import { closingLine, fillRateSentence } from '../../src/ui/closing.js';
 
