@@ -81,7 +81,8 @@ export function parserErrorText(text: string, path: string): string {
   const [first = '', ...rest] = text.trimEnd().split('\n');
   // "… is invalid. Allowed choices are …": commander puts what to do on the same line.
   const [, invalid, remedy] = /^(.*? is invalid[^.]*\.) (.+)$/.exec(first) ?? [];
-  const happened = (invalid ?? first).replace(/^error: /, '');
+  // A command's own error may already name prospect ("prospect sandbox: …"): said once.
+  const happened = (invalid ?? first).replace(/^error: /, '').replace(/^prospect( [a-z-]+)*: /, '');
   if (remedy !== undefined) rest.unshift(remedy);
   const todo = rest.map((line) => line.trim().replace(/^\((.*)\)$/, '$1')).filter((line) => line.length > 0);
   if (todo.length === 0) todo.push(`Run 'prospect ${path ? `${path} ` : ''}--help' for usage.`);
