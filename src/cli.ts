@@ -8,7 +8,7 @@ import { integerInRange } from './options/values.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
-import { exitCodesText, registerHelpCommand } from './commands/help.js';
+import { configureHelpAndErrors, registerHelpCommand, rootHelpText } from './commands/help.js';
 import { RETRY_DEFAULTS } from './api/retry.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
@@ -44,7 +44,9 @@ export async function main(argv: string[]): Promise<number> {
 
 function buildProgram(run: CommandRunner): Command {
   const program = new Command('prospect')
-    .description('Build prospect lists: companies by technology, their decision-makers, fresh and verified emails.')
+    .description(
+      'Build prospect lists from the company and contact data service: the companies that run a technology, their decision-makers, and fresh, verified email addresses, as a table on a terminal or CSV, JSON or NDJSON for everything else.',
+    )
     .version(packageVersion(), '-V, --version')
     .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
     .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
@@ -56,9 +58,8 @@ function buildProgram(run: CommandRunner): Command {
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')
     .showSuggestionAfterError(true)
-    .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .addHelpText('after', `\n${exitCodesText()}`);
+    .addHelpText('after', rootHelpText());
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerCompaniesCommand(program, run);
   registerContactsCommand(program, run);
@@ -68,6 +69,7 @@ function buildProgram(run: CommandRunner): Command {
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);
   registerHelpCommand(program);
+  configureHelpAndErrors(program);
   // Config values (max-age, concurrency, format) as defaults for the flags the user did not give.
   program.hook('preAction', async (_program, actionCommand) => (await import('./config/defaults.js')).applyConfigFileDefaults(actionCommand, process.env));
   return program;

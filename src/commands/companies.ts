@@ -8,9 +8,9 @@ export function registerCompaniesCommand(program: Command, run: CommandRunner): 
     .command('companies')
     .summary('list companies that run a technology, with their whole stack')
     .description(
-      'List the companies (by domain) that currently run a technology, each with its whole detected stack.\n' +
-        'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest\n' +
-        'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension\n' +
+      'List the companies (by domain) that currently run a technology, each with its whole detected stack. ' +
+        'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest ' +
+        'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
         'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
     );
   addCompanyFilterOptions(command).option('--max <n>', 'stop after N rows', positiveInteger('--max'));

@@ -7,8 +7,8 @@ export function registerContactsCommand(program: Command, run: CommandRunner): v
     .command('contacts')
     .summary('decision-makers of a list of domains, with the freshness of each address')
     .description(
-      'Named decision-makers for a list of domains: from arguments, --domains-file, or stdin (plain lines, a CSV\n' +
-        'with a domain column, or what `prospect companies` writes). At most 100 domains go in one call; calls that\n' +
+      'Named decision-makers for a list of domains: from arguments, --domains-file, or stdin (plain lines, a CSV ' +
+        'with a domain column, or what `prospect companies` writes). At most 100 domains go in one call; calls that ' +
         'fill the --limit are split until nothing is cut. Every row says how old its address is (--max-age).',
     )
     .argument('[domains...]', 'domains or URLs (https://www.acme.com/about becomes acme.com)')

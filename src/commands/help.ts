@@ -1,9 +1,24 @@
-import type { Command } from 'commander';
+import { Help, type Command, type Option } from 'commander';
 import { EXIT_CODE_DOCS } from '../exit-codes.js';
+import { terminalSize } from '../ui/terminal-size.js';
 
-/** Help topics that are not commands. */
-const TOPICS: Readonly<Record<string, () => string>> = {
-  'exit-codes': exitCodesText,
+/**
+ * A help topic: a title, then paragraphs wrapped once to the terminal by commander's own wrapper.
+ * A paragraph that starts with two spaces is an example, shown as written; a list of [term, text]
+ * has its texts wrapped beside their terms.
+ */
+type Block = string | ReadonlyArray<readonly [string, string]>;
+
+interface Topic {
+  summary: string;
+  text: () => Block[];
+}
+
+const TOPICS: Readonly<Record<string, Topic>> = {
+  'exit-codes': { summary: 'what each exit status means', text: exitCodeParagraphs },
+  formats: { summary: 'csv, json, ndjson and table; how a table fits the terminal', text: formatParagraphs },
+  configuration: { summary: 'the config file, the environment and which wins', text: configurationParagraphs },
+  scheduling: { summary: 'running prospect from cron or CI', text: schedulingParagraphs },
 };
 
 /**
@@ -14,29 +29,103 @@ const TOPICS: Readonly<Record<string, () => string>> = {
 export function registerHelpCommand(program: Command): void {
   program
     .command('help')
-    .argument('[topic...]', `a command (e.g. "config set") or a topic: ${Object.keys(TOPICS).join(', ')}`)
-    .description('show help for a command, or a topic: exit-codes')
+    .argument('[topic...]', `a command (e.g. "config set") or a topic: ${topicNames().join(', ')}`)
+    .summary('help for a command, or a topic: exit codes, formats, configuration, scheduling')
+    .description(`Show the help of a command (the same text as its --help), or one of the topics: ${topicNames().join(', ')}.`)
     .addHelpText(
       'after',
       `
 Examples:
   $ prospect help pipeline
   $ prospect help config set
-  $ prospect help exit-codes`,
+  $ prospect help formats`,
     )
     .action((topic: string[], _flags: unknown, command: Command) => showHelp(command.parent ?? command, topic, command));
 }
 
-export function exitCodesText(): string {
-  const lines = EXIT_CODE_DOCS.map(({ code, meaning }) => `  ${String(code).padStart(3)}  ${meaning}`);
-  return `Exit codes:\n${lines.join('\n')}\n`;
+/** What `prospect --help` ends with: the four main jobs, then where to read more. */
+export function rootHelpText(): string {
+  return `
+Examples:
+  $ prospect companies -t Shopify --country "united states" -o shopify.csv
+  $ prospect contacts --domains-file shopify.csv --seniority cxo,vp -o contacts.csv
+  $ prospect verify --file contacts.csv --budget 200 -o verified.csv
+  $ prospect pipeline -t Shopify --seniority cxo,vp --stale verify --state ./leads -o leads.csv
+
+Help topics (prospect help <topic>):
+${topicList()}
+
+Try it without a key: prospect --sandbox companies -t Shopify --max 20`;
+}
+
+/**
+ * One look for the help and one voice for the parser's errors, on every command: descriptions
+ * wrapped once to the terminal (80 columns when it reports none), no "(default: [])", and
+ * commander's `error: …` said as prospect says its own errors: `prospect: <what happened>`, then
+ * what to do. Call it once every command is registered.
+ */
+export function configureHelpAndErrors(program: Command): void {
+  for (const command of allCommands(program)) {
+    command.configureHelp({ optionDescription: describeOption });
+    command.showHelpAfterError(false);
+    command.configureOutput({
+      getOutHelpWidth: () => helpWidth(process.stdout) ?? 80,
+      getErrHelpWidth: () => helpWidth(process.stderr) ?? 80,
+      outputError: (text, write) => write(parserErrorText(text, commandPath(command))),
+    });
+  }
+}
+
+/** `error: unknown option '--formt'\n(Did you mean --format?)` → `prospect: unknown option '--formt'\nDid you mean --format?` */
+export function parserErrorText(text: string, path: string): string {
+  const [first = '', ...rest] = text.trimEnd().split('\n');
+  // "… is invalid. Allowed choices are …": commander puts what to do on the same line.
+  const [, invalid, remedy] = /^(.*? is invalid[^.]*\.) (.+)$/.exec(first) ?? [];
+  // A command's own error may already name prospect ("prospect sandbox: …"): said once.
+  const happened = (invalid ?? first).replace(/^error: /, '').replace(/^prospect( [a-z-]+)*: /, '');
+  if (remedy !== undefined) rest.unshift(remedy);
+  const todo = rest.map((line) => line.trim().replace(/^\((.*)\)$/, '$1')).filter((line) => line.length > 0);
+  if (todo.length === 0) todo.push(`Run 'prospect ${path ? `${path} ` : ''}--help' for usage.`);
+  return `prospect: ${happened}\n${todo.join('\n')}\n`;
+}
+
+function describeOption(this: Help, option: Option): string {
+  // A repeatable flag starts from an empty list: "(default: [])" tells a person nothing.
+  const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
+  const shown = emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option;
+  return Help.prototype.optionDescription.call(this, shown);
+}
+
+function helpWidth(stream: NodeJS.WriteStream): number | undefined {
+  return stream.isTTY ? terminalSize(stream).columns : undefined;
+}
+
+function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)];
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
+function topicNames(): string[] {
+  return Object.keys(TOPICS);
+}
+
+function topicList(): string {
+  const width = Math.max(...topicNames().map((name) => name.length));
+  return Object.entries(TOPICS)
+    .map(([name, topic]) => `  ${name.padEnd(width)}  ${topic.summary}`)
+    .join('\n');
 }
 
 function showHelp(root: Command, words: string[], helpCommand: Command): void {
   const [first] = words;
   const topic = first === undefined ? undefined : TOPICS[first];
   if (topic !== undefined && words.length === 1) {
-    process.stdout.write(topic());
+    process.stdout.write(render(topic.text(), helpWidth(process.stdout) ?? 80));
     return;
   }
   let target = root;
@@ -48,14 +137,68 @@ function showHelp(root: Command, words: string[], helpCommand: Command): void {
   target.outputHelp();
 }
 
-/** Commander-style error (exit 2) with the closest command or topic, as commander does for commands. */
+/** A usage error (exit 2) with the closest command or topic, as commander does for commands, or the list of both. */
 function unknownTopic(helpCommand: Command, parent: Command, word: string): never {
-  const candidates = [...parent.commands.map((command) => command.name()), ...(parent.parent ? [] : Object.keys(TOPICS))];
-  const closest = closestWord(word, candidates);
-  helpCommand.error(`error: unknown help topic '${word}'${closest ? `\n(Did you mean ${closest}?)` : ''}`, {
-    exitCode: 2,
-    code: 'commander.unknownCommand',
+  const commands = parent.commands.map((command) => command.name()).filter((name) => name !== 'help');
+  const topics = parent.parent ? [] : topicNames();
+  const closest = closestWord(word, [...commands, ...topics]);
+  const todo = closest
+    ? `(Did you mean ${closest}?)`
+    : [topics.length > 0 ? `Topics: ${topics.join(', ')}.` : '', `Commands: ${commands.join(', ')}.`].filter(Boolean).join('\n');
+  helpCommand.error(`error: unknown help topic '${word}'\n${todo}`, { exitCode: 2, code: 'commander.unknownCommand' });
+}
+
+/** Blocks to text: prose wrapped to `width` with commander's wrapper, examples as written, lists with hanging indents. */
+function render(paragraphs: Block[], width: number): string {
+  const help = new Help();
+  const blocks = paragraphs.map((block) => {
+    if (typeof block === 'string') return /^\s/.test(block) ? block : help.boxWrap(block, width);
+    const termWidth = Math.max(...block.map(([term]) => term.length));
+    const indent = ' '.repeat(termWidth + 4);
+    return block.map(([term, text]) => `  ${term.padEnd(termWidth)}  ${help.boxWrap(text, width - indent.length).replaceAll('\n', `\n${indent}`)}`).join('\n');
   });
+  // A title ("Exit codes:") sits right above its list.
+  return `${blocks.join('\n\n').replace(/:\n\n/g, ':\n')}\n`;
+}
+
+function exitCodeParagraphs(): Block[] {
+  return ['Exit codes:', EXIT_CODE_DOCS.map(({ code, meaning }) => [String(code).padStart(3), meaning] as const)];
+}
+
+function formatParagraphs(): Block[] {
+  return [
+    'Output formats',
+    '--format (-f) chooses; without it, the extension of -o does (.csv, .json, .ndjson or .jsonl); without either, a terminal gets a table and a pipe or a file gets CSV. The config key "format" changes that default.',
+    [
+      ['csv', "a header row, then one row per record (LF line ends). Cells that start with = + - @ get a leading ' (--no-escape-formulas turns it off)."],
+      ['json', '{"data":[...],"meta":{...}}, written as rows arrive; meta says where the data came from.'],
+      ['ndjson', 'one JSON object per line, nothing else: for jq and for streaming.'],
+      ['table', 'for people at a terminal (below).'],
+    ],
+    'A table is one table for the whole result. Its column widths are set from the first screenful of rows (every row when the result is smaller); the header is drawn once and the rows stream on under it. It fits the terminal: when it is too wide, cells are cut with "…" in this order: technologies, then titles, company and person names, industry, department, source and linkedin_url; then headers wider than their cells; then the widest other column; domain and email last. Only when the columns cannot fit at all are whole columns left out, in the same order, and a line under the table says which. --columns picks the columns yourself.',
+    `Into a file or a pipe (--format table -o report.txt, or | less), a table is 160 columns wide, with its widths set from its first 100 rows. A terminal that reports no size (0 columns under some CI runners, \`script\` or \`docker exec -t\`) is taken as 80×24.`,
+    'The progress line (a bar with done/total, the rate and an ETA) and every message go to stderr, so data on stdout stays clean; the line is drawn only on a terminal, never with -q or TERM=dumb.',
+  ];
+}
+
+function configurationParagraphs(): Block[] {
+  return [
+    'Configuration',
+    'A flag wins over the environment (PROSPECT_API_KEY, PROSPECT_BASE_URL, PROSPECT_CURSOR_PARAM), which wins over the config file, which wins over the default. The config file lives in your user config directory, readable by you alone; PROSPECT_CONFIG_DIR moves it, and PROSPECT_CACHE_DIR moves the verification cache.',
+    '  $ prospect config list\n  $ prospect config set max-age 6m\n  $ printf %s "$KEY" | prospect config set api-key\n  $ prospect config path',
+    'config list shows every key, the value in effect and where it comes from.',
+    'The API key is read from stdin or a hidden prompt, never from the command line, and it is never printed: config get and list show its last 4 characters. NO_COLOR turns colours off. See prospect config --help for the keys.',
+  ];
+}
+
+function schedulingParagraphs(): Block[] {
+  return [
+    'Scheduling (cron, CI)',
+    'Off a terminal prospect is quiet: stdout carries only data and stderr only errors and the warnings that change what the output means (skipped inputs, cut domains, unchecked addresses, a stopped --max), one line per kind. -q silences the warnings too; -v adds the summaries a terminal shows. No progress line is drawn, and no question is asked.',
+    '  $ prospect pipeline -t Shopify --seniority cxo,vp --state /var/lib/prospect --only-new -o leads.csv --summary run.json',
+    'With -o the file appears whole or not at all. --summary FILE writes a JSON record of the run, on success and on failure, with the exit code. With --state DIR a run that dies resumes where it stopped when run again, pays for no verification twice, and --only-new writes only the leads no earlier run exported; a second run on the same state exits 6 at once instead of waiting.',
+    'The exit status says what happened (prospect help exit-codes): 0 done, 2 a usage or input mistake, 3 the service would not answer, 4 the key or plan, 5 the service or the network after retries, 6 locked, 7 the output could not be written, 130/143 a signal.',
+  ];
 }
 
 /** The candidate at the smallest edit distance, if it is close enough to be a typo (as commander judges it: 40%). */

@@ -7,9 +7,9 @@ export function registerPipelineCommand(program: Command, run: CommandRunner): v
     .command('pipeline')
     .summary('companies → contacts → freshness → verification, as one cron-safe, resumable export')
     .description(
-      'One command from a technology to a lead list: one joined row per contact (its columns, then the company\'s).\n' +
-        'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where\n' +
-        'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads\n' +
+      'One command from a technology to a lead list: one joined row per contact (its columns, then the company\'s). ' +
+        'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where ' +
+        'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads ' +
         'no earlier run exported, and a second run on the same state exits 6 at once.',
     );
   addCompanyFilterOptions(command);

@@ -8,10 +8,10 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
     .command('verify')
     .summary('check email addresses with the service (one paid unit each, never twice)')
     .description(
-      'Check email addresses with the service, one paid unit per address. Addresses come from arguments, --file,\n' +
-        'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them.\n' +
-        'Malformed addresses are reported and never paid for; duplicates are paid once; results are kept in a ledger\n' +
-        'shared by every command, and rows whose verification and verified_at columns are recent are not paid again.\n' +
+      'Check email addresses with the service, one paid unit per address. Addresses come from arguments, --file, ' +
+        'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them. ' +
+        'Malformed addresses are reported and never paid for; duplicates are paid once; results are kept in a ledger ' +
+        'shared by every command, and rows whose verification and verified_at columns are recent are not paid again. ' +
         'On a terminal it asks first; in a pipe or cron it needs --verify-budget N, --yes or `prospect config set verify-budget N`.',
     )
     .argument('[addresses...]', 'email addresses')

@@ -1,25 +1,29 @@
 import type { CompaniesMeta } from '../api/index.js';
-import { formatCount } from '../ui/format-count.js';
+import { fillRateSentence } from '../ui/closing.js';
 
 const SPARSE_BELOW_PERCENT = 50;
 
-/** One line that keeps where the data came from in front of the person: rows, source, scope, sparse fields. */
-export function provenanceLine(rows: number, meta: CompaniesMeta | undefined): string {
-  const parts = [`${formatCount(rows)} ${rows === 1 ? 'company' : 'companies'}`];
+/**
+ * Where the data came from, kept in front of the person, one short sentence a line (the first line
+ * of the summary already says how many rows): the source, the scope, then, for each field the
+ * dataset rarely fills, how rarely.
+ */
+export function provenanceLine(meta: CompaniesMeta | undefined): string {
+  const lines: string[] = [];
   const source = meta?.source;
   if (source) {
     const detail = [source.method, source.history_since ? `since ${source.history_since}` : undefined].filter(Boolean).join(', ');
-    parts.push(`source: ${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}`);
+    lines.push(`Source: ${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}.`);
   }
-  if (meta?.scope) parts.push(`scope: ${meta.scope}`);
-  const sparse = sparseFields(meta);
-  if (sparse.length > 0) parts.push(`sparse: ${sparse.join(', ')}`);
-  return parts.join(' · ');
+  if (meta?.scope) lines.push(`Scope: ${meta.scope}.`);
+  for (const [field, percent] of sparseFields(meta)) {
+    const sentence = fillRateSentence(field, percent);
+    lines.push(`${sentence[0]?.toUpperCase()}${sentence.slice(1)}.`);
+  }
+  return lines.join('\n');
 }
 
-export function sparseFields(meta: CompaniesMeta | undefined): string[] {
+function sparseFields(meta: CompaniesMeta | undefined): Array<[string, number]> {
   const rates = meta?.field_fill_rates ?? {};
-  return Object.entries(rates)
-    .filter(([, percent]) => typeof percent === 'number' && percent < SPARSE_BELOW_PERCENT)
-    .map(([field, percent]) => `${field} ${percent}%`);
+  return Object.entries(rates).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] < SPARSE_BELOW_PERCENT);
 }

@@ -1,8 +1,21 @@
-import { formatCount } from './format-count.js';
 import type { Reporter } from './reporter.js';
+import { terminalSize } from './terminal-size.js';
 
+/** How far a job has got: a bar once the total is known, a spinner with the count until then. */
+export interface ProgressState {
+  /** Units of work done (companies listed, domains asked, rows verified). */
+  done: number;
+  /** The number of units in all, once known. */
+  total?: number | undefined;
+  /** What `done` counts, in the plural: "companies". */
+  noun: string;
+  /** Other counts for the same line: "1,020 contacts · 12 units spent". */
+  detail?: string;
+}
+
+/** What a job calls while it works; the runner stops it (success, error or Ctrl-C) before anything else is said. */
 export interface Progress {
-  update(text: string): void;
+  update(state: ProgressState): void;
   stop(): void;
   /** Clears the spinner while `during` runs (a question on the terminal), then shows it again. */
   suspend<T>(during: () => Promise<T>): Promise<T>;
@@ -10,21 +23,43 @@ export interface Progress {
 
 const SILENT: Progress = { update() {}, stop() {}, suspend: (during) => during() };
 
-/** A spinner on stderr, only when a person is watching a terminal; nothing in pipes or cron. */
-export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStream, text: string): Promise<Progress> {
-  if (!reporter.showsProgress) return SILENT;
-  const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: stderr, color: process.env.NO_COLOR ? undefined : 'cyan', discardStdin: false }).start();
-  let last = 0;
+/** Redrawing on every page of a fast export costs more than the page; 10 times a second is plenty. */
+const REDRAW_EVERY_MS = 100;
+
+/**
+ * The progress line on stderr, only when a person is watching a terminal that can redraw a line
+ * (not TERM=dumb); nothing in pipes, cron or under -q. ora draws it: it clears the line before
+ * anything else is written to stdout or stderr (a table's rows, a warning) and draws it again
+ * below, so the line never covers data.
+ */
+export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStream, label: string, env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
+  if (!reporter.showsProgress || env.TERM === 'dumb') return SILENT;
+  // Loaded only here, on a terminal: a pipe or cron never pays for ora or for measuring text.
+  const [{ default: ora }, { progressLine }] = await Promise.all([import('ora'), import('./progress-line.js')]);
+  const screen = new SaneSizeStream(stderr);
+  const spinner = ora({
+    text: label,
+    stream: screen as unknown as NodeJS.WritableStream,
+    // Decided above, so that CI=true (which ora reads as "no terminal") does not hide it from a person.
+    isEnabled: true,
+    color: env.NO_COLOR ? false : 'cyan',
+    discardStdin: false,
+  }).start();
+  const startedAt = Date.now();
+  let lastDrawn = 0;
+  // A second Ctrl-C exits at once, without the runner's cleanup: the line must not outlive the process.
+  const eraseOnExit = () => spinner.stop();
+  process.once('exit', eraseOnExit);
   return {
-    update(next) {
-      // Redrawing on every page of a fast export costs more than the page; 10 times a second is plenty.
+    update(state) {
       const now = Date.now();
-      if (now - last < 100) return;
-      last = now;
-      spinner.text = next;
+      if (now - lastDrawn < REDRAW_EVERY_MS) return;
+      lastDrawn = now;
+      // ora puts its frame and a space before the text; the rest of the line is ours.
+      spinner.text = progressLine(label, state, now - startedAt, screen.columns - 2);
     },
     stop() {
+      process.off('exit', eraseOnExit);
       spinner.stop();
     },
     async suspend(during) {
@@ -38,8 +73,46 @@ export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStre
   };
 }
 
-/** "12,400 rows · 3,100 rows/s" */
-export function rateText(count: number, noun: string, startedAt: number): string {
-  const seconds = Math.max((Date.now() - startedAt) / 1000, 0.001);
-  return `${formatCount(count)} ${noun} · ${formatCount(Math.round(count / seconds))} ${noun}/s`;
+/**
+ * stderr as ora sees it: the same terminal, with a believable size. ora counts the lines it must
+ * clear by dividing by the width, and a terminal that reports 0 columns made that count endless.
+ */
+class SaneSizeStream {
+  readonly isTTY = true;
+
+  constructor(private readonly target: NodeJS.WriteStream) {}
+
+  get columns(): number {
+    return terminalSize(this.target).columns;
+  }
+
+  get rows(): number {
+    return terminalSize(this.target).rows;
+  }
+
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
+    return typeof encoding === 'function' ? this.target.write(chunk, encoding) : this.target.write(chunk, encoding as BufferEncoding, callback);
+  }
+
+  cursorTo(x: number, y?: number): boolean {
+    return this.target.cursorTo(x, y);
+  }
+
+  moveCursor(dx: number, dy: number): boolean {
+    return this.target.moveCursor(dx, dy);
+  }
+
+  clearLine(direction: -1 | 0 | 1): boolean {
+    return this.target.clearLine(direction);
+  }
+
+  once(event: string, listener: (...args: unknown[]) => void): this {
+    this.target.once(event, listener);
+    return this;
+  }
+
+  removeListener(event: string, listener: (...args: unknown[]) => void): this {
+    this.target.removeListener(event, listener);
+    return this;
+  }
 }

@@ -12,6 +12,8 @@ function commandsIn(help: string): string[] {
   return [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((match) => match[1]!);
 }
 
+const TOPICS = ['exit-codes', 'formats', 'configuration', 'scheduling'];
+
 const exampleLines = (help: string) => help.split('\n').filter((line) => line.startsWith('  $ '));
 
 const topLevel = await runCli(['--help']);
@@ -39,8 +41,27 @@ describe('--help of every command', () => {
     for (const example of examples) expect(example).toMatch(/^ {2}\$ (\S+=\S+ )*(prospect|printf|source|curl|"\$EDITOR"|PROSPECT_\w+=)/);
   });
 
-  it('the top-level help lists the exit codes', () => {
-    for (const { code } of EXIT_CODE_DOCS) expect(topLevel.stdout).toMatch(new RegExp(`^ +${code}  `, 'm'));
+  it('the top-level help has an example of each of the four main jobs and lists the help topics', () => {
+    const jobs = exampleLines(topLevel.stdout).map((line) => line.split(' ')[4]);
+    expect(jobs).toEqual(expect.arrayContaining(['companies', 'contacts', 'verify', 'pipeline']));
+    for (const topic of TOPICS) expect(topLevel.stdout).toMatch(new RegExp(`^ {2}${topic} +\\S`, 'm'));
+  });
+
+  it('descriptions are paragraphs wrapped once: within 80 columns, no line broken short in mid-paragraph', async () => {
+    for (const path of [['companies'], ['contacts'], ['verify'], ['pipeline']]) {
+      const help = await runCli([...path, '--help']);
+      const description = help.stdout.split('\n\n')[1]!.split('\n');
+      for (const line of description) expect(line.length).toBeLessThanOrEqual(80);
+      // Wrapped once at 80, every line but the last is filled to within a word of the width.
+      for (const line of description.slice(0, -1)) expect(line.length, line).toBeGreaterThan(60);
+    }
+  });
+
+  it('shows no empty default and does not ask for a lower-case country', async () => {
+    const help = await runCli(['companies', '--help']);
+    expect(help.stdout).not.toContain('(default: [])');
+    expect(help.stdout).toMatch(/-t, --technology <name> +a technology/);
+    expect(help.stdout).not.toMatch(/lower-case/);
   });
 });
 
@@ -48,7 +69,9 @@ describe('prospect help', () => {
   it('exit-codes lists every documented code with its meaning', async () => {
     const help = await runCli(['help', 'exit-codes']);
     expect(help.code).toBe(0);
-    for (const { code, meaning } of EXIT_CODE_DOCS) expect(help.stdout).toContain(`${String(code).padStart(3)}  ${meaning}`);
+    // Each meaning is wrapped beside its code: compare with the line breaks undone.
+    const text = help.stdout.replace(/\n {7}/g, ' ');
+    for (const { code, meaning } of EXIT_CODE_DOCS) expect(text).toContain(`${String(code).padStart(3)}  ${meaning}`);
   });
 
   it.each([[['companies']], [['pipeline']], [['config']], [['config', 'set']], [['completion']]])('help %j is the same text as --help', async (path) => {
@@ -56,6 +79,21 @@ describe('prospect help', () => {
     const viaFlag = await runCli([...path, '--help']);
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+
+  it.each(TOPICS.slice(1))('%s is a topic with a title and text', async (topic) => {
+    const help = await runCli(['help', topic]);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout.split('\n').length).toBeGreaterThan(4);
+    for (const line of help.stdout.split('\n')) if (!line.startsWith('  ')) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+
+  it('an unknown word with no close match lists the topics and the commands (exit 2)', async () => {
+    const help = await runCli(['help', 'nonsense']);
+    expect(help.code).toBe(2);
+    expect(help.stdout).toBe('');
+    expect(help.stderr).toBe(`prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, sandbox, config, completion.\n`);
   });
 
   it('with no topic is the top-level help', async () => {
@@ -71,10 +109,10 @@ describe('prospect help', () => {
   it('an unknown topic is exit 2 with the closest one', async () => {
     const typo = await runCli(['help', 'exit-code']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain("unknown help topic 'exit-code'\n(Did you mean exit-codes?)");
+    expect(typo.stderr).toBe("prospect: unknown help topic 'exit-code'\nDid you mean exit-codes?\n");
     const nested = await runCli(['help', 'config', 'lst']);
     expect(nested.code).toBe(2);
-    expect(nested.stderr).toContain('(Did you mean list?)');
+    expect(nested.stderr).toContain('\nDid you mean list?\n');
   });
 });
 
@@ -86,12 +124,24 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
     [['companies', '--technolgy', 'Shopify'], "unknown option '--technolgy'", 'Did you mean --technology?'],
     [['contacts', '--seniorty', 'cxo'], "unknown option '--seniorty'", 'Did you mean --seniority?'],
     [['--verbos', 'companies'], "unknown option '--verbos'", 'Did you mean --verbose?'],
-    [['completion', 'ksh'], "command-argument value 'ksh' is invalid for argument 'shell'", 'Allowed choices are bash, zsh, fish.'],
+    [['completion', 'ksh'], "command-argument value 'ksh' is invalid for argument 'shell'.", 'Allowed choices are bash, zsh, fish.'],
   ])('prospect %j', async (args, error, suggestion) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(error);
-    expect(result.stderr).toContain(suggestion);
+    // One error style: what happened, in prospect's voice, then what to do.
+    expect(result.stderr).toBe(`prospect: ${error}\n${suggestion}\n`);
+  });
+
+  it('a bad value says what happened, then what to do', async () => {
+    const result = await runCli(['contacts', '--limit', '5000', 'acme.com']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("prospect: option '--limit <n>' argument '5000' is invalid.\n--limit takes a whole number from 1 to 1000.\n");
+  });
+
+  it('a missing argument says where the usage is', async () => {
+    const result = await runCli(['companies', '-t']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("prospect: option '-t, --technology <name>' argument missing\nRun 'prospect companies --help' for usage.\n");
   });
 });

@@ -31,11 +31,13 @@ describe('prospect sandbox (built CLI)', () => {
     [['--latency', 'slow']],
     [['--rate-limit', '0']],
     [['--host', '0.0.0.0']],
-  ])('exits 2 with one line on stderr for %j', async (args) => {
+  ])('exits 2 with what happened, then what to do, for %j', async (args) => {
     const { code, stdout, stderr } = await spawnSandbox(['--port', '0', ...args]).finished;
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr.trim().split('\n')).toHaveLength(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^prospect: (?!prospect)\S/);
   });
 
   it('--fail-rate, --faults, --fault-seed, --faults-after and --latency-spike reach the server; /_sandbox/stats counts the faults', async () => {

@@ -7,7 +7,6 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { formatCount } from '../../ui/format-count.js';
-import { rateText } from '../../ui/progress.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from '../company-columns.js';
 import {
   companyQueries,
@@ -67,12 +66,11 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 
   return runJob(ctx, {
     startedAt,
-    progress: 'Fetching companies…',
+    progress: 'Fetching companies',
     output,
     async work(progress) {
       await checkLocalTechnologies(client, options.filters);
       let nextChunk: Promise<IteratorResult<MergedChunk<CompanyRow>>> | undefined = walk.chunks.next();
-      let pages = 0;
       while (nextChunk !== undefined) {
         const result: IteratorResult<MergedChunk<CompanyRow>> = await nextChunk;
         nextChunk = undefined;
@@ -92,8 +90,9 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
         await writer.writeRows(rows);
         if (clientReadsAhead && !chunk.last) nextChunk = walk.chunks.next();
         written += rows.length;
-        pages += 1;
-        progress.update(`Fetching companies… page ${pages} · ${rateText(written, 'rows', startedAt)}`);
+        // --max ends the run at its count; without it, the service's count is the whole listing.
+        const total = options.max !== undefined ? Math.min(meta?.total ?? options.max, options.max) : meta?.total;
+        progress.update({ done: options.max !== undefined ? written : fetched, total, noun: 'companies' });
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await walk.chunks.return(undefined);
@@ -113,10 +112,12 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       await output.commit();
       return true;
     },
+    written: () => ({ rows: written, noun: ['company', 'companies'], path: options.output }),
     report() {
-      ctx.reporter.info(provenanceLine(written, meta));
+      const provenance = provenanceLine(meta);
+      if (provenance) ctx.reporter.info(provenance);
       if (stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, count()));
-      if (options.output) ctx.reporter.info(`Wrote ${options.output} and ${options.output}.meta.json.`);
+      if (options.output) ctx.reporter.info(`Where the data came from: ${options.output}.meta.json.`);
     },
   });
 }

@@ -7,7 +7,6 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { rateText } from '../../ui/progress.js';
 import { reportCutDomains } from '../caveats.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
@@ -75,7 +74,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
 
   return runJob(ctx, {
     startedAt,
-    progress: 'Fetching contacts…',
+    progress: 'Fetching contacts',
     output,
     summary: {
       path: options.summary,
@@ -90,15 +89,18 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         if (found.contacts.length > 0) summary.domains.with_contacts += 1;
         return contactRowsFor(found.contacts, found.source, settings, now, verifier);
       });
+      let domainsDone = 0;
       for await (const result of rowsByDomain) {
         await writer.writeRows(result.rows);
         countRows(summary.contacts, result);
-        progress.update(`Fetching contacts… ${rateText(summary.contacts.written, 'contacts', startedAt)}`);
+        domainsDone += 1;
+        progress.update({ done: domainsDone, total: input.domains.length, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
       }
       await writer.finish({ summary: { domains: summary.domains, contacts: summary.contacts } });
       await output.commit();
     },
     close: () => verifier?.close(),
+    written: () => ({ rows: summary.contacts.written, noun: ['contact', 'contacts'], path: options.output }),
     report() {
       const { contacts, domains } = summary;
       ctx.reporter.info(

@@ -6,7 +6,6 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
-import { rateText } from '../../ui/progress.js';
 import { normalizeCountries, validateCompanyFilters, withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
@@ -94,7 +93,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
   return runJob(ctx, {
     startedAt,
-    progress: 'Building the lead list…',
+    progress: 'Building the lead list',
     output: leads,
     summary: {
       path: options.summary,
@@ -129,7 +128,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           await leads.commitPage(checkpoint);
           committedRows = checkpoint.rows_written;
         }
-        progress.update(`Building the lead list… ${countOf(counters.companies_seen, 'company', 'companies')} · ${rateText(counters.contacts.written, 'leads', startedAt)}`);
+        const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
+        progress.update({ done: counters.companies_seen, total: found.item.listingTotal, noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
       }
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.writer.finish(checkpoint.meta ?? { source: undefined, scope: undefined });
@@ -152,6 +152,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
+    written: () => ({ rows: checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
     report: () => reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew),
   });
 }

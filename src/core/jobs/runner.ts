@@ -1,6 +1,7 @@
 import { ExitCode, exitCodeOf } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import type { RunContext } from '../../runtime/context.js';
+import { closingLine, type Written } from '../../ui/closing.js';
 import { startProgress, type Progress } from '../../ui/progress.js';
 
 /**
@@ -19,7 +20,7 @@ export interface RunSummary {
 export interface Job {
   /** When the run started (Date.now()); the summary's clock and the progress rate's. */
   startedAt: number;
-  /** The spinner's first words. */
+  /** The progress line's first words: "Fetching companies". */
   progress: string;
   /** The output that a failed run must discard, so no half-written file is left. */
   output: { abort(): Promise<void> } | undefined;
@@ -36,7 +37,9 @@ export interface Job {
   writeEmptyResult?(error: unknown): Promise<boolean>;
   /** Runs once the work has ended, either way (closes caches). */
   close?(): void;
-  /** The summary lines on stderr after a success. */
+  /** What the run wrote and where: the first line of its summary ("Wrote 120 companies to a.csv in 2.1s."). */
+  written(): Written;
+  /** The summary lines on stderr after a success, below that first line. */
   report(): void;
 }
 
@@ -46,7 +49,7 @@ export interface Job {
  * with), and the error goes on to the command runner, which reports it.
  */
 export async function runJob(ctx: RunContext, job: Job): Promise<number> {
-  const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress);
+  const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress, ctx.env);
   try {
     await job.work(progress);
   } catch (error) {
@@ -65,6 +68,7 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   }
   progress.stop();
   await writeSummary(job, ExitCode.ok);
+  ctx.reporter.info(closingLine(job.written(), Boolean(ctx.stdout.isTTY), Date.now() - job.startedAt));
   job.report();
   return ExitCode.ok;
 }

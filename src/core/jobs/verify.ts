@@ -11,7 +11,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { countOf } from '../../ui/format-count.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerifyCache } from '../verification/cache.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger, openVerifier } from '../verification/open-verifier.js';
@@ -80,7 +80,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   if (options.dryRun) {
     ledger.close();
     ctx.stdout.write(
-      `would spend ${countOf(units, 'unit')}: ${planned.unique.size} unique valid addresses, ${planned.unique.size - toPay.length} already paid for, ${planned.invalid.length} malformed (never paid)` +
+      `would spend ${countOf(units, 'unit')}: ${countOf(planned.unique.size, 'unique valid address', 'unique valid addresses')}, ${formatCount(planned.unique.size - toPay.length)} already paid for, ${formatCount(planned.invalid.length)} malformed (never paid)` +
         (units < toPay.length ? `, ${toPay.length - units} left unchecked by the budget of ${budget}` : '') +
         '.\n',
     );
@@ -105,7 +105,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
 
   return runJob(ctx, {
     startedAt,
-    progress: `Verifying ${countOf(planned.unique.size, 'address', 'addresses')}…`,
+    progress: 'Verifying',
     output,
     summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
     async work(progress) {
@@ -118,12 +118,13 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       for await (const row of results) {
         await writer.writeRows([row]);
         done += 1;
-        progress.update(`Verified ${done}/${planned.rows.length} rows · ${countOf(verifier.run.unitsSpent, 'unit')} spent`);
+        progress.update({ done, total: planned.rows.length, noun: 'rows', detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent` });
       }
       await writer.finish();
       await output.commit();
     },
     close: () => verifier.close(),
+    written: () => ({ rows: planned.rows.length, noun: ['row', 'rows'], path: options.output }),
     report: () => reportVerification(ctx, verifier.snapshot()),
   });
 }

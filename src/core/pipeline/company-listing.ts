@@ -8,6 +8,8 @@ export interface CompanyItem {
   company: CompanyRow;
   /** Set on a chunk's last kept row: once it is written, the run can resume from these positions. */
   pageEnd?: { positions: WalkPosition[] };
+  /** How many companies the service lists for the queries (the sum of their meta.total), for the progress bar. */
+  listingTotal?: number | undefined;
 }
 
 /**
@@ -29,8 +31,19 @@ export async function* listCompanies(
     const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
     const rows = keep ? chunk.rows.filter(keep) : chunk.rows;
+    const listingTotal = listedTotal(walk.answers);
     for (const [index, company] of rows.entries()) {
-      yield index === rows.length - 1 ? { company, pageEnd: { positions: chunk.positions } } : { company };
+      yield index === rows.length - 1 ? { company, pageEnd: { positions: chunk.positions }, listingTotal } : { company, listingTotal };
     }
   }
+}
+
+/** The companies the service lists for every query answered so far; undefined until one has a count. */
+function listedTotal(answers: ReadonlyArray<{ kind: string; meta?: { total?: number | null } } | undefined>): number | undefined {
+  let total: number | undefined;
+  for (const answer of answers) {
+    const count = answer?.kind === 'meta' ? answer.meta?.total : undefined;
+    if (typeof count === 'number') total = (total ?? 0) + count;
+  }
+  return total;
 }

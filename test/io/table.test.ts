@@ -1,0 +1,112 @@
+/**
+ * The table for people: one header, widths set once, fitted to the width it is given, cut in the
+ * documented order, wide characters (CJK, emoji) aligned as cli-table3 measures them.
+ */
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+import type { Column } from '../../src/io/columns.js';
+import type { TextSink } from '../../src/io/sink.js';
+import { FILE_TABLE_WIDTH, tableWriter } from '../../src/io/table.js';
+import { FIRST_FLOOR, frameWidth, planLayout } from '../../src/io/table-layout.js';
+
+type Row = Record<string, string>;
+
+function columnsOf(names: string[]): Column<Row>[] {
+  return names.map((name) => ({ name, get: (row: Row) => row[name] ?? null }));
+}
+
+function collectingSink(terminal?: { columns: number; rows: number }): TextSink & { text: () => string } {
+  let text = '';
+  return {
+    async write(chunk) {
+      text += chunk;
+    },
+    ...(terminal ? { terminalSize: () => terminal } : {}),
+    text: () => text,
+  };
+}
+
+const NAMES = ['domain', 'company_name', 'title', 'technologies', 'country'];
+const row = (index: number, extra: Partial<Row> = {}): Row => ({
+  domain: `shop-number-${index}.example.com`,
+  company_name: `The Very Long Company Name Number ${index}`,
+  title: 'Senior Vice President of Worldwide Operations',
+  technologies: 'Shopify;Klaviyo;Google Analytics;Hotjar;Stripe;Zendesk;Intercom',
+  country: 'united states',
+  ...extra,
+});
+
+async function draw(rows: Row[], terminal?: { columns: number; rows: number }, batch = 7): Promise<string[]> {
+  const sink = collectingSink(terminal);
+  const writer = tableWriter(sink, { columns: columnsOf(NAMES), toJson: (value) => value, escapeFormulas: false });
+  for (let start = 0; start < rows.length; start += batch) await writer.writeRows(rows.slice(start, start + batch));
+  await writer.finish();
+  return sink.text().trimEnd().split('\n');
+}
+
+describe('tableWriter', () => {
+  it('draws one table for many batches: one header, one top and one bottom border, every line as wide', async () => {
+    const lines = await draw(Array.from({ length: 40 }, (_, index) => row(index)), { columns: 200, rows: 10 });
+    expect(lines.filter((line) => line.includes('│ domain'))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('┌'))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('└'))).toHaveLength(1);
+    expect(lines).toHaveLength(40 + 3);
+    expect(new Set(lines.map((line) => stringWidth(line))).size).toBe(1);
+  });
+
+  it.each([40, 80, 120])('fits a terminal of %i columns', async (columns) => {
+    const lines = await draw(Array.from({ length: 12 }, (_, index) => row(index)), { columns, rows: 24 });
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
+  });
+
+  it(`into a file or a pipe is at most ${FILE_TABLE_WIDTH} columns wide`, async () => {
+    const wide = row(1, { technologies: 'x'.repeat(400), title: 'y'.repeat(400), company_name: 'z'.repeat(400) });
+    const lines = await draw([wide, row(2)]);
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(FILE_TABLE_WIDTH);
+  });
+
+  it('keeps CJK and emoji cells aligned with the frame', async () => {
+    const rows = [row(1, { company_name: '株式会社東京ショップ', country: '日本' }), row(2, { company_name: 'Café 🚀 Rocket', country: 'france' }), row(3)];
+    for (const columns of [80, 200]) {
+      const lines = await draw(rows, { columns, rows: 24 });
+      expect(new Set(lines.map((line) => stringWidth(line))).size, lines.join('\n')).toBe(1);
+    }
+  });
+
+  it('sets the widths from the first screenful: a longer cell later is cut, not a wider table', async () => {
+    const rows = [...Array.from({ length: 10 }, (_, index) => row(index, { country: 'peru' })), row(99, { country: 'the united kingdom of great britain' })];
+    const lines = await draw(rows, { columns: 200, rows: 8 }, 1);
+    expect(new Set(lines.map((line) => stringWidth(line))).size).toBe(1);
+    expect(lines.find((line) => line.includes('shop-number-99'))).toMatch(/│ the un… │$/);
+  });
+
+  it('writes "(no rows)" for an empty result', async () => {
+    expect(await draw([], { columns: 80, rows: 24 })).toEqual(['(no rows)']);
+  });
+});
+
+describe('planLayout: the cut order', () => {
+  const sample = [NAMES.map((name) => row(1)[name]!)];
+  const natural = planLayout(NAMES, sample, 1000).widths;
+
+  it('leaves a table that fits alone', () => {
+    expect(planLayout(NAMES, sample, 1000)).toEqual({ shown: [0, 1, 2, 3, 4], widths: natural, omitted: [] });
+  });
+
+  it('cuts technologies first, then titles, then names, before anything else', () => {
+    const total = (widths: number[]) => widths.reduce((sum, width) => sum + width, 0) + frameWidth(widths.length);
+    const justTechnologies = planLayout(NAMES, sample, total(natural) - 10).widths;
+    expect(justTechnologies).toEqual([natural[0], natural[1], natural[2], natural[3]! - 10, natural[4]]);
+    const alsoTitle = planLayout(NAMES, sample, total(natural) - (natural[3]! - FIRST_FLOOR) - 5).widths;
+    expect(alsoTitle).toEqual([natural[0], natural[1], natural[2]! - 5, FIRST_FLOOR, natural[4]]);
+  });
+
+  it('cuts the domain last, and leaves whole columns out only when nothing else fits', () => {
+    const narrow = planLayout(NAMES, sample, 50);
+    expect(narrow.widths.reduce((sum, width) => sum + width, 0) + frameWidth(narrow.shown.length)).toBeLessThanOrEqual(50);
+    expect(narrow.shown).toContain(0);
+    const tiny = planLayout(NAMES, sample, 30);
+    expect(tiny.omitted[0]).toBe('technologies');
+    expect(tiny.shown[0]).toBe(0);
+  });
+});
