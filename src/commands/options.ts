@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { collect, integerInRange, positiveInteger } from '../options/values.js';
+import { PRESET_NAMES } from '../io/presets.js';
 import type { RunContext } from '../runtime/context.js';
 
 /** Runs a command body with the shared context; returns the exit code. Provided by src/cli.ts. */
@@ -8,10 +9,15 @@ export type CommandRunner = (body: (ctx: RunContext) => Promise<number>) => Prom
 /** Output flags shared by every data command. */
 export function addOutputOptions(command: Command): Command {
   return command
-    .option('-f, --format <format>', 'csv, json, ndjson or table (default: table on a terminal, csv otherwise)')
+    .option('-f, --format <format>', 'csv, json, ndjson, table or xlsx (default: table on a terminal, csv otherwise)')
     .option('-o, --output <file>', 'write to FILE atomically (a failed run leaves no partial file)')
-    .option('--columns <list>', 'comma-separated CSV/table columns to keep, in order')
+    .option('--columns <list>', 'columns to keep, in order; source:Header renames one (docs/crm-import.md)')
     .option('--no-escape-formulas', "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)");
+}
+
+/** --preset, for the commands that write contacts: CRM contact and lead importers are what presets are for. */
+export function addPresetOption(command: Command): Command {
+  return command.option('--preset <crm>', `headers a CRM importer maps by default: ${PRESET_NAMES.join(' or ')}; --columns adjusts them`);
 }
 
 /** The contact flags `contacts` and `pipeline` share, with one set of defaults and bounds. */

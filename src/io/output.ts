@@ -11,6 +11,7 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
   '.json': 'json',
   '.ndjson': 'ndjson',
   '.jsonl': 'ndjson',
+  '.xlsx': 'xlsx',
 };
 
 /** --format wins; then the extension of -o; then a table for a terminal and CSV for a pipe. */
@@ -19,12 +20,20 @@ export function resolveFormat(options: { format?: string; outputPath?: string; s
     if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) {
       throw new UsageError(`unknown --format "${options.format}".`, `Formats are: ${OUTPUT_FORMATS.join(', ')}.`);
     }
-    return options.format as OutputFormat;
+    return refuseBinaryOnTerminal(options.format as OutputFormat, options);
   }
   if (options.outputPath !== undefined) {
     return FORMAT_BY_EXTENSION[extname(options.outputPath).toLowerCase()] ?? 'csv';
   }
   return options.stdoutIsTTY ? 'table' : 'csv';
+}
+
+/** A workbook is bytes for a file: on a terminal it is only noise (`> list.xlsx` and pipes are fine). */
+function refuseBinaryOnTerminal(format: OutputFormat, options: { outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
+  if (format === 'xlsx' && options.outputPath === undefined && options.stdoutIsTTY) {
+    throw new UsageError('--format xlsx writes a binary file, not text for a terminal.', 'Add -o FILE.xlsx, or redirect: > list.xlsx.');
+  }
+  return format;
 }
 
 /** Checked before any paid call: a run must not spend units and then fail to write its result. */
