@@ -59,7 +59,7 @@ try {
     plugins: [zodWithoutLocales],
     // exceljs (only `-o FILE.xlsx` loads it) stays in node_modules: Node warns about the deprecated
     // `new Buffer()` its zip library calls only when that call comes from outside node_modules.
-    external: ['exceljs'],
+    external: ['exceljs', 'exceljs/*'],
     legalComments: 'none',
     logLevel: 'warning',
   });

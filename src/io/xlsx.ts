@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import WorkbookWriter from 'exceljs/lib/stream/xlsx/workbook-writer.js';
 import { UsageError } from '../exit-codes.js';
 import { formatCount } from '../ui/format-count.js';
 import type { Cell } from './columns.js';
@@ -39,7 +40,7 @@ export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, lim
   if (options.resume) throw new UsageError('--state cannot resume an .xlsx file.', 'Write CSV with --state, or leave --state out.');
   const { columns } = options;
   const output = byteStream(sink);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
+  const workbook = new WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(LIST_SHEET, { views: [{ state: 'frozen', ySplit: 1 }] });
   /** The first rows, held until their widths are known; undefined once the sheet has started. */
   let sample: Cell[][] | undefined = [];
