@@ -577,6 +577,6 @@ function report(r) {
   }
   lines.push('## Running it');
   lines.push('');
-  lines.push('`npm run build && npm run bench` (about 8 minutes on an idle 2-core machine, longer under load; rewrites this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about 2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file). `--only=startup,export,latency,contacts,memory,pipeline` picks sections. The shell baselines need `bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.');
+  lines.push('`npm run build && npm run bench` (about 8 minutes on an idle 2-core machine, longer under load; rewrites this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about 2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file). `--only=startup,export,latency,contacts,memory,pipeline,xlsx` picks sections. The shell baselines need `bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.');
   return lines.join('\n');
 }
