@@ -81,7 +81,6 @@ describe('--preset (spawned, against the sandbox)', () => {
     expect(headerLine(run.stdout)).toBe('First Name,Last Name,Email,Job Title,Company Domain Name,Industry,Country/Region,email_freshness');
   });
 });
-});
 
 /** Every sheet of each workbook as CSV (UTF-8, raw values, one file a sheet), by LibreOffice headless. */
 async function libreOfficeSheets(paths: string[], dir: string): Promise<Map<string, string[][]>> {
