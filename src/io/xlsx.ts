@@ -75,8 +75,8 @@ export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, lim
         for (const cells of cellRows) sheet.addRow(cells).commit();
       }
       // Let the zip catch up with the rows before taking more: this is what keeps memory flat.
+      await zipCaughtUp(sheet);
       if (output.writableNeedDrain) await once(output, 'drain');
-      await new Promise((resolve) => setImmediate(resolve));
     },
     async finish(meta) {
       if (sample) startSheet(sample);
@@ -89,6 +89,18 @@ export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, lim
       await closed;
     },
   };
+}
+
+/**
+ * exceljs hands the sheet's XML to the zip without waiting (its buffer ignores what write() answers),
+ * so a fast producer would pile rows up in memory while the zip compresses. The zip's input stream
+ * still keeps the standard account of it: wait until it has drained.
+ */
+async function zipCaughtUp(sheet: ExcelJS.Worksheet): Promise<void> {
+  const pipes = (sheet as unknown as { stream: { pipes?: Writable[] } }).stream.pipes ?? [];
+  for (const pipe of pipes) {
+    if ((pipe as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain) await once(pipe, 'drain');
+  }
 }
 
 /** The provenance, one field a row: `source.dataset | Licensed contacts`. */

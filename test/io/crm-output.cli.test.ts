@@ -144,6 +144,18 @@ describe.skipIf(LIBREOFFICE.skip)('-o FILE.xlsx, opened by LibreOffice', () => {
 });
 
 describe('-o FILE.xlsx refusals', () => {
+  it('a value Excel would cut stops the run with exit 2, says to use CSV, and leaves no file (as the row limit does)', async () => {
+    const dir = await scratchDir();
+    const input = join(dir, 'people.csv');
+    await writeFile(input, `business_email,note\nada@example.com,short\nbob@example.com,${'y'.repeat(40_000)}\n`);
+    const run = await prospect(['verify', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env: { PROSPECT_CACHE_DIR: await scratchDir() } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'prospect: a cell holds 40,000 characters, more than Excel keeps in one cell (32,767); no .xlsx was written.\nWrite CSV instead (-o FILE.csv or --format csv).\n',
+    );
+    expect(await readdir(dir)).toEqual(['people.csv']);
+  });
+
   it('pipeline --state with an .xlsx output is exit 2 before any call, and writes nothing', async () => {
     const dir = await scratchDir();
     const run = await prospect([...LEADS, '--state', join(dir, 'state'), '-o', join(dir, 'leads.xlsx')], { cwd: dir });

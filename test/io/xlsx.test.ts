@@ -91,6 +91,20 @@ describe('xlsx writer', () => {
     expect(exitCodeOf(refused)).toBe(2);
   });
 
+  it('streams: rows past the width sample reach the output while they are written, not at finish', async () => {
+    const sink = bytesSink();
+    const writer = xlsxWriter(sink, { columns: COLUMNS, toJson: (row) => row, escapeFormulas: true }, { maxDataRows: 1_048_575, widthSampleRows: 100 });
+    const batch = Array.from({ length: 1_000 }, (_, index) => ({ name: `company ${index} ${'x'.repeat(index % 50)}`, rank: index, flag: index % 2 === 0 }));
+    const sizes: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      await writer.writeRows(batch);
+      sizes.push(sink.bytes().length);
+    }
+    await writer.finish(undefined);
+    expect(sizes[19]).toBeGreaterThan(sizes[4]!);
+    expect(sizes[19]).toBeGreaterThan(sink.bytes().length / 2);
+  });
+
   it('accepts exactly the limit', async () => {
     const workbook = await workbookOf([[{ name: 'a', rank: 1, flag: true }, { name: 'b', rank: 2, flag: true }], [{ name: 'c', rank: 3, flag: true }]], undefined, { maxDataRows: 3, widthSampleRows: 1 });
     expect(workbook.getWorksheet('List')!.rowCount).toBe(4);
