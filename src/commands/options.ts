@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { collect, integerInRange, positiveInteger } from '../options/values.js';
-import { PRESET_NAMES } from '../io/presets.js';
 import type { RunContext } from '../runtime/context.js';
 
 /** Runs a command body with the shared context; returns the exit code. Provided by src/cli.ts. */
@@ -15,9 +14,12 @@ export function addOutputOptions(command: Command): Command {
     .option('--no-escape-formulas', "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)");
 }
 
-/** --preset, for the commands that write contacts: CRM contact and lead importers are what presets are for. */
+/**
+ * --preset, for the commands that write contacts: CRM contact and lead importers are what presets are
+ * for. The names are written out (src/io/presets.ts is not loaded at start-up; a test checks they match).
+ */
 export function addPresetOption(command: Command): Command {
-  return command.option('--preset <crm>', `headers a CRM importer maps by default: ${PRESET_NAMES.join(' or ')}; --columns adjusts them`);
+  return command.option('--preset <crm>', 'headers a CRM importer maps by default: hubspot or salesforce; --columns adjusts them');
 }
 
 /** The contact flags `contacts` and `pipeline` share, with one set of defaults and bounds. */

@@ -3,7 +3,10 @@
  * spawned-binary test of the documented headers is test/io/crm-output.cli.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { addPresetOption } from '../../src/commands/options.js';
 import { selectColumns, type Column } from '../../src/io/columns.js';
+import { PRESET_NAMES } from '../../src/io/presets.js';
 import { exitCodeOf } from '../../src/exit-codes.js';
 
 type Row = Record<string, string>;
@@ -61,5 +64,12 @@ describe('--preset', () => {
     expect(String(unknownPreset)).toMatch(/unknown --preset "pipedrive"/);
     expect(exitCodeOf(unknownPreset)).toBe(2);
     expect(() => selectColumns(CONTACTS, 'phone:Phone Number', 'hubspot')).toThrow(/unknown column "phone"/);
+  });
+});
+
+describe('--preset help', () => {
+  it('names every preset (written out to keep start-up light)', () => {
+    const help = addPresetOption(new Command()).options.find((option) => option.long === '--preset')!.description;
+    for (const name of PRESET_NAMES) expect(help).toContain(name);
   });
 });
