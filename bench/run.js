@@ -6,7 +6,7 @@
 //
 //   npm run bench                 # about 8 minutes on an idle 2-core machine
 //   npm run bench -- --quick      # about 2 minutes
-//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline
+//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
 //
 // Every sandbox is a `prospect sandbox` child process on loopback, so the service's CPU is not the
@@ -20,7 +20,7 @@ import { BIN, ROOT, hasCommand, measure, prospectEnv, startSandbox, summarize, t
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const WRITE = !QUICK || args.includes('--write');
-const ONLY = (args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['startup', 'export', 'latency', 'contacts', 'memory', 'pipeline']);
+const ONLY = (args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['startup', 'export', 'latency', 'contacts', 'memory', 'pipeline', 'xlsx']);
 const TECHNOLOGY = 'jQuery';
 
 const CONFIG = QUICK
@@ -31,6 +31,7 @@ const CONFIG = QUICK
       contacts: { companies: 20_000, latencyMs: 200, domains: 1_000, limit: 1000, runs: { 1: 1, 4: 1, 8: 1 }, shellRuns: 1 },
       memory: { companies: 100_000, bigRuns: 1, smallRuns: 2, smallMax: 10_000 },
       pipeline: { companies: 5_000, runs: 1, concurrency: 4 },
+      xlsx: { companies: 200_000, rows: 100_000, runs: 1 },
     }
   : {
       startupRuns: 30,
@@ -39,6 +40,7 @@ const CONFIG = QUICK
       contacts: { companies: 20_000, latencyMs: 200, domains: 5_000, limit: 1000, runs: { 1: 2, 4: 3, 8: 3 }, shellRuns: 2 },
       memory: { companies: 1_000_000, bigRuns: 2, smallRuns: 3, smallMax: 10_000 },
       pipeline: { companies: 20_000, runs: 3, concurrency: 4 },
+      xlsx: { companies: 200_000, rows: 100_000, runs: 2 },
     };
 
 /** bench/run.js run against the code before issue 8 (see the report's "Before issue 8"). */
@@ -84,6 +86,7 @@ try {
     if (ONLY.includes('contacts')) results.contacts = await benchContacts();
     if (ONLY.includes('memory')) results.memory = await benchMemory();
     if (ONLY.includes('pipeline')) results.pipeline = await benchPipeline();
+    if (ONLY.includes('xlsx')) results.xlsx = await benchXlsx();
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
@@ -354,6 +357,30 @@ async function benchMemory() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 6. A streamed Excel workbook (issue 16): peak RSS of a 100,000-row `-o list.xlsx`
+
+async function benchXlsx() {
+  const config = CONFIG.xlsx;
+  log(`xlsx: sandbox of ${config.companies.toLocaleString('en-US')} companies`);
+  const sandbox = await startSandbox({ companies: config.companies });
+  try {
+    const env = prospectEnv(sandbox.url);
+    const out = join(scratch, 'list.xlsx');
+    const runs = [];
+    for (let run = 0; run < config.runs; run++) {
+      log(`xlsx: ${config.rows.toLocaleString('en-US')} rows, run ${run + 1}/${config.runs}`);
+      rmSync(out, { force: true });
+      const result = await measure(node, [BIN, 'companies', '--technology', TECHNOLOGY, '--max', String(config.rows), '-o', out], { env });
+      if (!existsSync(out)) throw new Error('xlsx: prospect wrote no workbook');
+      runs.push(result);
+    }
+    return { rows: config.rows, rssMb: summarize(runs.map((run) => run.rssMb)), wall: summarize(runs.map((run) => run.wallMs)) };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // 5. Pipeline end to end
 
 async function benchPipeline() {
@@ -460,6 +487,8 @@ function report(r) {
   }
   const p = r.pipeline;
   if (p) lines.push(`| 5 | Pipeline, ${int(p.companies)} companies, \`--concurrency ${p.concurrency}\` | ${spread(p.wall, ms)}, peak RSS ${spread(p.rssMb, mb)} | | (reported) | |`);
+  const xl = r.xlsx;
+  if (xl) lines.push(`| 6 | Peak RSS, ${int(xl.rows)}-row \`-o list.xlsx\` | ${spread(xl.rssMb, mb)} (${spread(xl.wall, ms)}) | | < ${TARGETS.rssMb} MB | ${verdict(xl.rssMb.median < TARGETS.rssMb)} |`);
   lines.push('');
 
   lines.push('### Before issue 8');
@@ -548,6 +577,6 @@ function report(r) {
   }
   lines.push('## Running it');
   lines.push('');
-  lines.push('`npm run build && npm run bench` (about 8 minutes on an idle 2-core machine, longer under load; rewrites this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about 2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file). `--only=startup,export,latency,contacts,memory,pipeline` picks sections. The shell baselines need `bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.');
+  lines.push('`npm run build && npm run bench` (about 8 minutes on an idle 2-core machine, longer under load; rewrites this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about 2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file). `--only=startup,export,latency,contacts,memory,pipeline,xlsx` picks sections. The shell baselines need `bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.');
   return lines.join('\n');
 }

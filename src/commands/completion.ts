@@ -33,18 +33,20 @@ Examples:
 }
 
 export async function completionScript(program: Command, shell: Shell): Promise<string> {
-  const [{ describeProgram }, { SENIORITIES }, { OUTPUT_FORMATS }, { STALE_POLICIES }, { FAULT_KIND_NAMES }] = await Promise.all([
+  const [{ describeProgram }, { SENIORITIES }, { OUTPUT_FORMATS }, { STALE_POLICIES }, { FAULT_KIND_NAMES }, { PRESET_NAMES }] = await Promise.all([
     import('../completion/model.js'),
     import('../api/index.js'),
     import('../io/writers.js'),
     import('../core/contact-options.js'),
     import('../sandbox/fault-kinds.js'),
+    import('../io/presets.js'),
   ]);
   const model = describeProgram(program, {
     // Checked by the commands themselves rather than by commander's .choices(), so named here.
     fixedValues: {
       '--seniority': { values: SENIORITIES, commaList: true },
       '--format': { values: OUTPUT_FORMATS },
+      '--preset': { values: PRESET_NAMES },
       '--stale': { values: STALE_POLICIES },
       '--faults': { values: ['all', ...FAULT_KIND_NAMES], commaList: true },
     },

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ContactsFlags } from '../core/jobs/contacts.js';
-import { addContactOptions, addOutputOptions, type CommandRunner } from './options.js';
+import { addContactOptions, addOutputOptions, addPresetOption, type CommandRunner } from './options.js';
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -16,7 +16,7 @@ export function registerContactsCommand(program: Command, run: CommandRunner): v
     .option('--domain-column <name>', 'the CSV column that holds the domain (default: domain)')
     .option('--strict', 'any invalid domain in the input is an error (exit 2) before any request');
   addContactOptions(command);
-  addOutputOptions(command)
+  addPresetOption(addOutputOptions(command))
     .addHelpText(
       'after',
       `

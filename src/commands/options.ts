@@ -8,10 +8,18 @@ export type CommandRunner = (body: (ctx: RunContext) => Promise<number>) => Prom
 /** Output flags shared by every data command. */
 export function addOutputOptions(command: Command): Command {
   return command
-    .option('-f, --format <format>', 'csv, json, ndjson or table (default: table on a terminal, csv otherwise)')
+    .option('-f, --format <format>', 'csv, json, ndjson, table or xlsx (default: table on a terminal, csv otherwise)')
     .option('-o, --output <file>', 'write to FILE atomically (a failed run leaves no partial file)')
-    .option('--columns <list>', 'comma-separated CSV/table columns to keep, in order')
+    .option('--columns <list>', 'columns to keep, in order; source:Header renames one (docs/crm-import.md)')
     .option('--no-escape-formulas', "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)");
+}
+
+/**
+ * --preset, for the commands that write contacts: CRM contact and lead importers are what presets are
+ * for. The names are written out (src/io/presets.ts is not loaded at start-up; a test checks they match).
+ */
+export function addPresetOption(command: Command): Command {
+  return command.option('--preset <crm>', 'headers a CRM importer maps by default: hubspot or salesforce; --columns adjusts them');
 }
 
 /** The contact flags `contacts` and `pipeline` share, with one set of defaults and bounds. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { PipelineFlags } from '../core/jobs/pipeline.js';
-import { addCompanyFilterOptions, addContactOptions, addOutputOptions, type CommandRunner } from './options.js';
+import { addCompanyFilterOptions, addContactOptions, addOutputOptions, addPresetOption, type CommandRunner } from './options.js';
 
 export function registerPipelineCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -16,7 +16,7 @@ export function registerPipelineCommand(program: Command, run: CommandRunner): v
   addContactOptions(command)
     .option('--state <dir>', 'keep a checkpoint, the exported leads and paid verifications in DIR')
     .option('--only-new', 'with --state: write only leads that no earlier successful run exported');
-  addOutputOptions(command)
+  addPresetOption(addOutputOptions(command))
     .addHelpText(
       'after',
       `

@@ -52,7 +52,7 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     example: '8',
   },
   format: {
-    summary: 'default --format when there is no -o FILE: csv, json, ndjson or table',
+    summary: 'default --format when there is no -o FILE: csv, json, ndjson, table or xlsx',
     fallback: 'table on a terminal, csv otherwise',
     secret: false,
     example: 'csv',

@@ -15,6 +15,11 @@ export const outputOptions = {
   escapeFormulas: z.boolean(),
 };
 
+/** --preset NAME (contacts, pipeline): CRM headers, src/io/presets.ts. */
+export const presetOption = {
+  preset: z.string().optional(),
+};
+
 /** --summary FILE: a JSON record of the run. */
 export const summaryOption = {
   summary: z.string().optional(),

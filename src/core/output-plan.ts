@@ -5,15 +5,17 @@ import type { RunContext } from '../runtime/context.js';
 
 /**
  * What an export writes: the format (--format, else -o's extension, else a table for a terminal and
- * CSV for a pipe) and the columns (--columns, else the narrow set a table shows, else all).
+ * CSV for a pipe) and the columns (--preset changed by --columns; else --columns; else the narrow set
+ * a table shows; else all).
  */
 export function planOutput<Row>(
   ctx: RunContext,
-  options: { format?: string | undefined; output?: string | undefined; columns?: string | undefined },
+  options: { format?: string | undefined; output?: string | undefined; columns?: string | undefined; preset?: string | undefined },
   all: ReadonlyArray<Column<Row>>,
   tableColumns?: readonly string[],
 ): { format: OutputFormat; columns: Column<Row>[] } {
   const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
-  const columns = selectColumns(all, options.columns ?? (format === 'table' ? tableColumns?.join(',') : undefined));
+  const narrow = format === 'table' && options.preset === undefined ? tableColumns?.join(',') : undefined;
+  const columns = selectColumns(all, options.columns ?? narrow, options.preset);
   return { format, columns };
 }

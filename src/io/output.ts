@@ -11,6 +11,7 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
   '.json': 'json',
   '.ndjson': 'ndjson',
   '.jsonl': 'ndjson',
+  '.xlsx': 'xlsx',
 };
 
 /** --format wins; then the extension of -o; then a table for a terminal and CSV for a pipe. */
@@ -19,7 +20,7 @@ export function resolveFormat(options: { format?: string; outputPath?: string; s
     if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) {
       throw new UsageError(`unknown --format "${options.format}".`, `Formats are: ${OUTPUT_FORMATS.join(', ')}.`);
     }
-    return options.format as OutputFormat;
+    return refuseBinaryOnTerminal(options.format as OutputFormat, options);
   }
   if (options.outputPath !== undefined) return formatOfPath(options.outputPath);
   return options.stdoutIsTTY ? 'table' : 'csv';
@@ -27,7 +28,7 @@ export function resolveFormat(options: { format?: string; outputPath?: string; s
 
 /**
  * The format an -o path names: a known extension's, CSV for a name without one. An extension of a
- * format prospect cannot write (`.xlsx`) is refused before any call: writing CSV into it would give
+ * format prospect cannot write (`.xls`, `.txt`) is refused before any call: writing CSV into it would give
  * a file its own program cannot open.
  */
 function formatOfPath(outputPath: string): OutputFormat {
@@ -36,9 +37,17 @@ function formatOfPath(outputPath: string): OutputFormat {
   const format = FORMAT_BY_EXTENSION[extension];
   if (format !== undefined) return format;
   throw new UsageError(
-    `cannot write ${extension} files (-o ${outputPath}): prospect writes CSV, JSON and NDJSON.`,
+    `cannot write ${extension} files (-o ${outputPath}): prospect writes CSV, JSON, NDJSON and Excel (.xlsx).`,
     `Name it ${Object.keys(FORMAT_BY_EXTENSION).join(', ')}, or add --format ${OUTPUT_FORMATS.filter((name) => name !== 'table').join('|')} to write one of those under this name.`,
   );
+}
+
+/** A workbook is bytes for a file: on a terminal it is only noise (`> list.xlsx` and pipes are fine). */
+function refuseBinaryOnTerminal(format: OutputFormat, options: { outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
+  if (format === 'xlsx' && options.outputPath === undefined && options.stdoutIsTTY) {
+    throw new UsageError('--format xlsx writes a binary file, not text for a terminal.', 'Add -o FILE.xlsx, or redirect: > list.xlsx.');
+  }
+  return format;
 }
 
 /**

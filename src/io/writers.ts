@@ -3,7 +3,7 @@ import type { Column } from './columns.js';
 import { neutralizeFormula } from './formula.js';
 import type { TextSink } from './sink.js';
 
-export const OUTPUT_FORMATS = ['csv', 'json', 'ndjson', 'table'] as const;
+export const OUTPUT_FORMATS = ['csv', 'json', 'ndjson', 'table', 'xlsx'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Writes rows as they arrive; `finish` closes the document (JSON needs its closing bracket). */
@@ -36,6 +36,11 @@ export async function createRowWriter<Row>(
     case 'table': {
       const { tableWriter } = await import('./table.js');
       return tableWriter(sink, options);
+    }
+    case 'xlsx': {
+      // exceljs is large: loaded only by a run that writes a workbook, so start-up does not pay for it.
+      const { xlsxWriter } = await import('./xlsx.js');
+      return xlsxWriter(sink, options);
     }
   }
 }

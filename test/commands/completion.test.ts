@@ -13,7 +13,7 @@ import { findProgram, type Program } from '../helpers/programs.js';
 
 const FIXED_VALUES = {
   '--seniority': ['cxo', 'vp', 'director', 'manager', 'staff'],
-  '--format': ['csv', 'json', 'ndjson', 'table'],
+  '--format': ['csv', 'json', 'ndjson', 'table', 'xlsx'],
   '--stale': ['keep', 'drop', 'verify'],
   '--sandbox-plan': ['free', 'starter', 'growth', 'scale'],
 };

@@ -13,7 +13,7 @@ export async function renderCsv(rows: string[][], header: string[] | number, esc
   const names = typeof header === 'number' ? Array.from({ length: header }, (_, index) => `c${index}`) : header;
   const columns: Column<string[]>[] = names.map((name, index) => ({ name, get: (row) => row[index] }));
   const chunks: string[] = [];
-  const sink: TextSink = { write: async (text) => void chunks.push(text) };
+  const sink: TextSink = { write: async (text) => void chunks.push(String(text)) };
   const writer = await createRowWriter<string[]>('csv', sink, { columns, toJson: (row) => row, escapeFormulas });
   await writer.writeRows(rows);
   await writer.finish();

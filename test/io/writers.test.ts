@@ -19,7 +19,7 @@ const COLUMNS: Column<Row>[] = [
 
 function memorySink(): TextSink & { text: () => string } {
   const chunks: string[] = [];
-  return { write: async (chunk) => void chunks.push(chunk), text: () => chunks.join('') };
+  return { write: async (chunk) => void chunks.push(String(chunk)), text: () => chunks.join('') };
 }
 
 async function render(format: OutputFormat, pages: Row[][], meta?: unknown, escapeFormulas = true): Promise<string> {

@@ -13,7 +13,7 @@ import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
-import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { entriesOptions, outputOptions, presetOption, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { planOutput } from '../output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
@@ -27,6 +27,8 @@ export const contactsOptionsSchema = z
     ...entriesOptions,
     ...contactOptions,
     ...outputOptions,
+    ...presetOption,
+  ...presetOption,
     ...summaryOption,
     ...verifyCacheOptions,
     domainsFile: z.string().optional(),

@@ -11,7 +11,7 @@ import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder } from '../contacts-fanout.js';
-import { outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { outputOptions, presetOption, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { leadKey } from '../pipeline/lead-key.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { countCompany, passPage } from '../pipeline/checkpoint.js';
@@ -29,6 +29,7 @@ import { runJob } from './runner.js';
 export const pipelineOptionsSchema = withCompanyFilters({
   ...contactOptions,
   ...outputOptions,
+  ...presetOption,
   ...summaryOption,
   ...verifyCacheOptions,
   state: z.string().optional(),

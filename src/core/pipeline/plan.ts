@@ -22,6 +22,9 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBu
   }
   const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
   const { format, columns } = planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
+  if (format === 'xlsx' && options.state !== undefined) {
+    throw new UsageError('--state cannot resume an .xlsx file: a workbook is one zip, not rows that can be continued.', 'Write CSV with --state (-o leads.csv), or leave --state out.');
+  }
   const parameters = {
     filters: filtersRecord(options.filters),
     seniority: settings.seniority ?? null,
