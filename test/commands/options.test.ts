@@ -47,7 +47,7 @@ const COMPANIES_CASES: Case[] = [
   { what: '--employee-range big', args: [...COMPANIES, '--employee-range', 'big'] },
   { what: '--employee-range 500-11', args: [...COMPANIES, '--employee-range', '500-11'] },
   { what: 'the same technology required and excluded', args: [...COMPANIES, '-T', 'shopify'] },
-  { what: '-o with an extension prospect cannot write', args: [...COMPANIES, '-o', 'x.xlsx'] },
+  { what: '-o with an extension prospect cannot write', args: [...COMPANIES, '-o', 'x.xls'] },
   { what: '--employee-range +500', args: [...COMPANIES, '--employee-range', '+500'] },
   { what: '--employee-range with an empty item', args: [...COMPANIES, '--employee-range', '1-10,'] },
   { what: '--country ""', args: [...COMPANIES, '--country', ''] },
@@ -96,7 +96,7 @@ const PIPELINE_CASES: Case[] = [
   { what: '--verify-budget -1', args: [...PIPELINE, '--stale', 'verify', '--verify-budget', '-1'] },
   { what: '--format xml', args: [...PIPELINE, '--format', 'xml'] },
   { what: '--employee-range big', args: [...PIPELINE, '--employee-range', 'big'] },
-  { what: '-o with an extension prospect cannot write', args: [...PIPELINE, '-o', 'leads.xlsx'] },
+  { what: '-o with an extension prospect cannot write', args: [...PIPELINE, '-o', 'leads.xls'] },
   { what: '--state under a file', args: [...PIPELINE, '--state', '/dev/null/state'] },
 ];
 

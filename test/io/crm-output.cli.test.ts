@@ -112,8 +112,8 @@ describe.skipIf(LIBREOFFICE.skip)('-o FILE.xlsx, opened by LibreOffice', () => {
     const runs = [
       await prospect([...LEADS, '-o', join(dir, 'leads.xlsx')], { cwd: dir }),
       await prospect([...LEADS, '--no-escape-formulas', '-o', join(dir, 'leads.csv')], { cwd: dir }),
-      await prospect(['verify', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env }),
-      await prospect(['verify', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')], { cwd: dir, env }),
+      await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env }),
+      await prospect(['verify', '--yes', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')], { cwd: dir, env }),
     ];
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(runs.map(() => [0, '']));
     leadsCsv = csvRows(await readFile(join(dir, 'leads.csv'), 'utf8'));
@@ -148,7 +148,7 @@ describe('-o FILE.xlsx refusals', () => {
     const dir = await scratchDir();
     const input = join(dir, 'people.csv');
     await writeFile(input, `business_email,note\nada@example.com,short\nbob@example.com,${'y'.repeat(40_000)}\n`);
-    const run = await prospect(['verify', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env: { PROSPECT_CACHE_DIR: await scratchDir() } });
+    const run = await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env: { PROSPECT_CACHE_DIR: await scratchDir() } });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       'prospect: a cell holds 40,000 characters, more than Excel keeps in one cell (32,767); no .xlsx was written.\nWrite CSV instead (-o FILE.csv or --format csv).\n',
