@@ -129,11 +129,11 @@ describe('outputs that cannot be written are refused before any call (spawned)',
   it('an extension prospect cannot write is exit 2, naming the formats it can', async () => {
     const dir = await scratchDir();
     const before = await requests();
-    const run = await prospect(['companies', '-t', 'Shopify', '-o', join(dir, 'x.xlsx')]);
+    const run = await prospect(['companies', '-t', 'Shopify', '-o', join(dir, 'x.xls')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/cannot write \.xlsx/);
+    expect(run.stderr).toMatch(/cannot write \.xls /);
     expect(run.stderr).toMatch(/\.csv, \.json, \.ndjson/);
-    expect(existsSync(join(dir, 'x.xlsx'))).toBe(false);
+    expect(existsSync(join(dir, 'x.xls'))).toBe(false);
     expect(await requests()).toEqual(before);
   });
 

@@ -132,7 +132,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
       ['companies', '-t', 'Shopify', '--format', 'xml'],
       ['companies', '-t', 'Shopify', '--columns', 'domain,nope'],
       ['companies', '-t', 'Shopify', '--employee-range', 'big'],
-      ['companies', '-t', 'Shopify', '-o', 'x.xlsx'],
+      ['companies', '-t', 'Shopify', '-o', 'x.xls'],
       ['companies', '-t', 'Shopify', '--bogus'],
     ]) {
       const run = await prospect(args);
