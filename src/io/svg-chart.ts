@@ -5,11 +5,13 @@
 import { formatCount } from '../ui/format-count.js';
 import { percentText, type ChartRow } from '../ui/bar-chart.js';
 
-const WIDTH = 760;
 const ROW_HEIGHT = 26;
 const TOP = 48;
 const LABEL_WIDTH = 190;
 const BAR_WIDTH = 330;
+/** Room right of the longest bar for its figures. */
+const FIGURES_WIDTH = 340;
+const WIDTH = LABEL_WIDTH + BAR_WIDTH + FIGURES_WIDTH;
 export const BAR_COLOUR = '#2f6fdf';
 
 /** Text as XML character data or an attribute value. */

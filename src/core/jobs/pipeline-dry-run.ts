@@ -194,8 +194,10 @@ async function tallyDomain(
   sample.contacts += contacts.length;
   const asked = settings.seniority === undefined ? contacts : contacts.filter((contact) => settings.seniority!.includes(contact.seniority as never));
   sample.asked += asked.length;
+  // A run asks with its --limit: a company that alone fills it gets its first `limit` (most senior first).
+  const served = asked.slice(0, settings.limit);
   // No verifier: the rows come back unverified, and no unit is spent.
-  const result = await contactRowsFor(asked, source, settings, now, undefined, (row) => !exportedBefore(row));
+  const result = await contactRowsFor(served, source, settings, now, undefined, (row) => !exportedBefore(row));
   sample.rows += result.rows.length;
   sample.alreadyExported += result.alreadyExported;
   const emails = new Set(
