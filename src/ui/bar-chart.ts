@@ -13,7 +13,8 @@ export interface ChartRow {
   share: number;
 }
 
-const MIN_BAR = 10;
+const MIN_BAR = 8;
+const MIN_LABEL = 8;
 const MAX_LABEL = 28;
 
 export function percentText(share: number): string {
@@ -22,16 +23,18 @@ export function percentText(share: number): string {
 
 export function renderBarChart(rows: readonly ChartRow[], width: number): string {
   if (rows.length === 0) return '';
-  const labels = rows.map((row) => clip(row.label, MAX_LABEL));
   const companies = rows.map((row) => `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'}`);
   const contacts = rows.map((row) => (row.contacts === undefined ? '' : `${formatCount(row.contacts)} ${row.contacts === 1 ? 'contact' : 'contacts'}`));
   const shares = rows.map((row) => percentText(row.share));
-  const labelWidth = Math.max(...labels.map((text) => text.length));
   const companiesWidth = Math.max(...companies.map((text) => text.length));
   const contactsWidth = Math.max(...contacts.map((text) => text.length));
   const shareWidth = Math.max(...shares.map((text) => text.length));
-  const fixed = labelWidth + 2 + 2 + companiesWidth + (contactsWidth > 0 ? 2 + contactsWidth : 0) + 2 + shareWidth;
-  const barWidth = Math.max(MIN_BAR, width - fixed - 1);
+  const figures = 2 + companiesWidth + (contactsWidth > 0 ? 2 + contactsWidth : 0) + 2 + shareWidth;
+  // Labels give way first (down to MIN_LABEL), so the bar keeps MIN_BAR columns on a narrow terminal.
+  const longestLabel = Math.min(MAX_LABEL, Math.max(...rows.map((row) => row.label.length)));
+  const labelWidth = Math.max(MIN_LABEL, Math.min(longestLabel, width - 1 - figures - 2 - MIN_BAR));
+  const labels = rows.map((row) => clip(row.label, labelWidth));
+  const barWidth = Math.max(MIN_BAR, width - 1 - figures - 2 - labelWidth);
   const largest = Math.max(...rows.map((row) => row.companies), 1);
   return rows
     .map((row, i) => {
