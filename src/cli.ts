@@ -3,6 +3,7 @@ import { registerCompaniesCommand } from './commands/companies.js';
 import { registerContactsCommand } from './commands/contacts.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
+import { registerCountCommand } from './commands/count.js';
 import type { CommandRunner } from './commands/options.js';
 import { integerInRange } from './options/values.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
@@ -65,6 +66,7 @@ function buildProgram(run: CommandRunner): Command {
   registerContactsCommand(program, run);
   registerVerifyCommand(program, run);
   registerPipelineCommand(program, run);
+  registerCountCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

@@ -57,6 +57,12 @@ export interface ClientOptions {
 export interface CompanyQuery {
   technology: string;
   notTechnology?: string;
+  /**
+   * More technologies of each kind, sent as repeated parameters (contract row 4). A service that
+   * does not take them answers 400 or ignores them; it says it applied them in `meta.technologies`.
+   */
+  moreTechnologies?: string[];
+  moreNotTechnologies?: string[];
   employeeRange?: string;
   country?: string;
 }
@@ -97,6 +103,8 @@ export interface ContactsResult {
 export interface ProspectClient {
   companies(query: CompanyQuery, options?: CompanyListingOptions): AsyncIterable<CompanyPage>;
   contacts(query: ContactsQuery): Promise<ContactsResult>;
+  /** The values the `country` parameter accepts (contract row 36). */
+  countries(): Promise<string[]>;
   /**
    * One paid check. `idempotencyKey` (contract row 27) lets a resumed run ask again for an answer
    * it lost in a crash without paying twice, where the service honours the header.
@@ -143,6 +151,7 @@ export function createClient(options: ClientOptions): ProspectClient {
     companies: (query, pageOptions) =>
       listCompanies(http, query, { cursorParam, pageSize: pageOptions?.pageSize ?? pageSize, startCursor: pageOptions?.startCursor, readAhead: pageOptions?.readAhead ?? false }),
     contacts: (query) => fetchContacts(http, query, cursorParam),
+    countries: async () => (await http.getJson({ endpoint: '/countries', params: [], check: (json) => checkSchema(CountriesResponseSchema, json) })).value.data,
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions?.idempotencyKey),
     close: () => http.close(),
   };
@@ -161,7 +170,9 @@ async function* listCompanies(
       endpoint: '/companies',
       params: [
         ['technology', query.technology],
+        ...(query.moreTechnologies ?? []).map((name) => ['technology', name] as const),
         ['not_technology', query.notTechnology],
+        ...(query.moreNotTechnologies ?? []).map((name) => ['not_technology', name] as const),
         ['employee_range', query.employeeRange],
         ['country', query.country],
         ['limit', String(options.pageSize)],
@@ -225,6 +236,8 @@ function nextCursorIn(json: unknown): string | null {
   const next = isRecord(json) ? json.next_cursor : undefined;
   return typeof next === 'string' && next !== '' ? next : null;
 }
+
+const CountriesResponseSchema = z.looseObject({ data: z.array(z.string()) });
 
 async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam: string): Promise<ContactsResult> {
   const data: Contact[] = [];

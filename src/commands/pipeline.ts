@@ -15,7 +15,8 @@ export function registerPipelineCommand(program: Command, run: CommandRunner): v
   addCompanyFilterOptions(command);
   addContactOptions(command)
     .option('--state <dir>', 'keep a checkpoint, the exported leads and paid verifications in DIR')
-    .option('--only-new', 'with --state: write only leads that no earlier successful run exported');
+    .option('--only-new', 'with --state: write only leads that no earlier successful run exported')
+    .option('--dry-run', 'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing');
   addPresetOption(addOutputOptions(command))
     .addHelpText(
       'after',

@@ -11,8 +11,10 @@ import { truncate } from './query.js';
 import { closestNames } from './suggestions.js';
 
 export interface CompanyFilterParams {
-  technology?: string | undefined;
-  not_technology?: string | undefined;
+  /** Every `technology` given: all must be run (contract row 4: the parameter may repeat). */
+  technology: readonly string[];
+  /** Every `not_technology` given: none may be run. */
+  not_technology: readonly string[];
   employee_range?: string | undefined;
   country?: string | undefined;
 }
@@ -20,6 +22,9 @@ export interface CompanyFilterParams {
 export interface CompanyFilters {
   readonly technology: number;
   readonly notTechnology: number | undefined;
+  /** The technologies after the first of each kind (repeated parameters), checked on each company's stack. */
+  readonly alsoRequired: readonly number[];
+  readonly alsoExcluded: readonly number[];
   /** Accepted employee-range label indices, or undefined for any. */
   readonly employeeMask: Uint8Array | undefined;
   readonly employeeRange: string | undefined;
@@ -57,23 +62,35 @@ export class CompanyQueryEngine {
 
   /** 400 for a missing or malformed parameter, then 422 for one the data cannot answer. */
   resolve(params: CompanyFilterParams): CompanyFilters {
-    if (params.technology === undefined || params.technology.trim() === '') throw missingParameter('technology');
+    if (params.technology.length === 0 || params.technology.some((name) => name.trim() === '')) throw missingParameter('technology');
     const range = params.employee_range === undefined ? undefined : parseRange(params.employee_range);
     if (params.country !== undefined && params.country.trim() === '') throw invalidParameter('country', "'country' must not be empty.");
-    if (params.not_technology !== undefined && params.not_technology.trim() === '') {
+    if (params.not_technology.some((name) => name.trim() === '')) {
       throw invalidParameter('not_technology', "'not_technology' must not be empty.");
     }
 
-    const technology = this.technologyIndex('technology', params.technology);
-    const notTechnology = params.not_technology === undefined ? undefined : this.technologyIndex('not_technology', params.not_technology);
-    if (notTechnology === technology) {
-      throw unprocessable('contradictory_filters', `technology and not_technology both name ${this.name(technology)}: no company can both run and not run it.`);
+    const required = unique(params.technology.map((name) => this.technologyIndex('technology', name)));
+    const excluded = unique(params.not_technology.map((name) => this.technologyIndex('not_technology', name)));
+    const both = required.find((t) => excluded.includes(t));
+    if (both !== undefined) {
+      throw unprocessable('contradictory_filters', `technology and not_technology both name ${this.name(both)}: no company can both run and not run it.`);
     }
+    const [technology, ...alsoRequired] = required as [number, ...number[]];
+    const [notTechnology, ...alsoExcluded] = excluded;
     const employeeMask = range === undefined ? undefined : employeeMaskFor(range);
     const country = params.country === undefined ? undefined : this.countryIndex(params.country);
     const rangeText = range === undefined ? undefined : `${range.low}-${range.high}`;
-    const key = JSON.stringify([technology, notTechnology ?? null, rangeText ?? null, country ?? null]);
-    return { technology, notTechnology, employeeMask, employeeRange: rangeText, country, key };
+    // A query of one technology of each kind keeps the key it always had (its cursors stay valid).
+    const extra = alsoRequired.length + alsoExcluded.length > 0 ? [[...alsoRequired].sort((a, b) => a - b), [...alsoExcluded].sort((a, b) => a - b)] : [];
+    const key = JSON.stringify([technology, notTechnology ?? null, rangeText ?? null, country ?? null, ...extra]);
+    return { technology, notTechnology, alsoRequired, alsoExcluded, employeeMask, employeeRange: rangeText, country, key };
+  }
+
+  /** With several technologies of a kind (contract row 4): the catalog's names the answer applied, for `meta.technologies`. */
+  appliedTechnologies(filters: CompanyFilters): { all_of: string[]; none_of: string[] } | undefined {
+    if (filters.alsoRequired.length + filters.alsoExcluded.length === 0) return undefined;
+    const names = (list: ReadonlyArray<number | undefined>) => list.flatMap((t) => (t === undefined ? [] : [this.name(t)]));
+    return { all_of: names([filters.technology, ...filters.alsoRequired]), none_of: names([filters.notTechnology, ...filters.alsoExcluded]) };
   }
 
   /** Up to `limit` matching companies after position `after` (-1: from the start). */
@@ -113,7 +130,8 @@ export class CompanyQueryEngine {
   /** Words for a no_match reason: "Shopify, without Klaviyo, 11-500 employees, in united kingdom". */
   describe(filters: CompanyFilters): string {
     const parts = [this.name(filters.technology)];
-    if (filters.notTechnology !== undefined) parts.push(`without ${this.name(filters.notTechnology)}`);
+    for (const t of filters.alsoRequired) parts.push(this.name(t));
+    if (filters.notTechnology !== undefined) parts.push(`without ${[filters.notTechnology, ...filters.alsoExcluded].map((t) => this.name(t)).join(' or ')}`);
     if (filters.employeeRange !== undefined) parts.push(`${filters.employeeRange} employees`);
     if (filters.country !== undefined) parts.push(`in ${this.dataset.firmographics.countries[filters.country]?.name ?? ''}`);
     return parts.join(', ');
@@ -128,6 +146,8 @@ export class CompanyQueryEngine {
     if (filters.country !== undefined && d.country[i] !== filters.country) return false;
     if (filters.employeeMask !== undefined && filters.employeeMask[d.employee[i] as number] !== 1) return false;
     if (filters.notTechnology !== undefined && d.hasTechnology(i, filters.notTechnology)) return false;
+    for (const t of filters.alsoRequired) if (!d.hasTechnology(i, t)) return false;
+    for (const t of filters.alsoExcluded) if (d.hasTechnology(i, t)) return false;
     return true;
   }
 
@@ -157,6 +177,10 @@ export class CompanyQueryEngine {
       suggestions,
     });
   }
+}
+
+function unique(values: number[]): number[] {
+  return [...new Set(values)];
 }
 
 function didYouMean(suggestions: readonly string[]): string {

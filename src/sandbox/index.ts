@@ -11,7 +11,7 @@ import { CursorCodec } from './cursor.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, isFaultKindName, type FaultKindName } from './fault-kinds.js';
 import { FaultPlan } from './faults.js';
 import { RateLimiter } from './rate-limit.js';
-import { companiesRoute } from './routes-companies.js';
+import { companiesRoute, countriesRoute } from './routes-companies.js';
 import { contactsRoute } from './routes-contacts.js';
 import { verifyRoute } from './routes-verify.js';
 import { createSandboxServer } from './server.js';
@@ -70,6 +70,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const http = createSandboxServer({
     routes: {
       companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
+      countries: countriesRoute(dataset),
       contacts: contactsRoute(contacts),
       verify: verifyRoute(dataset, contacts, stats, config.asOf),
     },

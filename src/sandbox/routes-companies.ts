@@ -19,19 +19,33 @@ const PARAMETERS = ['technology', 'not_technology', 'employee_range', 'country',
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
+/**
+ * GET /api/v1/countries (contract row 36): every value the `country` parameter accepts, the
+ * dataset's countries in its lower-case spelling, so a client can break a set down by country with
+ * one query per country and none for a country that has no company.
+ */
+export function countriesRoute(dataset: Dataset): Route {
+  return (request: ApiRequest): Reply => {
+    singleValues(request.query, []);
+    return { status: 200, body: { data: [...dataset.countriesPresent].sort() } };
+  };
+}
+
 export function companiesRoute(dataset: Dataset, engine: CompanyQueryEngine, cursors: CursorCodec): Route {
   return (request: ApiRequest): Reply => {
-    const params = singleValues(request.query, PARAMETERS);
+    // technology and not_technology may repeat (contract row 4): all of them, none of them.
+    const params = singleValues(request.query, PARAMETERS, ['technology', 'not_technology']);
     const limit = integerParameter('limit', params.limit, 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
     // The cursor's seal is checked with the other 400s; its binding needs the resolved query.
     const cursor = params.cursor === undefined ? undefined : cursors.decode(params.cursor);
-    const filters = engine.resolve(params);
+    const filters = engine.resolve({ ...params, technology: request.query.get('technology') ?? [], not_technology: request.query.get('not_technology') ?? [] });
     if (cursor) cursors.assertBelongsTo(cursor, filters.key);
 
     const totals = engine.totals(filters);
     if (totals.total === 0) {
       throw unprocessable('no_match', `No company in scope (CrUX rank at most 1,000,000) matches: ${engine.describe(filters)}.`);
     }
+    const applied = engine.appliedTechnologies(filters);
     const page = engine.page(filters, cursor ? cursor.position : -1, limit);
     const last = page.companies[page.companies.length - 1];
     return {
@@ -44,6 +58,7 @@ export function companiesRoute(dataset: Dataset, engine: CompanyQueryEngine, cur
           scope: COMPANY_SCOPE,
           total: totals.total,
           contact_count: totals.contactCount,
+          ...(applied === undefined ? {} : { technologies: applied }),
         },
         next_cursor: page.hasMore && last !== undefined ? cursors.encode(filters.key, last) : null,
       },

@@ -34,6 +34,7 @@ export interface SandboxServerParts {
 
 const API_PATHS: Readonly<Record<string, Exclude<Endpoint, 'other'>>> = {
   '/api/v1/companies': 'companies',
+  '/api/v1/countries': 'countries',
   '/api/v1/contacts': 'contacts',
   '/api/v1/verify': 'verify',
 };
@@ -122,7 +123,7 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
   }
 
   function serveApi(req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
-    if (endpoint === 'other') throw new ApiError(404, 'not_found', 'No such endpoint. Endpoints: /api/v1/companies, /api/v1/contacts, /api/v1/verify.');
+    if (endpoint === 'other') throw new ApiError(404, 'not_found', 'No such endpoint. Endpoints: /api/v1/companies, /api/v1/countries, /api/v1/contacts, /api/v1/verify.');
     assertReadMethod(req);
     const plan = authenticate(req.headers.authorization);
     const limit = parts.rateLimiter?.check(plan);

@@ -2,7 +2,7 @@
 import type { Plan } from './auth.js';
 import { FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
 
-export type Endpoint = 'companies' | 'contacts' | 'verify' | 'other';
+export type Endpoint = 'companies' | 'countries' | 'contacts' | 'verify' | 'other';
 
 /** Every fault kind, and the latency spikes, always present (0 when none happened). */
 export type FaultCounts = Record<FaultKindName | typeof LATENCY_SPIKE, number>;
@@ -10,7 +10,7 @@ export type FaultCounts = Record<FaultKindName | typeof LATENCY_SPIKE, number>;
 export interface SandboxStats {
   /** Which service this is: the dataset's seed and size decide every answer, whatever the port. */
   identity: string;
-  requests: { total: number; companies: number; contacts: number; verify: number; other: number };
+  requests: { total: number; companies: number; countries: number; contacts: number; verify: number; other: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
 }
@@ -27,7 +27,7 @@ export class StatsCounter {
   constructor(private readonly identity: string) {}
 
   private readonly state: Omit<SandboxStats, 'identity'> = {
-    requests: { total: 0, companies: 0, contacts: 0, verify: 0, other: 0 },
+    requests: { total: 0, companies: 0, countries: 0, contacts: 0, verify: 0, other: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
     faults: zeroFaultCounts(),
   };

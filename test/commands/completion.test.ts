@@ -73,7 +73,7 @@ describe('bash', () => {
   it('completes every command', () => {
     expect(commands.length).toBeGreaterThanOrEqual(8);
     expect(bashComplete(['prospect', ''])).toEqual(commands);
-    expect(bashComplete(['prospect', 'co'])).toEqual(['companies', 'contacts', 'config', 'completion']);
+    expect(bashComplete(['prospect', 'co'])).toEqual(['companies', 'contacts', 'count', 'config', 'completion']);
   });
 
   it('completes the flags of a command and the global ones', () => {
@@ -161,7 +161,7 @@ function fishComplete(line: string): string[] {
 describe.skipIf(SHELLS.fish.skip)('fish, completing', () => {
   it('every command, and those that start with what was typed', () => {
     expect(fishComplete('prospect ').sort()).toEqual([...commands].sort());
-    expect(fishComplete('prospect co').sort()).toEqual(['companies', 'completion', 'config', 'contacts']);
+    expect(fishComplete('prospect co').sort()).toEqual(['companies', 'completion', 'config', 'contacts', 'count']);
   });
 
   it.each([

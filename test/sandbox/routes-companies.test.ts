@@ -107,6 +107,26 @@ describe('filters', () => {
     expect(plus.text).toBe(pct.text);
   });
 
+  it('takes several technologies of each kind (repeated parameters): all of them, none of them, counted and named in meta', async () => {
+    const got = await listAll({ technology: 'Shopify', not_technology: 'Klaviyo', limit: 1000 });
+    expect(got.rows.length).toBeGreaterThan(0);
+    const query = 'technology=Shopify&technology=cloudflare&not_technology=Klaviyo&not_technology=Shop%20Pay&limit=1000';
+    const res = await call(sandbox.url, `/api/v1/companies?${query}`, { key });
+    const want = expected((r) => runs(r, 'Shopify') && runs(r, 'Cloudflare') && !runs(r, 'Klaviyo') && !runs(r, 'Shop Pay'));
+    expect(res.body.data.map((r: CompanyRow) => r.domain)).toEqual(want.slice(0, 1000).map((r) => r.domain));
+    expect(res.body.meta.total).toBe(want.length);
+    expect(res.body.meta.technologies).toEqual({ all_of: ['Shopify', 'Cloudflare'], none_of: ['Klaviyo', 'Shop Pay'] });
+    const contradictory = await call(sandbox.url, '/api/v1/companies?technology=Shopify&technology=Klaviyo&not_technology=klaviyo', { key });
+    expect(contradictory.status).toBe(422);
+    expect(contradictory.body.error.code).toBe('contradictory_filters');
+  });
+
+  it('lists the countries the country parameter accepts (GET /api/v1/countries)', async () => {
+    const res = await call(sandbox.url, '/api/v1/countries', { key });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([...new Set(rows.map((r) => r.country))].sort());
+  });
+
   it('combines every filter', async () => {
     const got = await listAll({ technology: 'WordPress', not_technology: 'Yoast SEO', employee_range: '1-50', country: 'germany', limit: 200 });
     const want = expected((r) => runs(r, 'WordPress') && !runs(r, 'Yoast SEO') && ['1-10', '11-50'].includes(r.employee_range) && r.country === 'germany');
@@ -150,7 +170,7 @@ describe('errors', () => {
     ['limit 1001', 'technology=Shopify&limit=1001', 'invalid_parameter'],
     ['limit not an integer', 'technology=Shopify&limit=10.5', 'invalid_parameter'],
     ['limit with a sign', 'technology=Shopify&limit=%2B10', 'invalid_parameter'],
-    ['repeated parameter', 'technology=Shopify&technology=WordPress', 'invalid_parameter'],
+    ['repeated parameter', 'technology=Shopify&country=germany&country=france', 'invalid_parameter'],
     ['unknown parameter', 'technology=Shopify&contry=germany', 'invalid_parameter'],
     ['malformed employee range', 'technology=Shopify&employee_range=lots', 'invalid_parameter'],
     ['reversed employee range', 'technology=Shopify&employee_range=500-11', 'invalid_parameter'],

@@ -108,6 +108,7 @@ describe('robustness', () => {
     expect(after.requests).toEqual({
       total: before.requests.total + 3,
       companies: before.requests.companies + 1,
+      countries: before.requests.countries,
       contacts: before.requests.contacts + 1,
       verify: before.requests.verify,
       other: before.requests.other + 1,

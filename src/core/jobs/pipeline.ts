@@ -35,6 +35,7 @@ export const pipelineOptionsSchema = withCompanyFilters({
   state: z.string().optional(),
   onlyNew: z.boolean().default(false),
   allowEmpty: z.boolean().default(false),
+  dryRun: z.boolean().default(false),
 });
 export type PipelineFlags = z.input<typeof pipelineOptionsSchema>;
 export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
@@ -45,6 +46,7 @@ export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
  * resumes where it stopped and never pays for a verification twice.
  */
 export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
+  if (flags.dryRun) return (await import('./pipeline-dry-run.js')).runPipelineDryRun(ctx, flags);
   const startedAt = Date.now();
   const parsed = pipelineOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);

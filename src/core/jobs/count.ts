@@ -1,0 +1,242 @@
+import { z } from 'zod';
+import { CLIENT_DEFAULTS, RequestError, type CompanyQuery, type ProspectClient } from '../../api/index.js';
+import { UsageError } from '../../exit-codes.js';
+import type { Column } from '../../io/columns.js';
+import { selectColumns } from '../../io/columns.js';
+import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
+import { createRowWriter, type OutputFormat } from '../../io/writers.js';
+import { createApiClient } from '../../runtime/api-client.js';
+import { resolveConnection } from '../../runtime/connection.js';
+import type { RunContext } from '../../runtime/context.js';
+import { renderBarChart, type ChartRow } from '../../ui/bar-chart.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
+import type { Progress } from '../../ui/progress.js';
+import { describeFilters, filtersRecord, normalizeCountries, serviceRange, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
+import { outputOptions } from '../job-options.js';
+import { provenanceLine } from '../provenance.js';
+import {
+  breakdownByQueries,
+  breakdownRows,
+  DIMENSIONS,
+  EMPLOYEE_RANGE_LABELS,
+  isQueryDimension,
+  rowTally,
+  type Breakdown,
+  type BreakdownRow,
+  type Dimension,
+} from '../set-breakdown.js';
+import { askSetSize, planSetWalk, type SetSize } from '../set-size.js';
+import { runJob } from './runner.js';
+
+/** `prospect count`: its flags (the input) and the job's options (the output). */
+export const countOptionsSchema = withCompanyFilters({
+  ...outputOptions,
+  by: z.string().optional(),
+  top: z.number().int().default(10),
+  concurrency: z.number().int().default(4),
+});
+export type CountFlags = z.input<typeof countOptionsSchema>;
+export type CountOptions = z.output<typeof countOptionsSchema>;
+
+/** What the run found, for the output and the report. */
+interface Counted {
+  size: SetSize;
+  breakdown?: Breakdown;
+}
+
+export async function runCount(ctx: RunContext, flags: CountFlags): Promise<number> {
+  const startedAt = Date.now();
+  const parsed = countOptionsSchema.parse(flags);
+  validateCompanyFilters(parsed.filters);
+  const dimension = parseDimension(parsed.by);
+  const svg = parsed.output !== undefined && /\.svg$/i.test(parsed.output);
+  if (svg && dimension === undefined) throw new UsageError(`-o ${parsed.output} draws the chart of a breakdown: add --by ${DIMENSIONS.join('|')}.`);
+  const format = svg ? 'svg' : resolveFormat({ format: parsed.format, outputPath: parsed.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
+  await checkOutputPath(parsed.output);
+  const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
+
+  const client = createApiClient(ctx, await resolveConnection(ctx));
+  const output = await openOutput(options.output, ctx.stdout);
+  const pageSize = ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize;
+  let counted: Counted | undefined;
+
+  return runJob(ctx, {
+    startedAt,
+    progress: 'Counting…',
+    output,
+    async work(progress) {
+      counted = dimension === undefined ? { size: await sizeOf(ctx, client, options, pageSize, progress) } : await breakdownOf(ctx, client, options, dimension, pageSize, progress);
+      progress.stop();
+      if (format === 'svg') {
+        const { renderSvgChart } = await import('../../io/svg-chart.js');
+        await output.sink.write(renderSvgChart(chartRows(counted.breakdown!, options.top), chartTitle(counted.breakdown!, options.filters)));
+      } else if (format === 'table') {
+        await output.sink.write(counted.breakdown ? renderBarChart(chartRows(counted.breakdown, options.top), ctx.stdout.columns ?? 80) : totalText(counted.size));
+      } else {
+        await writeRows(format, output.sink, options, counted);
+      }
+      await output.commit();
+    },
+    written: () => ({ rows: counted?.breakdown ? counted.breakdown.segments.length : 1, noun: counted?.breakdown ? ['segment', 'segments'] : ['count', 'counts'], path: parsed.output }),
+    report() {
+      if (counted === undefined) return;
+      reportCount(ctx, options, counted);
+    },
+  });
+}
+
+function parseDimension(by: string | undefined): Dimension | undefined {
+  if (by === undefined) return undefined;
+  const dimension = by.trim().toLowerCase().replace('-', '_');
+  if (!(DIMENSIONS as readonly string[]).includes(dimension)) throw new UsageError(`unknown --by "${by}".`, `Break a set down by one of: ${DIMENSIONS.join(', ')}.`);
+  return dimension as Dimension;
+}
+
+/** The set's size: one call per service query where the service counts it, else a walk of the set. */
+async function sizeOf(ctx: RunContext, client: ProspectClient, options: CountOptions, pageSize: number, progress: Progress): Promise<SetSize> {
+  const asked = await askSetSize(client, options.filters, options.concurrency);
+  if (asked !== undefined) return asked;
+  return walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, () => {});
+}
+
+async function breakdownOf(ctx: RunContext, client: ProspectClient, options: CountOptions, dimension: Dimension, pageSize: number, progress: Progress): Promise<Counted> {
+  if (isQueryDimension(dimension)) {
+    const values = dimension === 'country' ? await countriesOf(ctx, client, options.filters) : rangesOf(options.filters);
+    if (values !== undefined) {
+      progress.update({ done: 0, total: values.length, noun: dimension === 'country' ? 'countries' : 'employee ranges' });
+      const breakdown = await breakdownByQueries(client, options.filters, dimension, values, options.concurrency);
+      if (breakdown !== undefined) return { size: { ...breakdown.total, byService: true, meta: breakdown.meta, queries: breakdown.queries ?? [] }, breakdown };
+    }
+  }
+  const tally = rowTally(dimension, options.filters);
+  const size = await walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, tally.add);
+  return { size, breakdown: tally.finish(size) };
+}
+
+/** The countries to ask one by one: those of --country, else the service's list (contract row 36); undefined: walk. */
+async function countriesOf(ctx: RunContext, client: ProspectClient, filters: CompanyFilters): Promise<string[] | undefined> {
+  if (filters.countries.length > 0) return filters.countries.map((country) => country.toLowerCase());
+  try {
+    return await client.countries();
+  } catch (error) {
+    // A service without the list (404, or an answer not shaped as one): the set is walked instead.
+    if (!(error instanceof RequestError) || error.status === undefined || error.status === 401 || error.status === 403 || error.status >= 500) throw error;
+    ctx.reporter.warn('the service does not list its countries, so the set is walked to find them.');
+    return undefined;
+  }
+}
+
+/** The contract's labels, within the --employee-range bands when given. */
+function rangesOf(filters: CompanyFilters): string[] {
+  if (filters.employeeRanges.length === 0) return [...EMPLOYEE_RANGE_LABELS];
+  const bands = filters.employeeRanges.map((range) => serviceRange(range).split('-').map(Number) as [number, number]);
+  return EMPLOYEE_RANGE_LABELS.filter((label) => {
+    const [low, high] = label.split('-').map(Number) as [number, number];
+    return bands.some(([from, to]) => low >= from && high <= to);
+  });
+}
+
+/** A walk of the whole set, its cost said before it starts, with progress by page. */
+async function walkSet(
+  ctx: RunContext,
+  client: ProspectClient,
+  filters: CompanyFilters,
+  pageSize: number,
+  concurrency: number,
+  progress: Progress,
+  onRow: Parameters<Awaited<ReturnType<typeof planSetWalk>>['run']>[0],
+): Promise<SetSize> {
+  const walk = await planSetWalk(client, filters, pageSize, concurrency);
+  ctx.reporter.info(`Walking the set to count it: ${countOf(walk.pages, 'page')} of ${countOf(walk.serviceCompanies, 'company', 'companies')}.`);
+  return walk.run(onRow, (page) => progress.update({ done: Math.min(page, walk.pages), total: walk.pages, noun: 'pages' }));
+}
+
+function chartRows(breakdown: Breakdown, top: number): ChartRow[] {
+  return breakdownRows(breakdown, top).map((row) => ({ label: row.value, companies: row.companies, contacts: row.contacts, share: row.share }));
+}
+
+function chartTitle(breakdown: Breakdown, filters: CompanyFilters): string {
+  return `${formatCount(breakdown.total.companies)} companies (${describeFilters(filters)}) by ${breakdown.dimension.replace('_', ' ')}`;
+}
+
+function totalText(size: SetSize): string {
+  const contacts = size.contacts === undefined ? 'contacts not counted' : countOf(size.contacts, 'named contact');
+  return `${countOf(size.companies, 'company', 'companies')} · ${contacts}\n`;
+}
+
+async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameters<typeof createRowWriter>[1], options: CountOptions, counted: Counted): Promise<void> {
+  const meta = countMeta(options, counted);
+  if (counted.breakdown) {
+    const dimension = counted.breakdown.dimension;
+    const all: Array<Column<BreakdownRow>> = [
+      { name: dimension, get: (row) => row.value },
+      { name: 'companies', get: (row) => row.companies },
+      { name: 'contacts', get: (row) => row.contacts },
+      { name: 'share', get: (row) => Math.round(row.share * 10_000) / 10_000 },
+    ];
+    const writer = await createRowWriter(format, sink, {
+      columns: selectColumns(all, options.columns),
+      toJson: (row) => ({ [dimension]: row.value, companies: row.companies, contacts: row.contacts ?? null, share: row.share, ...(row.other ? { other: true } : {}) }),
+      escapeFormulas: options.escapeFormulas,
+    });
+    await writer.writeRows(breakdownRows(counted.breakdown, options.top));
+    await writer.finish(meta);
+    return;
+  }
+  const all: Array<Column<SetSize>> = [
+    { name: 'companies', get: (size) => size.companies },
+    { name: 'contacts', get: (size) => size.contacts },
+  ];
+  const writer = await createRowWriter(format, sink, {
+    columns: selectColumns(all, options.columns),
+    toJson: (size) => ({ companies: size.companies, contacts: size.contacts ?? null }),
+    escapeFormulas: options.escapeFormulas,
+  });
+  await writer.writeRows([counted.size]);
+  await writer.finish(meta);
+}
+
+/** `--format json`'s meta: where the numbers come from, what was asked, and whether they are exact. */
+function countMeta(options: CountOptions, counted: Counted): Record<string, unknown> {
+  const { size, breakdown } = counted;
+  const byService = breakdown ? breakdown.byService : size.byService;
+  return {
+    source: size.meta?.source,
+    scope: size.meta?.scope,
+    filters: filtersRecord(options.filters),
+    queries_sent: size.queries.map(queryParameters),
+    by: breakdown?.dimension,
+    counted_by: byService ? 'service' : 'walk',
+    exact: { companies: true, contacts: byService && (breakdown?.total.contacts ?? size.contacts) !== undefined },
+    total: { companies: size.companies, contacts: size.contacts ?? null },
+    ...(breakdown?.overlapping ? { shares_overlap: true } : {}),
+  };
+}
+
+/** A query as the parameters it was sent with. */
+function queryParameters(query: CompanyQuery): Record<string, unknown> {
+  return {
+    technology: [query.technology, ...(query.moreTechnologies ?? [])],
+    not_technology: [query.notTechnology, ...(query.moreNotTechnologies ?? [])].filter((name) => name !== undefined),
+    employee_range: query.employeeRange,
+    country: query.country,
+  };
+}
+
+function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): void {
+  const { size, breakdown } = counted;
+  const method = (breakdown ? breakdown.byService : size.byService) ? 'counted by the service' : 'counted by walking the set';
+  ctx.reporter.info([provenanceLine(size.meta), method].filter(Boolean).join(' · '));
+  if (breakdown && !breakdown.byService) {
+    ctx.reporter.caveat(
+      `contacts per ${breakdown.dimension.replace('_', ' ')} are not counted (company rows do not carry them)${size.contacts === undefined ? '' : `; the set has ${countOf(size.contacts, 'named contact')}`}.`,
+    );
+  } else if (!breakdown && size.contacts === undefined) {
+    ctx.reporter.caveat('contacts are not counted: the service did not count this set (it was walked), and company rows do not carry contacts.');
+  }
+  if (breakdown?.overlapping) ctx.reporter.info(`A company has several ${breakdown.dimension === 'technology' ? 'technologies' : 'categories'}: shares add up to more than 100%.`);
+  if (breakdown && options.top > 0 && breakdown.segments.length > options.top) {
+    ctx.reporter.info(`Showing the top ${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments (--top 0 for all).`);
+  }
+  if (options.output) ctx.reporter.info(`Wrote ${options.output}.`);
+}

@@ -1,0 +1,61 @@
+/**
+ * A horizontal bar chart for the terminal: one line per segment, `label  bar  count  share`, fitted
+ * to the width. The bar is the segment's companies against the largest segment's.
+ */
+import { formatCount } from './format-count.js';
+
+export interface ChartRow {
+  label: string;
+  companies: number;
+  /** undefined: not counted. */
+  contacts: number | undefined;
+  /** 0 to 1. */
+  share: number;
+}
+
+const MIN_BAR = 8;
+const MIN_LABEL = 8;
+const MAX_LABEL = 28;
+
+export function percentText(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+export function renderBarChart(rows: readonly ChartRow[], width: number): string {
+  if (rows.length === 0) return '';
+  const companies = rows.map((row) => `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'}`);
+  const contacts = rows.map((row) => (row.contacts === undefined ? '' : `${formatCount(row.contacts)} ${row.contacts === 1 ? 'contact' : 'contacts'}`));
+  const shares = rows.map((row) => percentText(row.share));
+  const companiesWidth = Math.max(...companies.map((text) => text.length));
+  const contactsWidth = Math.max(...contacts.map((text) => text.length));
+  const shareWidth = Math.max(...shares.map((text) => text.length));
+  const figures = 2 + companiesWidth + (contactsWidth > 0 ? 2 + contactsWidth : 0) + 2 + shareWidth;
+  // Labels give way first (down to MIN_LABEL), so the bar keeps MIN_BAR columns on a narrow terminal.
+  const longestLabel = Math.min(MAX_LABEL, Math.max(...rows.map((row) => row.label.length)));
+  const labelWidth = Math.max(MIN_LABEL, Math.min(longestLabel, width - 1 - figures - 2 - MIN_BAR));
+  const labels = rows.map((row) => clip(row.label, labelWidth));
+  const barWidth = Math.max(MIN_BAR, width - 1 - figures - 2 - labelWidth);
+  const largest = Math.max(...rows.map((row) => row.companies), 1);
+  return rows
+    .map((row, i) => {
+      const bar = barOf(row.companies / largest, barWidth);
+      const parts = [labels[i]!.padEnd(labelWidth), bar.padEnd(barWidth), companies[i]!.padStart(companiesWidth)];
+      if (contactsWidth > 0) parts.push(contacts[i]!.padStart(contactsWidth));
+      parts.push(shares[i]!.padStart(shareWidth));
+      return `${parts.join('  ')}\n`;
+    })
+    .join('');
+}
+
+/** Whole blocks, then one eighth-block for the remainder; a segment with a company shows at least a sliver. */
+function barOf(fraction: number, width: number): string {
+  const eighths = Math.round(fraction * width * 8);
+  const full = Math.floor(eighths / 8);
+  const partial = eighths % 8;
+  const bar = '█'.repeat(full) + (partial > 0 ? String.fromCodePoint(0x2590 - partial) : '');
+  return bar === '' && fraction > 0 ? '▏' : bar;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

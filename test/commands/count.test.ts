@@ -1,0 +1,205 @@
+/**
+ * `prospect count` and `pipeline --dry-run` as a user runs them, against one small sandbox; every
+ * expected number comes from the independent client (a walk of the set and each domain's contacts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { allCompanies, call, contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { closeScripted, serveScript, type RecordedRequest } from '../helpers/scripted-server.js';
+
+let sandbox: TestSandbox;
+const key = SANDBOX_KEYS.growth;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ companies: 5_000 });
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await closeScripted();
+});
+
+const count = (args: string[], apiKey = key) => runCli(['count', ...args], { url: sandbox.url, apiKey });
+
+interface SetSpec {
+  args: string[];
+  /** The first technology and the service filters; the other technologies are checked here on each stack. */
+  queries: Array<Record<string, string>>;
+  all: string[];
+  none: string[];
+}
+
+/** The set walked by hand: each query's companies, the other technologies checked on the stack, each domain's contacts asked alone. */
+async function independentCount(spec: SetSpec): Promise<{ companies: number; contacts: number }> {
+  const domains = new Set<string>();
+  for (const query of spec.queries) {
+    for (const row of await allCompanies(sandbox.url, key, query)) {
+      const stack = new Set(row.technologies.map((entry: { t: string }) => entry.t.toLowerCase()));
+      if (spec.all.every((name) => stack.has(name)) && !spec.none.some((name) => stack.has(name))) domains.add(row.domain);
+    }
+  }
+  let contacts = 0;
+  for (const domain of domains) contacts += (await contactsOfDomain(sandbox.url, key, domain)).length;
+  return { companies: domains.size, contacts };
+}
+
+describe('prospect count', () => {
+  const sets: SetSpec[] = [
+    { args: ['-t', 'Shopify'], queries: [{ technology: 'Shopify' }], all: [], none: [] },
+    { args: ['-t', 'Shopify', '-t', 'Klaviyo'], queries: [{ technology: 'Shopify' }], all: ['klaviyo'], none: [] },
+    { args: ['-t', 'WordPress', '-T', 'WooCommerce', '-T', 'Elementor'], queries: [{ technology: 'WordPress' }], all: [], none: ['woocommerce', 'elementor'] },
+    {
+      args: ['-t', 'WordPress', '--country', 'US', '--country', 'germany'],
+      queries: [
+        { technology: 'WordPress', country: 'united states' },
+        { technology: 'WordPress', country: 'germany' },
+      ],
+      all: [],
+      none: [],
+    },
+    {
+      args: ['-t', 'jQuery', '-t', 'WordPress', '-T', 'Elementor', '--employee-range', '1-10,51-200'],
+      queries: [
+        { technology: 'jQuery', employee_range: '1-10' },
+        { technology: 'jQuery', employee_range: '51-200' },
+      ],
+      all: ['wordpress'],
+      none: ['elementor'],
+    },
+  ];
+
+  it.each(sets)('agrees with an independent walk: $args', async (spec) => {
+    const run = await count([...spec.args, '--format', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const document = JSON.parse(run.stdout);
+    const expected = await independentCount(spec);
+    expect(expected.companies).toBeGreaterThan(0);
+    expect(document.data).toEqual([{ companies: expected.companies, contacts: expected.contacts }]);
+    expect(document.meta.exact).toEqual({ companies: true, contacts: true });
+    expect(document.meta.counted_by).toBe('service');
+  });
+
+  it('prints the counts as CSV in a pipe, and a Free key gets contacts too', async () => {
+    const growth = await count(['-t', 'Shopify', '-t', 'Klaviyo']);
+    const free = await count(['-t', 'Shopify', '-t', 'Klaviyo'], SANDBOX_KEYS.free);
+    expect(free.code, free.stderr).toBe(0);
+    const expected = await independentCount(sets[1]!);
+    expect(free.stdout).toBe(`companies,contacts\n${expected.companies},${expected.contacts}\n`);
+    expect(growth.stdout).toBe(free.stdout);
+  });
+
+  it('--by country: one call per country the service lists, shares of the set, CSV in a pipe', async () => {
+    const countries: string[] = (await call(sandbox.url, '/api/v1/countries', { key })).body.data;
+    const before = await sandboxStats(sandbox.url);
+    const run = await count(['-t', 'WordPress', '--by', 'country', '--top', '0']);
+    const after = await sandboxStats(sandbox.url);
+    expect(run.code, run.stderr).toBe(0);
+    expect(after.requests.companies - before.requests.companies).toBe(countries.length);
+    expect(after.requests.countries - before.requests.countries).toBe(1);
+    const rows = await allCompanies(sandbox.url, key, { technology: 'WordPress' });
+    const byCountry = new Map<string, number>();
+    for (const row of rows) byCountry.set(row.country, (byCountry.get(row.country) ?? 0) + 1);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toBe('country,companies,contacts,share');
+    const parsed = lines.slice(1).map((line) => line.split(','));
+    expect(new Map(parsed.map(([country, companies]) => [country!, Number(companies)]))).toEqual(byCountry);
+    const companies = parsed.map((fields) => Number(fields[1]));
+    expect(companies).toEqual([...companies].sort((a, b) => b - a));
+    for (const fields of parsed) expect(Number(fields[3])).toBeCloseTo(Number(fields[1]) / rows.length, 3);
+  });
+
+  it('--by industry walks the set, --top 3 adds an "other" row, and says contacts are not counted', async () => {
+    const run = await count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const document = JSON.parse(run.stdout);
+    const rows = await allCompanies(sandbox.url, key, { technology: 'Shopify' });
+    const byIndustry = new Map<string, number>();
+    for (const row of rows) byIndustry.set(row.industry, (byIndustry.get(row.industry) ?? 0) + 1);
+    const top = [...byIndustry.values()].sort((a, b) => b - a);
+    expect(document.data.map((row: { companies: number }) => row.companies)).toEqual([...top.slice(0, 3), top.slice(3).reduce((sum, n) => sum + n, 0)]);
+    expect(document.data.at(-1)).toMatchObject({ industry: 'other', contacts: null, other: true });
+    expect(document.meta).toMatchObject({ counted_by: 'walk', exact: { companies: true, contacts: false } });
+    expect(run.stderr).toContain('warning: contacts per industry are not counted');
+  });
+});
+
+describe('count against a slow service', () => {
+  it('with --latency 200, a count of one query (even of several technologies) makes exactly one request', async () => {
+    const slow = await startTestSandbox({ companies: 2_000, latencyMs: 200 });
+    try {
+      for (const args of [['-t', 'Shopify'], ['-t', 'Shopify', '-t', 'Cloudflare', '-T', 'Klaviyo']]) {
+        const before = await sandboxStats(slow.url);
+        const run = await runCli(['count', ...args], { url: slow.url, apiKey: key });
+        const after = await sandboxStats(slow.url);
+        expect(run.code, run.stderr).toBe(0);
+        expect(after.requests.total - before.requests.total).toBe(1);
+      }
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('--by country asks its countries in parallel, up to --concurrency at once', async () => {
+    const countries = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const concurrency = 3;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const arrived: string[] = [];
+    // Each wave of answers is held until `concurrency` requests have arrived (or the last ones):
+    // a client asking one at a time would never get its first answer.
+    const waves: Array<{ release: () => void; held: Promise<void> }> = [];
+    const wave = (index: number) => {
+      while (waves.length <= index) {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        waves.push({ release, held });
+      }
+      return waves[index]!;
+    };
+    const server = await serveScript((request: RecordedRequest) => {
+      if (request.path === '/api/v1/countries') return { body: { data: countries } };
+      const country = request.query.get('country') ?? '';
+      const position = arrived.push(country) - 1;
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      const group = Math.floor(position / concurrency);
+      if (arrived.length === Math.min((group + 1) * concurrency, countries.length)) wave(group).release();
+      const total = countries.indexOf(country) + 1;
+      return {
+        holdUntil: wave(group).held.then(() => (inFlight -= 1)),
+        body: { data: [{ domain: `${country}.example`, company_name: 'x', employee_range: '1-10', industry: 'retail', country, crux_rank: 1, phone: null, linkedin_url: null, tech_count: 1, technologies: [{ t: 'Shopify', c: 'Ecommerce', v: null }] }], meta: { source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2020' }, field_fill_rates: {}, scope: 'rank', total, contact_count: total * 10 }, next_cursor: null },
+      };
+    });
+    const run = await runCli(['count', '-t', 'Shopify', '--by', 'country', '--top', '0', '--concurrency', String(concurrency)], { url: server.url, apiKey: 'secret-key-123' });
+    expect(run.code, run.stderr).toBe(0);
+    expect([...arrived].sort()).toEqual(countries);
+    expect(mostInFlight).toBe(concurrency);
+    expect(run.stdout.trim().split('\n').slice(1, 3)).toEqual(['g,7,70,0.25', 'f,6,60,0.2143']);
+  });
+});
+
+describe('pipeline --dry-run', () => {
+  it('spends nothing, makes only sample contacts calls, and estimates the real run', async () => {
+    const args = ['pipeline', '-t', 'WordPress', '--per-company', '2', '--stale', 'verify', '--verify-budget', '100000'];
+    const before = await sandboxStats(sandbox.url);
+    const dry = await runCli([...args, '--dry-run', '--format', 'json'], { url: sandbox.url, apiKey: key });
+    const middle = await sandboxStats(sandbox.url);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(middle.units.growth - before.units.growth).toBe(0);
+    expect(middle.requests.verify - before.requests.verify).toBe(0);
+    const estimate = JSON.parse(dry.stdout);
+    const sampleCalls = middle.requests.contacts - before.requests.contacts;
+
+    const real = await runCli([...args, '--format', 'csv', '--yes'], { url: sandbox.url, apiKey: key });
+    const after = await sandboxStats(sandbox.url);
+    expect(real.code, real.stderr).toBe(0);
+    const realCalls = after.requests.contacts - middle.requests.contacts;
+    // The sample is a few calls of the real run's many: none beyond the sample's own companies.
+    expect(sampleCalls).toBeGreaterThan(0);
+    expect(sampleCalls).toBeLessThan(realCalls / 4);
+    const leads = real.stdout.trim().split('\n').length - 1;
+    const units = after.units.growth - middle.units.growth;
+    expect(Math.abs(estimate.leads - leads) / leads).toBeLessThan(0.15);
+    expect(Math.abs(estimate.units - units) / units).toBeLessThan(0.25);
+  });
+});

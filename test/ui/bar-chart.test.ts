@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { renderBarChart } from '../../src/ui/bar-chart.js';
+
+const rows = [
+  { label: 'united states', companies: 300, contacts: 20_033, share: 0.5 },
+  { label: 'a country with a name longer than the label column', companies: 150, contacts: 1, share: 0.25 },
+  { label: 'other', companies: 1, contacts: undefined, share: 0.0017 },
+];
+
+describe('renderBarChart', () => {
+  it.each([60, 80, 132])('fits %i columns: label, bar, companies, contacts, share on each line', (width) => {
+    const lines = renderBarChart(rows, width).trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(width);
+    // A label gives way before the bar on a narrow terminal: clipped with an ellipsis, never wrapped.
+    expect(lines[0]).toMatch(/^united st?a?t?e?s?…? +█+ +300 companies +20,033 contacts +50\.0%$/);
+    expect(lines[1]).toMatch(/^a count[a-z ]*… /);
+    expect(lines[1]).toContain('1 contact ');
+    // The largest segment has the longest bar; the smallest still shows.
+    const bar = (line: string) => (line.match(/[█▉▊▋▌▍▎▏]+/) ?? [''])[0].length;
+    expect(bar(lines[0]!)).toBeGreaterThan(bar(lines[1]!));
+    expect(bar(lines[2]!)).toBeGreaterThan(0);
+    expect(lines[2]).toMatch(/1 company +0\.2%$/);
+  });
+});
