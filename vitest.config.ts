@@ -7,9 +7,13 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     // Removes each file's scratch directories and stray child processes when the file ends.
     setupFiles: ['test/helpers/file-setup.ts'],
-    // Spawned-binary tests start servers and child processes; two cores, so keep it modest.
+    // Spawned-binary tests mostly wait on child processes and servers: three files at once keep two cores busy.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
+    // Test files share their worker process: the sandbox dataset (cached per process) and the modules
+    // are built once per worker, not once per file. Every file still starts its own sandboxes and
+    // scratch directories (test/helpers), so none depends on another's state.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
