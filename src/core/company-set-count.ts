@@ -32,6 +32,19 @@ export function countSet(filters: CompanyFilters, answers: ReadonlyArray<QueryAn
 }
 
 /**
+ * The companies the service lists for every query answered so far (the sum of their meta.total),
+ * or undefined until one has a count: what a progress bar counts toward. An upper bound when
+ * queries overlap or filters apply locally, so never printed as the set's size.
+ */
+export function listedCompanies(answers: ReadonlyArray<QueryAnswer | undefined>): number | undefined {
+  let total: number | undefined;
+  for (const answer of answers) {
+    if (answer?.kind === 'meta' && answer.meta.total !== undefined) total = (total ?? 0) + answer.meta.total;
+  }
+  return total;
+}
+
+/**
  * The listing's meta for the set: with one query the service's own; with several, their source and
  * scope, and each field's fill rate weighted by the companies of each query (so they describe the
  * union), or no rates where that cannot be known (a query without a count, queries that overlap).

@@ -18,7 +18,7 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from '../company-filters.js';
-import { countRecord, countSet, setMeta, widerCountText, type SetCount } from '../company-set-count.js';
+import { countRecord, countSet, listedCompanies, setMeta, widerCountText, type SetCount } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { MergedChunk } from '../merge-walks.js';
 import { outputOptions } from '../job-options.js';
@@ -91,7 +91,8 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
         if (clientReadsAhead && !chunk.last) nextChunk = walk.chunks.next();
         written += rows.length;
         // --max ends the run at its count; without it, the service's count is the whole listing.
-        const total = options.max !== undefined ? Math.min(meta?.total ?? options.max, options.max) : meta?.total;
+        const listed = listedCompanies(walk.answers);
+        const total = options.max !== undefined ? Math.min(listed ?? options.max, options.max) : listed;
         progress.update({ done: options.max !== undefined ? written : fetched, total, noun: 'companies' });
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).

@@ -20,7 +20,7 @@ import { exportedKeys, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
-import { committedRowsText, openRunState } from '../pipeline/run-state.js';
+import { openRunState } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import { askFirst, openVerifier } from '../verification/open-verifier.js';
 import { runJob } from './runner.js';
@@ -145,7 +145,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
-          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${committedRowsText(committedRows)}; run the same command again to resume.`);
+          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${countOf(committedRows, 'committed row')}; run the same command again to resume.`);
         });
       }
     },

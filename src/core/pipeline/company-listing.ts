@@ -1,5 +1,6 @@
 import type { CompanyRow, ProspectClient } from '../../api/index.js';
 import { companyQueries, localStackFilter, type CompanyFilters } from '../company-filters.js';
+import { listedCompanies } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { WalkPosition } from '../merge-walks.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -31,19 +32,9 @@ export async function* listCompanies(
     const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
     const rows = keep ? chunk.rows.filter(keep) : chunk.rows;
-    const listingTotal = listedTotal(walk.answers);
+    const listingTotal = listedCompanies(walk.answers);
     for (const [index, company] of rows.entries()) {
       yield index === rows.length - 1 ? { company, pageEnd: { positions: chunk.positions }, listingTotal } : { company, listingTotal };
     }
   }
-}
-
-/** The companies the service lists for every query answered so far; undefined until one has a count. */
-function listedTotal(answers: ReadonlyArray<{ kind: string; meta?: { total?: number | null } } | undefined>): number | undefined {
-  let total: number | undefined;
-  for (const answer of answers) {
-    const count = answer?.kind === 'meta' ? answer.meta?.total : undefined;
-    if (typeof count === 'number') total = (total ?? 0) + count;
-  }
-  return total;
 }

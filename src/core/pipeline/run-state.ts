@@ -1,6 +1,6 @@
 import { UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf } from '../../ui/format-count.js';
 import { newCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint.js';
 import { StateDirectory } from './state-directory.js';
 
@@ -22,11 +22,6 @@ export async function openRunState(ctx: RunContext, stateDir: string | undefined
     );
   }
   const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
-  if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${committedRowsText(checkpoint.rows_written)} already written).`);
+  if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${countOf(checkpoint.rows_written, 'committed row')} already written).`);
   return { state, checkpoint, resumed: previous !== undefined };
-}
-
-/** "1 committed row", "1,200 committed rows": one wording for the interrupted run and for its resume. */
-export function committedRowsText(rows: number): string {
-  return `${formatCount(rows)} committed ${rows === 1 ? 'row' : 'rows'}`;
 }

@@ -49,6 +49,17 @@ async function addressesOnly(rows: Array<Record<string, string>>, path: string):
   await writeFile(path, `business_email\n${rows.map((row) => row.business_email).join('\n')}\n`);
 }
 
+/** `verify --file` on the addresses alone (from an earlier run's rows) pays for exactly the ones that run did not pay for. */
+async function expectVerifyPaysOnlyNeverPaid(rows: Array<Record<string, string>>, dir: string, env: Record<string, string>): Promise<void> {
+  const expected = neverPaid(rows);
+  expect(expected).toBeGreaterThan(0);
+  await addressesOnly(rows, join(dir, 'addresses.csv'));
+  const before = await units();
+  const verify = await prospect(['verify', '--file', join(dir, 'addresses.csv'), '--yes', '--format', 'csv'], { env });
+  expect(verify.code, verify.stderr).toBe(0);
+  expect((await units()) - before).toBe(expected);
+}
+
 describe('off a terminal, a run that would pay needs a cap', () => {
   const commands = [
     { name: 'verify', args: (out: string) => ['verify', 'ana@example.com', 'bob@example.com', '-o', out] },
@@ -90,16 +101,7 @@ describe('one ledger of paid results, shared by every command', () => {
     const contacts = await prospect(['contacts', ...domains, '--stale', 'verify', '--verify-budget', '15', '--format', 'csv'], { env });
     expect(contacts.code, contacts.stderr).toBe(0);
     expect((await units()) - start).toBe(15);
-    const rows = csvRecords(contacts.stdout);
-    const expected = neverPaid(rows);
-    expect(expected).toBeGreaterThan(0);
-
-    // The addresses alone: only the ledger can say which were paid for.
-    await addressesOnly(rows, join(dir, 'addresses.csv'));
-    const before = await units();
-    const verify = await prospect(['verify', '--file', join(dir, 'addresses.csv'), '--yes', '--format', 'csv'], { env });
-    expect(verify.code, verify.stderr).toBe(0);
-    expect((await units()) - before).toBe(expected);
+    await expectVerifyPaysOnlyNeverPaid(csvRecords(contacts.stdout), dir, env);
 
     // The ledger is private.
     const [ledger] = (await readdir(cache)).filter((name) => name.endsWith('.ndjson'));
@@ -127,15 +129,7 @@ describe('one ledger of paid results, shared by every command', () => {
     const pipeline = await prospect(['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '12', '--state', 'state', '-o', 'leads.csv'], { env, cwd: dir });
     expect(pipeline.code, pipeline.stderr).toBe(0);
     expect((await units()) - start).toBe(12);
-    const rows = csvRecords(await readFile(join(dir, 'leads.csv'), 'utf8'));
-    const expected = neverPaid(rows);
-    expect(expected).toBeGreaterThan(0);
-
-    await addressesOnly(rows, join(dir, 'addresses.csv'));
-    const before = await units();
-    const verify = await prospect(['verify', '--file', join(dir, 'addresses.csv'), '--yes', '--format', 'csv'], { env });
-    expect(verify.code, verify.stderr).toBe(0);
-    expect((await units()) - before).toBe(expected);
+    await expectVerifyPaysOnlyNeverPaid(csvRecords(await readFile(join(dir, 'leads.csv'), 'utf8')), dir, env);
   });
 
   it('a short budget goes to the addresses confirmed longest ago', async () => {
