@@ -11,6 +11,8 @@ export interface SandboxStats {
   /** Which service this is: the dataset's seed and size decide every answer, whatever the port. */
   identity: string;
   requests: { total: number; companies: number; countries: number; contacts: number; verify: number; other: number };
+  /** Rows in the `data` of the answers sent: what a client made the service build and send. */
+  rows: { companies: number; contacts: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
 }
@@ -28,6 +30,7 @@ export class StatsCounter {
 
   private readonly state: Omit<SandboxStats, 'identity'> = {
     requests: { total: 0, companies: 0, countries: 0, contacts: 0, verify: 0, other: 0 },
+    rows: { companies: 0, contacts: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
     faults: zeroFaultCounts(),
   };
@@ -35,6 +38,10 @@ export class StatsCounter {
   countRequest(endpoint: Endpoint): void {
     this.state.requests.total++;
     this.state.requests[endpoint]++;
+  }
+
+  countRows(endpoint: Endpoint, rows: number): void {
+    if (endpoint === 'companies' || endpoint === 'contacts') this.state.rows[endpoint] += rows;
   }
 
   /** Charges one verify unit to the plan; returns the plan's units used so far. */
@@ -47,7 +54,7 @@ export class StatsCounter {
   }
 
   snapshot(): SandboxStats {
-    return { identity: this.identity, requests: { ...this.state.requests }, units: { ...this.state.units }, faults: { ...this.state.faults } };
+    return { identity: this.identity, requests: { ...this.state.requests }, rows: { ...this.state.rows }, units: { ...this.state.units }, faults: { ...this.state.faults } };
   }
 }
 
