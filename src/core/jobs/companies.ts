@@ -18,17 +18,21 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from '../company-filters.js';
-import { countRecord, countSet, listedCompanies, setMeta, widerCountText, type SetCount } from '../company-set-count.js';
+import { stoppedAtMaxLine } from '../caveats.js';
+import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { MergedChunk } from '../merge-walks.js';
-import { outputOptions } from '../job-options.js';
+import { outputOptions, summaryOption, suppressionOptions } from '../job-options.js';
 import { planOutput } from '../output-plan.js';
-import { provenanceLine } from '../provenance.js';
+import { documentMeta, metaJson, provenanceLine, runRecord } from '../provenance.js';
+import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
 export const companiesOptionsSchema = withCompanyFilters({
   ...outputOptions,
+  ...summaryOption,
+  ...suppressionOptions,
   max: z.number().int().optional(),
   allowEmpty: z.boolean().default(false),
 });
@@ -44,12 +48,16 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   }
   const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
   await checkOutputPath(parsed.output);
+  await checkOutputPath(parsed.summary);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
-  const keep = localStackFilter(options.filters);
+  const stackFilter = localStackFilter(options.filters);
+  // An excluded company is not written and does not count towards --max.
+  const keep = suppression.active ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain) : stackFilter;
   let meta: CompaniesMeta | undefined;
   let written = 0;
   let fetched = 0;
@@ -63,11 +71,25 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   const clientReadsAhead = options.max === undefined;
   const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead });
   const count = (): SetCount => countSet(options.filters, walk.answers);
+  const record = () =>
+    runRecord({
+      command: 'companies',
+      parameters: { max: options.max ?? null, ...suppression.parameters() },
+      startedAt,
+      output: options.output,
+      rows: written,
+      filters: filtersRecord(options.filters),
+      meta,
+      setCount: countFields(meta, count()),
+      stoppedAtMax,
+      excluded: suppression.record(),
+    });
 
   return runJob(ctx, {
     startedAt,
     progress: 'Fetching companies',
     output,
+    summary: { path: options.summary, record },
     async work(progress) {
       await checkLocalTechnologies(client, options.filters);
       let nextChunk: Promise<IteratorResult<MergedChunk<CompanyRow>>> | undefined = walk.chunks.next();
@@ -98,8 +120,8 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await walk.chunks.return(undefined);
       if (written === 0) throw noMatch(options.filters, fetched);
-      await writer.finish(meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) });
-      await output.writeSidecar('.meta.json', sidecar(options, meta, count(), written, stoppedAtMax));
+      await writer.finish(documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record));
+      await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
     onFailure() {
@@ -109,7 +131,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     async writeEmptyResult(error) {
       // Only valid filters that match nobody (exit 3); a typo stays an error whatever --allow-empty says.
       if (!(options.allowEmpty && knownFailure(error)?.exitCode === ExitCode.unanswerable)) return false;
-      await writer.finish(meta);
+      await writer.finish(documentMeta(format, meta, record));
       await output.commit();
       return true;
     },
@@ -118,16 +140,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       const provenance = provenanceLine(meta);
       if (provenance) ctx.reporter.info(provenance);
       if (stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, count()));
+      suppression.report(ctx);
       if (options.output) ctx.reporter.info(`Where the data came from: ${options.output}.meta.json.`);
     },
   });
-}
-
-/** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
-function stoppedAtMaxLine(max: number, count: SetCount): string {
-  if (count.exact) return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
-  if (count.wider !== undefined) return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
-  return `Stopped at --max ${formatCount(max)}; more companies match.`;
 }
 
 /** The service had companies for the first technology, but the filters it cannot express left none. */
@@ -148,18 +164,4 @@ function countFields(meta: CompaniesMeta | undefined, count: SetCount): Record<s
   const { total, contact_count, ...fields } = countRecord(count);
   if (total === undefined) return { total: undefined, contact_count: undefined, ...fields };
   return { ...(meta?.total === undefined ? {} : { total }), ...(meta?.contact_count === undefined ? {} : { contact_count }) };
-}
-
-function sidecar(options: CompaniesOptions, meta: CompaniesMeta | undefined, count: SetCount, rows: number, stoppedAtMax: boolean): string {
-  const record = {
-    exported_at: new Date().toISOString(),
-    rows,
-    stopped_at_max: stoppedAtMax,
-    filters: filtersRecord(options.filters),
-    source: meta?.source,
-    scope: meta?.scope,
-    field_fill_rates: meta?.field_fill_rates,
-    ...countFields(meta, count),
-  };
-  return `${JSON.stringify(record, null, 2)}\n`;
 }
