@@ -107,8 +107,9 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         if (found.contacts.length > 0) summary.domains.with_contacts += 1;
         contactSource ??= found.source;
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
-        const result = await contactRowsFor(suppression.keepContacts(found.contacts), found.source, settings, now, verifier);
-        return { result, empty: options.keepEmpty && found.contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [] };
+        const contacts = suppression.keepContacts(found.contacts);
+        const result = await contactRowsFor(contacts, found.source, settings, now, verifier);
+        return { result, empty: options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [] };
       });
       let domainsDone = 0;
       for await (const { result, empty } of rowsByDomain) {

@@ -159,7 +159,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
         const result = await contactRowsFor(contacts, found.source, settings, now, verifier, isNew);
-        const empty = options.keepEmpty && found.contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
+        const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
         return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
       });
       for await (const { found, result, empty, excludedContacts } of rowsByCompany) {
