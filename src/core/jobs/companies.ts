@@ -6,7 +6,7 @@ import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from '../company-columns.js';
 import {
   companyQueries,
@@ -119,7 +119,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await walk.chunks.return(undefined);
-      if (written === 0) throw noMatch(options.filters, fetched);
+      if (written === 0) throw noMatch(options.filters, fetched, suppression.record().domains?.removed ?? 0);
       await writer.finish(documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record));
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
@@ -147,7 +147,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 }
 
 /** The service had companies for the first technology, but the filters it cannot express left none. */
-function noMatch(filters: CompanyFilters, fetched: number): UnanswerableError {
+function noMatch(filters: CompanyFilters, fetched: number, excluded: number): UnanswerableError {
+  if (excluded > 0) {
+    return new UnanswerableError(`no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`, { code: 'no_match' });
+  }
   const others = describeFilters({ ...filters, technologies: filters.technologies.slice(1), notTechnologies: filters.notTechnologies.slice(1), employeeRanges: [], countries: [] });
   return new UnanswerableError(
     `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${filters.technologies[0]}", none of which also ${others}.`,

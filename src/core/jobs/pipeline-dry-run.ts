@@ -29,6 +29,7 @@ import { answerAll, askSetSize, serviceQueries } from '../set-size.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './pipeline.js';
+import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
 
 /** Companies whose contacts are sampled, and domains per sample call: a few calls, whatever the set. */
@@ -79,7 +80,9 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   // The cap a real run would have (flag or config); nothing is asked: nothing is paid.
   const budget = options.stale === 'verify' ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget : undefined;
-  planPipeline(ctx, options, budget);
+  // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
+  planPipeline(ctx, options, budget, suppression.parameters());
   const now = new Date();
   const settings = parseContactFlags(options, now);
   const connection = await resolveConnection(ctx);
@@ -97,7 +100,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       const timed = timedClient(client);
       const size = await askSetSize(timed.client, options.filters, settings.concurrency);
       progress.update({ done: 0, noun: 'companies sampled' });
-      const sample = await sampleContacts(timed.client, options.filters, size?.companies, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined);
+      const sample = await sampleContacts(timed.client, options.filters, size?.companies, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined, suppression);
       const wider = size === undefined ? await widerCount(timed.client, options.filters, settings.concurrency) : undefined;
       estimate = estimateRun(options, settings, budget, size ?? wider!, sample, timed.companyMs, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize);
       ctx.stdout.write(options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget));
@@ -144,6 +147,7 @@ async function sampleContacts(
   now: Date,
   exportedBefore: (row: Parameters<typeof leadKey>[0]) => boolean,
   paidBefore: (email: string) => boolean,
+  suppression: Suppression,
 ): Promise<Sample> {
   await checkLocalTechnologies(client, filters);
   const keep = localStackFilter(filters);
@@ -156,6 +160,7 @@ async function sampleContacts(
   for await (const chunk of walk.chunks) {
     for (const row of chunk.rows) {
       if (keep && !keep(row)) continue;
+      if (!suppression.keepsDomain(row.domain)) continue;
       if (seen % stride === 0 && domains.length < SAMPLE_COMPANIES) domains.push(row.domain.toLowerCase());
       seen += 1;
     }
@@ -177,7 +182,7 @@ async function sampleContacts(
   };
   const stats = { calls: 0, splits: 0 };
   for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, batchesAhead: settings.concurrency }, stats)) {
-    await tallyDomain(sample, found.contacts, found.source, settings, now, exportedBefore, paidBefore);
+    await tallyDomain(sample, suppression.keepContacts(found.contacts), found.source, settings, now, exportedBefore, paidBefore);
   }
   sample.calls = stats.calls;
   return sample;
