@@ -6,6 +6,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratchDir } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
@@ -84,6 +85,19 @@ describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
   });
 });
 
+describe('contacts and count with --exclude-domains (spawned)', () => {
+  it('contacts never asks for an excluded domain given as input; count leaves them out of its walk', async () => {
+    const run = await prospect(['contacts', ...listed.slice(0, 6), '--exclude-domains', 'customers.csv', '--keep-empty', '--format', 'csv', '--columns', 'domain']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(listed.slice(0, 6).filter((domain) => !excludedDomains.includes(domain)));
+    expect(run.stderr).toContain('warning: 2 companies removed by --exclude-domains.');
+    const count = await prospect(['count', ...SET, '--exclude-domains', 'customers.csv', '--format', 'json']);
+    expect(count.code, count.stderr).toBe(0);
+    expect(JSON.parse(count.stdout).data).toEqual([{ companies: listed.length - 3, contacts: null }]);
+    expect((await sandboxStats(sandbox.url)).contacts_domains.filter((domain: string) => excludedDomains.includes(domain))).toEqual([]);
+  });
+});
+
 describe('verify --exclude-emails (spawned)', () => {
   it('an excluded address is not written, not counted in the estimate and never paid for', async () => {
     const others = ['ada@example.com', 'bob@example.org'];
@@ -103,11 +117,13 @@ describe('verify --exclude-emails (spawned)', () => {
 
 describe('the run record (spawned)', () => {
   it('--summary and FILE.meta.json have the same fields on companies, contacts, verify and pipeline, as documented', async () => {
+    // Every run leaves the excluded companies out, so no test here ever sends one to the service.
     const runs = [
-      ['companies', ...SET, '--max', '3', '-o', 'r-companies.csv', '--summary', 'r-companies.json'],
+      ['companies', ...SET, '--max', '3', '--exclude-domains', 'customers.csv', '-o', 'r-companies.csv', '--summary', 'r-companies.json'],
       ['contacts', listed[0]!, '-o', 'r-contacts.csv', '--summary', 'r-contacts.json'],
       ['verify', 'ada@example.com', '--yes', '-o', 'r-verify.csv', '--summary', 'r-verify.json'],
-      ['pipeline', ...SET, '--max', '2', '-o', 'r-pipeline.csv', '--summary', 'r-pipeline.json'],
+      ['pipeline', ...SET, '--max', '2', '--exclude-domains', 'customers.csv', '-o', 'r-pipeline.csv', '--summary', 'r-pipeline.json'],
+      ['companies', ...SET, '--max', '3', '--exclude-domains', 'customers.csv', '-o', 'r-companies.xlsx'],
     ];
     for (const args of runs) expect((await prospect(args)).code).toBe(0);
     const read = async (name: string) => JSON.parse(await readFile(join(work, name), 'utf8')) as Record<string, unknown>;
@@ -119,6 +135,10 @@ describe('the run record (spawned)', () => {
     const runFields = ['finished_at', 'duration_ms', 'exit_code'];
     for (const record of summaries) expect(Object.keys(record)).toEqual([...fields, ...runFields]);
     expect(metas.map((record) => record['command'])).toEqual(['companies', 'contacts', 'verify', 'pipeline']);
+    // The workbook's "About this list" shows the same record, one field (or sub-field) a row.
+    const workbook = await new ExcelJS.Workbook().xlsx.readFile(join(work, 'r-companies.xlsx'));
+    const about = workbook.getWorksheet('About this list')!.getSheetValues().slice(2).map((values) => String((values as unknown[])[1]));
+    expect(distinct(about.map((name) => name.split('.')[0]!)).sort()).toEqual([...fields].sort());
     // docs/run-record.md documents every field, once.
     const documented = [...(await readFile(join(import.meta.dirname, '../../docs/run-record.md'), 'utf8')).matchAll(/^\| `([a-z_]+)` \|/gm)].map((match) => match[1]);
     expect(documented).toEqual([...fields, ...runFields]);
@@ -127,19 +147,21 @@ describe('the run record (spawned)', () => {
 
 describe('a standing list from prospect config (spawned)', () => {
   it('applies to every run; once its file is gone, a run stops with exit 2 before any call', async () => {
+    // A config of its own: the other tests here run without a standing list, in any order.
+    const own = { PROSPECT_CONFIG_DIR: await scratchDir() };
     await writeFile(join(work, 'standing.txt'), `# customers\n${excludedDomains[0]}\n`);
-    expect((await prospect(['config', 'set', 'exclude-domains', 'standing.txt'])).code).toBe(0);
-    const run = await prospect(['companies', ...SET, '--format', 'csv', '--columns', 'domain']);
+    expect((await prospect(['config', 'set', 'exclude-domains', 'standing.txt'], own)).code).toBe(0);
+    const run = await prospect(['companies', ...SET, '--format', 'csv', '--columns', 'domain'], own);
     expect(run.code, run.stderr).toBe(0);
     expect(csvRecords(run.stdout).map((row) => row.domain)).toEqual(listed.filter((domain) => domain !== excludedDomains[0]));
     expect(run.stderr).toContain('warning: 1 company removed by --exclude-domains.');
 
     await rm(join(work, 'standing.txt'));
     const before = (await sandboxStats(sandbox.url)).requests.total;
-    const stopped = await prospect(['pipeline', ...SET]);
+    const stopped = await prospect(['pipeline', ...SET], own);
     expect(stopped.code).toBe(2);
     expect(stopped.stderr).toMatch(/^prospect: the standing exclude-domains list .*standing\.txt \(prospect config\) does not exist; nothing was sent\./);
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
-    expect((await prospect(['config', 'set', 'exclude-domains', 'missing.csv'])).code).toBe(2);
+    expect((await prospect(['config', 'set', 'exclude-domains', 'missing.csv'], own)).code).toBe(2);
   });
 });
