@@ -12,6 +12,8 @@ export interface CompanyWalkOptions {
   positions?: WalkPosition[] | undefined;
   /** Let the client ask for each query's next page ahead (never with --max: no call for a page not written). */
   readAhead?: boolean;
+  /** Rows per page; the client's page size without. */
+  pageSize?: number | undefined;
 }
 
 /** What the service said of one query: its first page's meta, or that it matches nobody. */
@@ -40,7 +42,7 @@ export function walkCompanies(client: Pick<ProspectClient, 'companies'>, queries
   const answers: Array<QueryAnswer | undefined> = queries.map(() => undefined);
   const sources = queries.map((query, i) => {
     const start = options.positions?.[i] ?? START;
-    return { start, pages: start.done ? emptyPages() : pagesOf(client, query, start, options.readAhead ?? false, (answer) => (answers[i] ??= answer)) };
+    return { start, pages: start.done ? emptyPages() : pagesOf(client, query, start, { readAhead: options.readAhead ?? false, pageSize: options.pageSize }, (answer) => (answers[i] ??= answer)) };
   });
   return { chunks: everyQueryOrNone(mergeWalks(sources, compareCompanies, 'companies'), answers), answers };
 }
@@ -82,10 +84,10 @@ async function* pagesOf(
   client: Pick<ProspectClient, 'companies'>,
   query: CompanyQuery,
   start: WalkPosition,
-  readAhead: boolean,
+  paging: { readAhead: boolean; pageSize: number | undefined },
   answered: (answer: QueryAnswer) => void,
 ): AsyncGenerator<WalkPage<CompanyRow>, void, undefined> {
-  const pages = client.companies(query, { startCursor: start.cursor ?? undefined, readAhead });
+  const pages = client.companies(query, { startCursor: start.cursor ?? undefined, readAhead: paging.readAhead, pageSize: paging.pageSize });
   try {
     for await (const page of pages) {
       answered({ kind: 'meta', meta: page.meta });

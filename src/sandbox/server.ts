@@ -77,7 +77,10 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
   /** The answer the request gets when nothing is injected: the route's reply or its JSON error. */
   function replyFor(req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
     try {
-      return serveApi(req, endpoint, search);
+      const reply = serveApi(req, endpoint, search);
+      const data = (reply.body as { data?: unknown } | undefined)?.data;
+      if (Array.isArray(data)) parts.stats.countRows(endpoint, data.length);
+      return reply;
     } catch (error) {
       if (error instanceof ApiError) return errorReply(error);
       throw error;

@@ -15,6 +15,8 @@ export interface SandboxStats {
   /** Which service this is: the dataset's seed and size decide every answer, whatever the port. */
   identity: string;
   requests: { total: number; companies: number; countries: number; contacts: number; verify: number; other: number };
+  /** Rows in the `data` of the answers sent: what a client made the service build and send. */
+  rows: { companies: number; contacts: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
   /** Every domain any /contacts call carried, distinct and sorted. */
@@ -39,6 +41,7 @@ export class StatsCounter {
 
   private readonly state: Omit<SandboxStats, 'identity' | 'contacts_domains' | 'verified_emails'> = {
     requests: { total: 0, companies: 0, countries: 0, contacts: 0, verify: 0, other: 0 },
+    rows: { companies: 0, contacts: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
     faults: zeroFaultCounts(),
   };
@@ -46,6 +49,10 @@ export class StatsCounter {
   countRequest(endpoint: Endpoint): void {
     this.state.requests.total++;
     this.state.requests[endpoint]++;
+  }
+
+  countRows(endpoint: Endpoint, rows: number): void {
+    if (endpoint === 'companies' || endpoint === 'contacts') this.state.rows[endpoint] += rows;
   }
 
   /** The domains of one /contacts call that was answered. */
@@ -67,6 +74,7 @@ export class StatsCounter {
     return {
       identity: this.identity,
       requests: { ...this.state.requests },
+      rows: { ...this.state.rows },
       units: { ...this.state.units },
       faults: { ...this.state.faults },
       contacts_domains: [...this.contactsDomains].sort(),

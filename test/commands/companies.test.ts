@@ -43,10 +43,14 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(csvRecords(run.stdout).map((row) => row.domain)).toEqual(expected);
   });
 
-  it('stops at --max', async () => {
+  it('stops at --max, and asks the service for no more rows than it writes', async () => {
+    const before = await sandboxStats(sandbox.url);
     const run = await prospect(['companies', '-t', 'jQuery', '--max', '7', '--format', 'ndjson']);
     expect(run.code).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(7);
+    const after = await sandboxStats(sandbox.url);
+    expect(after.requests.companies - before.requests.companies).toBe(1);
+    expect(after.rows.companies - before.rows.companies).toBe(7);
   });
 
   it('writes JSON with its provenance, NDJSON with full technology entries, and picks the format from -o', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../../api/index.js';
+import { CLIENT_DEFAULTS, UnanswerableError, type CompaniesMeta, type CompanyRow } from '../../api/index.js';
 import { ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
@@ -69,7 +69,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   // made for a page that is not written), which is after the check. One page ahead, never two: each
   // page held is megabytes.
   const clientReadsAhead = options.max === undefined;
-  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead });
+  // With --max and every filter applied by the service, one page of --max rows per query holds every
+  // row that will be written: `--max 5` asks for 5 rows, not a page of 1,000 to throw 995 away.
+  const pageSize = options.max !== undefined && keep === undefined ? Math.min(options.max, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize) : undefined;
+  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead, pageSize });
   const count = (): SetCount => countSet(options.filters, walk.answers);
   const record = () =>
     runRecord({
