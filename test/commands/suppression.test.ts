@@ -82,6 +82,11 @@ describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(listed.filter((domain) => !excludedDomains.includes(domain)).slice(0, 4));
     expect(run.stderr).toContain(`warning: Stopped at --max 4 of ${listed.length}; more companies match.`);
+    // The dry run samples as the run would: the lists leave their companies out, --max caps the rest.
+    const dry = await prospect(['pipeline', ...SET, '--max', '4', '--exclude-domains', 'customers.csv', '--dry-run', '--format', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ companies: listed.length, excludedCompanies: 3, maxCompanies: 4 });
+    expect((await sandboxStats(sandbox.url)).contacts_domains.filter((domain: string) => excludedDomains.includes(domain))).toEqual([]);
   });
 });
 
