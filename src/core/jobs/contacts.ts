@@ -64,7 +64,6 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   if (input.domains.length === 0) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
 
   const summary = {
-    command: 'contacts',
     parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: verifyBudget ?? null, concurrency: settings.concurrency, ...(options.keepEmpty ? { keep_empty: true } : {}), ...suppression.parameters() },
     domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
     contacts: newContactCounts(),

@@ -72,7 +72,10 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   // Where a row is accepted: an excluded address is not planned, so it is never paid for, estimated or written.
   const planned = planRows(parsed.rows.filter((row) => suppression.keepsEmail(row.record[emailColumn])), emailColumn);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict);
-  if (planned.unique.size === 0) throw new UsageError('no valid email address in the input.');
+  if (planned.unique.size === 0) {
+    const removed = suppression.record().emails?.removed ?? 0;
+    throw new UsageError(removed > 0 ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.` : 'no valid email address in the input.');
+  }
   const columns = selectColumns(verifyColumns(parsed.header), options.columns);
 
   const connection = await resolveConnection(ctx);
