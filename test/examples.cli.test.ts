@@ -8,7 +8,8 @@
  * `prospect` (and `npx prospect`) on the PATH as the built binary. `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
  * dataset is built once; a `companies` listing without --max gets `--max 50` (see asRun). The user's
- * own files that examples read (accounts.csv, accounts.txt, domains.txt) are made here, small; every
+ * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the suppression lists
+ * customers.csv and do-not-contact.csv, shaped as CRM exports) are made here, small; every
  * example that pays states its cap.
  */
 import { spawn } from 'node:child_process';
@@ -113,6 +114,8 @@ function newLane(name: string): Lane {
   writeFileSync(join(lane.work, 'accounts.csv'), `name,website\n${ACCOUNTS.map((domain, i) => `Account ${i},https://www.${domain}/`).join('\n')}\n`);
   writeFileSync(join(lane.work, 'accounts.txt'), `${ACCOUNTS.join('\n')}\n`);
   writeFileSync(join(lane.work, 'domains.txt'), `${ACCOUNTS.join('\n')}\n`);
+  writeFileSync(join(lane.work, 'customers.csv'), `\uFEFFAccount Name,WEBSITE\r\nHarbor Supply,https://www.HarborSupply.com/\r\n`);
+  writeFileSync(join(lane.work, 'do-not-contact.csv'), `First Name,Email\r\nPatricia,Patricia.Hughes@valleyharbor.com\r\n`);
   return lane;
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CompaniesFlags } from '../core/jobs/companies.js';
 import { positiveInteger } from '../options/values.js';
-import { addCompanyFilterOptions, addOutputOptions, type CommandRunner } from './options.js';
+import { addCompanyFilterOptions, addOutputOptions, addSummaryOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -14,6 +14,8 @@ export function registerCompaniesCommand(program: Command, run: CommandRunner): 
         'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
     );
   addCompanyFilterOptions(command).option('--max <n>', 'stop after N rows', positiveInteger('--max'));
+  addSuppressionOptions(command, { domains: true, emails: false });
+  addSummaryOption(command);
   addOutputOptions(command)
     .addHelpText(
       'after',
@@ -22,6 +24,7 @@ Examples:
   $ prospect companies --technology Shopify > shopify.csv
   $ prospect companies -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 -o leads.csv
   $ prospect companies -t WordPress -t WooCommerce --max 50
+  $ prospect companies -t Shopify --exclude-domains customers.csv -o prospects.csv --summary run.json
   $ prospect --sandbox companies -t Shopify --format ndjson | prospect --sandbox contacts --seniority cxo,vp`,
     )
     .action(async (flags: CompaniesFlags) =>

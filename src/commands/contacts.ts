@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ContactsFlags } from '../core/jobs/contacts.js';
-import { addContactOptions, addOutputOptions, addPresetOption, type CommandRunner } from './options.js';
+import { addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -16,6 +16,7 @@ export function registerContactsCommand(program: Command, run: CommandRunner): v
     .option('--domain-column <name>', 'the CSV column that holds the domain (default: domain)')
     .option('--strict', 'any invalid domain in the input is an error (exit 2) before any request');
   addContactOptions(command);
+  addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true }));
   addPresetOption(addOutputOptions(command))
     .addHelpText(
       'after',
@@ -24,7 +25,8 @@ Examples:
   $ prospect contacts valleyharbor.com meadowfitness.com --seniority cxo,vp
   $ prospect companies -t Shopify --format ndjson | prospect contacts --seniority cxo,vp > contacts.csv
   $ prospect contacts --domains-file accounts.csv --domain-column website --per-company 3 -o contacts.csv
-  $ prospect contacts --domains-file domains.txt --stale verify --verify-budget 200 --summary run.json`,
+  $ prospect contacts --domains-file domains.txt --stale verify --verify-budget 200 --summary run.json
+  $ prospect contacts valleyharbor.com meadowfitness.com --keep-empty --exclude-emails do-not-contact.csv`,
     )
     .action(async (domains: string[], flags: Omit<ContactsFlags, 'args'>) =>
       run(async (ctx) => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CountFlags } from '../core/jobs/count.js';
 import { integerInRange } from '../options/values.js';
-import { addCompanyFilterOptions, addOutputOptions, type CommandRunner } from './options.js';
+import { addCompanyFilterOptions, addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerCountCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -18,6 +18,7 @@ export function registerCountCommand(program: Command, run: CommandRunner): void
     .option('--by <dimension>', 'break the set down by country, employee_range, industry, technology or category')
     .option('--top <n>', 'with --by: the N largest segments, the rest as one "other" row (0: all)', integerInRange('--top', 0), 10)
     .option('--concurrency <n>', 'service calls in flight at once, 1 to 32', integerInRange('--concurrency', 1, 32), 4);
+  addSuppressionOptions(command, { domains: true, emails: false });
   addOutputOptions(command)
     .addHelpText(
       'after',
@@ -26,7 +27,8 @@ Examples:
   $ prospect count -t Shopify -T Klaviyo --country US --employee-range 11-500
   $ prospect count -t WordPress -t WooCommerce --by country
   $ prospect count -t Shopify --by technology --top 15 -o shopify-stack.svg
-  $ prospect count -t Shopify --by employee_range --format json`,
+  $ prospect count -t Shopify --by employee_range --format json
+  $ prospect count -t Shopify --country US --exclude-domains customers.csv`,
     )
     .action(async (flags: CountFlags) =>
       run(async (ctx) => {

@@ -35,7 +35,27 @@ export function addContactOptions(command: Command): Command {
     .option('--concurrency <n>', 'service calls in flight at once, 1 to 32', integerInRange('--concurrency', 1, 32), 4)
     .option('--cache-ttl <age>', 'reuse verification results younger than this', '30d')
     .option('--no-cache', 'do not reuse or store verification results')
-    .option('--summary <file>', 'write a JSON record of the run to FILE');
+    .option('--summary <file>', 'write a JSON record of the run to FILE (the fields of FILE.meta.json: docs/run-record.md)');
+}
+
+/**
+ * Suppression lists (src/core/suppression.ts), repeatable: what the command takes of them. A file is
+ * anything the domain or address input reads: a CRM export with a Website or Email column, a list, JSON.
+ */
+export function addSuppressionOptions(command: Command, kinds: { domains: boolean; emails: boolean }): Command {
+  if (kinds.domains) command.option('--exclude-domains <file>', 'leave out the companies in FILE (a CRM export with a Website column, a list, JSON; repeatable)', collect, []);
+  if (kinds.emails) command.option('--exclude-emails <file>', 'leave out the addresses in FILE, never verified or written (an Email column, a list, JSON; repeatable)', collect, []);
+  return command;
+}
+
+/** --keep-empty, for the commands that write contacts. */
+export function addKeepEmptyOption(command: Command): Command {
+  return command.option('--keep-empty', 'also write one row for each company without a named contact (contact columns empty, email_freshness none)');
+}
+
+/** --summary FILE, for the commands that do not take the contact flags. */
+export function addSummaryOption(command: Command): Command {
+  return command.option('--summary <file>', 'write a JSON record of the run to FILE (the fields of FILE.meta.json: docs/run-record.md)');
 }
 
 /** The company filters `companies` and `pipeline` share. */

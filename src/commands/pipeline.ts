@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { PipelineFlags } from '../core/jobs/pipeline.js';
-import { addCompanyFilterOptions, addContactOptions, addOutputOptions, addPresetOption, type CommandRunner } from './options.js';
+import { positiveInteger } from '../options/values.js';
+import { addCompanyFilterOptions, addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerPipelineCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -12,7 +13,8 @@ export function registerPipelineCommand(program: Command, run: CommandRunner): v
         'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads ' +
         'no earlier run exported, and a second run on the same state exits 6 at once.',
     );
-  addCompanyFilterOptions(command);
+  addCompanyFilterOptions(command).option('--max <n>', 'stop after N companies (their leads are all written)', positiveInteger('--max'));
+  addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true }));
   addContactOptions(command)
     .option('--state <dir>', 'keep a checkpoint, the exported leads and paid verifications in DIR')
     .option('--only-new', 'with --state: write only leads that no earlier successful run exported')
@@ -26,6 +28,8 @@ Examples:
       --seniority cxo,vp --stale verify --verify-budget 500 --state ~/.prospect/shopify --only-new \\
       -o "leads-$(date +%F).csv" --summary run.json
   $ prospect --sandbox pipeline -t Shopify --seniority cxo --per-company 2 --format table
+  $ prospect pipeline -t Shopify --max 20 --exclude-domains customers.csv --exclude-emails do-not-contact.csv \
+      --keep-empty -o leads.csv --summary run.json
   # crontab: every Monday at 03:00
   0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new -o weekly.csv --summary weekly.json`,
     )

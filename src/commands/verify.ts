@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { VerifyFlags } from '../core/jobs/verify.js';
 import { integerInRange } from '../options/values.js';
-import { addOutputOptions, type CommandRunner } from './options.js';
+import { addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerVerifyCommand(program: Command, run: CommandRunner): void {
   const command = program
@@ -26,7 +26,8 @@ export function registerVerifyCommand(program: Command, run: CommandRunner): voi
     .option('--cache-ttl <age>', 'reuse results younger than this (30d, 6m, …)', '30d')
     .option('--no-cache', 'do not reuse or store results')
     .option('--strict', 'any malformed address is an error (exit 2) before any request')
-    .option('--summary <file>', 'write a JSON record of the run to FILE');
+    .option('--summary <file>', 'write a JSON record of the run to FILE (the fields of FILE.meta.json: docs/run-record.md)');
+  addSuppressionOptions(command, { domains: false, emails: true });
   addOutputOptions(command)
     .addHelpText(
       'after',
@@ -35,6 +36,7 @@ Examples:
   $ prospect verify patricia.hughes@valleyharbor.com betty.kelly@valleyharbor.com --yes
   $ prospect verify --file contacts.csv --verify-budget 100 -o verified.csv
   $ prospect verify --file contacts.csv --dry-run
+  $ prospect verify --file contacts.csv --exclude-emails do-not-contact.csv --verify-budget 100 -o verified.csv
   $ prospect contacts --domains-file accounts.txt | prospect verify --verify-budget 50 > checked.csv`,
     )
     .action(async (addresses: string[], flags: Omit<VerifyFlags, 'args'>) =>

@@ -4,7 +4,7 @@
  * Kept free of heavy imports: the CLI loads it at start-up for help and completion; the checks of
  * the values live in ./validate.ts.
  */
-export const CONFIG_KEYS = ['api-key', 'base-url', 'cursor-param', 'max-age', 'concurrency', 'format', 'verify-budget'] as const;
+export const CONFIG_KEYS = ['api-key', 'base-url', 'cursor-param', 'max-age', 'concurrency', 'format', 'verify-budget', 'exclude-domains', 'exclude-emails'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export interface ConfigKeySpec {
@@ -62,5 +62,17 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     fallback: 'none: a paid run off a terminal needs --verify-budget or --yes',
     secret: false,
     example: '200',
+  },
+  'exclude-domains': {
+    summary: 'a standing --exclude-domains list applied to every run (a file; it must exist when set and at every run)',
+    fallback: 'none',
+    secret: false,
+    example: 'customers.csv',
+  },
+  'exclude-emails': {
+    summary: 'a standing --exclude-emails list (do not contact) applied to every run (a file; it must exist when set and at every run)',
+    fallback: 'none',
+    secret: false,
+    example: 'do-not-contact.csv',
   },
 };

@@ -2,6 +2,8 @@
  * The checks of config values, the same for `config set` and for what is found in the file. Each
  * returns what is stored and throws a UsageError saying why a value is refused.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { checkBaseUrl, ClientOptionError } from '../api/index.js';
@@ -19,10 +21,17 @@ const PARSERS = {
   concurrency: parseConcurrency,
   format: parseFormat,
   'verify-budget': parseVerifyBudget,
+  'exclude-domains': parseListPath,
+  'exclude-emails': parseListPath,
 } satisfies Record<ConfigKey, (text: string) => string | number>;
 
+/** A value given to `config set`: checked as a stored one is, and a list file must exist now (its absolute path is kept). */
 export function parseConfigValue(key: ConfigKey, text: string): string | number {
-  return PARSERS[key](text);
+  const value = PARSERS[key](text);
+  if ((key === 'exclude-domains' || key === 'exclude-emails') && !existsSync(String(value))) {
+    throw new UsageError(`${String(value)} does not exist`, `Give the path of the ${key === 'exclude-domains' ? 'domain' : 'address'} list (a CRM export CSV, a plain list or JSON).`);
+  }
+  return value;
 }
 
 /**
@@ -58,6 +67,8 @@ export const StoredSettingsSchema = z.object({
   concurrency: storedSetting(PARSERS.concurrency),
   format: storedSetting(PARSERS.format),
   'verify-budget': storedSetting(PARSERS['verify-budget']),
+  'exclude-domains': storedSetting(PARSERS['exclude-domains']),
+  'exclude-emails': storedSetting(PARSERS['exclude-emails']),
 });
 
 /** The config file as a run uses it: each setting under the name of the flag it defaults (--max-age → maxAge). */
@@ -69,6 +80,8 @@ export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   concurrency: stored.concurrency,
   format: stored.format,
   verifyBudget: stored['verify-budget'],
+  excludeDomains: stored['exclude-domains'],
+  excludeEmails: stored['exclude-emails'],
 }));
 
 /** Why a stored value is refused, with the fix's hint; undefined when it is fine. */
@@ -137,6 +150,17 @@ function asUsageError<T>(check: () => T): T {
     if (error instanceof InvalidArgumentError) throw new UsageError(error.message.replace(/\.$/, ''));
     throw error;
   }
+}
+
+/**
+ * A suppression list's path, made absolute so a cron job in another directory finds it. Whether it
+ * exists is checked by `config set` and by every run (src/core/suppression.ts), not on reading the
+ * file: a vanished list must stop the runs that use it, not `config unset`.
+ */
+function parseListPath(text: string): string {
+  const path = text.trim();
+  if (path === '') throw new UsageError('the path is empty');
+  return resolve(path);
 }
 
 function parseFormat(text: string): OutputFormat {

@@ -1,9 +1,10 @@
 import type { Reporter } from '../ui/reporter.js';
 import { countOf, formatCount } from '../ui/format-count.js';
+import { widerCountText, type SetCount } from './company-set-count.js';
 import { MAX_CONTACTS_PER_CALL } from './contacts-fanout.js';
 
 /**
- * The caveats that contacts and pipeline share: each is one line with its count wherever stderr
+ * The caveats that several jobs share: each is one line with its count wherever stderr
  * goes (see Reporter), and its items on a terminal or with --verbose.
  */
 
@@ -16,4 +17,11 @@ export function reportCutDomains(reporter: Reporter, domains: readonly string[])
       `the output has the first ${max} of that seniority (--summary lists them${reporter.chatty ? '' : ', and so does --verbose'}).`,
   );
   reporter.details(domains);
+}
+
+/** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
+export function stoppedAtMaxLine(max: number, count: SetCount): string {
+  if (count.exact) return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
+  if (count.wider !== undefined) return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
+  return `Stopped at --max ${formatCount(max)}; more companies match.`;
 }

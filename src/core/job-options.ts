@@ -25,6 +25,17 @@ export const summaryOption = {
   summary: z.string().optional(),
 };
 
+/** --exclude-domains FILE and --exclude-emails FILE, repeatable (src/core/suppression.ts). */
+export const suppressionOptions = {
+  excludeDomains: z.array(z.string()).default([]),
+  excludeEmails: z.array(z.string()).default([]),
+};
+
+/** --keep-empty (contacts, pipeline): a row for every company without a named contact. */
+export const keepEmptyOption = {
+  keepEmpty: z.boolean().default(false),
+};
+
 /** --cache-ttl and --no-cache, for every command that verifies. */
 export const verifyCacheOptions = {
   cache: z.boolean(),

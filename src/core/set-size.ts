@@ -93,7 +93,14 @@ export interface SetWalk {
  * A walk of the set: the queries of the first technology of each kind, the others checked on each
  * row (as `companies` does). Its cost in pages is known before it starts.
  */
-export async function planSetWalk(client: Pick<ProspectClient, 'companies'>, filters: CompanyFilters, pageSize: number, concurrency: number): Promise<SetWalk> {
+export async function planSetWalk(
+  client: Pick<ProspectClient, 'companies'>,
+  filters: CompanyFilters,
+  pageSize: number,
+  concurrency: number,
+  /** False for a company the count leaves out (--exclude-domains); the service's contact count then no longer applies. */
+  accept?: (row: CompanyRow) => boolean,
+): Promise<SetWalk> {
   await checkLocalTechnologies(client, filters);
   const queries = companyQueries(filters);
   const answers = await answerAll(client, queries, concurrency);
@@ -109,6 +116,7 @@ export async function planSetWalk(client: Pick<ProspectClient, 'companies'>, fil
       for await (const chunk of walk.chunks) {
         for (const row of chunk.rows) {
           if (keep && !keep(row)) continue;
+          if (accept && !accept(row)) continue;
           companies += 1;
           onRow(row);
         }
@@ -116,7 +124,7 @@ export async function planSetWalk(client: Pick<ProspectClient, 'companies'>, fil
         onPage(pages);
       }
       const exact = countSet(filters, walk.answers);
-      return { companies, contacts: exact.exact ? exact.contacts : undefined, byService: false, meta: setMeta(filters, walk.answers), queries };
+      return { companies, contacts: exact.exact && !accept ? exact.contacts : undefined, byService: false, meta: setMeta(filters, walk.answers), queries };
     },
   };
 }

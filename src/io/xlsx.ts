@@ -103,9 +103,12 @@ async function zipCaughtUp(sheet: ExcelJS.Worksheet): Promise<void> {
   }
 }
 
-/** The provenance, one field a row: `source.dataset | Licensed contacts`. */
+/**
+ * The provenance, one field a row: `source.dataset | Licensed contacts`. The jobs hand over their run
+ * record (the fields of --summary and FILE.meta.json, src/core/provenance.ts); `rows` is the sheet's own count.
+ */
 function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, rows: number, meta: unknown): void {
-  const fields: Array<[string, Cell]> = [['rows', rows], ...flatten(meta, '')];
+  const fields: Array<[string, Cell]> = [['rows', rows], ...flatten(meta, '').filter(([name]) => name !== 'rows')];
   const about = workbook.addWorksheet(ABOUT_SHEET);
   about.columns = [{ width: columnWidth(fields.map(([name]) => name)) }, { width: MAX_WIDTH }];
   const header = about.addRow(['field', 'value']);

@@ -71,7 +71,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     routes: {
       companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
       countries: countriesRoute(dataset),
-      contacts: contactsRoute(contacts),
+      contacts: contactsRoute(contacts, stats),
       verify: verifyRoute(dataset, contacts, stats, config.asOf),
     },
     stats,

@@ -8,6 +8,7 @@ import type { ContactStore } from './contact-store.js';
 import { isDomain } from './domains.js';
 import { ApiError, invalidParameter, missingParameter } from './errors.js';
 import { integerParameter, singleValues, truncate } from './query.js';
+import type { StatsCounter } from './stats.js';
 import type { ApiRequest, Reply, Route } from './types.js';
 
 export const CONTACT_SOURCE = {
@@ -22,7 +23,7 @@ export const MAX_DOMAINS = 100;
 export const DEFAULT_CONTACT_LIMIT = 200;
 export const MAX_CONTACT_LIMIT = 1000;
 
-export function contactsRoute(store: ContactStore): Route {
+export function contactsRoute(store: ContactStore, stats: StatsCounter): Route {
   return (request: ApiRequest): Reply => {
     if (!CONTACT_PLANS.has(request.plan)) {
       throw new ApiError(403, 'plan_required', `Contacts are available from the Growth plan upward; this key is on the ${capitalized(request.plan)} plan.`, {
@@ -33,6 +34,7 @@ export function contactsRoute(store: ContactStore): Route {
     const domains = parseDomains(params.domain);
     const seniorities = parseSeniorities(params.seniority);
     const limit = integerParameter('limit', params.limit, 1, MAX_CONTACT_LIMIT, DEFAULT_CONTACT_LIMIT);
+    stats.countContactsDomains(domains);
     return {
       status: 200,
       body: {

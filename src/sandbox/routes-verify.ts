@@ -44,7 +44,7 @@ export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsC
     const replay = idempotencyKey === undefined ? undefined : answered.replay(request.plan, idempotencyKey, address);
     if (replay) return replay;
     const status = statusOf(address, oddsFor(address, dataset, store, asOfDay), dataset.seed);
-    const unitsUsed = stats.chargeUnit(request.plan);
+    const unitsUsed = stats.chargeUnit(request.plan, address);
     const reply: Reply = {
       status: 200,
       headers: { 'x-units-used': String(unitsUsed) },

@@ -1,4 +1,8 @@
-/** Counters behind GET /_sandbox/stats: requests by endpoint, verify units by plan, injected faults by kind. */
+/**
+ * Counters behind GET /_sandbox/stats: requests by endpoint, verify units by plan, injected faults by
+ * kind, and which domains /contacts was asked for and which addresses a unit was charged for (so a
+ * test can prove that a suppressed company or address never reached the service).
+ */
 import type { Plan } from './auth.js';
 import { FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
 
@@ -15,6 +19,10 @@ export interface SandboxStats {
   rows: { companies: number; contacts: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
+  /** Every domain any /contacts call carried, distinct and sorted. */
+  contacts_domains: string[];
+  /** Every address a verify unit was charged for (lower-cased), distinct and sorted. */
+  verified_emails: string[];
 }
 
 /**
@@ -28,7 +36,10 @@ export function sandboxIdentity(seed: number, companies: number): string {
 export class StatsCounter {
   constructor(private readonly identity: string) {}
 
-  private readonly state: Omit<SandboxStats, 'identity'> = {
+  private readonly contactsDomains = new Set<string>();
+  private readonly verifiedEmails = new Set<string>();
+
+  private readonly state: Omit<SandboxStats, 'identity' | 'contacts_domains' | 'verified_emails'> = {
     requests: { total: 0, companies: 0, countries: 0, contacts: 0, verify: 0, other: 0 },
     rows: { companies: 0, contacts: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
@@ -44,8 +55,14 @@ export class StatsCounter {
     if (endpoint === 'companies' || endpoint === 'contacts') this.state.rows[endpoint] += rows;
   }
 
-  /** Charges one verify unit to the plan; returns the plan's units used so far. */
-  chargeUnit(plan: Plan): number {
+  /** The domains of one /contacts call that was answered. */
+  countContactsDomains(domains: readonly string[]): void {
+    for (const domain of domains) this.contactsDomains.add(domain);
+  }
+
+  /** Charges one verify unit to the plan for `address`; returns the plan's units used so far. */
+  chargeUnit(plan: Plan, address: string): number {
+    this.verifiedEmails.add(address);
     return ++this.state.units[plan];
   }
 
@@ -54,7 +71,15 @@ export class StatsCounter {
   }
 
   snapshot(): SandboxStats {
-    return { identity: this.identity, requests: { ...this.state.requests }, rows: { ...this.state.rows }, units: { ...this.state.units }, faults: { ...this.state.faults } };
+    return {
+      identity: this.identity,
+      requests: { ...this.state.requests },
+      rows: { ...this.state.rows },
+      units: { ...this.state.units },
+      faults: { ...this.state.faults },
+      contacts_domains: [...this.contactsDomains].sort(),
+      verified_emails: [...this.verifiedEmails].sort(),
+    };
   }
 }
 

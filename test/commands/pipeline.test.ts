@@ -71,8 +71,8 @@ describe('prospect pipeline', () => {
     expect(resumed.stderr).toMatch(/Resuming the unfinished run/);
     expect(await readFile(target, 'utf8')).toBe(expected);
     expect((await units()) - start).toBe(cleanUnits);
-    // Nothing left behind but the state and the output.
-    expect((await readdir(work)).sort()).toEqual(['leads.csv', 'state']);
+    // Nothing left behind but the state, the output and its run record.
+    expect((await readdir(work)).sort()).toEqual(['leads.csv', 'leads.csv.meta.json', 'state']);
   }, 240_000);
 
   it('refuses to resume a checkpoint of a different command', async () => {

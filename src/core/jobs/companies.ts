@@ -6,7 +6,7 @@ import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { formatCount } from '../../ui/format-count.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from '../company-columns.js';
 import {
   companyQueries,
@@ -18,17 +18,21 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from '../company-filters.js';
-import { countRecord, countSet, listedCompanies, setMeta, widerCountText, type SetCount } from '../company-set-count.js';
+import { stoppedAtMaxLine } from '../caveats.js';
+import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { MergedChunk } from '../merge-walks.js';
-import { outputOptions } from '../job-options.js';
+import { outputOptions, summaryOption, suppressionOptions } from '../job-options.js';
 import { planOutput } from '../output-plan.js';
-import { provenanceLine } from '../provenance.js';
+import { documentMeta, metaJson, provenanceLine, runRecord } from '../provenance.js';
+import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
 export const companiesOptionsSchema = withCompanyFilters({
   ...outputOptions,
+  ...summaryOption,
+  ...suppressionOptions,
   max: z.number().int().optional(),
   allowEmpty: z.boolean().default(false),
 });
@@ -44,12 +48,16 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   }
   const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
   await checkOutputPath(parsed.output);
+  await checkOutputPath(parsed.summary);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
-  const keep = localStackFilter(options.filters);
+  const stackFilter = localStackFilter(options.filters);
+  // An excluded company is not written and does not count towards --max.
+  const keep = suppression.active ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain) : stackFilter;
   let meta: CompaniesMeta | undefined;
   let written = 0;
   let fetched = 0;
@@ -66,11 +74,25 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   const pageSize = options.max !== undefined && keep === undefined ? Math.min(options.max, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize) : undefined;
   const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead, pageSize });
   const count = (): SetCount => countSet(options.filters, walk.answers);
+  const record = () =>
+    runRecord({
+      command: 'companies',
+      parameters: { max: options.max ?? null, ...suppression.parameters() },
+      startedAt,
+      output: options.output,
+      rows: written,
+      filters: filtersRecord(options.filters),
+      meta,
+      setCount: countFields(meta, count()),
+      stoppedAtMax,
+      excluded: suppression.record(),
+    });
 
   return runJob(ctx, {
     startedAt,
     progress: 'Fetching companies',
     output,
+    summary: { path: options.summary, record },
     async work(progress) {
       await checkLocalTechnologies(client, options.filters);
       let nextChunk: Promise<IteratorResult<MergedChunk<CompanyRow>>> | undefined = walk.chunks.next();
@@ -100,9 +122,9 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await walk.chunks.return(undefined);
-      if (written === 0) throw noMatch(options.filters, fetched);
-      await writer.finish(meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) });
-      await output.writeSidecar('.meta.json', sidecar(options, meta, count(), written, stoppedAtMax));
+      if (written === 0) throw noMatch(options.filters, fetched, suppression.record().domains?.removed ?? 0);
+      await writer.finish(documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record));
+      await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
     onFailure() {
@@ -112,7 +134,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     async writeEmptyResult(error) {
       // Only valid filters that match nobody (exit 3); a typo stays an error whatever --allow-empty says.
       if (!(options.allowEmpty && knownFailure(error)?.exitCode === ExitCode.unanswerable)) return false;
-      await writer.finish(meta);
+      await writer.finish(documentMeta(format, meta, record));
       await output.commit();
       return true;
     },
@@ -121,20 +143,17 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       const provenance = provenanceLine(meta);
       if (provenance) ctx.reporter.info(provenance);
       if (stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, count()));
+      suppression.report(ctx);
       if (options.output) ctx.reporter.info(`Where the data came from: ${options.output}.meta.json.`);
     },
   });
 }
 
-/** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
-function stoppedAtMaxLine(max: number, count: SetCount): string {
-  if (count.exact) return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
-  if (count.wider !== undefined) return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
-  return `Stopped at --max ${formatCount(max)}; more companies match.`;
-}
-
 /** The service had companies for the first technology, but the filters it cannot express left none. */
-function noMatch(filters: CompanyFilters, fetched: number): UnanswerableError {
+function noMatch(filters: CompanyFilters, fetched: number, excluded: number): UnanswerableError {
+  if (excluded > 0) {
+    return new UnanswerableError(`no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`, { code: 'no_match' });
+  }
   const others = describeFilters({ ...filters, technologies: filters.technologies.slice(1), notTechnologies: filters.notTechnologies.slice(1), employeeRanges: [], countries: [] });
   return new UnanswerableError(
     `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${filters.technologies[0]}", none of which also ${others}.`,
@@ -151,18 +170,4 @@ function countFields(meta: CompaniesMeta | undefined, count: SetCount): Record<s
   const { total, contact_count, ...fields } = countRecord(count);
   if (total === undefined) return { total: undefined, contact_count: undefined, ...fields };
   return { ...(meta?.total === undefined ? {} : { total }), ...(meta?.contact_count === undefined ? {} : { contact_count }) };
-}
-
-function sidecar(options: CompaniesOptions, meta: CompaniesMeta | undefined, count: SetCount, rows: number, stoppedAtMax: boolean): string {
-  const record = {
-    exported_at: new Date().toISOString(),
-    rows,
-    stopped_at_max: stoppedAtMax,
-    filters: filtersRecord(options.filters),
-    source: meta?.source,
-    scope: meta?.scope,
-    field_fill_rates: meta?.field_fill_rates,
-    ...countFields(meta, count),
-  };
-  return `${JSON.stringify(record, null, 2)}\n`;
 }

@@ -13,7 +13,10 @@ import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
-import { entriesOptions, outputOptions, presetOption, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { entriesOptions, keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
+import { emptyContactRow } from '../keep-empty.js';
+import { documentMeta, metaJson, runRecord } from '../provenance.js';
+import { Suppression } from '../suppression.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { planOutput } from '../output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
@@ -28,8 +31,9 @@ export const contactsOptionsSchema = z
     ...contactOptions,
     ...outputOptions,
     ...presetOption,
-  ...presetOption,
     ...summaryOption,
+    ...suppressionOptions,
+    ...keepEmptyOption,
     ...verifyCacheOptions,
     domainsFile: z.string().optional(),
     domainColumn: z.string().optional(),
@@ -49,22 +53,36 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const verifyBudget = consent?.budget;
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
 
   const source = await readEntriesInput(ctx, options, 'domain');
   const input = collectDomains(source.text, { format: source.format, column: options.domainColumn || undefined });
   failOnInputProblems(input.problems, source.origin);
   reportInvalidEntries(ctx, input.invalid, 'domain', options.strict);
+  // Where a domain is accepted: an excluded one is never sent to the service.
+  const domains = input.domains.filter((domain) => suppression.keepsDomain(domain));
   if (input.domains.length === 0) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
 
   const summary = {
-    command: 'contacts',
-    parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: verifyBudget ?? null, concurrency: settings.concurrency },
-    started_at: new Date(startedAt).toISOString(),
+    parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: verifyBudget ?? null, concurrency: settings.concurrency, ...(options.keepEmpty ? { keep_empty: true } : {}), ...suppression.parameters() },
     domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
     contacts: newContactCounts(),
     verification: { budget: verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
-    calls: 0,
   };
+  let keptEmpty = 0;
+  let contactSource: unknown;
+  const record = () =>
+    runRecord({
+      command: 'contacts',
+      parameters: summary.parameters,
+      startedAt,
+      output: options.output,
+      rows: summary.contacts.written + keptEmpty,
+      meta: contactSource === undefined ? null : { source: contactSource },
+      excluded: suppression.record(),
+      keptEmpty: options.keepEmpty ? keptEmpty : undefined,
+      details: { domains: summary.domains, contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls },
+    });
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
@@ -78,39 +96,44 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     startedAt,
     progress: 'Fetching contacts',
     output,
-    summary: {
-      path: options.summary,
-      record: () => ({ ...summary, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls }),
-    },
+    summary: { path: options.summary, record },
     async work(progress) {
       if (asking) asking.suspend = (during) => progress.suspend(during);
       // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead.
-      const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
+      const answered = fetchContactsInOrder(client, domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
       const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         if (found.truncated) summary.domains.truncated_at_limit.push(found.domain);
         if (found.contacts.length > 0) summary.domains.with_contacts += 1;
-        return contactRowsFor(found.contacts, found.source, settings, now, verifier);
+        contactSource ??= found.source;
+        // Where a contact is accepted: an excluded address is never verified, paid for or written.
+        const contacts = suppression.keepContacts(found.contacts);
+        const result = await contactRowsFor(contacts, found.source, settings, now, verifier);
+        return { result, empty: options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [] };
       });
       let domainsDone = 0;
-      for await (const result of rowsByDomain) {
-        await writer.writeRows(result.rows);
+      for await (const { result, empty } of rowsByDomain) {
+        await writer.writeRows([...result.rows, ...empty]);
         countRows(summary.contacts, result);
+        keptEmpty += empty.length;
         domainsDone += 1;
-        progress.update({ done: domainsDone, total: input.domains.length, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
+        progress.update({ done: domainsDone, total: domains.length, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
       }
-      await writer.finish({ summary: { domains: summary.domains, contacts: summary.contacts } });
+      await writer.finish(documentMeta(format, { summary: { domains: summary.domains, contacts: summary.contacts } }, record));
+      await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
     close: () => verifier?.close(),
-    written: () => ({ rows: summary.contacts.written, noun: ['contact', 'contacts'], path: options.output }),
+    written: () => ({ rows: summary.contacts.written + keptEmpty, noun: ['contact', 'contacts'], path: options.output }),
     report() {
       const { contacts, domains } = summary;
       ctx.reporter.info(
         `${countOf(contacts.written, 'contact')} from ${formatCount(domains.with_contacts)}/${countOf(domains.valid, 'domain')} in ${countOf(fanout.calls, 'call')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
           (contacts.droppedStale > 0 ? ` · dropped stale ${formatCount(contacts.droppedStale)}` : ''),
       );
+      if (keptEmpty > 0) ctx.reporter.info(`${countOf(keptEmpty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`);
       if (verifier) reportVerification(ctx, verifier.snapshot());
       reportCutDomains(ctx.reporter, domains.truncated_at_limit);
+      suppression.report(ctx);
     },
   });
 }

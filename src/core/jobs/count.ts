@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_DEFAULTS, RequestError, type CompanyQuery, type ProspectClient } from '../../api/index.js';
+import { CLIENT_DEFAULTS, RequestError, type CompanyQuery, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import type { Column } from '../../io/columns.js';
 import { selectColumns } from '../../io/columns.js';
@@ -12,7 +12,8 @@ import { renderBarChart, type ChartRow } from '../../ui/bar-chart.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { Progress } from '../../ui/progress.js';
 import { describeFilters, filtersRecord, normalizeCountries, serviceRange, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
-import { outputOptions } from '../job-options.js';
+import { outputOptions, suppressionOptions } from '../job-options.js';
+import { Suppression } from '../suppression.js';
 import { provenanceLine } from '../provenance.js';
 import {
   breakdownByQueries,
@@ -31,12 +32,15 @@ import { runJob } from './runner.js';
 /** `prospect count`: its flags (the input) and the job's options (the output). */
 export const countOptionsSchema = withCompanyFilters({
   ...outputOptions,
+  excludeDomains: suppressionOptions.excludeDomains,
   by: z.string().optional(),
   top: z.number().int().default(10),
   concurrency: z.number().int().default(4),
 });
 export type CountFlags = z.input<typeof countOptionsSchema>;
 export type CountOptions = z.output<typeof countOptionsSchema>;
+
+type RowFilter = (row: CompanyRow) => boolean;
 
 /** What the run found, for the output and the report. */
 interface Counted {
@@ -54,6 +58,9 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
   const format = svg ? 'svg' : resolveFormat({ format: parsed.format, outputPath: parsed.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
   await checkOutputPath(parsed.output);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
+  // The service cannot leave a list of companies out of its count: with one, the set is walked.
+  const accept = suppression.active ? (row: CompanyRow) => suppression.keepsDomain(row.domain) : undefined;
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
@@ -65,7 +72,8 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
     progress: 'Counting…',
     output,
     async work(progress) {
-      counted = dimension === undefined ? { size: await sizeOf(ctx, client, options, pageSize, progress) } : await breakdownOf(ctx, client, options, dimension, pageSize, progress);
+      counted =
+        dimension === undefined ? { size: await sizeOf(ctx, client, options, pageSize, progress, accept) } : await breakdownOf(ctx, client, options, dimension, pageSize, progress, accept);
       progress.stop();
       if (format === 'svg') {
         const { renderSvgChart } = await import('../../io/svg-chart.js');
@@ -73,7 +81,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
       } else if (format === 'table') {
         await output.sink.write(counted.breakdown ? renderBarChart(chartRows(counted.breakdown, options.top), ctx.stdout.columns ?? 80) : totalText(counted.size));
       } else {
-        await writeRows(format, output.sink, options, counted);
+        await writeRows(format, output.sink, options, counted, suppression);
       }
       await output.commit();
     },
@@ -81,6 +89,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
     report() {
       if (counted === undefined) return;
       reportCount(ctx, options, counted);
+      suppression.report(ctx);
     },
   });
 }
@@ -93,14 +102,14 @@ function parseDimension(by: string | undefined): Dimension | undefined {
 }
 
 /** The set's size: one call per service query where the service counts it, else a walk of the set. */
-async function sizeOf(ctx: RunContext, client: ProspectClient, options: CountOptions, pageSize: number, progress: Progress): Promise<SetSize> {
-  const asked = await askSetSize(client, options.filters, options.concurrency);
+async function sizeOf(ctx: RunContext, client: ProspectClient, options: CountOptions, pageSize: number, progress: Progress, accept: RowFilter | undefined): Promise<SetSize> {
+  const asked = accept ? undefined : await askSetSize(client, options.filters, options.concurrency);
   if (asked !== undefined) return asked;
-  return walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, () => {});
+  return walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, () => {}, accept);
 }
 
-async function breakdownOf(ctx: RunContext, client: ProspectClient, options: CountOptions, dimension: Dimension, pageSize: number, progress: Progress): Promise<Counted> {
-  if (isQueryDimension(dimension)) {
+async function breakdownOf(ctx: RunContext, client: ProspectClient, options: CountOptions, dimension: Dimension, pageSize: number, progress: Progress, accept: RowFilter | undefined): Promise<Counted> {
+  if (isQueryDimension(dimension) && !accept) {
     const values = dimension === 'country' ? await countriesOf(ctx, client, options.filters) : rangesOf(options.filters);
     if (values !== undefined) {
       progress.update({ done: 0, total: values.length, noun: dimension === 'country' ? 'countries' : 'employee ranges' });
@@ -109,7 +118,7 @@ async function breakdownOf(ctx: RunContext, client: ProspectClient, options: Cou
     }
   }
   const tally = rowTally(dimension, options.filters);
-  const size = await walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, tally.add);
+  const size = await walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, tally.add, accept);
   return { size, breakdown: tally.finish(size) };
 }
 
@@ -145,8 +154,9 @@ async function walkSet(
   concurrency: number,
   progress: Progress,
   onRow: Parameters<Awaited<ReturnType<typeof planSetWalk>>['run']>[0],
+  accept?: RowFilter,
 ): Promise<SetSize> {
-  const walk = await planSetWalk(client, filters, pageSize, concurrency);
+  const walk = await planSetWalk(client, filters, pageSize, concurrency, accept);
   ctx.reporter.info(`Walking the set to count it: ${countOf(walk.pages, 'page')} of ${countOf(walk.serviceCompanies, 'company', 'companies')}.`);
   return walk.run(onRow, (page) => progress.update({ done: Math.min(page, walk.pages), total: walk.pages, noun: 'pages' }));
 }
@@ -164,8 +174,8 @@ function totalText(size: SetSize): string {
   return `${countOf(size.companies, 'company', 'companies')} · ${contacts}\n`;
 }
 
-async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameters<typeof createRowWriter>[1], options: CountOptions, counted: Counted): Promise<void> {
-  const meta = countMeta(options, counted);
+async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameters<typeof createRowWriter>[1], options: CountOptions, counted: Counted, suppression: Suppression): Promise<void> {
+  const meta = { ...countMeta(options, counted), ...(suppression.active ? { excluded: suppression.record() } : {}) };
   if (counted.breakdown) {
     const dimension = counted.breakdown.dimension;
     const all: Array<Column<BreakdownRow>> = [

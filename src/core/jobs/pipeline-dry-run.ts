@@ -29,6 +29,7 @@ import { answerAll, askSetSize, serviceQueries } from '../set-size.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './pipeline.js';
+import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
 
 /** Companies whose contacts are sampled, and domains per sample call: a few calls, whatever the set. */
@@ -56,13 +57,20 @@ interface Sample {
   alreadyPaid: number;
   calls: number;
   callMs: number[];
+  /** Companies of the walked pages, and how many of them --exclude-domains leaves out. */
+  walked: number;
+  excluded: number;
 }
 
 export interface DryRunEstimate {
   companies: number;
   contacts: number | undefined;
+  /** --exclude-domains: the set's companies a run leaves out, estimated from the walked pages; else null. */
+  excludedCompanies: number | null;
+  /** --max below the companies left: the companies a run does, which the figures below are for; else null. */
+  maxCompanies: number | null;
   countedBy: 'service' | 'sample';
-  sample: Omit<Sample, 'callMs'>;
+  sample: Omit<Sample, 'callMs' | 'walked' | 'excluded'>;
   leads: number;
   alreadyExported: number;
   staleShare: number;
@@ -79,7 +87,9 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   // The cap a real run would have (flag or config); nothing is asked: nothing is paid.
   const budget = options.stale === 'verify' ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget : undefined;
-  planPipeline(ctx, options, budget);
+  // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
+  planPipeline(ctx, options, budget, suppression.parameters());
   const now = new Date();
   const settings = parseContactFlags(options, now);
   const connection = await resolveConnection(ctx);
@@ -97,7 +107,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       const timed = timedClient(client);
       const size = await askSetSize(timed.client, options.filters, settings.concurrency);
       progress.update({ done: 0, noun: 'companies sampled' });
-      const sample = await sampleContacts(timed.client, options.filters, size?.companies, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined);
+      const sample = await sampleContacts(timed.client, options.filters, size?.companies, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined, suppression);
       const wider = size === undefined ? await widerCount(timed.client, options.filters, settings.concurrency) : undefined;
       estimate = estimateRun(options, settings, budget, size ?? wider!, sample, timed.companyMs, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize);
       ctx.stdout.write(options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget));
@@ -144,6 +154,7 @@ async function sampleContacts(
   now: Date,
   exportedBefore: (row: Parameters<typeof leadKey>[0]) => boolean,
   paidBefore: (email: string) => boolean,
+  suppression: Suppression,
 ): Promise<Sample> {
   await checkLocalTechnologies(client, filters);
   const keep = localStackFilter(filters);
@@ -153,16 +164,21 @@ async function sampleContacts(
   const walk = walkCompanies(client, companyQueries(filters), { readAhead: false });
   let seen = 0;
   let pages = 0;
+  let excluded = 0;
   for await (const chunk of walk.chunks) {
     for (const row of chunk.rows) {
       if (keep && !keep(row)) continue;
+      if (!suppression.keepsDomain(row.domain)) {
+        excluded += 1;
+        continue;
+      }
       if (seen % stride === 0 && domains.length < SAMPLE_COMPANIES) domains.push(row.domain.toLowerCase());
       seen += 1;
     }
     pages += 1;
     if (domains.length >= SAMPLE_COMPANIES || pages >= SAMPLE_PAGES) break;
   }
-  const sample: Sample = { companies: domains.length, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0, calls: 0, callMs: [] };
+  const sample: Sample = { companies: domains.length, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0, calls: 0, callMs: [], walked: seen + excluded, excluded };
   // A call that comes back full was cut after its least senior contacts, which would skew the
   // seniority shares: the fan-out splits such calls and asks again, as a real run does.
   const timed: Pick<ProspectClient, 'contacts'> = {
@@ -177,7 +193,7 @@ async function sampleContacts(
   };
   const stats = { calls: 0, splits: 0 };
   for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, batchesAhead: settings.concurrency }, stats)) {
-    await tallyDomain(sample, found.contacts, found.source, settings, now, exportedBefore, paidBefore);
+    await tallyDomain(sample, suppression.keepContacts(found.contacts), found.source, settings, now, exportedBefore, paidBefore);
   }
   sample.calls = stats.calls;
   return sample;
@@ -227,23 +243,31 @@ export function estimateRun(
 ): DryRunEstimate {
   const perContact = (n: number) => (sample.contacts === 0 ? 0 : n / sample.contacts);
   const perCompany = (n: number) => (sample.companies === 0 ? 0 : n / sample.companies);
+  // --exclude-domains leaves out the share of the set the walked pages had on it; --max then caps the rest.
+  const excludedCompanies = sample.excluded === 0 ? null : Math.round((size.companies * sample.excluded) / sample.walked);
+  const left = size.companies - (excludedCompanies ?? 0);
+  const maxCompanies = options.max !== undefined && options.max < left ? options.max : null;
+  const companies = maxCompanies ?? left;
   // The service's contact count is exact, and without a per-company cap leads follow contacts; with
-  // one they follow companies (each gives at most N), so the sample scales by those instead.
-  const byContacts = size.contacts !== undefined && size.byService && settings.perCompany === undefined;
-  const scale = (n: number) => Math.round(byContacts ? size.contacts! * perContact(n) : size.companies * perCompany(n));
+  // one they follow companies (each gives at most N), so the sample scales by those instead (and so
+  // it does when the run does only part of the set).
+  const byContacts = size.contacts !== undefined && size.byService && settings.perCompany === undefined && companies === size.companies;
+  const scale = (n: number) => Math.round(byContacts ? size.contacts! * perContact(n) : companies * perCompany(n));
   const leads = scale(sample.rows);
   const ofLeads = (n: number) => (sample.rows === 0 ? 0 : Math.round((leads * n) / sample.rows));
   const addressesToVerify = options.stale === 'verify' ? ofLeads(sample.toVerify) : 0;
   const alreadyPaid = options.stale === 'verify' ? ofLeads(sample.alreadyPaid) : 0;
   const units = Math.min(Math.max(addressesToVerify - alreadyPaid, 0), budget ?? Number.POSITIVE_INFINITY);
   const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
-  const companyPages = Math.ceil(size.companies / pageSize);
-  const contactCalls = Math.max(Math.ceil(size.companies / 100), Math.ceil(scale(sample.asked) / (FILL_OF_LIMIT * settings.limit)));
+  const companyPages = Math.ceil(companies / pageSize);
+  const contactCalls = Math.max(Math.ceil(companies / 100), Math.ceil(scale(sample.asked) / (FILL_OF_LIMIT * settings.limit)));
   // Contacts calls and verifications run `concurrency` at once; a verification takes about a contacts call's time.
   const seconds = (companyPages * mean(companyMs) + ((contactCalls + units) * mean(sample.callMs)) / settings.concurrency) / 1000;
   return {
     companies: size.companies,
     contacts: size.contacts,
+    excludedCompanies,
+    maxCompanies,
     countedBy: size.byService ? 'service' : 'sample',
     sample: { companies: sample.companies, contacts: sample.contacts, asked: sample.asked, rows: sample.rows, alreadyExported: sample.alreadyExported, toVerify: sample.toVerify, alreadyPaid: sample.alreadyPaid, calls: sample.calls },
     leads,
@@ -261,6 +285,8 @@ function dryRunText(estimate: DryRunEstimate, options: PipelineOptions, budget: 
   const lines = [
     `Dry run: nothing was spent and nothing was written.`,
     `Set: ${countOf(estimate.companies, 'company', 'companies')}${estimate.contacts === undefined ? ' (estimated from the sample)' : `, ${countOf(estimate.contacts, 'named contact')}`} (${estimate.countedBy === 'service' ? 'counted by the service' : 'the service counted a wider set'}).`,
+    ...(estimate.excludedCompanies === null ? [] : [`--exclude-domains: about ${formatCount(estimate.excludedCompanies)} of them are left out (estimated from the pages sampled).`]),
+    ...(estimate.maxCompanies === null ? [] : [`--max ${formatCount(estimate.maxCompanies)}: the run stops after that many companies; the figures below are for them.`]),
     `Sample: ${countOf(estimate.sample.companies, 'company', 'companies')}, ${countOf(estimate.sample.contacts, 'contact')} in ${countOf(estimate.sample.calls, 'contacts call')}; the figures below are scaled from it.`,
     `Leads written: ${about(estimate.leads)}.`,
   ];

@@ -1,17 +1,24 @@
 import { z } from 'zod';
-import { UnanswerableError } from '../../api/index.js';
+import { resolve } from 'node:path';
+import { UnanswerableError, type CompanyRow } from '../../api/index.js';
 import { ExitCode, knownFailure } from '../../exit-codes.js';
+import { writeFileAtomic } from '../../io/atomic-file.js';
 import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
-import { normalizeCountries, validateCompanyFilters, withCompanyFilters } from '../company-filters.js';
+import { filtersRecord, normalizeCountries, validateCompanyFilters, withCompanyFilters } from '../company-filters.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder } from '../contacts-fanout.js';
-import { outputOptions, presetOption, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
+import { stoppedAtMaxLine } from '../caveats.js';
+import { emptyContactRow } from '../keep-empty.js';
+import { documentMeta, metaJson, runRecord } from '../provenance.js';
+import { Suppression } from '../suppression.js';
+import type { SetCount } from '../company-set-count.js';
 import { leadKey } from '../pipeline/lead-key.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { countCompany, passPage } from '../pipeline/checkpoint.js';
@@ -32,6 +39,9 @@ export const pipelineOptionsSchema = withCompanyFilters({
   ...presetOption,
   ...summaryOption,
   ...verifyCacheOptions,
+  ...suppressionOptions,
+  ...keepEmptyOption,
+  max: z.number().int().optional(),
   state: z.string().optional(),
   onlyNew: z.boolean().default(false),
   allowEmpty: z.boolean().default(false),
@@ -52,7 +62,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   validateCompanyFilters(parsed.filters);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const consent = options.stale === 'verify' ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget }) : undefined;
-  const plan = planPipeline(ctx, options, consent?.budget);
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
+  const plan = planPipeline(ctx, options, consent?.budget, suppression.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   const verifyBudget = consent?.budget;
   await checkOutputPath(options.output);
@@ -91,40 +102,77 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
     await leads.publish();
+    if (options.output !== undefined) await writeFileAtomic(`${resolve(options.output)}.meta.json`, metaJson(runRecordNow()));
     if (state) await recordSuccess(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record });
+  };
+  /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
+  let stoppedAt: SetCount | undefined;
+  const runRecordNow = () => {
+    const legacy = pipelineSummary({
+      parameters: plan.parameters,
+      runId: checkpoint.run_id,
+      resumed,
+      startedAt,
+      counters,
+      verification: verifier?.run,
+      verifyBudget,
+      noMatchReason,
+      output: options.output,
+    });
+    return runRecord({
+      command: 'pipeline',
+      parameters: plan.parameters,
+      startedAt,
+      output: options.output,
+      rows: checkpoint.rows_written,
+      filters: filtersRecord(options.filters),
+      meta: checkpoint.meta,
+      stoppedAtMax: counters.stopped_at_max,
+      excluded: suppression.record({ domains: counters.excluded.companies, emails: counters.excluded.contacts }),
+      keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
+      details: {
+        run_id: checkpoint.run_id,
+        resumed,
+        companies_seen: counters.companies_seen,
+        contacts: legacy['contacts'],
+        domains: legacy['domains'],
+        verification: legacy['verification'],
+        no_match_reason: noMatchReason,
+      },
+    });
   };
 
   return runJob(ctx, {
     startedAt,
     progress: 'Building the lead list',
     output: leads,
-    summary: {
-      path: options.summary,
-      record: () =>
-        pipelineSummary({
-          parameters: plan.parameters,
-          runId: checkpoint.run_id,
-          resumed,
-          startedAt,
-          counters,
-          verification: verifier?.run,
-          verifyBudget,
-          noMatchReason,
-          output: options.output,
-        }),
-    },
+    summary: { path: options.summary, record: runRecordNow },
     async work(progress) {
       if (asking) asking.suspend = (during) => progress.suspend(during);
       const isNew = exported ? (row: ContactRow) => !exported.has(leadKey(row)) : undefined;
-      const companies = listCompanies(client, options.filters, checkpoint);
+      // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
+      const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
+      const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
+      const companies = listCompanies(client, options.filters, checkpoint, { accept, max });
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
-      const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => ({
-        found,
-        result: await contactRowsFor(found.contacts, found.source, settings, now, verifier, isNew),
-      }));
-      for await (const { found, result } of rowsByCompany) {
-        await leads.write(result.rows.map((row) => ({ ...row, company: found.item.company })));
+      const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
+        // Where a contact is accepted: an excluded address is never verified, paid for or written.
+        const contacts = suppression.keepContacts(found.contacts);
+        const result = await contactRowsFor(contacts, found.source, settings, now, verifier, isNew);
+        const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
+        return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
+      });
+      for await (const { found, result, empty, excludedContacts } of rowsByCompany) {
+        await leads.write([...result.rows, ...empty].map((row) => ({ ...row, company: found.item.company })));
         countCompany(checkpoint, found, result);
+        checkpoint.rows_written += empty.length;
+        counters.kept_empty += empty.length;
+        counters.excluded.companies += found.item.excluded ?? 0;
+        counters.excluded.contacts += excludedContacts;
+        if (found.item.stoppedAtMax) {
+          counters.stopped_at_max = true;
+          stoppedAt = found.item.stoppedAtMax;
+        }
         const pageEnd = found.item.pageEnd;
         if (pageEnd && leads.keepsCheckpoints) {
           passPage(checkpoint, pageEnd.positions, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
@@ -135,7 +183,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         progress.update({ done: counters.companies_seen, total: found.item.listingTotal, noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
       }
       // No page at all (nothing listed) leaves no provenance to end the document with.
-      await leads.writer.finish(checkpoint.meta ?? { source: undefined, scope: undefined });
+      await leads.writer.finish(documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow));
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
     },
     async onFailure(error) {
@@ -156,6 +204,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       return true;
     },
     written: () => ({ rows: checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
-    report: () => reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew),
+    report() {
+      reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew);
+      if (counters.kept_empty > 0) ctx.reporter.info(`${countOf(counters.kept_empty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`);
+      if (counters.stopped_at_max && options.max !== undefined) ctx.reporter.caveat(stoppedAtMaxLine(options.max, stoppedAt ?? { exact: false, wider: undefined }));
+      suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });
+    },
   });
 }

@@ -9,7 +9,9 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
-import { entriesOptions, outputOptions, summaryOption, verifyCacheOptions } from '../job-options.js';
+import { entriesOptions, outputOptions, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
+import { documentMeta, metaJson, runRecord } from '../provenance.js';
+import { Suppression } from '../suppression.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerifyCache } from '../verification/cache.js';
@@ -24,6 +26,7 @@ export const verifyOptionsSchema = z.object({
   ...outputOptions,
   ...summaryOption,
   ...verifyCacheOptions,
+  excludeEmails: suppressionOptions.excludeEmails,
   emailColumn: z.string().optional(),
   verifyBudget: z.number().int().optional(),
   /** The older name of --verify-budget, kept working. */
@@ -59,14 +62,20 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
+  const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
 
   const source = await readEntriesInput(ctx, options, 'email');
   const parsed = parseRecords(source.text, { kind: 'email', format: source.format, column: options.emailColumn || undefined });
   failOnInputProblems(parsed.problems, source.origin);
   if (parsed.column === null) throw new UsageError(`cannot find the email column in ${source.origin}.`, `Columns are: ${parsed.header.join(', ')}; name one with --email-column.`);
-  const planned = planRows(parsed.rows, parsed.column);
+  const emailColumn = parsed.column;
+  // Where a row is accepted: an excluded address is not planned, so it is never paid for, estimated or written.
+  const planned = planRows(parsed.rows.filter((row) => suppression.keepsEmail(row.record[emailColumn])), emailColumn);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict);
-  if (planned.unique.size === 0) throw new UsageError('no valid email address in the input.');
+  if (planned.unique.size === 0) {
+    const removed = suppression.record().emails?.removed ?? 0;
+    throw new UsageError(removed > 0 ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.` : 'no valid email address in the input.');
+  }
   const columns = selectColumns(verifyColumns(parsed.header), options.columns);
 
   const connection = await resolveConnection(ctx);
@@ -95,19 +104,26 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger, mayPay: (key) => payable.has(key) });
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
-  const summary = {
-    command: 'verify',
-    parameters: { budget: budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency },
-    started_at: new Date(startedAt).toISOString(),
-    addresses: { rows: planned.rows.length, unique_valid: planned.unique.size, malformed: planned.invalid.length },
-    verification: { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
-  };
+  const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
+  const record = () =>
+    runRecord({
+      command: 'verify',
+      parameters: { budget: budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency, ...suppression.parameters() },
+      startedAt,
+      output: options.output,
+      rows: planned.rows.length,
+      excluded: suppression.record(),
+      details: {
+        addresses: { rows: planned.rows.length, unique_valid: planned.unique.size, malformed: planned.invalid.length },
+        verification: { ...verification, ...verifier.snapshot() },
+      },
+    });
 
   return runJob(ctx, {
     startedAt,
     progress: 'Verifying',
     output,
-    summary: { path: options.summary, record: () => ({ ...summary, verification: { ...summary.verification, ...verifier.snapshot() } }) },
+    summary: { path: options.summary, record },
     async work(progress) {
       const results = mapInOrder(planned.rows, options.concurrency * 4, async (row): Promise<VerifyRow> => {
         if (row.key === undefined || row.email === undefined) return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
@@ -120,12 +136,16 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
         done += 1;
         progress.update({ done, total: planned.rows.length, noun: 'rows', detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent` });
       }
-      await writer.finish();
+      await writer.finish(documentMeta(format, undefined, record));
+      await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
     close: () => verifier.close(),
     written: () => ({ rows: planned.rows.length, noun: ['row', 'rows'], path: options.output }),
-    report: () => reportVerification(ctx, verifier.snapshot()),
+    report() {
+      reportVerification(ctx, verifier.snapshot());
+      suppression.report(ctx, { emails: ['address', 'addresses'] });
+    },
   });
 }
 

@@ -18,6 +18,12 @@ export const countersSchema = z.object({
   truncated_at_limit: z.array(z.string()).default([]),
   contacts: contactCountsSchema.prefault({}),
   verification: z.object({ from_cache: count.default(0), unchecked: count.default(0) }).prefault({}),
+  /** --exclude-domains / --exclude-emails: companies and contacts left out of the committed output. */
+  excluded: z.object({ companies: count.default(0), contacts: count.default(0) }).prefault({}),
+  /** --keep-empty: rows written for companies without a named contact. */
+  kept_empty: count.default(0),
+  /** --max stopped the listing while more companies matched. */
+  stopped_at_max: z.boolean().default(false),
 });
 export type Counters = z.output<typeof countersSchema>;
 

@@ -1,6 +1,6 @@
 import type { CompanyRow, ProspectClient } from '../../api/index.js';
 import { companyQueries, localStackFilter, type CompanyFilters } from '../company-filters.js';
-import { listedCompanies } from '../company-set-count.js';
+import { countSet, listedCompanies, type SetCount } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { WalkPosition } from '../merge-walks.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -11,6 +11,17 @@ export interface CompanyItem {
   pageEnd?: { positions: WalkPosition[] };
   /** How many companies the service lists for the queries (the sum of their meta.total), for the progress bar. */
   listingTotal?: number | undefined;
+  /** Companies left out by the run's `accept` (--exclude-domains) since the previous item, counted when this one is written. */
+  excluded?: number;
+  /** Set on the item at which --max stopped a listing that had more companies: what the service counted of the set. */
+  stoppedAtMax?: SetCount;
+}
+
+export interface ListingLimits {
+  /** False for a company the run must leave out before its contacts are asked for (--exclude-domains). */
+  accept?: (company: CompanyRow) => boolean;
+  /** --max: companies this run may still list (the cap less those a resumed run already did). */
+  max?: number;
 }
 
 /**
@@ -23,18 +34,36 @@ export async function* listCompanies(
   client: Pick<ProspectClient, 'companies'>,
   filters: CompanyFilters,
   checkpoint: Checkpoint,
+  limits: ListingLimits = {},
 ): AsyncGenerator<CompanyItem> {
   if (checkpoint.listing_done) return;
+  let left = limits.max ?? Infinity;
+  if (left <= 0) return;
   await checkLocalTechnologies(client, filters);
   const keep = localStackFilter(filters);
   const walk = walkCompanies(client, companyQueries(filters), { positions: checkpoint.positions ?? undefined });
+  let excluded = 0;
   for await (const chunk of walk.chunks) {
     const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
-    const rows = keep ? chunk.rows.filter(keep) : chunk.rows;
+    const listed = keep ? chunk.rows.filter(keep) : chunk.rows;
+    let rows = limits.accept ? listed.filter(limits.accept) : listed;
+    excluded += listed.length - rows.length;
+    const capped = rows.length >= left;
+    const stopped = capped && (rows.length > left || !chunk.last);
+    if (capped) rows = rows.slice(0, left);
+    left -= rows.length;
+    // A listing stopped by --max is done: a resume finishes the output instead of listing on.
+    const positions = capped ? chunk.positions.map((position) => ({ ...position, done: true })) : chunk.positions;
     const listingTotal = listedCompanies(walk.answers);
     for (const [index, company] of rows.entries()) {
-      yield index === rows.length - 1 ? { company, pageEnd: { positions: chunk.positions }, listingTotal } : { company, listingTotal };
+      if (index < rows.length - 1) {
+        yield { company, listingTotal };
+        continue;
+      }
+      yield { company, pageEnd: { positions }, listingTotal, excluded, ...(stopped ? { stoppedAtMax: countSet(filters, walk.answers) } : {}) };
+      excluded = 0;
     }
+    if (capped) return;
   }
 }

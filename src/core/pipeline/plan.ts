@@ -14,7 +14,7 @@ export type PipelinePlan = ReturnType<typeof planPipeline>;
  * Every check of the user's input, before the state is touched or a call made; and the command's
  * parameters, whose fingerprint ties a checkpoint to the command that wrote it.
  */
-export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBudget: number | undefined) {
+export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBudget: number | undefined, suppression: Record<string, string[]> = {}) {
   validateCompanyFilters(options.filters);
   const settings = parseContactFlags(options, new Date());
   if (options.onlyNew && options.state === undefined) {
@@ -38,6 +38,10 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBu
     format,
     columns: columns.map((column) => column.name),
     escape_formulas: options.escapeFormulas,
+    // Only when given, so the fingerprint of a run without them stays what it was (its checkpoint resumes).
+    ...(options.max !== undefined ? { max: options.max } : {}),
+    ...(options.keepEmpty ? { keep_empty: true } : {}),
+    ...suppression,
   };
   return { format, columns, parameters, fingerprint: fingerprint(parameters), cacheFreshSince };
 }

@@ -43,6 +43,9 @@ describe('reading a checkpoint back', () => {
       truncated_at_limit: [],
       contacts: { written: 0, fresh: 0, stale: 0, unknown: 0, none: 0, droppedStale: 0, alreadyExported: 0 },
       verification: { from_cache: 0, unchecked: 0 },
+      excluded: { companies: 0, contacts: 0 },
+      kept_empty: 0,
+      stopped_at_max: false,
     });
   });
 
@@ -59,6 +62,9 @@ describe('reading a checkpoint back', () => {
         truncated_at_limit: ['a.com'],
         contacts: { written: 12, fresh: 6, stale: 3, unknown: 2, none: 1, droppedStale: 0, alreadyExported: 0 },
         verification: { from_cache: 1, unchecked: 2 },
+        excluded: { companies: 2, contacts: 1 },
+        kept_empty: 3,
+        stopped_at_max: true,
       },
     };
     const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(written)));

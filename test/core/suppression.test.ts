@@ -1,0 +1,75 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collectList, Suppression } from '../../src/core/suppression.js';
+import type { RunContext } from '../../src/runtime/context.js';
+import { scratchDir } from '../helpers/cli.js';
+
+/** What Suppression.load uses of a run's context: the environment (config file) and the reporter. */
+async function context(warnings: string[] = []): Promise<RunContext> {
+  const config = await scratchDir();
+  return { env: { PROSPECT_CONFIG_DIR: config }, reporter: { warn: (line: string) => warnings.push(line), caveat: () => {} } } as unknown as RunContext;
+}
+
+describe('collectList: the files a CRM exports, and every shape the input reader reads', () => {
+  it.each([
+    ['a Salesforce export: Website, BOM, CRLF, URLs, capitals', '\uFEFFAccount Name,Website\r\nAcme,https://www.ACME.com/about\r\nBeta,beta.io\r\n'],
+    ['a HubSpot export: Company Domain Name among other columns', 'Name,Company Domain Name,Owner\nAcme,acme.com,ann\nBeta,WWW.Beta.io,bob\n'],
+    ['a single WEBSITE column', 'WEBSITE\nhttp://acme.com\nbeta.io\n'],
+    ['a plain list with a comment', '# customers\nacme.com\nhttps://beta.io/\n'],
+    ['JSON with a website field', '[{"name":"Acme","website":"https://acme.com"},{"name":"Beta","website":"beta.io"}]'],
+    ['what prospect companies writes (JSON)', '{"data":[{"domain":"acme.com"},{"domain":"beta.io"}],"meta":{}}'],
+  ])('%s', (_name, text) => {
+    expect(collectList(text, 'domain').values).toEqual(['acme.com', 'beta.io']);
+  });
+
+  it.each([
+    ['an Email column in any case', 'First Name,EMAIL\r\nAda,Ada@Example.com\r\n'],
+    ['an Email Address column', 'Email Address;Name\nAda@Example.com;Ada\n'],
+    ['a plain list', 'Ada@Example.com\n'],
+  ])('addresses: %s', (_name, text) => {
+    expect(collectList(text, 'email').values).toEqual(['Ada@example.com']);
+  });
+});
+
+describe('Suppression: what matches, and what it counts', () => {
+  it('a domain matches after the input normalisation (URL, www., case); each row it keeps out counts', async () => {
+    const dir = await scratchDir();
+    const file = join(dir, 'customers.csv');
+    await writeFile(file, 'Website\nhttps://www.Acme.com/\n');
+    const suppression = await Suppression.load(await context(), { excludeDomains: [file] }, { domains: true, emails: true });
+    expect(['acme.com', 'ACME.COM', 'www.acme.com', 'https://acme.com/x', 'acme.co', 'notacme.com'].map((domain) => suppression.keepsDomain(domain))).toEqual([false, false, false, false, true, true]);
+    expect(suppression.record()).toEqual({ domains: { files: [file], entries: 1, removed: 4 }, emails: null });
+    expect(suppression.parameters()).toEqual({ exclude_domains: [file] });
+  });
+
+  it('an address matches case-insensitively; a contact without one is kept; files add up and repeat once', async () => {
+    const dir = await scratchDir();
+    const [first, second] = [join(dir, 'a.csv'), join(dir, 'b.json')];
+    await writeFile(first, 'Email\nADA@example.com\n');
+    await writeFile(second, '["bob@example.org"]');
+    const suppression = await Suppression.load(await context(), { excludeEmails: [first, second, first] }, { domains: true, emails: true });
+    const contacts = [{ business_email: 'ada@EXAMPLE.com' }, { business_email: null }, { business_email: 'Bob@example.org' }, { business_email: 'cy@example.org' }];
+    expect(suppression.keepContacts(contacts)).toEqual([{ business_email: null }, { business_email: 'cy@example.org' }]);
+    expect(suppression.record().emails).toEqual({ files: [first, second], entries: 2, removed: 2 });
+  });
+
+  it('a command without a kind of list ignores it; no list at all is inactive', async () => {
+    const suppression = await Suppression.load(await context(), { excludeDomains: ['/nonexistent'] }, { domains: false, emails: true });
+    expect(suppression.active).toBe(false);
+    expect(suppression.keepsDomain('acme.com')).toBe(true);
+    expect(suppression.record()).toEqual({ domains: null, emails: null });
+  });
+
+  it('entries that cannot match are a detail; a file whose column is missing stops the run (exit 2)', async () => {
+    const dir = await scratchDir();
+    const list = join(dir, 'list.txt');
+    await writeFile(list, 'acme.com\nnot a domain\n');
+    const warnings: string[] = [];
+    await Suppression.load(await context(warnings), { excludeDomains: [list] }, { domains: true, emails: false });
+    expect(warnings).toEqual(['--exclude-domains: 1 entry that is not a domain (they cannot match anything).']);
+    const json = join(dir, 'list.json');
+    await writeFile(json, '[{"name":"Acme"}]');
+    await expect(Suppression.load(await context(), { excludeDomains: [json] }, { domains: true, emails: false })).rejects.toMatchObject({ exitCode: 2 });
+  });
+});
