@@ -26,7 +26,7 @@ import { countSet } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import { parseContactFlags, type ContactSettings } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
-import { fetchContactsInOrder } from '../contacts-fanout.js';
+import { fetchContactsInOrder, MAX_DOMAINS_PER_CALL } from '../contacts-fanout.js';
 import { exportedKeys } from '../pipeline/exports-ledger.js';
 import { leadKey } from '../pipeline/lead-key.js';
 import { planPipeline } from '../pipeline/plan.js';
@@ -228,13 +228,34 @@ async function sampleContacts(
       }
     },
   };
-  const items = strataSamples.flatMap((picked) => picked.domains.map((domain) => ({ domain, tally: picked.tally })));
+  // Calls are sized per stratum by its contacts per company (the service's count), so the large
+  // companies' calls do not come back full and get split, nor the small ones' go out nearly empty.
+  const calls = strataSamples.flatMap((picked) => chunked(picked.domains, domainsPerCall(picked.stratum)).map((domains) => ({ picked, domains })));
   const stats = { calls: 0, splits: 0 };
-  for await (const found of fetchContactsInOrder(timed, items, (item) => item.domain, { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, batchesAhead: settings.concurrency }, stats)) {
-    await tallyDomain(found.item.tally, found.contacts, found.source, settings, now, exportedBefore, paidBefore);
-  }
+  await Promise.all(
+    calls.map(({ picked, domains }) =>
+      slots.run(async () => {
+        for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: 1 }, stats)) {
+          await tallyDomain(picked.tally, found.contacts, found.source, settings, now, exportedBefore, paidBefore);
+        }
+      }),
+    ),
+  );
   sample.calls = stats.calls;
   return sample;
+}
+
+/** Domains per sample call: what fills about FILL_OF_LIMIT of SAMPLE_LIMIT at the stratum's contacts per company. */
+function domainsPerCall(stratum: Stratum): number {
+  const perCompany = stratum.contacts === undefined || stratum.companies === 0 ? 0 : stratum.contacts / stratum.companies;
+  if (perCompany === 0) return MAX_DOMAINS_PER_CALL;
+  return Math.min(MAX_DOMAINS_PER_CALL, Math.max(1, Math.floor((FILL_OF_LIMIT * SAMPLE_LIMIT) / perCompany)));
+}
+
+function chunked<T>(list: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+  return chunks;
 }
 
 /** A stratum's sample: `quota` companies spread evenly over its first pages. */
