@@ -19,7 +19,7 @@ export const EMPLOYEE_RANGE_LABELS = ['1-10', '11-50', '51-200', '201-500', '501
 export interface Segment {
   value: string;
   companies: number;
-  /** undefined: not counted (a walked dimension). */
+  /** undefined: not counted (industry and category, the "other" row of a technology breakdown, a service that did not count). */
   contacts: number | undefined;
 }
 

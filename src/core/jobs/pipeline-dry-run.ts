@@ -54,7 +54,7 @@ const SAMPLE_LIMIT = 1000;
 const FILL_OF_LIMIT = 0.6;
 
 /** What the sample found, in one stratum or in all. */
-interface Tally {
+export interface Tally {
   companies: number;
   /** Every contact of the sampled companies (no seniority filter). */
   contacts: number;
@@ -68,7 +68,7 @@ interface Tally {
 }
 
 /** A part of the set sampled on its own, with what the service counted of it. */
-interface Stratum {
+export interface Stratum {
   filters: CompanyFilters;
   companies: number;
   /** undefined: the service did not count them (the sample then scales by companies). */
@@ -77,7 +77,7 @@ interface Stratum {
   wider: boolean;
 }
 
-interface StratumSample {
+export interface StratumSample {
   stratum: Stratum;
   domains: string[];
   /** Rows listed, and kept by the local technology filters, while picking the sample. */
@@ -86,7 +86,7 @@ interface StratumSample {
   tally: Tally;
 }
 
-interface Sample {
+export interface Sample {
   strata: StratumSample[];
   calls: number;
   callMs: number[];
