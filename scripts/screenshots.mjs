@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
- * Makes the PNG screenshots in docs/screenshots/ from a real terminal: each command runs in a tmux
+ * Makes the PNG screenshots in docs/screenshots/ (and count-by-employee-range.svg, the chart `count -o` writes) from a real terminal: each command runs in a tmux
  * pane of a fixed size, `tmux capture-pane -e -p` takes the screen with its colours, and the text is
  * drawn as SVG (one monospace cell per character) and rasterised by rsvg-convert.
  *
- *   npm run build && node scripts/screenshots.mjs
+ *   npm run build && node scripts/screenshots.mjs [NAME…]     (names: the SHOTS below; none: all)
  *
- * Needs tmux and rsvg-convert (Debian: apt-get install tmux librsvg2-bin) and the DejaVu Sans Mono
+ * Needs tmux, rsvg-convert and ImageMagick (Debian: apt-get install tmux librsvg2-bin imagemagick) and the DejaVu Sans Mono
  * font. A developer runs it after a change to what the terminal shows; it is not part of npm test.
  * The data is the sandbox's (`prospect sandbox`, generated, nothing paid), with a little latency so
  * the progress bar can be caught mid-run.
@@ -36,6 +36,7 @@ const SHOTS = [
   { name: 'contacts', command: 'prospect contacts meadowfitness.com harborsupply.com arrowsports.com --seniority cxo,vp --per-company 4', until: 'finished' },
   { name: 'verify', command: 'prospect verify --file people.csv --yes --columns full_name,title,business_email,verification,verified_at', until: 'finished' },
   { name: 'pipeline', command: 'prospect pipeline -t Shopify -T Klaviyo --country germany --seniority cxo --per-company 1', until: 'finished' },
+  { name: 'count', command: 'prospect count -t Shopify --by employee_range', until: 'finished' },
   { name: 'progress', command: 'prospect companies -t WordPress --page-size 100 -o wordpress.csv', until: (screen) => Number(/ (\d+)% · .*ETA \d/.exec(screen)?.[1] ?? 0) >= 30 },
 ];
 
@@ -44,7 +45,8 @@ function tmux(...args) {
 }
 
 async function startSandbox() {
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--latency', '120'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // The default dataset, named: counts depend only on the seed and the size (contacts' dates on the day).
+  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--seed', '1', '--companies', '50000', '--latency', '120'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise((resolve, reject) => {
     child.stdout.once('data', (chunk) => resolve(String(chunk).trim().split('\n')[0]));
     child.once('exit', () => reject(new Error('the sandbox ended before it listened')));
@@ -143,8 +145,16 @@ try {
     const svg = toSvg(await capture(shot, env));
     const svgPath = join(work, `${shot.name}.svg`);
     writeFileSync(svgPath, svg);
-    execFileSync('rsvg-convert', ['--format', 'png', '--output', join(outDir, `${shot.name}.png`), svgPath]);
+    const pngPath = join(outDir, `${shot.name}.png`);
+    execFileSync('rsvg-convert', ['--format', 'png', '--output', pngPath, svgPath]);
+    // A terminal has few colours: a 32-colour palette keeps the file a fifth of the size, and looks the same.
+    execFileSync('convert', [pngPath, '-colors', '32', `PNG8:${pngPath}`]);
     console.log(`docs/screenshots/${shot.name}.png`);
+  }
+  // The same chart as the count shot, as the SVG that `-o chart.svg` writes (README "Size it first").
+  if (only.length === 0 || only.includes('count')) {
+    execFileSync(process.execPath, [bin, 'count', '-t', 'Shopify', '--by', 'employee_range', '-o', join(outDir, 'count-by-employee-range.svg')], { env: { ...process.env, ...env } });
+    console.log('docs/screenshots/count-by-employee-range.svg');
   }
 } finally {
   sandbox.stop();

@@ -1,10 +1,12 @@
 /**
  * A set broken down into segments (`count --by`). Country and employee range are filters of the
  * service: one query per segment counts its companies and contacts. Industry, co-used technology
- * and category are only in the rows: the set is walked and its companies counted per segment
- * (contacts are not in company rows, so those segments have no contact count).
+ * and category are only in the rows: the set is walked and its companies counted per segment.
+ * Contacts are not in company rows: a co-used technology is a filter too (the repeated technology
+ * of contract row 36), so the segments shown are then counted by the service, one query each;
+ * industry and category are not filters, so their contacts are not available, and said so.
  */
-import type { CompanyFilters } from './company-filters.js';
+import { serviceRange, type CompanyFilters } from './company-filters.js';
 import { answerAll, refusesRepeatedTechnologies, serviceQueries, sizeFromAnswers, type SetSize } from './set-size.js';
 import type { CompaniesMeta, CompanyQuery, CompanyRow, ProspectClient } from '../api/index.js';
 
@@ -17,7 +19,7 @@ export const EMPLOYEE_RANGE_LABELS = ['1-10', '11-50', '51-200', '201-500', '501
 export interface Segment {
   value: string;
   companies: number;
-  /** undefined: not counted (a walked dimension). */
+  /** undefined: not counted (industry and category, the "other" row of a technology breakdown, a service that did not count). */
   contacts: number | undefined;
 }
 
@@ -42,29 +44,55 @@ export function isQueryDimension(dimension: Dimension): dimension is 'country' |
   return dimension === 'country' || dimension === 'employee_range';
 }
 
+/** Dimensions whose segments the service can count (a segment is a filter): a walked one's contacts come from it. */
+export type CountableDimension = 'country' | 'employee_range' | 'technology';
+
+/** Why a walked dimension's segments have no contact count; undefined where the service counts them. */
+export function segmentContactsUnavailable(dimension: Dimension): string | undefined {
+  if (dimension === 'industry' || dimension === 'category') return `the service cannot filter companies by ${dimension}, and company rows carry no contacts`;
+  return undefined;
+}
+
+/** The contract's labels (row 5), within the --employee-range bands when given: the segments of `--by employee_range`. */
+export function employeeRangeLabels(filters: CompanyFilters): string[] {
+  if (filters.employeeRanges.length === 0) return [...EMPLOYEE_RANGE_LABELS];
+  const bands = filters.employeeRanges.map((range) => serviceRange(range).split('-').map(Number) as [number, number]);
+  return EMPLOYEE_RANGE_LABELS.filter((label) => {
+    const [low, high] = label.split('-').map(Number) as [number, number];
+    return bands.some(([from, to]) => low >= from && high <= to);
+  });
+}
+
+/** The set narrowed to one segment, as filters the service takes. */
+export function segmentFilters(filters: CompanyFilters, dimension: CountableDimension, value: string): CompanyFilters {
+  if (dimension === 'country') return { ...filters, countries: [value] };
+  if (dimension === 'employee_range') return { ...filters, employeeRanges: [value] };
+  return { ...filters, technologies: [...filters.technologies, value] };
+}
+
 /**
- * Segments of a query dimension, one service query each (times the other any-of filters), at most
+ * Segments counted by the service, one query each (times the other any-of filters), at most
  * `concurrency` at once; undefined when the service did not count the segments (the caller walks).
  */
 export async function breakdownByQueries(
   client: Pick<ProspectClient, 'companies'>,
   filters: CompanyFilters,
-  dimension: 'country' | 'employee_range',
+  dimension: CountableDimension,
   values: readonly string[],
   concurrency: number,
 ): Promise<Breakdown | undefined> {
-  const segmentFilters = values.map((value) => (dimension === 'country' ? { ...filters, countries: [value] } : { ...filters, employeeRanges: [value] }));
-  const queries = segmentFilters.map(serviceQueries);
+  const narrowed = values.map((value) => segmentFilters(filters, dimension, value));
+  const queries = narrowed.map(serviceQueries);
   let answers;
   try {
     answers = await answerAll(client, queries.flat(), concurrency);
   } catch (error) {
-    if (refusesRepeatedTechnologies(error, filters)) return undefined;
+    if (refusesRepeatedTechnologies(error, narrowed[0] ?? filters)) return undefined;
     throw error;
   }
   const segments: Segment[] = [];
   let offset = 0;
-  for (const [i, segment] of segmentFilters.entries()) {
+  for (const [i, segment] of narrowed.entries()) {
     const size = sizeFromAnswers(segment, queries[i]!, answers.slice(offset, offset + queries[i]!.length));
     offset += queries[i]!.length;
     if (size === undefined) return undefined;
@@ -73,7 +101,19 @@ export async function breakdownByQueries(
   const contacts = segments.every((segment) => segment.contacts !== undefined) ? sum(segments.map((segment) => segment.contacts!)) : undefined;
   const meta = answers.find((answer) => answer.kind === 'meta')?.meta;
   const total = { companies: sum(segments.map((segment) => segment.companies)), contacts };
-  return { dimension, segments: sorted(segments), total, byService: true, overlapping: false, meta, queries: queries.flat() };
+  return { dimension, segments: sorted(segments), total, byService: true, overlapping: dimension === 'technology', meta, queries: queries.flat() };
+}
+
+/**
+ * A walked technology breakdown with the contacts of its first `top` segments (0: all) counted by
+ * the service, one query each; the segments stay as walked where the service does not count them.
+ */
+export async function withTechnologyContacts(client: Pick<ProspectClient, 'companies'>, filters: CompanyFilters, walked: Breakdown, top: number, concurrency: number): Promise<Breakdown> {
+  const shown = top > 0 ? walked.segments.slice(0, top) : walked.segments;
+  const counted = await breakdownByQueries(client, filters, 'technology', shown.map((segment) => segment.value), concurrency);
+  if (counted === undefined) return walked;
+  const contacts = new Map(counted.segments.map((segment) => [segment.value, segment.contacts]));
+  return { ...walked, segments: walked.segments.map((segment) => ({ ...segment, contacts: contacts.get(segment.value) })) };
 }
 
 /** The segments a company row is in, for a dimension read from rows. */

@@ -3,7 +3,7 @@
  * of text escaped, no script, no external reference, so any browser or report tool shows it.
  */
 import { formatCount } from '../ui/format-count.js';
-import { percentText, type ChartRow } from '../ui/bar-chart.js';
+import { contactsText, percentText, type ChartRow } from '../ui/bar-chart.js';
 
 const ROW_HEIGHT = 26;
 const TOP = 48;
@@ -25,8 +25,7 @@ export function renderSvgChart(rows: readonly ChartRow[], title: string): string
   const lines = rows.map((row, i) => {
     const y = TOP + i * ROW_HEIGHT;
     const barLength = row.companies > 0 ? Math.max(2, Math.round((row.companies / largest) * BAR_WIDTH)) : 0;
-    const contacts = row.contacts === undefined ? '' : ` · ${formatCount(row.contacts)} contacts`;
-    const figures = `${formatCount(row.companies)} companies${contacts} · ${percentText(row.share)}`;
+    const figures = `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'} · ${contactsText(row)} · ${percentText(row.share)}`;
     return [
       `  <text x="${LABEL_WIDTH - 8}" y="${y + 17}" text-anchor="end">${escapeXml(clip(row.label, 30))}</text>`,
       `  <rect x="${LABEL_WIDTH}" y="${y + 4}" width="${barLength}" height="${ROW_HEIGHT - 8}" fill="${BAR_COLOUR}"/>`,

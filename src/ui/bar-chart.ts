@@ -13,6 +13,9 @@ export interface ChartRow {
   share: number;
 }
 
+/** What a contacts cell says where contacts could not be counted (never a bare blank). */
+export const NOT_AVAILABLE = 'n/a';
+
 const MIN_BAR = 8;
 const MIN_LABEL = 8;
 const MAX_LABEL = 28;
@@ -24,12 +27,12 @@ export function percentText(share: number): string {
 export function renderBarChart(rows: readonly ChartRow[], width: number): string {
   if (rows.length === 0) return '';
   const companies = rows.map((row) => `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'}`);
-  const contacts = rows.map((row) => (row.contacts === undefined ? '' : `${formatCount(row.contacts)} ${row.contacts === 1 ? 'contact' : 'contacts'}`));
+  const contacts = rows.map(contactsText);
   const shares = rows.map((row) => percentText(row.share));
   const companiesWidth = Math.max(...companies.map((text) => text.length));
   const contactsWidth = Math.max(...contacts.map((text) => text.length));
   const shareWidth = Math.max(...shares.map((text) => text.length));
-  const figures = 2 + companiesWidth + (contactsWidth > 0 ? 2 + contactsWidth : 0) + 2 + shareWidth;
+  const figures = 2 + companiesWidth + 2 + contactsWidth + 2 + shareWidth;
   // Labels give way first (down to MIN_LABEL), so the bar keeps MIN_BAR columns on a narrow terminal.
   const longestLabel = Math.min(MAX_LABEL, Math.max(...rows.map((row) => row.label.length)));
   const labelWidth = Math.max(MIN_LABEL, Math.min(longestLabel, width - 1 - figures - 2 - MIN_BAR));
@@ -39,12 +42,16 @@ export function renderBarChart(rows: readonly ChartRow[], width: number): string
   return rows
     .map((row, i) => {
       const bar = barOf(row.companies / largest, barWidth);
-      const parts = [labels[i]!.padEnd(labelWidth), bar.padEnd(barWidth), companies[i]!.padStart(companiesWidth)];
-      if (contactsWidth > 0) parts.push(contacts[i]!.padStart(contactsWidth));
-      parts.push(shares[i]!.padStart(shareWidth));
+      const parts = [labels[i]!.padEnd(labelWidth), bar.padEnd(barWidth), companies[i]!.padStart(companiesWidth), contacts[i]!.padStart(contactsWidth), shares[i]!.padStart(shareWidth)];
       return `${parts.join('  ')}\n`;
     })
     .join('');
+}
+
+/** "1,234 contacts", or "contacts n/a" where they could not be counted. */
+export function contactsText(row: ChartRow): string {
+  if (row.contacts === undefined) return `contacts ${NOT_AVAILABLE}`;
+  return `${formatCount(row.contacts)} ${row.contacts === 1 ? 'contact' : 'contacts'}`;
 }
 
 /** Whole blocks, then one eighth-block for the remainder; a segment with a company shows at least a sliver. */

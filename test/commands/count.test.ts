@@ -108,18 +108,41 @@ describe('prospect count', () => {
     for (const fields of parsed) expect(Number(fields[3])).toBeCloseTo(Number(fields[1]) / rows.length, 3);
   });
 
-  it('--by industry walks the set, --top 3 adds an "other" row, and says contacts are not counted', async () => {
-    const run = await count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json']);
-    expect(run.code, run.stderr).toBe(0);
-    const document = JSON.parse(run.stdout);
+  it('--by industry walks the set, --top 3 adds an "other" row, and labels contacts as not available (CSV and meta)', async () => {
+    const [csv, json] = await Promise.all([count(['-t', 'Shopify', '--by', 'industry', '--top', '3']), count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json'])]);
+    expect(json.code, json.stderr).toBe(0);
+    const document = JSON.parse(json.stdout);
     const rows = await allCompanies(sandbox.url, key, { technology: 'Shopify' });
     const byIndustry = new Map<string, number>();
     for (const row of rows) byIndustry.set(row.industry, (byIndustry.get(row.industry) ?? 0) + 1);
-    const top = [...byIndustry.values()].sort((a, b) => b - a);
-    expect(document.data.map((row: { companies: number }) => row.companies)).toEqual([...top.slice(0, 3), top.slice(3).reduce((sum, n) => sum + n, 0)]);
+    const top = [...byIndustry.entries()].sort((a, b) => b[1] - a[1]);
+    const counts = [...top.slice(0, 3).map(([, n]) => n), top.slice(3).reduce((sum, [, n]) => sum + n, 0)];
+    expect(document.data.map((row: { companies: number }) => row.companies)).toEqual(counts);
     expect(document.data.at(-1)).toMatchObject({ industry: 'other', contacts: null, other: true });
-    expect(document.meta).toMatchObject({ counted_by: 'walk', exact: { companies: true, contacts: false } });
-    expect(run.stderr).toContain('warning: contacts per industry are not counted');
+    expect(document.meta).toMatchObject({ counted_by: 'walk', exact: { companies: true, contacts: false }, segment_contacts: { available: false } });
+    expect(document.meta.segment_contacts.reason).toContain('cannot filter companies by industry');
+    expect(json.stderr).toContain('warning: contacts per industry are not available');
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.trim().split('\n').slice(1)).toEqual(document.data.map((row: { industry: string; companies: number }) => `${row.industry},${row.companies},n/a,${Math.round((row.companies / rows.length) * 10_000) / 10_000}`));
+  });
+
+  it('--by technology counts the contacts of the technologies shown with the service, one query each', async () => {
+    const before = await sandboxStats(sandbox.url);
+    const run = await count(['-t', 'Shopify', '--by', 'technology', '--top', '3', '--format', 'json']);
+    const after = await sandboxStats(sandbox.url);
+    expect(run.code, run.stderr).toBe(0);
+    const document = JSON.parse(run.stdout);
+    const shown = document.data.filter((row: { other?: boolean }) => !row.other);
+    expect(shown).toHaveLength(3);
+    // The set walked (one page of 1,000), then one count per technology shown, then nothing else.
+    expect(after.requests.companies - before.requests.companies).toBe(1 + 1 + 3);
+    for (const row of shown) {
+      const counted = await call(sandbox.url, `/api/v1/companies?${new URLSearchParams([['technology', 'Shopify'], ['technology', row.technology], ['limit', '1']])}`, { key });
+      expect(row).toMatchObject({ companies: counted.body.meta.total, contacts: counted.body.meta.contact_count });
+    }
+    // Every Shopify store runs one of the three: no "other" row, so every contact count is the service's.
+    expect(document.data).toHaveLength(3);
+    expect(document.meta.segment_contacts).toEqual({ available: true, counted_by: 'service' });
   });
 });
 
@@ -179,27 +202,38 @@ describe('count against a slow service', () => {
 });
 
 describe('pipeline --dry-run', () => {
-  it('spends nothing, makes only sample contacts calls, and estimates the real run', async () => {
-    const args = ['pipeline', '-t', 'WordPress', '--per-company', '2', '--stale', 'verify', '--verify-budget', '100000'];
+  // With and without --seniority and --per-company, --stale verify and drop: each estimate against the
+  // real run that follows (its written leads, and the units the sandbox counted).
+  const optionSets = [
+    { args: ['-t', 'WordPress', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '100000'], paid: true },
+    { args: ['-t', 'WordPress', '--per-company', '2', '--stale', 'verify', '--verify-budget', '100000'], paid: true },
+    { args: ['-t', 'WordPress', '--seniority', 'director', '--per-company', '1', '--stale', 'drop'], paid: false },
+  ];
+
+  it.each(optionSets)('spends nothing, makes only its sample calls, and estimates the real run: $args', async ({ args, paid }) => {
     const before = await sandboxStats(sandbox.url);
-    const dry = await runCli([...args, '--dry-run', '--format', 'json'], { url: sandbox.url, apiKey: key });
+    const dry = await runCli(['pipeline', ...args, '--dry-run', '--format', 'json'], { url: sandbox.url, apiKey: key });
     const middle = await sandboxStats(sandbox.url);
     expect(dry.code, dry.stderr).toBe(0);
     expect(middle.units.growth - before.units.growth).toBe(0);
     expect(middle.requests.verify - before.requests.verify).toBe(0);
     const estimate = JSON.parse(dry.stdout);
-    const sampleCalls = middle.requests.contacts - before.requests.contacts;
+    // Every contacts call was one of the sample's, which spans the set's employee ranges.
+    expect(middle.requests.contacts - before.requests.contacts).toBe(estimate.sample.calls);
+    expect(estimate.sample.strata).toBeGreaterThan(1);
 
-    const real = await runCli([...args, '--format', 'csv', '--yes'], { url: sandbox.url, apiKey: key });
+    const real = await runCli(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], { url: sandbox.url, apiKey: key });
     const after = await sandboxStats(sandbox.url);
     expect(real.code, real.stderr).toBe(0);
-    const realCalls = after.requests.contacts - middle.requests.contacts;
-    // The sample is a few calls of the real run's many: none beyond the sample's own companies.
-    expect(sampleCalls).toBeGreaterThan(0);
-    expect(sampleCalls).toBeLessThan(realCalls / 4);
     const leads = real.stdout.trim().split('\n').length - 1;
-    const units = after.units.growth - middle.units.growth;
+    expect(leads).toBeGreaterThan(20);
     expect(Math.abs(estimate.leads - leads) / leads).toBeLessThan(0.15);
-    expect(Math.abs(estimate.units - units) / units).toBeLessThan(0.25);
+    const units = after.units.growth - middle.units.growth;
+    if (paid) {
+      expect(units).toBeGreaterThan(20);
+      expect(Math.abs(estimate.units - units) / units).toBeLessThan(0.25);
+    } else {
+      expect([estimate.units, units]).toEqual([0, 0]);
+    }
   });
 });

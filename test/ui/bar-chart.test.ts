@@ -20,6 +20,11 @@ describe('renderBarChart', () => {
     const bar = (line: string) => (line.match(/[█▉▊▋▌▍▎▏]+/) ?? [''])[0].length;
     expect(bar(lines[0]!)).toBeGreaterThan(bar(lines[1]!));
     expect(bar(lines[2]!)).toBeGreaterThan(0);
-    expect(lines[2]).toMatch(/1 company +0\.2%$/);
+    expect(lines[2]).toMatch(/1 company +contacts n\/a +0\.2%$/);
+  });
+
+  it('says "contacts n/a" on every line where no segment was counted, never a blank column', () => {
+    const lines = renderBarChart([{ label: 'retail', companies: 7, contacts: undefined, share: 0.7 }, { label: 'media', companies: 3, contacts: undefined, share: 0.3 }], 80).trimEnd().split('\n');
+    expect(lines.map((line) => line.replace(/[█▉▊▋▌▍▎▏]+/, 'BAR').replace(/ +/g, ' '))).toEqual(['retail BAR 7 companies contacts n/a 70.0%', 'media BAR 3 companies contacts n/a 30.0%']);
   });
 });

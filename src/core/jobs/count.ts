@@ -8,10 +8,10 @@ import { createRowWriter, type OutputFormat } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { renderBarChart, type ChartRow } from '../../ui/bar-chart.js';
+import { NOT_AVAILABLE, renderBarChart, type ChartRow } from '../../ui/bar-chart.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { Progress } from '../../ui/progress.js';
-import { describeFilters, filtersRecord, normalizeCountries, serviceRange, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
+import { describeFilters, filtersRecord, normalizeCountries, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
 import { outputOptions, suppressionOptions } from '../job-options.js';
 import { Suppression } from '../suppression.js';
 import { provenanceLine } from '../provenance.js';
@@ -19,9 +19,11 @@ import {
   breakdownByQueries,
   breakdownRows,
   DIMENSIONS,
-  EMPLOYEE_RANGE_LABELS,
+  employeeRangeLabels,
   isQueryDimension,
   rowTally,
+  segmentContactsUnavailable,
+  withTechnologyContacts,
   type Breakdown,
   type BreakdownRow,
   type Dimension,
@@ -110,7 +112,7 @@ async function sizeOf(ctx: RunContext, client: ProspectClient, options: CountOpt
 
 async function breakdownOf(ctx: RunContext, client: ProspectClient, options: CountOptions, dimension: Dimension, pageSize: number, progress: Progress, accept: RowFilter | undefined): Promise<Counted> {
   if (isQueryDimension(dimension) && !accept) {
-    const values = dimension === 'country' ? await countriesOf(ctx, client, options.filters) : rangesOf(options.filters);
+    const values = dimension === 'country' ? await countriesOf(ctx, client, options.filters) : employeeRangeLabels(options.filters);
     if (values !== undefined) {
       progress.update({ done: 0, total: values.length, noun: dimension === 'country' ? 'countries' : 'employee ranges' });
       const breakdown = await breakdownByQueries(client, options.filters, dimension, values, options.concurrency);
@@ -119,7 +121,13 @@ async function breakdownOf(ctx: RunContext, client: ProspectClient, options: Cou
   }
   const tally = rowTally(dimension, options.filters);
   const size = await walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, tally.add, accept);
-  return { size, breakdown: tally.finish(size) };
+  const walked = tally.finish(size);
+  // Contacts per co-used technology are the service's counts of whole segments: with a suppression list they would count removed companies.
+  if (dimension !== 'technology' || walked.segments.length === 0 || accept) return { size, breakdown: walked };
+  // A co-used technology is a filter of the service: the contacts of the segments shown are counted there.
+  const shown = options.top > 0 ? Math.min(options.top, walked.segments.length) : walked.segments.length;
+  ctx.reporter.info(`Counting the contacts of the ${countOf(shown, 'technology', 'technologies')} shown: one query each.`);
+  return { size, breakdown: await withTechnologyContacts(client, options.filters, walked, options.top, options.concurrency) };
 }
 
 /** The countries to ask one by one: those of --country, else the service's list (contract row 36); undefined: walk. */
@@ -133,16 +141,6 @@ async function countriesOf(ctx: RunContext, client: ProspectClient, filters: Com
     ctx.reporter.warn('the service does not list its countries, so the set is walked to find them.');
     return undefined;
   }
-}
-
-/** The contract's labels, within the --employee-range bands when given. */
-function rangesOf(filters: CompanyFilters): string[] {
-  if (filters.employeeRanges.length === 0) return [...EMPLOYEE_RANGE_LABELS];
-  const bands = filters.employeeRanges.map((range) => serviceRange(range).split('-').map(Number) as [number, number]);
-  return EMPLOYEE_RANGE_LABELS.filter((label) => {
-    const [low, high] = label.split('-').map(Number) as [number, number];
-    return bands.some(([from, to]) => low >= from && high <= to);
-  });
 }
 
 /** A walk of the whole set, its cost said before it starts, with progress by page. */
@@ -181,7 +179,7 @@ async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameter
     const all: Array<Column<BreakdownRow>> = [
       { name: dimension, get: (row) => row.value },
       { name: 'companies', get: (row) => row.companies },
-      { name: 'contacts', get: (row) => row.contacts },
+      { name: 'contacts', get: (row) => row.contacts ?? NOT_AVAILABLE },
       { name: 'share', get: (row) => Math.round(row.share * 10_000) / 10_000 },
     ];
     const writer = await createRowWriter(format, sink, {
@@ -195,7 +193,7 @@ async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameter
   }
   const all: Array<Column<SetSize>> = [
     { name: 'companies', get: (size) => size.companies },
-    { name: 'contacts', get: (size) => size.contacts },
+    { name: 'contacts', get: (size) => size.contacts ?? NOT_AVAILABLE },
   ];
   const writer = await createRowWriter(format, sink, {
     columns: selectColumns(all, options.columns),
@@ -219,8 +217,29 @@ function countMeta(options: CountOptions, counted: Counted): Record<string, unkn
     counted_by: byService ? 'service' : 'walk',
     exact: { companies: true, contacts: byService && (breakdown?.total.contacts ?? size.contacts) !== undefined },
     total: { companies: size.companies, contacts: size.contacts ?? null },
+    ...(breakdown ? { segment_contacts: segmentContactsRecord(breakdown, options.top) } : {}),
     ...(breakdown?.overlapping ? { shares_overlap: true } : {}),
   };
+}
+
+/** Whether the segments' contacts were counted, and by whom; where not, why (a null in the rows is never bare). */
+function segmentContactsRecord(breakdown: Breakdown, top: number): Record<string, unknown> {
+  const rows = breakdownRows(breakdown, top);
+  const missing = rows.filter((row) => row.contacts === undefined).map((row) => row.value);
+  if (missing.length === 0) return { available: true, counted_by: 'service' };
+  const reason = segmentContactsReason(breakdown);
+  if (missing.length === rows.length) return { available: false, reason };
+  return { available: true, counted_by: 'service', not_available: missing, reason };
+}
+
+/** Why some segments have no contact count. */
+function segmentContactsReason(breakdown: Breakdown): string {
+  const unavailable = segmentContactsUnavailable(breakdown.dimension);
+  if (unavailable !== undefined) return unavailable;
+  if (breakdown.dimension === 'technology' && breakdown.segments.some((segment) => segment.contacts !== undefined)) {
+    return 'the "other" row (companies that run none of the technologies shown) is not a filter the service can count';
+  }
+  return 'the service did not count the segments (it does not take repeated technology parameters)';
 }
 
 /** A query as the parameters it was sent with. */
@@ -237,10 +256,13 @@ function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): 
   const { size, breakdown } = counted;
   const method = (breakdown ? breakdown.byService : size.byService) ? 'counted by the service' : 'counted by walking the set';
   ctx.reporter.info([provenanceLine(size.meta), method].filter(Boolean).join(' · '));
-  if (breakdown && !breakdown.byService) {
+  const notCounted = breakdown ? breakdownRows(breakdown, options.top).filter((row) => row.contacts === undefined) : [];
+  if (breakdown && notCounted.some((row) => !row.other)) {
     ctx.reporter.caveat(
-      `contacts per ${breakdown.dimension.replace('_', ' ')} are not counted (company rows do not carry them)${size.contacts === undefined ? '' : `; the set has ${countOf(size.contacts, 'named contact')}`}.`,
+      `contacts per ${breakdown.dimension.replace('_', ' ')} are not available (${segmentContactsReason(breakdown)})${size.contacts === undefined ? '' : `; the set has ${countOf(size.contacts, 'named contact')}`}.`,
     );
+  } else if (breakdown && notCounted.length > 0) {
+    ctx.reporter.info(`Contacts of the "other" row are not available: ${segmentContactsReason(breakdown)}.`);
   } else if (!breakdown && size.contacts === undefined) {
     ctx.reporter.caveat('contacts are not counted: the service did not count this set (it was walked), and company rows do not carry contacts.');
   }

@@ -3,9 +3,15 @@
  * companies and contacts come from the service's count (count.ts's calls); everything that depends
  * on the contacts themselves (how many leads the seniority, --per-company and --stale rules keep,
  * how many addresses are stale, how many are already paid for or were exported before) is measured
- * on a sample: the first companies of the set, their contacts asked in a few calls, and scaled to
- * the set by the service's exact contact count. No paid call is made; the ledger and the state are
- * only read.
+ * on a sample and scaled to the set. No paid call is made; the ledger and the state are only read.
+ *
+ * The sample is stratified by employee range: the service counts each range's companies and
+ * contacts exactly (one call each), and a company's size decides most of what a run keeps of it
+ * (how many contacts it has, how many of them are senior; a set's first pages are its most popular
+ * sites, larger than its tail). Each range's sample is spread evenly over its first pages, and its
+ * figures are scaled by the range's exact contact count (a ratio estimate: the share of a range's
+ * contacts that become leads), so a range without contacts adds none and one rich in them weighs
+ * what it holds.
  */
 import { existsSync } from 'node:fs';
 import type { Contact, ContactsMeta, ProspectClient } from '../../api/index.js';
@@ -20,31 +26,36 @@ import { countSet } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import { parseContactFlags, type ContactSettings } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
-import { fetchContactsInOrder } from '../contacts-fanout.js';
+import { fetchContactsInOrder, MAX_DOMAINS_PER_CALL } from '../contacts-fanout.js';
 import { exportedKeys } from '../pipeline/exports-ledger.js';
 import { leadKey } from '../pipeline/lead-key.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { StateDirectory } from '../pipeline/state-directory.js';
-import { answerAll, askSetSize, serviceQueries } from '../set-size.js';
+import { Semaphore } from '../ordered-pool.js';
+import { breakdownByQueries, employeeRangeLabels } from '../set-breakdown.js';
+import { answerAll, askSetSize, type SetSize } from '../set-size.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './pipeline.js';
 import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
 
-/** Companies whose contacts are sampled, and domains per sample call: a few calls, whatever the set. */
-export const SAMPLE_COMPANIES = 300;
+/** Companies whose contacts are sampled, over all strata: a few calls of 100 domains, whatever the set. */
+export const SAMPLE_COMPANIES = 1000;
+/** Each stratum's sample is spread over its first pages (free calls), not only its first companies. */
+const SAMPLE_PAGES_PER_STRATUM = 2;
 /**
- * The sample is spread evenly over the set's first pages (free calls), not its first companies: the
- * most popular sites are larger companies, with more contacts and other seniorities than the rest.
+ * The sample asks with the service's largest limit, so a call is rarely cut. It asks every contact
+ * of its companies, not only the run's seniorities: the service's count, which the sample is scaled
+ * by, is of every contact. The run's seniority filter is then applied here as the service applies
+ * it (a filter that keeps the service's order), so the sample keeps what the run would be sent.
  */
-const SAMPLE_PAGES = 10;
-/** The sample asks with the service's largest limit, so a call is rarely cut. */
 const SAMPLE_LIMIT = 1000;
 /** What a real run's contacts calls carry on average, as a share of --limit (contacts-fanout's sizing). */
 const FILL_OF_LIMIT = 0.6;
 
-interface Sample {
+/** What the sample found, in one stratum or in all. */
+export interface Tally {
   companies: number;
   /** Every contact of the sampled companies (no seniority filter). */
   contacts: number;
@@ -55,22 +66,44 @@ interface Sample {
   /** Addresses of written rows that a --stale verify run checks (stale or of unknown age). */
   toVerify: number;
   alreadyPaid: number;
+}
+
+/** A part of the set sampled on its own, with what the service counted of it. */
+export interface Stratum {
+  filters: CompanyFilters;
+  companies: number;
+  /** undefined: the service did not count them (the sample then scales by companies). */
+  contacts: number | undefined;
+  /** The service counted a wider set (technologies it could not take): its companies are scaled by the share the sample kept. */
+  wider: boolean;
+}
+
+export interface StratumSample {
+  stratum: Stratum;
+  domains: string[];
+  /** Rows listed, and kept by the local technology filters, while picking the sample. */
+  listed: number;
+  kept: number;
+  /** Of the kept rows, those --exclude-domains leaves out (never sampled). */
+  excluded: number;
+  tally: Tally;
+}
+
+export interface Sample {
+  strata: StratumSample[];
   calls: number;
   callMs: number[];
-  /** Companies of the walked pages, and how many of them --exclude-domains leaves out. */
-  walked: number;
-  excluded: number;
 }
 
 export interface DryRunEstimate {
   companies: number;
   contacts: number | undefined;
-  /** --exclude-domains: the set's companies a run leaves out, estimated from the walked pages; else null. */
+  /** --exclude-domains: the set's companies a run leaves out, estimated from the pages sampled; else null. */
   excludedCompanies: number | null;
   /** --max below the companies left: the companies a run does, which the figures below are for; else null. */
   maxCompanies: number | null;
   countedBy: 'service' | 'sample';
-  sample: Omit<Sample, 'callMs' | 'walked' | 'excluded'>;
+  sample: Tally & { calls: number; strata: number };
   leads: number;
   alreadyExported: number;
   staleShare: number;
@@ -105,11 +138,12 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
     output: undefined,
     async work(progress) {
       const timed = timedClient(client);
+      const pageSize = ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize;
       const size = await askSetSize(timed.client, options.filters, settings.concurrency);
+      const strata = size === undefined ? [await widerStratum(timed.client, options.filters, settings.concurrency)] : await strataOf(timed.client, options.filters, size, settings.concurrency);
       progress.update({ done: 0, noun: 'companies sampled' });
-      const sample = await sampleContacts(timed.client, options.filters, size?.companies, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined, suppression);
-      const wider = size === undefined ? await widerCount(timed.client, options.filters, settings.concurrency) : undefined;
-      estimate = estimateRun(options, settings, budget, size ?? wider!, sample, timed.companyMs, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize);
+      const sample = await sampleContacts(timed.client, strata, pageSize, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined, suppression);
+      estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
       ctx.stdout.write(options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget));
     },
     written: () => ({ rows: 1, noun: ['estimate', 'estimates'], path: undefined }),
@@ -142,43 +176,56 @@ function timedClient(client: ProspectClient) {
 }
 
 /**
- * The first SAMPLE_COMPANIES companies of the set and all their contacts, asked in calls of
- * SAMPLE_DOMAINS_PER_CALL domains; then what the run would write of them (seniority, --per-company,
- * --stale drop, --only-new) and which of those addresses a --stale verify run would pay for.
+ * The set's employee ranges, each counted by the service (one call each), or the set as one stratum
+ * where the ranges do not add up to it (a company without a range, a service that does not count them).
+ */
+async function strataOf(client: ProspectClient, filters: CompanyFilters, size: SetSize, concurrency: number): Promise<Stratum[]> {
+  const whole: Stratum[] = [{ filters, companies: size.companies, contacts: size.contacts, wider: false }];
+  if (size.contacts === undefined) return whole;
+  const labels = employeeRangeLabels(filters);
+  const ranges = await breakdownByQueries(client, filters, 'employee_range', labels, concurrency);
+  if (ranges === undefined || ranges.total.companies !== size.companies || ranges.total.contacts !== size.contacts) return whole;
+  return ranges.segments.map((segment) => ({ filters: { ...filters, employeeRanges: [segment.value] }, companies: segment.companies, contacts: segment.contacts, wider: false }));
+}
+
+/** The service's count of the set without the technologies it cannot take: the sample then scales its companies. */
+async function widerStratum(client: ProspectClient, filters: CompanyFilters, concurrency: number): Promise<Stratum> {
+  const answers = await answerAll(client, companyQueries(filters), concurrency);
+  const count = countSet(filters, answers);
+  const wider = count.exact ? count : count.wider;
+  return { filters, companies: wider?.companies ?? 0, contacts: undefined, wider: true };
+}
+
+/** Each stratum's share of the sample: half by its companies, half by its contacts (where most leads are). */
+function quotas(strata: Stratum[]): number[] {
+  const companies = strata.reduce((sum, stratum) => sum + stratum.companies, 0);
+  const contacts = strata.reduce((sum, stratum) => sum + (stratum.contacts ?? 0), 0);
+  return strata.map((stratum) => {
+    const share = contacts > 0 ? 0.5 * (stratum.companies / companies) + 0.5 * ((stratum.contacts ?? 0) / contacts) : stratum.companies / companies;
+    return stratum.companies === 0 ? 0 : Math.max(1, Math.round(SAMPLE_COMPANIES * share));
+  });
+}
+
+/**
+ * Each stratum's companies, every stride-th of its first pages so that its quota spans them, and
+ * all their contacts; then what the run would write of them (seniority, --per-company, --stale drop,
+ * --only-new) and which of those addresses a --stale verify run would pay for.
  */
 async function sampleContacts(
   client: ProspectClient,
-  filters: CompanyFilters,
-  companies: number | undefined,
+  strata: Stratum[],
+  pageSize: number,
   settings: ContactSettings,
   now: Date,
   exportedBefore: (row: Parameters<typeof leadKey>[0]) => boolean,
   paidBefore: (email: string) => boolean,
   suppression: Suppression,
 ): Promise<Sample> {
-  await checkLocalTechnologies(client, filters);
-  const keep = localStackFilter(filters);
-  const domains: string[] = [];
-  // Every stride-th company, so that SAMPLE_COMPANIES of them span the set (or its first pages).
-  const stride = Math.max(1, Math.floor((companies ?? SAMPLE_COMPANIES) / SAMPLE_COMPANIES));
-  const walk = walkCompanies(client, companyQueries(filters), { readAhead: false });
-  let seen = 0;
-  let pages = 0;
-  let excluded = 0;
-  for await (const chunk of walk.chunks) {
-    for (const row of chunk.rows) {
-      if (keep && !keep(row)) continue;
-      if (!suppression.keepsDomain(row.domain)) {
-        excluded += 1;
-        continue;
-      }
-      if (seen % stride === 0 && domains.length < SAMPLE_COMPANIES) domains.push(row.domain.toLowerCase());
-      seen += 1;
-    }
-    pages += 1;
-    if (domains.length >= SAMPLE_COMPANIES || pages >= SAMPLE_PAGES) break;
-  }
-  const sample: Sample = { companies: domains.length, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0, calls: 0, callMs: [], walked: seen + excluded, excluded };
+  await checkLocalTechnologies(client, strata[0]!.filters);
+  const slots = new Semaphore(settings.concurrency);
+  const wanted = quotas(strata);
+  const strataSamples = await Promise.all(strata.map((stratum, i) => slots.run(() => pickCompanies(client, stratum, wanted[i]!, pageSize, suppression))));
+  const sample: Sample = { strata: strataSamples, calls: 0, callMs: [] };
   // A call that comes back full was cut after its least senior contacts, which would skew the
   // seniority shares: the fan-out splits such calls and asks again, as a real run does.
   const timed: Pick<ProspectClient, 'contacts'> = {
@@ -191,16 +238,65 @@ async function sampleContacts(
       }
     },
   };
+  // Calls are sized per stratum by its contacts per company (the service's count), so the large
+  // companies' calls do not come back full and get split, nor the small ones' go out nearly empty.
+  const calls = strataSamples.flatMap((picked) => chunked(picked.domains, domainsPerCall(picked.stratum)).map((domains) => ({ picked, domains })));
   const stats = { calls: 0, splits: 0 };
-  for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, batchesAhead: settings.concurrency }, stats)) {
-    await tallyDomain(sample, suppression.keepContacts(found.contacts), found.source, settings, now, exportedBefore, paidBefore);
-  }
+  await Promise.all(
+    calls.map(({ picked, domains }) =>
+      slots.run(async () => {
+        for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: 1 }, stats)) {
+          await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, exportedBefore, paidBefore);
+        }
+      }),
+    ),
+  );
   sample.calls = stats.calls;
   return sample;
 }
 
+/** Domains per sample call: what fills about FILL_OF_LIMIT of SAMPLE_LIMIT at the stratum's contacts per company. */
+function domainsPerCall(stratum: Stratum): number {
+  const perCompany = stratum.contacts === undefined || stratum.companies === 0 ? 0 : stratum.contacts / stratum.companies;
+  if (perCompany === 0) return MAX_DOMAINS_PER_CALL;
+  return Math.min(MAX_DOMAINS_PER_CALL, Math.max(1, Math.floor((FILL_OF_LIMIT * SAMPLE_LIMIT) / perCompany)));
+}
+
+function chunked<T>(list: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+  return chunks;
+}
+
+/** A stratum's sample: `quota` companies spread evenly over its first pages. */
+async function pickCompanies(client: ProspectClient, stratum: Stratum, quota: number, pageSize: number, suppression: Suppression): Promise<StratumSample> {
+  const picked: StratumSample = { stratum, domains: [], listed: 0, kept: 0, excluded: 0, tally: { companies: 0, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0 } };
+  if (quota === 0) return picked;
+  const keep = localStackFilter(stratum.filters);
+  const span = Math.min(stratum.companies, SAMPLE_PAGES_PER_STRATUM * pageSize);
+  const stride = Math.max(1, Math.floor(span / quota));
+  const walk = walkCompanies(client, companyQueries(stratum.filters), { readAhead: false });
+  let pages = 0;
+  for await (const chunk of walk.chunks) {
+    for (const row of chunk.rows) {
+      picked.listed += 1;
+      if (keep && !keep(row)) continue;
+      if (!suppression.keepsDomain(row.domain)) {
+        picked.excluded += 1;
+        continue;
+      }
+      if (picked.kept % stride === 0 && picked.domains.length < quota) picked.domains.push(row.domain.toLowerCase());
+      picked.kept += 1;
+    }
+    pages += 1;
+    if (picked.domains.length >= quota || pages >= SAMPLE_PAGES_PER_STRATUM) break;
+  }
+  picked.tally.companies = picked.domains.length;
+  return picked;
+}
+
 async function tallyDomain(
-  sample: Sample,
+  tally: Tally,
   contacts: Contact[],
   source: ContactsMeta['source'] | undefined,
   settings: ContactSettings,
@@ -208,71 +304,88 @@ async function tallyDomain(
   exportedBefore: (row: Parameters<typeof leadKey>[0]) => boolean,
   paidBefore: (email: string) => boolean,
 ): Promise<void> {
-  sample.contacts += contacts.length;
+  tally.contacts += contacts.length;
+  // A run asks with the seniority filter and gets every such contact (calls that fill --limit are split).
   const asked = settings.seniority === undefined ? contacts : contacts.filter((contact) => settings.seniority!.includes(contact.seniority as never));
-  sample.asked += asked.length;
-  // A run asks with its --limit: a company that alone fills it gets its first `limit` (most senior first).
-  const served = asked.slice(0, settings.limit);
+  tally.asked += asked.length;
   // No verifier: the rows come back unverified, and no unit is spent.
-  const result = await contactRowsFor(served, source, settings, now, undefined, (row) => !exportedBefore(row));
-  sample.rows += result.rows.length;
-  sample.alreadyExported += result.alreadyExported;
+  const result = await contactRowsFor(asked, source, settings, now, undefined, (row) => !exportedBefore(row));
+  tally.rows += result.rows.length;
+  tally.alreadyExported += result.alreadyExported;
   const emails = new Set(
     result.rows.filter((row) => (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && row.business_email).map((row) => emailKey(row.business_email!)),
   );
-  sample.toVerify += emails.size;
-  for (const email of emails) if (paidBefore(email)) sample.alreadyPaid += 1;
+  tally.toVerify += emails.size;
+  for (const email of emails) if (paidBefore(email)) tally.alreadyPaid += 1;
 }
 
-/** The service's count of the set without the technologies it cannot take: the sample then scales companies. */
-async function widerCount(client: ProspectClient, filters: CompanyFilters, concurrency: number) {
-  const answers = await answerAll(client, companyQueries(filters), concurrency);
-  const count = countSet(filters, answers);
-  const wider = count.exact ? count : count.wider;
-  return { companies: wider?.companies ?? 0, contacts: undefined, byService: false, meta: undefined, queries: serviceQueries(filters) };
+const TALLY_FIELDS = ['companies', 'contacts', 'asked', 'rows', 'alreadyExported', 'toVerify', 'alreadyPaid'] as const;
+
+function addTallies(tallies: Tally[]): Tally {
+  return Object.fromEntries(TALLY_FIELDS.map((field) => [field, tallies.reduce((sum, tally) => sum + tally[field], 0)])) as unknown as Tally;
+}
+
+/**
+ * A stratum's sample scaled to the stratum: by its exact contacts (the share of them that becomes a
+ * lead), or, where the service did not count them, by its companies. A stratum whose sampled
+ * companies had no contact while the service counts some takes the whole sample's share.
+ */
+function scaleStratum(picked: StratumSample, pooled: Tally): (field: keyof Tally) => number {
+  const { stratum, tally } = picked;
+  // --exclude-domains leaves out the share of the stratum its sampled pages had on the list.
+  const left = picked.kept + picked.excluded === 0 ? 1 : picked.kept / (picked.kept + picked.excluded);
+  if (stratum.contacts !== undefined) {
+    const basis = tally.contacts > 0 ? tally : pooled;
+    return (field) => (basis.contacts === 0 ? 0 : (left * stratum.contacts! * basis[field]) / basis.contacts);
+  }
+  const companies = stratum.wider && picked.listed > 0 ? (stratum.companies * picked.kept) / picked.listed : stratum.companies;
+  return (field) => (tally.companies === 0 ? 0 : (left * companies * tally[field]) / tally.companies);
+}
+
+/** The set's companies that the lists leave out, stratum by stratum as the sample saw them; null without any. */
+function excludedOf(sample: Sample): number | null {
+  if (sample.strata.every((picked) => picked.excluded === 0)) return null;
+  return Math.round(sample.strata.reduce((sum, picked) => (picked.kept + picked.excluded === 0 ? sum : sum + (picked.stratum.companies * picked.excluded) / (picked.kept + picked.excluded)), 0));
 }
 
 export function estimateRun(
   options: PipelineOptions,
   settings: ContactSettings,
   budget: number | undefined,
-  size: { companies: number; contacts: number | undefined; byService: boolean },
+  size: SetSize | undefined,
   sample: Sample,
   companyMs: number[],
   pageSize: number,
 ): DryRunEstimate {
-  const perContact = (n: number) => (sample.contacts === 0 ? 0 : n / sample.contacts);
-  const perCompany = (n: number) => (sample.companies === 0 ? 0 : n / sample.companies);
-  // --exclude-domains leaves out the share of the set the walked pages had on it; --max then caps the rest.
-  const excludedCompanies = sample.excluded === 0 ? null : Math.round((size.companies * sample.excluded) / sample.walked);
-  const left = size.companies - (excludedCompanies ?? 0);
+  const pooled = addTallies(sample.strata.map((picked) => picked.tally));
+  const scales = sample.strata.map((picked) => scaleStratum(picked, pooled));
+  const setCompanies = size?.companies ?? Math.round(sample.strata.reduce((sum, picked) => sum + (picked.listed > 0 ? (picked.stratum.companies * picked.kept) / picked.listed : 0), 0));
+  const excludedCompanies = excludedOf(sample);
+  const left = setCompanies - (excludedCompanies ?? 0);
+  // --max below what is left: the run does that many companies, and the figures are scaled down to them.
   const maxCompanies = options.max !== undefined && options.max < left ? options.max : null;
   const companies = maxCompanies ?? left;
-  // The service's contact count is exact, and without a per-company cap leads follow contacts; with
-  // one they follow companies (each gives at most N), so the sample scales by those instead (and so
-  // it does when the run does only part of the set).
-  const byContacts = size.contacts !== undefined && size.byService && settings.perCompany === undefined && companies === size.companies;
-  const scale = (n: number) => Math.round(byContacts ? size.contacts! * perContact(n) : companies * perCompany(n));
-  const leads = scale(sample.rows);
-  const ofLeads = (n: number) => (sample.rows === 0 ? 0 : Math.round((leads * n) / sample.rows));
-  const addressesToVerify = options.stale === 'verify' ? ofLeads(sample.toVerify) : 0;
-  const alreadyPaid = options.stale === 'verify' ? ofLeads(sample.alreadyPaid) : 0;
+  const share = maxCompanies === null || left === 0 ? 1 : maxCompanies / left;
+  const scale = (field: keyof Tally) => Math.round(share * scales.reduce((sum, scaled) => sum + scaled(field), 0));
+  const leads = scale('rows');
+  const addressesToVerify = options.stale === 'verify' ? scale('toVerify') : 0;
+  const alreadyPaid = options.stale === 'verify' ? scale('alreadyPaid') : 0;
   const units = Math.min(Math.max(addressesToVerify - alreadyPaid, 0), budget ?? Number.POSITIVE_INFINITY);
   const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
   const companyPages = Math.ceil(companies / pageSize);
-  const contactCalls = Math.max(Math.ceil(companies / 100), Math.ceil(scale(sample.asked) / (FILL_OF_LIMIT * settings.limit)));
+  const contactCalls = Math.max(Math.ceil(companies / 100), Math.ceil(scale('asked') / (FILL_OF_LIMIT * settings.limit)));
   // Contacts calls and verifications run `concurrency` at once; a verification takes about a contacts call's time.
   const seconds = (companyPages * mean(companyMs) + ((contactCalls + units) * mean(sample.callMs)) / settings.concurrency) / 1000;
   return {
-    companies: size.companies,
-    contacts: size.contacts,
+    companies: setCompanies,
+    contacts: size?.contacts,
     excludedCompanies,
     maxCompanies,
-    countedBy: size.byService ? 'service' : 'sample',
-    sample: { companies: sample.companies, contacts: sample.contacts, asked: sample.asked, rows: sample.rows, alreadyExported: sample.alreadyExported, toVerify: sample.toVerify, alreadyPaid: sample.alreadyPaid, calls: sample.calls },
+    countedBy: size?.byService ? 'service' : 'sample',
+    sample: { ...pooled, calls: sample.calls, strata: sample.strata.filter((picked) => picked.tally.companies > 0).length },
     leads,
-    alreadyExported: scale(sample.alreadyExported),
-    staleShare: sample.rows === 0 ? 0 : sample.toVerify / sample.rows,
+    alreadyExported: scale('alreadyExported'),
+    staleShare: leads === 0 ? 0 : scale('toVerify') / leads,
     addressesToVerify,
     alreadyPaid,
     units,
@@ -287,7 +400,7 @@ function dryRunText(estimate: DryRunEstimate, options: PipelineOptions, budget: 
     `Set: ${countOf(estimate.companies, 'company', 'companies')}${estimate.contacts === undefined ? ' (estimated from the sample)' : `, ${countOf(estimate.contacts, 'named contact')}`} (${estimate.countedBy === 'service' ? 'counted by the service' : 'the service counted a wider set'}).`,
     ...(estimate.excludedCompanies === null ? [] : [`--exclude-domains: about ${formatCount(estimate.excludedCompanies)} of them are left out (estimated from the pages sampled).`]),
     ...(estimate.maxCompanies === null ? [] : [`--max ${formatCount(estimate.maxCompanies)}: the run stops after that many companies; the figures below are for them.`]),
-    `Sample: ${countOf(estimate.sample.companies, 'company', 'companies')}, ${countOf(estimate.sample.contacts, 'contact')} in ${countOf(estimate.sample.calls, 'contacts call')}; the figures below are scaled from it.`,
+    `Sample: ${countOf(estimate.sample.companies, 'company', 'companies')} of ${countOf(estimate.sample.strata, 'employee range')}, ${countOf(estimate.sample.contacts, 'contact')} in ${countOf(estimate.sample.calls, 'contacts call')}; the figures below are scaled from it, range by range.`,
     `Leads written: ${about(estimate.leads)}.`,
   ];
   if (options.onlyNew) lines.push(`--only-new leaves out ${about(estimate.alreadyExported)} leads exported by earlier runs.`);
