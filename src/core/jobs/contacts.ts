@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { UsageError } from '../../exit-codes.js';
-import { collectDomains } from '../../io/input/entries.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -12,7 +11,7 @@ import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
-import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
+import { streamEntriesInput } from '../entries-input.js';
 import { entriesOptions, outputOptions, presetOption, summaryOption, verifyCacheOptions } from '../job-options.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { planOutput } from '../output-plan.js';
@@ -20,6 +19,9 @@ import { SpendConsent } from '../verification/consent.js';
 import { askFirst, cacheCutoff, openVerifier } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
+
+/** How long the input may pause before a partial batch of domains is asked for. */
+const INPUT_PAUSE_MS = 200;
 
 /** `prospect contacts`: its flags (the input) and the job's options (the output). */
 export const contactsOptionsSchema = z
@@ -50,17 +52,18 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
 
-  const source = await readEntriesInput(ctx, options, 'domain');
-  const input = collectDomains(source.text, { format: source.format, column: options.domainColumn || undefined });
-  failOnInputProblems(input.problems, source.origin);
-  reportInvalidEntries(ctx, input.invalid, 'domain', options.strict);
-  if (input.domains.length === 0) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
+  const input = await streamEntriesInput(ctx, { ...options, column: options.domainColumn || undefined }, 'domain');
+  // The domains to ask for: the input's entries that EntryCollector.accept let through, in input order.
+  const domains = input.entries;
+  if (domains === null) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
+  const counts = input.collector;
 
   const summary = {
     command: 'contacts',
     parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: verifyBudget ?? null, concurrency: settings.concurrency },
     started_at: new Date(startedAt).toISOString(),
-    domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
+    // valid, invalid and duplicates are the input's counts so far: final once the input has ended.
+    domains: { valid: 0, invalid: 0, duplicates: 0, with_contacts: 0, truncated_at_limit: [] as string[] },
     contacts: newContactCounts(),
     verification: { budget: verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
     calls: 0,
@@ -74,18 +77,21 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
 
+  const inputCounts = () => ({ ...summary.domains, valid: counts.accepted, invalid: counts.invalidCount, duplicates: counts.duplicates });
+
   return runJob(ctx, {
     startedAt,
     progress: 'Fetching contacts',
     output,
     summary: {
       path: options.summary,
-      record: () => ({ ...summary, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls }),
+      record: () => ({ ...summary, domains: inputCounts(), verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls }),
     },
     async work(progress) {
       if (asking) asking.suspend = (during) => progress.suspend(during);
-      // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead.
-      const answered = fetchContactsInOrder(client, input.domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
+      // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead. A partial batch goes
+      // once the input has paused for INPUT_PAUSE_MS (a producer between two pages).
+      const answered = fetchContactsInOrder(client, domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8, flushAfterMs: INPUT_PAUSE_MS }, fanout);
       const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         if (found.truncated) summary.domains.truncated_at_limit.push(found.domain);
         if (found.contacts.length > 0) summary.domains.with_contacts += 1;
@@ -96,8 +102,10 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         await writer.writeRows(result.rows);
         countRows(summary.contacts, result);
         domainsDone += 1;
-        progress.update({ done: domainsDone, total: input.domains.length, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
+        // The total is known once the input has ended: until then, a count without an ETA.
+        progress.update({ done: domainsDone, total: input.ended ? counts.accepted : undefined, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
       }
+      summary.domains = inputCounts();
       await writer.finish({ summary: { domains: summary.domains, contacts: summary.contacts } });
       await output.commit();
     },

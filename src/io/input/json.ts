@@ -16,10 +16,6 @@ export function parseJson(text: string): JsonResult {
   }
 }
 
-export function isJsonObject(result: JsonResult): boolean {
-  return result.ok && isRecord(result.value);
-}
-
 export interface JsonValueAt {
   line: number;
   value: unknown;
@@ -73,7 +69,7 @@ function uniqueFieldNames(objects: ReadonlyArray<Record<string, unknown>>): stri
   return [...names];
 }
 
-function recordOfText(object: Record<string, unknown>): Record<string, string> {
+export function recordOfText(object: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(object).map(([name, value]) => [name, cellText(value)]));
 }
 

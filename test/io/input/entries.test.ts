@@ -9,7 +9,7 @@ import { scratchDir } from '../../helpers/scratch.js';
 import { collectDomains, collectEmails, formatInvalidEntry, parseEntries } from '../../../src/io/input/entries.js';
 import { formatProblem } from '../../../src/io/input/model.js';
 import { parseRecords } from '../../../src/io/input/records.js';
-import { readInputText, readTextFile } from '../../../src/io/input/source.js';
+import { readInputText } from '../../../src/io/input/source.js';
 
 const COMPANIES_HEADER = 'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies';
 
@@ -396,7 +396,7 @@ describe('readInputText', () => {
 
   it('refuses arguments and a file together, and unreadable files, as usage errors', async () => {
     await expect(readInputText({ args: ['acme.com'], file: 'x.txt' })).rejects.toBeInstanceOf(UsageError);
-    await expect(readTextFile(join(directory, 'missing.txt'))).rejects.toThrow(/missing\.txt: no such file/);
-    await expect(readTextFile(directory)).rejects.toThrow(/it is a directory/);
+    await expect(readInputText({ file: join(directory, 'missing.txt') })).rejects.toThrow(/missing\.txt: no such file/);
+    await expect(readInputText({ file: directory })).rejects.toThrow(/it is a directory/);
   });
 });
