@@ -1,7 +1,7 @@
 import { UsageError } from '../exit-codes.js';
 import { domainEntries, emailEntries, formatInvalidEntry, streamEntries, type EntryCollector, type InvalidEntry } from '../io/input/entries.js';
 import { formatProblem, type EntryKind, type InputProblem } from '../io/input/model.js';
-import { openInputStream, readInputText, spoolToFile, type InputText } from '../io/input/source.js';
+import { openInputStream, spoolToFile, type InputStream } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
 import { countOf } from '../ui/format-count.js';
 
@@ -9,13 +9,6 @@ import { countOf } from '../ui/format-count.js';
 export interface EntriesInput {
   args: string[];
   file?: string;
-}
-
-/** Arguments, else the file, else stdin when it is piped; nothing at all is a usage error. */
-export async function readEntriesInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): Promise<InputText> {
-  const text = await readInputText({ args: input.args, file: input.file, stdin: ctx.stdin });
-  if (text === null) throw nothingGiven(kind);
-  return text;
 }
 
 function nothingGiven(kind: EntryKind): UsageError {
@@ -50,7 +43,7 @@ export async function streamEntriesInput(ctx: RunContext, input: EntriesInput & 
   if (!source.reopenable) ctx.onCleanup(() => void ctx.stdin.destroy());
   const options = { kind, column: input.column, format: source.format };
   if (input.strict) {
-    if (!source.reopenable) source = await spoolToFile(source, ctx.stdin, (task) => ctx.onCleanup(task));
+    source = await reopenable(ctx, source);
     const check = collectorFor(kind);
     for await (const entry of streamEntries(source.open(), options, check)) void entry;
     reportInputEnd(ctx, check, kind, source.origin, true);
@@ -79,6 +72,20 @@ export async function streamEntriesInput(ctx: RunContext, input: EntriesInput & 
   };
 }
 
+/**
+ * The command's input, readable twice (`prospect verify` plans the whole input, then works through
+ * it): standard input is copied to a temporary file first, never held in memory.
+ */
+export async function openRereadableInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): Promise<InputStream> {
+  const source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
+  if (source === null) throw nothingGiven(kind);
+  return reopenable(ctx, source);
+}
+
+async function reopenable(ctx: RunContext, source: InputStream): Promise<InputStream> {
+  return source.reopenable ? source : spoolToFile(source, ctx.stdin, (task) => ctx.onCleanup(task));
+}
+
 function collectorFor(kind: EntryKind): EntryCollector {
   const limits = { kept: SHOWN_INVALID };
   return kind === 'domain' ? domainEntries(limits) : emailEntries(limits);
@@ -101,7 +108,8 @@ export function failOnInputProblems(problems: readonly InputProblem[], origin: s
   throw new UsageError(`cannot read ${origin}: ${lines.join('; ')}${count > 5 ? ` (and ${count - 5} more)` : ''}.`);
 }
 
-const SHOWN_INVALID = 20;
+/** Invalid entries listed in messages; beyond, their count. */
+export const SHOWN_INVALID = 20;
 
 /**
  * Invalid entries are never sent (`invalid`: the first of them, `total`: how many). Skipping them changes what the output means, so it is a caveat:

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
@@ -190,7 +190,10 @@ describe('contacts reads its input as it arrives (spawned, against the sandbox)'
   it('--strict refuses an input whose last line is invalid, before a single call', async () => {
     const before = await contactsCalls();
     const input = `${usDomainsNdjson}{"domain": "not a domain!"}\n`;
-    const run = await prospect(['contacts', '--strict', '--concurrency', '8'], { input });
+    // Standard input is spooled to a temporary file, not to memory, and the file does not outlive the run.
+    const tmp = await scratchDir();
+    const run = await prospect(['contacts', '--strict', '--concurrency', '8'], { input, env: { TMPDIR: tmp } });
+    expect(await readdir(tmp)).toEqual([]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/1 invalid domain in the input \(--strict\):\n {2}line 151: "not a domain!"/);
     expect(run.stdout).toBe('');

@@ -24,6 +24,7 @@ export function ndjsonTable(text: string, options: ParseOptions): InputTable {
  */
 export class NdjsonLineReader {
   private column: string | null | undefined;
+  private readonly fields = new Set<string>();
 
   constructor(
     private readonly options: ParseOptions,
@@ -35,6 +36,12 @@ export class NdjsonLineReader {
     return this.column;
   }
 
+  /** Every field of every object so far, in first-seen order, the entry column first if only strings had it. */
+  get header(): string[] {
+    const fields = [...this.fields];
+    return typeof this.column === 'string' && !this.fields.has(this.column) ? [this.column, ...fields] : fields;
+  }
+
   row(raw: string, line: number): InputRow | null {
     if (raw.trim() === '') return null;
     const parsed = parseJson(raw);
@@ -44,6 +51,7 @@ export class NdjsonLineReader {
     }
     const { value } = parsed;
     if (isRecord(value)) {
+      for (const name of Object.keys(value)) this.fields.add(name);
       if (this.column === undefined) {
         this.column = findColumn(Object.keys(value), this.options);
         if (this.column === null) this.onProblem(columnNotFound(Object.keys(value), this.options, line));

@@ -29,11 +29,7 @@ export interface EntryValue {
 
 /** The raw values of the entry column, as they arrive (parseEntries, for a stream). */
 export async function* streamEntryValues(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): AsyncGenerator<EntryValue> {
-  const text = normalizedChunks(chunks);
-  const peeked = await peekFirstContentLine(text);
-  const format = options.format ?? detectFromFirstLine(peeked.firstLine, options);
-  sink.format?.(format);
-  const reader = rowsOf(format, peeked, options, sink);
+  const reader = await streamRows(chunks, options, sink);
   for await (const row of reader.rows) {
     const column = reader.column();
     if (column === null) continue;
@@ -43,21 +39,35 @@ export async function* streamEntryValues(chunks: AsyncIterable<string>, options:
   }
 }
 
-interface RowReader {
+/** An input's rows as they arrive (parseRecords, for a stream). */
+export interface RowStream {
+  format: InputFormat;
   rows: AsyncIterable<InputRow>;
   /** The entry column: null once it is known not to be there (a problem says so). */
   column(): string | null;
+  /** The columns seen so far: all of them once `rows` has ended (NDJSON: every field of every object). */
+  header(): string[];
 }
+
+/** Reads until the first non-blank line to tell the format, then hands out the rows one by one. */
+export async function streamRows(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): Promise<RowStream> {
+  const peeked = await peekFirstContentLine(normalizedChunks(chunks));
+  const format = options.format ?? detectFromFirstLine(peeked.firstLine, options);
+  sink.format?.(format);
+  return { format, ...rowsOf(format, peeked, options, sink) };
+}
+
+type RowReader = Omit<RowStream, 'format'>;
 
 function rowsOf(format: InputFormat, peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): RowReader {
   switch (format) {
     case 'lines': {
       const column = listColumnName(options);
-      return { rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)), column: () => column };
+      return { rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)), column: () => column, header: () => [column] };
     }
     case 'ndjson': {
       const reader = new NdjsonLineReader(options, (problem) => sink.problem(problem));
-      return { rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)), column: () => reader.entryColumn ?? null };
+      return { rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)), column: () => reader.entryColumn ?? null, header: () => reader.header };
     }
     case 'csv':
       return csvRows(peeked, options, sink);
@@ -75,15 +85,16 @@ function rowsOf(format: InputFormat, peeked: Peeked, options: ParseOptions, sink
  */
 function jsonRows(text: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): RowReader {
   let column: string | null = null;
+  let header: string[] = [];
   async function* rows(): AsyncGenerator<InputRow> {
     let whole = '';
     for await (const chunk of text) whole += chunk;
     const table = jsonTable(whole, options);
-    column = table.column;
+    [column, header] = [table.column, table.header];
     for (const problem of table.problems) sink.problem(problem);
     yield* table.rows;
   }
-  return { rows: rows(), column: () => column };
+  return { rows: rows(), column: () => column, header: () => header };
 }
 
 /** CSV through csv-parse's stream parser, with the same options and line numbers as csvTable. */
@@ -118,7 +129,7 @@ function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): 
     resolveColumn();
     yield* ready.splice(0);
   }
-  return { rows: rows(), column: () => column ?? null };
+  return { rows: rows(), column: () => column ?? null, header: () => reader.header };
 }
 
 async function* mapLines(text: AsyncIterable<string>, toRow: (raw: string, line: number) => InputRow | null): AsyncGenerator<InputRow> {
