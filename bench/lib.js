@@ -1,7 +1,7 @@
 // Helpers for bench/run.js: spawned sandboxes, timed child processes with their peak memory,
 // statistics. Plain Node, no dependency. Every server is on loopback and every loop is bounded.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, openSync, closeSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,10 +80,11 @@ export async function measure(command, args, { env = {}, stdout = 'ignore', stdi
 }
 
 /**
- * `producer | consumer`, two processes joined by a pipe as a shell joins them, each measured on its
- * own (wall time to its exit, peak RSS as in measure()). The consumer's stdout goes to `stdout`.
+ * `producer | tee teeTo | consumer`: two processes joined by a pipe (through this process, which
+ * also copies what passes to `teeTo`), each measured on its own (wall time to its exit, peak RSS
+ * as in measure()). The consumer's stdout goes to `stdout`.
  */
-export async function measurePipe([producer, producerArgs], [consumer, consumerArgs], { env = {}, stdout = 'ignore', timeoutMs = 1_200_000 } = {}) {
+export async function measurePipe([producer, producerArgs], [consumer, consumerArgs], { env = {}, stdout = 'ignore', teeTo, timeoutMs = 3_600_000 } = {}) {
   if (!GNU_TIME) throw new Error('measurePipe needs GNU time (/usr/bin/time) for each side');
   const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-'));
   const outFd = stdout !== 'ignore' ? openSync(stdout, 'w') : undefined;
@@ -97,7 +98,10 @@ export async function measurePipe([producer, producerArgs], [consumer, consumerA
   };
   const started = process.hrtime.bigint();
   const left = spawnTimed('producer', producer, producerArgs, ['ignore', 'pipe', 'pipe']);
-  const right = spawnTimed('consumer', consumer, consumerArgs, [left.child.stdout, outFd ?? 'ignore', 'pipe']);
+  const right = spawnTimed('consumer', consumer, consumerArgs, ['pipe', outFd ?? 'ignore', 'pipe']);
+  right.child.stdin.on('error', () => {});
+  left.child.stdout.pipe(right.child.stdin);
+  if (teeTo) left.child.stdout.pipe(createWriteStream(teeTo));
   const timer = setTimeout(() => [left, right].forEach((side) => side.child.kill('SIGKILL')), timeoutMs);
   const wall = async (side) => {
     const code = await side.ended;
