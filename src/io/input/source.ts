@@ -9,14 +9,6 @@ import { UsageError } from '../../exit-codes.js';
 import { trackTempFile, untrackTempFile } from '../temp-files.js';
 import type { InputFormat } from './model.js';
 
-export interface InputText {
-  text: string;
-  /** For messages: a file name, `standard input` or `the command line`. */
-  origin: string;
-  /** Set when the source has one format whatever it looks like (arguments are always lines). */
-  format?: InputFormat;
-}
-
 export interface InputSource {
   args?: readonly string[];
   /** A path, or `-` for standard input. */
@@ -54,15 +46,6 @@ export function openInputStream(source: InputSource): InputStream | null {
   // A terminal on stdin means nobody piped anything: waiting for typed input would look like a hang.
   if (stdin === undefined || (source.file === undefined && isTerminal(stdin))) return null;
   return { origin: 'standard input', open: () => decodedChunks(stdin), reopenable: false };
-}
-
-/** The whole input text at once (what `prospect verify` reads). */
-export async function readInputText(source: InputSource): Promise<InputText | null> {
-  const stream = openInputStream(source);
-  if (stream === null) return null;
-  let text = '';
-  for await (const chunk of stream.open()) text += chunk;
-  return { text, origin: stream.origin, ...(stream.format === undefined ? {} : { format: stream.format }) };
 }
 
 /**
