@@ -112,10 +112,10 @@ export function failOnInputProblems(problems: readonly InputProblem[], origin: s
 export const SHOWN_INVALID = 20;
 
 /**
- * Invalid entries are never sent (`invalid`: the first of them, `total`: how many). Skipping them changes what the output means, so it is a caveat:
+ * Invalid entries are never sent. Skipping them changes what the output means, so it is a caveat:
  * one line with the count everywhere (a cron job must not drop part of its list without a word),
  * the entries themselves on a terminal or with --verbose. --strict makes any of them fatal before
- * a single request.
+ * a single request. `invalid` is the first of them (a stream keeps no more), `total` how many.
  */
 export function reportInvalidEntries(ctx: RunContext, invalid: readonly InvalidEntry[], kind: EntryKind, strict: boolean, total = invalid.length): void {
   if (total === 0) return;
