@@ -74,7 +74,7 @@ export function recordOfText(object: Record<string, unknown>): Record<string, st
 }
 
 /** Strings as they are, no value as '', anything else (the technologies array) as JSON. */
-function cellText(value: unknown): string {
+export function cellText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -29,7 +29,7 @@ export interface EntryValue {
 
 /** The raw values of the entry column, as they arrive (parseEntries, for a stream). */
 export async function* streamEntryValues(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): AsyncGenerator<EntryValue> {
-  const reader = await streamRows(chunks, options, sink);
+  const reader = await streamRows(chunks, options, sink, { entryOnly: true });
   for await (const row of reader.rows) {
     const column = reader.column();
     if (column === null) continue;
@@ -49,24 +49,27 @@ export interface RowStream {
   header(): string[];
 }
 
-/** Reads until the first non-blank line to tell the format, then hands out the rows one by one. */
-export async function streamRows(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): Promise<RowStream> {
+/**
+ * Reads until the first non-blank line to tell the format, then hands out the rows one by one.
+ * `entryOnly`: the rows may hold the entry column alone (the header is then not kept either).
+ */
+export async function streamRows(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink, { entryOnly = false } = {}): Promise<RowStream> {
   const peeked = await peekFirstContentLine(normalizedChunks(chunks));
   const format = options.format ?? detectFromFirstLine(peeked.firstLine, options);
   sink.format?.(format);
-  return { format, ...rowsOf(format, peeked, options, sink) };
+  return { format, ...rowsOf(format, peeked, options, sink, entryOnly) };
 }
 
 type RowReader = Omit<RowStream, 'format'>;
 
-function rowsOf(format: InputFormat, peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): RowReader {
+function rowsOf(format: InputFormat, peeked: Peeked, options: ParseOptions, sink: EntryStreamSink, entryOnly: boolean): RowReader {
   switch (format) {
     case 'lines': {
       const column = listColumnName(options);
       return { rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)), column: () => column, header: () => [column] };
     }
     case 'ndjson': {
-      const reader = new NdjsonLineReader(options, (problem) => sink.problem(problem));
+      const reader = new NdjsonLineReader(options, (problem) => sink.problem(problem), entryOnly);
       return { rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)), column: () => reader.entryColumn ?? null, header: () => reader.header };
     }
     case 'csv':
