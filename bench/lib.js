@@ -1,7 +1,7 @@
 // Helpers for bench/run.js: spawned sandboxes, timed child processes with their peak memory,
 // statistics. Plain Node, no dependency. Every server is on loopback and every loop is bounded.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, openSync, closeSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,49 @@ export async function measure(command, args, { env = {}, stdout = 'ignore', stdi
   rmSync(scratch, { recursive: true, force: true });
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().slice(-800)}`);
   return { wallMs, rssMb: rssKb / 1024, stdout: captured, stderr };
+}
+
+/**
+ * `producer | tee teeTo | consumer`: two processes joined by a pipe (through this process, which
+ * also copies what passes to `teeTo`), each measured on its own (wall time to its exit, peak RSS
+ * as in measure()). The consumer's stdout goes to `stdout`.
+ */
+export async function measurePipe([producer, producerArgs], [consumer, consumerArgs], { env = {}, stdout = 'ignore', teeTo, timeoutMs = 3_600_000 } = {}) {
+  if (!GNU_TIME) throw new Error('measurePipe needs GNU time (/usr/bin/time) for each side');
+  const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-'));
+  const outFd = stdout !== 'ignore' ? openSync(stdout, 'w') : undefined;
+  const spawnTimed = (name, command, args, stdio) => {
+    const rssFile = join(scratch, `rss-${name}`);
+    const child = spawn(GNU_TIME, ['-f', '%M', '-o', rssFile, command, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text) => (stderr = (stderr + text).slice(-4000)));
+    const ended = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+    return { child, rssFile, ended, stderr: () => stderr };
+  };
+  const started = process.hrtime.bigint();
+  const left = spawnTimed('producer', producer, producerArgs, ['ignore', 'pipe', 'pipe']);
+  const right = spawnTimed('consumer', consumer, consumerArgs, ['pipe', outFd ?? 'ignore', 'pipe']);
+  right.child.stdin.on('error', () => {});
+  left.child.stdout.pipe(right.child.stdin);
+  if (teeTo) left.child.stdout.pipe(createWriteStream(teeTo));
+  const timer = setTimeout(() => [left, right].forEach((side) => side.child.kill('SIGKILL')), timeoutMs);
+  const wall = async (side) => {
+    const code = await side.ended;
+    return { code, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
+  };
+  const [producerEnd, consumerEnd] = await Promise.all([wall(left), wall(right)]);
+  clearTimeout(timer);
+  if (outFd !== undefined) closeSync(outFd);
+  const rssMb = (side) => (Number(readFileSync(side.rssFile, 'utf8').trim().split('\n').pop()) || 0) / 1024;
+  const result = {
+    producer: { wallMs: producerEnd.wallMs, rssMb: rssMb(left) },
+    consumer: { wallMs: consumerEnd.wallMs, rssMb: rssMb(right) },
+  };
+  rmSync(scratch, { recursive: true, force: true });
+  for (const [name, end, side] of [['producer', producerEnd, left], ['consumer', consumerEnd, right]]) {
+    if (end.code !== 0) throw new Error(`the ${name} exited ${end.code}: ${side.stderr().trim().slice(-800)}`);
+  }
+  return result;
 }
 
 /** Wall time of a short command, spawned synchronously (start-up figures). */

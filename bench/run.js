@@ -6,21 +6,21 @@
 //
 //   npm run bench                 # about 8 minutes on an idle 2-core machine
 //   npm run bench -- --quick      # about 2 minutes
-//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx
+//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
 //
 // Every sandbox is a `prospect sandbox` child process on loopback, so the service's CPU is not the
 // measured process's; the figures are medians of several runs with their min–max spread.
 import { availableParallelism, cpus, loadavg, totalmem, tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, hasCommand, measure, prospectEnv, startSandbox, summarize, timeSync } from './lib.js';
+import { BIN, ROOT, hasCommand, measure, measurePipe, prospectEnv, startSandbox, summarize, timeSync } from './lib.js';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const WRITE = !QUICK || args.includes('--write');
-const ONLY = (args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['startup', 'export', 'latency', 'contacts', 'memory', 'pipeline', 'xlsx']);
+const ONLY = (args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['startup', 'export', 'latency', 'contacts', 'memory', 'pipeline', 'xlsx', 'stream-input']);
 const TECHNOLOGY = 'jQuery';
 
 const CONFIG = QUICK
@@ -32,6 +32,7 @@ const CONFIG = QUICK
       memory: { companies: 100_000, bigRuns: 1, smallRuns: 2, smallMax: 10_000 },
       pipeline: { companies: 5_000, runs: 1, concurrency: 4 },
       xlsx: { companies: 200_000, rows: 100_000, runs: 1 },
+      streamInput: { companies: 1_000_000, seniority: 'cxo', runs: 1, slowRuns: 3, pauseMs: 3000 },
     }
   : {
       startupRuns: 30,
@@ -41,6 +42,7 @@ const CONFIG = QUICK
       memory: { companies: 1_000_000, bigRuns: 2, smallRuns: 3, smallMax: 10_000 },
       pipeline: { companies: 20_000, runs: 3, concurrency: 4 },
       xlsx: { companies: 200_000, rows: 100_000, runs: 2 },
+      streamInput: { companies: 1_000_000, seniority: 'cxo', runs: 2, slowRuns: 5, pauseMs: 3000 },
     };
 
 /** bench/run.js run against the code before issue 8 (see the report's "Before issue 8"). */
@@ -87,6 +89,7 @@ try {
     if (ONLY.includes('memory')) results.memory = await benchMemory();
     if (ONLY.includes('pipeline')) results.pipeline = await benchPipeline();
     if (ONLY.includes('xlsx')) results.xlsx = await benchXlsx();
+    if (ONLY.includes('stream-input')) results.streamInput = await benchStreamInput();
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
@@ -381,6 +384,120 @@ async function benchXlsx() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 7. Streaming input (issue 17): contacts reads its input as it arrives
+
+/**
+ * Peak RSS of each side of `companies --format ndjson | contacts`, and of `contacts < file` with
+ * the same NDJSON, over every jQuery company of the sandbox; and how long after a slow producer's
+ * first line the first contacts call reaches the service (the producer then pauses `pauseMs`: a
+ * reader that waits for the whole input makes that call only after the pause).
+ */
+async function benchStreamInput() {
+  const config = CONFIG.streamInput;
+  log(`stream input: sandbox of ${config.companies.toLocaleString('en-US')} companies`);
+  const sandbox = await startSandbox({ companies: config.companies });
+  try {
+    const env = prospectEnv(sandbox.url);
+    const companiesArgs = [BIN, 'companies', '--technology', TECHNOLOGY, '--format', 'ndjson'];
+    const contactsArgs = [BIN, 'contacts', '--seniority', config.seniority, '--format', 'csv'];
+    const out = join(scratch, 'stream-contacts.csv');
+    // What passes through the pipe is kept, for `contacts < file` below.
+    const ndjson = join(scratch, 'companies.ndjson');
+    const piped = [];
+    for (let run = 0; run < config.runs; run++) {
+      log(`stream input: companies | contacts, run ${run + 1}/${config.runs}`);
+      const before = await sandbox.stats();
+      const result = await measurePipe([node, companiesArgs], [node, contactsArgs], { env, stdout: out, teeTo: ndjson });
+      piped.push({ ...result, calls: (await sandbox.stats()).contacts - before.contacts });
+    }
+    const contactRows = (await countLinesStreamed(out)) - 1;
+    const domains = await countLinesStreamed(ndjson);
+    const inputMb = statSync(ndjson).size / 1e6;
+    const firstDomain = JSON.parse(readFirstLine(ndjson)).domain;
+    const fromFile = [];
+    for (let run = 0; run < config.runs; run++) {
+      log(`stream input: contacts < file (${inputMb.toFixed(0)} MB), run ${run + 1}/${config.runs}`);
+      fromFile.push(await measure(node, contactsArgs, { env, stdin: ndjson, stdout: out, timeoutMs: 3_600_000 }));
+    }
+    rmSync(ndjson, { force: true });
+    const delays = [];
+    for (let run = 0; run < config.slowRuns; run++) {
+      log(`stream input: slow producer, run ${run + 1}/${config.slowRuns}`);
+      delays.push(await firstCallDelay(sandbox, env, firstDomain, config.pauseMs));
+    }
+    return {
+      companies: config.companies,
+      domains,
+      inputMb,
+      contactRows,
+      calls: piped[0].calls,
+      pipe: {
+        companiesRssMb: summarize(piped.map((run) => run.producer.rssMb)),
+        contactsRssMb: summarize(piped.map((run) => run.consumer.rssMb)),
+        wall: summarize(piped.map((run) => run.consumer.wallMs)),
+        companiesWall: summarize(piped.map((run) => run.producer.wallMs)),
+      },
+      file: { rssMb: summarize(fromFile.map((run) => run.rssMb)), wall: summarize(fromFile.map((run) => run.wallMs)) },
+      pauseMs: config.pauseMs,
+      firstCallMs: summarize(delays),
+    };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/**
+ * Starts `contacts` on a pipe, gives it a second to start, writes one domain, and polls the
+ * sandbox's counter until the first contacts call: the time from the write, in ms (resolution
+ * about 10 ms). The producer writes nothing more until `pauseMs` after its line, then ends.
+ */
+async function firstCallDelay(sandbox, env, domain, pauseMs) {
+  const child = spawn(node, [BIN, 'contacts', '--format', 'csv'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
+  const ended = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  await sleep(1000);
+  const before = (await sandbox.stats()).contacts;
+  child.stdin.write(`${domain}\n`);
+  const written = performance.now();
+  let delay;
+  while (delay === undefined && performance.now() - written < pauseMs) {
+    if ((await sandbox.stats()).contacts > before) delay = performance.now() - written;
+    else await sleep(10);
+  }
+  await sleep(Math.max(0, pauseMs - (performance.now() - written)));
+  child.stdin.end();
+  const code = await ended;
+  if (code !== 0) throw new Error(`contacts from a slow producer exited ${code}: ${stderr.slice(-800)}`);
+  // No call within the pause: the call came only once the input ended, i.e. at least pauseMs.
+  return delay ?? pauseMs;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Newlines in a file of any size (a string cannot hold a gigabyte of NDJSON). */
+async function countLinesStreamed(path) {
+  let lines = 0;
+  for await (const chunk of createReadStream(path)) {
+    for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) lines++;
+  }
+  return lines;
+}
+
+function readFirstLine(path) {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, read).toString('utf8').split('\n')[0];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // 5. Pipeline end to end
 
 async function benchPipeline() {
@@ -489,6 +606,13 @@ function report(r) {
   if (p) lines.push(`| 5 | Pipeline, ${int(p.companies)} companies, \`--concurrency ${p.concurrency}\` | ${spread(p.wall, ms)}, peak RSS ${spread(p.rssMb, mb)} | | (reported) | |`);
   const xl = r.xlsx;
   if (xl) lines.push(`| 6 | Peak RSS, ${int(xl.rows)}-row \`-o list.xlsx\` | ${spread(xl.rssMb, mb)} (${spread(xl.wall, ms)}) | | < ${TARGETS.rssMb} MB | ${verdict(xl.rssMb.median < TARGETS.rssMb)} |`);
+  const si = r.streamInput;
+  if (si) {
+    const scope = `${int(si.domains)} domains (\`-t ${TECHNOLOGY}\` of ${int(si.companies)} companies), ${int(si.calls)} calls, ${int(si.contactRows)} contacts`;
+    lines.push(`| 7 | \`companies --format ndjson \\| contacts\`, ${scope}: peak RSS of contacts | ${spread(si.pipe.contactsRssMb, mb)} (${spread(si.pipe.wall, ms)}) | companies, the other side: ${spread(si.pipe.companiesRssMb, mb)} | < ${TARGETS.rssMb} MB each | ${verdict(Math.max(si.pipe.contactsRssMb.median, si.pipe.companiesRssMb.median) < TARGETS.rssMb)} |`);
+    lines.push(`| 7 | \`contacts < file\`, the same ${si.inputMb.toFixed(0)} MB of NDJSON: peak RSS | ${spread(si.file.rssMb, mb)} (${spread(si.file.wall, ms)}) | | < ${TARGETS.rssMb} MB | ${verdict(si.file.rssMb.median < TARGETS.rssMb)} |`);
+    lines.push(`| 7 | First contacts call after a slow producer's first line | ${spread(si.firstCallMs, ms)} | the producer's pause: ${ms(si.pauseMs)} (a reader of the whole input waits it out) | ≤ 1 s | ${verdict(si.firstCallMs.median <= 1000)} |`);
+  }
   lines.push('');
 
   lines.push('### Before issue 8');

@@ -20,6 +20,12 @@ export interface FanoutOptions {
    * reading further ahead would commit its first page later.
    */
   batchesAhead?: number;
+  /**
+   * For items that arrive from a stream (`companies | contacts`): a partial batch is asked for
+   * once no item has come for this long, instead of waiting for the batch to fill or the input
+   * to end. Without it a batch waits for its last item, as the pipeline's pages always have it.
+   */
+  flushAfterMs?: number;
 }
 
 export interface DomainContacts<Item> {
@@ -107,7 +113,7 @@ export async function* fetchContactsInOrder<Item>(
     return new Map(parts.flatMap((part) => [...part]));
   };
 
-  const batches = batchItems(items, domainOf, () => sizing.batchSize());
+  const batches = batchItems(items, domainOf, () => sizing.batchSize(), options.flushAfterMs);
   const resolved = mapInOrder(batches, options.batchesAhead ?? options.concurrency * 2, async (batch) => {
     const unique = [...new Set(batch.map(domainOf))];
     return { batch, byDomain: await resolveDomains(unique) };
@@ -140,24 +146,88 @@ function splitInto<T>(list: T[], parts: number): T[][] {
   return chunks;
 }
 
+/**
+ * The items in batches of at most `batchSize()` distinct domains, in input order. A batch goes as
+ * soon as it is full, or with `flushAfterMs` once the input has paused that long.
+ */
 async function* batchItems<Item>(
   items: AsyncIterable<Item> | Iterable<Item>,
   domainOf: (item: Item) => string,
   batchSize: () => number,
+  flushAfterMs: number | undefined,
 ): AsyncGenerator<Item[]> {
+  const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
   let batch: Item[] = [];
   const domains = new Set<string>();
-  for await (const item of items) {
-    const domain = domainOf(item);
-    if (!domains.has(domain) && domains.size >= batchSize()) {
-      yield batch;
-      batch = [];
-      domains.clear();
+  let pause: PauseWatch | undefined;
+  try {
+    let next = iterator.next();
+    for (;;) {
+      const result = pause === undefined ? await next : await Promise.race([next, pause.paused]);
+      if (result === PAUSED) {
+        // `next` is still on its way: the item it brings starts the following batch.
+        pause = undefined;
+        yield batch.splice(0);
+        domains.clear();
+        continue;
+      }
+      if (result.done) break;
+      next = iterator.next();
+      const item = result.value;
+      const domain = domainOf(item);
+      if (!domains.has(domain) && domains.size >= batchSize()) {
+        pause?.stop();
+        pause = undefined;
+        yield batch.splice(0);
+        domains.clear();
+      }
+      domains.add(domain);
+      batch.push(item);
+      if (flushAfterMs !== undefined) {
+        pause ??= new PauseWatch(flushAfterMs);
+        pause.arrived();
+      }
     }
-    domains.add(domain);
-    batch.push(item);
+  } finally {
+    pause?.stop();
   }
   if (batch.length > 0) yield batch;
+}
+
+const PAUSED = Symbol('paused');
+
+/**
+ * Resolves `paused` once `idleMs` have passed without an item. One timer per batch, re-armed for
+ * what is left of the wait, rather than one per item: a million domains would set a million timers.
+ */
+class PauseWatch {
+  readonly paused: Promise<typeof PAUSED>;
+  private lastArrival = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private resolve: (value: typeof PAUSED) => void = () => {};
+
+  constructor(private readonly idleMs: number) {
+    this.paused = new Promise((resolve) => (this.resolve = resolve));
+    this.arm(idleMs);
+  }
+
+  arrived(): void {
+    this.lastArrival = Date.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(waitMs: number): void {
+    this.timer = setTimeout(() => {
+      const idle = Date.now() - this.lastArrival;
+      if (idle >= this.idleMs) this.resolve(PAUSED);
+      else this.arm(this.idleMs - idle);
+    }, waitMs);
+    // The input being read keeps the process alive; the watch alone must not.
+    this.timer.unref();
+  }
 }
 
 /**

@@ -66,10 +66,10 @@ class ExclusionList {
     private readonly keys: ReadonlySet<string>,
   ) {}
 
-  /** True when the key is on the list; each hit counts as one row kept out. */
-  hit(key: string | undefined): boolean {
+  /** True when the key is on the list; each counted hit is one row kept out. */
+  hit(key: string | undefined, count = true): boolean {
     if (key === undefined || !this.keys.has(key)) return false;
-    this.removed += 1;
+    if (count) this.removed += 1;
     return true;
   }
 
@@ -110,11 +110,14 @@ export class Suppression {
     return !this.domains.hit(normalized.ok ? normalized.domain : undefined);
   }
 
-  /** False for an address on --exclude-emails (counted as removed): it is neither verified nor written. */
-  keepsEmail(email: string | null | undefined): boolean {
+  /**
+   * False for an address on --exclude-emails (counted as removed unless `count` is false, for a
+   * second reading of rows already counted): it is neither verified nor written.
+   */
+  keepsEmail(email: string | null | undefined, count = true): boolean {
     if (this.emails === undefined || email === null || email === undefined || email.trim() === '') return true;
     const checked = checkEmailSyntax(email);
-    return !this.emails.hit(emailKey(checked.ok ? checked.email : email));
+    return !this.emails.hit(emailKey(checked.ok ? checked.email : email), count);
   }
 
   /** The contacts whose address is not excluded (a contact without an address is kept). */

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir } from '../helpers/cli.js';
+import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
@@ -32,7 +32,7 @@ const byDomain = (rows: Record<string, string>[]) => {
 
 describe('prospect contacts (spawned, against the sandbox)', () => {
   it('gives, domain by domain, exactly what single-domain calls give: nothing lost at the limit, nothing twice', async () => {
-    const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv'], { input: usDomainsNdjson });
+    const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv', '--concurrency', '8'], { input: usDomainsNdjson });
     expect(run.code).toBe(0);
     const got = byDomain(csvRecords(run.stdout));
     const domains = usDomainsNdjson.trimEnd().split('\n').map((line) => JSON.parse(line).domain as string);
@@ -149,6 +149,64 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
     expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
     expect(existsSync(target)).toBe(false);
     expect((await sandboxStats(sandbox.url)).requests.contacts - before).toBe(1);
+  });
+});
+
+describe('contacts reads its input as it arrives (spawned, against the sandbox)', () => {
+  const contactsCalls = async () => (await sandboxStats(sandbox.url)).requests.contacts as number;
+
+  /** Polls the sandbox until it has had a contacts call more than `before`; the time it took, or null. */
+  async function firstCallAfter(before: number, timeoutMs: number): Promise<number | null> {
+    const started = Date.now();
+    while (Date.now() - started < timeoutMs) {
+      if ((await contactsCalls()) > before) return Date.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return null;
+  }
+
+  it('asks for the first domains while the producer is still writing, and ends with its input', async () => {
+    const [first, second] = usDomainsNdjson.trimEnd().split('\n');
+    const before = await contactsCalls();
+    const child = startCli(['contacts', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY });
+    const finished = finishCli(child);
+    child.stdin!.write(`${first}\n`);
+    // The producer writes nothing more until the call is seen: only a streaming reader can make it.
+    // No wall-clock bound here (a loaded machine starts node slowly); bench/ measures the delay.
+    const waited = await firstCallAfter(before, 30_000);
+    expect(waited, 'no contacts call while the input was still open').not.toBeNull();
+    child.stdin!.end(`${second}\n`);
+    const run = await finished;
+    expect(run.code).toBe(0);
+    const withContacts: string[] = [];
+    for (const line of [first, second]) {
+      const domain = JSON.parse(line!).domain as string;
+      if ((await contactsOfDomain(sandbox.url, KEY, domain)).length > 0) withContacts.push(domain);
+    }
+    const written = run.stdout === '' ? [] : [...new Set(run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain as string))];
+    expect(written).toEqual(withContacts);
+  });
+
+  it('--strict refuses an input whose last line is invalid, before a single call', async () => {
+    const before = await contactsCalls();
+    const input = `${usDomainsNdjson}{"domain": "not a domain!"}\n`;
+    // Standard input is spooled to a temporary file, not to memory, and the file does not outlive the run.
+    const tmp = await scratchDir();
+    const run = await prospect(['contacts', '--strict', '--concurrency', '8'], { input, env: { TMPDIR: tmp } });
+    expect(await readdir(tmp)).toEqual([]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/1 invalid domain in the input \(--strict\):\n {2}line 151: "not a domain!"/);
+    expect(run.stdout).toBe('');
+    expect(await contactsCalls()).toBe(before);
+  });
+
+  it('a run that fails while its producer still writes exits at once, without waiting for the pipe to close', async () => {
+    const child = startCli(['contacts'], { url: sandbox.url, apiKey: SANDBOX_KEYS.starter });
+    child.stdin!.on('error', () => {});
+    child.stdin!.write('acme.com\n');
+    const run = await finishCli(child, { timeoutMs: 30_000 });
+    expect(run.code).toBe(4);
+    child.stdin!.end();
   });
 });
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { UsageError } from '../../exit-codes.js';
-import { collectDomains } from '../../io/input/entries.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -12,17 +11,21 @@ import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
 import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
-import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
+import { streamEntriesInput } from '../entries-input.js';
 import { entriesOptions, keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
 import { emptyContactRow } from '../keep-empty.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import { mapInOrder } from '../ordered-pool.js';
+import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
 import { askFirst, cacheCutoff, openVerifier } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
+
+/** How long the input may pause before a partial batch of domains is asked for. */
+const INPUT_PAUSE_MS = 200;
 
 /** `prospect contacts`: its flags (the input) and the job's options (the output). */
 export const contactsOptionsSchema = z
@@ -55,17 +58,17 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
 
-  const source = await readEntriesInput(ctx, options, 'domain');
-  const input = collectDomains(source.text, { format: source.format, column: options.domainColumn || undefined });
-  failOnInputProblems(input.problems, source.origin);
-  reportInvalidEntries(ctx, input.invalid, 'domain', options.strict);
-  // Where a domain is accepted: an excluded one is never sent to the service.
-  const domains = input.domains.filter((domain) => suppression.keepsDomain(domain));
-  if (input.domains.length === 0) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
+  const input = await streamEntriesInput(ctx, { ...options, column: options.domainColumn || undefined }, 'domain');
+  if (input.entries === null) throw new UsageError('no valid domain in the input.', 'Give domains as arguments, with --domains-file, or on stdin (one per line, or prospect companies output).');
+  // The domains to ask for: the input's entries that EntryCollector.accept let through, in input
+  // order, less those on --exclude-domains: an excluded domain is never sent to the service.
+  const domains = keptItems(input.entries, (domain) => suppression.keepsDomain(domain));
+  const counts = input.collector;
 
   const summary = {
     parameters: { seniority: settings.seniority ?? null, limit: settings.limit, per_company: settings.perCompany ?? null, max_age: settings.maxAgeText, stale: settings.stale, verify_budget: verifyBudget ?? null, concurrency: settings.concurrency, ...(options.keepEmpty ? { keep_empty: true } : {}), ...suppression.parameters() },
-    domains: { valid: input.domains.length, invalid: input.invalid.length, duplicates: input.duplicates, with_contacts: 0, truncated_at_limit: [] as string[] },
+    // valid, invalid and duplicates are the input's counts so far: final once the input has ended.
+    domains: { valid: 0, invalid: 0, duplicates: 0, with_contacts: 0, truncated_at_limit: [] as string[] },
     contacts: newContactCounts(),
     verification: { budget: verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
   };
@@ -81,7 +84,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       meta: contactSource === undefined ? null : { source: contactSource },
       excluded: suppression.record(),
       keptEmpty: options.keepEmpty ? keptEmpty : undefined,
-      details: { domains: summary.domains, contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls },
+      details: { domains: inputCounts(), contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls },
     });
 
   const connection = await resolveConnection(ctx);
@@ -92,6 +95,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
 
+  const inputCounts = () => ({ ...summary.domains, valid: counts.accepted, invalid: counts.invalidCount, duplicates: counts.duplicates });
+
   return runJob(ctx, {
     startedAt,
     progress: 'Fetching contacts',
@@ -99,8 +104,9 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     summary: { path: options.summary, record },
     async work(progress) {
       if (asking) asking.suspend = (during) => progress.suspend(during);
-      // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead.
-      const answered = fetchContactsInOrder(client, domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8 }, fanout);
+      // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead. A partial batch goes
+      // once the input has paused for INPUT_PAUSE_MS (a producer between two pages).
+      const answered = fetchContactsInOrder(client, domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8, flushAfterMs: INPUT_PAUSE_MS }, fanout);
       const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         if (found.truncated) summary.domains.truncated_at_limit.push(found.domain);
         if (found.contacts.length > 0) summary.domains.with_contacts += 1;
@@ -116,8 +122,10 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         countRows(summary.contacts, result);
         keptEmpty += empty.length;
         domainsDone += 1;
-        progress.update({ done: domainsDone, total: domains.length, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
+        // The total is known once the input has ended: until then, a count without an ETA.
+        progress.update({ done: domainsDone, total: input.ended ? counts.accepted - (suppression.record().domains?.removed ?? 0) : undefined, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
       }
+      summary.domains = inputCounts();
       await writer.finish(documentMeta(format, { summary: { domains: summary.domains, contacts: summary.contacts } }, record));
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();

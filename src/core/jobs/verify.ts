@@ -2,17 +2,20 @@ import { z } from 'zod';
 import { ExitCode, UsageError } from '../../exit-codes.js';
 import { selectColumns, type Column } from '../../io/columns.js';
 import { checkEmailSyntax, emailKey } from '../../io/emails.js';
-import { parseRecords } from '../../io/input/records.js';
+import type { InvalidEntry } from '../../io/input/entries.js';
+import type { InputProblem, ParseOptions } from '../../io/input/model.js';
+import { streamRows, type RowStream } from '../../io/input/stream.js';
 import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { failOnInputProblems, readEntriesInput, reportInvalidEntries } from '../entries-input.js';
+import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../entries-input.js';
 import { entriesOptions, outputOptions, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import { mapInOrder } from '../ordered-pool.js';
+import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerifyCache } from '../verification/cache.js';
 import { SpendConsent } from '../verification/consent.js';
@@ -64,19 +67,32 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
 
-  const source = await readEntriesInput(ctx, options, 'email');
-  const parsed = parseRecords(source.text, { kind: 'email', format: source.format, column: options.emailColumn || undefined });
-  failOnInputProblems(parsed.problems, source.origin);
-  if (parsed.column === null) throw new UsageError(`cannot find the email column in ${source.origin}.`, `Columns are: ${parsed.header.join(', ')}; name one with --email-column.`);
-  const emailColumn = parsed.column;
-  // Where a row is accepted: an excluded address is not planned, so it is never paid for, estimated or written.
-  const planned = planRows(parsed.rows.filter((row) => suppression.keepsEmail(row.record[emailColumn])), emailColumn);
-  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict);
+  // The budget goes to the oldest addresses of the whole input, and the spend is confirmed for all
+  // of it: verify plans the whole input before its first call, then reads it again to work on it
+  // (standard input through a temporary file). Memory holds the distinct addresses, not the rows.
+  const source = await openRereadableInput(ctx, options, 'email');
+  const parseOptions: ParseOptions = { kind: 'email', format: source.format, column: options.emailColumn || undefined };
+  const problems = { shown: [] as InputProblem[], count: 0 };
+  const planned = await planInput(
+    await streamRows(source.open(), parseOptions, {
+      problem(problem) {
+        problems.count += 1;
+        if (problems.shown.length < SHOWN_INVALID) problems.shown.push(problem);
+      },
+      blank() {},
+    }),
+    // Where a row is accepted: an excluded address is not planned, so it is never paid for, estimated or written.
+    (email) => suppression.keepsEmail(email),
+  );
+  failOnInputProblems(problems.shown, source.origin, problems.count);
+  const emailColumn = planned.column;
+  if (emailColumn === null) throw new UsageError(`cannot find the email column in ${source.origin}.`, `Columns are: ${planned.header.join(', ')}; name one with --email-column.`);
+  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
   if (planned.unique.size === 0) {
     const removed = suppression.record().emails?.removed ?? 0;
     throw new UsageError(removed > 0 ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.` : 'no valid email address in the input.');
   }
-  const columns = selectColumns(verifyColumns(parsed.header), options.columns);
+  const columns = selectColumns(verifyColumns(planned.header), options.columns);
 
   const connection = await resolveConnection(ctx);
   const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
@@ -89,7 +105,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   if (options.dryRun) {
     ledger.close();
     ctx.stdout.write(
-      `would spend ${countOf(units, 'unit')}: ${countOf(planned.unique.size, 'unique valid address', 'unique valid addresses')}, ${formatCount(planned.unique.size - toPay.length)} already paid for, ${formatCount(planned.invalid.length)} malformed (never paid)` +
+      `would spend ${countOf(units, 'unit')}: ${countOf(planned.unique.size, 'unique valid address', 'unique valid addresses')}, ${formatCount(planned.unique.size - toPay.length)} already paid for, ${formatCount(planned.invalidCount)} malformed (never paid)` +
         (units < toPay.length ? `, ${toPay.length - units} left unchecked by the budget of ${budget}` : '') +
         '.\n',
     );
@@ -111,10 +127,10 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       parameters: { budget: budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency, ...suppression.parameters() },
       startedAt,
       output: options.output,
-      rows: planned.rows.length,
+      rows: planned.rows,
       excluded: suppression.record(),
       details: {
-        addresses: { rows: planned.rows.length, unique_valid: planned.unique.size, malformed: planned.invalid.length },
+        addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
         verification: { ...verification, ...verifier.snapshot() },
       },
     });
@@ -125,7 +141,12 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     output,
     summary: { path: options.summary, record },
     async work(progress) {
-      const results = mapInOrder(planned.rows, options.concurrency * 4, async (row): Promise<VerifyRow> => {
+      // The same rows again, read with the format and column the plan found (its problems were fatal then).
+      const again = await streamRows(source.open(), { ...parseOptions, format: planned.format, column: emailColumn }, { problem() {}, blank() {} });
+      // The rows planned: the excluded ones are left out again, without counting them twice.
+      const kept = keptItems(again.rows, (row) => suppression.keepsEmail(row.record[emailColumn], false));
+      const results = mapInOrder(kept, options.concurrency * 4, async ({ record }): Promise<VerifyRow> => {
+        const row = planRow(record, emailColumn);
         if (row.key === undefined || row.email === undefined) return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
         const outcome = await verifier.verify(row.key, row.email);
         return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
@@ -134,14 +155,14 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       for await (const row of results) {
         await writer.writeRows([row]);
         done += 1;
-        progress.update({ done, total: planned.rows.length, noun: 'rows', detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent` });
+        progress.update({ done, total: planned.rows, noun: 'rows', detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent` });
       }
       await writer.finish(documentMeta(format, undefined, record));
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
     close: () => verifier.close(),
-    written: () => ({ rows: planned.rows.length, noun: ['row', 'rows'], path: options.output }),
+    written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {
       reportVerification(ctx, verifier.snapshot());
       suppression.report(ctx, { emails: ['address', 'addresses'] });
@@ -149,32 +170,45 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   });
 }
 
-function planRows(rows: ReadonlyArray<{ line: number; record: Record<string, string> }>, emailColumn: string) {
-  const invalid: Array<{ line: number; value: string; reason: string }> = [];
+/** One row's address: checked and keyed, blank (nothing to check), or malformed with the reason. */
+function planRow(record: Record<string, string>, emailColumn: string): PlannedRow & { reason?: string } {
+  const value = record[emailColumn] ?? '';
+  if (value.trim() === '') return { record, email: undefined, key: undefined, blank: true };
+  const checked = checkEmailSyntax(value);
+  if (!checked.ok) return { record, email: undefined, key: undefined, reason: checked.reason };
+  return { record, email: checked.email, key: emailKey(checked.email) };
+}
+
+/** The whole input read once: its counts, distinct addresses and what the input says of them. */
+async function planInput(input: RowStream, keepsEmail: (email: string | undefined) => boolean) {
+  const invalid: InvalidEntry[] = [];
+  let invalidCount = 0;
+  let rows = 0;
   const unique = new Set<string>();
   /** business_email_last_seen of each address, where the input has it: the budget goes to the oldest. */
   const lastSeen = new Map<string, string>();
   const verifiedInInput = new Map<string, CachedResult>();
-  const planned: PlannedRow[] = rows.map(({ line, record }) => {
-    const value = record[emailColumn] ?? '';
-    if (value.trim() === '') return { record, email: undefined, key: undefined, blank: true };
-    const checked = checkEmailSyntax(value);
-    if (!checked.ok) {
-      invalid.push({ line, value, reason: checked.reason });
-      return { record, email: undefined, key: undefined };
+  for await (const { line, record } of input.rows) {
+    const column = input.column();
+    if (column !== null && !keepsEmail(record[column])) continue;
+    rows += 1;
+    if (column === null) continue;
+    const row = planRow(record, column);
+    if (row.reason !== undefined) {
+      invalidCount += 1;
+      if (invalid.length < SHOWN_INVALID) invalid.push({ line, value: record[column] ?? '', reason: row.reason });
     }
-    const key = emailKey(checked.email);
-    unique.add(key);
+    if (row.key === undefined || row.email === undefined) continue;
+    unique.add(row.key);
     const seen = record['business_email_last_seen'];
-    if (seen) lastSeen.set(key, seen);
+    if (seen) lastSeen.set(row.key, seen);
     const status = record['verification'];
     const verifiedAt = record['verified_at'];
     if (status && SERVICE_STATUSES.has(status) && verifiedAt && !Number.isNaN(Date.parse(verifiedAt))) {
-      verifiedInInput.set(key, { email: checked.email, status, verified_at: verifiedAt });
+      verifiedInInput.set(row.key, { email: row.email, status, verified_at: verifiedAt });
     }
-    return { record, email: checked.email, key };
-  });
-  return { rows: planned, invalid, unique, lastSeen, verifiedInInput };
+  }
+  return { format: input.format, column: input.column(), header: input.header(), rows, invalid, invalidCount, unique, lastSeen, verifiedInInput };
 }
 
 type CachedResult = NonNullable<ReturnType<VerifyCache['get']>>;

@@ -52,10 +52,24 @@ export function firstCsvRecord(text: string, delimiter: string): CsvRecord | nul
 export function csvTable(text: string, options: ParseOptions): InputTable {
   const delimiter = guessDelimiter(firstContentLine(text)?.text ?? '') ?? ',';
   const headerLine = firstCsvRecord(text, delimiter)?.line;
-  let header: string[] = [];
   const rows: InputRow[] = [];
   const problems: InputProblem[] = [];
-  parseCsv(text, {
+  const reader = csvRecordReader(delimiter, headerLine, (row) => rows.push(row), (problem) => problems.push(problem));
+  parseCsv(text, reader.options);
+  const column = findColumn(reader.header, options);
+  if (column === null) problems.unshift(columnNotFound(reader.header, options, headerLine ?? 1));
+  return { format: 'csv', header: reader.header, column, rows, problems };
+}
+
+/**
+ * csv-parse's options for reading records with their lines, the same for a whole text (csvTable)
+ * and for a stream (stream.ts): each row goes to `onRow`, each unreadable record to `onProblem`.
+ * `headerLine` is where the header record starts (firstCsvRecord), for a problem before any row.
+ */
+export function csvRecordReader(delimiter: string, headerLine: number | undefined, onRow: (row: InputRow) => void, onProblem: (problem: InputProblem) => void) {
+  let header: string[] = [];
+  let lastRowLine: number | undefined;
+  const options = {
     ...TOLERANT,
     delimiter,
     // Cells beyond the header are dropped, as spreadsheets do; short rows get empty cells below.
@@ -63,21 +77,25 @@ export function csvTable(text: string, options: ParseOptions): InputTable {
     // uncast and then skips a row with text only there as empty, where it is a row without an entry.
     columns: (names: string[]) => (header = uniqueNames(names.map((name) => name.trim()))),
     raw: true,
-    on_record: ({ record, raw }: { record: Record<string, string>; raw: string }, context) => {
+    on_record: ({ record, raw }: { record: Record<string, string>; raw: string }, context: { lines: number }) => {
       const cells = header.map((name): [string, string] => [name, Object.hasOwn(record, name) ? unescapeFormula(record[name]!) : '']);
-      rows.push({ line: context.lines - countNewlines(recordText(raw)), record: Object.fromEntries(cells) });
+      lastRowLine = context.lines - countNewlines(recordText(raw));
+      onRow({ line: lastRowLine, record: Object.fromEntries(cells) });
       return null;
     },
-    on_skip: (error) => {
+    on_skip: (error: { code?: string } | undefined) => {
       // csv-parse does not say where an unreadable record starts: just after the last one read.
-      const line = (rows.at(-1)?.line ?? (header.length > 0 ? headerLine ?? 0 : 0)) + 1;
-      problems.push({ line, message: csvErrorMessage(error?.code) });
+      const line = (lastRowLine ?? (header.length > 0 ? headerLine ?? 0 : 0)) + 1;
+      onProblem({ line, message: csvErrorMessage(error?.code) });
       return undefined;
     },
-  });
-  const column = findColumn(header, options);
-  if (column === null) problems.unshift(columnNotFound(header, options, headerLine ?? 1));
-  return { format: 'csv', header, column, rows, problems };
+  };
+  return {
+    options,
+    get header(): string[] {
+      return header;
+    },
+  };
 }
 
 function csvErrorMessage(code: string | undefined): string {

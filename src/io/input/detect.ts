@@ -3,22 +3,35 @@ import { normalizeDomain } from '../domains.js';
 import { checkEmailSyntax } from '../emails.js';
 import { columnCandidates, sameColumn } from './columns.js';
 import { firstCsvRecord, guessDelimiter } from './csv.js';
-import { isJsonObject, parseJson } from './json.js';
+import { isRecord } from '../../util/is-record.js';
+import { parseJson } from './json.js';
 import { unquote } from './lines.js';
 import type { EntryKind, InputFormat, ParseOptions } from './model.js';
 import { firstContentLine } from './text.js';
 
 export function detectFormat(text: string, options: ParseOptions): InputFormat {
   const first = firstContentLine(text);
+  if (first?.text.startsWith('{') && parseJson(text).ok) return 'json';
+  return detectFromFirstLine(first?.text ?? null, options);
+}
+
+/**
+ * The format told from the first non-blank line alone (trimmed; null when there is none), which
+ * is all a stream has before it must start: what a whole text adds is only that a one-line JSON
+ * document is JSON, and the two read the same.
+ */
+export function detectFromFirstLine(first: string | null, options: ParseOptions): InputFormat {
   if (first === null) return 'lines';
-  if (first.text.startsWith('[') || first.text.startsWith('{')) {
-    if (parseJson(text).ok) return 'json';
+  if (first.startsWith('[')) return 'json';
+  if (first.startsWith('{')) {
     // NDJSON is recognised by its first line alone, so that one truncated or broken line later on
-    // is reported as that line instead of turning the whole file into junk "domains".
-    if (first.text.startsWith('{') && isJsonObject(parseJson(first.text))) return 'ndjson';
-    return 'json';
+    // is reported as that line instead of turning the whole file into junk "domains". A first line
+    // holding a whole `{"data": [...]}` document (what prospect's JSON writer could put on one
+    // line) is that document, not one record.
+    const parsed = parseJson(first);
+    return parsed.ok && isRecord(parsed.value) && !Array.isArray(parsed.value['data']) ? 'ndjson' : 'json';
   }
-  return looksLikeCsvHeader(first.text, options) ? 'csv' : 'lines';
+  return looksLikeCsvHeader(first, options) ? 'csv' : 'lines';
 }
 
 /**

@@ -4,6 +4,8 @@ import { checkEmailSyntax, emailKey } from '../emails.js';
 import { shortForMessage } from './columns.js';
 import type { EntryKind, InputFormat, InputProblem, ParseOptions } from './model.js';
 import { parseRecords } from './records.js';
+import { SeenKeys } from './seen-keys.js';
+import { streamEntryValues, type EntryStreamSink } from './stream.js';
 
 export interface ParsedEntries {
   entries: Array<{ value: string; line: number }>;
@@ -57,18 +59,12 @@ export function parseEntries(text: string, options: ParseOptions): ParsedEntries
 }
 
 export function collectDomains(text: string, options: CollectOptions<'domain'> = {}): CollectedDomains {
-  const { values, ...rest } = collect(parseEntries(text, { ...options, kind: 'domain' }), (value) => {
-    const result = normalizeDomain(value);
-    return result.ok ? { ok: true, value: result.domain, key: result.domain } : result;
-  });
+  const { values, ...rest } = collect(parseEntries(text, { ...options, kind: 'domain' }), domainEntries());
   return { domains: values, ...rest };
 }
 
 export function collectEmails(text: string, options: CollectOptions<'email'> = {}): CollectedEmails {
-  const { values, ...rest } = collect(parseEntries(text, { ...options, kind: 'email' }), (value) => {
-    const result = checkEmailSyntax(value);
-    return result.ok ? { ok: true, value: result.email, key: emailKey(result.email) } : result;
-  });
+  const { values, ...rest } = collect(parseEntries(text, { ...options, kind: 'email' }), emailEntries());
   return { emails: values, ...rest };
 }
 
@@ -80,19 +76,90 @@ export function formatInvalidEntry(entry: InvalidEntry, kind: EntryKind): string
 
 type Normalized = { ok: true; value: string; key: string } | { ok: false; reason: string };
 
-function collect(parsed: ParsedEntries, normalize: (value: string) => Normalized): Collected & { values: string[] } {
-  const values: string[] = [];
-  const seen = new Set<string>();
-  const invalid: InvalidEntry[] = [];
-  let duplicates = 0;
-  for (const { value, line } of parsed.entries) {
-    const result = normalize(value);
-    if (!result.ok) invalid.push({ line, value, reason: result.reason });
-    else if (seen.has(result.key)) duplicates += 1;
-    else {
-      seen.add(result.key);
-      values.push(result.value);
+export function domainEntries(limits?: CollectorLimits): EntryCollector {
+  return new EntryCollector((value) => {
+    const result = normalizeDomain(value);
+    return result.ok ? { ok: true, value: result.domain, key: result.domain } : result;
+  }, limits);
+}
+
+export function emailEntries(limits?: CollectorLimits): EntryCollector {
+  return new EntryCollector((value) => {
+    const result = checkEmailSyntax(value);
+    return result.ok ? { ok: true, value: result.email, key: emailKey(result.email) } : result;
+  }, limits);
+}
+
+export interface CollectorLimits {
+  /** How many invalid entries and problems to keep for messages; beyond, only their count. */
+  kept: number;
+}
+
+/**
+ * The entry-acceptance point: every entry of an input, whole or streamed, passes `accept` once,
+ * in input order, and only what it returns is ever sent. It keeps the invalid entries and the
+ * problems for messages (the first `kept` of each, and their counts) and, to tell duplicates, one
+ * compact hash per accepted key (SeenKeys): nothing else grows with the input.
+ */
+export class EntryCollector implements EntryStreamSink {
+  readonly invalid: InvalidEntry[] = [];
+  invalidCount = 0;
+  readonly problems: InputProblem[] = [];
+  problemCount = 0;
+  duplicates = 0;
+  blanks = 0;
+  accepted = 0;
+  inputFormat: InputFormat = 'lines';
+  private readonly seen = new SeenKeys();
+
+  constructor(
+    private readonly normalize: (value: string) => Normalized,
+    private readonly limits: CollectorLimits = { kept: Infinity },
+  ) {}
+
+  /** The entry as it is sent (normalised), or null when it is invalid or was given before. */
+  accept(value: string, line: number): string | null {
+    const result = this.normalize(value);
+    if (!result.ok) {
+      this.invalidCount += 1;
+      if (this.invalid.length < this.limits.kept) this.invalid.push({ line, value, reason: result.reason });
+      return null;
     }
+    if (!this.seen.add(result.key)) {
+      this.duplicates += 1;
+      return null;
+    }
+    this.accepted += 1;
+    return result.value;
   }
-  return { values, invalid, duplicates, blanks: parsed.blanks, problems: parsed.problems, format: parsed.format };
+
+  problem(problem: InputProblem): void {
+    this.problemCount += 1;
+    if (this.problems.length < this.limits.kept) this.problems.push(problem);
+  }
+
+  blank(): void {
+    this.blanks += 1;
+  }
+
+  format(format: InputFormat): void {
+    this.inputFormat = format;
+  }
+}
+
+/** The accepted entries of a text as it arrives (collectDomains and collectEmails, for a stream). */
+export async function* streamEntries(chunks: AsyncIterable<string>, options: ParseOptions, collector: EntryCollector): AsyncGenerator<string> {
+  for await (const { value, line } of streamEntryValues(chunks, options, collector)) {
+    const accepted = collector.accept(value, line);
+    if (accepted !== null) yield accepted;
+  }
+}
+
+function collect(parsed: ParsedEntries, collector: EntryCollector): Collected & { values: string[] } {
+  const values: string[] = [];
+  for (const { value, line } of parsed.entries) {
+    const accepted = collector.accept(value, line);
+    if (accepted !== null) values.push(accepted);
+  }
+  return { values, invalid: collector.invalid, duplicates: collector.duplicates, blanks: parsed.blanks, problems: parsed.problems, format: parsed.format };
 }

@@ -16,10 +16,6 @@ export function parseJson(text: string): JsonResult {
   }
 }
 
-export function isJsonObject(result: JsonResult): boolean {
-  return result.ok && isRecord(result.value);
-}
-
 export interface JsonValueAt {
   line: number;
   value: unknown;
@@ -73,12 +69,12 @@ function uniqueFieldNames(objects: ReadonlyArray<Record<string, unknown>>): stri
   return [...names];
 }
 
-function recordOfText(object: Record<string, unknown>): Record<string, string> {
+export function recordOfText(object: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(object).map(([name, value]) => [name, cellText(value)]));
 }
 
 /** Strings as they are, no value as '', anything else (the technologies array) as JSON. */
-function cellText(value: unknown): string {
+export function cellText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

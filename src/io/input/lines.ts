@@ -6,10 +6,16 @@ export function linesTable(text: string, options: ParseOptions): InputTable {
   const column = listColumnName(options);
   const rows: InputRow[] = [];
   text.split('\n').forEach((raw, index) => {
-    const value = cleanListLine(raw);
-    if (value !== '') rows.push({ line: index + 1, record: { [column]: value } });
+    const row = listRow(raw, index + 1, column);
+    if (row !== null) rows.push(row);
   });
   return { format: 'lines', header: [column], column, rows, problems: [] };
+}
+
+/** One line of a plain list as a row of its one column; null for a blank or a comment. */
+export function listRow(raw: string, line: number, column: string): InputRow | null {
+  const value = cleanListLine(raw);
+  return value === '' ? null : { line, record: { [column]: value } };
 }
 
 /** Tolerates `# comments` (whole-line or after a space), surrounding quotes and trailing commas. */

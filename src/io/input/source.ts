@@ -1,15 +1,13 @@
 /** Where a command's input text comes from: its arguments, a file, or standard input. */
-import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../exit-codes.js';
+import { trackTempFile, untrackTempFile } from '../temp-files.js';
 import type { InputFormat } from './model.js';
-
-export interface InputText {
-  text: string;
-  /** For messages: a file name, `standard input` or `the command line`. */
-  origin: string;
-  /** Set when the source has one format whatever it looks like (arguments are always lines). */
-  format?: InputFormat;
-}
 
 export interface InputSource {
   args?: readonly string[];
@@ -18,43 +16,88 @@ export interface InputSource {
   stdin?: NodeJS.ReadableStream;
 }
 
+/** A command's input as it arrives, readable from its start again unless it is standard input. */
+export interface InputStream {
+  /** For messages: a file name, `standard input` or `the command line`. */
+  origin: string;
+  /** Set when the source has one format whatever it looks like (arguments are always lines). */
+  format?: InputFormat;
+  /** The text from its start, decoded, chunk by chunk. Standard input can be opened once. */
+  open(): AsyncIterable<string>;
+  /** False for standard input: reading it twice (for --strict) needs a copy (spoolToFile). */
+  reopenable: boolean;
+}
+
 /**
- * The input text of a command: its arguments (one entry each), else `file`, else standard input
- * when it is piped. Null when there is nothing to read, so the command can say what it expected.
+ * The input of a command: its arguments (one entry each), else `file`, else standard input when it
+ * is piped. Null when there is nothing to read, so the command can say what it expected.
  */
-export async function readInputText(source: InputSource): Promise<InputText | null> {
+export function openInputStream(source: InputSource): InputStream | null {
   const args = source.args ?? [];
   if (args.length > 0 && source.file !== undefined) {
     throw new UsageError('give the entries either as arguments or in a file, not both');
   }
-  if (args.length > 0) return { text: args.join('\n'), origin: 'the command line', format: 'lines' };
+  if (args.length > 0) return { origin: 'the command line', format: 'lines', open: () => oneChunk(args.join('\n')), reopenable: true };
   if (source.file !== undefined && source.file !== '-') {
-    return { text: await readTextFile(source.file), origin: source.file };
+    const path = source.file;
+    return { origin: path, open: () => fileChunks(path), reopenable: true };
   }
   const stdin = source.stdin;
   // A terminal on stdin means nobody piped anything: waiting for typed input would look like a hang.
   if (stdin === undefined || (source.file === undefined && isTerminal(stdin))) return null;
-  return { text: await readStream(stdin), origin: 'standard input' };
+  return { origin: 'standard input', open: () => decodedChunks(stdin), reopenable: false };
 }
 
-/** Reads a UTF-8 file; a missing or unreadable file is the user's to fix, so a usage error. */
-export async function readTextFile(path: string): Promise<string> {
+/**
+ * Standard input copied, bytes as they are, to a temporary file that the run removes at its end
+ * (and a signal handler, if the run is cut short), so it can be read twice without holding it in
+ * memory: --strict reads the whole input before the first call, then again to work on it.
+ */
+export async function spoolToFile(input: InputStream, stdin: NodeJS.ReadableStream, onCleanup: (task: () => Promise<void>) => void): Promise<InputStream> {
+  const path = join(tmpdir(), `prospect-input-${process.pid}-${randomUUID()}`);
+  trackTempFile(path);
+  onCleanup(async () => {
+    untrackTempFile(path);
+    await rm(path, { force: true });
+  });
+  await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+  return { origin: input.origin, open: () => fileChunks(path, input.origin), reopenable: true };
+}
+
+async function* fileChunks(path: string, origin = path): AsyncGenerator<string> {
   try {
-    return await readFile(path, 'utf8');
+    yield* decodedChunks(createReadStream(path));
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${fileErrorReason(error)}`);
+    throw new UsageError(`cannot read ${origin}: ${fileErrorReason(error)}`);
   }
+}
+
+async function* oneChunk(text: string): AsyncGenerator<string> {
+  yield text;
 }
 
 function isTerminal(stream: NodeJS.ReadableStream): boolean {
   return 'isTTY' in stream && stream.isTTY === true;
 }
 
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  // Decoding once at the end keeps a multi-byte character split across chunks intact.
-  return Buffer.concat(chunks).toString('utf8');
+/** UTF-8 decoded across chunk boundaries, so a multi-byte character split in two stays whole. */
+async function* decodedChunks(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  for await (const chunk of stream) {
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    if (text !== '') yield text;
+  }
+  const rest = decoder.decode();
+  if (rest !== '') yield rest;
+}
+
+/** Reads a small UTF-8 file whole (a suppression list); a missing or unreadable file is the user's to fix, so a usage error. */
+export async function readTextFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${fileErrorReason(error)}`);
+  }
 }
 
 function fileErrorReason(error: unknown): string {

@@ -9,7 +9,16 @@ import { scratchDir } from '../../helpers/scratch.js';
 import { collectDomains, collectEmails, formatInvalidEntry, parseEntries } from '../../../src/io/input/entries.js';
 import { formatProblem } from '../../../src/io/input/model.js';
 import { parseRecords } from '../../../src/io/input/records.js';
-import { readInputText, readTextFile } from '../../../src/io/input/source.js';
+import { openInputStream, type InputSource } from '../../../src/io/input/source.js';
+
+/** The whole input of a source, as a command would read it, or null when there is none. */
+async function readInputText(source: InputSource) {
+  const stream = openInputStream(source);
+  if (stream === null) return null;
+  let text = '';
+  for await (const chunk of stream.open()) text += chunk;
+  return { text, origin: stream.origin, ...(stream.format === undefined ? {} : { format: stream.format }) };
+}
 
 const COMPANIES_HEADER = 'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies';
 
@@ -365,7 +374,7 @@ describe('messages', () => {
   });
 });
 
-describe('readInputText', () => {
+describe('openInputStream', () => {
   let directory = '';
   beforeAll(async () => {
     directory = await scratchDir('prospect-input-');
@@ -396,7 +405,7 @@ describe('readInputText', () => {
 
   it('refuses arguments and a file together, and unreadable files, as usage errors', async () => {
     await expect(readInputText({ args: ['acme.com'], file: 'x.txt' })).rejects.toBeInstanceOf(UsageError);
-    await expect(readTextFile(join(directory, 'missing.txt'))).rejects.toThrow(/missing\.txt: no such file/);
-    await expect(readTextFile(directory)).rejects.toThrow(/it is a directory/);
+    await expect(readInputText({ file: join(directory, 'missing.txt') })).rejects.toThrow(/missing\.txt: no such file/);
+    await expect(readInputText({ file: directory })).rejects.toThrow(/it is a directory/);
   });
 });

@@ -1,0 +1,219 @@
+/**
+ * An input read as it arrives, so `companies | contacts` works on the first companies while the
+ * export goes on, and a list of any size is never held whole: the format is told from the first
+ * non-blank line (the text read so far is replayed), then each format hands out its rows one by one.
+ */
+import { parse as csvParser } from 'csv-parse';
+import { columnNotFound, findColumn, listColumnName } from './columns.js';
+import { csvRecordReader, firstCsvRecord, guessDelimiter } from './csv.js';
+import { detectFromFirstLine } from './detect.js';
+import { jsonTable } from './json.js';
+import { listRow } from './lines.js';
+import type { InputFormat, InputProblem, InputRow, ParseOptions } from './model.js';
+import { NdjsonLineReader } from './ndjson.js';
+
+/** What a stream of entries reports besides the entries: rows it could not read, rows without one. */
+export interface EntryStreamSink {
+  problem(problem: InputProblem): void;
+  /** A row whose entry cell is empty (a contact without an email): skipped, not an error. */
+  blank(): void;
+  /** The format, once the first line has told it. */
+  format?(format: InputFormat): void;
+}
+
+export interface EntryValue {
+  value: string;
+  /** 1-based line where its row starts. */
+  line: number;
+}
+
+/** The raw values of the entry column, as they arrive (parseEntries, for a stream). */
+export async function* streamEntryValues(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): AsyncGenerator<EntryValue> {
+  const reader = await streamRows(chunks, options, sink, { entryOnly: true });
+  for await (const row of reader.rows) {
+    const column = reader.column();
+    if (column === null) continue;
+    const value = row.record[column] ?? '';
+    if (value.trim() === '') sink.blank();
+    else yield { value, line: row.line };
+  }
+}
+
+/** An input's rows as they arrive (parseRecords, for a stream). */
+export interface RowStream {
+  format: InputFormat;
+  rows: AsyncIterable<InputRow>;
+  /** The entry column: null once it is known not to be there (a problem says so). */
+  column(): string | null;
+  /** The columns seen so far: all of them once `rows` has ended (NDJSON: every field of every object). */
+  header(): string[];
+}
+
+/**
+ * Reads until the first non-blank line to tell the format, then hands out the rows one by one.
+ * `entryOnly`: the rows may hold the entry column alone (the header is then not kept either).
+ */
+export async function streamRows(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink, { entryOnly = false } = {}): Promise<RowStream> {
+  const peeked = await peekFirstContentLine(normalizedChunks(chunks));
+  const format = options.format ?? detectFromFirstLine(peeked.firstLine, options);
+  sink.format?.(format);
+  return { format, ...rowsOf(format, peeked, options, sink, entryOnly) };
+}
+
+type RowReader = Omit<RowStream, 'format'>;
+
+function rowsOf(format: InputFormat, peeked: Peeked, options: ParseOptions, sink: EntryStreamSink, entryOnly: boolean): RowReader {
+  switch (format) {
+    case 'lines': {
+      const column = listColumnName(options);
+      return { rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)), column: () => column, header: () => [column] };
+    }
+    case 'ndjson': {
+      const reader = new NdjsonLineReader(options, (problem) => sink.problem(problem), entryOnly);
+      return { rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)), column: () => reader.entryColumn ?? null, header: () => reader.header };
+    }
+    case 'csv':
+      return csvRows(peeked, options, sink);
+    case 'json':
+      return jsonRows(peeked.text, options, sink);
+  }
+}
+
+/**
+ * A JSON document is read whole: unlike NDJSON, nothing in it is complete before its last `]`,
+ * and its problems (a broken document) must be found before any call. What prospect writes as
+ * `--format json` is this shape; `--format ndjson` is the one to pipe at scale. A streaming JSON
+ * parser would bring a dependency and a second reading of JSON whose line numbers and messages
+ * must match this one's, for a shape no pipeline needs to stream.
+ */
+function jsonRows(text: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): RowReader {
+  let column: string | null = null;
+  let header: string[] = [];
+  async function* rows(): AsyncGenerator<InputRow> {
+    let whole = '';
+    for await (const chunk of text) whole += chunk;
+    const table = jsonTable(whole, options);
+    [column, header] = [table.column, table.header];
+    for (const problem of table.problems) sink.problem(problem);
+    yield* table.rows;
+  }
+  return { rows: rows(), column: () => column, header: () => header };
+}
+
+/** CSV through csv-parse's stream parser, with the same options and line numbers as csvTable. */
+function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): RowReader {
+  const delimiter = guessDelimiter(peeked.firstLine ?? '') ?? ',';
+  const headerLine = firstCsvRecord(peeked.head, delimiter)?.line;
+  let column: string | null | undefined;
+  const ready: InputRow[] = [];
+  const reader = csvRecordReader(delimiter, headerLine, (row) => ready.push(row), (problem) => sink.problem(problem));
+  /** Once the header is read (or the input ended without one), whether it names the entry column. */
+  const resolveColumn = () => {
+    if (column !== undefined) return;
+    column = findColumn(reader.header, options);
+    if (column === null) sink.problem(columnNotFound(reader.header, options, headerLine ?? 1));
+  };
+  async function* rows(): AsyncGenerator<InputRow> {
+    const parser = csvParser(reader.options);
+    let failure: unknown;
+    parser.on('error', (error) => (failure = error));
+    const ended = new Promise<void>((resolve) => parser.once('close', resolve).once('end', resolve).resume());
+    // csv-parse handles each write synchronously, calling on_record (which keeps nothing in the
+    // stream: it returns null), so the rows of a chunk are ready as soon as write() returns.
+    for await (const chunk of peeked.text) {
+      parser.write(chunk);
+      if (failure !== undefined) throw failure;
+      if (reader.header.length > 0) resolveColumn();
+      yield* ready.splice(0);
+    }
+    parser.end();
+    await ended;
+    if (failure !== undefined) throw failure;
+    resolveColumn();
+    yield* ready.splice(0);
+  }
+  return { rows: rows(), column: () => column ?? null, header: () => reader.header };
+}
+
+async function* mapLines(text: AsyncIterable<string>, toRow: (raw: string, line: number) => InputRow | null): AsyncGenerator<InputRow> {
+  let line = 0;
+  for await (const raw of linesOf(text)) {
+    line += 1;
+    const row = toRow(raw, line);
+    if (row !== null) yield row;
+  }
+}
+
+/** The lines of a normalised text (split on `\n`), the last one even when it has no line break. */
+export async function* linesOf(text: AsyncIterable<string>): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of text) {
+    rest += chunk;
+    let start = 0;
+    for (let end = rest.indexOf('\n'); end !== -1; end = rest.indexOf('\n', start)) {
+      yield rest.slice(start, end);
+      start = end + 1;
+    }
+    rest = rest.slice(start);
+  }
+  if (rest !== '') yield rest;
+}
+
+const BOM = '\uFEFF';
+
+/**
+ * normalizeText for a stream: no BOM, `\n` for CRLF and lone CR alike. A chunk ending in `\r`
+ * keeps it back until the next chunk says whether a `\n` follows.
+ */
+export async function* normalizedChunks(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let started = false;
+  let carriageReturn = false;
+  for await (const raw of chunks) {
+    let chunk = raw;
+    if (!started && chunk !== '') {
+      started = true;
+      if (chunk.startsWith(BOM)) chunk = chunk.slice(1);
+    }
+    if (carriageReturn) chunk = `\r${chunk}`;
+    carriageReturn = chunk.endsWith('\r');
+    if (carriageReturn) chunk = chunk.slice(0, -1);
+    if (chunk !== '') yield chunk.replace(/\r\n?/g, '\n');
+  }
+  if (carriageReturn) yield '\n';
+}
+
+interface Peeked {
+  /** The first non-blank line, trimmed, once its line break (or the end) has arrived; null for none. */
+  firstLine: string | null;
+  /** The text read to find it. */
+  head: string;
+  /** The whole text again, from its start: the head, then the rest as it arrives. */
+  text: AsyncIterable<string>;
+}
+
+async function peekFirstContentLine(text: AsyncIterable<string>): Promise<Peeked> {
+  const iterator = text[Symbol.asyncIterator]();
+  let head = '';
+  let scanned = 0;
+  let firstLine: string | null = null;
+  for (;;) {
+    for (let end = head.indexOf('\n', scanned); end !== -1 && firstLine === null; end = head.indexOf('\n', scanned)) {
+      const line = head.slice(scanned, end).trim();
+      if (line !== '') firstLine = line;
+      scanned = end + 1;
+    }
+    if (firstLine !== null) break;
+    const next = await iterator.next();
+    if (next.done) {
+      const last = head.slice(scanned).trim();
+      firstLine = last === '' ? null : last;
+      break;
+    }
+    head += next.value;
+  }
+  async function* replay(): AsyncGenerator<string> {
+    if (head !== '') yield head;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { firstLine, head, text: replay() };
+}
