@@ -5,7 +5,7 @@
  * failure means is transport-errors.ts's, and whether and when to ask again is retry.ts's.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { checkJsonBody } from './body-check.js';
 import { AbortedError, RequestError } from './errors.js';
 import {
@@ -87,13 +87,28 @@ type AttemptResult<T> =
   | { kind: 'final'; error: RequestError | Error; status?: number | undefined }
   | { kind: 'retryable'; failure: RetryableFailure; status?: number | undefined; retryAfterMs?: number | undefined };
 
+/**
+ * undici is loaded with the first request, not with this module: every command that only needs the
+ * API's defaults, checks or errors (config, a refused flag) would otherwise load and run all of it
+ * at start, about 100 ms of CPU.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+// A CommonJS package imported at run time: Node gives its exports as named ones and as `default`,
+// the bundle as `default` only.
+const loadUndici = () => (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const agent = new Agent({
-    connections: options.connections,
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connect: { timeout: options.timeoutMs },
-  });
+  let agent: Promise<Agent> | undefined;
+  const agentOf = () =>
+    (agent ??= loadUndici().then(
+      ({ Agent }) =>
+        new Agent({
+          connections: options.connections,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+          connect: { timeout: options.timeoutMs },
+        }),
+    ));
   const headers = {
     authorization: `Bearer ${options.apiKey}`,
     accept: 'application/json',
@@ -157,6 +172,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   async function runAttempt<T>(req: GetJsonRequest<T>, url: string): Promise<AttemptResult<T>> {
+    const [{ request }, dispatcher] = await Promise.all([loadUndici(), agentOf()]);
     const attemptSignal = createAttemptSignal(stopSignals, options.timeoutMs);
     let status: number | undefined;
     let responseHeaders: IncomingHttpHeaders = {};
@@ -167,7 +183,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const response = await request(url, {
         method: 'GET',
         headers: req.headers ? { ...req.headers, ...headers } : headers,
-        dispatcher: agent,
+        dispatcher,
         signal: attemptSignal.signal,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
@@ -211,7 +227,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function close(): Promise<void> {
     if (lifetime.signal.aborted) return;
     lifetime.abort();
-    await agent.close();
+    if (agent !== undefined) await (await agent).close();
   }
 
   return { getJson, close };
