@@ -7,7 +7,7 @@
  * How they run: in one scratch directory (with a HOME of its own), in document order, in bash, with
  * `prospect` (and `npx prospect`) on the PATH as the built binary. `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
- * dataset is built once; a `companies` listing without --max gets `--max 50` (see asRun). The user's
+ * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 50` (see asRun). The user's
  * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the suppression lists
  * customers.csv and do-not-contact.csv, shaped as CRM exports) are made here, small; every
  * example that pays states its cap.
@@ -189,12 +189,12 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), and a
- * `companies` listing without --max stopped at 50 companies, to keep the test's cost small.
+ * `companies` listing or a `pipeline` without --max stopped at 50 companies, to keep the test's cost small.
  */
 function asRun(command: string): string {
   return command
     .replace(/\s--sandbox(?=\s|$)/g, '')
-    .replace(/\bprospect\s+companies\b([^|>]*)/g, (segment, rest: string) => (rest.includes('--max') ? segment : `prospect companies --max 50${rest}`));
+    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) => (rest.includes('--max') || rest.includes('--dry-run') ? segment : `prospect ${command} --max 50${rest}`));
 }
 
 async function runExample(example: Example, lane: Lane): Promise<void> {
