@@ -120,6 +120,11 @@ export class Suppression {
     return !this.emails.hit(emailKey(checked.ok ? checked.email : email), count);
   }
 
+  /** Rows each list has kept out so far (0 for a list not in force). */
+  get removed(): { domains: number; emails: number } {
+    return { domains: this.domains?.removed ?? 0, emails: this.emails?.removed ?? 0 };
+  }
+
   /** The contacts whose address is not excluded (a contact without an address is kept). */
   keepContacts<T extends { business_email?: string | null | undefined }>(contacts: T[]): T[] {
     return this.emails === undefined ? contacts : contacts.filter((contact) => this.keepsEmail(contact.business_email));

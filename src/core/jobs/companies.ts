@@ -122,7 +122,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       }
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await walk.chunks.return(undefined);
-      if (written === 0) throw noMatch(options.filters, fetched, suppression.record().domains?.removed ?? 0);
+      if (written === 0) throw noMatch(options.filters, fetched, suppression.removed.domains);
       await writer.finish(documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record));
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();

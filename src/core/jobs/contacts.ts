@@ -123,7 +123,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         keptEmpty += empty.length;
         domainsDone += 1;
         // The total is known once the input has ended: until then, a count without an ETA.
-        progress.update({ done: domainsDone, total: input.ended ? counts.accepted - (suppression.record().domains?.removed ?? 0) : undefined, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
+        progress.update({ done: domainsDone, total: input.ended ? counts.accepted - suppression.removed.domains : undefined, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
       }
       summary.domains = inputCounts();
       await writer.finish(documentMeta(format, { summary: { domains: summary.domains, contacts: summary.contacts } }, record));

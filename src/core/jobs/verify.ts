@@ -89,7 +89,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   if (emailColumn === null) throw new UsageError(`cannot find the email column in ${source.origin}.`, `Columns are: ${planned.header.join(', ')}; name one with --email-column.`);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
   if (planned.unique.size === 0) {
-    const removed = suppression.record().emails?.removed ?? 0;
+    const removed = suppression.removed.emails;
     throw new UsageError(removed > 0 ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.` : 'no valid email address in the input.');
   }
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
