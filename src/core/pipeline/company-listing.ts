@@ -22,6 +22,11 @@ export interface ListingLimits {
   accept?: (company: CompanyRow) => boolean;
   /** --max: companies this run may still list (the cap less those a resumed run already did). */
   max?: number;
+  /**
+   * The companies `accept` left out after the last one listed (the set's last pages, or all of it):
+   * no item is left to carry them, so they are handed over here once the listing ends.
+   */
+  excludedAfterLast?: (excluded: number) => void;
 }
 
 /**
@@ -66,4 +71,5 @@ export async function* listCompanies(
     }
     if (capped) return;
   }
+  if (excluded > 0) limits.excludedAfterLast?.(excluded);
 }
