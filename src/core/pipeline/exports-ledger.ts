@@ -51,19 +51,17 @@ const CACHE_KIB = 4096;
 /** How long a connection waits for another process's write (a dry run reading while a run commits). */
 const BUSY_TIMEOUT_MS = 30_000;
 
-/**
- * Keys are added in sorted batches of this many: inserts in key order walk the B-tree's pages in
- * order, each loaded and written once per batch instead of once per key, and a batch stays small
- * (a few hundred kilobytes) whatever the file holds.
- */
-const INSERT_BATCH = 8192;
+/** A key file is read this many keys at a time: a batch stays small whatever the file holds. */
+const READ_BATCH = 8192;
 
 type Database = BetterSqlite3.Database;
 
 /** The exports ledger of one state directory; opened by the run that holds the state's lock (or by a dry run, to read). */
 export class ExportsLedger {
   private readonly lookup: BetterSqlite3.Statement<[string], Buffer>;
-  private readonly insertKey: BetterSqlite3.Statement<[Buffer]>;
+  private readonly stageKey: BetterSqlite3.Statement<[Buffer]>;
+  private readonly mergeStaged: BetterSqlite3.Statement<[]>;
+  private readonly clearStaged: BetterSqlite3.Statement<[]>;
   private readonly runRecorded: BetterSqlite3.Statement<[string], number>;
   private readonly insertRun: BetterSqlite3.Statement<[string, string, number, string]>;
 
@@ -74,7 +72,13 @@ export class ExportsLedger {
     // One statement for a whole batch of keys: their hex as a JSON array, each looked up by the
     // primary key (the IN list is sorted first, so the lookups walk the tree in order).
     this.lookup = db.prepare<[string], Buffer>('SELECT key FROM exported WHERE key IN (SELECT unhex(value) FROM json_each(?))').pluck();
-    this.insertKey = db.prepare<[Buffer]>('INSERT OR IGNORE INTO exported (key) VALUES (?)');
+    // Keys to add are gathered in a temporary table first (a file beside the others, not memory),
+    // then merged in key order: the ledger's B-tree is walked once, each page it changes read and
+    // written once, instead of a random page per key.
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS staged (key BLOB PRIMARY KEY NOT NULL) WITHOUT ROWID');
+    this.stageKey = db.prepare<[Buffer]>('INSERT OR IGNORE INTO temp.staged (key) VALUES (?)');
+    this.mergeStaged = db.prepare<[]>('INSERT OR IGNORE INTO main.exported (key) SELECT key FROM temp.staged ORDER BY key');
+    this.clearStaged = db.prepare<[]>('DELETE FROM temp.staged');
     this.runRecorded = db.prepare<[string], number>('SELECT 1 FROM runs WHERE run_id = ?').pluck();
     this.insertRun = db.prepare<[string, string, number, string]>('INSERT INTO runs (run_id, finished_at, new_keys, record) VALUES (?, ?, ?, ?)');
   }
@@ -84,10 +88,15 @@ export class ExportsLedger {
    * of a state directory written before the ledger existed. SQLite rolls back, on this open, a
    * transaction left unfinished by a process that died.
    */
-  static async open(state: StateDirectory): Promise<ExportsLedger> {
+  static async open(state: StateDirectory, options: { exclusive?: boolean } = {}): Promise<ExportsLedger> {
     const ledger = await ExportsLedger.connect(state);
     try {
       await ledger.importLegacyFiles(state);
+      // The run that holds the state's lock keeps the file locked from its first lookup to its
+      // end: a lookup then costs no lock, no journal check and no re-validation of the cache.
+      // Other processes may still read (a dry run); a reader without the state's lock must not
+      // do this, or a run's final commit would wait for it.
+      if (options.exclusive) storeCall(ledger.path, () => ledger.db.pragma('locking_mode = EXCLUSIVE'));
     } catch (error) {
       ledger.close();
       throw error;
@@ -114,6 +123,8 @@ export class ExportsLedger {
         db.pragma('synchronous = FULL');
         db.pragma(`cache_size = -${CACHE_KIB}`);
         db.pragma('mmap_size = 0');
+        db.pragma('temp_store = FILE');
+        db.pragma(`temp.cache_size = -${CACHE_KIB}`);
         const version = db.pragma('user_version', { simple: true }) as number;
         if (version > SCHEMA_VERSION) {
           throw new UsageError(`${path} was written by a newer version of prospect (ledger version ${version}).`, 'Update prospect, or use another --state directory.');
@@ -160,8 +171,8 @@ export class ExportsLedger {
     const parsed = runRecordSchema.parse(record);
     return this.transaction(async () => {
       if (this.runRecorded.get(parsed.run_id) === 1) return undefined;
-      let added = 0;
-      for await (const batch of batches) added += this.insertBatch(batch);
+      for await (const batch of batches) this.stage(batch);
+      const added = this.merge();
       this.insertRun.run(parsed.run_id, parsed.finished_at, added, JSON.stringify(parsed));
       return added;
     });
@@ -171,9 +182,14 @@ export class ExportsLedger {
     if (this.db.open) this.db.close();
   }
 
-  private insertBatch(batch: Buffer[]): number {
-    let added = 0;
-    for (const key of batch) added += this.insertKey.run(key).changes;
+  private stage(batch: Buffer[]): void {
+    for (const key of batch) this.stageKey.run(key);
+  }
+
+  /** The staged keys into the ledger, in key order; resolves to how many were new to it. */
+  private merge(): number {
+    const added = this.mergeStaged.run().changes;
+    this.clearStaged.run();
     return added;
   }
 
@@ -214,11 +230,12 @@ export class ExportsLedger {
           startOver: `Remove ${path} to start over: the leads of that run then count as new again.`,
         });
         try {
-          for await (const batch of keyBatches(path, file)) this.insertBatch(batch);
+          for await (const batch of keyBatches(path, file)) this.stage(batch);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         }
       }
+      this.merge();
     });
     for (const path of paths) await rm(path, { force: true });
     // Left in place when something else is in it (a temp file of a run that died writing one).
@@ -237,7 +254,7 @@ async function legacyKeyFiles(state: StateDirectory): Promise<string[]> {
 
 /**
  * A file of lead keys, one a line (current/keys, an old exported/<run>.keys), read as a stream and
- * checked line by line: sorted batches of at most INSERT_BATCH keys, as 12-byte buffers.
+ * checked line by line: batches of at most READ_BATCH keys, as 12-byte buffers.
  */
 export async function* keyBatches(path: string, file: (line: number) => StoredFile): AsyncGenerator<Buffer[]> {
   let batch: Buffer[] = [];
@@ -254,14 +271,14 @@ export async function* keyBatches(path: string, file: (line: number) => StoredFi
     rest = lines.pop()!;
     for (const line of lines) {
       take(line);
-      if (batch.length === INSERT_BATCH) {
-        yield batch.sort(Buffer.compare);
+      if (batch.length === READ_BATCH) {
+        yield batch;
         batch = [];
       }
     }
   }
   take(rest);
-  if (batch.length > 0) yield batch.sort(Buffer.compare);
+  if (batch.length > 0) yield batch;
 }
 
 /**

@@ -17,7 +17,7 @@ export interface RunState {
 export async function openRunState(ctx: RunContext, stateDir: string | undefined, fingerprint: string): Promise<RunState> {
   const state = stateDir !== undefined ? await StateDirectory.open(stateDir) : undefined;
   if (state) ctx.onCleanup(await state.lock('pipeline'));
-  const ledger = state ? await ExportsLedger.open(state) : undefined;
+  const ledger = state ? await ExportsLedger.open(state, { exclusive: true }) : undefined;
   if (ledger) ctx.onCleanup(() => ledger.close());
   // A run that died between moving its output into place and recording it is recorded first,
   // whatever command this one is: its output is out there, so its leads are exported.

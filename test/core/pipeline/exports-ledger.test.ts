@@ -97,7 +97,7 @@ describe('looking leads up', () => {
     }
   });
 
-  it('reads a key file as a stream, in sorted batches of bounded size, naming the line of a damaged key', async () => {
+  it('reads a key file as a stream, in batches of bounded size, naming the line of a damaged key', async () => {
     const dir = await scratchDir('prospect-ledger-');
     const path = join(dir, 'keys');
     const rows = leads(0, 10_000);
@@ -106,11 +106,8 @@ describe('looking leads up', () => {
     const batches: Buffer[][] = [];
     for await (const batch of keyBatches(path, file)) batches.push(batch);
     expect(batches.length).toBeGreaterThan(1);
-    for (const batch of batches) {
-      expect(batch.length).toBeLessThanOrEqual(8192);
-      expect(batch.map((key) => key.toString('hex'))).toEqual(sorted(batch.map((key) => key.toString('hex'))));
-    }
-    expect(sorted(batches.flat().map((key) => key.toString('hex')))).toEqual(sorted(rows.map((row) => row.key)));
+    for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(8192);
+    expect(batches.flat().map((key) => key.toString('hex'))).toEqual(rows.map((row) => row.key));
 
     await writeFile(path, `${rows[0]!.key}\n${rows[1]!.key.slice(0, 20)}\n`);
     const reading = (async () => {
