@@ -70,13 +70,14 @@ export class ExportsLedger {
     readonly path: string,
   ) {
     // One statement for a whole batch of keys: their hex as a JSON array, each looked up by the
-    // primary key (the IN list is sorted first, so the lookups walk the tree in order).
+    // primary key (SQLite gathers the list in an index first, so the lookups go in key order).
     this.lookup = db.prepare<[string], Buffer>('SELECT key FROM exported WHERE key IN (SELECT unhex(value) FROM json_each(?))').pluck();
-    // Keys to add are gathered in a temporary table first (a file beside the others, not memory),
-    // then merged in key order: the ledger's B-tree is walked once, each page it changes read and
+    // Keys to add are appended to a temporary table first (a file, not memory), then sorted by
+    // SQLite's external sorter (runs of a few megabytes, merged from files) and merged into the
+    // ledger in key order: the ledger's B-tree is walked once, each page it changes read and
     // written once, instead of a random page per key.
-    db.exec('CREATE TEMP TABLE IF NOT EXISTS staged (key BLOB PRIMARY KEY NOT NULL) WITHOUT ROWID');
-    this.stageKey = db.prepare<[Buffer]>('INSERT OR IGNORE INTO temp.staged (key) VALUES (?)');
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS staged (key BLOB NOT NULL)');
+    this.stageKey = db.prepare<[Buffer]>('INSERT INTO temp.staged (key) VALUES (?)');
     this.mergeStaged = db.prepare<[]>('INSERT OR IGNORE INTO main.exported (key) SELECT key FROM temp.staged ORDER BY key');
     this.clearStaged = db.prepare<[]>('DELETE FROM temp.staged');
     this.runRecorded = db.prepare<[string], number>('SELECT 1 FROM runs WHERE run_id = ?').pluck();
@@ -157,11 +158,6 @@ export class ExportsLedger {
     return rows.filter((_, index) => !known.has(keys[index]!));
   }
 
-  /** Whether a run's success is recorded. */
-  hasRun(runId: string): boolean {
-    return storeCall(this.path, () => this.runRecorded.get(runId) === 1);
-  }
-
   /**
    * A successful run's keys and its record, in one transaction. A run already recorded (its
    * recordSuccess is being finished after a crash) is left as it is: nothing is added twice.
@@ -206,7 +202,11 @@ export class ExportsLedger {
       storeCall(this.path, () => this.db.exec('COMMIT'));
       return result;
     } catch (error) {
-      if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+      try {
+        if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // The first failure is the one to report; SQLite rolls back on the next open in any case.
+      }
       throw storeFailure(this.path, error) ?? error;
     }
   }

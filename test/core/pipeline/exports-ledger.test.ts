@@ -126,7 +126,6 @@ describe('a success is recorded once, whatever crash comes between its steps', (
       // Died after the ledger's commit, before runs.ndjson: the commit alone.
       await writeFile(state.keysPath, keyLines(leads(0, 10)));
       await ledger.recordRun(record, keyBatches(state.keysPath, (line) => ({ name: `keys:${line}`, startOver: '' })));
-      expect(ledger.hasRun('run-1')).toBe(true);
       expect(await ledger.recordRun(record, keyBatches(state.keysPath, (line) => ({ name: `keys:${line}`, startOver: '' })))).toBeUndefined();
       await recordSuccess(state, ledger, record);
       // Died after the runs.ndjson line, before current/ was cleared: done once more.
