@@ -30,15 +30,15 @@ export function summarize(values) {
 // Processes
 
 /**
- * Runs a command to its end and measures it: wall time (from spawn to exit, in this process) and
+ * Runs a command to its end and measures it: wall time (from spawn to exit, in this process),
  * the peak resident memory of that process alone (GNU time's %M, i.e. its getrusage maxrss; or,
- * without GNU time, the last VmHWM read from /proc while it ran).
+ * without GNU time, the last VmHWM read from /proc while it ran) and, with GNU time, its CPU time.
  * stdout: a file path, 'ignore' or 'capture'. stdin: a file path or undefined.
  */
 export async function measure(command, args, { env = {}, stdout = 'ignore', stdin, timeoutMs = 600_000 } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-'));
   const rssFile = join(scratch, 'rss');
-  const [file, argv] = GNU_TIME ? [GNU_TIME, ['-f', '%M', '-o', rssFile, command, ...args]] : [command, args];
+  const [file, argv] = GNU_TIME ? [GNU_TIME, ['-f', '%M %U %S', '-o', rssFile, command, ...args]] : [command, args];
   const outFd = stdout !== 'ignore' && stdout !== 'capture' ? openSync(stdout, 'w') : undefined;
   const inFd = stdin ? openSync(stdin, 'r') : undefined;
   const started = process.hrtime.bigint();
@@ -70,13 +70,16 @@ export async function measure(command, args, { env = {}, stdout = 'ignore', stdi
   if (outFd !== undefined) closeSync(outFd);
   if (inFd !== undefined) closeSync(inFd);
   let rssKb = hwm;
+  // CPU time (user + system), the figure that a loaded machine moves least; undefined without GNU time.
+  let cpuMs;
   if (GNU_TIME) {
-    const text = existsSync(rssFile) ? readFileSync(rssFile, 'utf8').trim().split('\n').pop() : '';
-    rssKb = Number(text) || 0;
+    const [maxRss, user, system] = (existsSync(rssFile) ? readFileSync(rssFile, 'utf8').trim().split('\n').pop() : '').split(' ').map(Number);
+    rssKb = maxRss || 0;
+    cpuMs = user >= 0 && system >= 0 ? (user + system) * 1000 : undefined;
   }
   rmSync(scratch, { recursive: true, force: true });
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().slice(-800)}`);
-  return { wallMs, rssMb: rssKb / 1024, stdout: captured, stderr };
+  return { wallMs, rssMb: rssKb / 1024, cpuMs, stdout: captured, stderr };
 }
 
 /**

@@ -59,7 +59,9 @@ try {
     plugins: [zodWithoutLocales],
     // exceljs (only `-o FILE.xlsx` loads it) stays in node_modules: Node warns about the deprecated
     // `new Buffer()` its zip library calls only when that call comes from outside node_modules.
-    external: ['exceljs', 'exceljs/*'],
+    // better-sqlite3 (only `pipeline --state` loads it) stays there too: it finds its native
+    // module (build/Release/better_sqlite3.node) from its own directory.
+    external: ['exceljs', 'exceljs/*', 'better-sqlite3'],
     // undici's cookie helpers (never called here) read `globalThis.Headers` when undici loads, and
     // Node builds that global on first read by loading its own second copy of undici: 50 ms of CPU
     // and 12 MB of RSS for every data command. The helpers then know undici's own Headers only.

@@ -48,7 +48,8 @@ export async function contactRowsFor(
   settings: ContactSettings,
   now: Date,
   verifier: Verifier | undefined,
-  isNew: (row: ContactRow) => boolean = () => true,
+  /** --only-new: the rows no earlier run exported (one lookup for the domain's rows). */
+  keepNew: (rows: ContactRow[]) => ContactRow[] = (rows) => rows,
 ): Promise<DomainRows> {
   const all = contacts.map((contact) => toContactRow(contact, source, settings.cutoff, now));
   const keep = (rows: ContactRow[]) => (settings.perCompany === undefined ? rows : mostUseful(rows, settings.perCompany));
@@ -58,7 +59,7 @@ export async function contactRowsFor(
   const droppedStale = settings.stale === 'drop' ? keep(all).filter(isStale).length : 0;
   // Leads exported before are left out before verification: no unit is spent on what is not written.
   const beforeNew = rows.length;
-  rows = rows.filter(isNew);
+  rows = keepNew(rows);
   if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
   return { rows, droppedStale, alreadyExported: beforeNew - rows.length };
 }

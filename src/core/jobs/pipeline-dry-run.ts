@@ -3,7 +3,8 @@
  * companies and contacts come from the service's count (count.ts's calls); everything that depends
  * on the contacts themselves (how many leads the seniority, --per-company and --stale rules keep,
  * how many addresses are stale, how many are already paid for or were exported before) is measured
- * on a sample and scaled to the set. No paid call is made; the ledger and the state are only read.
+ * on a sample and scaled to the set. No paid call is made; the ledgers and the state are only read
+ * (a state directory from before the exports ledger is converted first, as a run would).
  *
  * The sample is stratified by employee range: the service counts each range's companies and
  * contacts exactly (one call each), and a company's size decides most of what a run keeps of it
@@ -25,10 +26,10 @@ import { companyQueries, localStackFilter, normalizeCountries, validateCompanyFi
 import { countSet } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import { parseContactFlags, type ContactSettings } from '../contact-options.js';
+import type { ContactRow } from '../contact-rows.js';
 import { contactRowsFor } from '../domain-rows.js';
 import { fetchContactsInOrder, MAX_DOMAINS_PER_CALL } from '../contacts-fanout.js';
-import { exportedKeys } from '../pipeline/exports-ledger.js';
-import { leadKey } from '../pipeline/lead-key.js';
+import { ExportsLedger } from '../pipeline/exports-ledger.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { StateDirectory } from '../pipeline/state-directory.js';
 import { Semaphore } from '../ordered-pool.js';
@@ -129,7 +130,10 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   const client = createApiClient(ctx, connection);
   const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince: cacheCutoff(options.cacheTtl, now) });
   ctx.onCleanup(() => ledger.close());
-  const exported = options.onlyNew && options.state !== undefined && existsSync(options.state) ? await exportedKeys(await StateDirectory.open(options.state)) : new Set<string>();
+  // The same lookup as a run's, in the same ledger: nothing of the state's history is loaded.
+  const exported = options.onlyNew && options.state !== undefined && existsSync(options.state) ? await ExportsLedger.openIfAny(await StateDirectory.open(options.state)) : undefined;
+  if (exported) ctx.onCleanup(() => exported.close());
+  const keepNew = exported ? (rows: ContactRow[]) => exported.newOnly(rows) : undefined;
   let estimate: DryRunEstimate | undefined;
 
   return runJob(ctx, {
@@ -142,7 +146,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       const size = await askSetSize(timed.client, options.filters, settings.concurrency);
       const strata = size === undefined ? [await widerStratum(timed.client, options.filters, settings.concurrency)] : await strataOf(timed.client, options.filters, size, settings.concurrency);
       progress.update({ done: 0, noun: 'companies sampled' });
-      const sample = await sampleContacts(timed.client, strata, pageSize, settings, now, (row) => exported.has(leadKey(row)), (email) => ledger.get(emailKey(email)) !== undefined, suppression);
+      const sample = await sampleContacts(timed.client, strata, pageSize, settings, now, keepNew, (email) => ledger.get(emailKey(email)) !== undefined, suppression);
       estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
       ctx.stdout.write(options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget));
     },
@@ -217,7 +221,7 @@ async function sampleContacts(
   pageSize: number,
   settings: ContactSettings,
   now: Date,
-  exportedBefore: (row: Parameters<typeof leadKey>[0]) => boolean,
+  keepNew: ((rows: ContactRow[]) => ContactRow[]) | undefined,
   paidBefore: (email: string) => boolean,
   suppression: Suppression,
 ): Promise<Sample> {
@@ -246,7 +250,7 @@ async function sampleContacts(
     calls.map(({ picked, domains }) =>
       slots.run(async () => {
         for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: 1 }, stats)) {
-          await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, exportedBefore, paidBefore);
+          await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, keepNew, paidBefore);
         }
       }),
     ),
@@ -301,7 +305,7 @@ async function tallyDomain(
   source: ContactsMeta['source'] | undefined,
   settings: ContactSettings,
   now: Date,
-  exportedBefore: (row: Parameters<typeof leadKey>[0]) => boolean,
+  keepNew: ((rows: ContactRow[]) => ContactRow[]) | undefined,
   paidBefore: (email: string) => boolean,
 ): Promise<void> {
   tally.contacts += contacts.length;
@@ -309,7 +313,7 @@ async function tallyDomain(
   const asked = settings.seniority === undefined ? contacts : contacts.filter((contact) => settings.seniority!.includes(contact.seniority as never));
   tally.asked += asked.length;
   // No verifier: the rows come back unverified, and no unit is spent.
-  const result = await contactRowsFor(asked, source, settings, now, undefined, (row) => !exportedBefore(row));
+  const result = await contactRowsFor(asked, source, settings, now, undefined, keepNew);
   tally.rows += result.rows.length;
   tally.alreadyExported += result.alreadyExported;
   const emails = new Set(

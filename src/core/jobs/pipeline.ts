@@ -19,11 +19,10 @@ import { emptyContactRow } from '../keep-empty.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import type { SetCount } from '../company-set-count.js';
-import { leadKey } from '../pipeline/lead-key.js';
 import { mapInOrder } from '../ordered-pool.js';
 import { countCompany, passPage } from '../pipeline/checkpoint.js';
 import { listCompanies } from '../pipeline/company-listing.js';
-import { exportedKeys, recordSuccess } from '../pipeline/exports-ledger.js';
+import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
@@ -69,7 +68,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   await checkOutputPath(options.output);
   await checkOutputPath(options.summary);
 
-  const { state, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
+  const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
@@ -90,7 +89,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
-  const exported = options.onlyNew && state ? await exportedKeys(state) : undefined;
   const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
@@ -101,9 +99,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   /** Valid filters that match nobody (exit 3), the one failure --allow-empty makes an empty success; never a typo (exit 2). */
   const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
+    // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
+    const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record }) : undefined;
     await leads.publish();
     if (options.output !== undefined) await writeFileAtomic(`${resolve(options.output)}.meta.json`, metaJson(runRecordNow()));
-    if (state) await recordSuccess(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record });
+    if (state && ledger && success) await recordSuccess(state, ledger, success);
   };
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   let stoppedAt: SetCount | undefined;
@@ -149,7 +149,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     summary: { path: options.summary, record: runRecordNow },
     async work(progress) {
       if (asking) asking.suspend = (during) => progress.suspend(during);
-      const isNew = exported ? (row: ContactRow) => !exported.has(leadKey(row)) : undefined;
+      const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
       // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
       const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
@@ -159,7 +159,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(contacts, found.source, settings, now, verifier, isNew);
+        const result = await contactRowsFor(contacts, found.source, settings, now, verifier, keepNew);
         const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
         return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
       });

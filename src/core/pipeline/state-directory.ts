@@ -11,8 +11,10 @@ import { takeStateLock } from './lock.js';
  *                            and how many bytes of current/output and current/keys are committed (checkpoint.ts)
  *   current/output           the rows written so far, in the final format
  *   current/keys             the lead keys written so far (for --only-new)
- *   exported/<run>.keys      the lead keys each successful run exported (exports-ledger.ts)
+ *   current/publishing.json  the run's record, written just before its output is moved into place (exports-ledger.ts)
+ *   exported.sqlite          the lead keys every successful run exported, and those runs (exports-ledger.ts)
  *   runs.ndjson              one line per successful run (exports-ledger.ts)
+ *   exported/<run>.keys      before the ledger: each run's keys; imported into it, then removed
  *   verify-*.ndjson          verification results paid for (never paid twice, even across a crash)
  */
 export class StateDirectory {
@@ -21,7 +23,6 @@ export class StateDirectory {
   static async open(dir: string): Promise<StateDirectory> {
     try {
       await mkdir(join(dir, 'current'), { recursive: true, mode: 0o700 });
-      await mkdir(join(dir, 'exported'), { recursive: true, mode: 0o700 });
     } catch (error) {
       throw new UsageError(`cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
     }
@@ -44,7 +45,16 @@ export class StateDirectory {
     return join(this.dir, 'current', 'keys');
   }
 
-  get exportedDir(): string {
+  get publishingPath(): string {
+    return join(this.dir, 'current', 'publishing.json');
+  }
+
+  get ledgerPath(): string {
+    return join(this.dir, 'exported.sqlite');
+  }
+
+  /** Where a state directory from before the ledger kept each run's keys (exported/<run>.keys). */
+  get legacyExportedDir(): string {
     return join(this.dir, 'exported');
   }
 
