@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CompaniesFlags } from '../core/jobs/companies.js';
-import { positiveInteger } from '../options/values.js';
+import { integerInRange, positiveInteger } from '../options/values.js';
 import { addCompanyFilterOptions, addOutputOptions, addSummaryOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
@@ -13,7 +13,14 @@ export function registerCompaniesCommand(program: Command, run: CommandRunner): 
         'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
         'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
     );
-  addCompanyFilterOptions(command).option('--max <n>', 'stop after N rows', positiveInteger('--max'));
+  addCompanyFilterOptions(command)
+    .option('--max <n>', 'stop after N rows', positiveInteger('--max'))
+    .option(
+      '--concurrency <n>',
+      'service calls in flight at once, 1 to 32; a listing of more than 4 pages is split into up to 8 parts walked at once (same rows, same order; 1: one cursor)',
+      integerInRange('--concurrency', 1, 32),
+      4,
+    );
   addSuppressionOptions(command, { domains: true, emails: false });
   addSummaryOption(command);
   addOutputOptions(command)

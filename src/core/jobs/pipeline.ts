@@ -30,6 +30,7 @@ import { planPipeline } from '../pipeline/plan.js';
 import { openRunState } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import { askFirst, openVerifier } from '../verification/open-verifier.js';
+import { splitOptions } from '../company-partition.js';
 import { runJob } from './runner.js';
 
 /** `prospect pipeline`: its flags (the input) and the job's options (the output). */
@@ -153,7 +154,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
       const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
-      const companies = listCompanies(client, options.filters, checkpoint, { accept, max });
+      const split = splitOptions(ctx.reporter, options.filters, settings.concurrency);
+      const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split });
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
