@@ -205,12 +205,6 @@ export function describeSplit(splitters: readonly string[]): string {
   return `with and without ${names}`;
 }
 
-/** The splitting technologies of a partition's queries (what the last part requires beyond the first). */
-export function splittersOf(partition: Partition): string[] {
-  const first = partition.queries[0]!.moreTechnologies?.length ?? 0;
-  return partition.queries.at(-1)!.moreTechnologies?.slice(first) ?? [];
-}
-
 function sameNames(echoed: unknown, sent: readonly string[]): boolean {
   if (!Array.isArray(echoed)) return false;
   const a = new Set(echoed.map((name) => lower(String(name))));

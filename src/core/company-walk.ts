@@ -95,28 +95,37 @@ async function* splitWalk(
   answers: Array<QueryAnswer | undefined>,
   state: { partition: Partition | undefined },
 ): AsyncGenerator<MergedChunk<CompanyRow>, void, undefined> {
-  const pageSize = options.pageSize;
-  const sample = await firstPageOf(client, query, pageSize, (answer) => (answers[0] ??= answer));
-  const whole = answers[0];
-  if (sample === undefined || whole?.kind !== 'meta') {
+  // Planned in a function of its own, so that no page it fetched stays referenced by this frame
+  // for the whole walk (the merge lets go of each page as it goes).
+  const planned = await planSplit(client, query, split, options, answers);
+  if (planned === undefined) {
     // No company matches: the one answer the walk has is the service's no_match.
     yield { rows: [], positions: [{ cursor: null, skip: 0, done: true }], last: true };
     return;
   }
-  const oneCursor = (why?: string): Array<MergeSource<CompanyRow>> => {
+  state.partition = planned.partition;
+  yield* mergeWalks(planned.sources, compareCompanies, 'companies', planned.partition === undefined ? undefined : UNSPLIT);
+}
+
+async function planSplit(
+  client: Pick<ProspectClient, 'companies'>,
+  query: CompanyQuery,
+  split: SplitOptions,
+  options: CompanyWalkOptions,
+  answers: Array<QueryAnswer | undefined>,
+): Promise<{ sources: Array<MergeSource<CompanyRow>>; partition?: Partition } | undefined> {
+  const pageSize = options.pageSize;
+  const sample = await firstPageOf(client, query, pageSize, (answer) => (answers[0] ??= answer));
+  const whole = answers[0];
+  if (sample === undefined || whole?.kind !== 'meta') return undefined;
+  const oneCursor = (why?: string) => {
     if (why !== undefined) split.explain?.(`the listing is walked with one cursor: ${why}.`, true);
-    return [{ start: START, pages: pagesAfter(client, query, sample, { ahead: options.readAhead ?? false, pageSize }, (answer) => (answers[0] ??= answer)) }];
+    return { sources: [{ start: START, pages: pagesAfter(client, query, sample, { ahead: options.readAhead ?? false, pageSize }, (answer) => (answers[0] ??= answer)) }] };
   };
   const total = whole.meta.total;
-  if (sample.nextCursor === null || total === undefined || !worthSplitting(total, sample.rows.length, split.max)) {
-    yield* mergeWalks(oneCursor(), compareCompanies, 'companies');
-    return;
-  }
+  if (sample.nextCursor === null || total === undefined || !worthSplitting(total, sample.rows.length, split.max)) return oneCursor();
   const splitters = chooseSplitters(sample.rows, splitLevels(split.concurrency), split.avoid);
-  if (splitters.length === 0) {
-    yield* mergeWalks(oneCursor('no technology of its first page splits it'), compareCompanies, 'companies');
-    return;
-  }
+  if (splitters.length === 0) return oneCursor('no technology of its first page splits it');
   const parts = partQueries(query, splitters);
   const partAnswers: Array<QueryAnswer | undefined> = parts.map(() => undefined);
   let firsts: Array<WalkPage<CompanyRow> | undefined>;
@@ -124,22 +133,19 @@ async function* splitWalk(
     firsts = await Promise.all(parts.map((part, i) => firstPageOf(client, part, pageSize, (answer) => (partAnswers[i] ??= answer))));
   } catch (error) {
     if (!refusedPart(error)) throw error;
-    yield* mergeWalks(oneCursor(`the service refused a part of it (${error.message})`), compareCompanies, 'companies');
-    return;
+    return oneCursor(`the service refused a part of it (${error.message})`);
   }
   const proof = proveSplit(whole.meta, parts, partAnswers);
-  if (!proof.complete) {
-    yield* mergeWalks(oneCursor(proof.why), compareCompanies, 'companies');
-    return;
-  }
-  state.partition = { queries: parts, total, ...(whole.meta.contact_count === undefined ? {} : { contact_count: whole.meta.contact_count }) };
-  split.explain?.(`Listing ${countOf(total, 'company', 'companies')} as ${formatCount(parts.length)} parts walked at once (${describeSplit(splitters)}).`, false);
-  // Every part reads ahead: the merge takes rows from all of them, so each must keep its pages coming.
-  const sources = parts.map((part, i): MergeSource<CompanyRow> => {
-    const first = firsts[i];
-    return { start: START, pages: first === undefined ? emptyPages() : pagesAfter(client, part, first, { ahead: true, pageSize }, (answer) => (partAnswers[i] ??= answer)) };
-  });
-  yield* mergeWalks(sources, compareCompanies, 'companies', UNSPLIT);
+  if (!proof.complete) return oneCursor(proof.why);
+  split.explain?.(`Walking the listing of ${countOf(total, 'company', 'companies')} as ${formatCount(parts.length)} parts at once (${describeSplit(splitters)}).`, false);
+  return {
+    partition: { queries: parts, total, ...(whole.meta.contact_count === undefined ? {} : { contact_count: whole.meta.contact_count }) },
+    // Every part reads ahead: the merge takes rows from all of them, so each must keep its pages coming.
+    sources: parts.map((part, i): MergeSource<CompanyRow> => {
+      const first = firsts[i];
+      return { start: START, pages: first === undefined ? emptyPages() : pagesAfter(client, part, first, { ahead: true, pageSize }, (answer) => (partAnswers[i] ??= answer)) };
+    }),
+  };
 }
 
 /** The parts of a checkpoint's partition, each from its position, read ahead; the set's answer is the first part's meta with the set's counts. */
@@ -243,12 +249,13 @@ function pagesAfter(
   answered: (answer: QueryAnswer) => void,
 ): AsyncIterator<WalkPage<CompanyRow>> {
   const rest = first.nextCursor === null ? emptyPages() : pagesFrom(client, query, { cursor: first.nextCursor, skip: 0, done: false }, paging, answered);
-  let handed = false;
+  // Let go of the first page once handed out: the merge holds it while it needs it, not longer.
+  let waiting: WalkPage<CompanyRow> | undefined = first;
   return {
     next: async () => {
-      if (handed) return rest.next();
-      handed = true;
-      return { done: false, value: first };
+      const page = waiting;
+      waiting = undefined;
+      return page === undefined ? rest.next() : { done: false, value: page };
     },
     return: async () => (await rest.return?.(undefined)) ?? { done: true, value: undefined },
   };

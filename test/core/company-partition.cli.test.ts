@@ -25,8 +25,8 @@ describe('a listing split into parts', () => {
     const companies = (concurrency: string) => runCli(['--page-size', '200', '--verbose', 'companies', '-t', 'Shopify', '-T', 'Klaviyo', '--concurrency', concurrency, '-f', 'json'], options());
     const [split, single] = [await companies('8'), await companies('1')];
     expect(split.code, split.stderr).toBe(0);
-    expect(split.stderr).toMatch(/as 8 parts walked at once/);
-    expect(single.stderr).not.toMatch(/parts walked at once/);
+    expect(split.stderr).toMatch(/as 8 parts at once/);
+    expect(single.stderr).not.toMatch(/parts at once/);
     expect(JSON.parse(single.stdout).data.length).toBeGreaterThan(1000);
     expect(split.stdout).toBe(single.stdout);
 

@@ -16,7 +16,7 @@ const row = (rank: number, ...stack: string[]): CompanyRow => ({
 });
 
 const META = { source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' }, scope: 's', field_fill_rates: {} };
-const counted = (total: number | undefined, technologies?: unknown): QueryAnswer => ({ kind: 'meta', meta: { ...META, total, ...(technologies === undefined ? {} : { technologies }) } as CompaniesMeta });
+const counted = (total: number | undefined, technologies?: unknown): Extract<QueryAnswer, { kind: 'meta' }> => ({ kind: 'meta', meta: { ...META, total, ...(technologies === undefined ? {} : { technologies }) } as CompaniesMeta });
 const nobody: QueryAnswer = { kind: 'no_match', error: new UnanswerableError('nobody', { code: 'no_match' }) };
 
 describe('how many parts', () => {
