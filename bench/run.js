@@ -30,7 +30,7 @@ const CONFIG = QUICK
       latency: { companies: 20_000, latencyMs: 100, runs: 2 },
       contacts: { companies: 20_000, latencyMs: 200, domains: 1_000, limit: 1000, runs: { 1: 1, 4: 1, 8: 1 }, shellRuns: 1 },
       memory: { companies: 100_000, bigRuns: 1, smallRuns: 2, smallMax: 10_000 },
-      pipeline: { companies: 5_000, runs: 1, concurrency: 4 },
+      pipeline: { sizes: [{ companies: 5_000, runs: 1 }, { companies: 100_000, runs: 1 }], concurrency: 4 },
       xlsx: { companies: 200_000, rows: 100_000, runs: 1 },
       streamInput: { companies: 1_000_000, seniority: 'cxo', runs: 1, slowRuns: 3, pauseMs: 3000 },
     }
@@ -40,7 +40,7 @@ const CONFIG = QUICK
       latency: { companies: 100_000, latencyMs: 100, runs: 3 },
       contacts: { companies: 20_000, latencyMs: 200, domains: 5_000, limit: 1000, runs: { 1: 2, 4: 3, 8: 3 }, shellRuns: 2 },
       memory: { companies: 1_000_000, bigRuns: 2, smallRuns: 3, smallMax: 10_000 },
-      pipeline: { companies: 20_000, runs: 3, concurrency: 4 },
+      pipeline: { sizes: [{ companies: 20_000, runs: 3 }, { companies: 1_000_000, runs: 2 }], concurrency: 4 },
       xlsx: { companies: 200_000, rows: 100_000, runs: 2 },
       streamInput: { companies: 1_000_000, seniority: 'cxo', runs: 2, slowRuns: 5, pauseMs: 3000 },
     };
@@ -502,22 +502,28 @@ function readFirstLine(path) {
 
 async function benchPipeline() {
   const config = CONFIG.pipeline;
-  log(`pipeline: sandbox of ${config.companies.toLocaleString('en-US')} companies`);
-  const sandbox = await startSandbox({ companies: config.companies });
+  const sizes = [];
+  for (const size of config.sizes) sizes.push(await benchPipelineOver(size, config.concurrency));
+  return { concurrency: config.concurrency, sizes };
+}
+
+/** `pipeline -t jQuery` over one sandbox size: wall time, peak RSS, leads and calls. */
+async function benchPipelineOver({ companies, runs: runCount }, concurrency) {
+  log(`pipeline: sandbox of ${companies.toLocaleString('en-US')} companies`);
+  const sandbox = await startSandbox({ companies });
   try {
     const env = prospectEnv(sandbox.url);
     const out = join(scratch, 'leads.csv');
     const runs = [];
-    for (let run = 0; run < config.runs; run++) {
-      log(`pipeline: run ${run + 1}/${config.runs}`);
+    for (let run = 0; run < runCount; run++) {
+      log(`pipeline: ${companies.toLocaleString('en-US')} companies, run ${run + 1}/${runCount}`);
       const before = await sandbox.stats();
-      const result = await measure(node, [BIN, 'pipeline', '--technology', TECHNOLOGY, '--concurrency', String(config.concurrency)], { env, stdout: out });
+      const result = await measure(node, [BIN, 'pipeline', '--technology', TECHNOLOGY, '--concurrency', String(concurrency)], { env, stdout: out, timeoutMs: 3_600_000 });
       const after = await sandbox.stats();
       runs.push({ ...result, companiesCalls: after.companies - before.companies, contactsCalls: after.contacts - before.contacts });
     }
     return {
-      companies: config.companies,
-      concurrency: config.concurrency,
+      companies,
       leads: countLines(out) - 1,
       companiesCalls: runs[0].companiesCalls,
       contactsCalls: runs[0].contactsCalls,
@@ -603,7 +609,9 @@ function report(r) {
     lines.push(`| 4 | Growth, big / small | ${x(mem.growth)} | | ≤ ${TARGETS.rssFlat}× | ${verdict(mem.growth <= TARGETS.rssFlat)} |`);
   }
   const p = r.pipeline;
-  if (p) lines.push(`| 5 | Pipeline, ${int(p.companies)} companies, \`--concurrency ${p.concurrency}\` | ${spread(p.wall, ms)}, peak RSS ${spread(p.rssMb, mb)} | | (reported) | |`);
+  for (const size of p?.sizes ?? []) {
+    lines.push(`| 5 | \`pipeline -t ${TECHNOLOGY}\`, ${int(size.companies)} companies: peak RSS | ${spread(size.rssMb, mb)} (${spread(size.wall, ms)}) | | < ${TARGETS.rssMb} MB | ${verdict(size.rssMb.median < TARGETS.rssMb)} |`);
+  }
   const xl = r.xlsx;
   if (xl) lines.push(`| 6 | Peak RSS, ${int(xl.rows)}-row \`-o list.xlsx\` | ${spread(xl.rssMb, mb)} (${spread(xl.wall, ms)}) | | < ${TARGETS.rssMb} MB | ${verdict(xl.rssMb.median < TARGETS.rssMb)} |`);
   const si = r.streamInput;
@@ -696,7 +704,11 @@ function report(r) {
   if (p) {
     lines.push('## 5. Pipeline end to end');
     lines.push('');
-    lines.push(`\`prospect pipeline --technology ${TECHNOLOGY} --concurrency ${p.concurrency} > leads.csv\` over a sandbox of ${int(p.companies)} companies, default contact options: ${spread(p.wall, ms)}, peak RSS ${spread(p.rssMb, mb)}; ${int(p.leads)} leads from ${p.companiesCalls} companies calls and ${p.contactsCalls} contacts calls.`);
+    lines.push(`\`prospect pipeline --technology ${TECHNOLOGY} --concurrency ${p.concurrency} > leads.csv\`, default contact options, over sandboxes of each size (issue 17: peak RSS under ${TARGETS.rssMb} MB at any size):`);
+    lines.push('');
+    lines.push('| Companies in the sandbox | Leads | Companies calls | Contacts calls | Wall | Peak RSS |');
+    lines.push('|---|---|---|---|---|---|');
+    for (const size of p.sizes) lines.push(`| ${int(size.companies)} | ${int(size.leads)} | ${int(size.companiesCalls)} | ${int(size.contactsCalls)} | ${spread(size.wall, ms)} | ${spread(size.rssMb, mb)} |`);
     lines.push('');
   }
   lines.push('## Running it');

@@ -29,6 +29,7 @@ interface SandboxFlags {
   latencySpike?: number;
   latencySpikeRate?: number;
   rateLimit?: number;
+  recordTraffic?: boolean;
   public?: boolean;
 }
 
@@ -52,6 +53,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--latency-spike <ms>', 'add this delay, on top of --latency, to a share of API requests', integerInRange('--latency-spike', 1, 600_000))
     .option('--latency-spike-rate <p>', `share of API requests (0 to 1) that get --latency-spike (default: ${DEFAULT_SPIKE_RATE_TEXT})`, probability('--latency-spike-rate'))
     .option('--rate-limit <n>', 'requests per second per key; more are answered 429 with Retry-After', integerInRange('--rate-limit', 1, 1_000_000))
+    .option('--record-traffic', `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows with every call)`)
     .option('--public', 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)')
     .showHelpAfterError(false)
     .addHelpText('after', `\nThe base URL is the first line on stdout. Counters: GET ${STATS_PATH} (no key). Stop with Ctrl-C or SIGTERM.\n`)
@@ -113,6 +115,7 @@ function toOptions(flags: SandboxFlags): SandboxOptions {
     latencySpikeMs: flags.latencySpike,
     latencySpikeRate: flags.latencySpikeRate,
     rateLimit: flags.rateLimit,
+    recordTraffic: flags.recordTraffic ?? false,
   };
 }
 

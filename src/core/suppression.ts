@@ -11,10 +11,9 @@ import { resolve } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { normalizeDomain } from '../io/domains.js';
 import { checkEmailSyntax, emailKey } from '../io/emails.js';
-import { collectDomains, collectEmails, type Collected } from '../io/input/entries.js';
+import { domainEntries, emailEntries, streamEntries, type EntryCollector } from '../io/input/entries.js';
 import type { EntryKind } from '../io/input/model.js';
-import { parseRecords } from '../io/input/records.js';
-import { readTextFile } from '../io/input/source.js';
+import { openInputStream } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
 import { countOf } from '../ui/format-count.js';
 import { failOnInputProblems } from './entries-input.js';
@@ -59,22 +58,27 @@ export interface SuppressionRecord {
   emails: ListRecord | null;
 }
 
+/**
+ * One kind of list: its entries' keys as the input reader keeps them (a 64-bit hash each, SeenKeys),
+ * so a list of millions costs 16 MB a million. A key that is not on the list but shares all 64 bits
+ * with one that is (odds about n·m / 2^64 for m lookups) would be kept out and counted as removed.
+ */
 class ExclusionList {
   removed = 0;
   constructor(
     readonly files: string[],
-    private readonly keys: ReadonlySet<string>,
+    private readonly entries: EntryCollector,
   ) {}
 
   /** True when the key is on the list; each counted hit is one row kept out. */
   hit(key: string | undefined, count = true): boolean {
-    if (key === undefined || !this.keys.has(key)) return false;
+    if (key === undefined || !this.entries.hasKey(key)) return false;
     if (count) this.removed += 1;
     return true;
   }
 
   record(removed = this.removed): ListRecord {
-    return { files: this.files, entries: this.keys.size, removed };
+    return { files: this.files, entries: this.entries.accepted, removed };
   }
 }
 
@@ -93,8 +97,8 @@ export class Suppression {
     const standing = kinds.domains || kinds.emails ? await standingLists(ctx) : {};
     const domainFiles = kinds.domains ? withStanding(flags.excludeDomains, standing.excludeDomains) : [];
     const emailFiles = kinds.emails ? withStanding(flags.excludeEmails, standing.excludeEmails) : [];
-    const domains = domainFiles.length > 0 ? new ExclusionList(domainFiles, await readKeys(ctx, domainFiles, 'domain')) : undefined;
-    const emails = emailFiles.length > 0 ? new ExclusionList(emailFiles, await readKeys(ctx, emailFiles, 'email')) : undefined;
+    const domains = domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(ctx, domainFiles, 'domain')) : undefined;
+    const emails = emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(ctx, emailFiles, 'email')) : undefined;
     return new Suppression(domains, emails);
   }
 
@@ -177,43 +181,23 @@ function withStanding(files: string[] | undefined, standing: string | undefined)
   return [...new Set(all.map((file) => resolve(file)))];
 }
 
-/** Every file's entries as match keys: normalised domains, or lower-cased addresses. */
-async function readKeys(ctx: RunContext, files: readonly string[], kind: EntryKind): Promise<Set<string>> {
-  const keys = new Set<string>();
-  let invalid = 0;
+/**
+ * Every file's entries, read as they stream in (a list of any size is never held as text), each
+ * once across the files: normalised domains, or addresses keyed case-insensitively. The entry column
+ * is the first of EXPORT_COLUMNS the file has, so a CRM export needs no --column.
+ */
+async function readList(ctx: RunContext, files: readonly string[], kind: EntryKind): Promise<EntryCollector> {
+  const entries = kind === 'domain' ? domainEntries({ kept: 5 }) : emailEntries({ kept: 5 });
   for (const file of files) {
-    const text = await readTextFile(file);
-    const collected = collectList(text, kind);
-    failOnInputProblems(collected.problems, file);
-    invalid += collected.invalid.length;
-    for (const value of collected.values) keys.add(kind === 'domain' ? value : emailKey(value));
+    const source = openInputStream({ file });
+    if (source === null) throw new UsageError(`${file}: a suppression list is read from a file, not from standard input.`);
+    for await (const entry of streamEntries(source.open(), { kind, columns: EXPORT_COLUMNS[kind] }, entries)) void entry;
+    failOnInputProblems(entries.problems, file, entries.problemCount);
   }
-  if (invalid > 0) {
+  if (entries.invalidCount > 0) {
     const flag = kind === 'domain' ? '--exclude-domains' : '--exclude-emails';
+    const invalid = entries.invalidCount;
     ctx.reporter.warn(`${flag}: ${countOf(invalid, `entry that is not ${kind === 'domain' ? 'a domain' : 'an address'}`, `entries that are not ${kind === 'domain' ? 'domains' : 'addresses'}`)} (they cannot match anything).`);
   }
-  return keys;
-}
-
-/** A list's entries, from the column a CRM export names them by, else as the input reader finds them. */
-export function collectList(text: string, kind: EntryKind): Collected & { values: string[] } {
-  const column = exportColumn(text, kind);
-  if (kind === 'domain') {
-    const { domains, ...rest } = collectDomains(text, { column });
-    return { values: domains, ...rest };
-  }
-  const { emails, ...rest } = collectEmails(text, { column });
-  return { values: emails, ...rest };
-}
-
-/**
- * The first of EXPORT_COLUMNS that the file has as a header (CSV) or field (JSON); undefined for a
- * plain list, which the reader takes line by line.
- */
-function exportColumn(text: string, kind: EntryKind): string | undefined {
-  for (const column of EXPORT_COLUMNS[kind]) {
-    const table = parseRecords(text, { kind, column });
-    if (table.format !== 'lines' && table.column !== null) return column;
-  }
-  return undefined;
+  return entries;
 }

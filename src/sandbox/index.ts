@@ -44,6 +44,8 @@ export interface SandboxOptions {
   latencySpikeRate?: number;
   /** Requests per second per key; undefined: no limit. */
   rateLimit?: number;
+  /** Keep every domain /contacts was asked for and every address charged, listed by /_sandbox/stats. */
+  recordTraffic?: boolean;
 }
 
 /** Share of requests spiked when only the spike's length is given. */
@@ -65,7 +67,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const config = resolveOptions(options);
   const dataset = buildDataset({ companies: config.companies, seed: config.seed });
   const identity = sandboxIdentity(config.seed, config.companies);
-  const stats = new StatsCounter(identity);
+  const stats = new StatsCounter(identity, config.recordTraffic);
   const contacts = new ContactStore(dataset, config.asOf);
   const http = createSandboxServer({
     routes: {
@@ -122,6 +124,7 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
     latencySpikeMs,
     latencySpikeRate: o.latencySpikeRate ?? (latencySpikeMs > 0 ? DEFAULT_LATENCY_SPIKE_RATE : 0),
     rateLimit: o.rateLimit,
+    recordTraffic: o.recordTraffic ?? false,
   };
   const check = (ok: boolean, message: string) => {
     if (!ok) throw new RangeError(`sandbox: ${message}`);

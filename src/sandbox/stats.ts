@@ -1,7 +1,9 @@
 /**
  * Counters behind GET /_sandbox/stats: requests by endpoint, verify units by plan, injected faults by
- * kind, and which domains /contacts was asked for and which addresses a unit was charged for (so a
- * test can prove that a suppressed company or address never reached the service).
+ * kind, and, when the sandbox records its traffic (`--record-traffic`), which domains /contacts was
+ * asked for and which addresses a unit was charged for (so a test can prove that a suppressed company
+ * or address never reached the service). Recording is opt-in because those sets grow with every call:
+ * hundreds of thousands of strings over a 1,000,000-company run, and megabytes in each stats answer.
  */
 import type { Plan } from './auth.js';
 import { FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
@@ -19,10 +21,10 @@ export interface SandboxStats {
   rows: { companies: number; contacts: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
-  /** Every domain any /contacts call carried, distinct and sorted. */
-  contacts_domains: string[];
-  /** Every address a verify unit was charged for (lower-cased), distinct and sorted. */
-  verified_emails: string[];
+  /** With --record-traffic: every domain any /contacts call carried, distinct and sorted. */
+  contacts_domains?: string[];
+  /** With --record-traffic: every address a verify unit was charged for (lower-cased), distinct and sorted. */
+  verified_emails?: string[];
 }
 
 /**
@@ -34,10 +36,15 @@ export function sandboxIdentity(seed: number, companies: number): string {
 }
 
 export class StatsCounter {
-  constructor(private readonly identity: string) {}
+  /** The traffic kept for the stats' lists; undefined when the sandbox does not record it. */
+  private readonly traffic: { contactsDomains: Set<string>; verifiedEmails: Set<string> } | undefined;
 
-  private readonly contactsDomains = new Set<string>();
-  private readonly verifiedEmails = new Set<string>();
+  constructor(
+    private readonly identity: string,
+    recordTraffic = false,
+  ) {
+    this.traffic = recordTraffic ? { contactsDomains: new Set(), verifiedEmails: new Set() } : undefined;
+  }
 
   private readonly state: Omit<SandboxStats, 'identity' | 'contacts_domains' | 'verified_emails'> = {
     requests: { total: 0, companies: 0, countries: 0, contacts: 0, verify: 0, other: 0 },
@@ -57,12 +64,12 @@ export class StatsCounter {
 
   /** The domains of one /contacts call that was answered. */
   countContactsDomains(domains: readonly string[]): void {
-    for (const domain of domains) this.contactsDomains.add(domain);
+    if (this.traffic) for (const domain of domains) this.traffic.contactsDomains.add(domain);
   }
 
   /** Charges one verify unit to the plan for `address`; returns the plan's units used so far. */
   chargeUnit(plan: Plan, address: string): number {
-    this.verifiedEmails.add(address);
+    this.traffic?.verifiedEmails.add(address);
     return ++this.state.units[plan];
   }
 
@@ -77,8 +84,10 @@ export class StatsCounter {
       rows: { ...this.state.rows },
       units: { ...this.state.units },
       faults: { ...this.state.faults },
-      contacts_domains: [...this.contactsDomains].sort(),
-      verified_emails: [...this.verifiedEmails].sort(),
+      ...(this.traffic && {
+        contacts_domains: [...this.traffic.contactsDomains].sort(),
+        verified_emails: [...this.traffic.verifiedEmails].sort(),
+      }),
     };
   }
 }

@@ -80,12 +80,14 @@ describe('prospect count', () => {
   });
 
   it('prints the counts as CSV in a pipe, and a Free key gets contacts too', async () => {
-    const growth = await count(['-t', 'Shopify', '-t', 'Klaviyo']);
+    const growth = await count(['-t', 'Shopify', '-t', 'Klaviyo', '--verbose']);
     const free = await count(['-t', 'Shopify', '-t', 'Klaviyo'], SANDBOX_KEYS.free);
     expect(free.code, free.stderr).toBe(0);
     const expected = await independentCount(sets[1]!);
     expect(free.stdout).toBe(`companies,contacts\n${expected.companies},${expected.contacts}\n`);
     expect(growth.stdout).toBe(free.stdout);
+    // With --verbose a pipe gets the notes too: how it was counted is a line of its own, after the provenance.
+    expect(growth.stderr.split('\n')).toContain('Counted by the service.');
   });
 
   it('--by country: one call per country the service lists, shares of the set, CSV in a pipe', async () => {
@@ -109,7 +111,7 @@ describe('prospect count', () => {
   });
 
   it('--by industry walks the set, --top 3 adds an "other" row, and labels contacts as not available (CSV and meta)', async () => {
-    const [csv, json] = await Promise.all([count(['-t', 'Shopify', '--by', 'industry', '--top', '3']), count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json'])]);
+    const [csv, json] = await Promise.all([count(['-t', 'Shopify', '--by', 'industry', '--top', '3']), count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json', '--verbose'])]);
     expect(json.code, json.stderr).toBe(0);
     const document = JSON.parse(json.stdout);
     const rows = await allCompanies(sandbox.url, key, { technology: 'Shopify' });
@@ -122,6 +124,7 @@ describe('prospect count', () => {
     expect(document.meta).toMatchObject({ counted_by: 'walk', exact: { companies: true, contacts: false }, segment_contacts: { available: false } });
     expect(document.meta.segment_contacts.reason).toContain('cannot filter companies by industry');
     expect(json.stderr).toContain('warning: contacts per industry are not available');
+    expect(json.stderr.split('\n')).toContain('Counted by walking the set.');
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.trim().split('\n').slice(1)).toEqual(document.data.map((row: { industry: string; companies: number }) => `${row.industry},${row.companies},n/a,${Math.round((row.companies / rows.length) * 10_000) / 10_000}`));
   });

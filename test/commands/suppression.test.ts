@@ -28,7 +28,7 @@ const prospect = (args: string[], env: Record<string, string> = {}) =>
 const distinct = (values: string[]) => [...new Set(values)];
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ companies: 3_000 });
+  sandbox = await startTestSandbox({ companies: 3_000, recordTraffic: true });
   work = await scratchDir();
   listed = (await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country: 'united states' })).map((row) => row.domain as string);
   expect(listed.length).toBeGreaterThan(10);

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectList, Suppression } from '../../src/core/suppression.js';
+import { Suppression } from '../../src/core/suppression.js';
 import type { RunContext } from '../../src/runtime/context.js';
 import { scratchDir } from '../helpers/cli.js';
 
@@ -11,7 +11,15 @@ async function context(warnings: string[] = []): Promise<RunContext> {
   return { env: { PROSPECT_CONFIG_DIR: config }, reporter: { warn: (line: string) => warnings.push(line), caveat: () => {} } } as unknown as RunContext;
 }
 
-describe('collectList: the files a CRM exports, and every shape the input reader reads', () => {
+/** A suppression list loaded from a file holding `text`. */
+async function listOf(text: string, kind: 'domain' | 'email'): Promise<Suppression> {
+  const file = join(await scratchDir(), 'list');
+  await writeFile(file, text);
+  const flags = kind === 'domain' ? { excludeDomains: [file] } : { excludeEmails: [file] };
+  return Suppression.load(await context(), flags, { domains: true, emails: true });
+}
+
+describe('the files a CRM exports, and every shape the input reader reads', () => {
   it.each([
     ['a Salesforce export: Website, BOM, CRLF, URLs, capitals', '\uFEFFAccount Name,Website\r\nAcme,https://www.ACME.com/about\r\nBeta,beta.io\r\n'],
     ['a HubSpot export: Company Domain Name among other columns', 'Name,Company Domain Name,Owner\nAcme,acme.com,ann\nBeta,WWW.Beta.io,bob\n'],
@@ -19,16 +27,20 @@ describe('collectList: the files a CRM exports, and every shape the input reader
     ['a plain list with a comment', '# customers\nacme.com\nhttps://beta.io/\n'],
     ['JSON with a website field', '[{"name":"Acme","website":"https://acme.com"},{"name":"Beta","website":"beta.io"}]'],
     ['what prospect companies writes (JSON)', '{"data":[{"domain":"acme.com"},{"domain":"beta.io"}],"meta":{}}'],
-  ])('%s', (_name, text) => {
-    expect(collectList(text, 'domain').values).toEqual(['acme.com', 'beta.io']);
+  ])('%s', async (_name, text) => {
+    const list = await listOf(text, 'domain');
+    expect(list.record().domains?.entries).toBe(2);
+    expect(['acme.com', 'beta.io', 'gamma.com'].map((domain) => list.keepsDomain(domain))).toEqual([false, false, true]);
   });
 
   it.each([
     ['an Email column in any case', 'First Name,EMAIL\r\nAda,Ada@Example.com\r\n'],
     ['an Email Address column', 'Email Address;Name\nAda@Example.com;Ada\n'],
     ['a plain list', 'Ada@Example.com\n'],
-  ])('addresses: %s', (_name, text) => {
-    expect(collectList(text, 'email').values).toEqual(['Ada@example.com']);
+  ])('addresses: %s', async (_name, text) => {
+    const list = await listOf(text, 'email');
+    expect(list.record().emails?.entries).toBe(1);
+    expect(['ada@example.com', 'bob@example.com'].map((email) => list.keepsEmail(email))).toEqual([false, true]);
   });
 });
 

@@ -115,4 +115,22 @@ describe('robustness', () => {
     });
     expect(sandbox.stats()).toEqual(after);
   });
+
+  it('lists the domains /contacts carried and the addresses charged only with --record-traffic', async () => {
+    await call(sandbox.url, '/api/v1/contacts?domain=a.com', { key: SANDBOX_KEYS.growth });
+    const plain = (await call(sandbox.url, '/_sandbox/stats')).body;
+    expect(plain).not.toHaveProperty('contacts_domains');
+    expect(plain).not.toHaveProperty('verified_emails');
+
+    const recording = await startTestSandbox({ companies: 1_000, recordTraffic: true });
+    try {
+      await call(recording.url, '/api/v1/contacts?domain=b.com,a.com', { key: SANDBOX_KEYS.growth });
+      await call(recording.url, `/api/v1/verify?email=${encodeURIComponent('Someone@Example.com')}`, { key: SANDBOX_KEYS.growth });
+      const stats = (await call(recording.url, '/_sandbox/stats')).body;
+      expect(stats.contacts_domains).toEqual(['a.com', 'b.com']);
+      expect(stats.verified_emails).toEqual(['someone@example.com']);
+    } finally {
+      await recording.close();
+    }
+  });
 });

@@ -255,8 +255,9 @@ function queryParameters(query: CompanyQuery): Record<string, unknown> {
 
 function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): void {
   const { size, breakdown } = counted;
-  const method = (breakdown ? breakdown.byService : size.byService) ? 'counted by the service' : 'counted by walking the set';
-  ctx.reporter.info([provenanceLine(size.meta), method].filter(Boolean).join(' · '));
+  const provenance = provenanceLine(size.meta);
+  if (provenance) ctx.reporter.info(provenance);
+  ctx.reporter.info((breakdown ? breakdown.byService : size.byService) ? 'Counted by the service.' : 'Counted by walking the set.');
   const notCounted = breakdown ? breakdownRows(breakdown, options.top).filter((row) => row.contacts === undefined) : [];
   if (breakdown && notCounted.some((row) => !row.other)) {
     ctx.reporter.caveat(

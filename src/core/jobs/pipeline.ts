@@ -155,7 +155,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
       const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
       const split = splitOptions(ctx.reporter, options.filters, settings.concurrency);
-      const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split });
+      const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
+      const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split, excludedAfterLast });
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.

@@ -25,6 +25,11 @@ export interface ListingLimits {
   max?: number;
   /** Split a long listing into parts walked at once (company-partition.ts); its --max is `max`. */
   split?: SplitOptions;
+  /**
+   * The companies `accept` left out after the last one listed (the set's last pages, or all of it):
+   * no item is left to carry them, so they are handed over here once the listing ends.
+   */
+  excludedAfterLast?: (excluded: number) => void;
 }
 
 /**
@@ -75,4 +80,5 @@ export async function* listCompanies(
     }
     if (capped) return;
   }
+  if (excluded > 0) limits.excludedAfterLast?.(excluded);
 }

@@ -8,7 +8,7 @@ const DEFAULT_COLUMNS: Record<EntryKind, readonly string[]> = {
 };
 
 export function columnCandidates(options: ParseOptions): readonly string[] {
-  return options.column === undefined ? DEFAULT_COLUMNS[options.kind] : [options.column];
+  return options.column === undefined ? (options.columns ?? DEFAULT_COLUMNS[options.kind]) : [options.column];
 }
 
 /** The name a plain list's single column gets, so every format has a header. */

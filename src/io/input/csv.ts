@@ -1,9 +1,7 @@
 /** CSV (or TSV, or semicolon-separated) with a header row, read by csv-parse. */
 import { parse as parseCsv, type Options as CsvOptions } from 'csv-parse/sync';
 import { neutralizeFormula } from '../formula.js';
-import { columnNotFound, findColumn } from './columns.js';
-import type { InputProblem, InputRow, InputTable, ParseOptions } from './model.js';
-import { firstContentLine } from './text.js';
+import type { InputProblem, InputRow } from './model.js';
 
 // The most frequent wins; on a tie the earlier one, as a tab in a header is never an accident.
 const DELIMITERS = ['\t', ',', ';'] as const;
@@ -49,21 +47,9 @@ export function firstCsvRecord(text: string, delimiter: string): CsvRecord | nul
   return first;
 }
 
-export function csvTable(text: string, options: ParseOptions): InputTable {
-  const delimiter = guessDelimiter(firstContentLine(text)?.text ?? '') ?? ',';
-  const headerLine = firstCsvRecord(text, delimiter)?.line;
-  const rows: InputRow[] = [];
-  const problems: InputProblem[] = [];
-  const reader = csvRecordReader(delimiter, headerLine, (row) => rows.push(row), (problem) => problems.push(problem));
-  parseCsv(text, reader.options);
-  const column = findColumn(reader.header, options);
-  if (column === null) problems.unshift(columnNotFound(reader.header, options, headerLine ?? 1));
-  return { format: 'csv', header: reader.header, column, rows, problems };
-}
-
 /**
- * csv-parse's options for reading records with their lines, the same for a whole text (csvTable)
- * and for a stream (stream.ts): each row goes to `onRow`, each unreadable record to `onProblem`.
+ * csv-parse's options for reading records with their lines as a stream (stream.ts): each row goes
+ * to `onRow`, each unreadable record to `onProblem`.
  * `headerLine` is where the header record starts (firstCsvRecord), for a problem before any row.
  */
 export function csvRecordReader(delimiter: string, headerLine: number | undefined, onRow: (row: InputRow) => void, onProblem: (problem: InputProblem) => void) {

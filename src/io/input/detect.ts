@@ -7,18 +7,10 @@ import { isRecord } from '../../util/is-record.js';
 import { parseJson } from './json.js';
 import { unquote } from './lines.js';
 import type { EntryKind, InputFormat, ParseOptions } from './model.js';
-import { firstContentLine } from './text.js';
-
-export function detectFormat(text: string, options: ParseOptions): InputFormat {
-  const first = firstContentLine(text);
-  if (first?.text.startsWith('{') && parseJson(text).ok) return 'json';
-  return detectFromFirstLine(first?.text ?? null, options);
-}
 
 /**
  * The format told from the first non-blank line alone (trimmed; null when there is none), which
- * is all a stream has before it must start: what a whole text adds is only that a one-line JSON
- * document is JSON, and the two read the same.
+ * is all a stream has before it must start.
  */
 export function detectFromFirstLine(first: string | null, options: ParseOptions): InputFormat {
   if (first === null) return 'lines';

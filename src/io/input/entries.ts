@@ -3,17 +3,8 @@ import { normalizeDomain } from '../domains.js';
 import { checkEmailSyntax, emailKey } from '../emails.js';
 import { shortForMessage } from './columns.js';
 import type { EntryKind, InputFormat, InputProblem, ParseOptions } from './model.js';
-import { parseRecords } from './records.js';
 import { SeenKeys } from './seen-keys.js';
 import { streamEntryValues, type EntryStreamSink } from './stream.js';
-
-export interface ParsedEntries {
-  entries: Array<{ value: string; line: number }>;
-  format: InputFormat;
-  problems: InputProblem[];
-  /** Rows whose entry cell is empty (a contact without an email): skipped, not an error. */
-  blanks: number;
-}
 
 /** `kind` is implied by the function; callers may still spell it out. */
 export type CollectOptions<K extends EntryKind> = Omit<ParseOptions, 'kind'> & { kind?: K };
@@ -40,32 +31,6 @@ export interface CollectedDomains extends Collected {
 export interface CollectedEmails extends Collected {
   /** Syntax-checked, unique by `emailKey`, in first-seen order (the first spelling is kept). */
   emails: string[];
-}
-
-/** The raw values of the entry column, with their lines; rows with an empty cell are counted. */
-export function parseEntries(text: string, options: ParseOptions): ParsedEntries {
-  const table = parseRecords(text, options);
-  const entries: ParsedEntries['entries'] = [];
-  let blanks = 0;
-  const { column } = table;
-  if (column !== null) {
-    for (const row of table.rows) {
-      const value = row.record[column] ?? '';
-      if (value.trim() === '') blanks += 1;
-      else entries.push({ value, line: row.line });
-    }
-  }
-  return { entries, format: table.format, problems: table.problems, blanks };
-}
-
-export function collectDomains(text: string, options: CollectOptions<'domain'> = {}): CollectedDomains {
-  const { values, ...rest } = collect(parseEntries(text, { ...options, kind: 'domain' }), domainEntries());
-  return { domains: values, ...rest };
-}
-
-export function collectEmails(text: string, options: CollectOptions<'email'> = {}): CollectedEmails {
-  const { values, ...rest } = collect(parseEntries(text, { ...options, kind: 'email' }), emailEntries());
-  return { emails: values, ...rest };
 }
 
 /** `line 7: "http//foo" is not a domain (no dot)` */
@@ -133,6 +98,11 @@ export class EntryCollector implements EntryStreamSink {
     return result.value;
   }
 
+  /** True when an accepted entry had this key (a normalised domain, an emailKey); see SeenKeys for the odds of a false yes. */
+  hasKey(key: string): boolean {
+    return this.seen.has(key);
+  }
+
   problem(problem: InputProblem): void {
     this.problemCount += 1;
     if (this.problems.length < this.limits.kept) this.problems.push(problem);
@@ -147,7 +117,7 @@ export class EntryCollector implements EntryStreamSink {
   }
 }
 
-/** The accepted entries of a text as it arrives (collectDomains and collectEmails, for a stream). */
+/** The accepted entries of a text as it arrives. */
 export async function* streamEntries(chunks: AsyncIterable<string>, options: ParseOptions, collector: EntryCollector): AsyncGenerator<string> {
   for await (const { value, line } of streamEntryValues(chunks, options, collector)) {
     const accepted = collector.accept(value, line);
@@ -155,11 +125,3 @@ export async function* streamEntries(chunks: AsyncIterable<string>, options: Par
   }
 }
 
-function collect(parsed: ParsedEntries, collector: EntryCollector): Collected & { values: string[] } {
-  const values: string[] = [];
-  for (const { value, line } of parsed.entries) {
-    const accepted = collector.accept(value, line);
-    if (accepted !== null) values.push(accepted);
-  }
-  return { values, invalid: collector.invalid, duplicates: collector.duplicates, blanks: parsed.blanks, problems: parsed.problems, format: parsed.format };
-}

@@ -16,7 +16,7 @@ export function parseJson(text: string): JsonResult {
   }
 }
 
-export interface JsonValueAt {
+interface JsonValueAt {
   line: number;
   value: unknown;
 }
@@ -46,7 +46,7 @@ function recordElements(value: unknown): unknown[] | null {
 }
 
 /** Objects become rows of their fields (as text); bare strings become the entry itself. */
-export function tableFromJsonValues(format: InputFormat, values: readonly JsonValueAt[], options: ParseOptions): InputTable {
+function tableFromJsonValues(format: InputFormat, values: readonly JsonValueAt[], options: ParseOptions): InputTable {
   const objects = values.filter((item) => isRecord(item.value));
   const header = uniqueFieldNames(objects.map((item) => item.value as Record<string, unknown>));
   const objectColumn = findColumn(header, options);

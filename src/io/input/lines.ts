@@ -1,16 +1,5 @@
 /** A plain list: one entry a line, the way people paste them. */
-import { listColumnName } from './columns.js';
-import type { InputRow, InputTable, ParseOptions } from './model.js';
-
-export function linesTable(text: string, options: ParseOptions): InputTable {
-  const column = listColumnName(options);
-  const rows: InputRow[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const row = listRow(raw, index + 1, column);
-    if (row !== null) rows.push(row);
-  });
-  return { format: 'lines', header: [column], column, rows, problems: [] };
-}
+import type { InputRow } from './model.js';
 
 /** One line of a plain list as a row of its one column; null for a blank or a comment. */
 export function listRow(raw: string, line: number, column: string): InputRow | null {

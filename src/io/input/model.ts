@@ -23,6 +23,8 @@ export interface ParseOptions {
   kind: EntryKind;
   /** `--domain-column` / `--email-column`: the column (CSV) or field (JSON) holding the entries. */
   column?: string;
+  /** Without `column`: the names the entry column may have, tried in order (a CRM export's spellings). */
+  columns?: readonly string[];
   /** Skips detection, e.g. `'lines'` for command-line arguments. */
   format?: InputFormat;
 }

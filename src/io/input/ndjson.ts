@@ -1,26 +1,13 @@
 /** NDJSON: one JSON value a line; a broken line is reported by its number, the others are read. */
 import { isRecord } from '../../util/is-record.js';
 import { columnNotFound, findColumn, listColumnName } from './columns.js';
-import { cellText, parseJson, recordOfText, tableFromJsonValues, type JsonValueAt } from './json.js';
-import type { InputProblem, InputRow, InputTable, ParseOptions } from './model.js';
-
-export function ndjsonTable(text: string, options: ParseOptions): InputTable {
-  const values: JsonValueAt[] = [];
-  const problems: InputProblem[] = [];
-  text.split('\n').forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    const parsed = parseJson(raw);
-    if (parsed.ok) values.push({ line: index + 1, value: parsed.value });
-    else problems.push({ line: index + 1, message: `not valid JSON (${parsed.error})` });
-  });
-  const table = tableFromJsonValues('ndjson', values, options);
-  return { ...table, problems: [...problems, ...table.problems].sort((a, b) => a.line - b.line) };
-}
+import { cellText, parseJson, recordOfText } from './json.js';
+import type { InputProblem, InputRow, ParseOptions } from './model.js';
 
 /**
- * NDJSON as it arrives, one line at a time. A whole text's header is every field of every object
- * (ndjsonTable); a stream cannot wait for the last object, so the entry column is the one the
- * first object has, and strings before any object are entries of the list's own column.
+ * NDJSON as it arrives, one line at a time. A stream cannot wait for the last object, so the entry
+ * column is the one the first object has, and strings before any object are entries of the list's
+ * own column; the header grows with every field seen.
  */
 export class NdjsonLineReader {
   private column: string | null | undefined;

@@ -27,34 +27,43 @@ export class SeenKeys {
   /** Adds the key; false when it (or, with the odds above, a key with the same hash) was there already. */
   add(key: string): boolean {
     const [high, low] = hash64(key);
-    if (this.insert(high, low)) {
-      this.count += 1;
-      if (this.count * 2 > this.high.length) this.grow();
-      return true;
-    }
-    return false;
+    const slot = this.slotOf(high, low);
+    if (this.used(slot)) return false;
+    this.high[slot] = high;
+    this.low[slot] = low;
+    this.count += 1;
+    if (this.count * 2 > this.high.length) this.grow();
+    return true;
   }
 
-  private insert(high: number, low: number): boolean {
+  /** True when the key (or, with the odds above, a key with the same hash) was added. */
+  has(key: string): boolean {
+    const [high, low] = hash64(key);
+    return this.used(this.slotOf(high, low));
+  }
+
+  /** The slot holding this hash, or the empty slot where it would go (linear probing; never full). */
+  private slotOf(high: number, low: number): number {
     const mask = this.high.length - 1;
-    for (let slot = (low ^ high) & mask; ; slot = (slot + 1) & mask) {
-      const slotHigh = this.high[slot]!;
-      const slotLow = this.low[slot]!;
-      if (slotHigh === 0 && slotLow === 0) {
-        this.high[slot] = high;
-        this.low[slot] = low;
-        return true;
-      }
-      if (slotHigh === high && slotLow === low) return false;
-    }
+    let slot = (low ^ high) & mask;
+    while (this.used(slot) && (this.high[slot] !== high || this.low[slot] !== low)) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private used(slot: number): boolean {
+    return this.high[slot] !== 0 || this.low[slot] !== 0;
   }
 
   private grow(): void {
     const [oldHigh, oldLow] = [this.high, this.low];
     this.high = new Uint32Array(oldHigh.length * 2);
     this.low = new Uint32Array(oldLow.length * 2);
-    for (let slot = 0; slot < oldHigh.length; slot += 1) {
-      if (oldHigh[slot] !== 0 || oldLow[slot] !== 0) this.insert(oldHigh[slot]!, oldLow[slot]!);
+    for (let old = 0; old < oldHigh.length; old += 1) {
+      const [high, low] = [oldHigh[old]!, oldLow[old]!];
+      if (high === 0 && low === 0) continue;
+      const slot = this.slotOf(high, low);
+      this.high[slot] = high;
+      this.low[slot] = low;
     }
   }
 }

@@ -1,7 +1,7 @@
 /** Where a command's input text comes from: its arguments, a file, or standard input. */
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -89,15 +89,6 @@ async function* decodedChunks(stream: NodeJS.ReadableStream): AsyncGenerator<str
   }
   const rest = decoder.decode();
   if (rest !== '') yield rest;
-}
-
-/** Reads a small UTF-8 file whole (a suppression list); a missing or unreadable file is the user's to fix, so a usage error. */
-export async function readTextFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${fileErrorReason(error)}`);
-  }
 }
 
 function fileErrorReason(error: unknown): string {

@@ -27,7 +27,7 @@ export interface EntryValue {
   line: number;
 }
 
-/** The raw values of the entry column, as they arrive (parseEntries, for a stream). */
+/** The raw values of the entry column, as they arrive; rows with an empty cell are counted as blanks. */
 export async function* streamEntryValues(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): AsyncGenerator<EntryValue> {
   const reader = await streamRows(chunks, options, sink, { entryOnly: true });
   for await (const row of reader.rows) {
@@ -39,7 +39,7 @@ export async function* streamEntryValues(chunks: AsyncIterable<string>, options:
   }
 }
 
-/** An input's rows as they arrive (parseRecords, for a stream). */
+/** An input's rows as they arrive. */
 export interface RowStream {
   format: InputFormat;
   rows: AsyncIterable<InputRow>;
@@ -100,7 +100,7 @@ function jsonRows(text: AsyncIterable<string>, options: ParseOptions, sink: Entr
   return { rows: rows(), column: () => column, header: () => header };
 }
 
-/** CSV through csv-parse's stream parser, with the same options and line numbers as csvTable. */
+/** CSV through csv-parse's stream parser (csvRecordReader's options), rows with the lines they start on. */
 function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): RowReader {
   const delimiter = guessDelimiter(peeked.firstLine ?? '') ?? ',';
   const headerLine = firstCsvRecord(peeked.head, delimiter)?.line;
@@ -162,8 +162,9 @@ export async function* linesOf(text: AsyncIterable<string>): AsyncGenerator<stri
 const BOM = '\uFEFF';
 
 /**
- * normalizeText for a stream: no BOM, `\n` for CRLF and lone CR alike. A chunk ending in `\r`
- * keeps it back until the next chunk says whether a `\n` follows.
+ * No BOM, and `\n` for CRLF and lone CR alike, so line numbers match what an editor shows (done once
+ * for every format: detection and JSON.parse need it as much as the CSV reader). A chunk ending in
+ * `\r` keeps it back until the next chunk says whether a `\n` follows.
  */
 export async function* normalizedChunks(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   let started = false;

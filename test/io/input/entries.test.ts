@@ -5,10 +5,10 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/exit-codes.js';
 import { renderCsv } from '../../helpers/csv.js';
+import { collectDomains, collectEmails, entryValues, readTable } from '../../helpers/input.js';
 import { scratchDir } from '../../helpers/scratch.js';
-import { collectDomains, collectEmails, formatInvalidEntry, parseEntries } from '../../../src/io/input/entries.js';
+import { formatInvalidEntry } from '../../../src/io/input/entries.js';
 import { formatProblem } from '../../../src/io/input/model.js';
-import { parseRecords } from '../../../src/io/input/records.js';
 import { openInputStream, type InputSource } from '../../../src/io/input/source.js';
 
 /** The whole input of a source, as a command would read it, or null when there is none. */
@@ -41,15 +41,15 @@ function company(domain: string, name: string): Record<string, unknown> {
 }
 
 describe('plain lines', () => {
-  it('ignores blank lines and comments, tolerates quotes and trailing commas', () => {
+  it('ignores blank lines and comments, tolerates quotes and trailing commas', async () => {
     const text = ['# prospects for Q3', '', 'acme.com', '  "foo.com",', "'bar.com'", 'baz.com;', 'qux.com  # the big one', '   ', ''].join('\n');
-    const result = collectDomains(text);
+    const result = await collectDomains(text);
     expect(result).toMatchObject({ format: 'lines', domains: ['acme.com', 'foo.com', 'bar.com', 'baz.com', 'qux.com'], invalid: [], problems: [] });
   });
 
-  it('reports junk with the line numbers of the original text', () => {
+  it('reports junk with the line numbers of the original text', async () => {
     const text = 'acme.com\n\nhttp//foo\nbob@acme.com\n# note\n1.2.3.4\nfoo bar.com\n';
-    expect(collectDomains(text).invalid).toEqual([
+    expect((await collectDomains(text)).invalid).toEqual([
       { line: 3, value: 'http//foo', reason: 'no dot' },
       { line: 4, value: 'bob@acme.com', reason: 'an email address, not a domain' },
       { line: 6, value: '1.2.3.4', reason: 'an IP address, not a domain' },
@@ -57,28 +57,28 @@ describe('plain lines', () => {
     ]);
   });
 
-  it('drops duplicates after normalisation, keeping the first-seen order', () => {
+  it('drops duplicates after normalisation, keeping the first-seen order', async () => {
     const text = 'b.com\nhttps://www.A.com/x\nwww.b.com\na.com\nc.com\nB.COM.\n';
-    expect(collectDomains(text)).toMatchObject({ domains: ['b.com', 'a.com', 'c.com'], duplicates: 3 });
+    expect(await collectDomains(text)).toMatchObject({ domains: ['b.com', 'a.com', 'c.com'], duplicates: 3 });
   });
 
-  it('counts CRLF and lone CR as one line break each', () => {
-    expect(parseEntries('a.com\r\n\r\nb.com\rc.com\r\n', { kind: 'domain' }).entries).toEqual([
+  it('counts CRLF and lone CR as one line break each', async () => {
+    expect((await entryValues('a.com\r\n\r\nb.com\rc.com\r\n', { kind: 'domain' }))).toEqual([
       { value: 'a.com', line: 1 },
       { value: 'b.com', line: 3 },
       { value: 'c.com', line: 4 },
     ]);
   });
 
-  it('returns nothing, without problems, for empty input', () => {
+  it('returns nothing, without problems, for empty input', async () => {
     for (const text of ['', '\n\n', '\uFEFF', '  \r\n']) {
-      expect(collectDomains(text)).toMatchObject({ domains: [], invalid: [], problems: [], format: 'lines' });
+      expect(await collectDomains(text)).toMatchObject({ domains: [], invalid: [], problems: [], format: 'lines' });
     }
   });
 
-  it('reads a list of a few thousand email addresses, case-insensitively unique', () => {
+  it('reads a list of a few thousand email addresses, case-insensitively unique', async () => {
     const text = 'Jane@Acme.com\njane@acme.com\nbad@\nbob@acme.com\n';
-    expect(collectEmails(text)).toMatchObject({
+    expect(await collectEmails(text)).toMatchObject({
       format: 'lines',
       emails: ['Jane@acme.com', 'bob@acme.com'],
       duplicates: 1,
@@ -86,16 +86,16 @@ describe('plain lines', () => {
     });
   });
 
-  it('treats command-line arguments as lines whatever they look like', () => {
-    expect(collectDomains('domain\nacme.com', { format: 'lines' })).toMatchObject({ domains: ['acme.com'], invalid: [{ line: 1, value: 'domain' }] });
-    expect(collectDomains('domain\nacme.com')).toMatchObject({ domains: ['acme.com'], invalid: [], format: 'csv' });
+  it('treats command-line arguments as lines whatever they look like', async () => {
+    expect(await collectDomains('domain\nacme.com', { format: 'lines' })).toMatchObject({ domains: ['acme.com'], invalid: [{ line: 1, value: 'domain' }] });
+    expect(await collectDomains('domain\nacme.com')).toMatchObject({ domains: ['acme.com'], invalid: [], format: 'csv' });
   });
 });
 
 describe('CSV', () => {
-  it('reads a CSV with a BOM and CRLF line endings', () => {
+  it('reads a CSV with a BOM and CRLF line endings', async () => {
     const text = '\uFEFFname,Domain\r\nAcme,acme.com\r\n"Foo, Inc.",https://www.foo.com/\r\n\r\nJunk,not_a_domain\r\n';
-    expect(collectDomains(text)).toEqual({
+    expect(await collectDomains(text)).toEqual({
       format: 'csv',
       domains: ['acme.com', 'foo.com'],
       invalid: [{ line: 5, value: 'not_a_domain', reason: 'contains "_"' }],
@@ -105,60 +105,60 @@ describe('CSV', () => {
     });
   });
 
-  it('reads what `prospect companies` writes, formula-escaped cells included', () => {
+  it('reads what `prospect companies` writes, formula-escaped cells included', async () => {
     const text = [
       COMPANIES_HEADER,
       'acme.com,Acme,11-50,Software,DE,1000,\'+49 30 1234567,,2,React;Stripe',
       'foo.com,"\'=HYPERLINK(""x"")",51-200,Retail,FR,2000,,https://www.linkedin.com/company/foo,1,Shopify',
       '',
     ].join('\n');
-    expect(collectDomains(text).domains).toEqual(['acme.com', 'foo.com']);
-    const table = parseRecords(text, { kind: 'domain' });
+    expect((await collectDomains(text)).domains).toEqual(['acme.com', 'foo.com']);
+    const table = await readTable(text, { kind: 'domain' });
     expect(table.header).toEqual(COMPANIES_HEADER.split(','));
     expect(table.rows[0]?.record['phone']).toBe('+49 30 1234567');
     expect(table.rows[1]?.record['company_name']).toBe('=HYPERLINK("x")');
   });
 
-  it('gives each record the line it starts on, even after a quoted multi-line cell', () => {
+  it('gives each record the line it starts on, even after a quoted multi-line cell', async () => {
     const text = 'domain,notes\nacme.com,"line one\nline two\nline three"\nbad_domain,x\n';
-    expect(collectDomains(text).invalid).toEqual([{ line: 5, value: 'bad_domain', reason: 'contains "_"' }]);
-    expect(parseRecords(text, { kind: 'domain' }).rows.map((row) => row.line)).toEqual([2, 5]);
+    expect((await collectDomains(text)).invalid).toEqual([{ line: 5, value: 'bad_domain', reason: 'contains "_"' }]);
+    expect((await readTable(text, { kind: 'domain' })).rows.map((row) => row.line)).toEqual([2, 5]);
   });
 
-  it('detects semicolon and tab delimiters', () => {
-    expect(collectDomains('Name;Domain\nAcme;acme.com\n"A;B";b.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com', 'b.com'] });
-    expect(collectDomains('name\tdomain\nAcme, Inc\tacme.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com'] });
+  it('detects semicolon and tab delimiters', async () => {
+    expect(await collectDomains('Name;Domain\nAcme;acme.com\n"A;B";b.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com', 'b.com'] });
+    expect(await collectDomains('name\tdomain\nAcme, Inc\tacme.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com'] });
   });
 
-  it('reads a single-column CSV whose header is the column name', () => {
-    expect(collectDomains('Domain\nacme.com\nfoo.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com', 'foo.com'], invalid: [] });
-    expect(collectEmails('email\njane@acme.com\n')).toMatchObject({ format: 'csv', emails: ['jane@acme.com'] });
+  it('reads a single-column CSV whose header is the column name', async () => {
+    expect(await collectDomains('Domain\nacme.com\nfoo.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com', 'foo.com'], invalid: [] });
+    expect(await collectEmails('email\njane@acme.com\n')).toMatchObject({ format: 'csv', emails: ['jane@acme.com'] });
   });
 
-  it('uses an explicitly named column, matched case- and spacing-insensitively', () => {
+  it('uses an explicitly named column, matched case- and spacing-insensitively', async () => {
     const text = 'Company,Web Site\nAcme,https://acme.com\n';
-    expect(collectDomains(text, { column: 'web_site' })).toMatchObject({ format: 'csv', domains: ['acme.com'], problems: [] });
+    expect(await collectDomains(text, { column: 'web_site' })).toMatchObject({ format: 'csv', domains: ['acme.com'], problems: [] });
   });
 
-  it('reports a missing explicit column with the columns there are', () => {
-    const result = collectDomains('Company,Website\nAcme,acme.com\n', { column: 'url' });
+  it('reports a missing explicit column with the columns there are', async () => {
+    const result = await collectDomains('Company,Website\nAcme,acme.com\n', { column: 'url' });
     expect(result).toMatchObject({ format: 'csv', domains: [], invalid: [] });
     expect(result.problems).toEqual([{ line: 1, message: 'column "url" not found; columns are: Company, Website' }]);
   });
 
-  it('recognises a header without the default column instead of reading it as junk domains', () => {
-    const result = collectDomains('\n\nCompany,Website\nAcme,acme.com\n');
+  it('recognises a header without the default column instead of reading it as junk domains', async () => {
+    const result = await collectDomains('\n\nCompany,Website\nAcme,acme.com\n');
     expect(result.problems).toEqual([{ line: 3, message: 'column "domain" not found; columns are: Company, Website' }]);
     expect(result.invalid).toEqual([]);
   });
 
-  it('keeps reading a list whose lines merely end with commas', () => {
-    expect(collectDomains('acme.com,\nfoo.com,\n')).toMatchObject({ format: 'lines', domains: ['acme.com', 'foo.com'] });
+  it('keeps reading a list whose lines merely end with commas', async () => {
+    expect(await collectDomains('acme.com,\nfoo.com,\n')).toMatchObject({ format: 'lines', domains: ['acme.com', 'foo.com'] });
   });
 
-  it('prefers business_email, then email, and counts rows without an address', () => {
+  it('prefers business_email, then email, and counts rows without an address', async () => {
     const text = 'full_name,Business Email,email\nJane,Jane@ACME.com,x@y.com\nAl,,al@y.com\nBo,jane@acme.com,\nCy,broken@,\n';
-    expect(collectEmails(text)).toEqual({
+    expect(await collectEmails(text)).toEqual({
       format: 'csv',
       emails: ['Jane@acme.com'],
       invalid: [{ line: 5, value: 'broken@', reason: 'domain: empty' }],
@@ -166,23 +166,23 @@ describe('CSV', () => {
       blanks: 1,
       problems: [],
     });
-    expect(collectEmails('name,email\nJane,jane@acme.com\n').emails).toEqual(['jane@acme.com']);
+    expect((await collectEmails('name,email\nJane,jane@acme.com\n')).emails).toEqual(['jane@acme.com']);
   });
 
-  it('says which columns it looked for when none is there', () => {
-    expect(collectEmails('first,last\nJane,Doe\n').problems).toEqual([
+  it('says which columns it looked for when none is there', async () => {
+    expect((await collectEmails('first,last\nJane,Doe\n')).problems).toEqual([
       { line: 1, message: 'column "business_email" or "email" not found; columns are: first, last' },
     ]);
   });
 
-  it('reports an unclosed quote instead of silently dropping the rest of the file', () => {
-    const result = collectDomains('domain,name\nacme.com,Acme\nfoo.com,"Foo\nbar.com,Bar\n');
+  it('reports an unclosed quote instead of silently dropping the rest of the file', async () => {
+    const result = await collectDomains('domain,name\nacme.com,Acme\nfoo.com,"Foo\nbar.com,Bar\n');
     expect(result.domains).toEqual(['acme.com']);
     expect(result.problems).toEqual([{ line: 3, message: 'a quoted field is never closed, so the rest of the file could not be read' }]);
   });
 
-  it('tolerates stray quotes, short and long rows', () => {
-    const table = parseRecords('email,name\njane@acme.com,Jane "JD" Doe\nbob@acme.com\nal@acme.com,Al,extra\n', { kind: 'email' });
+  it('tolerates stray quotes, short and long rows', async () => {
+    const table = await readTable('email,name\njane@acme.com,Jane "JD" Doe\nbob@acme.com\nal@acme.com,Al,extra\n', { kind: 'email' });
     expect(table.rows.map((row) => row.record)).toEqual([
       { email: 'jane@acme.com', name: 'Jane "JD" Doe' },
       { email: 'bob@acme.com', name: '' },
@@ -192,89 +192,93 @@ describe('CSV', () => {
 });
 
 describe('JSON and NDJSON', () => {
-  it('reads the `prospect companies --format json` envelope with each record line', () => {
+  it('reads the `prospect companies --format json` envelope with each record line', async () => {
     const text = JSON.stringify({ data: [company('acme.com', 'Acme'), company('bad_domain', 'Bad'), company('foo.com', 'Foo')], meta: { total: 3 } }, null, 2);
     const lines = text.split('\n');
     const startOf = (domain: string): number => lines.findIndex((line) => line.includes(`"domain": "${domain}"`));
-    const result = collectDomains(text);
+    const result = await collectDomains(text);
     expect(result).toMatchObject({ format: 'json', domains: ['acme.com', 'foo.com'], problems: [] });
     expect(result.invalid).toEqual([{ line: startOf('bad_domain'), value: 'bad_domain', reason: 'contains "_"' }]);
   });
 
-  it('reads a compact envelope and keeps nested values as JSON text in records', () => {
+  it('reads a compact envelope and keeps nested values as JSON text in records', async () => {
     const text = JSON.stringify({ data: [company('acme.com', 'Acme')], meta: {} });
-    const table = parseRecords(text, { kind: 'domain' });
+    const table = await readTable(text, { kind: 'domain' });
     expect(table).toMatchObject({ format: 'json', column: 'domain', problems: [] });
     expect(table.header).toEqual(COMPANIES_HEADER.split(','));
     expect(table.rows[0]?.record).toMatchObject({ domain: 'acme.com', crux_rank: '1000', linkedin_url: '', technologies: '[{"n":"React","v":"18.2.0"},{"n":"Stripe","v":null}]' });
   });
 
-  it('reads `prospect companies --format ndjson` output, one record per line', () => {
+  it('reads `prospect companies --format ndjson` output, one record per line', async () => {
     const text = [company('acme.com', 'Acme'), company('foo.com', 'Foo'), company('acme.com', 'Again')].map((c) => JSON.stringify(c)).join('\n') + '\n';
-    expect(collectDomains(text)).toMatchObject({ format: 'ndjson', domains: ['acme.com', 'foo.com'], duplicates: 1, problems: [] });
+    expect(await collectDomains(text)).toMatchObject({ format: 'ndjson', domains: ['acme.com', 'foo.com'], duplicates: 1, problems: [] });
   });
 
-  it('reports a broken NDJSON line by its number and keeps the others', () => {
+  it('reports a broken NDJSON line by its number and keeps the others', async () => {
     const text = '{"domain":"acme.com"}\n\n{"domain":"foo.com"}\n{"domain":"trunc\n';
-    const result = collectDomains(text);
+    const result = await collectDomains(text);
     expect(result.domains).toEqual(['acme.com', 'foo.com']);
     expect(result.problems).toHaveLength(1);
     expect(result.problems[0]?.line).toBe(4);
     expect(result.problems[0]?.message).toMatch(/^not valid JSON/);
   });
 
-  it('reads an array of strings and an array of objects, with line numbers', () => {
-    expect(parseEntries('[\n  "acme.com",\n  "foo.com"\n]', { kind: 'domain' }).entries).toEqual([
+  it('reads an array of strings and an array of objects, with line numbers', async () => {
+    expect((await entryValues('[\n  "acme.com",\n  "foo.com"\n]', { kind: 'domain' }))).toEqual([
       { value: 'acme.com', line: 2 },
       { value: 'foo.com', line: 3 },
     ]);
-    expect(parseEntries('[{"domain": "a.com"},\n {"domain": "b.com"}]', { kind: 'domain' }).entries).toEqual([
+    expect((await entryValues('[{"domain": "a.com"},\n {"domain": "b.com"}]', { kind: 'domain' }))).toEqual([
       { value: 'a.com', line: 1 },
       { value: 'b.com', line: 2 },
     ]);
   });
 
-  it('locates elements correctly when strings contain brackets, commas and escaped quotes', () => {
+  it('locates elements correctly when strings contain brackets, commas and escaped quotes', async () => {
     const text = '{"meta": {"note": "a [tricky], \\"one\\""}, "data": [\n{"domain": "a.com", "x": "],["},\n\n{"domain": "b_c.com"}]}';
-    expect(collectDomains(text).invalid).toEqual([{ line: 4, value: 'b_c.com', reason: 'contains "_"' }]);
+    expect((await collectDomains(text)).invalid).toEqual([{ line: 4, value: 'b_c.com', reason: 'contains "_"' }]);
   });
 
-  it('reads a single JSON object as one record', () => {
-    expect(collectDomains('{"domain": "acme.com", "name": "Acme"}')).toMatchObject({ format: 'json', domains: ['acme.com'] });
+  it('reads a single JSON object on one line as one record (an NDJSON line: the first line decides)', async () => {
+    expect(await collectDomains('{"domain": "acme.com", "name": "Acme"}')).toMatchObject({ format: 'ndjson', domains: ['acme.com'] });
   });
 
-  it('reads contacts JSON for emails, counting contacts without one', () => {
+  it('reads a single JSON object over several lines as one record', async () => {
+    expect(await collectDomains('{\n  "domain": "acme.com",\n  "name": "Acme"\n}\n')).toMatchObject({ format: 'json', domains: ['acme.com'] });
+  });
+
+  it('reads contacts JSON for emails, counting contacts without one', async () => {
     const contacts = [
       { domain: 'acme.com', full_name: 'Jane', business_email: 'jane@acme.com' },
       { domain: 'acme.com', full_name: 'Al', business_email: null },
     ];
-    expect(collectEmails(JSON.stringify({ data: contacts, meta: {} }))).toMatchObject({ emails: ['jane@acme.com'], blanks: 1, problems: [] });
+    expect(await collectEmails(JSON.stringify({ data: contacts, meta: {} }))).toMatchObject({ emails: ['jane@acme.com'], blanks: 1, problems: [] });
   });
 
-  it('reports invalid JSON at the line where parsing failed', () => {
-    const result = collectDomains('[\n  "acme.com",\n  "foo.com"\n  "bar.com"\n]');
+  it('reports invalid JSON at the line where parsing failed', async () => {
+    const result = await collectDomains('[\n  "acme.com",\n  "foo.com"\n  "bar.com"\n]');
     expect(result.format).toBe('json');
     expect(result.domains).toEqual([]);
     expect(result.problems[0]?.line).toBe(4);
     expect(result.problems[0]?.message).toMatch(/^not valid JSON/);
   });
 
-  it('reports elements that are neither objects nor strings, and missing fields', () => {
-    expect(collectDomains('["acme.com", 42, null]').problems).toEqual([
+  it('reports elements that are neither objects nor strings, and missing fields', async () => {
+    expect((await collectDomains('["acme.com", 42, null]')).problems).toEqual([
       { line: 1, message: 'expected a JSON object or string' },
       { line: 1, message: 'expected a JSON object or string' },
     ]);
-    expect(collectDomains('[{"website": "acme.com"}]').problems).toEqual([{ line: 1, message: 'column "domain" not found; columns are: website' }]);
-    expect(collectDomains('{"data": 5}').problems).toEqual([{ line: 1, message: 'column "domain" not found; columns are: data' }]);
+    expect((await collectDomains('[{"website": "acme.com"}]')).problems).toEqual([{ line: 1, message: 'column "domain" not found; columns are: website' }]);
+    expect((await collectDomains('{"data": 5}')).problems).toEqual([{ line: 1, message: 'column "domain" not found; columns are: data' }]);
     // A bare JSON string is not JSON input at all: it is a one-line list with quotes around it.
-    expect(collectDomains('"acme.com"')).toMatchObject({ format: 'lines', domains: ['acme.com'] });
+    expect(await collectDomains('"acme.com"')).toMatchObject({ format: 'lines', domains: ['acme.com'] });
   });
 });
 
 describe('parseRecords (for prospect verify)', () => {
-  it('keeps every row and column of a CSV, and names the email column', () => {
+  it('keeps every row and column of a CSV, and names the email column', async () => {
     const text = 'id,Email,Email\n1,jane@acme.com,old@acme.com\n2,,\n';
-    const table = parseRecords(text);
+    const table = await readTable(text);
     expect(table).toEqual({
       format: 'csv',
       header: ['id', 'Email', 'Email_2'],
@@ -287,8 +291,8 @@ describe('parseRecords (for prospect verify)', () => {
     });
   });
 
-  it('gives a plain list the header "email"', () => {
-    expect(parseRecords('jane@acme.com\n\nbob@acme.com\n')).toEqual({
+  it('gives a plain list the header "email"', async () => {
+    expect(await readTable('jane@acme.com\n\nbob@acme.com\n')).toEqual({
       format: 'lines',
       header: ['email'],
       column: 'email',
@@ -300,8 +304,8 @@ describe('parseRecords (for prospect verify)', () => {
     });
   });
 
-  it('names empty header cells', () => {
-    expect(parseRecords('email,,\na@b.com,x,y\n').header).toEqual(['email', 'column_2', 'column_3']);
+  it('names empty header cells', async () => {
+    expect((await readTable('email,,\na@b.com,x,y\n')).header).toEqual(['email', 'column_2', 'column_3']);
   });
 
   it("round-trips what prospect's CSV writer writes: any cell text, with the formula guard on", async () => {
@@ -316,10 +320,10 @@ describe('parseRecords (for prospect verify)', () => {
           ['domain', 'company_name', 'phone'],
           true,
         );
-        const table = parseRecords(written, { kind: 'domain' });
+        const table = await readTable(written, { kind: 'domain' });
         expect(table.problems).toEqual([]);
         expect(table.rows.map((r) => r.record)).toEqual(rows);
-        expect(collectDomains(written).domains).toEqual([...new Set(rows.map((r) => r.domain))]);
+        expect((await collectDomains(written)).domains).toEqual([...new Set(rows.map((r) => r.domain))]);
       }),
       { numRuns: 300 },
     );
@@ -327,14 +331,14 @@ describe('parseRecords (for prospect verify)', () => {
 });
 
 describe('input properties', () => {
-  it('never throws, whatever the text, for both kinds', () => {
+  it('never throws, whatever the text, for both kinds', async () => {
     const piece = fc.constantFrom('\n', '\r\n', '\r', ',', ';', '\t', '"', '{', '}', '[', ']', ':', 'domain', 'email', 'acme.com', '#', ' ', '\uFEFF', "'", 'a@b.com', 'data');
     const structured = fc.array(fc.oneof(piece, fc.string({ maxLength: 5 })), { maxLength: 30 }).map((parts) => parts.join(''));
-    fc.assert(
-      fc.property(fc.oneof(structured, fc.string(), fc.string({ unit: 'binary' })), fc.option(fc.constantFrom('domain', 'Email', 'x')), (text, column) => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(structured, fc.string(), fc.string({ unit: 'binary' })), fc.option(fc.constantFrom('domain', 'Email', 'x')), async (text, column) => {
         const options = column === null ? {} : { column };
-        const domains = collectDomains(text, options);
-        const emails = collectEmails(text, options);
+        const domains = await collectDomains(text, options);
+        const emails = await collectEmails(text, options);
         for (const { line } of [...domains.invalid, ...domains.problems, ...emails.invalid, ...emails.problems]) {
           expect(line).toBeGreaterThanOrEqual(1);
         }
@@ -343,14 +347,14 @@ describe('input properties', () => {
     );
   });
 
-  it('recovers any list of domains, whatever the line endings, blanks and duplicates', () => {
+  it('recovers any list of domains, whatever the line endings, blanks and duplicates', async () => {
     const eol = fc.constantFrom('\n', '\r\n', '\r');
     const item = fc.tuple(fc.domain().filter((d) => d.length <= 253), eol, fc.constantFrom('', '\n', '  \n', '# note\n'));
-    fc.assert(
-      fc.property(fc.array(item, { minLength: 1, maxLength: 20 }), fc.boolean(), (items, bom) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(item, { minLength: 1, maxLength: 20 }), fc.boolean(), async (items, bom) => {
         const text = (bom ? '\uFEFF' : '') + items.map(([domain, end, extra]) => `${domain}${end}${extra}`).join('');
         const expected = [...new Set(items.map(([domain]) => stripWww(domain)))];
-        const result = collectDomains(text);
+        const result = await collectDomains(text);
         expect(result.domains).toEqual(expected);
         expect(result.duplicates).toBe(items.length - expected.length);
       }),
@@ -366,7 +370,7 @@ function stripWww(domain: string): string {
 }
 
 describe('messages', () => {
-  it('formats invalid entries and problems for the user', () => {
+  it('formats invalid entries and problems for the user', async () => {
     expect(formatInvalidEntry({ line: 7, value: 'http//foo', reason: 'no dot' }, 'domain')).toBe('line 7: "http//foo" is not a domain (no dot)');
     expect(formatInvalidEntry({ line: 2, value: ' bad@ ', reason: 'domain: empty' }, 'email')).toBe('line 2: "bad@" is not a valid email address (domain: empty)');
     expect(formatInvalidEntry({ line: 1, value: 'x'.repeat(100), reason: 'no dot' }, 'domain')).toContain(`"${'x'.repeat(57)}..."`);
