@@ -17,9 +17,9 @@ export function registerCompaniesCommand(program: Command, run: CommandRunner): 
     .option('--max <n>', 'stop after N rows', positiveInteger('--max'))
     .option(
       '--concurrency <n>',
-      'service calls in flight at once, 1 to 32; a listing of more than 4 pages is split into up to 8 parts walked at once (same rows, same order; 1: one cursor)',
+      'service calls in flight at once, 1 to 32: a listing of more than 4 pages is split into up to N parts (8 at most) walked at once, same rows in the same order; 1 walks one cursor',
       integerInRange('--concurrency', 1, 32),
-      4,
+      1,
     );
   addSuppressionOptions(command, { domains: true, emails: false });
   addSummaryOption(command);
@@ -31,6 +31,7 @@ Examples:
   $ prospect companies --technology Shopify > shopify.csv
   $ prospect companies -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 -o leads.csv
   $ prospect companies -t WordPress -t WooCommerce --max 50
+  $ prospect companies -t jQuery --concurrency 8 -o jquery.csv
   $ prospect companies -t Shopify --exclude-domains customers.csv -o prospects.csv --summary run.json
   $ prospect --sandbox companies -t Shopify --format ndjson | prospect --sandbox contacts --seniority cxo,vp`,
     )

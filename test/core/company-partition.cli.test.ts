@@ -32,12 +32,14 @@ describe('a listing split into parts', () => {
 
     const pipeline = ['--page-size', '100', 'pipeline', '-t', 'Shopify', '--seniority', 'cxo'];
     const reference = await scratchDir();
-    const clean = await runCli([...pipeline, '--concurrency', '1', '-o', join(reference, 'leads.csv')], options({ cwd: reference }));
+    // --concurrency 4: one cursor (a quarter of 4 is one part), four contacts calls at once.
+    const clean = await runCli([...pipeline, '--concurrency', '4', '-o', join(reference, 'leads.csv')], options({ cwd: reference }));
     expect(clean.code, clean.stderr).toBe(0);
 
     const work = await scratchDir();
     const state = join(work, 'state');
-    const args = [...pipeline, '--concurrency', '8', '--state', state, '-o', join(work, 'leads.csv')];
+    // A pipeline's listing gets a quarter of --concurrency: 32 makes 8 parts.
+    const args = [...pipeline, '--concurrency', '32', '--state', state, '-o', join(work, 'leads.csv')];
     const child = startCli(args, options({ cwd: work }));
     const killed = finishCli(child, options({ cwd: work }));
     const checkpointPath = join(state, 'current', 'checkpoint.json');

@@ -36,7 +36,7 @@ export const companiesOptionsSchema = withCompanyFilters({
   ...suppressionOptions,
   max: z.number().int().optional(),
   allowEmpty: z.boolean().default(false),
-  concurrency: z.number().int().default(4),
+  concurrency: z.number().int().default(1),
 });
 export type CompaniesFlags = z.input<typeof companiesOptionsSchema>;
 export type CompaniesOptions = z.output<typeof companiesOptionsSchema>;

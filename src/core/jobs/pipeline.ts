@@ -154,7 +154,9 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
       const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
-      const split = splitOptions(ctx.reporter, options.filters, settings.concurrency);
+      // The listing gets a quarter of --concurrency: a page of companies feeds about ten contacts calls,
+      // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
+      const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
       const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
       const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split, excludedAfterLast });
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
