@@ -12,7 +12,7 @@ import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ latencyMs: 10 });
+  sandbox = await startTestSandbox({ companies: 20_000, latencyMs: 10 });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -22,12 +22,12 @@ const options = (extra: Parameters<typeof runCli>[1] = {}) => ({ url: sandbox.ur
 
 describe('a listing split into parts', () => {
   it('writes the bytes of one cursor; a pipeline killed mid-run resumes its parts to the same bytes', async () => {
-    const companies = (concurrency: string) => runCli(['--page-size', '200', '--verbose', 'companies', '-t', 'Shopify', '-T', 'Klaviyo', '--concurrency', concurrency, '-f', 'json'], options());
+    const companies = (concurrency: string) => runCli(['--page-size', '100', '--verbose', 'companies', '-t', 'Shopify', '-T', 'Klaviyo', '--concurrency', concurrency, '-f', 'json'], options());
     const [split, single] = [await companies('8'), await companies('1')];
     expect(split.code, split.stderr).toBe(0);
     expect(split.stderr).toMatch(/as 8 parts at once/);
     expect(single.stderr).not.toMatch(/parts at once/);
-    expect(JSON.parse(single.stdout).data.length).toBeGreaterThan(1000);
+    expect(JSON.parse(single.stdout).data.length).toBeGreaterThan(500);
     expect(split.stdout).toBe(single.stdout);
 
     const pipeline = ['--page-size', '100', 'pipeline', '-t', 'Shopify', '--seniority', 'cxo'];

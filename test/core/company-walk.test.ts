@@ -13,8 +13,9 @@ import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../helpers/san
 import { clientOf, closeScripted, sampleCompany, serveScript, type RecordedRequest, type ScriptedResponse } from '../helpers/scripted-server.js';
 
 const KEY = SANDBOX_KEYS.growth;
-/** Small pages, so that sets of 1,000 to 2,000 companies are listings of several pages. */
-const PAGE = 200;
+/** Small pages on a small sandbox, so that sets of 500 to 600 companies are listings of several pages, and parts of two. */
+const PAGE = 50;
+const COMPANIES_IN_SANDBOX = 20_000;
 
 async function chunksOf(walk: CompanyWalk): Promise<Array<MergedChunk<CompanyRow>>> {
   const chunks: Array<MergedChunk<CompanyRow>> = [];
@@ -47,7 +48,7 @@ describe('a split walk against the sandbox', () => {
   let sandbox: TestSandbox;
   let client: ProspectClient;
   beforeAll(async () => {
-    sandbox = await startTestSandbox();
+    sandbox = await startTestSandbox({ companies: COMPANIES_IN_SANDBOX });
     client = createClient({ baseUrl: sandbox.url, apiKey: KEY, pageSize: PAGE });
   });
   afterAll(async () => {

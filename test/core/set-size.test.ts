@@ -10,8 +10,8 @@ describe('a walk of the set (count --by industry, technology, category)', () => 
   let sandbox: TestSandbox;
   let client: ProspectClient;
   beforeAll(async () => {
-    sandbox = await startTestSandbox();
-    client = createClient({ baseUrl: sandbox.url, apiKey: KEY, pageSize: 200 });
+    sandbox = await startTestSandbox({ companies: 10_000 });
+    client = createClient({ baseUrl: sandbox.url, apiKey: KEY, pageSize: 100 });
   });
   afterAll(async () => {
     await client.close();
@@ -21,7 +21,7 @@ describe('a walk of the set (count --by industry, technology, category)', () => 
   it('is split into parts like an export, and counts every company of the set once', async () => {
     const filters = { technologies: ['Shopify', 'Klaviyo'], notTechnologies: [], employeeRanges: [], countries: [] };
     const said: string[] = [];
-    const walk = await planSetWalk(client, filters, 200, 4, undefined, { concurrency: 4, avoid: filters.technologies, explain: (line) => said.push(line) });
+    const walk = await planSetWalk(client, filters, 100, 4, undefined, { concurrency: 4, avoid: filters.technologies, explain: (line) => said.push(line) });
     const rows: CompanyRow[] = [];
     const size = await walk.run((row) => rows.push(row), () => {});
     // Klaviyo is checked on each row: the service's set is Shopify's.
