@@ -66,6 +66,11 @@ export interface GetJsonRequest<T> {
   chargedPerAnswer?: boolean;
   /** Extra request headers (Idempotency-Key). Never the Authorization header. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Withdraws this request (its attempt in flight and any wait before the next): a listing closed
+   * while a page it asked for ahead is on the wire. It then throws, and nobody is waiting for it.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface JsonAnswer<T> {
@@ -118,23 +123,25 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const lifetime = new AbortController();
   const stopSignals = [options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined);
 
-  /** Why an attempt or a wait was stopped from outside: the caller's signal, or close(). */
-  function stoppedError(endpoint: string): Error | undefined {
-    if (options.signal?.aborted) return new AbortedError(endpoint);
+  /** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */
+  function stoppedError(req: GetJsonRequest<unknown>): Error | undefined {
+    if (options.signal?.aborted) return new AbortedError(req.endpoint);
     if (lifetime.signal.aborted) return new Error('the API client was closed while a request was in flight');
+    if (req.signal?.aborted) return new Error(`a request to ${req.endpoint} was withdrawn: its listing was closed`);
     return undefined;
   }
 
   async function getJson<T>(req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
     if (lifetime.signal.aborted) throw new Error('the API client was used after close()');
     const url = buildUrl(options.baseUrl, req.endpoint, req.params);
+    const stops = req.signal === undefined ? stopSignals : [...stopSignals, req.signal];
     let malformedRetries = 0;
 
     for (let attempt = 1; ; attempt++) {
-      const stopped = stoppedError(req.endpoint);
+      const stopped = stoppedError(req);
       if (stopped) throw stopped;
       const startedAt = performance.now();
-      const result = await runAttempt(req, url);
+      const result = await runAttempt(req, url, stops);
       const base = { method: 'GET' as const, url, endpoint: req.endpoint, attempt, durationMs: Math.round(performance.now() - startedAt), status: result.status };
 
       if (result.kind === 'answer') {
@@ -167,13 +174,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           : retriesExhaustedError(req.endpoint, attempt, failure);
       }
       if (failure.kind === 'malformed') malformedRetries++;
-      await waitUnlessStopped(decision.delayMs, stopSignals, () => stoppedError(req.endpoint));
+      await waitUnlessStopped(decision.delayMs, stops, () => stoppedError(req));
     }
   }
 
-  async function runAttempt<T>(req: GetJsonRequest<T>, url: string): Promise<AttemptResult<T>> {
+  async function runAttempt<T>(req: GetJsonRequest<T>, url: string, stops: readonly AbortSignal[]): Promise<AttemptResult<T>> {
     const [{ request }, dispatcher] = await Promise.all([loadUndici(), agentOf()]);
-    const attemptSignal = createAttemptSignal(stopSignals, options.timeoutMs);
+    const attemptSignal = createAttemptSignal(stops, options.timeoutMs);
     let status: number | undefined;
     let responseHeaders: IncomingHttpHeaders = {};
     let body: string;
@@ -192,7 +199,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       responseHeaders = response.headers;
       body = await response.body.text();
     } catch (error) {
-      const stopped = stoppedError(req.endpoint);
+      const stopped = stoppedError(req);
       if (stopped) throw stopped;
       const failure = describeTransportFailure(error, {
         timedOut: attemptSignal.timedOut,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CompaniesFlags } from '../core/jobs/companies.js';
-import { positiveInteger } from '../options/values.js';
+import { integerInRange, positiveInteger } from '../options/values.js';
 import { addCompanyFilterOptions, addOutputOptions, addSummaryOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
@@ -13,7 +13,14 @@ export function registerCompaniesCommand(program: Command, run: CommandRunner): 
         'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
         'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
     );
-  addCompanyFilterOptions(command).option('--max <n>', 'stop after N rows', positiveInteger('--max'));
+  addCompanyFilterOptions(command)
+    .option('--max <n>', 'stop after N rows', positiveInteger('--max'))
+    .option(
+      '--concurrency <n>',
+      'service calls in flight at once, 1 to 32: a listing of more than 4 pages is split into up to N parts (8 at most) walked at once, same rows in the same order; 1 walks one cursor',
+      integerInRange('--concurrency', 1, 32),
+      1,
+    );
   addSuppressionOptions(command, { domains: true, emails: false });
   addSummaryOption(command);
   addOutputOptions(command)
@@ -24,6 +31,7 @@ Examples:
   $ prospect companies --technology Shopify > shopify.csv
   $ prospect companies -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 -o leads.csv
   $ prospect companies -t WordPress -t WooCommerce --max 50
+  $ prospect companies -t jQuery --concurrency 8 -o jquery.csv
   $ prospect companies -t Shopify --exclude-domains customers.csv -o prospects.csv --summary run.json
   $ prospect --sandbox companies -t Shopify --format ndjson | prospect --sandbox contacts --seniority cxo,vp`,
     )

@@ -50,36 +50,64 @@ interface SourceState<Row> {
 
 /**
  * `compare` orders rows (negative: a first); rows that compare equal are one row, seen in several
- * walks, and are handed out once. `what` names the listing in an error about a walk out of order.
+ * walks, and are handed out once. `what` names the listing in an error about a walk out of order,
+ * and `avoid` says how the user gets a listing without the merge.
  */
-export async function* mergeWalks<Row>(sources: Array<MergeSource<Row>>, compare: (a: Row, b: Row) => number, what: string): AsyncGenerator<MergedChunk<Row>, void, undefined> {
+export async function* mergeWalks<Row>(
+  sources: Array<MergeSource<Row>>,
+  compare: (a: Row, b: Row) => number,
+  what: string,
+  avoid = 'Ask one value per run to avoid the merge.',
+): AsyncGenerator<MergedChunk<Row>, void, undefined> {
   const states: Array<SourceState<Row>> = sources.map((source) => ({ source, page: undefined, index: 0, done: source.start.done, previous: undefined }));
   const checkOrder = states.length > 1;
+  // A chunk is at most as long as the longest page: merged walks then checkpoint as often as one
+  // walk does, rather than once every walk has reached the end of a page.
+  let chunkRows = 1;
+  const load = async (state: SourceState<Row>, skip: number): Promise<void> => {
+    const next = await state.source.pages.next();
+    if (next.done) {
+      state.done = true;
+      state.page = undefined;
+      return;
+    }
+    state.page = next.value;
+    state.index = Math.min(skip, next.value.rows.length);
+    chunkRows = Math.max(chunkRows, next.value.rows.length);
+  };
   try {
     // First pages: a resumed walk skips the rows of its page that were already written.
     await Promise.all(states.filter((state) => !state.done).map((state) => load(state, state.source.start.skip)));
     let rows: Row[] = [];
     for (;;) {
-      const waiting = states.filter((state) => !state.done && state.index >= state.page!.rows.length);
-      for (const state of waiting) if (state.page!.nextCursor === null) state.done = true;
-      const toLoad = waiting.filter((state) => !state.done);
-      const live = states.filter((state) => !state.done);
-      if (toLoad.length > 0) {
+      // A walk at the end of its page is done, or its next page comes before any further row.
+      let toLoad: Array<SourceState<Row>> | undefined;
+      for (const state of states) {
+        if (state.done || state.index < state.page!.rows.length) continue;
+        if (state.page!.nextCursor === null) state.done = true;
+        else (toLoad ??= []).push(state);
+      }
+      if (toLoad !== undefined) {
         if (rows.length > 0) yield { rows, positions: states.map(positionOf), last: false };
         rows = [];
         await Promise.all(toLoad.map((state) => load(state, 0)));
         continue;
       }
-      if (live.length === 0) {
+      let first: SourceState<Row> | undefined;
+      for (const state of states) if (!state.done && (first === undefined || compare(headOf(state), headOf(first)) < 0)) first = state;
+      if (first === undefined) {
         yield { rows, positions: states.map(positionOf), last: true };
         return;
       }
-      let first = live[0]!;
-      for (const state of live) if (compare(headOf(state), headOf(first)) < 0) first = state;
+      // Only with a row still to come, so the last rows always come with `last`.
+      if (rows.length >= chunkRows) {
+        yield { rows, positions: states.map(positionOf), last: false };
+        rows = [];
+      }
       const row = headOf(first);
       rows.push(row);
-      for (const state of live) {
-        if (state === first || compare(headOf(state), row) === 0) take(state);
+      for (const state of states) {
+        if (!state.done && (state === first || compare(headOf(state), row) === 0)) take(state);
       }
     }
   } finally {
@@ -93,23 +121,15 @@ export async function* mergeWalks<Row>(sources: Array<MergeSource<Row>>, compare
         endpoint: '/companies',
         status: 200,
         reason: 'rows out of order',
-        hint: 'The contract orders rows by crux_rank, then domain (row 6). Ask one value per run to avoid the merge.',
+        hint: `The contract orders rows by crux_rank, then domain (row 6). ${avoid}`,
       });
     }
     state.previous = row;
+    // The row is the chunk's now: the page lets go of it, so that pages half merged (one per walk)
+    // hold only the rows still to come.
+    (state.page!.rows as Array<Row | undefined>)[state.index] = undefined;
     state.index += 1;
   }
-}
-
-async function load<Row>(state: SourceState<Row>, skip: number): Promise<void> {
-  const next = await state.source.pages.next();
-  if (next.done) {
-    state.done = true;
-    state.page = undefined;
-    return;
-  }
-  state.page = next.value;
-  state.index = Math.min(skip, next.value.rows.length);
 }
 
 function headOf<Row>(state: SourceState<Row>): Row {

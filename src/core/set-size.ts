@@ -7,6 +7,7 @@
  */
 import { BadRequestError, type CompaniesMeta, type CompanyQuery, type CompanyRow, type ProspectClient } from '../api/index.js';
 import { companyQueries, localStackFilter, localTechnologies, type CompanyFilters } from './company-filters.js';
+import { appliedAsSent, type SplitOptions } from './company-partition.js';
 import { countSet, setMeta } from './company-set-count.js';
 import { answerQueries, checkLocalTechnologies, walkCompanies, type QueryAnswer } from './company-walk.js';
 import { Semaphore } from './ordered-pool.js';
@@ -44,18 +45,8 @@ export async function answerAll(client: Pick<ProspectClient, 'companies'>, queri
  * queries that can share a company (their counts do not add up).
  */
 export function sizeFromAnswers(filters: CompanyFilters, queries: CompanyQuery[], answers: QueryAnswer[]): SetSize | undefined {
-  const sent = [...filters.technologies, ...filters.notTechnologies].map(lower);
-  const local = localTechnologies(filters);
-  const repeated = local.required.length + local.excluded.length > 0;
-  const applied = (answer: QueryAnswer) => {
-    // A no_match is right either way: a service that ignored the others found nobody for the first.
-    if (answer.kind === 'no_match' || !repeated) return true;
-    const echoed = answer.meta.technologies;
-    if (typeof echoed !== 'object' || echoed === null) return false;
-    const names = Object.values(echoed as Record<string, unknown>).flatMap((list) => (Array.isArray(list) ? list.map((name) => lower(String(name))) : []));
-    return sent.every((name) => names.includes(name));
-  };
-  if (!answers.every(applied)) return undefined;
+  // A no_match is right either way: a service that ignored the others found nobody for the first.
+  if (!answers.every((answer, i) => answer.kind === 'no_match' || appliedAsSent(queries[i]!, answer.meta))) return undefined;
   // The service applied every technology: its counts are the set's, as for a query of one of each kind.
   const asServiceSet = { ...filters, technologies: filters.technologies.slice(0, 1), notTechnologies: filters.notTechnologies.slice(0, 1) };
   const count = countSet(asServiceSet, answers);
@@ -100,6 +91,8 @@ export async function planSetWalk(
   concurrency: number,
   /** False for a company the count leaves out (--exclude-domains); the service's contact count then no longer applies. */
   accept?: (row: CompanyRow) => boolean,
+  /** Split a long listing into parts walked at once (company-partition.ts). */
+  split?: SplitOptions,
 ): Promise<SetWalk> {
   await checkLocalTechnologies(client, filters);
   const queries = companyQueries(filters);
@@ -110,7 +103,7 @@ export async function planSetWalk(
     pages: totals.reduce((sum, total) => sum + Math.max(total > 0 ? 1 : 0, Math.ceil(total / pageSize)), 0),
     serviceCompanies: totals.reduce((sum, total) => sum + total, 0),
     async run(onRow, onPage) {
-      const walk = walkCompanies(client, queries, { readAhead: true });
+      const walk = walkCompanies(client, queries, { readAhead: true, pageSize, split });
       let companies = 0;
       let pages = 0;
       for await (const chunk of walk.chunks) {
@@ -127,8 +120,4 @@ export async function planSetWalk(
       return { companies, contacts: exact.exact && !accept ? exact.contacts : undefined, byService: false, meta: setMeta(filters, walk.answers), queries };
     },
   };
-}
-
-function lower(name: string): string {
-  return name.trim().toLowerCase();
 }

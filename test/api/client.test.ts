@@ -96,6 +96,20 @@ describe('companies', () => {
     await pages.return?.();
   });
 
+  it('a listing\'s signal withdraws its requests in flight, the page asked for ahead too', async () => {
+    const script: Script = (request) => (request.query.has('cursor') ? { neverRespond: true } : { body: companiesPage(['a.com'], 'c1') });
+    const { server, client } = await setup(script, { timeoutMs: 600_000 });
+    const controller = new AbortController();
+    const pages = client.companies({ technology: 'Shopify' }, { readAhead: true, signal: controller.signal })[Symbol.asyncIterator]();
+    await pages.next();
+    while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const waiting = pages.next();
+    controller.abort();
+    await expect(waiting).rejects.toThrow(/withdrawn: its listing was closed/);
+    // Nothing was asked again: a withdrawn request is not retried.
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('stops at a null next_cursor and at an absent one', async () => {
     for (const last of [null, undefined]) {
       const { server, client } = await setup([{ body: companiesPage(['a.com'], 'x') }, { body: companiesPage(['b.com'], last) }]);

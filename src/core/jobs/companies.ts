@@ -20,6 +20,7 @@ import {
 } from '../company-filters.js';
 import { stoppedAtMaxLine } from '../caveats.js';
 import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from '../company-set-count.js';
+import { splitOptions } from '../company-partition.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { MergedChunk } from '../merge-walks.js';
 import { outputOptions, summaryOption, suppressionOptions } from '../job-options.js';
@@ -35,6 +36,7 @@ export const companiesOptionsSchema = withCompanyFilters({
   ...suppressionOptions,
   max: z.number().int().optional(),
   allowEmpty: z.boolean().default(false),
+  concurrency: z.number().int().default(1),
 });
 export type CompaniesFlags = z.input<typeof companiesOptionsSchema>;
 export type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
@@ -72,7 +74,9 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   // With --max and every filter applied by the service, one page of --max rows per query holds every
   // row that will be written: `--max 5` asks for 5 rows, not a page of 1,000 to throw 995 away.
   const pageSize = options.max !== undefined && keep === undefined ? Math.min(options.max, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize) : undefined;
-  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead, pageSize });
+  // A long listing is split into parts walked at once where that lists the same companies (company-partition.ts).
+  const split = splitOptions(ctx.reporter, options.filters, options.concurrency, options.max);
+  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead, pageSize, split });
   const count = (): SetCount => countSet(options.filters, walk.answers);
   const record = () =>
     runRecord({

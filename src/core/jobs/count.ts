@@ -11,6 +11,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { NOT_AVAILABLE, renderBarChart, type ChartRow } from '../../ui/bar-chart.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { Progress } from '../../ui/progress.js';
+import { splitOptions } from '../company-partition.js';
 import { describeFilters, filtersRecord, normalizeCountries, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
 import { outputOptions, suppressionOptions } from '../job-options.js';
 import { Suppression } from '../suppression.js';
@@ -154,7 +155,7 @@ async function walkSet(
   onRow: Parameters<Awaited<ReturnType<typeof planSetWalk>>['run']>[0],
   accept?: RowFilter,
 ): Promise<SetSize> {
-  const walk = await planSetWalk(client, filters, pageSize, concurrency, accept);
+  const walk = await planSetWalk(client, filters, pageSize, concurrency, accept, splitOptions(ctx.reporter, filters, concurrency));
   ctx.reporter.info(`Walking the set to count it: ${countOf(walk.pages, 'page')} of ${countOf(walk.serviceCompanies, 'company', 'companies')}.`);
   return walk.run(onRow, (page) => progress.update({ done: Math.min(page, walk.pages), total: walk.pages, noun: 'pages' }));
 }

@@ -29,6 +29,7 @@ import { planPipeline } from '../pipeline/plan.js';
 import { openRunState } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import { askFirst, openVerifier } from '../verification/open-verifier.js';
+import { splitOptions } from '../company-partition.js';
 import { runJob } from './runner.js';
 
 /** `prospect pipeline`: its flags (the input) and the job's options (the output). */
@@ -153,8 +154,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
       const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
+      // The listing gets a quarter of --concurrency: a page of companies feeds about ten contacts calls,
+      // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
+      const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
       const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
-      const companies = listCompanies(client, options.filters, checkpoint, { accept, max, excludedAfterLast });
+      const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split, excludedAfterLast });
       const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { contactCountsSchema, countRows, type DomainRows } from '../domain-rows.js';
 import type { DomainContacts } from '../contacts-fanout.js';
+import { partitionSchema } from '../company-partition.js';
 import type { WalkPosition } from '../merge-walks.js';
 import { parseStoredJson } from '../stored-json.js';
 import type { AppendOnlyFile } from './append-only-file.js';
@@ -36,16 +37,20 @@ function withPositions(stored: unknown): unknown {
   return { ...rest, positions: cursor === null ? null : [{ cursor, skip: 0, done: rest.listing_done === true }] };
 }
 
-/** An unfinished run, as current/checkpoint.json keeps it. */
-export const checkpointSchema = z.preprocess(withPositions, z.object({
+const checkpointFields = z.object({
   version: z.literal(1),
   run_id: z.string().min(1),
   fingerprint: z.string(),
   command: z.string(),
   /** The run's clock, kept so a resumed run classifies freshness exactly as the first part did. */
   now: z.iso.datetime(),
-  /** Where each of the filters' service queries stands (company-walk.ts); null before the first page. */
+  /** Where each of the filters' service queries (or each part of `partition`) stands (company-walk.ts); null before the first page. */
   positions: z.array(walkPositionSchema).nullable(),
+  /**
+   * The parts the listing was split into (company-partition.ts), so a resume walks the same parts
+   * from their positions. Absent: one cursor per query (and in a checkpoint written before splits).
+   */
+  partition: partitionSchema.optional(),
   /** The last company page is committed: a resume only has to finish the output. */
   listing_done: z.boolean(),
   /** The provenance of the listing, so a resumed JSON document ends exactly as an uninterrupted one. */
@@ -55,7 +60,16 @@ export const checkpointSchema = z.preprocess(withPositions, z.object({
   rows_written: count,
   pages_done: count,
   counters: countersSchema.prefault({}),
-}));
+});
+
+/** An unfinished run, as current/checkpoint.json keeps it. */
+export const checkpointSchema = z.preprocess(
+  withPositions,
+  checkpointFields.refine((checkpoint) => checkpoint.partition === undefined || checkpoint.positions?.length === checkpoint.partition.queries.length, {
+    message: 'a partition needs one position per part',
+    path: ['positions'],
+  }),
+);
 export type Checkpoint = z.output<typeof checkpointSchema>;
 
 export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {

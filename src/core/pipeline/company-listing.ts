@@ -1,6 +1,7 @@
 import type { CompanyRow, ProspectClient } from '../../api/index.js';
 import { companyQueries, localStackFilter, type CompanyFilters } from '../company-filters.js';
 import { countSet, listedCompanies, type SetCount } from '../company-set-count.js';
+import type { SplitOptions } from '../company-partition.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import type { WalkPosition } from '../merge-walks.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -22,6 +23,8 @@ export interface ListingLimits {
   accept?: (company: CompanyRow) => boolean;
   /** --max: companies this run may still list (the cap less those a resumed run already did). */
   max?: number;
+  /** Split a long listing into parts walked at once (company-partition.ts); its --max is `max`. */
+  split?: SplitOptions;
   /**
    * The companies `accept` left out after the last one listed (the set's last pages, or all of it):
    * no item is left to carry them, so they are handed over here once the listing ends.
@@ -33,7 +36,7 @@ export interface ListingLimits {
  * The companies a pipeline run still has to do, one at a time: every service query of the filters
  * merged (company-walk.ts), from the checkpoint's positions, with the filters the service cannot
  * express applied. The first page's provenance goes into the checkpoint, so a resumed JSON document
- * ends exactly as an uninterrupted one.
+ * ends exactly as an uninterrupted one; so do the parts of a split listing, so a resume walks them.
  */
 export async function* listCompanies(
   client: Pick<ProspectClient, 'companies'>,
@@ -46,9 +49,15 @@ export async function* listCompanies(
   if (left <= 0) return;
   await checkLocalTechnologies(client, filters);
   const keep = localStackFilter(filters);
-  const walk = walkCompanies(client, companyQueries(filters), { positions: checkpoint.positions ?? undefined });
+  const walk = walkCompanies(client, companyQueries(filters), {
+    positions: checkpoint.positions ?? undefined,
+    partition: checkpoint.partition,
+    split: limits.split && { ...limits.split, max: limits.max },
+  });
   let excluded = 0;
   for await (const chunk of walk.chunks) {
+    // The chunk's positions are of these parts: both are committed together.
+    if (walk.partition !== undefined) checkpoint.partition = walk.partition;
     const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
     const listed = keep ? chunk.rows.filter(keep) : chunk.rows;

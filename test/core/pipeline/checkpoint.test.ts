@@ -18,6 +18,8 @@ async function stateWith(checkpoint: string): Promise<StateDirectory> {
   return state;
 }
 
+const START = { cursor: null, skip: 0, done: false };
+
 const FIRST_PAGE_NOT_YET_DONE = {
   version: 1,
   run_id: '20260101T000000-abcdef',
@@ -77,6 +79,28 @@ describe('reading a checkpoint back', () => {
     expect(checkpoint?.positions).toEqual([{ cursor: 'c3', skip: 0, done: false }]);
   });
 
+  it('keeps the parts of a split listing with one position per part', async () => {
+    const written = {
+      ...FIRST_PAGE_NOT_YET_DONE,
+      positions: [
+        { cursor: null, skip: 12, done: false },
+        { cursor: 'c7', skip: 0, done: false },
+      ],
+      pages_done: 1,
+      partition: {
+        queries: [
+          { technology: 'jQuery', notTechnology: 'PHP', country: 'france' },
+          { technology: 'jQuery', moreTechnologies: ['PHP'], country: 'france' },
+        ],
+        total: 4012,
+        contact_count: 81_234,
+      },
+    };
+    const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(written)));
+    expect(checkpoint?.partition).toEqual(written.partition);
+    expect(checkpoint?.positions).toEqual(written.positions);
+  });
+
   it('has nothing to resume when there is no checkpoint', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'prospect-checkpoint-'));
     scratch.push(dir);
@@ -87,6 +111,9 @@ describe('reading a checkpoint back', () => {
     ['a negative byte count', { output_bytes: -1 }, /output_bytes/],
     ['another version', { version: 2 }, /version/],
     ['a clock that is no date', { now: 'yesterday' }, /now/],
+    ['a partition without a position per part', { positions: [{ cursor: null, skip: 0, done: false }], partition: { queries: [{ technology: 'a' }, { technology: 'a', moreTechnologies: ['b'] }], total: 3 } }, /positions/],
+    ['a partition of one part', { positions: [{ cursor: null, skip: 0, done: false }], partition: { queries: [{ technology: 'a' }], total: 3 } }, /partition/],
+    ['a part without its technology', { positions: [START, START], partition: { queries: [{ notTechnology: 'b' }, { technology: 'a', moreTechnologies: ['b'] }], total: 3 } }, /partition/],
   ])('refuses %s, naming the file and how to start over', async (_what, change, field) => {
     const state = await stateWith(JSON.stringify({ ...FIRST_PAGE_NOT_YET_DONE, ...change }));
     const error = await readCheckpoint(state).then(
