@@ -9,7 +9,8 @@ import { integerInRange } from './options/values.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
-import { configureHelpAndErrors, registerHelpCommand, rootHelpText } from './commands/help.js';
+import { registerHelpCommand, rootHelpText } from './commands/help.js';
+import { configureHelpAndErrors, defineCommand } from './commands/command-tree.js';
 import { RETRY_DEFAULTS } from './api/retry.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
@@ -72,6 +73,8 @@ function buildProgram(run: CommandRunner): Command {
   registerCompletionCommand(program, run);
   registerHelpCommand(program);
   configureHelpAndErrors(program);
+  // The commands are declared above, and only the one that runs is defined (src/commands/command-tree.ts).
+  program.hook('preSubcommand', (_program, subcommand) => void defineCommand(subcommand));
   // Config values (max-age, concurrency, format) as defaults for the flags the user did not give.
   program.hook('preAction', async (_program, actionCommand) => (await import('./config/defaults.js')).applyConfigFileDefaults(actionCommand, process.env));
   return program;

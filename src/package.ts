@@ -14,11 +14,14 @@ export function packageFile(...segments: string[]): string {
   return join(dirname(createRequire(import.meta.url).resolve(MANIFEST)), ...segments);
 }
 
+/** Written in by the bundle (scripts/bundle.mjs), which so spares every start reading package.json. */
+declare const PROSPECT_BUNDLED_VERSION: string | undefined;
+
 let version: string | undefined;
 
 /** The version in package.json ("unknown" if it cannot be read: it is shown, never relied on). */
 export function packageVersion(): string {
-  version ??= readVersion();
+  version ??= typeof PROSPECT_BUNDLED_VERSION === 'string' ? PROSPECT_BUNDLED_VERSION : readVersion();
   return version;
 }
 

@@ -1,14 +1,17 @@
 import { Argument, type Command } from 'commander';
 import { ExitCode } from '../exit-codes.js';
+import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
 
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof COMPLETION_SHELLS)[number];
 
 export function registerCompletionCommand(program: Command, run: CommandRunner): void {
-  program
-    .command('completion')
-    .summary('print a shell completion script for commands, flags and their values')
+  declareCommand(program, 'completion', { summary: 'print a shell completion script for commands, flags and their values' }, (command) => defineCompletion(command, run));
+}
+
+function defineCompletion(command: Command, run: CommandRunner): void {
+  command
     .description(
       'Print a completion script for bash, zsh or fish on stdout: commands, flags, and the fixed values of ' +
         '--seniority, --format, --stale, --sandbox-plan and the config keys. It is built from this version ' +

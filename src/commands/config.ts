@@ -4,12 +4,15 @@ import { configFilePath } from '../config/paths.js';
 import { redactSecret } from '../config/redact.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { RunContext } from '../runtime/context.js';
+import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
 
 export function registerConfigCommand(program: Command, run: CommandRunner): void {
-  const config = program
-    .command('config')
-    .summary('show and change settings: the key, the service address, defaults for flags')
+  declareCommand(program, 'config', { summary: 'show and change settings: the key, the service address, defaults for flags' }, (config) => defineConfig(config, run));
+}
+
+function defineConfig(config: Command, run: CommandRunner): void {
+  config
     .description(
       'Settings kept in a config file in your user config directory (`prospect config path` shows where; ' +
         'PROSPECT_CONFIG_DIR moves it), readable by you alone (mode 0600). A flag wins over the environment ' +

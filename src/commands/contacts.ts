@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import type { ContactsFlags } from '../core/jobs/contacts.js';
+import { declareCommand } from './command-tree.js';
 import { addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
-  const command = program
-    .command('contacts')
-    .summary('decision-makers of a list of domains, with the freshness of each address')
+  declareCommand(program, 'contacts', { summary: 'decision-makers of a list of domains, with the freshness of each address' }, (command) => defineContacts(command, run));
+}
+
+function defineContacts(command: Command, run: CommandRunner): void {
+  command
     .description(
       'Named decision-makers for a list of domains: from arguments, --domains-file, or stdin (plain lines, a CSV ' +
         'with a domain column, or what `prospect companies` writes). At most 100 domains go in one call; calls that ' +

@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
 import type { CountFlags } from '../core/jobs/count.js';
 import { integerInRange } from '../options/values.js';
+import { declareCommand } from './command-tree.js';
 import { addCompanyFilterOptions, addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerCountCommand(program: Command, run: CommandRunner): void {
-  const command = program
-    .command('count')
-    .summary('size a set before exporting it: companies and named contacts, or a breakdown as a chart')
+  declareCommand(program, 'count', { summary: 'size a set before exporting it: companies and named contacts, or a breakdown as a chart' }, (command) => defineCount(command, run));
+}
+
+function defineCount(command: Command, run: CommandRunner): void {
+  command
     .description(
       'Count the companies and the named contacts in exactly the set that `companies` would list, without listing it:\n' +
         'one call per service query (its count), on every plan (a Free key counts contacts it cannot list).\n' +

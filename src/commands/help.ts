@@ -1,6 +1,6 @@
-import { Help, type Command, type Option } from 'commander';
+import { Help, type Command } from 'commander';
 import { EXIT_CODE_DOCS } from '../exit-codes.js';
-import { terminalSize } from '../ui/terminal-size.js';
+import { declareCommand, defineCommand, helpWidth } from './command-tree.js';
 
 /**
  * A help topic: a title, then paragraphs wrapped once to the terminal by commander's own wrapper.
@@ -27,20 +27,20 @@ const TOPICS: Readonly<Record<string, Topic>> = {
  * shows the same text as `prospect <command> [sub] --help`. Register it last: it lists its siblings.
  */
 export function registerHelpCommand(program: Command): void {
-  program
-    .command('help')
-    .argument('[topic...]', `a command (e.g. "config set") or a topic: ${topicNames().join(', ')}`)
-    .summary('help for a command, or a topic: exit codes, formats, configuration, scheduling')
-    .description(`Show the help of a command (the same text as its --help), or one of the topics: ${topicNames().join(', ')}.`)
-    .addHelpText(
-      'after',
-      `
+  declareCommand(program, 'help', { summary: 'help for a command, or a topic: exit codes, formats, configuration, scheduling' }, (command) =>
+    command
+      .argument('[topic...]', `a command (e.g. "config set") or a topic: ${topicNames().join(', ')}`)
+      .description(`Show the help of a command (the same text as its --help), or one of the topics: ${topicNames().join(', ')}.`)
+      .addHelpText(
+        'after',
+        `
 Examples:
   $ prospect help pipeline
   $ prospect help config set
   $ prospect help formats`,
-    )
-    .action((topic: string[], _flags: unknown, command: Command) => showHelp(command.parent ?? command, topic, command));
+      )
+      .action((topic: string[], _flags: unknown, command: Command) => showHelp(command.parent ?? command, topic, command)),
+  );
 }
 
 /** What `prospect --help` ends with: the four main jobs, then where to read more. */
@@ -56,58 +56,6 @@ Help topics (prospect help <topic>):
 ${topicList()}
 
 Try it without a key: prospect --sandbox companies -t Shopify --max 20`;
-}
-
-/**
- * One look for the help and one voice for the parser's errors, on every command: descriptions
- * wrapped once to the terminal (80 columns when it reports none), no "(default: [])", and
- * commander's `error: …` said as prospect says its own errors: `prospect: <what happened>`, then
- * what to do. Call it once every command is registered.
- */
-export function configureHelpAndErrors(program: Command): void {
-  for (const command of allCommands(program)) {
-    command.configureHelp({ optionDescription: describeOption });
-    command.showHelpAfterError(false);
-    command.configureOutput({
-      getOutHelpWidth: () => helpWidth(process.stdout) ?? 80,
-      getErrHelpWidth: () => helpWidth(process.stderr) ?? 80,
-      outputError: (text, write) => write(parserErrorText(text, commandPath(command))),
-    });
-  }
-}
-
-/** `error: unknown option '--formt'\n(Did you mean --format?)` → `prospect: unknown option '--formt'\nDid you mean --format?` */
-export function parserErrorText(text: string, path: string): string {
-  const [first = '', ...rest] = text.trimEnd().split('\n');
-  // "… is invalid. Allowed choices are …": commander puts what to do on the same line.
-  const [, invalid, remedy] = /^(.*? is invalid[^.]*\.) (.+)$/.exec(first) ?? [];
-  // A command's own error may already name prospect ("prospect sandbox: …"): said once.
-  const happened = (invalid ?? first).replace(/^error: /, '').replace(/^prospect( [a-z-]+)*: /, '');
-  if (remedy !== undefined) rest.unshift(remedy);
-  const todo = rest.map((line) => line.trim().replace(/^\((.*)\)$/, '$1')).filter((line) => line.length > 0);
-  if (todo.length === 0) todo.push(`Run 'prospect ${path ? `${path} ` : ''}--help' for usage.`);
-  return `prospect: ${happened}\n${todo.join('\n')}\n`;
-}
-
-function describeOption(this: Help, option: Option): string {
-  // A repeatable flag starts from an empty list: "(default: [])" tells a person nothing.
-  const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
-  const shown = emptyList ? Object.assign(Object.create(option) as Option, { defaultValue: undefined }) : option;
-  return Help.prototype.optionDescription.call(this, shown);
-}
-
-function helpWidth(stream: NodeJS.WriteStream): number | undefined {
-  return stream.isTTY ? terminalSize(stream).columns : undefined;
-}
-
-function allCommands(command: Command): Command[] {
-  return [command, ...command.commands.flatMap(allCommands)];
-}
-
-function commandPath(command: Command): string {
-  const names: string[] = [];
-  for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
-  return names.join(' ');
 }
 
 function topicNames(): string[] {
@@ -130,9 +78,9 @@ function showHelp(root: Command, words: string[], helpCommand: Command): void {
   }
   let target = root;
   for (const word of words) {
-    const next = target.commands.find((command) => command.name() === word || command.aliases().includes(word));
+    const next = defineCommand(target).commands.find((command) => command.name() === word || command.aliases().includes(word));
     if (next === undefined) return unknownTopic(helpCommand, target, word);
-    target = next;
+    target = defineCommand(next);
   }
   target.outputHelp();
 }

@@ -1,12 +1,17 @@
 import type { Command } from 'commander';
 import type { PipelineFlags } from '../core/jobs/pipeline.js';
 import { positiveInteger } from '../options/values.js';
+import { declareCommand } from './command-tree.js';
 import { addCompanyFilterOptions, addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerPipelineCommand(program: Command, run: CommandRunner): void {
-  const command = program
-    .command('pipeline')
-    .summary('companies → contacts → freshness → verification, as one cron-safe, resumable export')
+  declareCommand(program, 'pipeline', { summary: 'companies → contacts → freshness → verification, as one cron-safe, resumable export' }, (command) =>
+    definePipeline(command, run),
+  );
+}
+
+function definePipeline(command: Command, run: CommandRunner): void {
+  command
     .description(
       'One command from a technology to a lead list: one joined row per contact (its columns, then the company\'s). ' +
         'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where ' +

@@ -14,6 +14,7 @@ import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatCount } from '../ui/format-count.js';
 import { integerInRange } from '../options/values.js';
+import { declareCommand } from './command-tree.js';
 
 interface SandboxFlags {
   host: string;
@@ -37,9 +38,11 @@ interface SandboxFlags {
 const DEFAULT_SPIKE_RATE_TEXT = '0.1';
 
 export function registerSandboxCommand(program: Command): void {
-  program
-    .command('sandbox')
-    .description('run a local copy of the service over generated data (keys: sandbox-free, -starter, -growth, -scale)')
+  declareCommand(program, 'sandbox', { description: 'run a local copy of the service over generated data (keys: sandbox-free, -starter, -growth, -scale)' }, defineSandbox);
+}
+
+function defineSandbox(command: Command): void {
+  command
     .option('--host <address>', 'address to listen on (loopback only unless --public)', DEFAULT_HOST)
     .option('--port <n>', 'port to listen on; 0 picks a free port', integerInRange('--port', 0, 65535), DEFAULT_PORT)
     .option('--companies <n>', `companies in the dataset, 1 to ${formatCount(MAX_COMPANIES)}`, integerInRange('--companies', 1, MAX_COMPANIES), DEFAULT_COMPANIES)

@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
 import type { VerifyFlags } from '../core/jobs/verify.js';
 import { integerInRange } from '../options/values.js';
+import { declareCommand } from './command-tree.js';
 import { addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerVerifyCommand(program: Command, run: CommandRunner): void {
-  const command = program
-    .command('verify')
-    .summary('check email addresses with the service (one paid unit each, never twice)')
+  declareCommand(program, 'verify', { summary: 'check email addresses with the service (one paid unit each, never twice)' }, (command) => defineVerify(command, run));
+}
+
+function defineVerify(command: Command, run: CommandRunner): void {
+  command
     .description(
       'Check email addresses with the service, one paid unit per address. Addresses come from arguments, --file, ' +
         'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them. ' +

@@ -61,7 +61,10 @@ export function parseMaxAge(text: string, now: Date): MaxAgeResult {
  * time zones differ between the service and us - counts as seen today: age 0.
  */
 export function ageInDays(lastSeen: string | null, now: Date): number | null {
-  const seen = parseDay(lastSeen);
+  return daysSince(parseDay(lastSeen), now);
+}
+
+function daysSince(seen: Date | null, now: Date): number | null {
   const today = startOfUtcDay(now);
   if (seen === null || today === null) return null;
   return Math.max(0, Math.round((today.getTime() - seen.getTime()) / DAY_MS));
@@ -76,8 +79,9 @@ export function classifyFreshness(
   if (contact.email === null || contact.email === undefined || contact.email.trim() === '') {
     return { email_age_days: null, email_freshness: 'none' };
   }
+  // Parsed once: this runs for every contact of an export.
   const seen = parseDay(contact.lastSeen ?? null);
-  const age = ageInDays(contact.lastSeen ?? null, now);
+  const age = daysSince(seen, now);
   if (seen === null || age === null) return { email_age_days: null, email_freshness: 'unknown' };
   return { email_age_days: age, email_freshness: seen.getTime() < cutoff.getTime() ? 'stale' : 'fresh' };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mostUseful, type ContactRow } from '../../src/core/contact-rows.js';
+import { mostUseful, sourceText, type ContactRow } from '../../src/core/contact-rows.js';
 
 function row(name: string, seniority: string | null, freshness: ContactRow['email_freshness'], lastSeen: string | null): ContactRow {
   return {
@@ -39,5 +39,18 @@ describe('mostUseful (--per-company)', () => {
   it('keeps the service order among equals, and ranks an unknown seniority last', () => {
     const rows = [row('a', 'staff', 'fresh', '2025-06-01'), row('b', 'staff', 'fresh', '2025-06-01'), row('x', 'intern', 'fresh', '2025-06-02'), row('c', 'staff', 'fresh', '2025-06-01')];
     expect(names(mostUseful(rows, 4))).toEqual(['a', 'b', 'c', 'x']);
+  });
+});
+
+describe('sourceText (the source column)', () => {
+  it('says each answer\'s own source, however many rows ask for it', () => {
+    const licensed = { dataset: 'Licensed contact records', method: 'licensed', publisher: 'Acme Data' };
+    const scraped = { dataset: 'Public pages', method: 'scraped' };
+    for (let pass = 0; pass < 2; pass++) {
+      expect(sourceText(licensed)).toBe('Licensed contact records (licensed, Acme Data)');
+      expect(sourceText(scraped)).toBe('Public pages (scraped)');
+      expect(sourceText({})).toBe('contact data');
+      expect(sourceText(null)).toBe('');
+    }
   });
 });

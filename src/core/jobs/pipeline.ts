@@ -4,7 +4,7 @@ import { UnanswerableError, type CompanyRow } from '../../api/index.js';
 import { ExitCode, knownFailure } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { checkOutputPath } from '../../io/output.js';
-import { createApiClient } from '../../runtime/api-client.js';
+import { createApiClient, keepYoungGenerationSmall } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
@@ -76,6 +76,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
+  keepYoungGenerationSmall();
   const asking = askFirst(consent);
   const verifier = asking
     ? openVerifier(ctx, client, connection, {
