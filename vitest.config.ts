@@ -1,4 +1,52 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Files whose processes run one after another (each of their tests waits for the last): they take
+ * longest from start to end, so they start first and never make the run's tail.
+ */
+const LONGEST = ['test/examples.cli.test.ts', 'test/golden/outputs.test.ts'];
+/** The spawned-binary files (test/README.md): slower than the in-process ones, so they go next. */
+const SPAWNS = /\/test\/(commands|golden)\/|\.cli\.test\.ts$/;
+
+/**
+ * The order files start in, for a short tail on two cores: LONGEST, then the spawned-binary files,
+ * then the rest, each group in vitest's own order (by the last run's durations when it has them,
+ * else largest file first, which on a clean clone put the golden outputs last). With
+ * --sequence.shuffle the files are shuffled instead (seeded, as vitest's own shuffle).
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const { shuffle, seed } = this.ctx.config.sequence;
+
+    if (shuffle) return shuffled(files, seed);
+    const rank = (file: TestSpecification) => {
+      const longest = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
+      if (longest >= 0) return longest;
+      return SPAWNS.test(file.moduleId) ? LONGEST.length : LONGEST.length + 1;
+    };
+    // Array.prototype.sort is stable: within a rank, vitest's order stays.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+/** Fisher-Yates with a small seeded generator (mulberry32). */
+function shuffled<T>(items: T[], seed: number): T[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const result = [...items];
+  for (let i = result.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [result[i], result[j]] = [result[j]!, result[i]!];
+  }
+  return result;
+}
 
 export default defineConfig({
   test: {
@@ -14,6 +62,7 @@ export default defineConfig({
     // are built once per worker, not once per file. Every file still starts its own sandboxes and
     // scratch directories (test/helpers), so none depends on another's state.
     isolate: false,
+    sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -7,7 +7,7 @@
  * How they run: in one scratch directory (with a HOME of its own), in document order, in bash, with
  * `prospect` (and `npx prospect`) on the PATH as the built binary. `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
- * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 50` (see asRun). The user's
+ * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 20` (see asRun). The user's
  * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the suppression lists
  * customers.csv and do-not-contact.csv, shaped as CRM exports) are made here, small; every
  * example that pays states its cap.
@@ -17,7 +17,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
-import { BIN, runCli, runShell, scratchDir } from './helpers/cli.js';
+import { BIN, runCli, runInProcess, runShell, scratchDir } from './helpers/cli.js';
 import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
 
@@ -72,15 +72,23 @@ function helpExamples(where: string, help: string): Example[] {
   return examples;
 }
 
-/** Every command and subcommand of `prospect --help`, with the examples of each. */
+/**
+ * Every command and subcommand of `prospect --help`, with the examples of each. The help texts are
+ * read in process (the same main(); test/commands/help.test.ts spawns --help): the examples are what is run here.
+ */
 async function allHelpExamples(): Promise<Example[]> {
   const commandsOf = (help: string) => [...(/\nCommands:\n([\s\S]*?)(?:\n\n|$)/.exec(help)?.[1] ?? '').matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((name) => name !== 'help');
-  const top = await runCli(['--help']);
-  const examples = helpExamples('prospect --help', top.stdout);
-  for (const name of [...commandsOf(top.stdout), 'help']) {
-    const help = (await runCli([name, '--help'])).stdout;
+  const helpOf = async (path: string[]) => {
+    const help = await runInProcess([...path, '--help']);
+    expect(help.code, `prospect ${path.join(' ')} --help`).toBe(0);
+    return help.stdout;
+  };
+  const top = await helpOf([]);
+  const examples = helpExamples('prospect --help', top);
+  for (const name of [...commandsOf(top), 'help']) {
+    const help = await helpOf([name]);
     examples.push(...helpExamples(`prospect ${name} --help`, help));
-    for (const sub of name === 'help' ? [] : commandsOf(help)) examples.push(...helpExamples(`prospect ${name} ${sub} --help`, (await runCli([name, sub, '--help'])).stdout));
+    for (const sub of name === 'help' ? [] : commandsOf(help)) examples.push(...helpExamples(`prospect ${name} ${sub} --help`, await helpOf([name, sub])));
   }
   return examples;
 }
@@ -189,12 +197,12 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), and a
- * `companies` listing or a `pipeline` without --max stopped at 50 companies, to keep the test's cost small.
+ * `companies` listing or a `pipeline` without --max stopped at 20 companies, to keep the test's cost small.
  */
 function asRun(command: string): string {
   return command
     .replace(/\s--sandbox(?=\s|$)/g, '')
-    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) => (rest.includes('--max') || rest.includes('--dry-run') ? segment : `prospect ${command} --max 50${rest}`));
+    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) => (rest.includes('--max') || rest.includes('--dry-run') ? segment : `prospect ${command} --max 20${rest}`));
 }
 
 async function runExample(example: Example, lane: Lane): Promise<void> {

@@ -16,7 +16,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_KIND_NAMES, type FaultKindName } from '../../src/sandbox/index.js';
-import { runCli, scratchDir, type CliOptions } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir, type CliOptions } from '../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, withSandbox, type RunningSandbox, type SandboxOptions } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -55,7 +55,8 @@ let shopifyDomains: string;
 
 beforeAll(async () => {
   healthy = await startTestSandbox(DATA);
-  const companies = await runCli(['companies', '-t', 'Shopify', '--max', '200', '--columns', 'domain'], { url: healthy.url, apiKey: KEY });
+  // The contacts runs' input, made in process: not under test here.
+  const companies = await runInProcess(['companies', '-t', 'Shopify', '--max', '200', '--columns', 'domain'], { url: healthy.url, apiKey: KEY });
   expect(companies.code).toBe(0);
   shopifyDomains = companies.stdout;
 });

@@ -8,10 +8,15 @@ import { allCompanies, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
+/**
+ * 20,000 companies: Shopify spans two pages of 1,000 (1,056 companies) and WordPress seven, enough
+ * for paging, retries and Retry-After, at a fraction of the default dataset's cost per export.
+ */
+const DATA = { seed: 7, companies: 20_000, asOf: todayUtc() };
 let sandbox: RunningSandbox;
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ seed: 7, asOf: todayUtc() });
+  sandbox = await startTestSandbox(DATA);
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -128,24 +133,6 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect((await sandboxStats(sandbox.url)).requests.total - before).toBe(1);
   });
 
-  it('rejects bad input with exit 2 before any request', async () => {
-    const before = (await sandboxStats(sandbox.url)).requests.total;
-    for (const args of [
-      ['companies'],
-      ['companies', '-t', 'Shopify', '--max', '0'],
-      ['companies', '-t', 'Shopify', '--format', 'xml'],
-      ['companies', '-t', 'Shopify', '--columns', 'domain,nope'],
-      ['companies', '-t', 'Shopify', '--employee-range', 'big'],
-      ['companies', '-t', 'Shopify', '-o', 'x.xls'],
-      ['companies', '-t', 'Shopify', '--bogus'],
-    ]) {
-      const run = await prospect(args);
-      expect(run.code, args.join(' ')).toBe(2);
-      expect(run.stderr).not.toMatch(/\n\s+at /);
-    }
-    expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
-  });
-
   it('says how to set a key when none is set, and refuses plain http to a remote host', async () => {
     const noKey = await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url });
     expect(noKey.code).toBe(2);
@@ -167,8 +154,8 @@ describe('prospect companies against a failing or slow service', () => {
   let flaky: RunningSandbox;
   let limited: RunningSandbox;
   beforeAll(async () => {
-    flaky = await startTestSandbox({ seed: 7, asOf: todayUtc(), failRate: 0.3 });
-    limited = await startTestSandbox({ seed: 7, asOf: todayUtc(), rateLimit: 1 });
+    flaky = await startTestSandbox({ ...DATA, failRate: 0.3 });
+    limited = await startTestSandbox({ ...DATA, rateLimit: 1 });
   });
   afterAll(async () => {
     await flaky?.close();

@@ -1,11 +1,13 @@
 /**
  * `prospect config` and the config file as a user meets them: the built binary, spawned with its
- * own PROSPECT_CONFIG_DIR. Needs `npm run build` first.
+ * own PROSPECT_CONFIG_DIR. Needs `npm run build` first. What a test only sets up (a `config set`
+ * before the command it checks) and the rows of a table of refusals after its first runs in process
+ * (runInProcess: the same main(), no process start).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, runShell, scratchDir, type CliOptions, type CliRun } from '../helpers/cli.js';
+import { runCli, runInProcess, runShell, scratchDir, type CliOptions, type CliRun, type InProcessOptions } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { companiesPage, errorBody, sampleContact, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
@@ -15,14 +17,24 @@ const ENV_KEY = 'sk_live_environment_key_beef';
 interface Profile {
   dir: string;
   file: string;
+  /** The binary, spawned. */
   run(args: string[], options?: CliOptions): Promise<CliRun>;
+  /** The same in process: for set-up steps and table rows, not for what the test is about. */
+  inProcess(args: string[], options?: InProcessOptions): Promise<CliRun>;
 }
 
-/** A fresh config directory and a runner bound to it. */
+/** A fresh config directory and runners bound to it. */
 async function profile(): Promise<Profile> {
   const dir = await scratchDir('prospect-config-');
   const run = (args: string[], options: CliOptions = {}) => runCli(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
-  return { dir, file: join(dir, 'config.json'), run };
+  const inProcess = (args: string[], options: InProcessOptions = {}) => runInProcess(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
+  return { dir, file: join(dir, 'config.json'), run, inProcess };
+}
+
+/** A set-up step that must work for the test to mean anything. */
+async function setUp(runner: Profile['inProcess'], args: string[], options: InProcessOptions = {}): Promise<void> {
+  const result = await runner(args, options);
+  expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
 }
 
 /** The built CLI under a given umask, through a shell as a user would start it. */
@@ -97,9 +109,9 @@ describe('config set api-key', () => {
 
 describe('config list, get, unset, path', () => {
   it('list shows the value in effect and where it comes from, keys redacted', async () => {
-    const { run } = await profile();
-    await run(['config', 'set', 'api-key'], { input: FILE_KEY });
-    await run(['config', 'set', 'max-age', '6m']);
+    const { run, inProcess } = await profile();
+    await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
+    await setUp(inProcess, ['config', 'set', 'max-age', '6m']);
     const list = await run(['config', 'list'], { apiKey: ENV_KEY, env: { PROSPECT_BASE_URL: 'https://env.example.com' } });
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^api-key +…beef +environment PROSPECT_API_KEY$/m);
@@ -122,15 +134,15 @@ describe('config list, get, unset, path', () => {
   });
 
   it('get prints a stored value, and nothing for an unset key', async () => {
-    const { run } = await profile();
-    await run(['config', 'set', 'base-url', 'https://api.example.com/']);
+    const { run, inProcess } = await profile();
+    await setUp(inProcess, ['config', 'set', 'base-url', 'https://api.example.com/']);
     expect(await run(['config', 'get', 'base-url'])).toMatchObject({ code: 0, stdout: 'https://api.example.com/\n' });
     expect(await run(['config', 'get', 'format'])).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('unset removes a key; the default applies again', async () => {
-    const { file, run } = await profile();
-    await run(['config', 'set', 'format', 'JSON']);
+    const { file, run, inProcess } = await profile();
+    await setUp(inProcess, ['config', 'set', 'format', 'JSON']);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ format: 'json' });
     expect((await run(['config', 'unset', 'format'])).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({});
@@ -144,6 +156,7 @@ describe('config list, get, unset, path', () => {
 });
 
 describe('config set checks values (exit 2, nothing written)', () => {
+  // The first row spawned, the others in process.
   it.each([
     [['base-url', 'http://api.example.com'], 'refusing to send the API key over plain http'],
     [['base-url', 'not a url'], 'is not a valid URL'],
@@ -156,8 +169,8 @@ describe('config set checks values (exit 2, nothing written)', () => {
     [['max-age'], 'config set max-age needs a value'],
     [['colour', 'blue'], "Allowed choices are api-key, base-url, cursor-param, max-age, concurrency, format"],
   ])('config set %j', async (args, message) => {
-    const { file, run } = await profile();
-    const refused = await run(['config', 'set', ...args]);
+    const { file, run, inProcess } = await profile();
+    const refused = await (args[1] === 'http://api.example.com' ? run : inProcess)(['config', 'set', ...args]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(message);
     expect(existsSync(file)).toBe(false);
@@ -179,10 +192,11 @@ describe('a corrupt config file', () => {
     ['config get', ['config', 'get', 'max-age']],
     ['a data command (flag defaults)', ['contacts', 'acme.com']],
     ['a data command (connection)', ['companies', '-t', 'Shopify']],
-  ])('%s: exit 2 with its path, and the file is left as it was', async (_what, args) => {
-    const { file, run } = await profile();
+  ])('%s: exit 2 with its path, and the file is left as it was', async (what, args) => {
+    const { file, run, inProcess } = await profile();
     writeFileSync(file, corrupt);
-    const result = await run(args, { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
+    // The first row spawned, the others in process.
+    const result = await (what === 'config list' ? run : inProcess)(args, { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`prospect: the config file ${file} is unusable: it is not valid JSON`);
     expect(result.stderr).not.toMatch(/^\s+at /m);
@@ -229,18 +243,18 @@ describe('precedence through the binary: flag > environment > config file > defa
   const authorizationOfLastRequest = () => server.requests.at(-1)?.headers.authorization;
 
   it('key and address from the config file when nothing else says', async () => {
-    const { run } = await profile();
-    await run(['config', 'set', 'base-url', server.url]);
-    await run(['config', 'set', 'api-key'], { input: FILE_KEY });
+    const { run, inProcess } = await profile();
+    await setUp(inProcess, ['config', 'set', 'base-url', server.url]);
+    await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
     const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
     expect(result.code).toBe(0);
     expect(authorizationOfLastRequest()).toBe(`Bearer ${FILE_KEY}`);
   });
 
   it('the environment over the config file', async () => {
-    const { run } = await profile();
-    await run(['config', 'set', 'base-url', 'https://unused.example.com']);
-    await run(['config', 'set', 'api-key'], { input: FILE_KEY });
+    const { run, inProcess } = await profile();
+    await setUp(inProcess, ['config', 'set', 'base-url', 'https://unused.example.com']);
+    await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
     const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url });
     expect(result.code).toBe(0);
     expect(authorizationOfLastRequest()).toBe(`Bearer ${ENV_KEY}`);
@@ -255,10 +269,10 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 
   it('format: the config file over the default; --format and -o FILE over the config file', async () => {
-    const { dir, run } = await profile();
+    const { dir, run, inProcess } = await profile();
     const options = { apiKey: ENV_KEY, url: server.url };
     expect((await run(['companies', '-t', 'Shopify'], options)).stdout).toMatch(/^domain,company_name/);
-    await run(['config', 'set', 'format', 'ndjson']);
+    await setUp(inProcess, ['config', 'set', 'format', 'ndjson']);
     const fromConfig = await run(['companies', '-t', 'Shopify'], options);
     expect(fromConfig.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain)).toEqual(['acme.com', 'globex.com']);
     expect((await run(['companies', '-t', 'Shopify', '--format', 'csv'], options)).stdout).toMatch(/^domain,company_name/);
@@ -268,7 +282,7 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 
   it('max-age: the config file over the default, --max-age over the config file', async () => {
-    const { run } = await profile();
+    const { run, inProcess } = await profile();
     const options = { apiKey: ENV_KEY, url: server.url };
     const freshness = async (args: string[]) => {
       const result = await run(['contacts', 'acme.com', '--format', 'csv', ...args], options);
@@ -276,7 +290,7 @@ describe('precedence through the binary: flag > environment > config file > defa
       return csvRecords(result.stdout)[0]?.email_freshness;
     };
     expect(await freshness([])).toBe('stale'); // default 90d: 200 days is stale
-    await run(['config', 'set', 'max-age', '1y']);
+    await setUp(inProcess, ['config', 'set', 'max-age', '1y']);
     expect(await freshness([])).toBe('fresh');
     expect(await freshness(['--max-age', '30d'])).toBe('stale');
   });

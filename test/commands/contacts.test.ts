@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
@@ -13,7 +13,8 @@ let usDomainsNdjson: string;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ seed: 11, asOf: todayUtc() });
-  const companies = await prospect(['companies', '-t', 'Shopify', '--country', 'united states', '--max', '150', '--format', 'ndjson']);
+  // The input of the tests below, not under test here: made in process.
+  const companies = await runInProcess(['companies', '-t', 'Shopify', '--country', 'united states', '--max', '150', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY });
   expect(companies.code).toBe(0);
   usDomainsNdjson = companies.stdout;
 });
@@ -123,7 +124,8 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
   });
 
   it('an empty input is a usage error, not an empty success', async () => {
-    const run = await prospect(['contacts'], { input: '\n\n# nothing here\n' });
+    // In process: test/commands/options.test.ts spawns an empty input.
+    const run = await runInProcess(['contacts'], { url: sandbox.url, apiKey: KEY, input: '\n\n# nothing here\n' });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
   });
@@ -133,9 +135,11 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
     const bad = await prospect(['contacts', 'acme.com', '--seniority', 'cxo,boss']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/cxo, vp, director, manager, staff/);
-    expect((await prospect(['contacts', 'acme.com', '--limit', '1001'])).code).toBe(2);
-    expect((await prospect(['contacts', 'acme.com', '--max-age', 'soon'])).code).toBe(2);
-    expect((await prospect(['contacts', 'acme.com', '--stale', 'maybe'])).code).toBe(2);
+    // The other values in process (the same main()).
+    const inProcess = (args: string[]) => runInProcess(args, { url: sandbox.url, apiKey: KEY });
+    expect((await inProcess(['contacts', 'acme.com', '--limit', '1001'])).code).toBe(2);
+    expect((await inProcess(['contacts', 'acme.com', '--max-age', 'soon'])).code).toBe(2);
+    expect((await inProcess(['contacts', 'acme.com', '--stale', 'maybe'])).code).toBe(2);
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
   });
 

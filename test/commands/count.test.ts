@@ -206,7 +206,16 @@ describe('count against a slow service', () => {
 
 describe('pipeline --dry-run', () => {
   // With and without --seniority and --per-company, --stale verify and drop: each estimate against the
-  // real run that follows (its written leads, and the units the sandbox counted).
+  // real run that follows (its written leads, and the units the sandbox counted). Its own sandbox of
+  // 2,000 companies: the real runs walk the whole WordPress set (652 companies here, still
+  // eight employee-range strata for the sample), and a run of the 5,000-company set costs 2.5 times as much.
+  let small: TestSandbox;
+  beforeAll(async () => {
+    small = await startTestSandbox({ companies: 2_000 });
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
   const optionSets = [
     { args: ['-t', 'WordPress', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '100000'], paid: true },
     { args: ['-t', 'WordPress', '--per-company', '2', '--stale', 'verify', '--verify-budget', '100000'], paid: true },
@@ -214,9 +223,9 @@ describe('pipeline --dry-run', () => {
   ];
 
   it.each(optionSets)('spends nothing, makes only its sample calls, and estimates the real run: $args', async ({ args, paid }) => {
-    const before = await sandboxStats(sandbox.url);
-    const dry = await runCli(['pipeline', ...args, '--dry-run', '--format', 'json'], { url: sandbox.url, apiKey: key });
-    const middle = await sandboxStats(sandbox.url);
+    const before = await sandboxStats(small.url);
+    const dry = await runCli(['pipeline', ...args, '--dry-run', '--format', 'json'], { url: small.url, apiKey: key });
+    const middle = await sandboxStats(small.url);
     expect(dry.code, dry.stderr).toBe(0);
     expect(middle.units.growth - before.units.growth).toBe(0);
     expect(middle.requests.verify - before.requests.verify).toBe(0);
@@ -225,8 +234,8 @@ describe('pipeline --dry-run', () => {
     expect(middle.requests.contacts - before.requests.contacts).toBe(estimate.sample.calls);
     expect(estimate.sample.strata).toBeGreaterThan(1);
 
-    const real = await runCli(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], { url: sandbox.url, apiKey: key });
-    const after = await sandboxStats(sandbox.url);
+    const real = await runCli(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], { url: small.url, apiKey: key });
+    const after = await sandboxStats(small.url);
     expect(real.code, real.stderr).toBe(0);
     const leads = real.stdout.trim().split('\n').length - 1;
     expect(leads).toBeGreaterThan(20);

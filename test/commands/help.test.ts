@@ -1,10 +1,14 @@
 /**
  * Help that teaches: every command explains itself with real examples, `prospect help` works as
  * commander's does plus topics, and mistakes get the closest suggestion with exit 2.
+ *
+ * Each kind of text is spawned once (the top-level help, one command's --help, `help COMMAND`, the
+ * exit codes, an unknown topic, a mistake, a bad value); the other rows of each table run the same
+ * main() in process (runInProcess), which prints the same bytes to a pipe without a process start.
  */
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../../src/exit-codes.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runInProcess } from '../helpers/cli.js';
 
 /** The command names in the "Commands:" section of a help text. */
 function commandsIn(help: string): string[] {
@@ -18,7 +22,7 @@ const exampleLines = (help: string) => help.split('\n').filter((line) => line.st
 
 const topLevel = await runCli(['--help']);
 const commands = commandsIn(topLevel.stdout);
-const configHelp = await runCli(['config', '--help']);
+const configHelp = await runInProcess(['config', '--help']);
 const configCommands = commandsIn(configHelp.stdout).filter((name) => name !== 'help');
 const everyCommand = [...commands.filter((name) => name !== 'help').map((name) => [name]), ...configCommands.map((name) => ['config', name]), ['help']];
 
@@ -29,7 +33,7 @@ describe('--help of every command', () => {
   });
 
   it.each(everyCommand)('prospect %s %s --help: a description and at least two examples', async (...path) => {
-    const help = await runCli([...path, '--help']);
+    const help = await (path[0] === 'companies' ? runCli : runInProcess)([...path, '--help']);
     expect(help.code).toBe(0);
     expect(help.stderr).toBe('');
     const [usage, blank, description] = help.stdout.split('\n');
@@ -49,7 +53,7 @@ describe('--help of every command', () => {
 
   it('descriptions are paragraphs wrapped once: within 80 columns, no line broken short in mid-paragraph', async () => {
     for (const path of [['companies'], ['contacts'], ['verify'], ['pipeline']]) {
-      const help = await runCli([...path, '--help']);
+      const help = await runInProcess([...path, '--help']);
       const description = help.stdout.split('\n\n')[1]!.split('\n');
       for (const line of description) expect(line.length).toBeLessThanOrEqual(80);
       // Wrapped once at 80, every line but the last is filled to within a word of the width.
@@ -58,7 +62,7 @@ describe('--help of every command', () => {
   });
 
   it('shows no empty default and does not ask for a lower-case country', async () => {
-    const help = await runCli(['companies', '--help']);
+    const help = await runInProcess(['companies', '--help']);
     expect(help.stdout).not.toContain('(default: [])');
     expect(help.stdout).toMatch(/-t, --technology <name> +a technology/);
     expect(help.stdout).not.toMatch(/lower-case/);
@@ -75,14 +79,15 @@ describe('prospect help', () => {
   });
 
   it.each([[['companies']], [['pipeline']], [['config']], [['config', 'set']], [['completion']]])('help %j is the same text as --help', async (path) => {
-    const viaHelp = await runCli(['help', ...path]);
-    const viaFlag = await runCli([...path, '--help']);
+    const run = path[0] === 'companies' ? runCli : runInProcess;
+    const viaHelp = await run(['help', ...path]);
+    const viaFlag = await run([...path, '--help']);
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
 
   it.each(TOPICS.slice(1))('%s is a topic with a title and text', async (topic) => {
-    const help = await runCli(['help', topic]);
+    const help = await runInProcess(['help', topic]);
     expect(help.code).toBe(0);
     expect(help.stderr).toBe('');
     expect(help.stdout.split('\n').length).toBeGreaterThan(4);
@@ -101,16 +106,16 @@ describe('prospect help', () => {
   });
 
   it('commander\'s own help command still works under config', async () => {
-    const viaHelp = await runCli(['config', 'help', 'set']);
+    const viaHelp = await runInProcess(['config', 'help', 'set']);
     expect(viaHelp.code).toBe(0);
-    expect(viaHelp.stdout).toBe((await runCli(['config', 'set', '--help'])).stdout);
+    expect(viaHelp.stdout).toBe((await runInProcess(['config', 'set', '--help'])).stdout);
   });
 
   it('an unknown topic is exit 2 with the closest one', async () => {
     const typo = await runCli(['help', 'exit-code']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe("prospect: unknown help topic 'exit-code'\nDid you mean exit-codes?\n");
-    const nested = await runCli(['help', 'config', 'lst']);
+    const nested = await runInProcess(['help', 'config', 'lst']);
     expect(nested.code).toBe(2);
     expect(nested.stderr).toContain('\nDid you mean list?\n');
   });
@@ -126,7 +131,7 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
     [['--verbos', 'companies'], "unknown option '--verbos'", 'Did you mean --verbose?'],
     [['completion', 'ksh'], "command-argument value 'ksh' is invalid for argument 'shell'.", 'Allowed choices are bash, zsh, fish.'],
   ])('prospect %j', async (args, error, suggestion) => {
-    const result = await runCli(args);
+    const result = await (args[0] === 'comapnies' ? runCli : runInProcess)(args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     // One error style: what happened, in prospect's voice, then what to do.
@@ -140,7 +145,7 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
   });
 
   it('a missing argument says where the usage is', async () => {
-    const result = await runCli(['companies', '-t']);
+    const result = await runInProcess(['companies', '-t']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("prospect: option '-t, --technology <name>' argument missing\nRun 'prospect companies --help' for usage.\n");
   });

@@ -2,10 +2,14 @@
  * Flags out of range and unknown values exit 2 before any request, for every command: each case runs
  * against its own sandbox, whose /_sandbox/stats must still count zero requests afterwards. A usage
  * error is one short message, never a stack trace, and nothing on stdout.
+ *
+ * The binary is spawned for one case of each command (and for every case that names a relative
+ * path, which needs a working directory of its own); the other cases run the same main() in
+ * process (runInProcess), where a case costs milliseconds instead of a process start.
  */
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
-import { runCli, scratchDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -18,6 +22,8 @@ interface Case {
   what: string;
   args: string[];
   input?: string;
+  /** Run through the binary (the others run in process). */
+  spawned?: true;
 }
 
 const COMPANIES = ['companies', '-t', 'Shopify'];
@@ -35,7 +41,7 @@ const GLOBAL_CASES: Case[] = [
   { what: '--page-size 1001', args: ['--page-size', '1001', ...COMPANIES] },
   { what: '--sandbox-plan gold', args: ['--sandbox-plan', 'gold', ...COMPANIES] },
   { what: 'an unknown global flag', args: ['--verbosee', ...COMPANIES] },
-  { what: 'an unknown command', args: ['companys', '-t', 'Shopify'] },
+  { what: 'an unknown command', args: ['companys', '-t', 'Shopify'], spawned: true },
 ];
 
 const COMPANIES_CASES: Case[] = [
@@ -47,7 +53,7 @@ const COMPANIES_CASES: Case[] = [
   { what: '--employee-range big', args: [...COMPANIES, '--employee-range', 'big'] },
   { what: '--employee-range 500-11', args: [...COMPANIES, '--employee-range', '500-11'] },
   { what: 'the same technology required and excluded', args: [...COMPANIES, '-T', 'shopify'] },
-  { what: '-o with an extension prospect cannot write', args: [...COMPANIES, '-o', 'x.xls'] },
+  { what: '-o with an extension prospect cannot write', args: [...COMPANIES, '-o', 'x.xls'], spawned: true },
   { what: '--employee-range +500', args: [...COMPANIES, '--employee-range', '+500'] },
   { what: '--employee-range with an empty item', args: [...COMPANIES, '--employee-range', '1-10,'] },
   { what: '--country ""', args: [...COMPANIES, '--country', ''] },
@@ -68,7 +74,7 @@ const CONTACTS_CASES: Case[] = [
   { what: '--cache-ttl whenever', args: [...CONTACTS, '--stale', 'verify', '--cache-ttl', 'whenever'], input: DOMAINS },
   { what: '--format xml', args: [...CONTACTS, '--format', 'xml'], input: DOMAINS },
   { what: '--columns with an unknown column', args: [...CONTACTS, '--columns', 'domain,nope'], input: DOMAINS },
-  { what: 'an empty input', args: CONTACTS, input: '\n# nothing\n\n' },
+  { what: 'an empty input', args: CONTACTS, input: '\n# nothing\n\n', spawned: true },
   { what: '--strict with a junk line', args: [...CONTACTS, '--strict'], input: `${DOMAINS}not a domain!\n` },
   { what: '--domains-file that does not exist', args: [...CONTACTS, '--domains-file', '/nonexistent-dir/domains.txt'] },
 ];
@@ -81,7 +87,7 @@ const VERIFY_CASES: Case[] = [
   { what: '--cache-ttl whenever', args: [...VERIFY, '--cache-ttl', 'whenever'], input: EMAILS },
   { what: '--format xml', args: [...VERIFY, '--format', 'xml'], input: EMAILS },
   { what: 'an empty input', args: VERIFY, input: '\n\n' },
-  { what: '--strict with a malformed address', args: [...VERIFY, '--strict'], input: `${EMAILS}a@@b.com\n` },
+  { what: '--strict with a malformed address', args: [...VERIFY, '--strict'], input: `${EMAILS}a@@b.com\n`, spawned: true },
   { what: '--file that does not exist', args: [...VERIFY, '--file', '/nonexistent-dir/emails.txt'] },
 ];
 
@@ -96,13 +102,13 @@ const PIPELINE_CASES: Case[] = [
   { what: '--verify-budget -1', args: [...PIPELINE, '--stale', 'verify', '--verify-budget', '-1'] },
   { what: '--format xml', args: [...PIPELINE, '--format', 'xml'] },
   { what: '--employee-range big', args: [...PIPELINE, '--employee-range', 'big'] },
-  { what: '-o with an extension prospect cannot write', args: [...PIPELINE, '-o', 'leads.xls'] },
+  { what: '-o with an extension prospect cannot write', args: [...PIPELINE, '-o', 'leads.xls'], spawned: true },
   { what: '--state under a file', args: [...PIPELINE, '--state', '/dev/null/state'] },
 ];
 
 /** The sandbox must refuse before it listens: a case that wrongly succeeded would print its URL. */
 const SANDBOX_CASES: Case[] = [
-  { what: '--port 70000', args: ['sandbox', '--port', '70000'] },
+  { what: '--port 70000', args: ['sandbox', '--port', '70000'], spawned: true },
   { what: '--companies 0', args: ['sandbox', '--companies', '0'] },
   { what: '--seed -1', args: ['sandbox', '--seed', '-1'] },
   { what: '--as-of 2025-02-30', args: ['sandbox', '--as-of', '2025-02-30'] },
@@ -127,18 +133,23 @@ const TABLE = [
   ...VERIFY_CASES.map((c) => ({ ...c, command: 'verify' })),
   ...PIPELINE_CASES.map((c) => ({ ...c, command: 'pipeline' })),
   ...SANDBOX_CASES.map((c) => ({ ...c, command: 'sandbox' })),
-];
+].map((c) => ({ ...c, how: c.spawned ? 'spawned' : 'in process' }));
 
 describe('flags out of range and unknown values exit 2 before any request', () => {
-  // Concurrent: each case is a short-lived process and its own small sandbox, so they do not share counters.
-  it.concurrent.for(TABLE)('$command: $what', { timeout: 20_000 }, async ({ args, input }, { expect }) => {
+  it('spawns one case of every command', () => {
+    expect(new Set(TABLE.filter((c) => c.spawned).map((c) => c.command))).toEqual(new Set(TABLE.map((c) => c.command)));
+  });
+
+  // Concurrent: each case has its own small sandbox, so they do not share counters.
+  it.concurrent.for(TABLE)('$command: $what ($how)', { timeout: 20_000 }, async ({ args, input, spawned }, { expect }) => {
     const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
     try {
       const cwd = await scratchDir();
       // The sandbox command gets a free port, so a case that wrongly started would not clash; it would
       // print its URL and run until the timeout below kills it.
       const fullArgs = args[0] === 'sandbox' && !args.includes('--port') ? [...args, '--port', '0'] : args;
-      const run = await runCli(fullArgs, { url: sandbox.url, apiKey: KEY, cwd, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 });
+      const options = { url: sandbox.url, apiKey: KEY, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 };
+      const run = spawned ? await runCli(fullArgs, { ...options, cwd }) : await runInProcess(fullArgs, options);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(/\S/);
@@ -153,16 +164,17 @@ describe('flags out of range and unknown values exit 2 before any request', () =
 
 describe('an output that cannot be written exits 7 before any request', () => {
   it.concurrent.for([
-    { what: 'companies', args: [...COMPANIES, '-o', '/nonexistent-dir/x.csv'] },
-    { what: 'pipeline', args: [...PIPELINE, '-o', '/nonexistent-dir/leads.csv'] },
-    { what: 'pipeline --summary', args: [...PIPELINE, '--summary', '/nonexistent-dir/run.json'] },
-    { what: 'contacts', args: [...CONTACTS, '-o', '/nonexistent-dir/people.csv'], input: DOMAINS },
-    { what: 'verify', args: [...VERIFY, '-o', '/nonexistent-dir/verified.csv'], input: EMAILS },
-  ])('$what into a missing directory', { timeout: 20_000 }, async ({ args, input }, { expect }) => {
+    { what: 'companies', args: [...COMPANIES, '-o', '/nonexistent-dir/x.csv'], how: 'spawned' },
+    { what: 'pipeline', args: [...PIPELINE, '-o', '/nonexistent-dir/leads.csv'], how: 'in process' },
+    { what: 'pipeline --summary', args: [...PIPELINE, '--summary', '/nonexistent-dir/run.json'], how: 'in process' },
+    { what: 'contacts', args: [...CONTACTS, '-o', '/nonexistent-dir/people.csv'], input: DOMAINS, how: 'in process' },
+    { what: 'verify', args: [...VERIFY, '-o', '/nonexistent-dir/verified.csv'], input: EMAILS, how: 'in process' },
+  ])('$what into a missing directory ($how)', { timeout: 20_000 }, async ({ args, input, how }, { expect }) => {
     const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
     try {
       const cwd = await scratchDir();
-      const run = await runCli(args, { url: sandbox.url, apiKey: KEY, cwd, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 });
+      const options = { url: sandbox.url, apiKey: KEY, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 };
+      const run = how === 'spawned' ? await runCli(args, { ...options, cwd }) : await runInProcess(args, options);
       expect(run.code, run.stderr).toBe(7);
       expect(run.stderr).toMatch(/nonexistent-dir does not exist/);
       expect((await sandboxStats(sandbox.url)).requests.total).toBe(0);

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli } from '../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, withSandbox, type RunningSandbox } from '../helpers/sandbox.js';
@@ -154,7 +154,8 @@ describe('prospect pipeline', () => {
     expect(estimate.leads).toBeLessThan(week1.length * 0.15);
 
     await withSandbox({ seed: 6, companies: 20_000, asOf: todayUtc() }, async (changed) => {
-      const all = await runCli(['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'], { url: changed.url, apiKey: KEY });
+      // The whole set without --only-new, in process: the reference, not the run under test.
+      const all = await runInProcess(['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'], { url: changed.url, apiKey: KEY });
       const exported = new Set(week1.map((row) => `${row.business_email}|${row.domain}|${row.full_name}`));
       const expected = csvRecords(all.stdout).filter((row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`));
       const third = await runCli(args('week3.csv'), { url: changed.url, apiKey: KEY, cwd: work });
@@ -169,8 +170,9 @@ describe('prospect pipeline', () => {
     const filters = ['-t', 'Shopify', '-T', 'Klaviyo', '--country', 'united states', '--employee-range', '11-500'];
     const pipeline = await runCli(['pipeline', ...filters, '--seniority', 'cxo,vp', '--format', 'ndjson'], options());
     expect(pipeline.code).toBe(0);
-    const companies = await runCli(['companies', ...filters, '--format', 'ndjson'], options());
-    const contacts = await runCli(['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson'], options({ input: companies.stdout }));
+    // The reference, companies | contacts, in process (both are spawned in their own tests).
+    const companies = await runInProcess(['companies', ...filters, '--format', 'ndjson'], options());
+    const contacts = await runInProcess(['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson'], options({ input: companies.stdout }));
     const byDomain = new Map(companies.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).map((row) => [row.domain, row]));
     const joined = contacts.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).map((contact) => {
       const company = byDomain.get(contact.domain);

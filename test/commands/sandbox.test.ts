@@ -5,6 +5,7 @@
  */
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/cli.js';
 import { call, SANDBOX_KEYS, spawnSandbox } from '../helpers/sandbox.js';
 
 describe('prospect sandbox (built CLI)', () => {
@@ -32,7 +33,9 @@ describe('prospect sandbox (built CLI)', () => {
     [['--rate-limit', '0']],
     [['--host', '0.0.0.0']],
   ])('exits 2 with what happened, then what to do, for %j', async (args) => {
-    const { code, stdout, stderr } = await spawnSandbox(['--port', '0', ...args]).finished;
+    // The first row spawned; the others run the same main() in process (a wrongly accepted flag
+    // would start listening there and never finish: the run's timeout fails the test).
+    const { code, stdout, stderr } = args[1] === 'abc' ? await spawnSandbox(['--port', '0', ...args]).finished : await runInProcess(['sandbox', '--port', '0', ...args], { timeoutMs: 15_000 });
     expect(code).toBe(2);
     expect(stdout).toBe('');
     const lines = stderr.trim().split('\n');
@@ -61,7 +64,7 @@ describe('prospect sandbox (built CLI)', () => {
 
   it('--help names every fault kind', async () => {
     const { FAULT_KIND_NAMES } = await import('../../src/sandbox/index.js');
-    const help = await spawnSandbox(['--help']).finished;
+    const help = await runInProcess(['sandbox', '--help']);
     expect(help.code).toBe(0);
     const text = help.stdout;
     for (const kind of FAULT_KIND_NAMES) expect(text).toContain(kind);

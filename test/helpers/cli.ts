@@ -1,16 +1,22 @@
 /**
- * The one spawn helper: every test that runs prospect as a user does goes through startCli (the
- * built binary, a clean environment, no config, key leak checks), runCli or runShell.
+ * The one helper that runs prospect: every test that runs it as a user does goes through startCli
+ * (the built binary, a clean environment, no config, key leak checks), runCli or runShell; the
+ * matrices of checks behind one spawned case go through runInProcess (the same main() of the same
+ * build, in a worker thread of the test process, without a process's start-up cost).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { expect } from 'vitest';
 import { scratchDir, scratchRoot } from './scratch.js';
 
 export { scratchDir };
 
 export const BIN = resolve(import.meta.dirname, '../../bin/prospect.js');
+/** What bin/prospect.js imports and runs: the bundled CLI that `npm run build` writes. */
+const BUNDLE = resolve(import.meta.dirname, '../../dist/cli/cli.js');
 
 export interface CliRun {
   code: number | null;
@@ -156,4 +162,64 @@ export async function runShell(script: string, options: CliOptions = {}): Promis
   );
   child.stdin!.end(options.input ?? '');
   return finishCli(child, options);
+}
+
+/** What runInProcess takes: a run in a thread has no working directory of its own, no wrapper and no signals. */
+export type InProcessOptions = Omit<CliOptions, 'cwd' | 'wrap'>;
+
+let worker: Worker | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `prospect ARGS` in this process: main() of the built bundle, the function bin/prospect.js
+ * runs, in a worker thread whose stdin, stdout, stderr and environment are this run's own (see
+ * cli-worker.mjs), with the environment runCli gives a process and the same key leak checks. It
+ * costs milliseconds where a process costs a start-up, so a table of cases (every bad flag value)
+ * runs here while one case of it is spawned, to show the binary behaves the same.
+ *
+ * Not for what only a process shows: exit through a signal, a terminal, a relative path (the
+ * thread shares the test's working directory), the start-up itself. Runs are queued, one at a
+ * time; the worker is reused by the runs of one test file and stopped when the file ends.
+ */
+export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
+  const run = queue.then(() => runInWorker(args, options));
+  queue = run.catch(() => {});
+  return run.then(async (result) => {
+    await assertNoKeyLeak(result, options);
+    return result;
+  });
+}
+
+function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun> {
+  const thread = (worker ??= new Worker(new URL('./cli-worker.mjs', import.meta.url), { workerData: { bundle: pathToFileURL(BUNDLE).href }, execArgv: [], stdout: false, stderr: false }));
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  return new Promise<CliRun>((resolveRun, reject) => {
+    const stopWith = (error: Error) => {
+      done();
+      void stopInProcessCli();
+      reject(error);
+    };
+    const timer = setTimeout(() => stopWith(new Error(`prospect (in process) did not finish within ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (message: { code: number; stdout: Uint8Array; stderr: Uint8Array } | { thrown: string }) => {
+      done();
+      if ('thrown' in message) reject(new Error(`main() threw: ${message.thrown}`));
+      else resolveRun({ code: message.code, signal: null, stdout: Buffer.from(message.stdout).toString('utf8'), stderr: Buffer.from(message.stderr).toString('utf8') });
+    };
+    // process.exit() in the CLI ends the thread: a spawned run would have exited the same way, but its output is lost here.
+    const onExit = (code: number) => stopWith(new Error(`prospect (in process) called process.exit(${code}); run it with runCli`));
+    const onError = (error: Error) => stopWith(error);
+    const done = () => {
+      clearTimeout(timer);
+      thread.off('message', onMessage).off('exit', onExit).off('error', onError);
+    };
+    thread.on('message', onMessage).on('exit', onExit).on('error', onError);
+    thread.postMessage({ argv: [process.execPath, BIN, ...args], env: childEnv(options), input: Buffer.from(options.input ?? '') });
+  });
+}
+
+/** Ends the in-process runs' worker (the file is over, or a run went wrong); the next run starts a new one. */
+export async function stopInProcessCli(): Promise<void> {
+  const thread = worker;
+  worker = undefined;
+  await thread?.terminate();
 }

@@ -22,7 +22,15 @@ export async function call(
   const headers: Record<string, string> = { ...options.headers };
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   else if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-  const response = await request(`${base}${pathAndQuery}`, { method: (options.method ?? 'GET') as 'GET', headers });
+  const method = (options.method ?? 'GET') as 'GET';
+  const send = () => request(`${base}${pathAndQuery}`, { method, headers });
+  // A GET that meets a reset connection is sent once more: a pooled idle socket can be closed by the
+  // sandbox's keep-alive timer just as the call goes out on it. Both timers run in the test process,
+  // so after a test has held the event loop for seconds their order is a race, not a finding.
+  const response = await send().catch((error: { code?: string }) => {
+    if (method === 'GET' && (error.code === 'ECONNRESET' || error.code === 'UND_ERR_SOCKET')) return send();
+    throw error;
+  });
   const text = await response.body.text();
   return { status: response.statusCode, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
 }

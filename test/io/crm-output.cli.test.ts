@@ -9,7 +9,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { csvRecords, csvRows } from '../helpers/csv.js';
 import { findProgram } from '../helpers/programs.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
@@ -22,7 +22,8 @@ let sandbox: RunningSandbox;
 let plainLeads: Record<string, string>[];
 beforeAll(async () => {
   sandbox = await startTestSandbox({ companies: 2_000 });
-  const plain = await prospect([...LEADS, '--format', 'csv']);
+  // The plain leads the presets are compared with: a reference, run in process.
+  const plain = await runInProcess([...LEADS, '--format', 'csv'], { url: sandbox.url, apiKey: KEY });
   expect(plain.code).toBe(0);
   plainLeads = csvRecords(plain.stdout);
   expect(plainLeads.length).toBeGreaterThan(5);
@@ -109,11 +110,12 @@ describe.skipIf(LIBREOFFICE.skip)('-o FILE.xlsx, opened by LibreOffice', () => {
     const lines = HOSTILE.map((note, index) => `person${index}@example-${index}.com,"${note.replace(/"/g, '""')}",${index * 1000 + 0.5}`);
     await writeFile(input, ['business_email,note,score', ...lines].join('\n'));
     const env = { PROSPECT_CACHE_DIR: join(dir, 'cache') }; // one cache: the second run reuses the first's results
+    // The workbooks are spawned; the CSVs they are compared with are references, run in process.
     const runs = [
       await prospect([...LEADS, '-o', join(dir, 'leads.xlsx')], { cwd: dir }),
-      await prospect([...LEADS, '--no-escape-formulas', '-o', join(dir, 'leads.csv')], { cwd: dir }),
+      await runInProcess([...LEADS, '--no-escape-formulas', '-o', join(dir, 'leads.csv')], { url: sandbox.url, apiKey: KEY }),
       await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env }),
-      await prospect(['verify', '--yes', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')], { cwd: dir, env }),
+      await runInProcess(['verify', '--yes', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')], { url: sandbox.url, apiKey: KEY, env }),
     ];
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(runs.map(() => [0, '']));
     leadsCsv = csvRows(await readFile(join(dir, 'leads.csv'), 'utf8'));

@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, runShell, scratchDir, startCli } from '../helpers/cli.js';
+import { finishCli, runInProcess, runShell, scratchDir, startCli } from '../helpers/cli.js';
 import { SANDBOX_KEYS, spawnSandbox, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -14,7 +14,8 @@ let emails: string;
 beforeAll(async () => {
   slow = await startTestSandbox({ seed: 3, companies: 20_000, asOf: todayUtc(), latencyMs: 250 });
   fast = await startTestSandbox({ seed: 3, companies: 20_000, asOf: todayUtc() });
-  const companies = await runCli(['companies', '-t', 'jQuery', '--max', '400', '--columns', 'domain'], { url: fast.url, apiKey: KEY });
+  // The contacts runs' input, made in process: not under test here.
+  const companies = await runInProcess(['companies', '-t', 'jQuery', '--max', '400', '--columns', 'domain'], { url: fast.url, apiKey: KEY });
   domains = companies.stdout;
   emails = Array.from({ length: 300 }, (_, index) => `someone${index}@example${index}.com`).join('\n');
 });

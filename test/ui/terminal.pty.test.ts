@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, scratchDir, type CliRun } from '../helpers/cli.js';
+import { finishCli, runInProcess, scratchDir, type CliRun } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { companiesPage, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { SCRIPT, screenLines, screenWidth, startOnTerminal, tableLines, type TerminalSize } from '../helpers/terminal.js';
@@ -15,7 +15,7 @@ import { SCRIPT, screenLines, screenWidth, startOnTerminal, tableLines, type Ter
 const KEY = 'sandbox-growth';
 let sandbox: TestSandbox;
 let dir: string;
-/** Two domains that have contacts in the test dataset, found with a CSV run (not by the table under test). */
+/** Two domains that have contacts in the test dataset, found with a CSV run in process (not by the table under test). */
 let domainsWithContacts: string[];
 
 /** A promise and the function that settles it. */
@@ -36,11 +36,11 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox();
     dir = await scratchDir();
-    const companies = await runCli(['companies', '-t', 'Shopify', '--max', '30', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY });
-    const contacts = await runCli(['contacts', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY, input: companies.stdout });
+    const companies = await runInProcess(['companies', '-t', 'Shopify', '--max', '30', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY });
+    const contacts = await runInProcess(['contacts', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY, input: companies.stdout });
     domainsWithContacts = [...new Set(contacts.stdout.trim().split('\n').slice(1))].slice(0, 2);
     expect(domainsWithContacts).toHaveLength(2);
-    const people = await runCli(['contacts', ...domainsWithContacts, '--format', 'csv'], { url: sandbox.url, apiKey: KEY });
+    const people = await runInProcess(['contacts', ...domainsWithContacts, '--format', 'csv'], { url: sandbox.url, apiKey: KEY });
     await writeFile(join(dir, 'people.csv'), people.stdout);
   });
   afterAll(async () => {
