@@ -47,11 +47,12 @@ function keepOldGenerationSmall(): void {
  * survives a scavenge, and lets the old generation grow by the young generation's capacity on top of
  * heap-growing-percent. A pipeline holds company pages and contact batches long enough for them to
  * survive scavenges, so its young generation grew to the maximum: 32 MB, plus 16 MB more old
- * generation, of a 150-165 MB peak. Kept at the size start-up left it (4 MB a semi-space for a
- * pipeline), the peak is 120-128 MB (20,000- and 1,000,000-company sandboxes), for 10-15% more CPU
- * in scavenges: more of them, each as large. V8 reads the growth factor each time it would grow the
- * space (1: it stays as it is), so it can be set while running. `companies` does not ask for it: it
- * peaks at 133 MB over a 700,000-row export without it, and it would spend ~10% more CPU.
+ * generation, of a 154-163 MB peak over 20,000 companies (183 MB over 100,000 of a 1,000,000-company
+ * sandbox). Kept at the size start-up left it (4 MB a semi-space for a pipeline) the peaks are
+ * 122-128 MB and 143-151 MB, for 10-15% more CPU in scavenges: more of them, each as large. V8
+ * reads the growth factor each time it would grow the space (1: it stays as it is), so it is set
+ * while running; given at start, V8 would raise it to 2. `companies` does not ask for it: it peaks
+ * at 133 MB over a 700,000-row export without it, and it would spend ~10% more CPU.
  */
 export function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
