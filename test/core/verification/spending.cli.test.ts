@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli, type CliOptions } from '../../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli, type CliOptions } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { call, qs, sandboxStats } from '../../helpers/independent-client.js';
 import { findProgram } from '../../helpers/programs.js';
@@ -71,7 +71,8 @@ describe('off a terminal, a run that would pay needs a cap', () => {
       const dir = await scratchDir();
       const out = join(dir, 'out.csv');
       const before = await units();
-      const run = await prospect(command.args(out), { cwd: dir });
+      // verify spawned; the other commands run the same main() in process.
+      const run = command.name === 'verify' ? await prospect(command.args(out), { cwd: dir }) : await runInProcess(command.args(out), { url: sandbox.url, apiKey: KEY });
       expect(run.code).toBe(2);
       expect(await units()).toBe(before);
       expect(existsSync(out)).toBe(false);
@@ -83,7 +84,8 @@ describe('off a terminal, a run that would pay needs a cap', () => {
 
   it('a verify-budget in prospect config is the cap that lets a pipe spend, and no more', async () => {
     const config = await scratchDir();
-    expect((await prospect(['config', 'set', 'verify-budget', '4'], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(0);
+    // Set up in process; the run it caps is spawned.
+    expect((await runInProcess(['config', 'set', 'verify-budget', '4'], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(0);
     const before = await units();
     const run = await prospect(['contacts', ...domains.slice(0, 6), '--stale', 'verify', '--format', 'csv'], { env: { PROSPECT_CONFIG_DIR: config } });
     expect(run.code, run.stderr).toBe(0);
