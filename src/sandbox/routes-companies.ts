@@ -48,20 +48,21 @@ export function companiesRoute(dataset: Dataset, engine: CompanyQueryEngine, cur
     const applied = engine.appliedTechnologies(filters);
     const page = engine.page(filters, cursor ? cursor.position : -1, limit);
     const last = page.companies[page.companies.length - 1];
+    const rows = page.companies.map((i) => dataset.companyRowJson(i));
+    const meta = {
+      source: COMPANY_SOURCE,
+      field_fill_rates: dataset.fillRates,
+      scope: COMPANY_SCOPE,
+      total: totals.total,
+      contact_count: totals.contactCount,
+      ...(applied === undefined ? {} : { technologies: applied }),
+    };
+    const nextCursor = page.hasMore && last !== undefined ? cursors.encode(filters.key, last) : null;
     return {
       status: 200,
-      body: {
-        data: page.companies.map((i) => dataset.companyRow(i)),
-        meta: {
-          source: COMPANY_SOURCE,
-          field_fill_rates: dataset.fillRates,
-          scope: COMPANY_SCOPE,
-          total: totals.total,
-          contact_count: totals.contactCount,
-          ...(applied === undefined ? {} : { technologies: applied }),
-        },
-        next_cursor: page.hasMore && last !== undefined ? cursors.encode(filters.key, last) : null,
-      },
+      body: { data: rows, meta, next_cursor: nextCursor },
+      // The rows are JSON already: the page is assembled, not serialised (see companyRowJson).
+      json: `{"data":[${rows.join(',')}],"meta":${JSON.stringify(meta)},"next_cursor":${JSON.stringify(nextCursor)}}`,
     };
   };
 }

@@ -227,7 +227,7 @@ function writable(req: IncomingMessage, res: ServerResponse): boolean {
 }
 
 function jsonPayload(reply: Reply): Buffer {
-  return Buffer.from(JSON.stringify(reply.body), 'utf8');
+  return Buffer.from(reply.json ?? JSON.stringify(reply.body), 'utf8');
 }
 
 function replyHeaders(reply: Reply, contentLength: number): Record<string, string | number> {

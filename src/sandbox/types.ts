@@ -12,6 +12,8 @@ export interface ApiRequest {
 export interface Reply {
   readonly status: number;
   readonly body: unknown;
+  /** The body as JSON, when the route assembled it from text it had (a companies page): sent as it is. */
+  readonly json?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
 

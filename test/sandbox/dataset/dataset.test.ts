@@ -193,3 +193,17 @@ describe('determinism', () => {
     expect(JSON.stringify(generateDataset({ companies: 50_000, seed: 1 }).companyRow(123))).toBe(JSON.stringify(ds.companyRow(123)));
   });
 });
+
+describe('companyRowJson', () => {
+  it('is the row serialised, byte for byte, whether or not a version was detected or a field is filled', () => {
+    const ds = generateDataset({ companies: 3_000, seed: 7 });
+    let versions = 0;
+    for (let i = 0; i < ds.size; i++) {
+      const row = ds.companyRow(i);
+      versions += row.technologies.filter((entry) => entry.v !== null).length;
+      expect(ds.companyRowJson(i)).toBe(JSON.stringify(row));
+    }
+    // The sample covers both kinds of entry.
+    expect(versions).toBeGreaterThan(100);
+  });
+});
