@@ -8,10 +8,10 @@ import { packageVersion } from '../package.js';
 import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
 import { createHttpClient, type HttpClient, type JsonAnswer, type RequestEvent } from './request-loop.js';
+import { checkCompaniesPage } from './companies-page.js';
 import { walkCursor } from './pagination.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 import {
-  CompaniesResponseSchema,
   type CompaniesResponse,
   ContactSchema,
   ContactsEnvelopeSchema,
@@ -189,7 +189,7 @@ async function* listCompanies(
         ['limit', String(options.pageSize)],
         [options.cursorParam, cursor ?? undefined],
       ],
-      check: (json) => checkSchema(CompaniesResponseSchema, json),
+      check: checkCompaniesPage,
       onBody,
       signal: options.signal,
     });
