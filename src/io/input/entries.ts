@@ -6,31 +6,10 @@ import type { EntryKind, InputFormat, InputProblem, ParseOptions } from './model
 import { SeenKeys } from './seen-keys.js';
 import { streamEntryValues, type EntryStreamSink } from './stream.js';
 
-/** `kind` is implied by the function; callers may still spell it out. */
-export type CollectOptions<K extends EntryKind> = Omit<ParseOptions, 'kind'> & { kind?: K };
-
 export interface InvalidEntry {
   line: number;
   value: string;
   reason: string;
-}
-
-export interface Collected {
-  invalid: InvalidEntry[];
-  duplicates: number;
-  blanks: number;
-  problems: InputProblem[];
-  format: InputFormat;
-}
-
-export interface CollectedDomains extends Collected {
-  /** Normalised, unique, in first-seen order. */
-  domains: string[];
-}
-
-export interface CollectedEmails extends Collected {
-  /** Syntax-checked, unique by `emailKey`, in first-seen order (the first spelling is kept). */
-  emails: string[];
 }
 
 /** `line 7: "http//foo" is not a domain (no dot)` */
