@@ -79,8 +79,7 @@ function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<
   return {
     async writeRows(rows) {
       await writeHeader();
-      if (rows.length === 0) return;
-      await sink.write(stringify(rows.map((row) => columns.map((column) => column.get(row))), rowOptions));
+      await writeInPieces(sink, rows, (piece) => stringify(piece.map((row) => columns.map((column) => column.get(row))), rowOptions));
     },
     // A header-only file is how an empty result is written, when the user asked for one.
     async finish() {
@@ -89,16 +88,29 @@ function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<
   };
 }
 
+/**
+ * Rows formatted and written a few dozen at a time. A page of 1,000 companies is megabytes of text,
+ * and one string that size goes to V8's large-object space, freed only by a full collection: a
+ * `companies | contacts` producer held 20 MB of dead pages there. Pieces this size die young.
+ */
+const ROWS_PER_PIECE = 32;
+
+async function writeInPieces<Row>(sink: TextSink, rows: readonly Row[], format: (piece: readonly Row[]) => string): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_PIECE) {
+    await sink.write(format(rows.slice(start, start + ROWS_PER_PIECE)));
+  }
+}
+
 /** `{"data":[...],"meta":{...}}`, streamed: rows as they come, the meta object last. */
 function jsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<Row> {
   let count = options.resume?.rowsWritten ?? 0;
   return {
     async writeRows(rows) {
-      if (rows.length === 0) return;
-      const parts = rows.map((row) => JSON.stringify(options.toJson(row)));
-      const opening = count === 0 ? '{"data":[\n' : ',\n';
-      count += rows.length;
-      await sink.write(opening + parts.join(',\n'));
+      await writeInPieces(sink, rows, (piece) => {
+        const opening = count === 0 ? '{"data":[\n' : ',\n';
+        count += piece.length;
+        return opening + piece.map((row) => JSON.stringify(options.toJson(row))).join(',\n');
+      });
     },
     async finish(meta) {
       const opening = count === 0 ? '{"data":[' : '\n';
@@ -111,8 +123,7 @@ function jsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter
 function ndjsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<Row> {
   return {
     async writeRows(rows) {
-      if (rows.length === 0) return;
-      await sink.write(rows.map((row) => `${JSON.stringify(options.toJson(row))}\n`).join(''));
+      await writeInPieces(sink, rows, (piece) => piece.map((row) => `${JSON.stringify(options.toJson(row))}\n`).join(''));
     },
     async finish() {},
   };

@@ -114,6 +114,23 @@ describe('JSON and NDJSON writers', () => {
   });
 });
 
+describe('a large page', () => {
+  // More rows than one written piece holds (writers.ts ROWS_PER_PIECE), with a count that is not a multiple of it.
+  const many: Row[] = Array.from({ length: 101 }, (_, i) => ({ name: `Company ${i}`, count: i, tags: i % 2 === 0 ? ['a'] : [] }));
+
+  it('writes the same text whether the rows come as one page or one at a time', async () => {
+    for (const format of ['csv', 'json', 'ndjson'] as const) {
+      expect(await render(format, [many], { scope: 's' })).toBe(await render(format, many.map((row) => [row]), { scope: 's' }));
+    }
+  });
+
+  it('keeps every row, in order', async () => {
+    expect((await render('ndjson', [many])).trimEnd().split('\n').map((line) => JSON.parse(line).name)).toEqual(many.map((row) => row.name));
+    expect(csvRecords(await render('csv', [many])).map((record) => record['name'])).toEqual(many.map((row) => row.name));
+    expect(JSON.parse(await render('json', [many])).data).toEqual(many);
+  });
+});
+
 describe('table writer', () => {
   it('renders a header once and every row', async () => {
     const text = await render('table', [ROWS.slice(0, 1), ROWS.slice(1)]);

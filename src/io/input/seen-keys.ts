@@ -6,7 +6,10 @@
  * of 1,000,000 domains measured 58 MB of heap on Node 20 (each ~20-character key is a V8 string
  * of about 40 bytes plus the Set's own entry) - most of the 150 MB a `contacts` run over a
  * million companies may use. This set keeps a 64-bit hash of each key in an open-addressing table
- * of two Uint32Arrays, at most half full: 16 MB for a million keys, nothing per key on the heap.
+ * (one Uint32Array, the two halves of a hash side by side so a probe reads one cache line), at
+ * most three quarters full: 8 bytes a slot, 16 MB for a million keys, nothing per key on the heap.
+ * Growing holds the old table and the new, twice its size, for a moment: that moment was the peak
+ * of a `contacts` run over 700,000 domains (24 MB of tables when the table was kept half full).
  *
  * The price is a false "duplicate" when two different keys share all 64 bits: about n^2 / 2^65,
  * i.e. 3 in 100 million for a million distinct keys. That is far below the rate at which a service
@@ -15,9 +18,8 @@
  * key's UTF-16 units (murmur3's finaliser); node:crypto's digests measured 3 us a key, too slow.
  */
 export class SeenKeys {
-  private high = new Uint32Array(1 << 10);
-  private low = new Uint32Array(1 << 10);
-  /** Slots in use; an empty slot holds 0/0, so a hash of exactly 0/0 is stored as 0/1. */
+  /** Slot s is hashes[2s] (high half) and hashes[2s + 1] (low half); an empty slot holds 0/0, so a hash of exactly 0/0 is stored as 0/1. */
+  private hashes = new Uint32Array(2 << 10);
   private count = 0;
 
   get size(): number {
@@ -29,10 +31,11 @@ export class SeenKeys {
     const [high, low] = hash64(key);
     const slot = this.slotOf(high, low);
     if (this.used(slot)) return false;
-    this.high[slot] = high;
-    this.low[slot] = low;
+    this.hashes[2 * slot] = high;
+    this.hashes[2 * slot + 1] = low;
     this.count += 1;
-    if (this.count * 2 > this.high.length) this.grow();
+    // Three quarters full at most: linear probing then looks at about 8 slots for a new key, side by side.
+    if (this.count * 4 > this.slots() * 3) this.grow();
     return true;
   }
 
@@ -42,28 +45,31 @@ export class SeenKeys {
     return this.used(this.slotOf(high, low));
   }
 
+  private slots(): number {
+    return this.hashes.length >>> 1;
+  }
+
   /** The slot holding this hash, or the empty slot where it would go (linear probing; never full). */
   private slotOf(high: number, low: number): number {
-    const mask = this.high.length - 1;
+    const mask = this.slots() - 1;
     let slot = (low ^ high) & mask;
-    while (this.used(slot) && (this.high[slot] !== high || this.low[slot] !== low)) slot = (slot + 1) & mask;
+    while (this.used(slot) && (this.hashes[2 * slot] !== high || this.hashes[2 * slot + 1] !== low)) slot = (slot + 1) & mask;
     return slot;
   }
 
   private used(slot: number): boolean {
-    return this.high[slot] !== 0 || this.low[slot] !== 0;
+    return this.hashes[2 * slot] !== 0 || this.hashes[2 * slot + 1] !== 0;
   }
 
   private grow(): void {
-    const [oldHigh, oldLow] = [this.high, this.low];
-    this.high = new Uint32Array(oldHigh.length * 2);
-    this.low = new Uint32Array(oldLow.length * 2);
-    for (let old = 0; old < oldHigh.length; old += 1) {
-      const [high, low] = [oldHigh[old]!, oldLow[old]!];
+    const old = this.hashes;
+    this.hashes = new Uint32Array(old.length * 2);
+    for (let index = 0; index < old.length; index += 2) {
+      const [high, low] = [old[index]!, old[index + 1]!];
       if (high === 0 && low === 0) continue;
       const slot = this.slotOf(high, low);
-      this.high[slot] = high;
-      this.low[slot] = low;
+      this.hashes[2 * slot] = high;
+      this.hashes[2 * slot + 1] = low;
     }
   }
 }

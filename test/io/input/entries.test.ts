@@ -401,6 +401,18 @@ describe('openInputStream', () => {
     expect(await readInputText({ file: '-', stdin: chunks() })).toMatchObject({ text: 'bücher.de\n' });
   });
 
+  it('decodes a large read in pieces without splitting a character at a piece boundary', async () => {
+    // 'ü' is two bytes and 'ş' two, '€' three: each starts one byte before a 32 KiB boundary inside a 256 KiB read.
+    const pieces = ['a'.repeat(32 * 1024 - 1), 'ü', 'b'.repeat(32 * 1024 - 2), 'ş', 'c'.repeat(32 * 1024 - 3), '€', 'd'.repeat(100_000)];
+    const text = pieces.join('');
+    const bytes = Buffer.from(text);
+    expect(bytes.length).toBeGreaterThan(3 * 32 * 1024);
+    const path = join(directory, 'large.txt');
+    await writeFile(path, bytes);
+    expect(await readInputText({ stdin: Readable.from([bytes]) })).toEqual({ text, origin: 'standard input' });
+    expect(await readInputText({ file: path })).toEqual({ text, origin: path });
+  });
+
   it('returns null when there is nothing to read (no pipe on a terminal)', async () => {
     const terminal = Object.assign(Readable.from([]), { isTTY: true });
     expect(await readInputText({ stdin: terminal })).toBeNull();
