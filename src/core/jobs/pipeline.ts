@@ -221,8 +221,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
 /**
  * A company's leads, written a slice at a time: a domain with more than 1,000 contacts at several
- * seniorities has up to 5,000, and joining and formatting them all at once was the pipeline's
- * highest memory peak over the 1,000,000-company sandbox.
+ * seniorities has up to 5,000. The writers format any batch a few rows at a time (writers.ts
+ * writeInPieces), but the lead objects (each contact with its company) and, with --state, their
+ * key text are made for the whole batch: written in one go, the 1,000,000-company pipeline (no
+ * --state) peaked at 135 MB instead of 129 MB.
  */
 const LEADS_PER_WRITE = 500;
 
