@@ -19,8 +19,8 @@ const FIXED_VALUES = {
 };
 
 const SHELLS: Record<'zsh' | 'fish', Program> = {
-  zsh: findProgram(['zsh'], ['-c', 'exit 0'], 'apt-get install zsh'),
-  fish: findProgram(['fish'], ['-c', 'exit 0'], 'apt-get install fish'),
+  zsh: findProgram('zsh'),
+  fish: findProgram('fish'),
 };
 
 const scripts: Record<string, string> = {};
@@ -128,10 +128,6 @@ describe.each(['zsh', 'fish'] as const)('%s', (shell) => {
   });
 
   describe.skipIf(SHELLS[shell].skip)(`in ${shell} itself`, () => {
-    it(`has ${shell}`, () => {
-      expect(SHELLS[shell].command, `install it: ${SHELLS[shell].install}`).toBeDefined();
-    });
-
     it("passes the shell's own syntax check", () => {
       const check = spawnSync(shell, ['-n', join(dir, `prospect.${shell}`)], { encoding: 'utf8' });
       expect(check.stderr).toBe('');

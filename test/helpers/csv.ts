@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import type { Column } from '../../src/io/columns.js';
 import type { TextSink } from '../../src/io/sink.js';
 import { createRowWriter } from '../../src/io/writers.js';
+import { findProgram } from './programs.js';
 
 /** Rows of strings through prospect's own CSV writer, as a string: columns named by `header`, or c0…cN for a width. */
 export async function renderCsv(rows: string[][], header: string[] | number, escapeFormulas: boolean): Promise<string> {
@@ -41,7 +42,7 @@ export function pythonCsvRows(documents: string[]): string[][][] {
     'out = [list(csv.reader(io.StringIO(doc, newline=""), strict=True)) for doc in docs]',
     'json.dump(out, sys.stdout)',
   ].join('\n');
-  const result = spawnSync('python3', ['-c', script], { input: JSON.stringify(documents), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnSync(findProgram('python3').command, ['-c', script], { input: JSON.stringify(documents), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`python3's csv module refused the documents: ${result.stderr || result.error}`);
   return JSON.parse(result.stdout) as string[][][];
 }

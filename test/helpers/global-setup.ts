@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { IN_CI, missingPrograms } from './programs.js';
 import { removeTree } from './scratch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -38,6 +39,9 @@ export function buildIsStale(): string | undefined {
 let scratchRoot: string | undefined;
 
 export function setup(project: TestProject): void {
+  // In CI a test never skips for a missing program, and never meets one: the run stops here instead.
+  const missing = IN_CI ? missingPrograms() : [];
+  if (missing.length > 0) throw new Error(`CI needs programs that are missing (.ci/run installs them):\n${missing.join('\n')}`);
   const stale = buildIsStale();
   if (stale) {
     process.stderr.write(`test setup: building dist/ (${stale})\n`);

@@ -8,7 +8,7 @@ import stringWidth from 'string-width';
 import { startCli, type CliOptions } from './cli.js';
 import { findProgram } from './programs.js';
 
-export const SCRIPT = findProgram(['script'], ['--version'], 'apt-get install bsdutils (util-linux script)');
+export const SCRIPT = findProgram('script');
 
 export interface TerminalSize {
   columns: number;
@@ -20,7 +20,7 @@ export function startOnTerminal(args: string[], size: TerminalSize, options: Cli
   return startCli(args, {
     ...options,
     wrap: (argv) => ({
-      command: SCRIPT.command ?? 'script',
+      command: SCRIPT.command,
       // -e: script exits with the child's status; exec: the CLI is the pty's foreground process.
       args: ['-qec', `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, ...argv].map(shellQuote).join(' ')}`, '/dev/null'],
     }),

@@ -46,13 +46,9 @@ describe('CSV writing, property-tested against csv-parse', () => {
   });
 });
 
-const python = findProgram(['python3'], ['-c', 'import csv'], 'apt-get install python3');
+const python = findProgram('python3');
 
 describe.skipIf(python.skip)("CSV writing, read back by Python's csv module", () => {
-  it('has python3', () => {
-    expect(python.command, python.install).toBeDefined();
-  });
-
   it('300 generated tables, with and without the guard', async () => {
     const cases = fc.sample(fc.tuple(table, fc.boolean()), { numRuns: 300, seed: 20261123 });
     const documents = await Promise.all(cases.map(([rows, guard]) => renderCsv(rows, rows[0]?.length ?? 1, guard)));

@@ -47,10 +47,6 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     await sandbox?.close();
   });
 
-  it('has script, the pseudo-terminal these tests need', () => {
-    expect(SCRIPT.command, SCRIPT.install).toBeDefined();
-  });
-
   const commands: Record<string, () => string[]> = {
     companies: () => ['companies', '-t', 'Shopify', '--max', '60'],
     contacts: () => ['contacts', ...domainsWithContacts],

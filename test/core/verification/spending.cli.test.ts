@@ -14,7 +14,7 @@ import { findProgram } from '../../helpers/programs.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const SCRIPT = findProgram(['script'], ['-qec', 'true', '/dev/null'], 'apt-get install bsdutils');
+const SCRIPT = findProgram('script');
 /** The service's answers: a row with one of these in `verification` was paid for. */
 const PAID = new Set(['valid', 'invalid', 'risky', 'unknown']);
 
@@ -185,7 +185,7 @@ async function onTerminal(args: string[], answer: string, env: Record<string, st
     apiKey: KEY,
     env,
     // A terminal of a real size: the spinner measures it.
-    wrap: (argv) => ({ command: SCRIPT.command!, args: ['-qec', `stty cols 120 rows 40; exec ${[process.execPath, ...argv].map((word) => `'${word}'`).join(' ')}`, '/dev/null'] }),
+    wrap: (argv) => ({ command: SCRIPT.command, args: ['-qec', `stty cols 120 rows 40; exec ${[process.execPath, ...argv].map((word) => `'${word}'`).join(' ')}`, '/dev/null'] }),
   });
   let screen = '';
   let asked = false;
