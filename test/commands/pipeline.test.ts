@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -109,6 +109,21 @@ describe('prospect pipeline', () => {
       expect(existsSync(join(state, 'lock'))).toBe(false);
     });
   }, 60_000);
+
+  it('sends a run away at once (exit 6, no request) when another host holds the lock, even with a pid dead here', async () => {
+    const work = await scratchDir();
+    const state = join(work, 'state');
+    await mkdir(state, { recursive: true });
+    const lock = { pid: 2 ** 22 + 17, host: 'cron-box-2.example.internal', started_at: '2026-01-05T03:00:00.000Z', command: 'pipeline' };
+    await writeFile(join(state, 'lock'), JSON.stringify(lock));
+    const before = (await sandboxStats(sandbox.url)).requests.total as number;
+    const run = await runCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    expect(run.code).toBe(6);
+    expect(run.stderr).toMatch(/cron-box-2\.example\.internal/);
+    expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
+    expect(JSON.parse(await readFile(join(state, 'lock'), 'utf8'))).toEqual(lock);
+    expect(existsSync(join(work, 'a.csv'))).toBe(false);
+  });
 
   it('recovers a lock left by a dead process', async () => {
     const work = await scratchDir();

@@ -30,7 +30,13 @@ export async function takeStateLock(lockPath: string, stateDir: string, command:
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const holder = await readLock(lockPath);
-    if (holderIsAlive(holder)) {
+    if (holder.host !== hostname()) {
+      throw new LockedError(
+        `another pipeline run on ${holder.host} (pid ${holder.pid}, started ${holder.started_at}) holds --state ${stateDir}.`,
+        `Its process cannot be checked from here: when it has stopped, remove ${lockPath} and run again.`,
+      );
+    }
+    if (processIsAlive(holder.pid)) {
       throw new LockedError(
         `another pipeline run (pid ${holder.pid}, started ${holder.started_at}) is using --state ${stateDir}.`,
         'Wait for it to finish, or stop it; prospect exits rather than run twice on one state.',
@@ -52,9 +58,4 @@ async function readLock(path: string): Promise<LockHolder> {
   })();
   // A lock being written right now reads as empty (or half): treat it as held, by a live process.
   return parsed?.success ? parsed.data : { pid: process.pid === 1 ? 2 : 1, host: hostname(), started_at: 'just now' };
-}
-
-/** A lock from another host cannot be checked, so it counts as held. */
-function holderIsAlive(holder: LockHolder): boolean {
-  return holder.host !== hostname() || processIsAlive(holder.pid);
 }

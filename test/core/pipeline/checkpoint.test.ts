@@ -1,8 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../../../src/core/pipeline/checkpoint.js';
+import type { AppendOnlyFile } from '../../../src/core/pipeline/append-only-file.js';
+import { checkpointSchema, commitCheckpoint, readCheckpoint } from '../../../src/core/pipeline/checkpoint.js';
 import { StateDirectory } from '../../../src/core/pipeline/state-directory.js';
 
 const scratch: string[] = [];
@@ -124,5 +125,24 @@ describe('reading a checkpoint back', () => {
     expect(error?.message).toMatch(field);
     expect(error?.message).toContain(state.checkpointPath);
     expect(error?.hint).toBe(`Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`);
+  });
+});
+
+describe('committing a checkpoint', () => {
+  it('syncs every data file before the checkpoint that names its length replaces the last one', async () => {
+    const state = await stateWith(JSON.stringify(FIRST_PAGE_NOT_YET_DONE));
+    const next = checkpointSchema.parse({ ...FIRST_PAGE_NOT_YET_DONE, output_bytes: 300, keys_bytes: 40, rows_written: 3, pages_done: 1 });
+    // What each data file's sync found on disk: the checkpoint must still be the previous one.
+    const seenAtSync: Array<{ file: string; checkpoint: unknown }> = [];
+    const dataFile = (file: string) =>
+      ({ sync: async () => void seenAtSync.push({ file, checkpoint: JSON.parse(await readFile(state.checkpointPath, 'utf8')).pages_done }) }) as unknown as AppendOnlyFile;
+
+    await commitCheckpoint(state, next, [dataFile('output'), dataFile('keys')]);
+
+    expect(seenAtSync).toEqual([
+      { file: 'output', checkpoint: 0 },
+      { file: 'keys', checkpoint: 0 },
+    ]);
+    expect(JSON.parse(await readFile(state.checkpointPath, 'utf8'))).toMatchObject({ pages_done: 1, output_bytes: 300, keys_bytes: 40 });
   });
 });
