@@ -58,6 +58,17 @@ async function expectVerifyPaysOnlyNeverPaid(rows: Array<Record<string, string>>
   const verify = await prospect(['verify', '--file', join(dir, 'addresses.csv'), '--yes', '--format', 'csv'], { env });
   expect(verify.code, verify.stderr).toBe(0);
   expect((await units()) - before).toBe(expected);
+  // What was paid before comes back as it was paid, and nothing is left unchecked: no budget was set.
+  const paidBefore = new Map(rows.filter((row) => row.business_email && PAID.has(row.verification ?? '')).map((row) => [row.business_email!.toLowerCase(), row]));
+  expect(paidBefore.size).toBeGreaterThan(0);
+  const answered = csvRecords(verify.stdout).filter((row) => row.business_email);
+  expect(answered.length).toBeGreaterThanOrEqual(paidBefore.size + expected);
+  for (const row of answered) {
+    expect(row.verification, row.business_email).not.toBe('unchecked');
+    const earlier = paidBefore.get(row.business_email!.toLowerCase());
+    if (earlier) expect([row.business_email, row.verification, row.verified_at]).toEqual([row.business_email, earlier.verification, earlier.verified_at]);
+  }
+  expect(verify.stderr).not.toMatch(/budget|unchecked/);
 }
 
 describe('off a terminal, a run that would pay needs a cap', () => {

@@ -172,7 +172,9 @@ describe('technology stacks', () => {
   });
 
   it('never generates the later spelling of a name the catalog lists twice in different case', () => {
-    for (const t of shadowedDuplicates(ds.catalog)) expect(ds.postingsOf(t).length).toBe(0);
+    const shadowed = shadowedDuplicates(ds.catalog);
+    expect(shadowed.size).toBeGreaterThan(0);
+    for (const t of shadowed) expect(ds.postingsOf(t).length).toBe(0);
   });
 });
 
