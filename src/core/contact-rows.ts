@@ -44,19 +44,11 @@ function lastSeenDay(row: ContactRow): string {
   return row.business_email_last_seen ? row.business_email_last_seen.slice(0, 10) : '0';
 }
 
-/** Written once per service answer: every row of a call shares its source, and a pipeline writes it on each lead. */
-const sourceTexts = new WeakMap<NonNullable<ContactsMeta['source']>, string>();
-
 /** "Licensed contact data (licensed, Publisher)" - the spec demands the source on every contact row. */
 export function sourceText(source: ContactsMeta['source'] | null): string {
   if (!source) return '';
-  let text = sourceTexts.get(source);
-  if (text === undefined) {
-    const detail = [source.method, source.publisher].filter(Boolean).join(', ');
-    text = `${source.dataset ?? 'contact data'}${detail ? ` (${detail})` : ''}`;
-    sourceTexts.set(source, text);
-  }
-  return text;
+  const detail = [source.method, source.publisher].filter(Boolean).join(', ');
+  return `${source.dataset ?? 'contact data'}${detail ? ` (${detail})` : ''}`;
 }
 
 /** The stable CSV columns of `prospect contacts`, documented in the README; order matters. */

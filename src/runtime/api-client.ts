@@ -1,12 +1,9 @@
-import { setFlagsFromString } from 'node:v8';
 import { createClient, type ProspectClient, type RequestEvent } from '../api/index.js';
 import type { Connection } from './connection.js';
 import type { RunContext } from './context.js';
 
-/** The one place the CLI builds its client: debug logging, cancellation and the heap setting are wired here. */
+/** The one place the CLI builds its client: debug logging and cancellation are wired here. */
 export function createApiClient(ctx: RunContext, connection: Connection): ProspectClient {
-  keepOldGenerationSmall();
-  compileHttpParserOnce();
   const client = createClient({
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
@@ -26,46 +23,4 @@ function describeRequest(event: RequestEvent): string {
   const outcome = event.status !== undefined ? String(event.status) : (event.error ?? 'no answer');
   const retry = event.retryInMs !== undefined ? `, retry in ${event.retryInMs} ms` : '';
   return `${event.method} ${event.url} (Authorization: Bearer ***) -> ${outcome} in ${Math.round(event.durationMs)} ms, attempt ${event.attempt}${retry}`;
-}
-
-/**
- * Each page of an export leaves a few MB behind once it is written (its text, its parsed rows and
- * their checked copies). Left to itself V8 lets the old generation grow to several times its live
- * size between full collections (173 MB for a 209,000-row export); growing it by 60% keeps a long
- * export under 150 MB (100% measured 151 MB once the client read a page ahead), where 20% cost
- * 10-25% more wall time in collections (BENCHMARKS.md section 4). V8 reads this heuristic at every
- * collection, so it can be set while running; it is set here, when a command is about to make calls,
- * and not at start, because changing a V8 flag makes Node compile its own modules loaded afterwards
- * without their code cache (25 ms more for `prospect --version`).
- */
-function keepOldGenerationSmall(): void {
-  setFlagsFromString('--heap-growing-percent=60');
-}
-
-/**
- * V8 doubles the young generation, up to 16 MB a semi-space (32 MB in all), whenever much of it
- * survives a scavenge, and lets the old generation grow by the young generation's capacity on top of
- * heap-growing-percent. A pipeline holds company pages and contact batches long enough for them to
- * survive scavenges, so its young generation grew to the maximum: 32 MB, plus 16 MB more old
- * generation, of a 154-163 MB peak over 20,000 companies (183 MB over 100,000 of a 1,000,000-company
- * sandbox). Kept at the size start-up left it (4 MB a semi-space for a pipeline) the peaks are
- * 122-128 MB and 143-151 MB, for 10-15% more CPU in scavenges: more of them, each as large. V8
- * reads the growth factor each time it would grow the space (1: it stays as it is), so it is set
- * while running; given at start, V8 would raise it to 2. `companies` does not ask for it: it peaks
- * at 133 MB over a 700,000-row export without it, and it would spend ~10% more CPU.
- */
-export function keepYoungGenerationSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
-}
-
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly, which V8 compiles twice: at once with its
- * baseline compiler (Liftoff), then again in the background with its optimizing one (TurboFan). The
- * second compile cost every data command 36 MB of peak RSS and 130 ms of CPU (107 MB and 0.40 s for
- * `companies --max 1`, 71 MB and 0.27 s without), and measured no gain on a 139,561-row export,
- * whose time is in JSON, checks and CSV, not in reading HTTP. Set before the first request, which is
- * when undici compiles llhttp.
- */
-function compileHttpParserOnce(): void {
-  setFlagsFromString('--liftoff-only');
 }

@@ -4,7 +4,7 @@ import { UnanswerableError, type CompanyRow } from '../../api/index.js';
 import { ExitCode, knownFailure } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { checkOutputPath } from '../../io/output.js';
-import { createApiClient, keepYoungGenerationSmall } from '../../runtime/api-client.js';
+import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
@@ -76,7 +76,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  keepYoungGenerationSmall();
   const asking = askFirst(consent);
   const verifier = asking
     ? openVerifier(ctx, client, connection, {
@@ -219,20 +218,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   });
 }
 
-/**
- * A company's leads, written a slice at a time: a domain with more than 1,000 contacts at several
- * seniorities has up to 5,000. The writers format any batch a few rows at a time (writers.ts
- * writeInPieces), but the lead objects (each contact with its company) and, with --state, their
- * key text are made for the whole batch: written in one go, the 1,000,000-company pipeline (no
- * --state) peaked at 135 MB instead of 129 MB.
- */
-const LEADS_PER_WRITE = 500;
-
+/** A company's leads; a company without any is still one write, since a CSV's first write puts its header out. */
 async function writeLeads(leads: LeadOutput, company: CompanyRow, rows: ContactRow[]): Promise<void> {
-  // A company without leads is still one write: the first write of a CSV puts its header out.
-  let start = 0;
-  do {
-    await leads.write(rows.slice(start, start + LEADS_PER_WRITE).map((row) => ({ ...row, company })));
-    start += LEADS_PER_WRITE;
-  } while (start < rows.length);
+  await leads.write(rows.map((row) => ({ ...row, company })));
 }
