@@ -108,7 +108,7 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       // Keys are flat ("max-age"); a dot in a key must not become nesting.
       accessPropertiesByDotNotation: false,
     });
-  } catch (error) {
+  } catch {
     // The file changed between our check and conf's read (another process): still never a crash,
     // and not conf's message, which could quote the file.
     throw corruptFileError(path, 'conf could not read it');
