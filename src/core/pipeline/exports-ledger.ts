@@ -8,11 +8,11 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, chmod, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
 import { CliError, ExitCode, UsageError } from '../../exit-codes.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
+import { syncDirectory, writeFileAtomic } from '../../io/atomic-file.js';
 import { damaged, parseStoredJson, type StoredFile } from '../stored-json.js';
 import { leadKey } from './lead-key.js';
 import type { StateDirectory } from './state-directory.js';
@@ -144,7 +144,10 @@ export class ExportsLedger {
       }
     });
     // Hashes only, but private like the rest of the state (SQLite creates its files 0644).
-    if (created) await chmod(path, 0o600).catch(() => {});
+    if (created) {
+      await chmod(path, 0o600).catch(() => {});
+      syncDirectory(dirname(path));
+    }
     return ledger;
   }
 
@@ -333,7 +336,9 @@ async function appendRunLine(path: string, record: z.output<typeof runRecordSche
   // A line torn by a crash mid-append is left as it is, and this run's line goes on a line of its own.
   const torn = tail !== '' && !tail.endsWith('\n');
   if (!torn && lastRunId(tail) === record.run_id) return;
-  await appendFile(path, `${torn ? '\n' : ''}${JSON.stringify(record)}\n`, { mode: 0o600 });
+  const created = !existsSync(path);
+  await appendFile(path, `${torn ? '\n' : ''}${JSON.stringify(record)}\n`, { mode: 0o600, flush: true });
+  if (created) syncDirectory(dirname(path));
 }
 
 /** The run id of the last line of runs.ndjson's tail, if it reads as a run's line. */
