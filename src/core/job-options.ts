@@ -10,7 +10,11 @@ import { z } from 'zod';
 /** -f, -o, --columns, --no-escape-formulas (addOutputOptions). */
 export const outputOptions = {
   format: z.string().optional(),
-  output: z.string().optional(),
+  /** `-o -` is stdout, as for most programs that take a file name. */
+  output: z
+    .string()
+    .optional()
+    .transform((path) => (path === '-' ? undefined : path)),
   columns: z.string().optional(),
   escapeFormulas: z.boolean(),
 };

@@ -54,7 +54,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const consent = settings.stale === 'verify' ? await SpendConsent.decide(ctx, { yes: options.yes, budget: settings.verifyBudget }) : undefined;
   consent?.assertMayPay('contacts --stale verify');
   const verifyBudget = consent?.budget;
-  await checkOutputPath(options.output);
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
 

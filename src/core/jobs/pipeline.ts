@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { resolve } from 'node:path';
 import { UnanswerableError, type CompanyRow } from '../../api/index.js';
 import { ExitCode, knownFailure } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -66,7 +65,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const plan = planPipeline(ctx, options, consent?.budget, suppression.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   const verifyBudget = consent?.budget;
-  await checkOutputPath(options.output);
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
 
   const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
@@ -104,7 +103,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
     const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record }) : undefined;
     await leads.publish();
-    if (options.output !== undefined) await writeFileAtomic(`${resolve(options.output)}.meta.json`, metaJson(runRecordNow()));
+    const sidecar = leads.sidecarPath('.meta.json');
+    if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(runRecordNow()));
     if (state && ledger && success) await recordSuccess(state, ledger, success);
   };
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */

@@ -1,5 +1,5 @@
 import { ExitCode, exitCodeOf } from '../../exit-codes.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
+import { writeNamedFile } from '../../io/output.js';
 import type { RunContext } from '../../runtime/context.js';
 import { closingLine, type Written } from '../../ui/closing.js';
 import { startProgress, type Progress } from '../../ui/progress.js';
@@ -56,24 +56,24 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     progress.stop();
     await job.onFailure?.(error);
     if (await job.writeEmptyResult?.(error)) {
-      await writeSummary(job, ExitCode.ok);
+      await writeSummary(ctx, job, ExitCode.ok);
       ctx.reporter.caveat(`${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`);
       return ExitCode.ok;
     }
     await job.output?.abort();
-    await writeSummary(job, exitCodeOf(error, ctx.signal), error);
+    await writeSummary(ctx, job, exitCodeOf(error, ctx.signal), error);
     throw error;
   } finally {
     job.close?.();
   }
   progress.stop();
-  await writeSummary(job, ExitCode.ok);
+  await writeSummary(ctx, job, ExitCode.ok);
   ctx.reporter.info(closingLine(job.written(), Boolean(ctx.stdout.isTTY), Date.now() - job.startedAt));
   job.report();
   return ExitCode.ok;
 }
 
-async function writeSummary(job: Job, exitCode: number, error?: unknown): Promise<void> {
+async function writeSummary(ctx: RunContext, job: Job, exitCode: number, error?: unknown): Promise<void> {
   if (job.summary?.path === undefined) return;
   const record = {
     ...job.summary.record(),
@@ -82,5 +82,5 @@ async function writeSummary(job: Job, exitCode: number, error?: unknown): Promis
     exit_code: exitCode,
     error: error === undefined ? undefined : error instanceof Error ? error.message : String(error),
   };
-  await writeFileAtomic(job.summary.path, `${JSON.stringify(record, null, 2)}\n`);
+  await writeNamedFile(job.summary.path, `${JSON.stringify(record, null, 2)}\n`, ctx.stdout);
 }

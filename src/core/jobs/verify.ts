@@ -63,7 +63,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const now = new Date();
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
   const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
-  await checkOutputPath(options.output);
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
 
