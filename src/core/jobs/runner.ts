@@ -1,5 +1,7 @@
-import { ExitCode, exitCodeOf } from '../../exit-codes.js';
+import type { Writable } from 'node:stream';
+import { ExitCode, exitCodeOf, knownFailure } from '../../exit-codes.js';
 import { writeNamedFile } from '../../io/output.js';
+import { runRecord, ROW_COMMANDS, type RowCommand } from '../provenance.js';
 import type { RunContext } from '../../runtime/context.js';
 import { closingLine, type Written } from '../../ui/closing.js';
 import { startProgress, type Progress } from '../../ui/progress.js';
@@ -56,7 +58,7 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     progress.stop();
     await job.onFailure?.(error);
     if (await job.writeEmptyResult?.(error)) {
-      await writeSummary(ctx, job, ExitCode.ok);
+      await writeSummary(ctx, job, ExitCode.ok, error);
       ctx.reporter.caveat(`${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`);
       return ExitCode.ok;
     }
@@ -73,14 +75,56 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   return ExitCode.ok;
 }
 
+/**
+ * The errors whose run has had its --summary written by runJob, with the job's counts. A run that
+ * fails before its job starts (a bad flag, a missing input or folder, the lock) gets the short record
+ * of writeEarlySummary instead, so no failure leaves the previous run's `"exit_code": 0` in place.
+ */
+const summarized = new WeakSet<object>();
+
 async function writeSummary(ctx: RunContext, job: Job, exitCode: number, error?: unknown): Promise<void> {
   if (job.summary?.path === undefined) return;
-  const record = {
-    ...job.summary.record(),
+  await writeNamedFile(job.summary.path, summaryText(job.summary.record(), job.startedAt, exitCode, error), ctx.stdout);
+  if (typeof error === 'object' && error !== null) summarized.add(error);
+}
+
+/** The record, with how the run ended; a run that matched nobody (exit 3) says why, whichever command it was. */
+function summaryText(record: RunSummary, startedAt: number, exitCode: number, error: unknown): string {
+  const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+  const noMatch = knownFailure(error)?.exitCode === ExitCode.unanswerable ? message : undefined;
+  const ended = {
+    ...record,
+    ...(noMatch !== undefined && record['no_match_reason'] == null ? { no_match_reason: noMatch } : {}),
     finished_at: new Date().toISOString(),
-    duration_ms: Date.now() - job.startedAt,
+    duration_ms: Date.now() - startedAt,
     exit_code: exitCode,
-    error: error === undefined ? undefined : error instanceof Error ? error.message : String(error),
+    error: exitCode === ExitCode.ok ? undefined : message,
   };
-  await writeNamedFile(job.summary.path, `${JSON.stringify(record, null, 2)}\n`, ctx.stdout);
+  return `${JSON.stringify(ended, null, 2)}\n`;
+}
+
+/** `--summary FILE` as the command line asks for it: the row command and the path (the last one given, as commander takes it). */
+export function requestedSummary(args: readonly string[]): { command: RowCommand; path: string } | undefined {
+  const end = args.indexOf('--');
+  const words = end === -1 ? args : args.slice(0, end);
+  const command = words.find((word): word is RowCommand => (ROW_COMMANDS as readonly string[]).includes(word));
+  let path: string | undefined;
+  words.forEach((word, index) => {
+    if (word === '--summary') path = words[index + 1];
+    else if (word.startsWith('--summary=')) path = word.slice('--summary='.length);
+  });
+  return command === undefined || path === undefined ? undefined : { command, path };
+}
+
+/**
+ * A run that failed before its job could write its --summary (or without a job at all: commander
+ * refused a flag): the record with nothing counted, its exit code and the error. Best effort: a
+ * summary that cannot be written (its folder is the missing one) must not hide the first error.
+ */
+export async function writeEarlySummary(args: readonly string[], run: { startedAt: number; exitCode: number; error: unknown; stdout: NodeJS.WritableStream }): Promise<void> {
+  if (typeof run.error === 'object' && run.error !== null && summarized.has(run.error)) return;
+  const requested = requestedSummary(args);
+  if (requested === undefined) return;
+  const record = runRecord({ command: requested.command, parameters: {}, startedAt: run.startedAt, output: undefined, rows: 0 });
+  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout as Writable).catch(() => {});
 }
