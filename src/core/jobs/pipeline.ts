@@ -25,7 +25,7 @@ import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
-import { openRunState } from '../pipeline/run-state.js';
+import { openRunState, refuseToReplaceExports } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import { askFirst, openVerifier } from '../verification/open-verifier.js';
 import { splitOptions } from '../company-partition.js';
@@ -69,6 +69,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   await checkOutputPath(options.summary);
 
   const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
+  if (options.onlyNew && ledger) refuseToReplaceExports(ledger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
@@ -101,7 +102,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
     // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
-    const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record }) : undefined;
+    const outputPath = leads.filePath;
+    const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record, output_path: outputPath ?? null }) : undefined;
     await leads.publish();
     const sidecar = leads.sidecarPath('.meta.json');
     if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(runRecordNow()));

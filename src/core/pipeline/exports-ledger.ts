@@ -8,7 +8,7 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, chmod, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
 import { CliError, ExitCode, UsageError } from '../../exit-codes.js';
@@ -23,6 +23,8 @@ export const runRecordSchema = z.object({
   finished_at: z.string(),
   rows: z.number().int().nonnegative(),
   output: z.string().nullable().optional(),
+  /** -o as an absolute path: which file holds this run's leads, wherever the next run starts. */
+  output_path: z.string().nullable().optional(),
   only_new: z.boolean().optional(),
   no_match_reason: z.string().optional(),
 });
@@ -64,6 +66,7 @@ export class ExportsLedger {
   private readonly clearStaged: BetterSqlite3.Statement<[]>;
   private readonly runRecorded: BetterSqlite3.Statement<[string], number>;
   private readonly insertRun: BetterSqlite3.Statement<[string, string, number, string]>;
+  private readonly runRecords: BetterSqlite3.Statement<[], string>;
 
   private constructor(
     private readonly db: Database,
@@ -82,6 +85,7 @@ export class ExportsLedger {
     this.clearStaged = db.prepare<[]>('DELETE FROM temp.staged');
     this.runRecorded = db.prepare<[string], number>('SELECT 1 FROM runs WHERE run_id = ?').pluck();
     this.insertRun = db.prepare<[string, string, number, string]>('INSERT INTO runs (run_id, finished_at, new_keys, record) VALUES (?, ?, ?, ?)');
+    this.runRecords = db.prepare<[], string>('SELECT record FROM runs ORDER BY finished_at DESC').pluck();
   }
 
   /**
@@ -175,6 +179,20 @@ export class ExportsLedger {
       this.insertRun.run(parsed.run_id, parsed.finished_at, added, JSON.stringify(parsed));
       return added;
     });
+  }
+
+  /**
+   * The latest recorded run whose output was `path` (absolute): that file holds leads this state
+   * counts as exported. A record from before output_path resolves its -o against the working directory.
+   */
+  runThatWrote(path: string): z.output<typeof runRecordSchema> | undefined {
+    for (const text of storeCall(this.path, () => this.runRecords.iterate())) {
+      const record = runRecordSchema.safeParse(JSON.parse(text));
+      if (!record.success) continue;
+      const written = record.data.output_path ?? (record.data.output ? resolve(record.data.output) : undefined);
+      if (written === path) return record.data;
+    }
+    return undefined;
   }
 
   close(): void {

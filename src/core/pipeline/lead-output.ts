@@ -100,11 +100,17 @@ export class LeadOutput {
     syncDirectory(dirname(target.path));
   }
 
-  /** Where FILE.meta.json goes: beside a regular -o file, nowhere for stdout or a device. */
-  sidecarPath(suffix: string): string | undefined {
+  /** The regular file -o names, as an absolute path; undefined for stdout or a device. */
+  get filePath(): string | undefined {
     if (this.options.output === undefined) return undefined;
     const target = outputTarget(this.options.output);
-    return target.kind === 'file' ? `${target.path}${suffix}` : undefined;
+    return target.kind === 'file' ? target.path : undefined;
+  }
+
+  /** Where FILE.meta.json goes: beside a regular -o file, nowhere for stdout or a device. */
+  sidecarPath(suffix: string): string | undefined {
+    const path = this.filePath;
+    return path === undefined ? undefined : `${path}${suffix}`;
   }
 
   /** A failed run without --state leaves no partial output; with it, the committed part stays for a resume. */
