@@ -37,7 +37,9 @@ export async function main(argv: string[]): Promise<number> {
     }
   });
   try {
-    await program.parseAsync(argv);
+    // A bare `prospect` asks what it can do: the help, on stdout, exit 0 (as gh and git do).
+    if (argv.length <= 2) program.outputHelp();
+    else await program.parseAsync(argv);
   } catch (error) {
     exitCode = error instanceof CommanderError ? commanderExitCode(error) : ExitCode.internal;
     if (exitCode !== ExitCode.ok) await recordFailure(argv, { startedAt, exitCode, error: commanderMessage(error) });
@@ -83,12 +85,15 @@ function buildProgram(run: CommandRunner): Command {
   return program;
 }
 
+const asksForSummary = (argv: string[]) => argv.some((word) => word === '--summary' || word.startsWith('--summary='));
+
 /** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/jobs/runner.ts). */
 async function recordFailure(argv: string[], run: { startedAt: number; exitCode: number; error: unknown }): Promise<void> {
-  if (!argv.some((word) => word === '--summary' || word.startsWith('--summary='))) return;
+  if (!asksForSummary(argv)) return;
   const { writeEarlySummary } = await import('./core/jobs/runner.js');
   await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });
 }
+
 
 /** What commander said, as prospect says it: "unknown option '--formt'", without its "error: ". */
 function commanderMessage(error: unknown): string {

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, exitCodeOf, knownFailure } from '../../exit-codes.js';
+import { isBrokenPipe, jobHandlesBrokenPipe } from '../../io/broken-pipe.js';
 import { writeNamedFile } from '../../io/output.js';
 import { runRecord, ROW_COMMANDS, type RowCommand } from '../provenance.js';
 import type { RunContext } from '../../runtime/context.js';
@@ -52,10 +53,17 @@ export interface Job {
  */
 export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress, ctx.env);
+  const brokenPipeHandled = jobHandlesBrokenPipe();
   try {
     await job.work(progress);
   } catch (error) {
     progress.stop();
+    // `| head` took what it wanted: a success that says so, as a pipeline's writer exits 0.
+    if (isBrokenPipe(error)) {
+      await job.output?.abort();
+      await writeSummary(ctx, job, ExitCode.ok, undefined, { stdout_closed: true });
+      return ExitCode.ok;
+    }
     await job.onFailure?.(error);
     if (await job.writeEmptyResult?.(error)) {
       await writeSummary(ctx, job, ExitCode.ok, error);
@@ -66,6 +74,7 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     await writeSummary(ctx, job, exitCodeOf(error, ctx.signal), error);
     throw error;
   } finally {
+    brokenPipeHandled();
     job.close?.();
   }
   progress.stop();
@@ -82,9 +91,9 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
  */
 const summarized = new WeakSet<object>();
 
-async function writeSummary(ctx: RunContext, job: Job, exitCode: number, error?: unknown): Promise<void> {
+async function writeSummary(ctx: RunContext, job: Job, exitCode: number, error?: unknown, extra: Record<string, unknown> = {}): Promise<void> {
   if (job.summary?.path === undefined) return;
-  await writeNamedFile(job.summary.path, summaryText(job.summary.record(), job.startedAt, exitCode, error), ctx.stdout);
+  await writeNamedFile(job.summary.path, summaryText({ ...job.summary.record(), ...extra }, job.startedAt, exitCode, error), ctx.stdout);
   if (typeof error === 'object' && error !== null) summarized.add(error);
 }
 

@@ -157,6 +157,26 @@ describe('every early exit rewrites --summary with its exit code', () => {
   }, 60_000);
 });
 
+describe('| head: the reader closes stdout', () => {
+  it('pipeline --state --only-new | head -3: exit 0, silent, a summary that says stdout was closed; the leads are not lost', async () => {
+    const dir = await scratchDir();
+    const args = '--page-size 50 pipeline -t Shopify --max 100 --seniority cxo,vp --state state --only-new --summary run.json';
+    const run = await runShell(`eval "$PROSPECT ${args}" | head -3`, { url: fast.url, apiKey: KEY, cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);
+    const summary = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(summary).toMatchObject({ command: 'pipeline', exit_code: 0, stdout_closed: true });
+    expect(summary.rows).toBeGreaterThan(3);
+    // The cut output was not counted as exported: the next run publishes every one of those leads.
+    const again = await runCli([...args.split(' '), '-o', 'leads.csv'], { url: fast.url, apiKey: KEY, cwd: dir });
+    expect(again.code).toBe(0);
+    const leads = (await readFile(join(dir, 'leads.csv'), 'utf8')).trimEnd().split('\n');
+    expect(leads.length - 1).toBe(summary.rows);
+    expect(leads.slice(0, 3)).toEqual(run.stdout.trimEnd().split('\n'));
+  }, 60_000);
+});
+
 describe('a damaged state file stops the run with exit 2, names the file and says how to start over', () => {
   it.each([
     ['not JSON', '{"version":1,"run_id":"2026'],
