@@ -42,6 +42,7 @@ export function createContext(global: GlobalOptions, signal: AbortSignal, cleanu
     signal,
     reporter: new Reporter({
       stderr: process.stderr,
+      stdout: process.stdout,
       stderrIsTTY: Boolean(process.stderr.isTTY),
       verbose: Boolean(global.verbose),
       quiet: Boolean(global.quiet),

@@ -3,6 +3,8 @@ import type { Writable } from 'node:stream';
 /** Who is watching stderr decides how much prospect says there. */
 export interface ReporterOptions {
   stderr: Writable;
+  /** The data stream: a line for people waits until what it holds has gone out (`2>&1` must not cut a record). */
+  stdout?: Writable;
   stderrIsTTY: boolean;
   verbose: boolean;
   quiet: boolean;
@@ -78,6 +80,23 @@ export class Reporter {
   }
 
   private write(line: string): void {
-    this.options.stderr.write(`${line}\n`);
+    const { stdout, stderr } = this.options;
+    // With `2>&1` both streams reach one pipe: a line written while stdout still holds part of a
+    // record would land inside it. It waits for stdout to drain (or to close), in its turn.
+    if (stdout !== undefined && (this.waiting.length > 0 || stdout.writableLength > 0)) {
+      if (this.waiting.push(`${line}\n`) === 1) whenDrained(stdout, () => stderr.write(this.waiting.splice(0).join('')));
+      return;
+    }
+    stderr.write(`${line}\n`);
   }
+
+  private readonly waiting: string[] = [];
+}
+
+/**
+ * Calls `then` once the stream has written what it holds (or failed to): the callback of an empty
+ * write comes after every write before it, whether or not the stream was ever full enough to 'drain'.
+ */
+function whenDrained(stream: Writable, then: () => void): void {
+  stream.write('', () => then());
 }
