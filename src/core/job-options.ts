@@ -17,6 +17,8 @@ export const outputOptions = {
     .transform((path) => (path === '-' ? undefined : path)),
   columns: z.string().optional(),
   escapeFormulas: z.boolean(),
+  /** --bom: a UTF-8 byte-order mark before a CSV, for Excel on Windows. */
+  bom: z.boolean().default(false),
 };
 
 /** --preset NAME (contacts, pipeline): CRM headers, src/io/presets.ts. */

@@ -18,7 +18,13 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
 };
 
 /** --format wins; then the extension of -o; then a table for a terminal and CSV for a pipe. */
-export function resolveFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
+export function resolveFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean; bom?: boolean }): OutputFormat {
+  const format = chosenFormat(options);
+  if (options.bom === true && format !== 'csv') throw new UsageError(`--bom is for CSV, and this run writes ${format}.`, 'Leave --bom out, or write CSV (-o FILE.csv or --format csv).');
+  return format;
+}
+
+function chosenFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
   if (options.format !== undefined) {
     if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) {
       throw new UsageError(`unknown --format "${options.format}".`, `Formats are: ${OUTPUT_FORMATS.join(', ')}.`);

@@ -162,6 +162,25 @@ describe('a read-only output is kept', () => {
   });
 });
 
+describe('--bom: a UTF-8 byte-order mark for Excel on Windows', () => {
+  it('companies --bom -o FILE.csv: the mark, then the bytes of a run without it', async () => {
+    const dir = await scratchDir();
+    const run = await runCli([...COMPANIES, '--bom', '-o', 'excel.csv'], { url: sandbox.url, apiKey: KEY, cwd: dir });
+    expect(run.code).toBe(0);
+    const bytes = await readFile(join(dir, 'excel.csv'));
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.subarray(3).toString('utf8')).toBe(reference);
+  });
+
+  it('--bom with a format that is not CSV: exit 2 before any call', async () => {
+    const before = await requests();
+    const run = await runCli([...COMPANIES, '--bom', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^prospect: --bom is for CSV, and this run writes ndjson\./);
+    expect(await requests()).toBe(before);
+  });
+});
+
 describe('the mode of what the person asked for: 0666 less the umask, with or without --state', () => {
   it.each(['022', '077'])('umask %s', async (umask) => {
     const dir = await scratchDir();

@@ -56,7 +56,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const stackFilter = localStackFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
   const keep = suppression.active ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain) : stackFilter;

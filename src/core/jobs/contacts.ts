@@ -92,7 +92,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const asking = askFirst(consent);
   const verifier = asking ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency, askFirst: asking }) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
 
   const inputCounts = () => ({ ...summary.domains, valid: counts.accepted, invalid: counts.invalidCount, duplicates: counts.duplicates });

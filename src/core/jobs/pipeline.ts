@@ -91,7 +91,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
-  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
+  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, bom: options.bom, output: options.output }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
   /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */

@@ -17,6 +17,7 @@ export interface LeadOutputOptions {
   format: OutputFormat;
   columns: ReadonlyArray<Column<LeadRow>>;
   escapeFormulas: boolean;
+  bom: boolean;
   /** -o FILE; stdout without it. */
   output: string | undefined;
 }
@@ -48,6 +49,7 @@ export class LeadOutput {
       columns: options.columns,
       toJson: leadJson,
       escapeFormulas: options.escapeFormulas,
+      bom: options.bom,
       resume: resumed ? { rowsWritten: checkpoint.rows_written, started: checkpoint.output_bytes > 0 } : undefined,
     });
     return new LeadOutput(ctx, options, writer, stateFiles, plainOutput);
