@@ -106,7 +106,7 @@ export class VerifyCache {
     // One write of one whole line, in append mode: lines of runs at the same time never interleave.
     writeSync(this.fd, `${JSON.stringify({ key, ...result })}\n`);
     // On disk before the result is used: a power cut must not lose a unit that was paid for, nor
-    // let a checkpoint name a result the ledger no longer has (BENCHMARKS.md: about 0.2 ms a line).
+    // let a checkpoint name a result the ledger no longer has (docs/reliability.md, "A power cut").
     fdatasyncSync(this.fd);
   }
 
