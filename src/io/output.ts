@@ -134,7 +134,9 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
 
 /** A stream written as it goes: stdout, or a device or descriptor opened for this run (closed at the end). */
 function openStream(outputPath: string | undefined, { stream, owned }: { stream: Writable; owned: boolean }): Output {
-  const close = () => (owned ? finishStream(stream) : Promise.resolve());
+  // stdout is not ended (the summary may follow), but a run succeeds only once its rows have gone out:
+  // a reader that closed the pipe (| head) then surfaces here as EPIPE, not after the success.
+  const close = () => (owned ? finishStream(stream) : flushed(stream));
   return {
     sink: streamSink(stream),
     path: outputPath,
@@ -152,6 +154,11 @@ async function openDirect(target: { kind: 'device'; path: string } | { kind: 'de
   const stream = target.kind === 'device' ? createWriteStream(target.path, { flags: 'w' }) : createWriteStream('', { fd: target.fd, autoClose: false });
   if (target.kind === 'device') await once(stream, 'open');
   return { stream, owned: true };
+}
+
+/** Resolves once everything written before has been written out (the callback of an empty write comes after it). */
+function flushed(stream: Writable): Promise<void> {
+  return new Promise((resolveFlushed, reject) => stream.write('', (error) => (error ? reject(error) : resolveFlushed())));
 }
 
 function finishStream(stream: Writable): Promise<void> {

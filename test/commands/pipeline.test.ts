@@ -146,7 +146,8 @@ describe('prospect pipeline', () => {
     expect(second.code).toBe(0);
     // Nothing new is no warning: a cron job stays silent, and --verbose says it.
     expect(second.stderr).toBe('');
-    const verbose = await runCli(['--verbose', ...args('week2-verbose.csv')], options({ cwd: work }));
+    // In process (the same main()): only the stderr of a run with --verbose is looked at.
+    const verbose = await runInProcess(['--verbose', ...args('week2-verbose.csv')], { url: sandbox.url, apiKey: KEY });
     expect(verbose.stderr).toMatch(/No new leads since the last run/);
     expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
     // The dry run looks its sample up in the same ledger: about every lead would be left out now.

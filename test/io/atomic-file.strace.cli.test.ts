@@ -37,13 +37,13 @@ function parseCalls(log: string): Call[] {
   const calls: Call[] = [];
   const pending = new Map<string, Call>();
   log.split('\n').forEach((line, index) => {
-    const resumed = /^(\d+) <\.\.\. (\w+) resumed>.*= (-?\d+)/.exec(line);
+    const resumed = /^(\d+)\s+<\.\.\. (\w+) resumed>.*= (-?\d+)/.exec(line);
     if (resumed) {
       const call = pending.get(`${resumed[1]}:${resumed[2]}`);
       if (call) Object.assign(call, { ended: index, result: Number(resumed[3]) });
       return;
     }
-    const started = /^(\d+) (\w+)\((.*?)(?: <unfinished \.\.\.>|\)\s+= (-?\d+).*)$/.exec(line);
+    const started = /^(\d+)\s+(\w+)\((.*?)(?: <unfinished \.\.\.>|\)\s+= (-?\d+).*)$/.exec(line);
     if (!started) return;
     const call: Call = { name: started[2]!, args: started[3]!, started: index, ended: started[4] === undefined ? -1 : index, result: Number(started[4] ?? NaN) };
     if (started[4] === undefined) pending.set(`${started[1]}:${started[2]}`, call);
