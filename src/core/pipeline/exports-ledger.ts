@@ -187,7 +187,7 @@ export class ExportsLedger {
    */
   runThatWrote(path: string): z.output<typeof runRecordSchema> | undefined {
     for (const text of storeCall(this.path, () => this.runRecords.iterate())) {
-      const record = runRecordSchema.safeParse(JSON.parse(text));
+      const record = runRecordSchema.safeParse(parseOrUndefined(text));
       if (!record.success) continue;
       const written = record.data.output_path ?? (record.data.output ? resolve(record.data.output) : undefined);
       if (written === path) return record.data;
@@ -386,6 +386,15 @@ async function readTail(path: string, bytes: number): Promise<string> {
 }
 
 async function* noBatches(): AsyncGenerator<Buffer[]> {}
+
+/** A row's JSON, or undefined when it does not parse (a row this check cannot use is passed over). */
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Runs a call on the database, turning SQLite's failures into what a person can act on. */
 function storeCall<T>(path: string, call: () => T): T {
