@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import { CliError, ExitCode, UsageError } from '../exit-codes.js';
 import { assertReplaceable, openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
 import { descriptorIsOpen, outputTarget } from './output-target.js';
-import { streamSink, type TextSink } from './sink.js';
+import { afterPendingWrites, streamSink, type TextSink } from './sink.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './writers.js';
 
 const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
@@ -136,7 +136,7 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
 function openStream(outputPath: string | undefined, { stream, owned }: { stream: Writable; owned: boolean }): Output {
   // stdout is not ended (the summary may follow), but a run succeeds only once its rows have gone out:
   // a reader that closed the pipe (| head) then surfaces here as EPIPE, not after the success.
-  const close = () => (owned ? finishStream(stream) : flushed(stream));
+  const close = () => (owned ? finishStream(stream) : afterPendingWrites(stream));
   return {
     sink: streamSink(stream),
     path: outputPath,
@@ -154,11 +154,6 @@ async function openDirect(target: { kind: 'device'; path: string } | { kind: 'de
   const stream = target.kind === 'device' ? createWriteStream(target.path, { flags: 'w' }) : createWriteStream('', { fd: target.fd, autoClose: false });
   if (target.kind === 'device') await once(stream, 'open');
   return { stream, owned: true };
-}
-
-/** Resolves once everything written before has been written out (the callback of an empty write comes after it). */
-function flushed(stream: Writable): Promise<void> {
-  return new Promise((resolveFlushed, reject) => stream.write('', (error) => (error ? reject(error) : resolveFlushed())));
 }
 
 function finishStream(stream: Writable): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { afterPendingWrites } from '../io/sink.js';
 
 /** Who is watching stderr decides how much prospect says there. */
 export interface ReporterOptions {
@@ -84,7 +85,8 @@ export class Reporter {
     // With `2>&1` both streams reach one pipe: a line written while stdout still holds part of a
     // record would land inside it. It waits for stdout to drain (or to close), in its turn.
     if (stdout !== undefined && (this.waiting.length > 0 || stdout.writableLength > 0)) {
-      if (this.waiting.push(`${line}\n`) === 1) whenDrained(stdout, () => stderr.write(this.waiting.splice(0).join('')));
+      const write = () => stderr.write(this.waiting.splice(0).join(''));
+      if (this.waiting.push(`${line}\n`) === 1) void afterPendingWrites(stdout).then(write, write);
       return;
     }
     stderr.write(`${line}\n`);
@@ -93,10 +95,3 @@ export class Reporter {
   private readonly waiting: string[] = [];
 }
 
-/**
- * Calls `then` once the stream has written what it holds (or failed to): the callback of an empty
- * write comes after every write before it, whether or not the stream was ever full enough to 'drain'.
- */
-function whenDrained(stream: Writable, then: () => void): void {
-  stream.write('', () => then());
-}
