@@ -49,7 +49,8 @@ export interface Job {
 /**
  * Runs a job the same way for every command: progress while it works; on failure the output is
  * discarded, the summary records the exit code that exitCodeOf decides (the same the process exits
- * with), and the error goes on to the command runner, which reports it.
+ * with), and the error goes on to the command runner, which reports it. A reader that closed stdout
+ * (`| head`, EPIPE) ends the run with exit 0 and a summary that says `stdout_closed`.
  */
 export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress, ctx.env);
@@ -130,10 +131,10 @@ export function requestedSummary(args: readonly string[]): { command: RowCommand
  * refused a flag): the record with nothing counted, its exit code and the error. Best effort: a
  * summary that cannot be written (its folder is the missing one) must not hide the first error.
  */
-export async function writeEarlySummary(args: readonly string[], run: { startedAt: number; exitCode: number; error: unknown; stdout: NodeJS.WritableStream }): Promise<void> {
+export async function writeEarlySummary(args: readonly string[], run: { startedAt: number; exitCode: number; error: unknown; stdout: Writable }): Promise<void> {
   if (typeof run.error === 'object' && run.error !== null && summarized.has(run.error)) return;
   const requested = requestedSummary(args);
   if (requested === undefined) return;
   const record = runRecord({ command: requested.command, parameters: {}, startedAt: run.startedAt, output: undefined, rows: 0 });
-  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout as Writable).catch(() => {});
+  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout).catch(() => {});
 }
