@@ -19,6 +19,7 @@ import { packageVersion } from './package.js';
 
 /** Runs the CLI and resolves to the exit code; never throws, never calls process.exit on the normal path. */
 export async function main(argv: string[]): Promise<number> {
+  const startedAt = Date.now();
   exitQuietlyOnBrokenPipe();
   const controller = new AbortController();
   const removeSignalHandlers = installSignalHandlers(controller);
@@ -30,14 +31,18 @@ export async function main(argv: string[]): Promise<number> {
       exitCode = await body(ctx);
     } catch (error) {
       exitCode = reportFailure(error, ctx.reporter, controller.signal);
+      await recordFailure(argv, { startedAt, exitCode, error });
     } finally {
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
     }
   });
   try {
-    await program.parseAsync(argv);
+    // A bare `prospect` asks what it can do: the help, on stdout, exit 0 (as gh and git do).
+    if (argv.length <= 2) program.outputHelp();
+    else await program.parseAsync(argv);
   } catch (error) {
     exitCode = error instanceof CommanderError ? commanderExitCode(error) : ExitCode.internal;
+    if (exitCode !== ExitCode.ok) await recordFailure(argv, { startedAt, exitCode, error: commanderMessage(error) });
   } finally {
     removeSignalHandlers();
   }
@@ -78,6 +83,21 @@ function buildProgram(run: CommandRunner): Command {
   // Config values (max-age, concurrency, format) as defaults for the flags the user did not give.
   program.hook('preAction', async (_program, actionCommand) => (await import('./config/defaults.js')).applyConfigFileDefaults(actionCommand, process.env));
   return program;
+}
+
+const asksForSummary = (argv: string[]) => argv.some((word) => word === '--summary' || word.startsWith('--summary='));
+
+/** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/jobs/runner.ts). */
+async function recordFailure(argv: string[], run: { startedAt: number; exitCode: number; error: unknown }): Promise<void> {
+  if (!asksForSummary(argv)) return;
+  const { writeEarlySummary } = await import('./core/jobs/runner.js');
+  await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });
+}
+
+
+/** What commander said, as prospect says it: "unknown option '--formt'", without its "error: ". */
+function commanderMessage(error: unknown): string {
+  return error instanceof Error ? error.message.replace(/^error: /, '').split('\n')[0]! : String(error);
 }
 
 /** Commander's own errors: help and version are success, everything else is a usage error. */

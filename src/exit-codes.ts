@@ -72,6 +72,7 @@ const OUTPUT_FAILURES: Record<string, string> = {
   EEXIST: 'something else is in the way',
   EIO: 'an input/output error',
   EMFILE: 'too many open files',
+  ENXIO: 'nothing can be written to it (a socket, or a FIFO with no reader)',
 };
 
 /** Turns a failed write or rename into the message and exit code a person (or cron) can act on. */

@@ -9,11 +9,11 @@
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
  * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 20` (see asRun). The user's
  * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the suppression lists
- * customers.csv and do-not-contact.csv, shaped as CRM exports) are made here, small; every
- * example that pays states its cap.
+ * customers.csv and do-not-contact.csv, shaped as CRM exports) are the ones shipped in examples/;
+ * every example that pays states its cap.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
@@ -22,12 +22,11 @@ import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
 
 const README = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8');
+const EXAMPLES = resolve(import.meta.dirname, '../examples');
 const KEY = SANDBOX_KEYS.growth;
 /** README lines that are not prospect commands: they install, build or test the clone itself. */
 const SETUP_LINES = new Set(['npm ci', 'npm test', 'npm link', 'npm i -g .']);
 const DATA_COMMANDS = /\bprospect\s+(?:--\S+\s+)*(companies|contacts|verify|pipeline)\b/;
-/** Domains of the default dataset (seed 1, 50,000 companies) for the user's own input files. */
-const ACCOUNTS = ['valleyharbor.com', 'meadowfitness.com', 'harborsupply.com'];
 
 interface Example {
   where: string;
@@ -53,6 +52,8 @@ function readmeExamples(): Example[] {
   const examples: Example[] = [];
   for (const block of README.matchAll(/```(sh|cron)\n([\s\S]*?)```/g)) {
     for (const line of commandLines(block[2]!)) {
+      // A crontab's environment line (PATH=…) is cron's, not a command: test/examples.cron.cli.test.ts runs it.
+      if (block[1] === 'cron' && /^[A-Z_]+=/.test(line)) continue;
       const command = block[1] === 'cron' ? cronCommand(line) : line;
       expect(command, `README cron line: ${line}`).toBeDefined();
       if (!SETUP_LINES.has(command!)) examples.push({ where: 'README.md', command: command! });
@@ -119,11 +120,8 @@ function newLane(name: string): Lane {
   const lane = { root, work: join(root, 'work'), home: join(root, 'home') };
   for (const path of ['', 'leads', '.local/share/bash-completion/completions', '.config/fish/completions', 'zsh-functions']) mkdirSync(join(lane.home, path), { recursive: true });
   mkdirSync(lane.work, { recursive: true });
-  writeFileSync(join(lane.work, 'accounts.csv'), `name,website\n${ACCOUNTS.map((domain, i) => `Account ${i},https://www.${domain}/`).join('\n')}\n`);
-  writeFileSync(join(lane.work, 'accounts.txt'), `${ACCOUNTS.join('\n')}\n`);
-  writeFileSync(join(lane.work, 'domains.txt'), `${ACCOUNTS.join('\n')}\n`);
-  writeFileSync(join(lane.work, 'customers.csv'), `\uFEFFAccount Name,WEBSITE\r\nHarbor Supply,https://www.HarborSupply.com/\r\n`);
-  writeFileSync(join(lane.work, 'do-not-contact.csv'), `First Name,Email\r\nPatricia,Patricia.Hughes@valleyharbor.com\r\n`);
+  // The user's own files are the ones the project ships (examples/): what the README tells people to use.
+  for (const name of readdirSync(EXAMPLES).filter((file) => file !== 'README.md')) copyFileSync(join(EXAMPLES, name), join(lane.work, name));
   return lane;
 }
 

@@ -9,9 +9,10 @@ export type CommandRunner = (body: (ctx: RunContext) => Promise<number>) => Prom
 export function addOutputOptions(command: Command): Command {
   return command
     .option('-f, --format <format>', 'csv, json, ndjson, table or xlsx (default: table on a terminal, csv otherwise)')
-    .option('-o, --output <file>', 'write to FILE atomically (a failed run leaves no partial file)')
+    .option('-o, --output <file>', 'write to FILE atomically (a failed run leaves no partial file); - is stdout, a device or FIFO is written directly')
     .option('--columns <list>', 'columns to keep, in order; source:Header renames one (docs/crm-import.md)')
-    .option('--no-escape-formulas', "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)");
+    .option('--no-escape-formulas', "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)")
+    .option('--bom', 'start a CSV with a UTF-8 byte-order mark, so Excel on Windows reads accents right (Procházka, not ProchÃ¡zka)');
 }
 
 /**

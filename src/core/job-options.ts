@@ -10,9 +10,15 @@ import { z } from 'zod';
 /** -f, -o, --columns, --no-escape-formulas (addOutputOptions). */
 export const outputOptions = {
   format: z.string().optional(),
-  output: z.string().optional(),
+  /** `-o -` is stdout, as for most programs that take a file name. */
+  output: z
+    .string()
+    .optional()
+    .transform((path) => (path === '-' ? undefined : path)),
   columns: z.string().optional(),
   escapeFormulas: z.boolean(),
+  /** --bom: a UTF-8 byte-order mark before a CSV, for Excel on Windows. */
+  bom: z.boolean().default(false),
 };
 
 /** --preset NAME (contacts, pipeline): CRM headers, src/io/presets.ts. */

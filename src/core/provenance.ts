@@ -30,7 +30,8 @@ function sparseFields(meta: CompaniesMeta | undefined): Array<[string, number]> 
 }
 
 /** The commands that write rows: each has --summary FILE and writes FILE.meta.json beside -o FILE. */
-export type RowCommand = 'companies' | 'contacts' | 'verify' | 'pipeline';
+export const ROW_COMMANDS = ['companies', 'contacts', 'verify', 'pipeline'] as const;
+export type RowCommand = (typeof ROW_COMMANDS)[number];
 
 /** A command's own counts: a field it does not count is null in its record, never absent. */
 export interface RunDetails {

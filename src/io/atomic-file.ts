@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import { access, constants, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CliError, ExitCode } from '../exit-codes.js';
 import { processIsAlive } from '../process-alive.js';
 import { removeOpenTempFilesSync, trackTempFile, untrackTempFile } from './temp-files.js';
 
@@ -16,7 +17,7 @@ export function tempPathFor(target: string): string {
 export interface AtomicFile {
   readonly stream: WriteStream;
   readonly target: string;
-  /** Flushes, closes and renames the temp file over the target. */
+  /** Flushes, fsyncs and closes the temp file, renames it over the target, and fsyncs the directory. */
   commit(): Promise<void>;
   /** Closes and deletes the temp file; the target is left as it was. */
   abort(): Promise<void>;
@@ -35,10 +36,17 @@ async function sweepOrphanedTempFiles(target: string): Promise<void> {
   }
 }
 
+/**
+ * A file the person asked for (an output, a sidecar, a summary) is created as any program creates one:
+ * 0666 less the umask. What prospect keeps for itself (checkpoints, ledgers) passes 0o600.
+ */
+const USER_FILE_MODE = 0o666;
+
 export async function openAtomicFile(target: string): Promise<AtomicFile> {
   await sweepOrphanedTempFiles(target);
   const tempPath = tempPathFor(target);
-  const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o644 });
+  // flush: the data is fsynced before the file is closed, so the rename never publishes an empty file after a power cut.
+  const stream = createWriteStream(tempPath, { flags: 'wx', mode: USER_FILE_MODE, flush: true });
   trackTempFile(tempPath);
   await once(stream, 'open');
   let settled = false;
@@ -62,20 +70,23 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
   };
 }
 
-/** Writes a whole small file atomically (sidecars such as FILE.meta.json, summaries, state). */
-export async function writeFileAtomic(target: string, content: string, mode = 0o644): Promise<void> {
+/** Writes a whole small file atomically and durably (sidecars such as FILE.meta.json, summaries, state). */
+export async function writeFileAtomic(target: string, content: string, mode = USER_FILE_MODE): Promise<void> {
   const tempPath = tempPathFor(target);
   trackTempFile(tempPath);
-  await moveIntoPlace(tempPath, target, () => writeFile(tempPath, content, { mode, flag: 'wx' }));
+  await moveIntoPlace(tempPath, target, () => writeFile(tempPath, content, { mode, flag: 'wx', flush: true }));
 }
 
 /**
- * Finishes the temp file, then renames it over the target. If the last write hits a full disk or
- * the rename is refused, the target keeps its old content and the temp file does not stay beside it.
+ * Finishes the temp file (written and fsynced), then renames it over the target and fsyncs the
+ * directory, so that after a power cut the target holds the old file or the whole new one. If the
+ * last write hits a full disk or the rename is refused, the target keeps its old content and the
+ * temp file does not stay beside it.
  */
 async function moveIntoPlace(tempPath: string, target: string, finishWriting: () => Promise<void>): Promise<void> {
   try {
     await finishWriting();
+    await assertReplaceable(target);
     await rename(tempPath, target);
   } catch (error) {
     await rm(tempPath, { force: true });
@@ -83,11 +94,62 @@ async function moveIntoPlace(tempPath: string, target: string, finishWriting: ()
   } finally {
     untrackTempFile(tempPath);
   }
+  syncDirectory(dirname(target));
 }
 
+/**
+ * A read-only file is the person saying "keep this": it is never replaced (rename(2) would, and
+ * root may write anything, so the mode is read as well as access(2)).
+ */
+export async function assertReplaceable(target: string): Promise<void> {
+  const existing = await stat(target).catch(() => undefined);
+  if (existing === undefined || !existing.isFile()) return;
+  const writable = (existing.mode & 0o222) !== 0 && (await access(target, constants.W_OK).then(() => true, () => false));
+  if (writable) return;
+  throw new CliError(
+    `cannot write ${target}: the file is read-only (mode ${(existing.mode & 0o777).toString(8).padStart(4, '0')}), so prospect does not replace it.`,
+    ExitCode.output,
+    'Make it writable (chmod u+w) or remove it if it may go, or give another path.',
+  );
+}
+
+/**
+ * Makes a rename or a new file in `directory` durable: without this, a power cut can undo the
+ * rename even though the file's data is on disk. A file system that cannot sync a directory says
+ * so with EINVAL (or ENOTSUP); its renames are as durable as it makes them. Synchronous (a fraction
+ * of a millisecond) so that the verification ledger's synchronous appends can use it too.
+ */
+export function syncDirectory(directory: string): void {
+  const fd = openSync(directory, 'r');
+  try {
+    fsyncSync(fd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'ENOTSUP') throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * mkdir -p, durably: the parent of each directory it creates is synced, so the files made in it
+ * (checkpoints, paid results) are not lost with it in a power cut.
+ */
+export function makeDirectoryDurable(directory: string, mode: number): void {
+  const created = mkdirSync(directory, { recursive: true, mode });
+  if (created === undefined) return;
+  const first = resolve(created);
+  for (let made = resolve(directory); ; made = dirname(made)) {
+    syncDirectory(dirname(made));
+    if (made === first || dirname(made) === made) return;
+  }
+}
+
+/** Ends the stream and waits for 'close', not 'finish': the flush (fsync) happens as the file is closed. */
 function closeStream(stream: WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
     stream.once('error', reject);
-    stream.end(() => resolve());
+    stream.once('close', () => resolve());
+    stream.end();
   });
 }

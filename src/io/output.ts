@@ -1,9 +1,12 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
+import { dirname, extname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { CliError, ExitCode, UsageError } from '../exit-codes.js';
-import { openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
-import { streamSink, type TextSink } from './sink.js';
+import { assertReplaceable, openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
+import { descriptorIsOpen, outputTarget } from './output-target.js';
+import { afterPendingWrites, streamSink, type TextSink } from './sink.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './writers.js';
 
 const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
@@ -15,7 +18,13 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
 };
 
 /** --format wins; then the extension of -o; then a table for a terminal and CSV for a pipe. */
-export function resolveFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
+export function resolveFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean; bom?: boolean }): OutputFormat {
+  const format = chosenFormat(options);
+  if (options.bom === true && format !== 'csv') throw new UsageError(`--bom is for CSV, and this run writes ${format}.`, 'Leave --bom out, or write CSV (-o FILE.csv or --format csv).');
+  return format;
+}
+
+function chosenFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
   if (options.format !== undefined) {
     if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) {
       throw new UsageError(`unknown --format "${options.format}".`, `Formats are: ${OUTPUT_FORMATS.join(', ')}.`);
@@ -52,14 +61,28 @@ function refuseBinaryOnTerminal(format: OutputFormat, options: { outputPath?: st
 
 /**
  * Checked before any paid call: a run must not spend units and then fail to write its result. An
- * output that cannot be written is exit 7, as a full disk is: the command line is right, the place is not.
+ * output that cannot be written is exit 7, as a full disk is: the command line is right, the place is
+ * not. A regular file is replaced by a rename, so its directory must be writable and the file itself
+ * not read-only (nor its `sidecar`, FILE.meta.json); a device, a FIFO or a descriptor is written
+ * directly, so only it must be writable.
  */
-export async function checkOutputPath(outputPath: string | undefined): Promise<void> {
+export async function checkOutputPath(outputPath: string | undefined, options: { sidecar?: string } = {}): Promise<void> {
   if (outputPath === undefined) return;
-  const target = resolve(outputPath);
-  const directory = dirname(target);
-  const notWritable = (why: string) =>
-    new CliError(`cannot write ${outputPath}: ${why}.`, ExitCode.output, 'Create the directory or fix its permissions, or give another -o path.');
+  const notWritable = (why: string, hint = 'Create the directory or fix its permissions, or give another -o path.') =>
+    new CliError(`cannot write ${outputPath}: ${why}.`, ExitCode.output, hint);
+  const target = outputTarget(outputPath);
+  if (target.kind === 'stdout') return;
+  if (target.kind === 'descriptor') {
+    if (!descriptorIsOpen(target.fd)) throw notWritable(`descriptor ${target.fd} is not open`, 'Open it in the shell that starts prospect (for example 3>file), or give another path.');
+    return;
+  }
+  if (target.kind === 'device') {
+    await access(target.path, constants.W_OK).catch(() => {
+      throw notWritable('permission denied', 'Fix its permissions, or give another path.');
+    });
+    return;
+  }
+  const directory = dirname(target.path);
   const folder = await stat(directory).catch(() => undefined);
   if (folder === undefined) throw notWritable(`the directory ${directory} does not exist`);
   if (!folder.isDirectory()) throw notWritable(`${directory} is not a directory`);
@@ -68,32 +91,29 @@ export async function checkOutputPath(outputPath: string | undefined): Promise<v
   } catch {
     throw notWritable(`the directory ${directory} is not writable`);
   }
-  const existing = await stat(target).catch(() => undefined);
+  const existing = await stat(target.path).catch(() => undefined);
   if (existing?.isDirectory()) throw notWritable('it is a directory');
+  await assertReplaceable(target.path);
+  if (options.sidecar !== undefined) await assertReplaceable(`${target.path}${options.sidecar}`);
 }
 
-/** An output that becomes visible all at once (file) or streams (stdout). */
+/** An output that becomes visible all at once (file) or streams (stdout, a device). */
 export interface Output {
   sink: TextSink;
   /** The path that will hold the result, or undefined for stdout. */
   path: string | undefined;
   commit(): Promise<void>;
   abort(): Promise<void>;
-  /** A sidecar next to the file output (FILE.meta.json), written once the output itself is in place; nothing for stdout. */
+  /** A sidecar next to the file output (FILE.meta.json), written once the output itself is in place; nothing for stdout or a device. */
   writeSidecar(suffix: string, content: string): Promise<void>;
+  /** Where a sidecar goes, or undefined when none is written (stdout, a device). */
+  sidecarPath(suffix: string): string | undefined;
 }
 
 export async function openOutput(outputPath: string | undefined, stdout: Writable): Promise<Output> {
-  if (outputPath === undefined) {
-    return {
-      sink: streamSink(stdout),
-      path: undefined,
-      commit: async () => {},
-      abort: async () => {},
-      writeSidecar: async () => {},
-    };
-  }
-  const file: AtomicFile = await openAtomicFile(resolve(outputPath));
+  const target = outputPath === undefined ? ({ kind: 'stdout' } as const) : outputTarget(outputPath);
+  if (target.kind !== 'file') return openStream(outputPath, target.kind === 'stdout' ? { stream: stdout, owned: false } : await openDirect(target));
+  const file: AtomicFile = await openAtomicFile(target.path);
   // Held until the output is committed: a run that fails at the last step (a full disk, a refused
   // rename) must not leave a sidecar describing an export that never replaced the old file.
   const sidecars: Array<{ suffix: string; content: string }> = [];
@@ -102,11 +122,55 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
     path: outputPath,
     async commit() {
       await file.commit();
-      for (const { suffix, content } of sidecars.splice(0)) await writeFileAtomic(`${resolve(outputPath)}${suffix}`, content);
+      for (const { suffix, content } of sidecars.splice(0)) await writeFileAtomic(`${target.path}${suffix}`, content);
     },
     abort: () => file.abort(),
     async writeSidecar(suffix, content) {
       sidecars.push({ suffix, content });
     },
+    sidecarPath: (suffix) => `${outputPath}${suffix}`,
   };
+}
+
+/** A stream written as it goes: stdout, or a device or descriptor opened for this run (closed at the end). */
+function openStream(outputPath: string | undefined, { stream, owned }: { stream: Writable; owned: boolean }): Output {
+  // stdout is not ended (the summary may follow), but a run succeeds only once its rows have gone out:
+  // a reader that closed the pipe (| head) then surfaces here as EPIPE, not after the success.
+  const close = () => (owned ? finishStream(stream) : afterPendingWrites(stream));
+  return {
+    sink: streamSink(stream),
+    path: outputPath,
+    commit: close,
+    abort: async () => {
+      if (owned) stream.destroy();
+    },
+    writeSidecar: async () => {},
+    sidecarPath: () => undefined,
+  };
+}
+
+async function openDirect(target: { kind: 'device'; path: string } | { kind: 'descriptor'; fd: number }): Promise<{ stream: Writable; owned: true }> {
+  // A FIFO's open waits for its reader, as `cat > fifo` does.
+  const stream = target.kind === 'device' ? createWriteStream(target.path, { flags: 'w' }) : createWriteStream('', { fd: target.fd, autoClose: false });
+  if (target.kind === 'device') await once(stream, 'open');
+  return { stream, owned: true };
+}
+
+function finishStream(stream: Writable): Promise<void> {
+  return new Promise((resolveEnd, reject) => {
+    stream.once('error', reject);
+    stream.end(() => resolveEnd());
+  });
+}
+
+/**
+ * A whole small file the person named (--summary FILE): a regular file atomically and durably, a
+ * device, FIFO or descriptor directly, `-` or /dev/stdout after the data on stdout.
+ */
+export async function writeNamedFile(path: string, content: string, stdout: Writable): Promise<void> {
+  const target = outputTarget(path);
+  if (target.kind === 'file') return writeFileAtomic(target.path, content);
+  const output = await openOutput(path, stdout);
+  await output.sink.write(content);
+  await output.commit();
 }

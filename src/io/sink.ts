@@ -14,8 +14,19 @@ export function streamSink(stream: Writable & { isTTY?: boolean; columns?: numbe
   return {
     async write(text: string | Uint8Array): Promise<void> {
       if (text.length === 0) return;
+      // A stream that failed since the last write (a reader that closed the pipe: EPIPE) says so now, instead of never draining.
+      if (stream.errored) throw stream.errored;
       if (!stream.write(text)) await once(stream, 'drain');
     },
     ...(stream.isTTY === true ? { terminalSize: () => terminalSize(stream) } : {}),
   };
+}
+
+/**
+ * Resolves once everything written to the stream before has gone out (rejects if it could not): the
+ * callback of an empty write comes after every write before it, whether or not the stream was ever
+ * full enough to emit 'drain'.
+ */
+export function afterPendingWrites(stream: Writable): Promise<void> {
+  return new Promise((resolveWritten, reject) => stream.write('', (error) => (error ? reject(error) : resolveWritten())));
 }

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { exitCodeOf } from '../exit-codes.js';
+import { aJobHandlesBrokenPipe } from '../io/broken-pipe.js';
 import { removeOpenTempFilesSync } from '../io/temp-files.js';
 import { Reporter } from '../ui/reporter.js';
 
@@ -41,6 +42,7 @@ export function createContext(global: GlobalOptions, signal: AbortSignal, cleanu
     signal,
     reporter: new Reporter({
       stderr: process.stderr,
+      stdout: process.stdout,
       stderrIsTTY: Boolean(process.stderr.isTTY),
       verbose: Boolean(global.verbose),
       quiet: Boolean(global.quiet),
@@ -72,10 +74,14 @@ export function installSignalHandlers(controller: AbortController): () => void {
   };
 }
 
-/** `| head -1` closes our stdout: that is the reader saying "enough", not an error. */
+/**
+ * `| head -1` closes our stdout: that is the reader saying "enough", not an error. A job under way
+ * ends itself with exit 0 and its --summary (src/io/broken-pipe.ts); otherwise the process exits 0 here.
+ */
 export function exitQuietlyOnBrokenPipe(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') {
+      if (aJobHandlesBrokenPipe()) return;
       removeOpenTempFilesSync((path) => rmSync(path, { force: true }));
       process.exit(0);
     }

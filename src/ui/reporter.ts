@@ -1,8 +1,11 @@
 import type { Writable } from 'node:stream';
+import { afterPendingWrites } from '../io/sink.js';
 
 /** Who is watching stderr decides how much prospect says there. */
 export interface ReporterOptions {
   stderr: Writable;
+  /** The data stream: a line for people waits until what it holds has gone out (`2>&1` must not cut a record). */
+  stdout?: Writable;
   stderrIsTTY: boolean;
   verbose: boolean;
   quiet: boolean;
@@ -78,6 +81,17 @@ export class Reporter {
   }
 
   private write(line: string): void {
-    this.options.stderr.write(`${line}\n`);
+    const { stdout, stderr } = this.options;
+    // With `2>&1` both streams reach one pipe: a line written while stdout still holds part of a
+    // record would land inside it. It waits for stdout to drain (or to close), in its turn.
+    if (stdout !== undefined && (this.waiting.length > 0 || stdout.writableLength > 0)) {
+      const write = () => stderr.write(this.waiting.splice(0).join(''));
+      if (this.waiting.push(`${line}\n`) === 1) void afterPendingWrites(stdout).then(write, write);
+      return;
+    }
+    stderr.write(`${line}\n`);
   }
+
+  private readonly waiting: string[] = [];
 }
+

@@ -26,6 +26,15 @@ const configHelp = await runInProcess(['config', '--help']);
 const configCommands = commandsIn(configHelp.stdout).filter((name) => name !== 'help');
 const everyCommand = [...commands.filter((name) => name !== 'help').map((name) => [name]), ...configCommands.map((name) => ['config', name]), ['help']];
 
+describe('a bare prospect', () => {
+  it('prints the top-level help on stdout and exits 0, as gh does', async () => {
+    const bare = await runCli([]);
+    expect(bare.code).toBe(0);
+    expect(bare.stderr).toBe('');
+    expect(bare.stdout).toBe(topLevel.stdout);
+  });
+});
+
 describe('--help of every command', () => {
   it('finds the commands the issue names', () => {
     expect(commands).toEqual(expect.arrayContaining(['companies', 'contacts', 'verify', 'pipeline', 'sandbox', 'config', 'completion', 'help']));

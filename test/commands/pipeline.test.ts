@@ -159,7 +159,11 @@ describe('prospect pipeline', () => {
     expect(week1.length).toBeGreaterThan(20);
     const second = await runCli(args('week2.csv'), options({ cwd: work }));
     expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(/no new leads/);
+    // Nothing new is no warning: a cron job stays silent, and --verbose says it.
+    expect(second.stderr).toBe('');
+    // In process (the same main()): only the stderr of a run with --verbose is looked at.
+    const verbose = await runInProcess(['--verbose', ...args('week2-verbose.csv')], { url: sandbox.url, apiKey: KEY });
+    expect(verbose.stderr).toMatch(/No new leads since the last run/);
     expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
     // The dry run looks its sample up in the same ledger: about every lead would be left out now.
     const dry = await runCli([...args('unused.csv').filter((arg, i, all) => arg !== '-o' && all[i - 1] !== '-o'), '--dry-run', '--format', 'json'], options({ cwd: work }));
@@ -179,6 +183,31 @@ describe('prospect pipeline', () => {
       expect(week3).toEqual(expected);
       expect(week3.length).toBeGreaterThan(0);
     });
+  }, 120_000);
+
+  it('--only-new run twice in a day never replaces the file the first run wrote: exit 2 before any call, no lead lost', async () => {
+    const work = await scratchDir();
+    const args = (target: string) => ['pipeline', '-t', 'Shopify', '--seniority', 'cxo,vp', '--max', '60', '--state', 'state', '--only-new', '-o', target, '--summary', 'last-run.json'];
+    const first = await runCli(args('leads-2026-11-23.csv'), options({ cwd: work }));
+    expect(first.code).toBe(0);
+    const written = await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8');
+    const leads = csvRecords(written);
+    expect(leads.length).toBeGreaterThan(20);
+
+    const before = (await sandboxStats(sandbox.url)).requests.total as number;
+    const again = await runCli(args('leads-2026-11-23.csv'), options({ cwd: work }));
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(new RegExp(`^prospect: leads-2026-11-23\\.csv holds the ${leads.length} leads of the run \\S+ .*counts as exported`));
+    expect(again.stderr).toMatch(/Move or rename leads-2026-11-23\.csv first, or give another -o/);
+    expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
+    expect(await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8')).toBe(written);
+    expect(JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8')).exit_code).toBe(2);
+
+    // Given another name, as the hint says, the run goes on; the first file keeps every lead.
+    const renamed = await runCli(args('leads-2026-11-23-1130.csv'), options({ cwd: work }));
+    expect(renamed.code).toBe(0);
+    expect(csvRecords(await readFile(join(work, 'leads-2026-11-23-1130.csv'), 'utf8'))).toEqual([]);
+    expect(await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8')).toBe(written);
   }, 120_000);
 
   it('joins exactly what companies | contacts give for the same filters', async () => {

@@ -163,6 +163,8 @@ export async function runShell(script: string, options: CliOptions = {}): Promis
       stdio: ['pipe', 'pipe', 'pipe'],
     }),
   );
+  // A script that never reads its stdin may have exited before it is closed.
+  child.stdin!.on('error', () => {});
   child.stdin!.end(options.input ?? '');
   return finishCli(child, options);
 }

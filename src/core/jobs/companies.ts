@@ -49,14 +49,14 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     throw new UsageError('--max must be a whole number of at least 1.');
   }
   const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
-  await checkOutputPath(parsed.output);
+  await checkOutputPath(parsed.output, { sidecar: '.meta.json' });
   await checkOutputPath(parsed.summary);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const stackFilter = localStackFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
   const keep = suppression.active ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain) : stackFilter;
@@ -148,7 +148,8 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       if (provenance) ctx.reporter.info(provenance);
       if (stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, count()));
       suppression.report(ctx);
-      if (options.output) ctx.reporter.info(`Where the data came from: ${options.output}.meta.json.`);
+      const sidecar = output.sidecarPath('.meta.json');
+      if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
     },
   });
 }

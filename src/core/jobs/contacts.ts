@@ -54,7 +54,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const consent = settings.stale === 'verify' ? await SpendConsent.decide(ctx, { yes: options.yes, budget: settings.verifyBudget }) : undefined;
   consent?.assertMayPay('contacts --stale verify');
   const verifyBudget = consent?.budget;
-  await checkOutputPath(options.output);
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
 
@@ -92,7 +92,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const asking = askFirst(consent);
   const verifier = asking ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency, askFirst: asking }) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
 
   const inputCounts = () => ({ ...summary.domains, valid: counts.accepted, invalid: counts.invalidCount, duplicates: counts.duplicates });

@@ -58,7 +58,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
   const dimension = parseDimension(parsed.by);
   const svg = parsed.output !== undefined && /\.svg$/i.test(parsed.output);
   if (svg && dimension === undefined) throw new UsageError(`-o ${parsed.output} draws the chart of a breakdown: add --by ${DIMENSIONS.join('|')}.`);
-  const format = svg ? 'svg' : resolveFormat({ format: parsed.format, outputPath: parsed.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
+  const format = svg ? 'svg' : resolveFormat({ format: parsed.format, outputPath: parsed.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY), bom: parsed.bom });
   await checkOutputPath(parsed.output);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
@@ -187,6 +187,7 @@ async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameter
       columns: selectColumns(all, options.columns),
       toJson: (row) => ({ [dimension]: row.value, companies: row.companies, contacts: row.contacts ?? null, share: row.share, ...(row.other ? { other: true } : {}) }),
       escapeFormulas: options.escapeFormulas,
+      bom: options.bom,
     });
     await writer.writeRows(breakdownRows(counted.breakdown, options.top));
     await writer.finish(meta);
@@ -200,6 +201,7 @@ async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameter
     columns: selectColumns(all, options.columns),
     toJson: (size) => ({ companies: size.companies, contacts: size.contacts ?? null }),
     escapeFormulas: options.escapeFormulas,
+    bom: options.bom,
   });
   await writer.writeRows([counted.size]);
   await writer.finish(meta);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { resolve } from 'node:path';
 import { UnanswerableError, type CompanyRow } from '../../api/index.js';
 import { ExitCode, knownFailure } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -26,7 +25,7 @@ import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
-import { openRunState } from '../pipeline/run-state.js';
+import { openRunState, refuseToReplaceExports } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import { askFirst, openVerifier } from '../verification/open-verifier.js';
 import { splitOptions } from '../company-partition.js';
@@ -66,10 +65,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const plan = planPipeline(ctx, options, consent?.budget, suppression.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   const verifyBudget = consent?.budget;
-  await checkOutputPath(options.output);
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
 
   const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
+  if (options.onlyNew && ledger) refuseToReplaceExports(ledger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
@@ -90,7 +90,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
-  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
+  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, bom: options.bom, output: options.output }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
   /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
@@ -101,9 +101,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
     // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
-    const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record }) : undefined;
+    const outputPath = leads.filePath;
+    const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record, output_path: outputPath ?? null }) : undefined;
     await leads.publish();
-    if (options.output !== undefined) await writeFileAtomic(`${resolve(options.output)}.meta.json`, metaJson(runRecordNow()));
+    const sidecar = leads.sidecarPath('.meta.json');
+    if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(runRecordNow()));
     if (state && ledger && success) await recordSuccess(state, ledger, success);
   };
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */

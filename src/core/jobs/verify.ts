@@ -62,8 +62,8 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const options = verifyOptionsSchema.parse(flags);
   const now = new Date();
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
-  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY) });
-  await checkOutputPath(options.output);
+  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY), bom: options.bom });
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
 
@@ -119,7 +119,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const client = createApiClient(ctx, connection);
   const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger, mayPay: (key) => payable.has(key) });
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
+  const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
   const record = () =>
     runRecord({

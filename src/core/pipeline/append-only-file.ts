@@ -8,8 +8,9 @@ export class AppendOnlyFile implements TextSink {
     private position: number,
   ) {}
 
-  static async open(path: string, committedBytes: number): Promise<AppendOnlyFile> {
-    const handle = await open(path, committedBytes > 0 ? 'r+' : 'w', 0o600);
+  /** `mode` when the file is created (less the umask): the output is published as it is, the rest stays private. */
+  static async open(path: string, committedBytes: number, mode = 0o600): Promise<AppendOnlyFile> {
+    const handle = await open(path, committedBytes > 0 ? 'r+' : 'w', mode);
     await handle.truncate(committedBytes);
     return new AppendOnlyFile(handle, committedBytes);
   }

@@ -8,11 +8,11 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, chmod, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
 import { CliError, ExitCode, UsageError } from '../../exit-codes.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
+import { syncDirectory, writeFileAtomic } from '../../io/atomic-file.js';
 import { damaged, parseStoredJson, type StoredFile } from '../stored-json.js';
 import { leadKey } from './lead-key.js';
 import type { StateDirectory } from './state-directory.js';
@@ -23,6 +23,8 @@ export const runRecordSchema = z.object({
   finished_at: z.string(),
   rows: z.number().int().nonnegative(),
   output: z.string().nullable().optional(),
+  /** -o as an absolute path: which file holds this run's leads, wherever the next run starts. */
+  output_path: z.string().nullable().optional(),
   only_new: z.boolean().optional(),
   no_match_reason: z.string().optional(),
 });
@@ -64,6 +66,7 @@ export class ExportsLedger {
   private readonly clearStaged: BetterSqlite3.Statement<[]>;
   private readonly runRecorded: BetterSqlite3.Statement<[string], number>;
   private readonly insertRun: BetterSqlite3.Statement<[string, string, number, string]>;
+  private readonly runRecords: BetterSqlite3.Statement<[], string>;
 
   private constructor(
     private readonly db: Database,
@@ -82,6 +85,7 @@ export class ExportsLedger {
     this.clearStaged = db.prepare<[]>('DELETE FROM temp.staged');
     this.runRecorded = db.prepare<[string], number>('SELECT 1 FROM runs WHERE run_id = ?').pluck();
     this.insertRun = db.prepare<[string, string, number, string]>('INSERT INTO runs (run_id, finished_at, new_keys, record) VALUES (?, ?, ?, ?)');
+    this.runRecords = db.prepare<[], string>('SELECT record FROM runs ORDER BY finished_at DESC').pluck();
   }
 
   /**
@@ -144,7 +148,10 @@ export class ExportsLedger {
       }
     });
     // Hashes only, but private like the rest of the state (SQLite creates its files 0644).
-    if (created) await chmod(path, 0o600).catch(() => {});
+    if (created) {
+      await chmod(path, 0o600).catch(() => {});
+      syncDirectory(dirname(path));
+    }
     return ledger;
   }
 
@@ -172,6 +179,20 @@ export class ExportsLedger {
       this.insertRun.run(parsed.run_id, parsed.finished_at, added, JSON.stringify(parsed));
       return added;
     });
+  }
+
+  /**
+   * The latest recorded run whose output was `path` (absolute): that file holds leads this state
+   * counts as exported. A record from before output_path resolves its -o against the working directory.
+   */
+  runThatWrote(path: string): z.output<typeof runRecordSchema> | undefined {
+    for (const text of storeCall(this.path, () => this.runRecords.iterate())) {
+      const record = runRecordSchema.safeParse(parseOrUndefined(text));
+      if (!record.success) continue;
+      const written = record.data.output_path ?? (record.data.output ? resolve(record.data.output) : undefined);
+      if (written === path) return record.data;
+    }
+    return undefined;
   }
 
   close(): void {
@@ -333,7 +354,9 @@ async function appendRunLine(path: string, record: z.output<typeof runRecordSche
   // A line torn by a crash mid-append is left as it is, and this run's line goes on a line of its own.
   const torn = tail !== '' && !tail.endsWith('\n');
   if (!torn && lastRunId(tail) === record.run_id) return;
-  await appendFile(path, `${torn ? '\n' : ''}${JSON.stringify(record)}\n`, { mode: 0o600 });
+  const created = !existsSync(path);
+  await appendFile(path, `${torn ? '\n' : ''}${JSON.stringify(record)}\n`, { mode: 0o600, flush: true });
+  if (created) syncDirectory(dirname(path));
 }
 
 /** The run id of the last line of runs.ndjson's tail, if it reads as a run's line. */
@@ -363,6 +386,15 @@ async function readTail(path: string, bytes: number): Promise<string> {
 }
 
 async function* noBatches(): AsyncGenerator<Buffer[]> {}
+
+/** A row's JSON, or undefined when it does not parse (a row this check cannot use is passed over). */
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Runs a call on the database, turning SQLite's failures into what a person can act on. */
 function storeCall<T>(path: string, call: () => T): T {

@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, rename, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { pipeline as pipeStreams } from 'node:stream/promises';
-import { tempPathFor } from '../../io/atomic-file.js';
+import { copyFile, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { assertReplaceable, syncDirectory, tempPathFor } from '../../io/atomic-file.js';
 import type { Column } from '../../io/columns.js';
 import { openOutput, type Output } from '../../io/output.js';
+import { outputTarget } from '../../io/output-target.js';
 import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
 import { leadJson, type LeadRow } from './lead-rows.js';
@@ -17,6 +17,7 @@ export interface LeadOutputOptions {
   format: OutputFormat;
   columns: ReadonlyArray<Column<LeadRow>>;
   escapeFormulas: boolean;
+  bom: boolean;
   /** -o FILE; stdout without it. */
   output: string | undefined;
 }
@@ -48,6 +49,7 @@ export class LeadOutput {
       columns: options.columns,
       toJson: leadJson,
       escapeFormulas: options.escapeFormulas,
+      bom: options.bom,
       resume: resumed ? { rowsWritten: checkpoint.rows_written, started: checkpoint.output_bytes > 0 } : undefined,
     });
     return new LeadOutput(ctx, options, writer, stateFiles, plainOutput);
@@ -71,7 +73,11 @@ export class LeadOutput {
     return this.stateFiles !== undefined;
   }
 
-  /** The finished rows become visible all at once: renamed over -o, or copied to stdout. */
+  /**
+   * The finished rows become visible all at once: renamed over -o (then its directory fsynced, so the
+   * rename survives a power cut before the ledger records the leads as exported), or copied to stdout,
+   * a device or a FIFO.
+   */
   async publish(): Promise<void> {
     if (!this.stateFiles) {
       await this.plainOutput!.commit();
@@ -79,27 +85,52 @@ export class LeadOutput {
     }
     const { state, output } = this.stateFiles;
     await output.sync();
-    if (this.options.output === undefined) {
-      await pipeStreams(createReadStream(state.outputPath), this.ctx.stdout, { end: false });
+    const target = this.options.output === undefined ? ({ kind: 'stdout' } as const) : outputTarget(this.options.output);
+    if (target.kind !== 'file') {
+      const direct = await openOutput(this.options.output, this.ctx.stdout);
+      for await (const chunk of createReadStream(state.outputPath)) await direct.sink.write(chunk as Buffer);
+      await direct.commit();
       return;
     }
-    const target = resolve(this.options.output);
+    await assertReplaceable(target.path);
     try {
-      await rename(state.outputPath, target);
+      await rename(state.outputPath, target.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-      // The state and the output are on different file systems: copy beside the target, then rename.
-      const temp = tempPathFor(target);
-      await copyFile(state.outputPath, temp);
-      await rename(temp, target).catch(async (renameError) => {
-        await rm(temp, { force: true });
-        throw renameError;
-      });
+      await copyBeside(state.outputPath, target.path);
     }
+    syncDirectory(dirname(target.path));
+  }
+
+  /** The regular file -o names, as an absolute path; undefined for stdout or a device. */
+  get filePath(): string | undefined {
+    if (this.options.output === undefined) return undefined;
+    const target = outputTarget(this.options.output);
+    return target.kind === 'file' ? target.path : undefined;
+  }
+
+  /** Where FILE.meta.json goes: beside a regular -o file, nowhere for stdout or a device. */
+  sidecarPath(suffix: string): string | undefined {
+    const path = this.filePath;
+    return path === undefined ? undefined : `${path}${suffix}`;
   }
 
   /** A failed run without --state leaves no partial output; with it, the committed part stays for a resume. */
   async abort(): Promise<void> {
     await this.plainOutput?.abort();
+  }
+}
+
+/** The state and the output are on different file systems: copied beside the target, fsynced, then renamed. */
+async function copyBeside(source: string, target: string): Promise<void> {
+  const temp = tempPathFor(target);
+  try {
+    await copyFile(source, temp);
+    const handle = await open(temp, 'r+');
+    await handle.sync().finally(() => handle.close());
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
   }
 }

@@ -52,6 +52,7 @@ export function reportPipeline(ctx: RunContext, counters: Counters, verification
       (onlyNew ? ` · ${formatCount(contacts.alreadyExported)} already exported before` : ''),
   );
   if (verification) reportVerification(ctx, verification);
-  if (onlyNew && contacts.written === 0) ctx.reporter.caveat('no new leads since the last run; wrote a header-only result.');
+  // Nothing new is a week going as planned, not a warning: cron stays silent (the summary counts it).
+  if (onlyNew && contacts.written === 0) ctx.reporter.info('No new leads since the last run; wrote a header-only result.');
   reportCutDomains(ctx.reporter, counters.truncated_at_limit);
 }

@@ -41,6 +41,7 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBu
     // Only when given, so the fingerprint of a run without them stays what it was (its checkpoint resumes).
     ...(options.max !== undefined ? { max: options.max } : {}),
     ...(options.keepEmpty ? { keep_empty: true } : {}),
+    ...(options.bom ? { bom: true } : {}),
     ...suppression,
   };
   return { format, columns, parameters, fingerprint: fingerprint(parameters), cacheFreshSince };

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { UsageError } from '../../exit-codes.js';
+import { outputTarget } from '../../io/output-target.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
 import { newCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint.js';
@@ -33,4 +35,22 @@ export async function openRunState(ctx: RunContext, stateDir: string | undefined
   const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
   if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${countOf(checkpoint.rows_written, 'committed row')} already written).`);
   return { state, ledger, checkpoint, resumed: previous !== undefined };
+}
+
+/**
+ * --only-new writes only the leads no earlier run exported: replacing a file that an earlier run on
+ * this state wrote (`-o "leads-$(date +%F).csv"` run twice in a day) would lose its leads for good,
+ * since the state counts them as exported. Refused before any call; a device or stdout is not a file
+ * that holds anything.
+ */
+export function refuseToReplaceExports(ledger: ExportsLedger, output: string | undefined, stateDir: string): void {
+  if (output === undefined) return;
+  const target = outputTarget(output);
+  if (target.kind !== 'file' || !existsSync(target.path)) return;
+  const earlier = ledger.runThatWrote(target.path);
+  if (earlier === undefined) return;
+  throw new UsageError(
+    `${output} holds the ${countOf(earlier.rows, 'lead')} of the run ${earlier.run_id} (finished ${earlier.finished_at}), which --state ${stateDir} counts as exported; --only-new would replace them with only the leads that are new since, and they would never come out again.`,
+    `Move or rename ${output} first, or give another -o (with the time, for example: -o "leads-$(date +%F-%H%M).csv"). Nothing was spent.`,
+  );
 }

@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirectoryDurable } from '../../io/atomic-file.js';
 import { UsageError } from '../../exit-codes.js';
 import { AppendOnlyFile } from './append-only-file.js';
 import { takeStateLock } from './lock.js';
@@ -22,7 +23,7 @@ export class StateDirectory {
 
   static async open(dir: string): Promise<StateDirectory> {
     try {
-      await mkdir(join(dir, 'current'), { recursive: true, mode: 0o700 });
+      makeDirectoryDurable(join(dir, 'current'), 0o700);
     } catch (error) {
       throw new UsageError(`cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
     }
@@ -67,8 +68,9 @@ export class StateDirectory {
     return takeStateLock(join(this.dir, 'lock'), this.dir, command);
   }
 
+  /** The rows so far: renamed over -o when the run is done, so created as any output is (0666 less the umask; the directory is private meanwhile). */
   openOutput(committedBytes: number): Promise<AppendOnlyFile> {
-    return AppendOnlyFile.open(this.outputPath, committedBytes);
+    return AppendOnlyFile.open(this.outputPath, committedBytes, 0o666);
   }
 
   openKeys(committedBytes: number): Promise<AppendOnlyFile> {

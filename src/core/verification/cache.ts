@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmdirSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fstatSync, openSync, readSync, rmdirSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { processIsAlive } from '../../process-alive.js';
@@ -69,7 +70,7 @@ export class VerifyCache {
 
   static open(directory: string, fileName: string, freshSince: Date): VerifyCache {
     // Addresses are personal data: the ledger's directory is the user's alone.
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    makeDirectoryDurable(directory, 0o700);
     const cache = new VerifyCache(join(directory, fileName), freshSince);
     cache.refresh();
     return cache;
@@ -98,10 +99,15 @@ export class VerifyCache {
     if (!this.shared) return;
     if (this.fd === undefined) {
       this.cutTornLine();
+      const created = !existsSync(this.path);
       this.fd = openSync(this.path, 'a', 0o600);
+      if (created) syncDirectory(dirname(this.path));
     }
     // One write of one whole line, in append mode: lines of runs at the same time never interleave.
     writeSync(this.fd, `${JSON.stringify({ key, ...result })}\n`);
+    // On disk before the result is used: a power cut must not lose a unit that was paid for, nor
+    // let a checkpoint name a result the ledger no longer has (docs/reliability.md, "A power cut").
+    fdatasyncSync(this.fd);
   }
 
   /** How many results the given run paid for (a resumed run has already spent these units). */

@@ -1,10 +1,12 @@
 /**
  * What every job shares, through the spawned binary: the --summary record says the exit code the
- * process exits with (one decision, exitCodeOf), and a state file that prospect reads back but finds
- * damaged stops the run with exit 2, naming the file and how to start over.
+ * process exits with (one decision, exitCodeOf), also for a run that fails before its job starts (every
+ * early exit rewrites the file), and a state file that prospect reads back but finds damaged stops the
+ * run with exit 2, naming the file and how to start over.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +84,97 @@ describe('a full disk: the summary records the exit code the process exits with'
     expect(summary.exit_code).toBe(7);
     expect(summary.error).toMatch(/EFBIG|too large/i);
     expect(await readdir(dir)).toEqual(['s.json']);
+  }, 60_000);
+});
+
+describe('every early exit rewrites --summary with its exit code', () => {
+  /** Last week's record of a success: what a monitor would read if a failure left the file alone. */
+  const LAST_WEEK = `${JSON.stringify({ command: 'pipeline', exit_code: 0, last_week: true })}\n`;
+
+  async function failingRun(dir: string, args: string[], options: { env?: Record<string, string> } = {}) {
+    const summaryPath = join(dir, 'last-run.json');
+    await writeFile(summaryPath, LAST_WEEK);
+    const before = (await sandboxStats(fast.url)).requests.total as number;
+    const run = await runInProcess([...args, '--summary', summaryPath], { url: fast.url, apiKey: KEY, env: options.env });
+    expect((await sandboxStats(fast.url)).requests.total).toBe(before);
+    return { run, summary: JSON.parse(await readFile(summaryPath, 'utf8')) };
+  }
+
+  it('a bad flag value (spawned): exit 2, and the summary says 2 with the reason', async () => {
+    const dir = await scratchDir();
+    await writeFile(join(dir, 'last-run.json'), LAST_WEEK);
+    const run = await runCli(['pipeline', '-t', 'Shopify', '--max', '0', '--summary', 'last-run.json'], { url: fast.url, apiKey: KEY, cwd: dir });
+    expect(run.code).toBe(2);
+    const summary = JSON.parse(await readFile(join(dir, 'last-run.json'), 'utf8'));
+    expect(summary).toMatchObject({ command: 'pipeline', exit_code: 2, rows: 0, error: expect.stringContaining('--max') });
+    expect(summary.last_week).toBeUndefined();
+    expect(typeof summary.finished_at).toBe('string');
+  }, 60_000);
+
+  it.each([
+    { name: 'an unknown flag', code: 2, args: () => ['companies', '-t', 'Shopify', '--formt', 'csv'] },
+    { name: 'a missing input file', code: 2, args: () => ['contacts', '--domains-file', '/nonexistent/accounts.csv'] },
+    { name: 'a missing output folder', code: 7, args: () => ['companies', '-t', 'Shopify', '-o', '/nonexistent/out.csv'] },
+    { name: 'a paid run without a budget, off a terminal', code: 2, args: (dir: string) => ['pipeline', '-t', 'Shopify', '--stale', 'verify', '--state', join(dir, 'state')] },
+    { name: 'a read-only output', code: 7, args: () => ['verify', 'ana@example.com', '-o', '/proc/version'] },
+  ])('$name: exit $code, and the summary says so', async ({ code, args }) => {
+    const dir = await scratchDir();
+    const { run, summary } = await failingRun(dir, args(dir));
+    expect(run.code).toBe(code);
+    expect(summary).toMatchObject({ exit_code: code, command: args(dir)[0] });
+    expect(summary.error).toBeTruthy();
+  }, 60_000);
+
+  it('a standing suppression list that is gone: exit 2, and the summary says so', async () => {
+    const dir = await scratchDir();
+    const config = join(dir, 'config');
+    const list = join(dir, 'customers.csv');
+    await writeFile(list, 'Website\nacme.com\n');
+    expect((await runInProcess(['config', 'set', 'exclude-domains', list], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(0);
+    await rm(list);
+    const { run, summary } = await failingRun(dir, ['companies', '-t', 'Shopify'], { env: { PROSPECT_CONFIG_DIR: config } });
+    expect(run.code).toBe(2);
+    expect(summary).toMatchObject({ exit_code: 2, command: 'companies' });
+  }, 60_000);
+
+  it('the state held by another run: exit 6, and the summary says so', async () => {
+    const dir = await scratchDir();
+    await mkdir(join(dir, 'state'), { recursive: true });
+    await writeFile(join(dir, 'state', 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command: 'pipeline' }));
+    const { run, summary } = await failingRun(dir, ['pipeline', '-t', 'Shopify', '--state', join(dir, 'state')]);
+    expect(run.code).toBe(6);
+    expect(summary).toMatchObject({ exit_code: 6, command: 'pipeline' });
+  }, 60_000);
+
+  it('filters that match nobody: exit 3, and no_match_reason says why', async () => {
+    const dir = await scratchDir();
+    const summaryPath = join(dir, 'last-run.json');
+    const run = await runInProcess(['companies', '-t', 'Shopify', '-t', 'WordPress', '--summary', summaryPath], { url: fast.url, apiKey: KEY });
+    expect(run.code).toBe(3);
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8'));
+    expect(summary.exit_code).toBe(3);
+    expect(summary.no_match_reason).toMatch(/^no company matched all the filters/);
+  }, 60_000);
+});
+
+describe('| head: the reader closes stdout', () => {
+  it('pipeline --state --only-new | head -3: exit 0, silent, a summary that says stdout was closed; the leads are not lost', async () => {
+    const dir = await scratchDir();
+    // About 500 KB of leads: far more than a pipe holds (64 KB), so head's exit always breaks it.
+    const args = '--page-size 50 pipeline -t Shopify --max 100 --state state --only-new --summary run.json';
+    const run = await runShell(`eval "$PROSPECT ${args}" | head -3`, { url: fast.url, apiKey: KEY, cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);
+    const summary = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(summary).toMatchObject({ command: 'pipeline', exit_code: 0, stdout_closed: true });
+    expect(summary.rows).toBeGreaterThan(3);
+    // The cut output was not counted as exported: the next run publishes every one of those leads.
+    const again = await runCli([...args.split(' '), '-o', 'leads.csv'], { url: fast.url, apiKey: KEY, cwd: dir });
+    expect(again.code).toBe(0);
+    const leads = (await readFile(join(dir, 'leads.csv'), 'utf8')).trimEnd().split('\n');
+    expect(leads.length - 1).toBe(summary.rows);
+    expect(leads.slice(0, 3)).toEqual(run.stdout.trimEnd().split('\n'));
   }, 60_000);
 });
 
