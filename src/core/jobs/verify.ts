@@ -7,7 +7,6 @@ import type { InputProblem, ParseOptions } from '../../io/input/model.js';
 import { streamRows, type RowStream } from '../../io/input/stream.js';
 import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
-import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../entries-input.js';
@@ -19,7 +18,7 @@ import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerifyCache } from '../verification/cache.js';
 import { SpendConsent } from '../verification/consent.js';
-import { cacheCutoff, openLedger, openVerifier } from '../verification/open-verifier.js';
+import { cacheCutoff, openLedger, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
 
@@ -116,8 +115,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     await consent.confirm({ addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length, complete: true }, options.confirmOver);
   }
 
-  const client = createApiClient(ctx, connection);
-  const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger, mayPay: (key) => payable.has(key) });
+  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger, mayPay: (key) => payable.has(key) });
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
@@ -161,6 +159,8 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
+    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+    onFailure: () => verifier.settle(),
     close: () => verifier.close(),
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {

@@ -1,6 +1,7 @@
 import type { ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseMaxAge } from '../../io/max-age.js';
+import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { newVerificationRun, Verifier, type VerifierSettings } from './verifier.js';
@@ -78,6 +79,16 @@ async function askNow({ consent, suspend }: AskFirst, verifier: Verifier): Promi
   // Let the addresses that arrived with this one be looked up first, so the estimate counts them.
   await new Promise((resolve) => setImmediate(resolve));
   await suspend(() => consent.confirm({ addresses: verifier.addressesSeen, alreadyPaid: verifier.run.fromCache, complete: false }));
+}
+
+/**
+ * The client for paid calls. A SIGINT or SIGTERM does not cut a call it has sent: the service may
+ * have charged it, so the run waits for the answer and keeps it (Verifier.settle) before it exits,
+ * and no later run pays for it again. No new paid call starts once the run is stopped (the
+ * verifier checks the run's signal), and a second signal still exits at once.
+ */
+export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<ProspectClient, 'verify'> {
+  return createApiClient({ ...ctx, signal: new AbortController().signal }, connection);
 }
 
 /** The ledger of paid results for this service and key, in the user's cache; one that keeps nothing with --no-cache. */
