@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { UnanswerableError, type CompanyRow } from '../../api/index.js';
-import { ExitCode, knownFailure } from '../../exit-codes.js';
+import { EmptyResultError, ExitCode, knownFailure } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { checkOutputPath } from '../../io/output.js';
 import { createApiClient, keepYoungGenerationSmall } from '../../runtime/api-client.js';
@@ -20,15 +20,16 @@ import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import type { SetCount } from '../company-set-count.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { countCompany, passPage } from '../pipeline/checkpoint.js';
+import { commitCheckpoint, countCompany, passPage, type Counters } from '../pipeline/checkpoint.js';
 import { listCompanies } from '../pipeline/company-listing.js';
 import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
+import { checkNativeSqlite } from '../pipeline/native-sqlite.js';
 import { openRunState } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import { askFirst, openVerifier } from '../verification/open-verifier.js';
+import { askFirst, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
 import { splitOptions } from '../company-partition.js';
 import { runJob } from './runner.js';
 
@@ -56,6 +57,8 @@ export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
  * resumes where it stopped and never pays for a verification twice.
  */
 export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
+  // A broken install (better-sqlite3 without its binary) is told before anything else happens.
+  if (flags.state !== undefined) await checkNativeSqlite();
   if (flags.dryRun) return (await import('./pipeline-dry-run.js')).runPipelineDryRun(ctx, flags);
   const startedAt = Date.now();
   const parsed = pipelineOptionsSchema.parse(flags);
@@ -79,7 +82,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   keepYoungGenerationSmall();
   const asking = askFirst(consent);
   const verifier = asking
-    ? openVerifier(ctx, client, connection, {
+    ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
         budget: verifyBudget,
@@ -91,6 +94,9 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
+  // A paying run's id is on disk before its first paid call, so a run stopped before its first page
+  // resumes as the same run: its Idempotency-Keys and its paid results (even with --no-cache) are found again.
+  if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
   const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
@@ -98,8 +104,12 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   let committedRows = checkpoint.rows_written;
   /** The service would not answer before any company was written: there is nothing to resume. */
   const noCompanyMatched = (error: unknown): error is UnanswerableError => error instanceof UnanswerableError && counters.companies_seen === 0;
-  /** Valid filters that match nobody (exit 3), the one failure --allow-empty makes an empty success; never a typo (exit 2). */
-  const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
+  /**
+   * Valid filters that match nobody, or a listing that left no lead to write (exit 3): the one failure
+   * --allow-empty makes an empty success; never a typo (exit 2).
+   */
+  const matchedNobody = (error: unknown): error is Error =>
+    error instanceof EmptyResultError || (noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable);
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
     // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
     const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record }) : undefined;
@@ -188,14 +198,20 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
         progress.update({ done: counters.companies_seen, total: found.item.listingTotal, noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
       }
+      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
+      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0) throw new EmptyResultError(noLeadReason(counters, settings.seniority));
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.writer.finish(documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow));
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
     },
     async onFailure(error) {
-      if (noCompanyMatched(error)) {
-        if (matchedNobody(error)) noMatchReason = error.message;
-        if (!(options.allowEmpty && matchedNobody(error))) await state?.discardCurrent();
+      // A paid call already sent is let finish and kept in the state: the resume must not pay for it again.
+      await verifier?.settle();
+      if (matchedNobody(error)) {
+        noMatchReason = error.message;
+        if (!options.allowEmpty) await state?.discardCurrent();
+      } else if (noCompanyMatched(error)) {
+        await state?.discardCurrent();
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
@@ -205,7 +221,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     },
     async writeEmptyResult(error) {
       if (!(matchedNobody(error) && options.allowEmpty)) return false;
-      await leads.writer.finish();
+      // A listing that ran has its provenance to end the document with; a refused one has none.
+      await leads.writer.finish(error instanceof EmptyResultError ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow) : undefined);
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
@@ -217,6 +234,22 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });
     },
   });
+}
+
+/** Why a pipeline that listed its set has no lead to write. */
+function noLeadReason(counters: Counters, seniority: readonly string[] | undefined): string {
+  if (counters.companies_seen === 0) {
+    return counters.excluded.companies > 0
+      ? `no lead to write: the ${countOf(counters.excluded.companies, 'company', 'companies')} that matched the filters ${counters.excluded.companies === 1 ? 'is' : 'are'} on --exclude-domains.`
+      : 'no lead to write: no company matched all the filters.';
+  }
+  const companies = countOf(counters.companies_seen, 'company', 'companies');
+  if (counters.domains_with_contacts === 0) return `no lead to write: the ${companies} that matched the filters have no named contact${seniority ? ` at ${seniority.join(', ')}` : ''}.`;
+  const why = [
+    counters.contacts.droppedStale > 0 ? `${countOf(counters.contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)` : undefined,
+    counters.excluded.contacts > 0 ? `${countOf(counters.excluded.contacts, 'contact')} on --exclude-emails` : undefined,
+  ].filter((reason) => reason !== undefined);
+  return `no lead to write from the ${companies} that matched the filters${why.length > 0 ? `: ${why.join(', ')}` : ''}.`;
 }
 
 /**

@@ -56,12 +56,13 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     progress.stop();
     await job.onFailure?.(error);
     if (await job.writeEmptyResult?.(error)) {
-      await writeSummary(job, ExitCode.ok);
-      ctx.reporter.caveat(`${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`);
+      await writeSummary(job, ExitCode.ok, undefined, messageOf(error));
+      ctx.reporter.caveat(`${messageOf(error)} Wrote an empty result (--allow-empty).`);
       return ExitCode.ok;
     }
     await job.output?.abort();
-    await writeSummary(job, exitCodeOf(error, ctx.signal), error);
+    const exitCode = exitCodeOf(error, ctx.signal);
+    await writeSummary(job, exitCode, error, exitCode === ExitCode.unanswerable ? messageOf(error) : undefined);
     throw error;
   } finally {
     job.close?.();
@@ -73,14 +74,21 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   return ExitCode.ok;
 }
 
-async function writeSummary(job: Job, exitCode: number, error?: unknown): Promise<void> {
+/** `noMatchReason`: why nothing matched, when the run ended so (exit 3, or an empty result --allow-empty wrote). */
+async function writeSummary(job: Job, exitCode: number, error?: unknown, noMatchReason?: string): Promise<void> {
   if (job.summary?.path === undefined) return;
+  const own = job.summary.record();
   const record = {
-    ...job.summary.record(),
+    ...own,
+    ...(noMatchReason === undefined ? {} : { no_match_reason: own['no_match_reason'] ?? noMatchReason }),
     finished_at: new Date().toISOString(),
     duration_ms: Date.now() - job.startedAt,
     exit_code: exitCode,
-    error: error === undefined ? undefined : error instanceof Error ? error.message : String(error),
+    error: error === undefined ? undefined : messageOf(error),
   };
   await writeFileAtomic(job.summary.path, `${JSON.stringify(record, null, 2)}\n`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
