@@ -196,7 +196,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           committedRows = checkpoint.rows_written;
         }
         const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
-        progress.update({ done: counters.companies_seen, total: found.item.listingTotal, noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
+        progress.update({ done: counters.companies_seen, total: progressTotal(found.item.listingTotal, options.max), noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
       }
       // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
       if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0) throw new EmptyResultError(noLeadReason(counters, settings.seniority));
@@ -234,6 +234,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });
     },
   });
+}
+
+/** The companies the run will do: the listing's count, or --max below it (the bar and its ETA are for those). */
+function progressTotal(listed: number | undefined, max: number | undefined): number | undefined {
+  return listed === undefined || max === undefined ? listed : Math.min(listed, max);
 }
 
 /** Why a pipeline that listed its set has no lead to write. */

@@ -1,4 +1,6 @@
+import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
+import { ReadStream } from 'node:tty';
 import { CancelledError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
@@ -46,9 +48,13 @@ export class SpendConsent {
     return new SpendConsent(ctx, fromConfig, fromConfig === undefined ? undefined : 'config verify-budget', flags.yes);
   }
 
-  /** Whether a person can answer: stdin and stderr are both a terminal. */
+  /**
+   * Whether a person can answer: stderr is a terminal, and so is stdin, or the process has a
+   * controlling terminal to read the answer from (`companies | contacts --stale verify` typed at a
+   * terminal: stdin is the pipe, the person is on /dev/tty).
+   */
   private get interactive(): boolean {
-    return Boolean(this.ctx.stdin.isTTY && this.ctx.stderr.isTTY);
+    return Boolean(this.ctx.stderr.isTTY) && (Boolean(this.ctx.stdin.isTTY) || controllingTerminal() !== undefined);
   }
 
   /** Off a terminal, a run that may pay needs a cap or --yes: exit 2, before any paid call and any output. */
@@ -66,7 +72,8 @@ export class SpendConsent {
     const toPay = estimate.addresses - estimate.alreadyPaid;
     const units = Math.min(toPay, this.budget ?? Number.POSITIVE_INFINITY);
     if (estimate.complete && units <= askOver) return;
-    const prompt = createInterface({ input: this.ctx.stdin, output: this.ctx.stderr });
+    const keyboard = this.ctx.stdin.isTTY ? undefined : new ReadStream(openSync(controllingTerminal()!, 'r'));
+    const prompt = createInterface({ input: keyboard ?? this.ctx.stdin, output: this.ctx.stderr });
     try {
       const answer = await prompt.question(`${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N] `, { signal: this.ctx.signal });
       if (!/^y(es)?$/i.test(answer.trim())) throw new CancelledError();
@@ -78,7 +85,26 @@ export class SpendConsent {
       throw new CancelledError();
     } finally {
       prompt.close();
+      keyboard?.destroy();
     }
+  }
+}
+
+const TERMINAL = '/dev/tty';
+let terminal: { path: string | undefined } | undefined;
+
+/** /dev/tty when the process has a controlling terminal that it can read; undefined otherwise (cron, CI, a service). */
+function controllingTerminal(): string | undefined {
+  terminal ??= { path: canRead(TERMINAL) ? TERMINAL : undefined };
+  return terminal.path;
+}
+
+function canRead(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'r'));
+    return true;
+  } catch {
+    return false;
   }
 }
 
