@@ -20,7 +20,8 @@ import { mapInOrder } from '../ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
-import { askFirst, cacheCutoff, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { cacheCutoff, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
 import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
 
@@ -92,8 +93,10 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const asking = askFirst(consent);
-  const verifier = asking ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency, askFirst: asking }) : undefined;
+  const verifier = consent ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency }) : undefined;
+  // A cap goes to the oldest addresses, and a question states the exact count: the rows wait in a
+  // spool, unverified, until every address is known (spend-plan.ts). --yes without a cap verifies as rows arrive.
+  const spool = consent?.plansFirst ? await RowSpool.temporary<ContactRow>(ctx) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
@@ -123,7 +126,6 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     output,
     summary: { path: options.summary, record },
     async work(progress) {
-      if (asking) asking.suspend = (during) => progress.suspend(during);
       // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead. A partial batch goes
       // once the input has paused for INPUT_PAUSE_MS (a producer between two pages).
       const answered = fetchContactsInOrder(client, domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8, flushAfterMs: INPUT_PAUSE_MS }, fanout);
@@ -133,12 +135,12 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         contactSource ??= found.source;
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(contacts, found.source, settings, now, verifier);
+        const result = await contactRowsFor(contacts, found.source, settings, now, spool ? undefined : verifier);
         return { result, empty: options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [] };
       });
       let domainsDone = 0;
       for await (const { result, empty } of rowsByDomain) {
-        await writer.writeRows([...result.rows, ...empty]);
+        await (spool?.writer ?? writer).writeRows([...result.rows, ...empty]);
         countRows(summary.contacts, result);
         keptEmpty += empty.length;
         domainsDone += 1;
@@ -147,6 +149,10 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       }
       summary.domains = inputCounts();
       if (summary.contacts.written + keptEmpty === 0) throw new EmptyResultError(noContactReason());
+      if (spool && verifier && consent) {
+        await planSpend(spool.rows(), verifier, consent, (during) => progress.suspend(during));
+        for await (const row of verifiedInOrder(spool.rows(), verifier, settings.concurrency * 4)) await writer.writeRows([row]);
+      }
       await finishOutput();
     },
     async onFailure() {

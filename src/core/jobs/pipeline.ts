@@ -29,7 +29,8 @@ import { planPipeline } from '../pipeline/plan.js';
 import { checkNativeSqlite } from '../pipeline/native-sqlite.js';
 import { openRunState } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import { askFirst, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { splitOptions } from '../company-partition.js';
 import { runJob } from './runner.js';
 
@@ -80,8 +81,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
   keepYoungGenerationSmall();
-  const asking = askFirst(consent);
-  const verifier = asking
+  const verifier = consent
     ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
@@ -90,14 +90,16 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         stateDir: state?.dir,
         runId: state ? checkpoint.run_id : undefined,
         countedBefore: state ? counters.verification : undefined,
-        askFirst: asking,
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
   // A paying run's id is on disk before its first paid call, so a run stopped before its first page
   // resumes as the same run: its Idempotency-Keys and its paid results (even with --no-cache) are found again.
   if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
-  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output }, state, checkpoint, resumed);
+  // A cap goes to the oldest addresses, and a question states the exact count: the leads wait in a
+  // spool, unverified, until every address is known (spend-plan.ts). --yes without a cap verifies as leads arrive.
+  const spooled = consent?.plansFirst ?? false;
+  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output, spooled }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
   /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
@@ -160,7 +162,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     output: leads,
     summary: { path: options.summary, record: runRecordNow },
     async work(progress) {
-      if (asking) asking.suspend = (during) => progress.suspend(during);
       const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
       // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
@@ -174,7 +175,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(contacts, found.source, settings, now, verifier, keepNew);
+        const result = await contactRowsFor(contacts, found.source, settings, now, spooled ? undefined : verifier, keepNew);
         const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
         return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
       });
@@ -200,8 +201,12 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       }
       // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
       if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0) throw new EmptyResultError(noLeadReason(counters, settings.seniority));
+      if (spooled && verifier && consent) await planSpend(leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
       // No page at all (nothing listed) leaves no provenance to end the document with.
-      await leads.writer.finish(documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow));
+      await leads.finish(
+        documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow),
+        verifier && ((rows) => verifiedInOrder(rows, verifier, settings.concurrency * 4)),
+      );
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
     },
     async onFailure(error) {
@@ -222,7 +227,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     async writeEmptyResult(error) {
       if (!(matchedNobody(error) && options.allowEmpty)) return false;
       // A listing that ran has its provenance to end the document with; a refused one has none.
-      await leads.writer.finish(error instanceof EmptyResultError ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow) : undefined);
+      await leads.finish(error instanceof EmptyResultError ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow) : undefined);
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },

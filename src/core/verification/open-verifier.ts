@@ -4,20 +4,8 @@ import { parseMaxAge } from '../../io/max-age.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { newVerificationRun, Verifier, type VerifierSettings } from './verifier.js';
+import { newVerificationRun, Verifier } from './verifier.js';
 import { cacheDirectory, ledgerFileName, VerifyCache } from './cache.js';
-import type { SpendConsent } from './consent.js';
-
-/** Consent asked when the first paid call comes; the job points `suspend` at its spinner once it runs. */
-export interface AskFirst {
-  consent: SpendConsent;
-  suspend: <T>(during: () => Promise<T>) => Promise<T>;
-}
-
-/** An AskFirst for `consent`, if there is one, with no spinner yet. */
-export function askFirst(consent: SpendConsent | undefined): AskFirst | undefined {
-  return consent && { consent, suspend: (during) => during() };
-}
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */
@@ -33,10 +21,6 @@ export interface VerifierOptions {
   countedBefore?: { from_cache: number; unchecked: number } | undefined;
   /** A ledger the caller already opened (verify counts what it holds before paying), read once. */
   ledger?: VerifyCache;
-  /** contacts and pipeline: the consent question, asked at the first paid call with what is known by then. */
-  askFirst?: AskFirst | undefined;
-  /** verify: which addresses the budget goes to. */
-  mayPay?: VerifierSettings['mayPay'];
 }
 
 export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
@@ -62,8 +46,6 @@ export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'veri
     concurrency: options.concurrency,
     runId: options.runId,
     reuseCached: options.useCache,
-    beforePaying: options.askFirst && ((): Promise<void> => askNow(options.askFirst!, verifier)),
-    mayPay: options.mayPay,
     signal: ctx.signal,
   });
   return Object.assign(verifier, {
@@ -73,12 +55,6 @@ export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'veri
       resume?.close();
     },
   });
-}
-
-async function askNow({ consent, suspend }: AskFirst, verifier: Verifier): Promise<void> {
-  // Let the addresses that arrived with this one be looked up first, so the estimate counts them.
-  await new Promise((resolve) => setImmediate(resolve));
-  await suspend(() => consent.confirm({ addresses: verifier.addressesSeen, alreadyPaid: verifier.run.fromCache, complete: false }));
 }
 
 /**

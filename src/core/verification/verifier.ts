@@ -39,10 +39,6 @@ export interface VerifierSettings {
   runId?: string | undefined;
   /** False with --no-cache: only this run's own results are reused. */
   reuseCached?: boolean;
-  /** Awaited once before the first paid call (the consent prompt); a rejection stops every paid call. */
-  beforePaying?: () => Promise<void>;
-  /** The caller's choice of which addresses the budget goes to (oldest first); absent: first come. */
-  mayPay?: (key: string) => boolean;
   /**
    * The run's stop signal: once aborted no paid call starts, and a wait on another run's paid call
    * ends. A call already sent is not cut by it (see settle): the service may have charged it.
@@ -58,7 +54,8 @@ export interface VerifierSettings {
 export class Verifier {
   private readonly inFlight = new Map<string, Promise<VerificationOutcome>>();
   private readonly slots: Semaphore;
-  private consent: Promise<void> | undefined;
+  /** The addresses the plan pays for (spend-plan.ts: oldest first); undefined: any, while the budget lasts. */
+  private payable: ReadonlySet<string> | undefined;
   /** Units charged or promised to calls under way: what the budget is checked against, so no overspend. */
   private reserved: number;
   /** The paid calls under way, for settle(). */
@@ -83,9 +80,14 @@ export class Verifier {
     await Promise.allSettled([...this.paying]);
   }
 
-  /** Distinct addresses asked for so far (for the consent prompt's estimate). */
-  get addressesSeen(): number {
-    return this.inFlight.size;
+  /** Pays only for these addresses from now on (the plan's, oldest first); any other is left unchecked. */
+  payOnly(keys: ReadonlySet<string>): void {
+    this.payable = keys;
+  }
+
+  /** Whether a result for the address is at hand, so verifying it costs nothing. */
+  isKnown(key: string): boolean {
+    return this.known(key) !== undefined;
   }
 
   verify(key: string, email: string): Promise<VerificationOutcome> {
@@ -119,13 +121,12 @@ export class Verifier {
     const known = this.fromKnown(key);
     if (known) return known;
     // The budget is reserved before the call, so concurrent calls can never overspend it.
-    if (this.reserved >= this.run.budget || this.settings.mayPay?.(key) === false) {
+    if (this.reserved >= this.run.budget || this.payable?.has(key) === false) {
       this.run.unchecked += 1;
       return { verification: NOT_CHECKED, verified_at: null, from: 'budget' };
     }
     this.reserved += 1;
     try {
-      await (this.consent ??= this.settings.beforePaying?.() ?? Promise.resolve());
       const release = await this.stores.ledger.claim(key, this.settings.signal);
       try {
         // Another run may have paid for it while this one waited for its turn.
