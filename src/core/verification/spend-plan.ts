@@ -65,7 +65,8 @@ export async function planSpend(
   }
   // A resumed run has spent part of its budget already, on the oldest addresses its first part planned.
   const left = (budget: number | undefined) => (budget === undefined ? undefined : Math.max(0, budget - verifier.run.unitsSpent));
-  const typedCap = toPay.length === 0 ? undefined : await suspend(() => consent.confirm({ addresses, alreadyPaid: addresses - toPay.length, budgetLeft: left(consent.budget) }));
+  const budgetLeft = verifier.run.unitsSpent > 0 ? left(consent.budget) : undefined;
+  const typedCap = toPay.length === 0 ? undefined : await suspend(() => consent.confirm({ addresses, alreadyPaid: addresses - toPay.length, budgetLeft }));
   const budget = typedCap === undefined ? consent.budget : Math.min(typedCap, consent.budget ?? typedCap);
   if (typedCap !== undefined) verifier.run.budget = budget!;
   verifier.payOnly(oldestFirst(toPay, lastSeen, left(budget)));

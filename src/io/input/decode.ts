@@ -76,7 +76,7 @@ export class InputDecoder {
     try {
       text = this.decoder!.decode(bytes, { stream });
     } catch {
-      throw this.encoding === 'utf-8' ? this.notUtf8(bytes) : this.brokenUtf16();
+      throw this.encoding === 'utf-8' ? this.notUtf8(bytes) : this.brokenUtf16(bytes);
     }
     if (this.encoding === 'utf-8' && text.includes('\u0000')) throw this.nulBytes(text);
     this.lines += lineBreaks(text);
@@ -93,9 +93,12 @@ export class InputDecoder {
     );
   }
 
-  private brokenUtf16(): UsageError {
+  private brokenUtf16(piece: Uint8Array): UsageError {
+    // The piece read leniently: the broken character is the first replacement character in it.
+    const lenient = new TextDecoder(this.encoding, { ignoreBOM: true }).decode(piece);
+    const line = this.lines + lineBreaks(lenient.slice(0, Math.max(0, lenient.indexOf('\uFFFD')))) + 1;
     return new UsageError(
-      `${this.origin} starts with a ${this.encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'} byte-order mark, but near line ${this.lines + 1} it is not valid UTF-16 text; nothing was sent.`,
+      `${this.origin} starts with a ${this.encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'} byte-order mark, but line ${line} is not valid UTF-16 text; nothing was sent.`,
       'Save the file again from the program that made it (Excel: Save As > "CSV UTF-8").',
     );
   }
