@@ -34,7 +34,7 @@ export interface VerificationSnapshot {
 export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'verify'>, connection: Connection, options: VerifierOptions): OpenedVerifier {
   const ledger = options.ledger ?? openLedger(ctx, connection, options);
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
-  const resume = options.stateDir !== undefined ? VerifyCache.open(options.stateDir, ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince) : undefined;
+  const resume = options.stateDir !== undefined ? VerifyCache.open(options.stateDir, ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince, options.runId) : undefined;
   const run = newVerificationRun(options.budget);
   // A resumed run has already paid for what its own entries say; they count against the budget.
   if (options.runId !== undefined && resume) run.unitsSpent = resume.countPaidBy(options.runId);
