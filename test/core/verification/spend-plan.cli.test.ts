@@ -7,10 +7,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, runInProcess, scratchDir } from '../../helpers/cli.js';
 import { call, contactsOfDomain, qs } from '../../helpers/independent-client.js';
-import { SCRIPT } from '../../helpers/terminal.js';
+import { answerOnTerminal, SCRIPT } from '../../helpers/terminal.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -80,30 +80,11 @@ describe('a capped budget goes to the addresses confirmed longest ago, in every 
   });
 });
 
-/** Runs prospect on a pseudo-terminal, `input` piped to its stdin; answers the question when it comes. */
-async function onTerminal(sandbox: RunningSandbox, args: string[], answer: string, input: string) {
-  const dir = await scratchDir();
-  await writeFile(join(dir, 'input.txt'), input);
-  const child = startCli(args, {
-    url: sandbox.url,
-    apiKey: KEY,
-    wrap: (argv) => ({
-      command: SCRIPT.command!,
-      args: ['-qec', `stty cols 200 rows 40; cat ${join(dir, 'input.txt')} | ${[process.execPath, ...argv].map((word) => `'${word}'`).join(' ')}`, '/dev/null'],
-    }),
-  });
-  let screen = '';
-  let asked = false;
-  child.stdout!.on('data', (chunk: Buffer) => {
-    screen += chunk.toString('utf8');
-    if (!asked && screen.includes('Continue? [y/N')) {
-      asked = true;
-      child.stdin!.write(answer);
-    }
-  });
-  const run = await finishCli(child, { apiKey: KEY, timeoutMs: 60_000 });
-  const question = /Verifying ([\d,]+) addresses: ([\d,]+) already paid for, ([\d,]+) to pay for, ([\d,]+) units?/.exec(screen);
-  return { ...run, asked, screen, units: question ? Number(question[4]!.replace(/,/g, '')) : undefined };
+/** prospect on a pseudo-terminal, `piped` on its stdin, answering the question; `units`: what the question said it would spend. */
+async function onTerminal(sandbox: RunningSandbox, args: string[], answer: string, piped?: string) {
+  const run = await answerOnTerminal(args, answer, { url: sandbox.url, apiKey: KEY, piped });
+  const question = /Verifying ([\d,]+) addresses: ([\d,]+) already paid for, ([\d,]+) to pay for, ([\d,]+) units?/.exec(run.screen);
+  return { ...run, units: question ? Number(question[4]!.replace(/,/g, '')) : undefined };
 }
 
 describe.skipIf(SCRIPT.skip)('the question states what the run then spends, and takes a cap', () => {
@@ -120,7 +101,7 @@ describe.skipIf(SCRIPT.skip)('the question states what the run then spends, and 
 
   it('pipeline: a number for an answer is the cap, paid to the oldest addresses', async () => {
     await recording(async (sandbox) => {
-      const run = await onTerminal(sandbox, ['pipeline', ...SET, '--stale', 'verify', '--format', 'csv', '-o', join(await scratchDir(), 'leads.csv')], '12\r', '');
+      const run = await onTerminal(sandbox, ['pipeline', ...SET, '--stale', 'verify', '--format', 'csv', '-o', join(await scratchDir(), 'leads.csv')], '12\r');
       expect(run.asked).toBe(true);
       expect(run.code, run.screen).toBe(0);
       expect(run.units).toBe(lastSeen.size);
