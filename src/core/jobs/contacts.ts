@@ -151,7 +151,9 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       if (summary.contacts.written + keptEmpty === 0) throw new EmptyResultError(noContactReason());
       if (spool && verifier && consent) {
         await planSpend(spool.rows(), verifier, consent, (during) => progress.suspend(during));
-        for await (const row of verifiedInOrder(spool.rows(), verifier, settings.concurrency * 4)) await writer.writeRows([row]);
+        const rows = summary.contacts.written + keptEmpty;
+        const shown = (done: number) => progress.update({ done, total: rows, noun: 'rows verified and written', detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent` });
+        for await (const row of verifiedInOrder(spool.rows(), verifier, settings.concurrency * 4, shown)) await writer.writeRows([row]);
       }
       await finishOutput();
     },

@@ -205,7 +205,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.finish(
         documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow),
-        verifier && ((rows) => verifiedInOrder(rows, verifier, settings.concurrency * 4)),
+        verifier &&
+          ((rows) =>
+            verifiedInOrder(rows, verifier, settings.concurrency * 4, (done) =>
+              progress.update({ done, total: checkpoint.rows_written, noun: 'leads verified and written', detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent` }),
+            )),
       );
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
     },

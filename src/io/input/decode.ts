@@ -7,6 +7,7 @@
  */
 import { TextDecoder } from 'node:util';
 import { UsageError } from '../../exit-codes.js';
+import { shortForMessage } from './columns.js';
 
 type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 
@@ -88,7 +89,7 @@ export class InputDecoder {
     const line = this.lines + lineBreaksIn(piece.subarray(0, bad)) + 1;
     const shown = lineAround(piece, bad);
     return new UsageError(
-      `${this.origin} line ${line} is not UTF-8 text: it looks like Windows-1252 (Excel's "CSV" on Windows) or another 8-bit encoding${shown === '' ? '' : `, there "${shown}"`}; nothing was sent.`,
+      `${this.origin} line ${line} is not UTF-8 text: it looks like Windows-1252 (Excel's "CSV" on Windows) or another 8-bit encoding, there ${shown}; nothing was sent.`,
       `${SAVE_AS_UTF8}, or convert it: iconv -f windows-1252 -t utf-8 ${this.origin} > utf8.csv`,
     );
   }
@@ -161,13 +162,11 @@ function firstInvalidByte(piece: Uint8Array): number {
   return low;
 }
 
-/** The line that holds byte `at`, read as Windows-1252, without control characters, at most 60 characters. */
+/** The line that holds byte `at`, read as Windows-1252, quoted as messages quote input (C1 controls dropped). */
 function lineAround(piece: Uint8Array, at: number): string {
   // The byte may be the line break that ended a cut character: the line is the one before it.
   const start = at === 0 ? 0 : piece.lastIndexOf(0x0a, at - 1) + 1;
   const newline = piece.indexOf(0x0a, at);
   const text = new TextDecoder('windows-1252').decode(piece.subarray(start, newline === -1 ? piece.length : newline));
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
-  return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;
+  return JSON.stringify(shortForMessage(text.replace(/[\u0080-\u009f]/g, '').trim()));
 }
