@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { UnanswerableError, type CompanyRow } from '../../api/index.js';
-import { EmptyResultError, ExitCode, knownFailure } from '../../exit-codes.js';
+import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { checkOutputPath } from '../../io/output.js';
 import { createApiClient, keepYoungGenerationSmall } from '../../runtime/api-client.js';
@@ -20,7 +20,7 @@ import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import type { SetCount } from '../company-set-count.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { commitCheckpoint, countCompany, passPage, type Counters } from '../pipeline/checkpoint.js';
+import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from '../pipeline/checkpoint.js';
 import { listCompanies } from '../pipeline/company-listing.js';
 import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
@@ -93,12 +93,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
+  const spooled = spoolsLeads(checkpoint, resumed, consent, options.state);
   // A paying run's id is on disk before its first paid call, so a run stopped before its first page
   // resumes as the same run: its Idempotency-Keys and its paid results (even with --no-cache) are found again.
   if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
-  // A cap goes to the oldest addresses, and a question states the exact count: the leads wait in a
-  // spool, unverified, until every address is known (spend-plan.ts). --yes without a cap verifies as leads arrive.
-  const spooled = consent?.plansFirst ?? false;
   const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, output: options.output, spooled }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
@@ -243,6 +241,26 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });
     },
   });
+}
+
+/**
+ * Whether the leads wait in a spool, unverified, until every address is known (spend-plan.ts): a cap
+ * goes to the oldest addresses, and a question states the exact count. --yes without a cap verifies
+ * as leads arrive. A resumed run keeps the way its checkpoint's files were written; one started with
+ * --yes is not resumed without it, since it would pay as leads arrive without asking.
+ */
+function spoolsLeads(checkpoint: Checkpoint, resumed: boolean, consent: SpendConsent | undefined, stateDir: string | undefined): boolean {
+  if (!resumed) {
+    checkpoint.spooled = consent?.plansFirst ?? false;
+    return checkpoint.spooled;
+  }
+  if (!checkpoint.spooled && consent?.plansFirst) {
+    throw new UsageError(
+      `--state ${stateDir} holds an unfinished run started with --yes, which verifies addresses as leads arrive; without --yes it would pay without asking.`,
+      `Run it again with --yes to finish it, or remove ${stateDir}/current to start over.`,
+    );
+  }
+  return checkpoint.spooled;
 }
 
 /** The companies the run will do: the listing's count, or --max below it (the bar and its ETA are for those). */
