@@ -109,4 +109,24 @@ describe.skipIf(SCRIPT.skip)('the question states what the run then spends, and 
       expectOldestFirst(sandbox.stats().verified_emails!, 12);
     });
   });
+
+  it('a run started with --yes (verifying as leads arrive) is not resumed without it: it would pay unasked', async () => {
+    const state = join(await scratchDir(), 'state');
+    const args = ['pipeline', ...SET, '--stale', 'verify', '--state', state, '--format', 'csv'];
+    // The first run fails at once (a service that is down), leaving its checkpoint.
+    const down = await startTestSandbox({ failRate: 1 });
+    try {
+      const failed = await runInProcess(['--max-retries', '0', ...args, '--yes'], { url: down.url, apiKey: KEY });
+      expect(failed.code, failed.stderr).toBe(5);
+    } finally {
+      await down.close();
+    }
+    await recording(async (sandbox) => {
+      const run = await answerOnTerminal(args, 'y\r', { url: sandbox.url, apiKey: KEY });
+      expect(run.code, run.screen).toBe(2);
+      expect(run.asked).toBe(false);
+      expect(run.screen).toContain('holds an unfinished run started with --yes');
+      expect(sandbox.stats().units.growth).toBe(0);
+    });
+  });
 });
