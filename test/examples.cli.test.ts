@@ -253,6 +253,9 @@ describe('every example runs as written (spawned, against one sandbox of the def
     expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url })).code).toBe(2);
     expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url, apiKey: 'sandbox-nobody' })).code).toBe(4);
     expect((await runCli(['companies', '-t', 'Shopify', '-o', join(dir, 'no/such/dir/x.csv')], { url: sandbox.url, apiKey: KEY })).code).toBe(7);
+    // ... and the README's cron notes say so (they once called it 2).
+    expect(README).toMatch(/`7` the output cannot be written \(an output directory that does not exist/);
+    expect(README).not.toMatch(/`2`[^`]*output directory that does not exist/);
   });
 
   it('the README says how to get a bare prospect on the PATH', () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ContactsFlags } from '../core/jobs/contacts.js';
 import { declareCommand } from './command-tree.js';
-import { addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
+import { addAllowEmptyOption, addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
   declareCommand(program, 'contacts', { summary: 'decision-makers of a list of domains, with the freshness of each address' }, (command) => defineContacts(command, run));
@@ -19,7 +19,7 @@ function defineContacts(command: Command, run: CommandRunner): void {
     .option('--domain-column <name>', 'the CSV column that holds the domain (default: domain)')
     .option('--strict', 'any invalid domain in the input is an error (exit 2) before any request');
   addContactOptions(command);
-  addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true }));
+  addAllowEmptyOption(addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true })));
   addPresetOption(addOutputOptions(command))
     .addHelpText(
       'after',

@@ -1,5 +1,5 @@
 import { Help, type Command } from 'commander';
-import { EXIT_CODE_DOCS } from '../exit-codes.js';
+import { EXIT_CODE_DOCS, exitCodesInOneLine } from '../exit-codes.js';
 import { declareCommand, defineCommand, helpWidth } from './command-tree.js';
 
 /**
@@ -145,7 +145,7 @@ function schedulingParagraphs(): Block[] {
     'Off a terminal prospect is quiet: stdout carries only data and stderr only errors and the warnings that change what the output means (skipped inputs, cut domains, unchecked addresses, a stopped --max), one line per kind. -q silences the warnings too; -v adds the summaries a terminal shows. No progress line is drawn, and no question is asked.',
     '  $ prospect pipeline -t Shopify --seniority cxo,vp --state /var/lib/prospect --only-new -o "leads-$(date +%F).csv" --summary run.json',
     'With -o the file appears whole or not at all. --summary FILE writes a JSON record of the run, on success and on failure, with the exit code. With --state DIR a run that dies resumes where it stopped when run again, pays for no verification twice, and --only-new writes only the leads no earlier run exported; a second run on the same state exits 6 at once instead of waiting.',
-    'The exit status says what happened (prospect help exit-codes): 0 done, 2 a usage or input mistake, 3 the service would not answer, 4 the key or plan, 5 the service or the network after retries, 6 locked, 7 the output could not be written, 130/143 a signal.',
+    `The exit status says what happened (prospect help exit-codes): ${exitCodesInOneLine()}.`,
   ];
 }
 

@@ -61,10 +61,15 @@ export function addSummaryOption(command: Command): Command {
 
 /** The company filters `companies` and `pipeline` share. */
 export function addCompanyFilterOptions(command: Command): Command {
-  return command
+  const filters = command
     .option('-t, --technology <name>', 'a technology the company runs (repeatable: all must match)', collect, [])
     .option('-T, --not-technology <name>', 'a technology the company must not run (repeatable)', collect, [])
     .option('--employee-range <ranges>', 'employee range: 11-500 (covers 11-50, 51-200, 201-500) or 500+; a list or repeated: any of them', collect, [])
-    .option('--country <name>', 'country name or ISO code, e.g. "united states", US, UK, Deutschland (repeatable: any of them)', collect, [])
-    .option('--allow-empty', 'when nothing matches, write an empty result and exit 0 instead of exit 3');
+    .option('--country <name>', 'country name or ISO code, e.g. "united states", US, UK, Deutschland (repeatable: any of them)', collect, []);
+  return addAllowEmptyOption(filters);
+}
+
+/** --allow-empty, for the commands that write rows: an empty result is exit 3 without it. */
+export function addAllowEmptyOption(command: Command): Command {
+  return command.option('--allow-empty', 'when nothing matches (no row to write), write an empty result and exit 0 instead of exit 3');
 }

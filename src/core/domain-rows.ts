@@ -3,6 +3,7 @@ import type { Contact, ContactsMeta } from '../api/index.js';
 import { emailKey } from '../io/emails.js';
 import type { ContactSettings } from './contact-options.js';
 import { mostUseful, toContactRow, type ContactRow } from './contact-rows.js';
+import { needsVerification } from './verification/spend-plan.js';
 import type { Verifier } from './verification/verifier.js';
 
 const count = z.number().int().nonnegative().default(0);
@@ -62,11 +63,6 @@ export async function contactRowsFor(
   rows = keepNew(rows);
   if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
   return { rows, droppedStale, alreadyExported: beforeNew - rows.length };
-}
-
-/** Addresses that are stale, or whose age nobody knows, are the ones worth a paid check. */
-function needsVerification(row: ContactRow): row is ContactRow & { business_email: string } {
-  return (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && Boolean(row.business_email);
 }
 
 async function verifyOldAddresses(rows: ContactRow[], verifier: Verifier): Promise<void> {

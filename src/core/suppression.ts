@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { normalizeDomain } from '../io/domains.js';
 import { checkEmailSyntax, emailKey } from '../io/emails.js';
-import { domainEntries, emailEntries, streamEntries, type EntryCollector } from '../io/input/entries.js';
+import { domainEntries, emailEntries, formatInvalidEntry, streamEntries, type EntryCollector } from '../io/input/entries.js';
 import type { EntryKind } from '../io/input/model.js';
 import { openInputStream } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
@@ -90,15 +90,15 @@ export class Suppression {
   ) {}
 
   /**
-   * Reads every list before any call: a file that cannot be read, or whose column cannot be found,
-   * stops the run with exit 2. `kinds` says which lists the command takes (verify has no domains).
+   * Reads every list before any call: a file that cannot be read (a row, its encoding, its column),
+   * or that yields no entry, stops the run with exit 2. `kinds` says which lists the command takes (verify has no domains).
    */
   static async load(ctx: RunContext, flags: SuppressionFlags, kinds: { domains: boolean; emails: boolean }): Promise<Suppression> {
     const standing = kinds.domains || kinds.emails ? await standingLists(ctx) : {};
     const domainFiles = kinds.domains ? withStanding(flags.excludeDomains, standing.excludeDomains) : [];
     const emailFiles = kinds.emails ? withStanding(flags.excludeEmails, standing.excludeEmails) : [];
-    const domains = domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(ctx, domainFiles, 'domain')) : undefined;
-    const emails = emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(ctx, emailFiles, 'email')) : undefined;
+    const domains = domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(domainFiles, 'domain')) : undefined;
+    const emails = emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(emailFiles, 'email')) : undefined;
     return new Suppression(domains, emails);
   }
 
@@ -184,20 +184,33 @@ function withStanding(files: string[] | undefined, standing: string | undefined)
 /**
  * Every file's entries, read as they stream in (a list of any size is never held as text), each
  * once across the files: normalised domains, or addresses keyed case-insensitively. The entry column
- * is the first of EXPORT_COLUMNS the file has, so a CRM export needs no --column.
+ * is the first of EXPORT_COLUMNS the file has, so a CRM export needs no --column. A list is a
+ * promise to keep people out: a file that yields no entry (a failed export: empty, or a header
+ * alone) or has a row that cannot be read stops the run with exit 2, before any call.
  */
-async function readList(ctx: RunContext, files: readonly string[], kind: EntryKind): Promise<EntryCollector> {
+async function readList(files: readonly string[], kind: EntryKind): Promise<EntryCollector> {
   const entries = kind === 'domain' ? domainEntries({ kept: 5 }) : emailEntries({ kept: 5 });
+  const flag = kind === 'domain' ? '--exclude-domains' : '--exclude-emails';
   for (const file of files) {
     const source = openInputStream({ file });
     if (source === null) throw new UsageError(`${file}: a suppression list is read from a file, not from standard input.`);
+    const before = { read: entries.accepted + entries.duplicates, invalid: entries.invalidCount };
     for await (const entry of streamEntries(source.open(), { kind, columns: EXPORT_COLUMNS[kind] }, entries)) void entry;
     failOnInputProblems(entries.problems, file, entries.problemCount);
-  }
-  if (entries.invalidCount > 0) {
-    const flag = kind === 'domain' ? '--exclude-domains' : '--exclude-emails';
-    const invalid = entries.invalidCount;
-    ctx.reporter.warn(`${flag}: ${countOf(invalid, `entry that is not ${kind === 'domain' ? 'a domain' : 'an address'}`, `entries that are not ${kind === 'domain' ? 'domains' : 'addresses'}`)} (they cannot match anything).`);
+    const invalid = entries.invalidCount - before.invalid;
+    if (invalid > 0) {
+      const shown = entries.invalid.slice(0, 3); // the earlier files had none: these are this file's
+      throw new UsageError(
+        `${flag} ${file}: ${countOf(invalid, 'row', 'rows')} cannot be read as ${kind === 'domain' ? 'a domain' : 'an address'} (${shown.map((entry) => formatInvalidEntry(entry, kind)).join('; ')}${invalid > shown.length ? '; ...' : ''}); nothing was sent.`,
+        'A row that cannot be read keeps nobody out: fix or remove it, then run again.',
+      );
+    }
+    if (entries.accepted + entries.duplicates === before.read) {
+      throw new UsageError(
+        `${flag} ${file} holds no ${kind === 'domain' ? 'domain' : 'address'} (${entries.blanks > 0 || entries.inputFormat !== 'lines' ? 'only a header or blank cells' : 'the file is empty'}); nothing was sent.`,
+        'An empty list keeps nobody out: a CRM export that failed? Export it again, or leave the flag out.',
+      );
+    }
   }
   return entries;
 }

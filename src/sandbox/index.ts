@@ -46,6 +46,8 @@ export interface SandboxOptions {
   rateLimit?: number;
   /** Keep every domain /contacts was asked for and every address charged, listed by /_sandbox/stats. */
   recordTraffic?: boolean;
+  /** Charge every answered /verify call, Idempotency-Key or not: a service that does not honour the header. */
+  ignoreIdempotencyKey?: boolean;
 }
 
 /** Share of requests spiked when only the spike's length is given. */
@@ -74,7 +76,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
       countries: countriesRoute(dataset),
       contacts: contactsRoute(contacts, stats),
-      verify: verifyRoute(dataset, contacts, stats, config.asOf),
+      verify: verifyRoute(dataset, contacts, stats, config.asOf, { honourIdempotencyKey: !config.ignoreIdempotencyKey }),
     },
     stats,
     faults: new FaultPlan({
@@ -125,6 +127,7 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
     latencySpikeRate: o.latencySpikeRate ?? (latencySpikeMs > 0 ? DEFAULT_LATENCY_SPIKE_RATE : 0),
     rateLimit: o.rateLimit,
     recordTraffic: o.recordTraffic ?? false,
+    ignoreIdempotencyKey: o.ignoreIdempotencyKey ?? false,
   };
   const check = (ok: boolean, message: string) => {
     if (!ok) throw new RangeError(`sandbox: ${message}`);

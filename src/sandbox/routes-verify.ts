@@ -28,7 +28,7 @@ const ODDS = {
   unknownDomain: [0.05, 0.1, 0.3, 0.55],
 } as const satisfies Record<string, Odds>;
 
-export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsCounter, asOf: string): Route {
+export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsCounter, asOf: string, { honourIdempotencyKey = true } = {}): Route {
   const asOfDay = Date.parse(`${asOf}T00:00:00Z`);
   const checkTimes = checkTimesOf(asOf, Date.now());
   const answered = new IdempotencyStore();
@@ -38,7 +38,7 @@ export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsC
     const email = params.email.trim();
     if (!isEmailAddress(email)) throw invalidParameter('email', `'${truncate(email)}' is not an e-mail address.`);
 
-    const idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+    const idempotencyKey = honourIdempotencyKey ? idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]) : undefined;
 
     const address = email.toLowerCase();
     const replay = idempotencyKey === undefined ? undefined : answered.replay(request.plan, idempotencyKey, address);

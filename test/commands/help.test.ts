@@ -87,6 +87,14 @@ describe('prospect help', () => {
     for (const { code, meaning } of EXIT_CODE_DOCS) expect(text).toContain(`${String(code).padStart(3)}  ${meaning}`);
   });
 
+  it('scheduling names every exit code with the meaning of src/exit-codes.ts (one source, no text of its own)', async () => {
+    const help = await runInProcess(['help', 'scheduling']);
+    const text = help.stdout.replace(/\s*\n\s*/g, ' ');
+    for (const { code, short } of EXIT_CODE_DOCS) expect(text).toContain(`${code} ${short}`);
+    expect(text).toContain('3 nothing matched (an empty result)');
+    expect(text).not.toContain('would not answer');
+  });
+
   it.each([[['companies']], [['pipeline']], [['config']], [['config', 'set']], [['completion']]])('help %j is the same text as --help', async (path) => {
     const run = path[0] === 'companies' ? runCli : runInProcess;
     const viaHelp = await run(['help', ...path]);

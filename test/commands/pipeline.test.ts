@@ -7,6 +7,7 @@ import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../helper
 import { csvRecords } from '../helpers/csv.js';
 import { sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, withSandbox, type RunningSandbox } from '../helpers/sandbox.js';
+import { SCRIPT, startOnTerminal } from '../helpers/terminal.js';
 
 const KEY = SANDBOX_KEYS.growth;
 // A small page size gives the run many checkpoints to die between.
@@ -225,5 +226,16 @@ describe('prospect pipeline', () => {
     const rows = pipeline.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(rows).toEqual(joined);
     expect(rows.length).toBeGreaterThan(10);
+  }, 60_000);
+
+  it.skipIf(SCRIPT.skip)('on a terminal, the progress line counts to --max, not to the whole listing', async () => {
+    const out = join(await scratchDir(), 'leads.csv');
+    const child = startOnTerminal(['pipeline', '-t', 'Shopify', '--max', '200', '--limit', '20', '-o', out], { columns: 120, rows: 40 }, options());
+    child.stdin!.end();
+    const run = await finishCli(child, options());
+    expect(run.code, run.stdout).toBe(0);
+    const shown = [...run.stdout.matchAll(/(\d[\d,]*)\/(\d[\d,]*) companies/g)].map((match) => match[2]);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(new Set(shown)).toEqual(new Set(['200']));
   }, 60_000);
 });

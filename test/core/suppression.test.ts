@@ -73,15 +73,31 @@ describe('Suppression: what matches, and what it counts', () => {
     expect(suppression.record()).toEqual({ domains: null, emails: null });
   });
 
-  it('entries that cannot match are a detail; a file whose column is missing stops the run (exit 2)', async () => {
+  it('a row that cannot be read, a file that yields no entry, or a missing column stops the run (exit 2), naming the file', async () => {
     const dir = await scratchDir();
-    const list = join(dir, 'list.txt');
-    await writeFile(list, 'acme.com\nnot a domain\n');
-    const warnings: string[] = [];
-    await Suppression.load(await context(warnings), { excludeDomains: [list] }, { domains: true, emails: false });
-    expect(warnings).toEqual(['--exclude-domains: 1 entry that is not a domain (they cannot match anything).']);
-    const json = join(dir, 'list.json');
-    await writeFile(json, '[{"name":"Acme"}]');
-    await expect(Suppression.load(await context(), { excludeDomains: [json] }, { domains: true, emails: false })).rejects.toMatchObject({ exitCode: 2 });
+    const refused = async (name: string, text: string | Buffer, flags: (file: string) => Record<string, string[]>) => {
+      const file = join(dir, name);
+      await writeFile(file, text);
+      const failure = await Suppression.load(await context(), flags(file), { domains: true, emails: true }).then(
+        () => undefined,
+        (error: unknown) => error as { exitCode: number; message: string },
+      );
+      expect(failure?.exitCode, name).toBe(2);
+      expect(failure?.message, name).toContain(file);
+      return failure!.message;
+    };
+    const domains = (file: string) => ({ excludeDomains: [file] });
+    const emails = (file: string) => ({ excludeEmails: [file] });
+    expect(await refused('junk.txt', 'acme.com\nnot a domain\n', domains)).toContain('line 2: "not a domain" is not a domain');
+    expect(await refused('empty.csv', '', emails)).toContain('holds no address (the file is empty)');
+    expect(await refused('header.csv', 'Email,Name\r\n', emails)).toContain('holds no address (only a header or blank cells)');
+    expect(await refused('blank-cells.csv', 'Website,Name\n,Acme\n', domains)).toContain('holds no domain');
+    expect(await refused('no-column.json', '[{"name":"Acme"}]', domains)).toMatch(/cannot read/);
+    // Windows-1252, as Excel's "CSV" saves on Windows: not read as UTF-8 (it would match nothing).
+    expect(await refused('latin.csv', Buffer.from('Website\nwww.b\xfccher.de\n', 'latin1'), domains)).toMatch(/line 2 is not UTF-8 text: it looks like Windows-1252/);
+    // A second file that yields nothing stops the run as much as a first one.
+    const good = join(dir, 'good.txt');
+    await writeFile(good, 'acme.com\n');
+    expect(await refused('second-empty.txt', '', (file) => ({ excludeDomains: [good, file] }))).toContain('second-empty.txt holds no domain');
   });
 });

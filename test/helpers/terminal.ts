@@ -4,8 +4,10 @@
  * the bytes as a terminal shows them, for the few controls prospect's output uses.
  */
 import type { ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import stringWidth from 'string-width';
-import { startCli, type CliOptions } from './cli.js';
+import { finishCli, scratchDir, startCli, type CliOptions, type CliRun } from './cli.js';
 import { findProgram } from './programs.js';
 
 export const SCRIPT = findProgram('script');
@@ -25,6 +27,38 @@ export function startOnTerminal(args: string[], size: TerminalSize, options: Cli
       args: ['-qec', `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, ...argv].map(shellQuote).join(' ')}`, '/dev/null'],
     }),
   });
+}
+
+/**
+ * Runs prospect on a 120x40 pty and types `answer` when the spend question ("Continue? [y/N") comes.
+ * With `piped`, that text is prospect's stdin through a pipe, while the person answers on the terminal
+ * (`companies … | contacts --stale verify`). `screen` is everything the terminal got.
+ */
+export async function answerOnTerminal(args: string[], answer: string, options: CliOptions & { piped?: string } = {}): Promise<CliRun & { screen: string; asked: boolean }> {
+  let feed = 'exec';
+  if (options.piped !== undefined) {
+    const file = join(await scratchDir(), 'stdin.txt');
+    await writeFile(file, options.piped);
+    feed = `cat ${shellQuote(file)} |`;
+  }
+  const child = startCli(args, {
+    ...options,
+    wrap: (argv) => ({
+      command: SCRIPT.command ?? 'script',
+      args: ['-qec', `stty cols 120 rows 40; ${feed} ${[process.execPath, ...argv].map(shellQuote).join(' ')}`, '/dev/null'],
+    }),
+  });
+  let screen = '';
+  let asked = false;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    if (!asked && screen.includes('Continue? [y/N')) {
+      asked = true;
+      child.stdin!.write(answer);
+    }
+  });
+  const run = await finishCli(child, { ...options, timeoutMs: options.timeoutMs ?? 60_000 });
+  return { ...run, screen, asked };
 }
 
 function shellQuote(word: string): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CLIENT_DEFAULTS, UnanswerableError, type CompaniesMeta, type CompanyRow } from '../../api/index.js';
-import { ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
+import { CLIENT_DEFAULTS, type CompaniesMeta, type CompanyRow } from '../../api/index.js';
+import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -155,14 +155,13 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 }
 
 /** The service had companies for the first technology, but the filters it cannot express left none. */
-function noMatch(filters: CompanyFilters, fetched: number, excluded: number): UnanswerableError {
+function noMatch(filters: CompanyFilters, fetched: number, excluded: number): EmptyResultError {
   if (excluded > 0) {
-    return new UnanswerableError(`no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`, { code: 'no_match' });
+    return new EmptyResultError(`no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`);
   }
   const others = describeFilters({ ...filters, technologies: filters.technologies.slice(1), notTechnologies: filters.notTechnologies.slice(1), employeeRanges: [], countries: [] });
-  return new UnanswerableError(
+  return new EmptyResultError(
     `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${filters.technologies[0]}", none of which also ${others}.`,
-    { code: 'no_match' },
   );
 }
 

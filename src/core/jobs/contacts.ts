@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageError } from '../../exit-codes.js';
+import { EmptyResultError, UsageError } from '../../exit-codes.js';
 import { checkOutputPath, openOutput } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -20,7 +20,8 @@ import { mapInOrder } from '../ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
-import { askFirst, cacheCutoff, openVerifier } from '../verification/open-verifier.js';
+import { cacheCutoff, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
 import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
 
@@ -40,6 +41,7 @@ export const contactsOptionsSchema = z
     ...verifyCacheOptions,
     domainsFile: z.string().optional(),
     domainColumn: z.string().optional(),
+    allowEmpty: z.boolean().default(false),
   })
   .transform(({ domainsFile, file, ...rest }) => ({ ...rest, file: domainsFile ?? file }));
 export type ContactsFlags = z.input<typeof contactsOptionsSchema>;
@@ -73,6 +75,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     verification: { budget: verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
   };
   let keptEmpty = 0;
+  /** Why the run wrote nothing, when it did (--allow-empty): the record's no_match_reason. */
+  let noMatchReason: string | null = null;
   let contactSource: unknown;
   const record = () =>
     runRecord({
@@ -84,17 +88,36 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       meta: contactSource === undefined ? null : { source: contactSource },
       excluded: suppression.record(),
       keptEmpty: options.keepEmpty ? keptEmpty : undefined,
-      details: { domains: inputCounts(), contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls },
+      details: { domains: inputCounts(), contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls, no_match_reason: noMatchReason },
     });
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const asking = askFirst(consent);
-  const verifier = asking ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency, askFirst: asking }) : undefined;
+  const verifier = consent ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency }) : undefined;
+  // A cap goes to the oldest addresses, and a question states the exact count: the rows wait in a
+  // spool, unverified, until every address is known (spend-plan.ts). --yes without a cap verifies as rows arrive.
+  const spool = consent?.plansFirst ? await RowSpool.temporary<ContactRow>(ctx) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const fanout: FanoutStats = { calls: 0, splits: 0 };
 
+  const finishOutput = async () => {
+    await writer.finish(documentMeta(format, { summary: { domains: summary.domains, contacts: summary.contacts } }, record));
+    await output.writeSidecar('.meta.json', metaJson(record()));
+    await output.commit();
+  };
+  /** Why a run wrote no row: no domain was left to ask for, or no contact of theirs is left to write. */
+  const noContactReason = () => {
+    const { domains, contacts } = summary;
+    if (domains.valid - suppression.removed.domains <= 0) return `no contact to write: every domain of the input is on --exclude-domains.`;
+    const asked = countOf(domains.valid - suppression.removed.domains, 'domain');
+    if (domains.with_contacts === 0) return `no contact to write: the service has no named contact${settings.seniority ? ` at ${settings.seniority.join(', ')}` : ''} for the ${asked} asked for.`;
+    const why = [
+      contacts.droppedStale > 0 ? `${countOf(contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)` : undefined,
+      suppression.removed.emails > 0 ? `${countOf(suppression.removed.emails, 'contact')} on --exclude-emails` : undefined,
+    ].filter((reason) => reason !== undefined);
+    return `no contact to write from the ${asked} asked for${why.length > 0 ? `: ${why.join(', ')}` : ''}.`;
+  };
   const inputCounts = () => ({ ...summary.domains, valid: counts.accepted, invalid: counts.invalidCount, duplicates: counts.duplicates });
 
   return runJob(ctx, {
@@ -103,7 +126,6 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     output,
     summary: { path: options.summary, record },
     async work(progress) {
-      if (asking) asking.suspend = (during) => progress.suspend(during);
       // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead. A partial batch goes
       // once the input has paused for INPUT_PAUSE_MS (a producer between two pages).
       const answered = fetchContactsInOrder(client, domains, (domain) => domain, { ...settings, batchesAhead: settings.concurrency * 8, flushAfterMs: INPUT_PAUSE_MS }, fanout);
@@ -113,12 +135,12 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         contactSource ??= found.source;
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(contacts, found.source, settings, now, verifier);
+        const result = await contactRowsFor(contacts, found.source, settings, now, spool ? undefined : verifier);
         return { result, empty: options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [] };
       });
       let domainsDone = 0;
       for await (const { result, empty } of rowsByDomain) {
-        await writer.writeRows([...result.rows, ...empty]);
+        await (spool?.writer ?? writer).writeRows([...result.rows, ...empty]);
         countRows(summary.contacts, result);
         keptEmpty += empty.length;
         domainsDone += 1;
@@ -126,9 +148,24 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
         progress.update({ done: domainsDone, total: input.ended ? counts.accepted - suppression.removed.domains : undefined, noun: 'domains', detail: `${formatCount(summary.contacts.written)} contacts` });
       }
       summary.domains = inputCounts();
-      await writer.finish(documentMeta(format, { summary: { domains: summary.domains, contacts: summary.contacts } }, record));
-      await output.writeSidecar('.meta.json', metaJson(record()));
-      await output.commit();
+      if (summary.contacts.written + keptEmpty === 0) throw new EmptyResultError(noContactReason());
+      if (spool && verifier && consent) {
+        await planSpend(spool.rows(), verifier, consent, (during) => progress.suspend(during));
+        const rows = summary.contacts.written + keptEmpty;
+        const shown = (done: number) => progress.update({ done, total: rows, noun: 'rows verified and written', detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent` });
+        for await (const row of verifiedInOrder(spool.rows(), verifier, settings.concurrency * 4, shown)) await writer.writeRows([row]);
+      }
+      await finishOutput();
+    },
+    async onFailure() {
+      // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+      await verifier?.settle();
+    },
+    async writeEmptyResult(error) {
+      if (!(options.allowEmpty && error instanceof EmptyResultError)) return false;
+      noMatchReason = error.message;
+      await finishOutput();
+      return true;
     },
     close: () => verifier?.close(),
     written: () => ({ rows: summary.contacts.written + keptEmpty, noun: ['contact', 'contacts'], path: options.output }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UnanswerableError, type CompanyRow } from '../../api/index.js';
-import { ExitCode, knownFailure } from '../../exit-codes.js';
+import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -19,15 +19,17 @@ import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import type { SetCount } from '../company-set-count.js';
 import { mapInOrder } from '../ordered-pool.js';
-import { countCompany, passPage } from '../pipeline/checkpoint.js';
+import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from '../pipeline/checkpoint.js';
 import { listCompanies } from '../pipeline/company-listing.js';
 import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
 import { planPipeline } from '../pipeline/plan.js';
+import { checkNativeSqlite } from '../pipeline/native-sqlite.js';
 import { openRunState, refuseToReplaceExports } from '../pipeline/run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import { askFirst, openVerifier } from '../verification/open-verifier.js';
+import { openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { splitOptions } from '../company-partition.js';
 import { runJob } from './runner.js';
 
@@ -55,6 +57,8 @@ export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
  * resumes where it stopped and never pays for a verification twice.
  */
 export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
+  // A broken install (better-sqlite3 without its binary) is told before anything else happens.
+  if (flags.state !== undefined) await checkNativeSqlite();
   if (flags.dryRun) return (await import('./pipeline-dry-run.js')).runPipelineDryRun(ctx, flags);
   const startedAt = Date.now();
   const parsed = pipelineOptionsSchema.parse(flags);
@@ -76,9 +80,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const asking = askFirst(consent);
-  const verifier = asking
-    ? openVerifier(ctx, client, connection, {
+  const verifier = consent
+    ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
         budget: verifyBudget,
@@ -86,19 +89,26 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         stateDir: state?.dir,
         runId: state ? checkpoint.run_id : undefined,
         countedBefore: state ? counters.verification : undefined,
-        askFirst: asking,
       })
     : undefined;
   if (verifier) ctx.onCleanup(() => verifier.close());
-  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, bom: options.bom, output: options.output }, state, checkpoint, resumed);
+  const spooled = spoolsLeads(checkpoint, resumed, consent, options.state);
+  // A paying run's id is on disk before its first paid call, so a run stopped before its first page
+  // resumes as the same run: its Idempotency-Keys and its paid results (even with --no-cache) are found again.
+  if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
+  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, bom: options.bom, output: options.output, spooled }, state, checkpoint, resumed);
 
   let noMatchReason: string | null = null;
   /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
   let committedRows = checkpoint.rows_written;
   /** The service would not answer before any company was written: there is nothing to resume. */
   const noCompanyMatched = (error: unknown): error is UnanswerableError => error instanceof UnanswerableError && counters.companies_seen === 0;
-  /** Valid filters that match nobody (exit 3), the one failure --allow-empty makes an empty success; never a typo (exit 2). */
-  const matchedNobody = (error: unknown): error is UnanswerableError => noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable;
+  /**
+   * Valid filters that match nobody, or a listing that left no lead to write (exit 3): the one failure
+   * --allow-empty makes an empty success; never a typo (exit 2).
+   */
+  const matchedNobody = (error: unknown): error is Error =>
+    error instanceof EmptyResultError || (noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable);
   const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
     // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
     const outputPath = leads.filePath;
@@ -151,7 +161,6 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     output: leads,
     summary: { path: options.summary, record: runRecordNow },
     async work(progress) {
-      if (asking) asking.suspend = (during) => progress.suspend(during);
       const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
       // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
       const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
@@ -165,7 +174,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(contacts, found.source, settings, now, verifier, keepNew);
+        const result = await contactRowsFor(contacts, found.source, settings, now, spooled ? undefined : verifier, keepNew);
         const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
         return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
       });
@@ -187,16 +196,30 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
           committedRows = checkpoint.rows_written;
         }
         const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
-        progress.update({ done: counters.companies_seen, total: found.item.listingTotal, noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
+        progress.update({ done: counters.companies_seen, total: progressTotal(found.item.listingTotal, options.max), noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
       }
+      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
+      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0) throw new EmptyResultError(noLeadReason(counters, settings.seniority));
+      if (spooled && verifier && consent) await planSpend(leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
       // No page at all (nothing listed) leaves no provenance to end the document with.
-      await leads.writer.finish(documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow));
+      await leads.finish(
+        documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow),
+        verifier &&
+          ((rows) =>
+            verifiedInOrder(rows, verifier, settings.concurrency * 4, (done) =>
+              progress.update({ done, total: checkpoint.rows_written, noun: 'leads verified and written', detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent` }),
+            )),
+      );
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
     },
     async onFailure(error) {
-      if (noCompanyMatched(error)) {
-        if (matchedNobody(error)) noMatchReason = error.message;
-        if (!(options.allowEmpty && matchedNobody(error))) await state?.discardCurrent();
+      // A paid call already sent is let finish and kept in the state: the resume must not pay for it again.
+      await verifier?.settle();
+      if (matchedNobody(error)) {
+        noMatchReason = error.message;
+        if (!options.allowEmpty) await state?.discardCurrent();
+      } else if (noCompanyMatched(error)) {
+        await state?.discardCurrent();
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
@@ -206,7 +229,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     },
     async writeEmptyResult(error) {
       if (!(matchedNobody(error) && options.allowEmpty)) return false;
-      await leads.writer.finish();
+      // A listing that ran has its provenance to end the document with; a refused one has none.
+      await leads.finish(error instanceof EmptyResultError ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow) : undefined);
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
@@ -218,6 +242,47 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });
     },
   });
+}
+
+/**
+ * Whether the leads wait in a spool, unverified, until every address is known (spend-plan.ts): a cap
+ * goes to the oldest addresses, and a question states the exact count. --yes without a cap verifies
+ * as leads arrive. A resumed run keeps the way its checkpoint's files were written; one started with
+ * --yes is not resumed without it, since it would pay as leads arrive without asking.
+ */
+function spoolsLeads(checkpoint: Checkpoint, resumed: boolean, consent: SpendConsent | undefined, stateDir: string | undefined): boolean {
+  if (!resumed) {
+    checkpoint.spooled = consent?.plansFirst ?? false;
+    return checkpoint.spooled;
+  }
+  if (!checkpoint.spooled && consent?.plansFirst) {
+    throw new UsageError(
+      `--state ${stateDir} holds an unfinished run started with --yes, which verifies addresses as leads arrive; without --yes it would pay without asking.`,
+      `Run it again with --yes to finish it, or remove ${stateDir}/current to start over.`,
+    );
+  }
+  return checkpoint.spooled;
+}
+
+/** The companies the run will do: the listing's count, or --max below it (the bar and its ETA are for those). */
+function progressTotal(listed: number | undefined, max: number | undefined): number | undefined {
+  return listed === undefined || max === undefined ? listed : Math.min(listed, max);
+}
+
+/** Why a pipeline that listed its set has no lead to write. */
+function noLeadReason(counters: Counters, seniority: readonly string[] | undefined): string {
+  if (counters.companies_seen === 0) {
+    return counters.excluded.companies > 0
+      ? `no lead to write: the ${countOf(counters.excluded.companies, 'company', 'companies')} that matched the filters ${counters.excluded.companies === 1 ? 'is' : 'are'} on --exclude-domains.`
+      : 'no lead to write: no company matched all the filters.';
+  }
+  const companies = countOf(counters.companies_seen, 'company', 'companies');
+  if (counters.domains_with_contacts === 0) return `no lead to write: the ${companies} that matched the filters have no named contact${seniority ? ` at ${seniority.join(', ')}` : ''}.`;
+  const why = [
+    counters.contacts.droppedStale > 0 ? `${countOf(counters.contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)` : undefined,
+    counters.excluded.contacts > 0 ? `${countOf(counters.excluded.contacts, 'contact')} on --exclude-emails` : undefined,
+  ].filter((reason) => reason !== undefined);
+  return `no lead to write from the ${companies} that matched the filters${why.length > 0 ? `: ${why.join(', ')}` : ''}.`;
 }
 
 /** A company's leads; a company without any is still one write, since a CSV's first write puts its header out. */

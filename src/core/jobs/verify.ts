@@ -7,7 +7,6 @@ import type { InputProblem, ParseOptions } from '../../io/input/model.js';
 import { streamRows, type RowStream } from '../../io/input/stream.js';
 import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
 import { createRowWriter } from '../../io/writers.js';
-import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../entries-input.js';
@@ -19,7 +18,8 @@ import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerifyCache } from '../verification/cache.js';
 import { SpendConsent } from '../verification/consent.js';
-import { cacheCutoff, openLedger, openVerifier } from '../verification/open-verifier.js';
+import { cacheCutoff, openLedger, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { oldestFirst } from '../verification/spend-plan.js';
 import { reportVerification } from '../verification/report.js';
 import { runJob } from './runner.js';
 
@@ -98,10 +98,10 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
   if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
   const consent = await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget ?? options.budget });
-  const budget = consent.budget;
+  let budget = consent.budget;
   const toPay = [...planned.unique].filter((key) => !ledger.get(key));
-  const payable = oldestFirst(toPay, planned.lastSeen, budget);
-  const units = payable.size;
+  let payable = oldestFirst(toPay, planned.lastSeen, budget);
+  let units = payable.size;
   if (options.dryRun) {
     ledger.close();
     ctx.stdout.write(
@@ -113,11 +113,16 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   }
   if (units > 0) {
     consent.assertMayPay('verify');
-    await consent.confirm({ addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length, complete: true }, options.confirmOver);
+    const typedCap = await consent.confirm({ addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length }, options.confirmOver);
+    if (typedCap !== undefined) {
+      budget = Math.min(typedCap, budget ?? typedCap);
+      payable = oldestFirst(toPay, planned.lastSeen, budget);
+      units = payable.size;
+    }
   }
 
-  const client = createApiClient(ctx, connection);
-  const verifier = openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger, mayPay: (key) => payable.has(key) });
+  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger });
+  verifier.payOnly(payable);
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
   const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
@@ -161,6 +166,8 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
+    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+    onFailure: () => verifier.settle(),
     close: () => verifier.close(),
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {
@@ -218,17 +225,6 @@ function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, 
   for (const [key, result] of results) {
     if (new Date(result.verified_at) >= freshSince && !ledger.get(key)) ledger.remember(key, result);
   }
-}
-
-/**
- * The addresses a short budget pays for: the longest unconfirmed first (no date at all before the
- * oldest date: nothing says it was ever confirmed), then in input order.
- */
-function oldestFirst(keys: string[], lastSeen: ReadonlyMap<string, string>, budget: number | undefined): Set<string> {
-  if (budget === undefined || budget >= keys.length) return new Set(keys);
-  const age = (key: string) => lastSeen.get(key) ?? '';
-  const ranked = keys.map((key, index) => ({ key, index })).sort((a, b) => age(a.key).localeCompare(age(b.key)) || a.index - b.index);
-  return new Set(ranked.slice(0, budget).map(({ key }) => key));
 }
 
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {

@@ -57,6 +57,11 @@ const checkpointFields = z.object({
   meta: z.object({ source: z.unknown().optional(), scope: z.unknown().optional() }).nullable(),
   output_bytes: count,
   keys_bytes: count,
+  /**
+   * The rows go to current/rows, unverified, and current/output is written from them at the end
+   * (spend-plan.ts: a capped or asking --stale verify run); output_bytes then counts current/rows.
+   */
+  spooled: z.boolean().default(false),
   rows_written: count,
   pages_done: count,
   counters: countersSchema.prefault({}),

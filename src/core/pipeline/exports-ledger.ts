@@ -15,6 +15,7 @@ import { CliError, ExitCode, UsageError } from '../../exit-codes.js';
 import { syncDirectory, writeFileAtomic } from '../../io/atomic-file.js';
 import { damaged, parseStoredJson, type StoredFile } from '../stored-json.js';
 import { leadKey } from './lead-key.js';
+import { loadSqlite } from './native-sqlite.js';
 import type { StateDirectory } from './state-directory.js';
 
 /** A line of runs.ndjson, and a row of the ledger's runs table: one successful run. */
@@ -118,7 +119,7 @@ export class ExportsLedger {
   private static async connect(state: StateDirectory): Promise<ExportsLedger> {
     const path = state.ledgerPath;
     // Loaded here, not at the top: only a pipeline with --state pays for the native module.
-    const { default: Database } = await import('better-sqlite3');
+    const Database = await loadSqlite();
     const created = !existsSync(path);
     const ledger = storeCall(path, () => {
       const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });

@@ -12,6 +12,8 @@ import { leadKey } from './lead-key.js';
 import type { AppendOnlyFile } from './append-only-file.js';
 import { commitCheckpoint, type Checkpoint } from './checkpoint.js';
 import type { StateDirectory } from './state-directory.js';
+import type { TextSink } from '../../io/sink.js';
+import { RowSpool } from '../verification/spend-plan.js';
 
 export interface LeadOutputOptions {
   format: OutputFormat;
@@ -20,39 +22,76 @@ export interface LeadOutputOptions {
   bom: boolean;
   /** -o FILE; stdout without it. */
   output: string | undefined;
+  /**
+   * A paying run that plans first (spend-plan.ts): the rows wait unverified in a spool (current/rows
+   * with --state, else a temporary file), and the output is written from it at the end (writeFrom).
+   */
+  spooled?: boolean;
 }
 
 /**
  * Where a pipeline's leads go. With --state they are appended to current/output (and their keys to
  * current/keys), whose committed lengths the checkpoint keeps, and become visible only when the run
- * is done; without it they stream to the output as any export does.
+ * is done; without it they stream to the output as any export does. A spooled run appends to its
+ * spool instead, and writes the output (in the state, or as any export) from it at the end.
  */
 export class LeadOutput {
   private constructor(
     private readonly ctx: RunContext,
     private readonly options: LeadOutputOptions,
-    readonly writer: RowWriter<LeadRow>,
+    private readonly writer: RowWriter<LeadRow>,
     private readonly stateFiles: { state: StateDirectory; output: AppendOnlyFile; keys: AppendOnlyFile } | undefined,
-    private readonly plainOutput: Output | undefined,
+    private plainOutput: Output | undefined,
+    readonly spool: RowSpool<LeadRow> | undefined,
   ) {}
 
+  /** A spooled run with --state: current/output, written by finish from the spool. */
+  private finalFile: AppendOnlyFile | undefined;
+
   static async open(ctx: RunContext, options: LeadOutputOptions, state: StateDirectory | undefined, checkpoint: Checkpoint, resumed: boolean): Promise<LeadOutput> {
-    const stateFiles = state ? { state, output: await state.openOutput(checkpoint.output_bytes), keys: await state.openKeys(checkpoint.keys_bytes) } : undefined;
+    // Spooled, the checkpoint's output_bytes are the spool's: current/output is written at the end, from its start.
+    const stateFiles = state
+      ? { state, output: await (options.spooled ? state.openRows(checkpoint.output_bytes) : state.openOutput(checkpoint.output_bytes)), keys: await state.openKeys(checkpoint.keys_bytes) }
+      : undefined;
     if (stateFiles) {
       ctx.onCleanup(async () => {
         await stateFiles.output.close().catch(() => {});
         await stateFiles.keys.close().catch(() => {});
       });
     }
+    if (options.spooled) {
+      const spool = stateFiles ? await RowSpool.over<LeadRow>(stateFiles.output, stateFiles.state.rowsPath) : await RowSpool.temporary<LeadRow>(ctx);
+      return new LeadOutput(ctx, options, spool.writer, stateFiles, undefined, spool);
+    }
     const plainOutput = stateFiles ? undefined : await openOutput(options.output, ctx.stdout);
-    const writer = await createRowWriter<LeadRow>(options.format, stateFiles?.output ?? plainOutput!.sink, {
-      columns: options.columns,
-      toJson: leadJson,
-      escapeFormulas: options.escapeFormulas,
-      bom: options.bom,
-      resume: resumed ? { rowsWritten: checkpoint.rows_written, started: checkpoint.output_bytes > 0 } : undefined,
-    });
-    return new LeadOutput(ctx, options, writer, stateFiles, plainOutput);
+    const writer = await LeadOutput.outputWriter(options, stateFiles?.output ?? plainOutput!.sink, resumed ? { rowsWritten: checkpoint.rows_written, started: checkpoint.output_bytes > 0 } : undefined);
+    return new LeadOutput(ctx, options, writer, stateFiles, plainOutput, undefined);
+  }
+
+  private static outputWriter(options: LeadOutputOptions, sink: TextSink, resume?: { rowsWritten: number; started: boolean }): Promise<RowWriter<LeadRow>> {
+    return createRowWriter<LeadRow>(options.format, sink, { columns: options.columns, toJson: leadJson, escapeFormulas: options.escapeFormulas, bom: options.bom, resume });
+  }
+
+  /** The end of the rows: closes the document (its meta last). A spooled run writes its whole output here, from the spool. */
+  async finish(meta: unknown, spooled?: (rows: AsyncIterable<LeadRow>) => AsyncIterable<LeadRow>): Promise<void> {
+    if (!this.spool) {
+      await this.writer.finish(meta);
+      return;
+    }
+    let sink: TextSink;
+    if (this.stateFiles) {
+      const output = await this.stateFiles.state.openOutput(0);
+      this.ctx.onCleanup(() => output.close().catch(() => {}));
+      this.finalFile = output;
+      sink = output;
+    } else {
+      this.plainOutput = await openOutput(this.options.output, this.ctx.stdout);
+      sink = this.plainOutput.sink;
+    }
+    const writer = await LeadOutput.outputWriter(this.options, sink);
+    const rows = spooled ? spooled(this.spool.rows()) : this.spool.rows();
+    for await (const row of rows) await writer.writeRows([row]);
+    await writer.finish(meta);
   }
 
   /** One company's leads, and (with --state) their keys for --only-new. */
@@ -83,8 +122,8 @@ export class LeadOutput {
       await this.plainOutput!.commit();
       return;
     }
-    const { state, output } = this.stateFiles;
-    await output.sync();
+    const { state } = this.stateFiles;
+    await (this.finalFile ?? this.stateFiles.output).sync();
     const target = this.options.output === undefined ? ({ kind: 'stdout' } as const) : outputTarget(this.options.output);
     if (target.kind !== 'file') {
       const direct = await openOutput(this.options.output, this.ctx.stdout);

@@ -9,8 +9,10 @@ import { takeStateLock } from './lock.js';
  * A pipeline's --state directory:
  *   lock                     the running process (pid, host, start), so two runs never share the state (lock.ts)
  *   current/checkpoint.json  an unfinished run: its command's fingerprint, the next company cursor,
- *                            and how many bytes of current/output and current/keys are committed (checkpoint.ts)
+ *                            and how many bytes of current/output (or current/rows) and current/keys are committed (checkpoint.ts)
  *   current/output           the rows written so far, in the final format
+ *   current/rows             a paying run that plans first (spend-plan.ts): its rows, unverified, one JSON object
+ *                            a line; current/output is then written from them once every address is known
  *   current/keys             the lead keys written so far (for --only-new)
  *   current/publishing.json  the run's record, written just before its output is moved into place (exports-ledger.ts)
  *   exported.sqlite          the lead keys every successful run exported, and those runs (exports-ledger.ts)
@@ -42,6 +44,10 @@ export class StateDirectory {
     return join(this.dir, 'current', 'output');
   }
 
+  get rowsPath(): string {
+    return join(this.dir, 'current', 'rows');
+  }
+
   get keysPath(): string {
     return join(this.dir, 'current', 'keys');
   }
@@ -71,6 +77,10 @@ export class StateDirectory {
   /** The rows so far: renamed over -o when the run is done, so created as any output is (0666 less the umask; the directory is private meanwhile). */
   openOutput(committedBytes: number): Promise<AppendOnlyFile> {
     return AppendOnlyFile.open(this.outputPath, committedBytes, 0o666);
+  }
+
+  openRows(committedBytes: number): Promise<AppendOnlyFile> {
+    return AppendOnlyFile.open(this.rowsPath, committedBytes);
   }
 
   openKeys(committedBytes: number): Promise<AppendOnlyFile> {

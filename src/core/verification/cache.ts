@@ -66,12 +66,17 @@ export class VerifyCache {
   private constructor(
     private readonly path: string,
     private readonly freshSince: Date,
+    private readonly ownRun?: string,
   ) {}
 
-  static open(directory: string, fileName: string, freshSince: Date): VerifyCache {
+  /**
+   * `ownRun`: a pipeline run's id; its own results are kept whatever their age (a resumed run has
+   * paid for them: they count against its budget and are never paid again).
+   */
+  static open(directory: string, fileName: string, freshSince: Date, ownRun?: string): VerifyCache {
     // Addresses are personal data: the ledger's directory is the user's alone.
     makeDirectoryDurable(directory, 0o700);
-    const cache = new VerifyCache(join(directory, fileName), freshSince);
+    const cache = new VerifyCache(join(directory, fileName), freshSince, ownRun);
     cache.refresh();
     return cache;
   }
@@ -198,8 +203,8 @@ export class VerifyCache {
         name: `the verification cache ${this.path}${firstLine ? `:${firstLine + index}` : ''}`,
         startOver: `Remove ${this.path} to start over: its results are then asked for, and paid, again.`,
       });
-      // An expired result is simply not reused.
-      if (new Date(entry.verified_at) >= this.freshSince) this.entries.set(key, entry);
+      // An expired result is simply not reused, unless this very run paid for it.
+      if (new Date(entry.verified_at) >= this.freshSince || (this.ownRun !== undefined && entry.run === this.ownRun)) this.entries.set(key, entry);
     }
     this.readUpTo = offset + complete;
   }

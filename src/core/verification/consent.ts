@@ -1,4 +1,6 @@
+import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
+import { ReadStream } from 'node:tty';
 import { CancelledError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
@@ -23,8 +25,8 @@ export interface SpendEstimate {
   addresses: number;
   /** Of those, already paid for (in the ledger, or verified in the input). */
   alreadyPaid: number;
-  /** The whole run is known (verify); false while contacts are still arriving (contacts, pipeline). */
-  complete: boolean;
+  /** What is left of the cap (a resumed run has spent part of it); undefined: the whole cap, or none. */
+  budgetLeft?: number | undefined;
 }
 
 const WAYS_TO_AGREE = 'Cap it with --verify-budget N, agree to any spend with --yes, or set a default cap once: prospect config set verify-budget N.';
@@ -46,9 +48,22 @@ export class SpendConsent {
     return new SpendConsent(ctx, fromConfig, fromConfig === undefined ? undefined : 'config verify-budget', flags.yes);
   }
 
-  /** Whether a person can answer: stdin and stderr are both a terminal. */
+  /**
+   * Whether a person can answer: stderr is a terminal, and so is stdin, or the process has a
+   * controlling terminal to read the answer from (`companies | contacts --stale verify` typed at a
+   * terminal: stdin is the pipe, the person is on /dev/tty).
+   */
   private get interactive(): boolean {
-    return Boolean(this.ctx.stdin.isTTY && this.ctx.stderr.isTTY);
+    return Boolean(this.ctx.stderr.isTTY) && (Boolean(this.ctx.stdin.isTTY) || controllingTerminal() !== undefined);
+  }
+
+  /**
+   * Whether the run plans its spend over all its addresses before paying (spend-plan.ts): a cap
+   * goes to the oldest addresses, and a question states the exact count. Only --yes without a cap
+   * needs neither, and verifies as the rows arrive.
+   */
+  get plansFirst(): boolean {
+    return this.budget !== undefined || !this.yes;
   }
 
   /** Off a terminal, a run that may pay needs a cap or --yes: exit 2, before any paid call and any output. */
@@ -58,18 +73,23 @@ export class SpendConsent {
   }
 
   /**
-   * On a terminal (and without --yes), shows the estimate and asks; "no", or Ctrl-C, is a
-   * CancelledError (exit 130), before any unit is spent. Anywhere else, consent was given by a cap or --yes.
+   * On a terminal (and without --yes), shows the count and asks; "no", or Ctrl-C, is a
+   * CancelledError (exit 130), before any unit is spent. A number for an answer is a cap (the
+   * oldest addresses first), resolved to; "yes" resolves to undefined, and so does any run that is
+   * not asked: consent was given by a cap or --yes.
    */
-  async confirm(estimate: SpendEstimate, askOver = 0): Promise<void> {
-    if (this.yes || !this.interactive) return;
+  async confirm(estimate: SpendEstimate, askOver = 0): Promise<number | undefined> {
+    if (this.yes || !this.interactive) return undefined;
     const toPay = estimate.addresses - estimate.alreadyPaid;
-    const units = Math.min(toPay, this.budget ?? Number.POSITIVE_INFINITY);
-    if (estimate.complete && units <= askOver) return;
-    const prompt = createInterface({ input: this.ctx.stdin, output: this.ctx.stderr });
+    const units = Math.min(toPay, estimate.budgetLeft ?? this.budget ?? Number.POSITIVE_INFINITY);
+    if (units <= askOver) return undefined;
+    const keyboard = this.ctx.stdin.isTTY ? undefined : new ReadStream(openSync(controllingTerminal()!, 'r'));
+    const prompt = createInterface({ input: keyboard ?? this.ctx.stdin, output: this.ctx.stderr });
     try {
-      const answer = await prompt.question(`${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N] `, { signal: this.ctx.signal });
-      if (!/^y(es)?$/i.test(answer.trim())) throw new CancelledError();
+      const answer = (await prompt.question(`${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N, or a number of units to cap it at] `, { signal: this.ctx.signal })).trim();
+      if (/^\d+$/.test(answer)) return Number(answer);
+      if (!/^y(es)?$/i.test(answer)) throw new CancelledError();
+      return undefined;
     } catch (error) {
       if (error instanceof CancelledError) throw error;
       // Ctrl-C at the question (readline's AbortError, or SIGINT itself): the same answer as "no",
@@ -78,23 +98,39 @@ export class SpendConsent {
       throw new CancelledError();
     } finally {
       prompt.close();
+      keyboard?.destroy();
     }
   }
 }
 
+const TERMINAL = '/dev/tty';
+let terminal: { path: string | undefined } | undefined;
+
+/** /dev/tty when the process has a controlling terminal that it can read; undefined otherwise (cron, CI, a service). */
+function controllingTerminal(): string | undefined {
+  terminal ??= { path: canRead(TERMINAL) ? TERMINAL : undefined };
+  return terminal.path;
+}
+
+function canRead(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * "Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200)."
- * While contacts still arrive: "Found 12 addresses to verify so far: …; more may follow, one unit each, with no cap."
+ * "Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200),
+ * the oldest first." Every count is exact: the run has found all its addresses before it asks.
  */
 export function spendQuestion(estimate: SpendEstimate, budget: number | undefined, budgetFrom: string | undefined): string {
   const toPay = estimate.addresses - estimate.alreadyPaid;
-  const addresses = countOf(estimate.addresses, 'address', 'addresses');
-  const found = estimate.complete ? `Verifying ${addresses}` : `Found ${addresses} to verify so far`;
   const known = `${formatCount(estimate.alreadyPaid)} already paid for, ${formatCount(toPay)} to pay for`;
-  const cap = budget === undefined ? undefined : `${budgetFrom} ${formatCount(budget)}`;
-  if (estimate.complete) {
-    const units = countOf(Math.min(toPay, budget ?? Number.POSITIVE_INFINITY), 'unit');
-    return `${found}: ${known}, ${cap === undefined ? units : `${units} at most (${cap})`}.`;
-  }
-  return `${found}: ${known}; more may follow, one unit each, ${cap === undefined ? 'with no cap' : `${countOf(budget!, 'unit')} at most (${cap})`}.`;
+  const cap = estimate.budgetLeft ?? budget;
+  const units = countOf(Math.min(toPay, cap ?? Number.POSITIVE_INFINITY), 'unit');
+  const capText = budget === undefined ? undefined : `${budgetFrom} ${formatCount(budget)}${estimate.budgetLeft === undefined ? '' : `, ${formatCount(estimate.budgetLeft)} left`}`;
+  const spend = capText === undefined ? units : `${units} at most (${capText})${cap! < toPay ? ', the oldest first' : ''}`;
+  return `Verifying ${countOf(estimate.addresses, 'address', 'addresses')}: ${known}, ${spend}.`;
 }

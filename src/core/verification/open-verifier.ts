@@ -1,22 +1,11 @@
 import type { ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseMaxAge } from '../../io/max-age.js';
+import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { newVerificationRun, Verifier, type VerifierSettings } from './verifier.js';
+import { newVerificationRun, Verifier } from './verifier.js';
 import { cacheDirectory, ledgerFileName, VerifyCache } from './cache.js';
-import type { SpendConsent } from './consent.js';
-
-/** Consent asked when the first paid call comes; the job points `suspend` at its spinner once it runs. */
-export interface AskFirst {
-  consent: SpendConsent;
-  suspend: <T>(during: () => Promise<T>) => Promise<T>;
-}
-
-/** An AskFirst for `consent`, if there is one, with no spinner yet. */
-export function askFirst(consent: SpendConsent | undefined): AskFirst | undefined {
-  return consent && { consent, suspend: (during) => during() };
-}
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */
@@ -32,10 +21,6 @@ export interface VerifierOptions {
   countedBefore?: { from_cache: number; unchecked: number } | undefined;
   /** A ledger the caller already opened (verify counts what it holds before paying), read once. */
   ledger?: VerifyCache;
-  /** contacts and pipeline: the consent question, asked at the first paid call with what is known by then. */
-  askFirst?: AskFirst | undefined;
-  /** verify: which addresses the budget goes to. */
-  mayPay?: VerifierSettings['mayPay'];
 }
 
 export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
@@ -49,7 +34,7 @@ export interface VerificationSnapshot {
 export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'verify'>, connection: Connection, options: VerifierOptions): OpenedVerifier {
   const ledger = options.ledger ?? openLedger(ctx, connection, options);
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
-  const resume = options.stateDir !== undefined ? VerifyCache.open(options.stateDir, ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince) : undefined;
+  const resume = options.stateDir !== undefined ? VerifyCache.open(options.stateDir, ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince, options.runId) : undefined;
   const run = newVerificationRun(options.budget);
   // A resumed run has already paid for what its own entries say; they count against the budget.
   if (options.runId !== undefined && resume) run.unitsSpent = resume.countPaidBy(options.runId);
@@ -61,8 +46,6 @@ export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'veri
     concurrency: options.concurrency,
     runId: options.runId,
     reuseCached: options.useCache,
-    beforePaying: options.askFirst && ((): Promise<void> => askNow(options.askFirst!, verifier)),
-    mayPay: options.mayPay,
     signal: ctx.signal,
   });
   return Object.assign(verifier, {
@@ -74,10 +57,14 @@ export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'veri
   });
 }
 
-async function askNow({ consent, suspend }: AskFirst, verifier: Verifier): Promise<void> {
-  // Let the addresses that arrived with this one be looked up first, so the estimate counts them.
-  await new Promise((resolve) => setImmediate(resolve));
-  await suspend(() => consent.confirm({ addresses: verifier.addressesSeen, alreadyPaid: verifier.run.fromCache, complete: false }));
+/**
+ * The client for paid calls. A SIGINT or SIGTERM does not cut a call it has sent: the service may
+ * have charged it, so the run waits for the answer and keeps it (Verifier.settle) before it exits,
+ * and no later run pays for it again. No new paid call starts once the run is stopped (the
+ * verifier checks the run's signal), and a second signal still exits at once.
+ */
+export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<ProspectClient, 'verify'> {
+  return createApiClient({ ...ctx, signal: new AbortController().signal }, connection);
 }
 
 /** The ledger of paid results for this service and key, in the user's cache; one that keeps nothing with --no-cache. */

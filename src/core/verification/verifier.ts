@@ -13,8 +13,9 @@ export interface VerificationOutcome {
 }
 
 export interface VerificationRun {
-  /** Units the run may still spend; Infinity without a budget. */
+  /** Units the run may spend in all; Infinity without a budget. */
   budget: number;
+  /** Units the service charged: answered paid calls (a resumed run starts from its earlier part's). */
   unitsSpent: number;
   fromCache: number;
   unchecked: number;
@@ -38,11 +39,10 @@ export interface VerifierSettings {
   runId?: string | undefined;
   /** False with --no-cache: only this run's own results are reused. */
   reuseCached?: boolean;
-  /** Awaited once before the first paid call (the consent prompt); a rejection stops every paid call. */
-  beforePaying?: () => Promise<void>;
-  /** The caller's choice of which addresses the budget goes to (oldest first); absent: first come. */
-  mayPay?: (key: string) => boolean;
-  /** Aborts a wait on another run's paid call. */
+  /**
+   * The run's stop signal: once aborted no paid call starts, and a wait on another run's paid call
+   * ends. A call already sent is not cut by it (see settle): the service may have charged it.
+   */
   signal?: AbortSignal | undefined;
 }
 
@@ -54,7 +54,12 @@ export interface VerifierSettings {
 export class Verifier {
   private readonly inFlight = new Map<string, Promise<VerificationOutcome>>();
   private readonly slots: Semaphore;
-  private consent: Promise<void> | undefined;
+  /** The addresses the plan pays for (spend-plan.ts: oldest first); undefined: any, while the budget lasts. */
+  private payable: ReadonlySet<string> | undefined;
+  /** Units charged or promised to calls under way: what the budget is checked against, so no overspend. */
+  private reserved: number;
+  /** The paid calls under way, for settle(). */
+  private readonly paying = new Set<Promise<unknown>>();
 
   constructor(
     private readonly client: Pick<ProspectClient, 'verify'>,
@@ -63,11 +68,26 @@ export class Verifier {
     private readonly settings: VerifierSettings,
   ) {
     this.slots = new Semaphore(settings.concurrency);
+    this.reserved = run.unitsSpent;
   }
 
-  /** Distinct addresses asked for so far (for the consent prompt's estimate). */
-  get addressesSeen(): number {
-    return this.inFlight.size;
+  /**
+   * Waits for the paid calls already under way, so that each answer the service charged for is kept
+   * (in the ledger, and the run's state) before a stopped run exits: a resume, or any later run,
+   * then finds it instead of paying for it again, even from a service that ignores Idempotency-Key.
+   */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.paying]);
+  }
+
+  /** Pays only for these addresses from now on (the plan's, oldest first); any other is left unchecked. */
+  payOnly(keys: ReadonlySet<string>): void {
+    this.payable = keys;
+  }
+
+  /** Whether a result for the address is at hand, so verifying it costs nothing. */
+  isKnown(key: string): boolean {
+    return this.known(key) !== undefined;
   }
 
   verify(key: string, email: string): Promise<VerificationOutcome> {
@@ -101,37 +121,51 @@ export class Verifier {
     const known = this.fromKnown(key);
     if (known) return known;
     // The budget is reserved before the call, so concurrent calls can never overspend it.
-    if (this.run.unitsSpent >= this.run.budget || this.settings.mayPay?.(key) === false) {
+    if (this.reserved >= this.run.budget || this.payable?.has(key) === false) {
       this.run.unchecked += 1;
       return { verification: NOT_CHECKED, verified_at: null, from: 'budget' };
     }
-    this.run.unitsSpent += 1;
+    this.reserved += 1;
     try {
-      await (this.consent ??= this.settings.beforePaying?.() ?? Promise.resolve());
+      const release = await this.stores.ledger.claim(key, this.settings.signal);
+      try {
+        // Another run may have paid for it while this one waited for its turn.
+        this.stores.ledger.refresh();
+        const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
+        if (paidMeanwhile) {
+          this.reserved -= 1;
+          this.run.fromCache += 1;
+          this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
+          return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
+        }
+        return await this.tracked(this.pay(key, email));
+      } finally {
+        await release();
+      }
     } catch (error) {
-      this.run.unitsSpent -= 1;
+      // No answer was kept for this address: its reservation goes back.
+      this.reserved -= 1;
       throw error;
     }
-    const release = await this.stores.ledger.claim(key, this.settings.signal);
+  }
+
+  private async tracked<T>(call: Promise<T>): Promise<T> {
+    this.paying.add(call);
     try {
-      // Another run may have paid for it while this one waited for its turn.
-      this.stores.ledger.refresh();
-      const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
-      if (paidMeanwhile) {
-        this.run.unitsSpent -= 1;
-        this.run.fromCache += 1;
-        this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
-        return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
-      }
-      return await this.pay(key, email);
+      return await call;
     } finally {
-      await release();
+      this.paying.delete(call);
     }
   }
 
   private async pay(key: string, email: string): Promise<VerificationOutcome> {
     const { runId } = this.settings;
-    const result = await this.slots.run(() => this.client.verify(email, runId ? { idempotencyKey: `${runId}:${key}` } : undefined));
+    const result = await this.slots.run(() => {
+      // Stopped while this call waited for its turn: it is not sent.
+      this.settings.signal?.throwIfAborted();
+      return this.client.verify(email, runId ? { idempotencyKey: `${runId}:${key}` } : undefined);
+    });
+    this.run.unitsSpent += 1;
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
     this.stores.resume?.put(key, { ...paid, run: runId });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../exit-codes.js';
 import { trackTempFile, untrackTempFile } from '../temp-files.js';
+import { decodeStream } from './decode.js';
 import type { InputFormat } from './model.js';
 
 export interface InputSource {
@@ -45,7 +46,7 @@ export function openInputStream(source: InputSource): InputStream | null {
   const stdin = source.stdin;
   // A terminal on stdin means nobody piped anything: waiting for typed input would look like a hang.
   if (stdin === undefined || (source.file === undefined && isTerminal(stdin))) return null;
-  return { origin: 'standard input', open: () => decodedChunks(stdin), reopenable: false };
+  return { origin: 'standard input', open: () => decodeStream(stdin, 'standard input'), reopenable: false };
 }
 
 /**
@@ -66,8 +67,9 @@ export async function spoolToFile(input: InputStream, stdin: NodeJS.ReadableStre
 
 async function* fileChunks(path: string, origin = path): AsyncGenerator<string> {
   try {
-    yield* decodedChunks(createReadStream(path));
+    yield* decodeStream(createReadStream(path), origin);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${origin}: ${fileErrorReason(error)}`);
   }
 }
@@ -78,31 +80,6 @@ async function* oneChunk(text: string): AsyncGenerator<string> {
 
 function isTerminal(stream: NodeJS.ReadableStream): boolean {
   return 'isTTY' in stream && stream.isTTY === true;
-}
-
-/**
- * A piece of input decoded at once, in bytes. A 64 KB read holding one accented letter decodes to a
- * string of two bytes a character: 128 KB, which V8 keeps in its large-object space until a full
- * collection. A piece of 32 KB stays in the young generation, where it dies cheaply: reading 1 GB of
- * NDJSON from a pipe peaked 12 MB higher with whole reads.
- */
-const DECODED_PIECE_BYTES = 32 * 1024;
-
-/** UTF-8 decoded across chunk boundaries, so a multi-byte character split in two stays whole. */
-async function* decodedChunks(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  for await (const chunk of stream) {
-    if (typeof chunk === 'string') {
-      if (chunk !== '') yield chunk;
-      continue;
-    }
-    for (let start = 0; start < chunk.length; start += DECODED_PIECE_BYTES) {
-      const text = decoder.decode(chunk.subarray(start, start + DECODED_PIECE_BYTES), { stream: true });
-      if (text !== '') yield text;
-    }
-  }
-  const rest = decoder.decode();
-  if (rest !== '') yield rest;
 }
 
 function fileErrorReason(error: unknown): string {

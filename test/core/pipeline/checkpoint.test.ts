@@ -32,6 +32,7 @@ const FIRST_PAGE_NOT_YET_DONE = {
   meta: null,
   output_bytes: 0,
   keys_bytes: 0,
+  spooled: false,
   rows_written: 0,
   pages_done: 0,
   counters: {},
@@ -72,6 +73,12 @@ describe('reading a checkpoint back', () => {
     };
     const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(written)));
     expect(JSON.stringify(checkpoint)).toBe(JSON.stringify(written));
+  });
+
+  it('reads a checkpoint written before spooled rows as one whose rows are in current/output', async () => {
+    const { spooled: _spooled, ...older } = FIRST_PAGE_NOT_YET_DONE;
+    expect((await readCheckpoint(await stateWith(JSON.stringify(older))))?.spooled).toBe(false);
+    expect((await readCheckpoint(await stateWith(JSON.stringify({ ...older, spooled: true }))))?.spooled).toBe(true);
   });
 
   it('reads the one cursor of a checkpoint written before any-of filters as its one query\'s position', async () => {

@@ -56,14 +56,14 @@ describe('the ledger of paid results', () => {
 });
 
 describe('the spend question', () => {
-  it('says the estimate with correct plurals', () => {
-    expect(spendQuestion({ addresses: 349, alreadyPaid: 100, complete: true }, 200, '--verify-budget')).toBe(
-      'Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200).',
+  it('says the exact count with correct plurals, the cap, and who gets a short cap', () => {
+    expect(spendQuestion({ addresses: 349, alreadyPaid: 100 }, 200, '--verify-budget')).toBe(
+      'Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200), the oldest first.',
     );
-    expect(spendQuestion({ addresses: 2, alreadyPaid: 1, complete: true }, undefined, undefined)).toBe('Verifying 2 addresses: 1 already paid for, 1 to pay for, 1 unit.');
-    expect(spendQuestion({ addresses: 1, alreadyPaid: 0, complete: false }, 1, 'config verify-budget')).toBe(
-      'Found 1 address to verify so far: 0 already paid for, 1 to pay for; more may follow, one unit each, 1 unit at most (config verify-budget 1).',
+    expect(spendQuestion({ addresses: 349, alreadyPaid: 100 }, 300, '--verify-budget')).toBe('Verifying 349 addresses: 100 already paid for, 249 to pay for, 249 units at most (--verify-budget 300).');
+    expect(spendQuestion({ addresses: 2, alreadyPaid: 1 }, undefined, undefined)).toBe('Verifying 2 addresses: 1 already paid for, 1 to pay for, 1 unit.');
+    expect(spendQuestion({ addresses: 12_400, alreadyPaid: 0, budgetLeft: 1 }, 5, 'config verify-budget')).toBe(
+      'Verifying 12,400 addresses: 0 already paid for, 12,400 to pay for, 1 unit at most (config verify-budget 5, 1 left), the oldest first.',
     );
-    expect(spendQuestion({ addresses: 12_400, alreadyPaid: 0, complete: false }, undefined, undefined)).toContain('Found 12,400 addresses to verify so far');
   });
 });
