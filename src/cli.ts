@@ -13,7 +13,7 @@ import { registerHelpCommand, rootHelpText } from './commands/help.js';
 import { configureHelpAndErrors, defineCommand } from './commands/command-tree.js';
 import { RETRY_DEFAULTS } from './api/retry.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
-import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions } from './runtime/context.js';
+import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions, type RunContext } from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 import { packageVersion } from './package.js';
 
@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       exitCode = await body(ctx);
     } catch (error) {
       exitCode = reportFailure(error, ctx.reporter, controller.signal);
-      await recordFailure(argv, { startedAt, exitCode, error });
+      await recordFailure(argv, { startedAt, exitCode, error, ctx });
     } finally {
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
     }
@@ -88,7 +88,7 @@ function buildProgram(run: CommandRunner): Command {
 const asksForSummary = (argv: string[]) => argv.some((word) => word === '--summary' || word.startsWith('--summary='));
 
 /** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/jobs/runner.ts). */
-async function recordFailure(argv: string[], run: { startedAt: number; exitCode: number; error: unknown }): Promise<void> {
+async function recordFailure(argv: string[], run: { startedAt: number; exitCode: number; error: unknown; ctx?: RunContext }): Promise<void> {
   if (!asksForSummary(argv)) return;
   const { writeEarlySummary } = await import('./core/jobs/runner.js');
   await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });

@@ -88,7 +88,7 @@ describe('-o and --summary to what is not a regular file', () => {
     const dir = await scratchDir();
     const fifo = join(dir, 'leads');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const args = ['pipeline', '-t', 'Shopify', '--max', '5', '--seniority', 'cxo'];
+    const args = ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '20'];
     const plain = await runCli(args, { url: sandbox.url, apiKey: KEY, cwd: dir });
     expect(plain.code).toBe(0);
     const received = readAll(fifo);
@@ -190,7 +190,7 @@ describe('the mode of what the person asked for: 0666 less the umask, with or wi
     const dir = await scratchDir();
     const expected = 0o666 & ~Number.parseInt(umask, 8);
     const run = await runShell(
-      `umask ${umask}; eval "$PROSPECT ${COMPANIES.join(' ')} -o plain.csv --summary plain.json" && eval "$PROSPECT pipeline -t Shopify --max 3 --seniority cxo --state state -o leads.csv"`,
+      `umask ${umask}; eval "$PROSPECT ${COMPANIES.join(' ')} -o plain.csv --summary plain.json" && eval "$PROSPECT pipeline -t Shopify --country us --max 20 --state state -o leads.csv"`,
       { url: sandbox.url, apiKey: KEY, cwd: dir },
     );
     expect(run.code).toBe(0);

@@ -86,16 +86,16 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
 }
 
 /**
- * The errors whose run has had its --summary written by runJob, with the job's counts. A run that
- * fails before its job starts (a bad flag, a missing input or folder, the lock) gets the short record
- * of writeEarlySummary instead, so no failure leaves the previous run's `"exit_code": 0` in place.
+ * The runs whose --summary runJob wrote, with the job's counts. A run that fails before its job
+ * starts (a bad flag, a missing input or folder, the lock) gets the short record of
+ * writeEarlySummary instead, so no failure leaves the previous run's `"exit_code": 0` in place.
  */
-const summarized = new WeakSet<object>();
+const summarized = new WeakSet<RunContext>();
 
 async function writeSummary(ctx: RunContext, job: Job, exitCode: number, error?: unknown, extra: Record<string, unknown> = {}): Promise<void> {
   if (job.summary?.path === undefined) return;
   await writeNamedFile(job.summary.path, summaryText({ ...job.summary.record(), ...extra }, job.startedAt, exitCode, error), ctx.stdout);
-  if (typeof error === 'object' && error !== null) summarized.add(error);
+  summarized.add(ctx);
 }
 
 /** The record, with how the run ended; a run that matched nobody (exit 3) says why, whichever command it was. */
@@ -131,8 +131,11 @@ export function requestedSummary(args: readonly string[]): { command: RowCommand
  * refused a flag): the record with nothing counted, its exit code and the error. Best effort: a
  * summary that cannot be written (its folder is the missing one) must not hide the first error.
  */
-export async function writeEarlySummary(args: readonly string[], run: { startedAt: number; exitCode: number; error: unknown; stdout: Writable }): Promise<void> {
-  if (typeof run.error === 'object' && run.error !== null && summarized.has(run.error)) return;
+export async function writeEarlySummary(
+  args: readonly string[],
+  run: { startedAt: number; exitCode: number; error: unknown; stdout: Writable; ctx?: RunContext },
+): Promise<void> {
+  if (run.ctx !== undefined && summarized.has(run.ctx)) return;
   const requested = requestedSummary(args);
   if (requested === undefined) return;
   const record = runRecord({ command: requested.command, parameters: {}, startedAt: run.startedAt, output: undefined, rows: 0 });
