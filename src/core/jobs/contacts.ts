@@ -10,7 +10,7 @@ import { reportCutDomains } from '../caveats.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
-import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
+import { fetchContactsInOrder, newFanoutStats } from '../contacts-fanout.js';
 import { streamEntriesInput } from '../entries-input.js';
 import { entriesOptions, keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
 import { emptyContactRow } from '../keep-empty.js';
@@ -93,7 +93,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const verifier = asking ? openVerifier(ctx, client, connection, { useCache: options.cache, cacheFreshSince, budget: verifyBudget, concurrency: settings.concurrency, askFirst: asking }) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas });
-  const fanout: FanoutStats = { calls: 0, splits: 0 };
+  const fanout = newFanoutStats();
 
   const inputCounts = () => ({ ...summary.domains, valid: counts.accepted, invalid: counts.invalidCount, duplicates: counts.duplicates });
 

@@ -28,7 +28,7 @@ import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import { parseContactFlags, type ContactSettings } from '../contact-options.js';
 import type { ContactRow } from '../contact-rows.js';
 import { contactRowsFor } from '../domain-rows.js';
-import { fetchContactsInOrder, MAX_DOMAINS_PER_CALL } from '../contacts-fanout.js';
+import { fetchContactsInOrder, MAX_DOMAINS_PER_CALL, newFanoutStats } from '../contacts-fanout.js';
 import { ExportsLedger } from '../pipeline/exports-ledger.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { StateDirectory } from '../pipeline/state-directory.js';
@@ -245,7 +245,7 @@ async function sampleContacts(
   // Calls are sized per stratum by its contacts per company (the service's count), so the large
   // companies' calls do not come back full and get split, nor the small ones' go out nearly empty.
   const calls = strataSamples.flatMap((picked) => chunked(picked.domains, domainsPerCall(picked.stratum)).map((domains) => ({ picked, domains })));
-  const stats = { calls: 0, splits: 0 };
+  const stats = newFanoutStats();
   await Promise.all(
     calls.map(({ picked, domains }) =>
       slots.run(async () => {
