@@ -2,6 +2,7 @@ import { SENIORITIES, type Contact, type ContactsMeta, type ProspectClient, type
 import { SeniorityOrder } from './contact-proofs.js';
 import { ContactSizing, MAX_DOMAINS_PER_CALL } from './contact-sizing.js';
 import { mapInOrder, Semaphore } from './ordered-pool.js';
+import { countOf } from '../ui/format-count.js';
 
 export { MAX_DOMAINS_PER_CALL };
 /** The service's largest `limit` (spec §4.2). */
@@ -58,6 +59,11 @@ export interface FanoutStats {
 
 export function newFanoutStats(): FanoutStats {
   return { calls: 0, rows: 0 };
+}
+
+/** "21 calls (20,912 contacts received)": what the run cost, next to what it wrote. */
+export function callsText(stats: FanoutStats): string {
+  return `${countOf(stats.calls, 'call')} (${countOf(stats.rows, 'contact')} received)`;
 }
 
 /**
