@@ -1,4 +1,4 @@
-import type { Contact, Seniority } from '../api/index.js';
+import { SENIORITIES, type Contact, type Seniority } from '../api/index.js';
 
 export const MAX_DOMAINS_PER_CALL = 100;
 
@@ -9,6 +9,7 @@ export const MAX_DOMAINS_PER_CALL = 100;
  * Chosen on the bench's sets (BENCHMARKS.md section 3).
  */
 const FILL = 0.9;
+const SENIORITY_COUNT = SENIORITIES.length;
 /** Domains answered whole at a seniority before its mean per domain is trusted. */
 const LEARNED_AFTER = 20;
 
@@ -23,7 +24,11 @@ export class ContactSizing {
   /** Per seniority, the most contacts per domain a cut answer proved at least (its rows of the seniority it was cut in). */
   private readonly atLeast = new Map<Seniority, number>();
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** Contacts per domain known beforehand (the service's count of the set), used until learned. */
+    private readonly prior?: number,
+  ) {}
 
   /** `domains` answered whole at `seniorities`: `rows` are all their contacts there. */
   learn(domains: number, seniorities: readonly Seniority[], rows: readonly Contact[]): void {
@@ -62,7 +67,7 @@ export class ContactSizing {
   private guessPerDomain(seniorities: readonly Seniority[]): number | undefined {
     const known = seniorities.map((seniority) => this.mean(seniority));
     const largest = Math.max(0, ...known.filter((mean) => mean !== undefined), ...this.atLeast.values());
-    if (largest === 0 && known.every((mean) => mean === undefined)) return undefined;
+    if (largest === 0 && known.every((mean) => mean === undefined)) return this.prior === undefined ? undefined : (this.prior * seniorities.length) / SENIORITY_COUNT;
     return seniorities.reduce((sum, seniority, index) => sum + (known[index] ?? Math.max(largest, this.atLeast.get(seniority) ?? 0)), 0);
   }
 

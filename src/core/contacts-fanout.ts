@@ -28,6 +28,8 @@ export interface FanoutOptions {
    * to end. Without it a batch waits for its last item, as the pipeline's pages always have it.
    */
   flushAfterMs?: number;
+  /** Contacts per domain known beforehand (the service's count of the set): sizes the first calls. */
+  contactsPerDomain?: number;
 }
 
 export interface DomainContacts<Item> {
@@ -86,7 +88,7 @@ export async function* fetchContactsInOrder<Item>(
   stats: FanoutStats = newFanoutStats(),
 ): AsyncGenerator<DomainContacts<Item>> {
   const slots = new Semaphore(options.concurrency);
-  const sizing = new ContactSizing(options.limit);
+  const sizing = new ContactSizing(options.limit, options.contactsPerDomain);
   const order = new SeniorityOrder();
   /** The seniorities asked for, most senior first. */
   const wanted = SENIORITIES.filter((seniority) => options.seniority?.includes(seniority) ?? true);
