@@ -3,12 +3,17 @@ import { SENIORITIES, type Contact, type Seniority } from '../api/index.js';
 export const MAX_DOMAINS_PER_CALL = 100;
 
 /**
- * A call is sized to be answered whole: filled to this share of its limit by the contacts learned so
- * far. Below 1 because contacts per domain are heavy-tailed, so a call sized to the mean often holds
- * more; a call that does come back full still keeps what its order proves (contact-proofs.ts).
- * Chosen on the bench's sets (BENCHMARKS.md section 3).
+ * Calls that ask again for what a full answer left are sized to be answered whole: filled to this
+ * share of the limit at the contacts expected. Below 1 because contacts per domain are heavy-tailed,
+ * so a call sized to the mean often holds more. Chosen on the bench's sets (BENCHMARKS.md section 3).
  */
-const FILL = 0.9;
+const FILL = 0.8;
+/**
+ * A batch of new domains is sized to twice the limit at the mean: most come back full, and keep what
+ * the order proves (contact-proofs.ts), which tells the calls that follow how large each domain is; a
+ * batch sized to fit would mostly come back far from full, and cost more calls.
+ */
+const FIRST_FILL = 2;
 const SENIORITY_COUNT = SENIORITIES.length;
 /** Domains answered whole at a seniority before its mean per domain is trusted. */
 const LEARNED_AFTER = 20;
@@ -71,11 +76,11 @@ export class ContactSizing {
     return seniorities.reduce((sum, seniority, index) => sum + (known[index] ?? Math.max(largest, this.atLeast.get(seniority) ?? 0)), 0);
   }
 
-  /** Domains of a new batch: as many as fill FILL of the limit at the mean, at most 100. */
+  /** Domains of a new batch: as many as fill FIRST_FILL of the limit at the mean, at most 100. */
   batchSize(seniorities: readonly Seniority[]): number {
     const perDomain = this.guessPerDomain(seniorities);
     if (perDomain === undefined || perDomain === 0) return MAX_DOMAINS_PER_CALL;
-    return clamp(Math.floor((FILL * this.limit) / perDomain), 1, MAX_DOMAINS_PER_CALL);
+    return clamp(Math.floor((FIRST_FILL * this.limit) / perDomain), 1, MAX_DOMAINS_PER_CALL);
   }
 
   /**
