@@ -230,26 +230,31 @@ async function sampleContacts(
   const sample: Sample = { strata: strataSamples, calls: 0, callMs: [] };
   // A call that comes back full was cut after its least senior contacts, which would skew the
   // seniority shares: the fan-out splits such calls and asks again, as a real run does.
+  // The strata's fan-outs share --concurrency: at most that many calls in flight in all.
   const timed: Pick<ProspectClient, 'contacts'> = {
-    async contacts(query) {
-      const started = performance.now();
-      try {
-        return await client.contacts(query);
-      } finally {
-        sample.callMs.push(performance.now() - started);
-      }
-    },
+    contacts: (query) =>
+      slots.run(async () => {
+        const started = performance.now();
+        try {
+          return await client.contacts(query);
+        } finally {
+          sample.callMs.push(performance.now() - started);
+        }
+      }),
   };
-  // One fan-out over every stratum's sample, its first calls sized by the contacts per company the
-  // service counted; a call that comes back full keeps what it proves, as in a real run.
-  const picked = strataSamples.flatMap((stratumSample) => stratumSample.domains.map((domain) => ({ domain, stratumSample })));
-  const counted = strataSamples.reduce((sum, { stratum, domains }) => sum + (stratum.contacts === undefined || stratum.companies === 0 ? 0 : (domains.length * stratum.contacts) / stratum.companies), 0);
-  const contactsPerDomain = picked.length > 0 && strataSamples.every(({ stratum }) => stratum.contacts !== undefined) ? counted / picked.length : undefined;
+  // A fan-out per stratum, its first calls sized by the contacts per company the service counted
+  // there; a call that comes back full keeps what it proves, as in a real run.
   const stats = newFanoutStats();
-  const options = { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, contactsPerDomain };
-  for await (const found of fetchContactsInOrder(timed, picked, (item) => item.domain, options, stats)) {
-    await tallyDomain(found.item.stratumSample.tally, suppression.keepContacts(found.contacts), found.source, settings, now, keepNew, paidBefore);
-  }
+  await Promise.all(
+    strataSamples.map(async (picked) => {
+      const { stratum } = picked;
+      const contactsPerDomain = stratum.contacts === undefined || stratum.companies === 0 ? undefined : stratum.contacts / stratum.companies;
+      const options = { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, contactsPerDomain };
+      for await (const found of fetchContactsInOrder(timed, picked.domains, (domain) => domain, options, stats)) {
+        await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, keepNew, paidBefore);
+      }
+    }),
+  );
   sample.calls = stats.calls;
   return sample;
 }
