@@ -182,7 +182,7 @@ export function callsSection(c, { int, spread, x, ms }) {
   lines.push('');
   lines.push('How (src/core/contacts-fanout.ts): every call asks for the most the service sends (`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every contact of the seniorities above its last row\'s (the service sends the most senior first), so those are kept and only the rest is asked again; a full answer that completes no seniority is asked again in halves. New batches are sized at twice the limit at the contacts per domain learned so far (most come back full, and what they prove sizes the calls that follow); the rest at 0.8 of the limit (src/core/contact-sizing.ts). The order is checked on every answer: a service that breaks it gets the old split, nothing kept from a full answer (src/core/contact-proofs.ts, test/core/contacts-fanout.order.test.ts).');
   lines.push('');
-  lines.push('Why the domain-bound set misses: `-t WordPress --max 2000` has 2,000 domains and 18,976 contacts, so its floor (20) is its domains; 90% of its domains have no contact and a few hold most of them (one has 4,900). Every call must carry 100 domains to reach the floor, and a 100-domain call holds more than 1,000 contacts whenever one of the large domains is in it; what is left of such a call is again close to 100 domains (a domain without a contact in the seniorities already proven may still have some in the others), so it cannot share a call with what is left of another. Each of those batches costs two calls or more where the floor counts one.');
+  lines.push('Why the domain-bound set misses: `-t WordPress --max 2000` has 2,000 domains and 18,976 contacts, so its floor (20) is its domains; 90% of its domains have no contact and a few hold most of them (one has 4,900). Every call must carry 100 domains to reach the floor, and a 100-domain call holds more than 1,000 contacts whenever one of the large domains is in it; what is left of such a call is again close to 100 domains (a domain without a contact in the seniorities already proven may still have some in the others), so it cannot share a call with what is left of another. Each of those batches costs two calls or more where the floor counts one. The 20,000-company pipeline mixes both kinds of batch, and misses for the same reason.');
   lines.push('');
   lines.push('### Under a rate limit and against latency');
   lines.push('');
@@ -192,7 +192,7 @@ export function callsSection(c, { int, spread, x, ms }) {
   lines.push('|---|---|---|---|---|');
   for (const t of c.timed) lines.push(`| \`${t.service}\` | ${spread(t.calls, int)} | ${spread(t.wall, ms)} | ${int(t.floorCalls)}: ${spread(t.floorWall, ms)} | ${spread(t.ratio, x)} |`);
   lines.push('');
-  lines.push('The pacing under a rate limit (waiting out `Retry-After` for every worker) is issue 27\'s shared limiter; this section measures what fewer calls buy with it.');
+  lines.push('Under `--rate-limit` the calls counted include the requests answered 429: prospect retries them after a backoff, each of its 4 workers on its own, so it keeps running into the limit; the floor\'s loop waits out `Retry-After`. Pacing every worker by one shared limiter is issue 27\'s; this section measures what fewer calls buy with it. Against `--latency`, part of the gap is the start-up and the calls that follow a full answer, which wait for it.');
   lines.push('');
   return lines;
 }
