@@ -142,9 +142,10 @@ export function prospectEnv(url) {
 // Sandbox
 
 /** `prospect sandbox` in a child process of its own (its CPU is not the measured process's). */
-export async function startSandbox({ companies, seed = 1, latencyMs, timeoutMs = 180_000 }) {
+export async function startSandbox({ companies, seed = 1, latencyMs, rateLimit, timeoutMs = 180_000 }) {
   const args = [BIN, 'sandbox', '--port', '0', '--companies', String(companies), '--seed', String(seed)];
   if (latencyMs) args.push('--latency', String(latencyMs));
+  if (rateLimit) args.push('--rate-limit', String(rateLimit));
   const started = Date.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -170,8 +171,12 @@ export async function startSandbox({ companies, seed = 1, latencyMs, timeoutMs =
     url,
     startupMs: Date.now() - started,
     async stats() {
+      return (await this.fullStats()).requests;
+    },
+    /** The whole of /_sandbox/stats: requests, rows built, units, faults. */
+    async fullStats() {
       const response = await fetch(`${url}/_sandbox/stats`);
-      return (await response.json()).requests;
+      return response.json();
     },
     async get(path) {
       const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });

@@ -27,7 +27,7 @@ export function addPresetOption(command: Command): Command {
 export function addContactOptions(command: Command): Command {
   return command
     .option('-s, --seniority <list>', 'only these seniorities: cxo, vp, director, manager, staff (comma-separated)')
-    .option('--limit <n>', 'contacts per service call, 1 to 1000 (calls that fill it are split)', integerInRange('--limit', 1, 1000), 200)
+    .option('--limit <n>', 'contacts a call asks for at most, 1 to 1000 (the most the service sends); nothing is cut at any value, a lower one only costs calls', integerInRange('--limit', 1, 1000), 1000)
     .option('--per-company <n>', 'keep the N most useful contacts of each company: most senior, then fresh, then most recently confirmed', positiveInteger('--per-company'))
     .option('--max-age <age>', 'an address last seen longer ago is stale: 90d, 6m, 1y or a date', '90d')
     .option('--stale <policy>', 'what to do with stale addresses: keep, drop or verify', 'keep')

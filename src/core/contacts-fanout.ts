@@ -1,7 +1,10 @@
 import { SENIORITIES, type Contact, type ContactsMeta, type ProspectClient, type Seniority } from '../api/index.js';
+import { SeniorityOrder } from './contact-proofs.js';
+import { ContactSizing, MAX_DOMAINS_PER_CALL } from './contact-sizing.js';
 import { mapInOrder, Semaphore } from './ordered-pool.js';
+import { countOf } from '../ui/format-count.js';
 
-export const MAX_DOMAINS_PER_CALL = 100;
+export { MAX_DOMAINS_PER_CALL };
 /** The service's largest `limit` (spec §4.2). */
 export const MAX_CONTACTS_PER_CALL = 1000;
 
@@ -13,11 +16,10 @@ export interface FanoutOptions {
   concurrency: number;
   /**
    * Batches started ahead of the oldest unfinished one (default: 2 per call in flight). Results
-   * come out in input order, so a batch whose call came back full and had to be split holds up the
-   * ones behind it; `prospect contacts` looks further ahead to keep its calls busy (bench/: 1.46
-   * times the latency-bound limit at --concurrency 8 with 2 per call, 1.15 times with 8). The
-   * pipeline keeps the default: it checkpoints a company page once its contacts are written, and
-   * reading further ahead would commit its first page later.
+   * come out in input order, so a batch that needs several calls holds up the ones behind it;
+   * `prospect contacts` looks further ahead to keep its calls busy. The pipeline keeps the default:
+   * it checkpoints a company page once its contacts are written, and reading further ahead would
+   * commit its first page later.
    */
   batchesAhead?: number;
   /**
@@ -26,6 +28,8 @@ export interface FanoutOptions {
    * to end. Without it a batch waits for its last item, as the pipeline's pages always have it.
    */
   flushAfterMs?: number;
+  /** Contacts per domain known beforehand (the service's count of the set): sizes the first calls. */
+  contactsPerDomain?: number;
 }
 
 export interface DomainContacts<Item> {
@@ -49,74 +53,118 @@ interface Resolved {
   source: Source;
 }
 
+/** What the fan-out cost: calls made and contact rows received (kept or not), for the run's record. */
 export interface FanoutStats {
   calls: number;
-  splits: number;
+  rows: number;
+}
+
+export function newFanoutStats(): FanoutStats {
+  return { calls: 0, rows: 0 };
+}
+
+/** "21 calls (20,912 contacts received)": what the run cost, next to what it wrote. */
+export function callsText(stats: FanoutStats): string {
+  return `${countOf(stats.calls, 'call')} (${countOf(stats.rows, 'contact')} received)`;
 }
 
 /**
  * Asks the contacts endpoint for every item's domain, at most 100 domains a call and `concurrency`
  * calls at once, and yields each item with its contacts in input order (the service's order within
- * a domain). Nothing is dropped at any `limit`: a call that comes back full may have been cut, so it
- * is split and asked again; a domain that alone fills the limit is asked again at the service's
- * largest limit, and if it fills that too, once per seniority. Only a domain that fills the largest
- * limit at a single seniority is cut (reported as truncated).
+ * a domain, seniority by seniority). Nothing is dropped at any `limit`. A call that comes back full
+ * may have been cut, but the service sends the most senior first (spec §4.2), so it holds every
+ * contact of the seniorities above its last row's: those are kept and only the rest is asked again,
+ * split by what the kept rows say of the domains' sizes. A full answer that completes no seniority
+ * is asked again in halves; a domain that alone fills the service's largest limit at one seniority
+ * is cut there (reported as truncated). A service whose answers break that order gets the safe
+ * split: nothing kept from a full answer, halves until answers are whole, and a domain that fills
+ * the largest limit alone asked once per seniority.
  */
 export async function* fetchContactsInOrder<Item>(
   client: Pick<ProspectClient, 'contacts'>,
   items: AsyncIterable<Item> | Iterable<Item>,
   domainOf: (item: Item) => string,
   options: FanoutOptions,
-  stats: FanoutStats = { calls: 0, splits: 0 },
+  stats: FanoutStats = newFanoutStats(),
 ): AsyncGenerator<DomainContacts<Item>> {
   const slots = new Semaphore(options.concurrency);
-  const sizing = new BatchSizing(options.limit);
-  const ask = (domains: string[], limit: number, seniority: Seniority[] | undefined) =>
-    slots.run(() => {
+  const sizing = new ContactSizing(options.limit, options.contactsPerDomain);
+  const order = new SeniorityOrder();
+  /** The seniorities asked for, most senior first. */
+  const wanted = SENIORITIES.filter((seniority) => options.seniority?.includes(seniority) ?? true);
+  const ask = async (domains: string[], limit: number, seniorities: readonly Seniority[]) => {
+    // The first call for a domain goes out as the user asked (no filter, or theirs); later ones name what is left.
+    const seniority = seniorities.length === wanted.length ? options.seniority : [...seniorities];
+    const answer = await slots.run(() => {
       stats.calls += 1;
       return client.contacts({ domains, limit, seniority });
     });
-
-  /** One domain whose call came back full at `filled.limit`: asked with more room until it is whole. */
-  const resolveAlone = async (domain: string, filled: { limit: number; contacts: Contact[]; source: Source }): Promise<Resolved> => {
-    if (filled.limit < MAX_CONTACTS_PER_CALL) {
-      const { data, meta } = await ask([domain], MAX_CONTACTS_PER_CALL, options.seniority);
-      const contacts = groupByDomain([domain], data).get(domain) ?? [];
-      if (data.length < MAX_CONTACTS_PER_CALL) return { contacts, truncated: false, source: meta?.source };
-      filled = { limit: MAX_CONTACTS_PER_CALL, contacts, source: meta?.source };
-    }
-    const seniorities = SENIORITIES.filter((seniority) => options.seniority?.includes(seniority) ?? true);
-    if (seniorities.length <= 1) return { contacts: filled.contacts, truncated: true, source: filled.source };
-    // The service sends the most senior first, so one call per seniority, in that order, is the same list.
-    const answers = await Promise.all(seniorities.map((seniority) => ask([domain], MAX_CONTACTS_PER_CALL, [seniority])));
-    return {
-      contacts: answers.flatMap(({ data }) => groupByDomain([domain], data).get(domain) ?? []),
-      truncated: answers.some(({ data }) => data.length >= MAX_CONTACTS_PER_CALL),
-      source: answers[0]?.meta?.source ?? filled.source,
-    };
+    stats.rows += answer.data.length;
+    order.check(answer.data, seniorities);
+    firstAnswer();
+    return answer;
   };
 
-  const resolveDomains = async (domains: string[]): Promise<Map<string, Resolved>> => {
-    const { data, meta } = await ask(domains, options.limit, options.seniority);
-    const grouped = groupByDomain(domains, data);
+  const resolveDomains = async (domains: string[], seniorities: readonly Seniority[]): Promise<Map<string, Resolved>> => {
+    // A domain alone is asked with the largest limit: if it fills that at one seniority, it is cut there.
+    const limit = domains.length === 1 ? MAX_CONTACTS_PER_CALL : options.limit;
+    const { data, meta } = await ask(domains, limit, seniorities);
     const source = meta?.source;
-    if (data.length < options.limit) {
-      sizing.learn(domains.length, data.length);
-      return new Map(domains.map((domain) => [domain, { contacts: grouped.get(domain) ?? [], truncated: false, source }]));
+    const grouped = groupByDomain(domains, data);
+    if (data.length < limit) {
+      sizing.learn(domains.length, seniorities, data);
+      return resolvedAs(grouped, false, source);
     }
+    const proven = order.provenBy(data, seniorities);
+    if (proven === undefined) return splitSafely(domains, seniorities, grouped, source);
+    const cutIn = seniorities[proven.length]!;
+    sizing.learnCut(domains.length, cutIn, data.filter((row) => row.seniority === cutIn).length);
+    if (proven.length > 0) {
+      const kept = data.filter((row) => proven.includes(row.seniority!));
+      sizing.learn(domains.length, proven, kept);
+      const rest = seniorities.slice(proven.length);
+      const parts = sizing.partsFor(domains.length, rest, proven, kept.length, 1);
+      return withRest(resolvedAs(groupByDomain(domains, kept), false, source), await resolveParts(splitByWeight(domains, groupByDomain(domains, kept), parts), rest));
+    }
+    // The most senior seniority asked fills the call alone.
     if (domains.length === 1) {
-      const domain = domains[0]!;
-      return new Map([[domain, await resolveAlone(domain, { limit: options.limit, contacts: grouped.get(domain) ?? [], source })]]);
+      const cut = resolvedAs(grouped, true, source);
+      return seniorities.length === 1 ? cut : withRest(cut, await resolveDomains(domains, seniorities.slice(1)));
     }
-    stats.splits += 1;
-    const parts = await Promise.all(splitInto(domains, sizing.partsFor(domains.length)).map(resolveDomains));
-    return new Map(parts.flatMap((part) => [...part]));
+    return resolveParts(splitByWeight(domains, grouped, sizing.partsFor(domains.length, seniorities, [], 0, 2)), seniorities);
   };
 
-  const batches = batchItems(items, domainOf, () => sizing.batchSize(), options.flushAfterMs);
+  const resolveParts = async (parts: string[][], seniorities: readonly Seniority[]): Promise<Map<string, Resolved>> => {
+    const answers = await Promise.all(parts.map((part) => resolveDomains(part, seniorities)));
+    return new Map(answers.flatMap((answer) => [...answer]));
+  };
+
+  /** A full answer from a service that does not keep the order: nothing of it is kept. */
+  const splitSafely = async (domains: string[], seniorities: readonly Seniority[], grouped: Map<string, Contact[]>, source: Source): Promise<Map<string, Resolved>> => {
+    if (domains.length > 1) return resolveParts(splitByWeight(domains, grouped, 2), seniorities);
+    const domain = domains[0]!;
+    if (seniorities.length === 1) return resolvedAs(grouped, true, source);
+    const answers = await Promise.all(seniorities.map((seniority) => ask(domains, MAX_CONTACTS_PER_CALL, [seniority])));
+    // One call per seniority, most senior first: the same list as the service's order would give.
+    return new Map([
+      [
+        domain,
+        {
+          contacts: answers.flatMap(({ data }) => groupByDomain(domains, data).get(domain) ?? []),
+          truncated: answers.some(({ data }) => data.length >= MAX_CONTACTS_PER_CALL),
+          source: answers[0]?.meta?.source ?? source,
+        },
+      ],
+    ]);
+  };
+
+  // Slow start: the first batch is sized blind, the others only once its first answer has said something.
+  let firstAnswer: () => void = () => {};
+  const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
+  const batches = afterFirst(batchItems(items, domainOf, () => sizing.batchSize(wanted), options.flushAfterMs), answered);
   const resolved = mapInOrder(batches, options.batchesAhead ?? options.concurrency * 2, async (batch) => {
     const unique = [...new Set(batch.map(domainOf))];
-    return { batch, byDomain: await resolveDomains(unique) };
+    return { batch, byDomain: await resolveDomains(unique, wanted) };
   });
   for await (const { batch, byDomain } of resolved) {
     for (const item of batch) {
@@ -125,6 +173,58 @@ export async function* fetchContactsInOrder<Item>(
       yield { item, domain, ...found };
     }
   }
+}
+
+/** The first batch, then the others once `ready` has settled. */
+async function* afterFirst<T>(batches: AsyncGenerator<T>, ready: Promise<void>): AsyncGenerator<T> {
+  let first = true;
+  for await (const batch of batches) {
+    yield batch;
+    if (first) await ready;
+    first = false;
+  }
+}
+
+function resolvedAs(grouped: Map<string, Contact[]>, truncated: boolean, source: Source): Map<string, Resolved> {
+  return new Map([...grouped].map(([domain, contacts]) => [domain, { contacts, truncated, source }]));
+}
+
+/** The kept (more senior) contacts of each domain, followed by those of the seniorities asked after them. */
+function withRest(kept: Map<string, Resolved>, rest: Map<string, Resolved>): Map<string, Resolved> {
+  for (const [domain, first] of kept) {
+    const later = rest.get(domain)!;
+    kept.set(domain, { contacts: [...first.contacts, ...later.contacts], truncated: first.truncated || later.truncated, source: first.source });
+  }
+  return kept;
+}
+
+/**
+ * The domains in `parts` runs of about equal weight, in order; a domain weighs the rows it has shown
+ * so far plus the average, so that the large ones end up in different calls.
+ */
+function splitByWeight(domains: string[], shown: Map<string, Contact[]>, parts: number): string[][] {
+  if (parts <= 1) return [domains];
+  if (parts >= domains.length) return domains.map((domain) => [domain]);
+  const weights = domains.map((domain) => shown.get(domain)?.length ?? 0);
+  const average = weights.reduce((sum, weight) => sum + weight, 0) / domains.length;
+  const total = weights.reduce((sum, weight) => sum + weight + average, 0) || domains.length;
+  const chunks: string[][] = [];
+  let chunk: string[] = [];
+  let filled = 0;
+  domains.forEach((domain, index) => {
+    const weight = weights[index]! + average || 1;
+    const left = domains.length - index;
+    const chunksLeft = parts - chunks.length;
+    // Close a run once it holds its share, while every run still to come can have a domain.
+    if (chunk.length > 0 && chunksLeft > 1 && (filled + weight / 2 > ((chunks.length + 1) * total) / parts || left < chunksLeft)) {
+      chunks.push(chunk);
+      chunk = [];
+    }
+    chunk.push(domain);
+    filled += weight;
+  });
+  chunks.push(chunk);
+  return chunks;
 }
 
 /** Groups a call's contacts by domain, keeping the service's order within each domain. */
@@ -137,13 +237,6 @@ function groupByDomain(domains: string[], contacts: Contact[]): Map<string, Cont
     if (bucket) bucket.push(contact);
   }
   return grouped;
-}
-
-function splitInto<T>(list: T[], parts: number): T[][] {
-  const size = Math.ceil(list.length / parts);
-  const chunks: T[][] = [];
-  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
-  return chunks;
 }
 
 /**
@@ -228,41 +321,4 @@ class PauseWatch {
     // The input being read keeps the process alive; the watch alone must not.
     this.timer.unref();
   }
-}
-
-/**
- * Learns how many contacts a domain has on average, from calls that were not cut, so that later
- * calls are sized to fit under the limit instead of being cut and split again. Only the number
- * of calls depends on this, never the output.
- */
-class BatchSizing {
-  private domains = 0;
-  private contacts = 0;
-
-  constructor(private readonly limit: number) {}
-
-  learn(domains: number, contacts: number): void {
-    this.domains += domains;
-    this.contacts += contacts;
-  }
-
-  private get perDomain(): number | undefined {
-    return this.domains >= 20 ? this.contacts / this.domains : undefined;
-  }
-
-  batchSize(): number {
-    const perDomain = this.perDomain;
-    if (perDomain === undefined || perDomain === 0) return MAX_DOMAINS_PER_CALL;
-    return clamp(Math.floor((0.6 * this.limit) / perDomain), 1, MAX_DOMAINS_PER_CALL);
-  }
-
-  partsFor(domainCount: number): number {
-    const perDomain = this.perDomain;
-    const wanted = perDomain === undefined ? 2 : Math.ceil((domainCount * perDomain) / (0.6 * this.limit));
-    return clamp(wanted, 2, domainCount);
-  }
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(Math.max(value, min), max);
 }

@@ -43,6 +43,7 @@ export interface RunDetails {
   addresses?: unknown;
   verification?: unknown;
   calls?: number;
+  rows_received?: number;
   no_match_reason?: string | null;
 }
 
@@ -100,6 +101,7 @@ export function runRecord(input: RunRecordInput) {
     addresses: details.addresses ?? null,
     verification: details.verification ?? null,
     calls: details.calls ?? null,
+    rows_received: details.rows_received ?? null,
     no_match_reason: details.no_match_reason ?? null,
   };
 }

@@ -10,7 +10,7 @@ import { reportCutDomains } from '../caveats.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
-import { fetchContactsInOrder, type FanoutStats } from '../contacts-fanout.js';
+import { callsText, fetchContactsInOrder, newFanoutStats } from '../contacts-fanout.js';
 import { streamEntriesInput } from '../entries-input.js';
 import { entriesOptions, keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
 import { emptyContactRow } from '../keep-empty.js';
@@ -88,7 +88,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       meta: contactSource === undefined ? null : { source: contactSource },
       excluded: suppression.record(),
       keptEmpty: options.keepEmpty ? keptEmpty : undefined,
-      details: { domains: inputCounts(), contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls, no_match_reason: noMatchReason },
+      details: { domains: inputCounts(), contacts: summary.contacts, verification: { ...summary.verification, ...verifier?.snapshot() }, calls: fanout.calls, rows_received: fanout.rows, no_match_reason: noMatchReason },
     });
 
   const connection = await resolveConnection(ctx);
@@ -99,7 +99,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const spool = consent?.plansFirst ? await RowSpool.temporary<ContactRow>(ctx) : undefined;
   const output = await openOutput(options.output, ctx.stdout);
   const writer = await createRowWriter<ContactRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
-  const fanout: FanoutStats = { calls: 0, splits: 0 };
+  const fanout = newFanoutStats();
 
   const finishOutput = async () => {
     await writer.finish(documentMeta(format, { summary: { domains: summary.domains, contacts: summary.contacts } }, record));
@@ -172,7 +172,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     report() {
       const { contacts, domains } = summary;
       ctx.reporter.info(
-        `${countOf(contacts.written, 'contact')} from ${formatCount(domains.with_contacts)}/${countOf(domains.valid, 'domain')} in ${countOf(fanout.calls, 'call')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
+        `${countOf(contacts.written, 'contact')} from ${formatCount(domains.with_contacts)}/${countOf(domains.valid, 'domain')} in ${callsText(fanout)} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
           (contacts.droppedStale > 0 ? ` · dropped stale ${formatCount(contacts.droppedStale)}` : ''),
       );
       if (keptEmpty > 0) ctx.reporter.info(`${countOf(keptEmpty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`);

@@ -28,7 +28,7 @@ import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import { parseContactFlags, type ContactSettings } from '../contact-options.js';
 import type { ContactRow } from '../contact-rows.js';
 import { contactRowsFor } from '../domain-rows.js';
-import { fetchContactsInOrder, MAX_DOMAINS_PER_CALL } from '../contacts-fanout.js';
+import { fetchContactsInOrder, MAX_CONTACTS_PER_CALL, MAX_DOMAINS_PER_CALL, newFanoutStats } from '../contacts-fanout.js';
 import { ExportsLedger } from '../pipeline/exports-ledger.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { StateDirectory } from '../pipeline/state-directory.js';
@@ -46,14 +46,12 @@ export const SAMPLE_COMPANIES = 1000;
 /** Each stratum's sample is spread over its first pages (free calls), not only its first companies. */
 const SAMPLE_PAGES_PER_STRATUM = 2;
 /**
- * The sample asks with the service's largest limit, so a call is rarely cut. It asks every contact
- * of its companies, not only the run's seniorities: the service's count, which the sample is scaled
- * by, is of every contact. The run's seniority filter is then applied here as the service applies
- * it (a filter that keeps the service's order), so the sample keeps what the run would be sent.
+ * The sample asks with the service's largest limit. It asks every contact of its companies, not only
+ * the run's seniorities: the service's count, which the sample is scaled by, is of every contact. The
+ * run's seniority filter is then applied here as the service applies it (a filter that keeps the
+ * service's order), so the sample keeps what the run would be sent.
  */
 const SAMPLE_LIMIT = 1000;
-/** What a real run's contacts calls carry on average, as a share of --limit (contacts-fanout's sizing). */
-const FILL_OF_LIMIT = 0.6;
 
 /** What the sample found, in one stratum or in all. */
 export interface Tally {
@@ -232,44 +230,33 @@ async function sampleContacts(
   const sample: Sample = { strata: strataSamples, calls: 0, callMs: [] };
   // A call that comes back full was cut after its least senior contacts, which would skew the
   // seniority shares: the fan-out splits such calls and asks again, as a real run does.
+  // The strata's fan-outs share --concurrency: at most that many calls in flight in all.
   const timed: Pick<ProspectClient, 'contacts'> = {
-    async contacts(query) {
-      const started = performance.now();
-      try {
-        return await client.contacts(query);
-      } finally {
-        sample.callMs.push(performance.now() - started);
-      }
-    },
-  };
-  // Calls are sized per stratum by its contacts per company (the service's count), so the large
-  // companies' calls do not come back full and get split, nor the small ones' go out nearly empty.
-  const calls = strataSamples.flatMap((picked) => chunked(picked.domains, domainsPerCall(picked.stratum)).map((domains) => ({ picked, domains })));
-  const stats = { calls: 0, splits: 0 };
-  await Promise.all(
-    calls.map(({ picked, domains }) =>
+    contacts: (query) =>
       slots.run(async () => {
-        for await (const found of fetchContactsInOrder(timed, domains, (domain) => domain, { limit: SAMPLE_LIMIT, concurrency: 1 }, stats)) {
-          await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, keepNew, paidBefore);
+        const started = performance.now();
+        try {
+          return await client.contacts(query);
+        } finally {
+          sample.callMs.push(performance.now() - started);
         }
       }),
-    ),
+  };
+  // A fan-out per stratum, its first calls sized by the contacts per company the service counted
+  // there; a call that comes back full keeps what it proves, as in a real run.
+  const stats = newFanoutStats();
+  await Promise.all(
+    strataSamples.map(async (picked) => {
+      const { stratum } = picked;
+      const contactsPerDomain = stratum.contacts === undefined || stratum.companies === 0 ? undefined : stratum.contacts / stratum.companies;
+      const options = { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, contactsPerDomain };
+      for await (const found of fetchContactsInOrder(timed, picked.domains, (domain) => domain, options, stats)) {
+        await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, keepNew, paidBefore);
+      }
+    }),
   );
   sample.calls = stats.calls;
   return sample;
-}
-
-/** Domains per sample call: what fills about FILL_OF_LIMIT of SAMPLE_LIMIT at the stratum's contacts per company. */
-function domainsPerCall(stratum: Stratum): number {
-  const perCompany = stratum.contacts === undefined || stratum.companies === 0 ? 0 : stratum.contacts / stratum.companies;
-  if (perCompany === 0) return MAX_DOMAINS_PER_CALL;
-  return Math.min(MAX_DOMAINS_PER_CALL, Math.max(1, Math.floor((FILL_OF_LIMIT * SAMPLE_LIMIT) / perCompany)));
-}
-
-function chunked<T>(list: T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
-  return chunks;
 }
 
 /** A stratum's sample: `quota` companies spread evenly over its first pages. */
@@ -377,7 +364,10 @@ export function estimateRun(
   const units = Math.min(Math.max(addressesToVerify - alreadyPaid, 0), budget ?? Number.POSITIVE_INFINITY);
   const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
   const companyPages = Math.ceil(companies / pageSize);
-  const contactCalls = Math.max(Math.ceil(companies / 100), Math.ceil(scale('asked') / (FILL_OF_LIMIT * settings.limit)));
+  // The fewest calls for the run's contacts, times what the sample's own calls took over their fewest.
+  const fewest = (domains: number, contacts: number) => Math.max(Math.ceil(domains / MAX_DOMAINS_PER_CALL), Math.ceil(contacts / Math.min(settings.limit, MAX_CONTACTS_PER_CALL)));
+  const sampleFewest = fewest(pooled.companies, pooled.contacts);
+  const contactCalls = Math.ceil(fewest(companies, scale('asked')) * (sampleFewest > 0 ? Math.max(1, sample.calls / sampleFewest) : 1));
   // Contacts calls and verifications run `concurrency` at once; a verification takes about a contacts call's time.
   const seconds = (companyPages * mean(companyMs) + ((contactCalls + units) * mean(sample.callMs)) / settings.concurrency) / 1000;
   return {

@@ -11,7 +11,7 @@ import { filtersRecord, normalizeCountries, validateCompanyFilters, withCompanyF
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
-import { fetchContactsInOrder } from '../contacts-fanout.js';
+import { callsText, fetchContactsInOrder, newFanoutStats } from '../contacts-fanout.js';
 import { keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
 import { stoppedAtMaxLine } from '../caveats.js';
 import { emptyContactRow } from '../keep-empty.js';
@@ -72,7 +72,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
 
-  const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint);
+  const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
   if (options.onlyNew && ledger) refuseToReplaceExports(ledger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
@@ -118,6 +118,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(runRecordNow()));
     if (state && ledger && success) await recordSuccess(state, ledger, success);
   };
+  /** This run's contacts calls (a resumed run counts its own, not the earlier runs'). */
+  const fanout = newFanoutStats();
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   let stoppedAt: SetCount | undefined;
   const runRecordNow = () => {
@@ -150,6 +152,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         contacts: legacy['contacts'],
         domains: legacy['domains'],
         verification: legacy['verification'],
+        calls: fanout.calls,
+        rows_received: fanout.rows,
         no_match_reason: noMatchReason,
       },
     });
@@ -170,7 +174,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
       const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
       const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split, excludedAfterLast });
-      const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings);
+      const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings, fanout);
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
@@ -237,6 +241,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     written: () => ({ rows: checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
     report() {
       reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew);
+      ctx.reporter.info(`Contacts: ${callsText(fanout)}${resumed ? ' this run' : ''}.`);
       if (counters.kept_empty > 0) ctx.reporter.info(`${countOf(counters.kept_empty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`);
       if (counters.stopped_at_max && options.max !== undefined) ctx.reporter.caveat(stoppedAtMaxLine(options.max, stoppedAt ?? { exact: false, wider: undefined }));
       suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });

@@ -10,6 +10,9 @@ import type { PipelineOptions } from '../jobs/pipeline.js';
 
 export type PipelinePlan = ReturnType<typeof planPipeline>;
 
+/** --limit's default while the fingerprint had it in. */
+const FORMER_DEFAULT_LIMIT = 200;
+
 /**
  * Every check of the user's input, before the state is touched or a call made; and the command's
  * parameters, whose fingerprint ties a checkpoint to the command that wrote it.
@@ -44,5 +47,9 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBu
     ...(options.bom ? { bom: true } : {}),
     ...suppression,
   };
-  return { format, columns, parameters, fingerprint: fingerprint(parameters), cacheFreshSince };
+  // --limit changes the calls, never the output: it is left out of the fingerprint. A checkpoint
+  // written while it was in (before issue 28; 200 was its default then) still resumes.
+  const { limit, ...rest } = parameters;
+  const formerFingerprints = [...new Set([limit, FORMER_DEFAULT_LIMIT])].map((former) => fingerprint({ ...parameters, limit: former }));
+  return { format, columns, parameters, fingerprint: fingerprint(rest), formerFingerprints, cacheFreshSince };
 }

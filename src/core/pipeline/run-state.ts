@@ -16,7 +16,7 @@ export interface RunState {
   resumed: boolean;
 }
 
-export async function openRunState(ctx: RunContext, stateDir: string | undefined, fingerprint: string): Promise<RunState> {
+export async function openRunState(ctx: RunContext, stateDir: string | undefined, fingerprint: string, formerFingerprints: readonly string[] = []): Promise<RunState> {
   const state = stateDir !== undefined ? await StateDirectory.open(stateDir) : undefined;
   if (state) ctx.onCleanup(await state.lock('pipeline'));
   const ledger = state ? await ExportsLedger.open(state, { exclusive: true }) : undefined;
@@ -26,7 +26,7 @@ export async function openRunState(ctx: RunContext, stateDir: string | undefined
   const published = state && ledger ? await finishPublishedRun(state, ledger) : undefined;
   if (published !== undefined) ctx.reporter.info(`The run ${published} had put its output in place before it stopped; its leads are now recorded as exported.`);
   const previous = state ? await readCheckpoint(state) : undefined;
-  if (previous && previous.fingerprint !== fingerprint) {
+  if (previous && previous.fingerprint !== fingerprint && !formerFingerprints.includes(previous.fingerprint)) {
     throw new UsageError(
       `--state ${stateDir} holds an unfinished run of a different command (other filters or options), so this one cannot resume from it.`,
       `Run the original command again to finish it, use another --state directory, or remove ${stateDir}/current to start over.`,
