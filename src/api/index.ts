@@ -12,6 +12,9 @@ export {
   type ProspectClient,
 } from './client.js';
 export type { RequestEvent } from './request-loop.js';
+export { decideProxy, describeProxy, parseProxyUrl, type ProxyDecision, type ProxySources } from './proxy.js';
+export { hostAndPort } from './transport-errors.js';
+export { WAIT_NOTICE_AFTER_MS, type WaitNotice } from './wait-watch.js';
 export {
   RequestError,
   ClientOptionError,

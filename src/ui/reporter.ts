@@ -59,6 +59,11 @@ export class Reporter {
     if (this.chatty) for (const line of lines) this.write(`  ${line}`);
   }
 
+  /** A line that is progress (a request still waiting): only where progress is shown, a terminal. */
+  progressNote(line: string): void {
+    if (this.showsProgress) this.write(line);
+  }
+
   debugLine(line: string): void {
     if (this.options.debug) this.write(`debug: ${line}`);
   }

@@ -1,0 +1,184 @@
+/**
+ * One pace for every request of a client, whichever worker sends it. A 429 is the service saying
+ * "too fast": every request waits out its Retry-After, fewer run at once, and requests start no
+ * closer together than the rate the service was seen to allow; both relax again while answers come
+ * without 429s. The first request runs alone; for the first second the number in flight grows by one
+ * per round of answers (and by one every PROBE_STEP_MS, so slow answers do not hold it back), so a
+ * per-second limit is met by a request or two, not by a burst of every worker; after a second
+ * without a 429 it grows by one per answer, up to the pool's size.
+ */
+
+export interface PacerOptions {
+  /** The most requests in flight at once (the connection pool's size). */
+  maxInFlight: number;
+  now?: () => number;
+}
+
+/** An admitted attempt; given back to `finish` with what came of it. */
+export interface PacerTicket {
+  readonly startedAt: number;
+}
+
+interface Waiter {
+  admit: (ticket: PacerTicket) => void;
+  fail: (error: unknown) => void;
+}
+
+/** A rate the service allowed is kept for a minute: long enough for per-minute limits. */
+const REMEMBERED_MS = 60_000;
+/** Requests start this much further apart than the rate the service was seen to allow. */
+const SAFETY_MARGIN = 1.1;
+/** After this many answers without a 429 the spacing shrinks by RELAX_FACTOR, to find a raised limit. */
+const RELAX_AFTER_ANSWERS = 100;
+const RELAX_FACTOR = 0.95;
+/** How long the number in flight grows gently at the start, before it may double each round trip. */
+const PROBE_MS = 1000;
+const PROBE_STEP_MS = 100;
+/** The pause after a 429 without Retry-After. */
+const DEFAULT_PAUSE_MS = 1000;
+
+export class RequestPacer {
+  private inFlight = 0;
+  private allowedInFlight = 1;
+  private slowStart = true;
+  private firstStartAt: number | undefined;
+  private answersTowardRaise = 0;
+  private answersSinceRelax = 0;
+  private resumeAt = 0;
+  private pauseEndsAt = Number.NEGATIVE_INFINITY;
+  private spacingMs = 0;
+  private lastStartAt = Number.NEGATIVE_INFINITY;
+  private last429At = Number.NEGATIVE_INFINITY;
+  /** Start times of attempts the service answered without a 429, oldest first. */
+  private readonly answeredStarts: number[] = [];
+  private readonly queue: Waiter[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: PacerOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** Resolves when this attempt may start; rejects (with stoppedError's error) if a signal stops it first. */
+  admit(signals: readonly AbortSignal[], stoppedError: () => Error | undefined): Promise<PacerTicket> {
+    return new Promise<PacerTicket>((resolve, reject) => {
+      const forget = (): void => {
+        for (const signal of signals) signal.removeEventListener('abort', onAbort);
+      };
+      const waiter: Waiter = {
+        admit: (ticket) => {
+          forget();
+          resolve(ticket);
+        },
+        fail: (error) => {
+          forget();
+          reject(error);
+        },
+      };
+      const onAbort = (): void => {
+        const index = this.queue.indexOf(waiter);
+        if (index >= 0) this.queue.splice(index, 1);
+        waiter.fail(stoppedError() ?? new Error('stopped'));
+        this.pump();
+      };
+      if (signals.some((signal) => signal.aborted)) return onAbort();
+      for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** What came of an admitted attempt: an answer other than 429, a 429, or no answer at all. */
+  finish(ticket: PacerTicket, outcome: { rateLimited: true; retryAfterMs: number | undefined } | { rateLimited: false; answered: boolean }): void {
+    this.inFlight--;
+    if (outcome.rateLimited) this.slowDown(ticket, outcome.retryAfterMs);
+    else if (outcome.answered) this.speedUp(ticket);
+    this.pump();
+  }
+
+  /** How long requests are held back now (for messages); 0 when they are not. */
+  pausedForMs(): number {
+    return Math.max(0, this.resumeAt - this.now());
+  }
+
+  private slowDown(ticket: PacerTicket, retryAfterMs: number | undefined): void {
+    const now = this.now();
+    const pauseMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
+    this.resumeAt = Math.max(this.resumeAt, now + pauseMs);
+    // The other 429s of a burst that was already on the wire say nothing new.
+    if (ticket.startedAt < this.last429At) return;
+    this.last429At = now;
+    this.slowStart = false;
+    this.answersTowardRaise = 0;
+    this.answersSinceRelax = 0;
+    this.allowedInFlight = Math.max(1, Math.floor((this.inFlight + 1) / 2));
+    // The rate the service allowed: answers over the last window, not counting time spent paused.
+    // Too short a stretch since the last pause says nothing reliable: the spacing is left as it is.
+    const windowMs = Math.max(pauseMs, DEFAULT_PAUSE_MS);
+    const since = Math.max(now - windowMs, this.pauseEndsAt);
+    if (now - since >= windowMs / 2) {
+      const allowed = this.answeredStarts.filter((startedAt) => startedAt >= since).length;
+      this.spacingMs = ((now - since) / Math.max(1, allowed)) * SAFETY_MARGIN;
+    }
+    this.pauseEndsAt = this.resumeAt;
+  }
+
+  private speedUp(ticket: PacerTicket): void {
+    this.answeredStarts.push(ticket.startedAt);
+    const forgetBefore = this.now() - REMEMBERED_MS;
+    while (this.answeredStarts.length > 0 && this.answeredStarts[0]! < forgetBefore) this.answeredStarts.shift();
+    // One more in flight per round of answers; per answer once a second has passed without a 429.
+    this.answersTowardRaise++;
+    const grow = this.slowStart && this.now() - (this.firstStartAt ?? 0) >= PROBE_MS;
+    if (grow || this.answersTowardRaise >= this.allowedInFlight) {
+      this.allowedInFlight = Math.min(this.options.maxInFlight, this.allowedInFlight + 1);
+      this.answersTowardRaise = 0;
+    }
+    if (this.spacingMs > 0 && ++this.answersSinceRelax >= RELAX_AFTER_ANSWERS) {
+      this.answersSinceRelax = 0;
+      this.spacingMs = this.spacingMs * RELAX_FACTOR < 1 ? 0 : this.spacingMs * RELAX_FACTOR;
+    }
+  }
+
+  private pump(): void {
+    if (this.timer !== undefined) return;
+    while (this.queue.length > 0) {
+      const now = this.now();
+      const wakeAt = this.inFlight >= this.capacity(now) ? this.nextProbeStep(now) : Math.max(this.resumeAt, this.lastStartAt + this.spacingMs);
+      if (wakeAt === undefined) return;
+      if (wakeAt > now) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, Math.ceil(wakeAt - now));
+        return;
+      }
+      if (this.inFlight >= this.capacity(now)) continue;
+      const waiter = this.queue.shift()!;
+      this.inFlight++;
+      this.lastStartAt = now;
+      this.firstStartAt ??= now;
+      waiter.admit({ startedAt: now });
+    }
+  }
+
+  /** How many may be in flight now: what answers have earned, and until the first 429 what time has. */
+  private capacity(now: number): number {
+    if (!this.slowStart || this.firstStartAt === undefined) return this.allowedInFlight;
+    const byTime = 1 + Math.floor((now - this.firstStartAt) / PROBE_STEP_MS);
+    return Math.min(this.options.maxInFlight, Math.max(this.allowedInFlight, byTime));
+  }
+
+  /** When time alone lets one more start (slow start only); undefined: only an answer will. */
+  private nextProbeStep(now: number): number | undefined {
+    if (!this.slowStart || this.firstStartAt === undefined || this.capacity(now) >= this.options.maxInFlight) return undefined;
+    return this.firstStartAt + PROBE_STEP_MS * (Math.floor((now - this.firstStartAt) / PROBE_STEP_MS) + 1);
+  }
+
+  /** Stops the pacer's timer and fails whoever still waits (the client is closing). */
+  close(error: Error): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const waiter of this.queue.splice(0)) waiter.fail(error);
+  }
+}
