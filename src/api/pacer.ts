@@ -34,6 +34,8 @@ const RELAX_FACTOR = 0.95;
 /** How long the number in flight grows gently at the start, before it may double each round trip. */
 const PROBE_MS = 1000;
 const PROBE_STEP_MS = 100;
+/** Fewer answers than this in the window before a 429 give no rate to pace by. */
+const MIN_ANSWERS_FOR_A_RATE = 3;
 /** The pause after a 429 without Retry-After. */
 const DEFAULT_PAUSE_MS = 1000;
 
@@ -113,13 +115,12 @@ export class RequestPacer {
     this.answersSinceRelax = 0;
     this.allowedInFlight = Math.max(1, Math.floor((this.inFlight + 1) / 2));
     // The rate the service allowed: answers over the last window, not counting time spent paused.
-    // Too short a stretch since the last pause says nothing reliable: the spacing is left as it is.
+    // Too short a stretch since the last pause, or too few answers in it (a client that was not
+    // pushing, whose 429 says little about the rate), and the spacing is left as it is.
     const windowMs = Math.max(pauseMs, DEFAULT_PAUSE_MS);
     const since = Math.max(now - windowMs, this.pauseEndsAt);
-    if (now - since >= windowMs / 2) {
-      const allowed = this.answeredStarts.filter((startedAt) => startedAt >= since).length;
-      this.spacingMs = ((now - since) / Math.max(1, allowed)) * SAFETY_MARGIN;
-    }
+    const allowed = this.answeredStarts.filter((startedAt) => startedAt >= since).length;
+    if (now - since >= windowMs / 2 && allowed >= MIN_ANSWERS_FOR_A_RATE) this.spacingMs = ((now - since) / allowed) * SAFETY_MARGIN;
     this.pauseEndsAt = this.resumeAt;
   }
 
