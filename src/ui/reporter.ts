@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { withoutControlCharacters } from '../util/text.js';
 
 /** Who is watching stderr decides how much prospect says there. */
 export interface ReporterOptions {
@@ -82,7 +83,8 @@ export class Reporter {
     this.write(`prospect: ${message}`);
   }
 
+  /** Every line, whoever wrote it: what a service said may be in it, and it is shown as plain text. */
   private write(line: string): void {
-    this.options.stderr.write(`${line}\n`);
+    this.options.stderr.write(`${withoutControlCharacters(line)}\n`);
   }
 }
