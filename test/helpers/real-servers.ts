@@ -6,15 +6,22 @@
  * in the foreground; stop() ends it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findProgram } from './programs.js';
 
 export const OPENSSL = findProgram('openssl');
 export const NGINX = findProgram('nginx');
 export const SQUID = findProgram('squid');
+
+/** The one user of squid's second port, which asks for credentials (407) before anything else. */
+export const PROXY_USER = 'sales-ops';
+export const PROXY_PASSWORD = 's3cret-proxy-pass';
+/** Debian's squid ships it; the test's own passwd file is made with `openssl passwd -apr1`. */
+const BASIC_AUTH_HELPER = '/usr/lib/squid/basic_ncsa_auth';
 
 /** A name that is not this machine's as written (so a proxy is used for it), which only squid resolves (to 127.0.0.1). */
 export const PROXIED_HOST = 'api.prospect.test';
@@ -184,19 +191,39 @@ http {
 }
 
 /**
+ * Started as root, squid runs as its own user (cache_effective_user, "proxy" on Debian), which
+ * must reach its directory (the scratch directories are private) and write its logs there.
+ */
+async function letSquidsUserIn(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  await chmod(dir, 0o777);
+  await chmod(join(dir, 'cache'), 0o777);
+  for (let parent = dirname(dir); parent.startsWith(tmpdir()) && parent !== tmpdir(); parent = dirname(parent)) {
+    await chmod(parent, (await stat(parent)).mode | 0o001);
+  }
+}
+
+/**
  * One squid (-N: foreground, no daemon) on a free loopback port, allowing only clients from this
- * machine to connect (CONNECT included) to loopback destinations. It resolves names from its own
+ * machine to connect (CONNECT included) to loopback destinations, never to `forbiddenPort`; its
+ * second port (`authPort`) asks for PROXY_USER's credentials first. It resolves names from its own
  * hosts file (PROXIED_HOST is 127.0.0.1) and sends no DNS query off this machine. Its access log
  * names every request it handled.
  */
-export async function startSquid(dir: string, options: { credentials?: string } = {}): Promise<RunningProgram & { port: number; url: string }> {
+export async function startSquid(dir: string): Promise<RunningProgram & { port: number; url: string; authPort: number; forbiddenPort: number }> {
   const port = await freePort();
+  const authPort = await freePort();
+  const forbiddenPort = await freePort();
   await mkdir(join(dir, 'cache'), { recursive: true });
+  await letSquidsUserIn(dir);
   await writeFile(join(dir, 'hosts'), `127.0.0.1 ${PROXIED_HOST} localhost\n`);
+  const hash = spawnSync(OPENSSL.command, ['passwd', '-apr1', PROXY_PASSWORD], { encoding: 'utf8' }).stdout.trim();
+  await writeFile(join(dir, 'passwd'), `${PROXY_USER}:${hash}\n`);
   const conf = join(dir, 'squid.conf');
   await writeFile(
     conf,
     `http_port 127.0.0.1:${port}
+http_port 127.0.0.1:${authPort} name=authenticated
 pid_filename ${join(dir, 'squid.pid')}
 access_log stdio:${join(dir, 'access.log')}
 cache_log ${join(dir, 'cache.log')}
@@ -207,9 +234,16 @@ cache_mem 8 MB
 hosts_file ${join(dir, 'hosts')}
 dns_nameservers 127.0.0.1
 shutdown_lifetime 0 seconds
+auth_param basic program ${BASIC_AUTH_HELPER} ${join(dir, 'passwd')}
+auth_param basic realm prospect-test
 acl this_machine src 127.0.0.0/8
 acl loopback_destination dst 127.0.0.0/8
+acl authenticated_port myportname authenticated
+acl known_user proxy_auth REQUIRED
+acl forbidden_port port ${forbiddenPort}
 http_access deny !this_machine
+http_access deny forbidden_port
+http_access deny authenticated_port !known_user
 http_access deny !loopback_destination
 http_access allow this_machine
 http_access deny all
@@ -219,6 +253,8 @@ http_access deny all
   await waitForPort(port, child, 'squid', stderr);
   return {
     port,
+    authPort,
+    forbiddenPort,
     url: `http://127.0.0.1:${port}`,
     log: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''),
     stop: stopper(child),
