@@ -16,7 +16,6 @@ const DECODERS: Readonly<Record<string, (bytes: Buffer) => Promise<Buffer>>> = {
 
 export class UndecodableBodyError extends Error {
   override readonly name = 'UndecodableBodyError';
-  readonly code = 'UNDECODABLE_BODY';
 }
 
 /** The body as text, undone of each encoding in Content-Encoding (last applied first). */
