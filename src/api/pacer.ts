@@ -2,10 +2,9 @@
  * One pace for every request of a client, whichever worker sends it. A 429 is the service saying
  * "too fast": every request waits out its Retry-After, fewer run at once, and requests start no
  * closer together than the rate the service was seen to allow; both relax again while answers come
- * without 429s. The first request runs alone; for the first second the number in flight grows by one
- * per round of answers (and by one every PROBE_STEP_MS, so slow answers do not hold it back), so a
- * per-second limit is met by a request or two, not by a burst of every worker; after a second
- * without a 429 it grows by one per answer, up to the pool's size.
+ * without 429s. The first request runs alone, and for the first second the number in flight grows
+ * by one every PROBE_STEP_MS, so a per-second limit is met by a request or two, not by a burst of
+ * every worker; after a second without a 429 it grows by one per answer, up to the pool's size.
  */
 
 export interface PacerOptions {
@@ -33,7 +32,7 @@ const RELAX_AFTER_ANSWERS = 100;
 const RELAX_FACTOR = 0.95;
 /** How long the number in flight grows gently at the start, before it may double each round trip. */
 const PROBE_MS = 1000;
-const PROBE_STEP_MS = 100;
+const PROBE_STEP_MS = 400;
 /** Fewer answers than this in the window before a 429 give no rate to pace by. */
 const MIN_ANSWERS_FOR_A_RATE = 3;
 /** The pause after a 429 without Retry-After. */
@@ -128,10 +127,10 @@ export class RequestPacer {
     this.answeredStarts.push(ticket.startedAt);
     const forgetBefore = this.now() - REMEMBERED_MS;
     while (this.answeredStarts.length > 0 && this.answeredStarts[0]! < forgetBefore) this.answeredStarts.shift();
-    // One more in flight per round of answers; per answer once a second has passed without a 429.
+    // After a 429, one more in flight per round of answers; before any, one per answer (once the
+    // first second is over: until then capacity() counts time, not answers).
     this.answersTowardRaise++;
-    const grow = this.slowStart && this.now() - (this.firstStartAt ?? 0) >= PROBE_MS;
-    if (grow || this.answersTowardRaise >= this.allowedInFlight) {
+    if (this.slowStart || this.answersTowardRaise >= this.allowedInFlight) {
       this.allowedInFlight = Math.min(this.options.maxInFlight, this.allowedInFlight + 1);
       this.answersTowardRaise = 0;
     }
@@ -163,11 +162,16 @@ export class RequestPacer {
     }
   }
 
-  /** How many may be in flight now: what answers have earned, and until the first 429 what time has. */
+  /**
+   * How many may be in flight now: what answers have earned; until the first 429, during the first
+   * second only what time has (one more each PROBE_STEP_MS, whatever the answers), so a limit met
+   * early is met by one request in flight, not by every one a burst of quick answers let start.
+   */
   private capacity(now: number): number {
     if (!this.slowStart || this.firstStartAt === undefined) return this.allowedInFlight;
-    const byTime = 1 + Math.floor((now - this.firstStartAt) / PROBE_STEP_MS);
-    return Math.min(this.options.maxInFlight, Math.max(this.allowedInFlight, byTime));
+    const elapsed = now - this.firstStartAt;
+    const byTime = 1 + Math.floor(elapsed / PROBE_STEP_MS);
+    return Math.min(this.options.maxInFlight, elapsed < PROBE_MS ? byTime : Math.max(this.allowedInFlight, byTime));
   }
 
   /** When time alone lets one more start (slow start only); undefined: only an answer will. */
