@@ -4,6 +4,7 @@ import { registerContactsCommand } from './commands/contacts.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
 import { registerCountCommand } from './commands/count.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import type { CommandRunner } from './commands/options.js';
 import { integerInRange } from './options/values.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
@@ -68,6 +69,7 @@ function buildProgram(run: CommandRunner): Command {
   registerVerifyCommand(program, run);
   registerPipelineCommand(program, run);
   registerCountCommand(program, run);
+  registerDoctorCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

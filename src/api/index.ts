@@ -13,7 +13,7 @@ export {
 } from './client.js';
 export type { RequestEvent } from './request-loop.js';
 export { decideProxy, describeProxy, parseProxyUrl, type ProxyDecision, type ProxySources } from './proxy.js';
-export { hostAndPort } from './transport-errors.js';
+export { hostAndPort, tlsFailureError } from './transport-errors.js';
 export { WAIT_NOTICE_AFTER_MS, type WaitNotice } from './wait-watch.js';
 export {
   RequestError,

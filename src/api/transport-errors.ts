@@ -171,3 +171,10 @@ function proxyRefusal(proxy: URL, where: string, status: number, cause: unknown)
   // 502, 503, 504: the proxy could not reach the service; perhaps later it can.
   return { kind: 'network', failureClass: 'proxy', where, description: `the proxy ${proxyName} could not connect to it (${status})`, cause };
 }
+
+/** A certificate or TLS-version failure met outside a request (`prospect doctor`'s handshake), said as a request says it; undefined for any other error. */
+export function tlsFailureError(error: unknown, baseUrl: URL): ServiceError | undefined {
+  const code = errorCode(error);
+  if (code === undefined || !isTlsFailureCode(code)) return undefined;
+  return tlsError(hostAndPort(baseUrl), code, tlsProblem(code), error);
+}

@@ -34,7 +34,7 @@ afterAll(async () => {
 const ARGS = ['--timeout', TIMEOUT_SECONDS, '--max-retries', '0', 'companies', '-t', 'Shopify', '--format', 'csv'];
 
 describe('a black hole (accepts TCP, never answers)', () => {
-  it.concurrent.skipIf(SCRIPT.skip)('on a terminal: the wait is shown while it lasts; exit 5 names the host, port and class', async () => {
+  it.skipIf(SCRIPT.skip).concurrent('on a terminal: the wait is shown while it lasts; exit 5 names the host, port and class', async () => {
     const child = startOnTerminal(ARGS, { columns: 100, rows: 30 }, { url: `http://127.0.0.1:${port}`, apiKey: KEY, timeoutMs: 60_000 });
     const run = await finishCli(child, { apiKey: KEY, timeoutMs: 60_000 });
     expect(run.code).toBe(5);
