@@ -20,8 +20,7 @@ function defineDoctor(command: Command, run: CommandRunner): void {
       `
 Examples:
   $ prospect doctor
-  $ HTTPS_PROXY=http://proxy.example.com:3128 prospect doctor
-  $ PROSPECT_CA_FILE=corporate-ca.pem prospect doctor --base-url https://api.example.com
+  $ HTTPS_PROXY=http://proxy.example.com:3128 NO_PROXY=.internal.example.com prospect doctor
   $ prospect doctor --sandbox`,
     )
     .action(async () =>
