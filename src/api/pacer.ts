@@ -141,7 +141,9 @@ export class RequestPacer {
   }
 
   private pump(): void {
-    if (this.timer !== undefined) return;
+    // Whatever a timer was waiting for, the state has changed: decide again from now.
+    clearTimeout(this.timer);
+    this.timer = undefined;
     while (this.queue.length > 0) {
       const now = this.now();
       const wakeAt = this.inFlight >= this.capacity(now) ? this.nextProbeStep(now) : Math.max(this.resumeAt, this.lastStartAt + this.spacingMs);
