@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratchDir, type CliOptions } from '../helpers/cli.js';
-import { freePort, makeCertificates, NGINX, OPENSSL, PROXIED_HOST, PROXY_PASSWORD, PROXY_USER, SQUID, startNginx, startSquid, type RunningProgram } from '../helpers/real-servers.js';
+import { freePort, NGINX, OPENSSL, PROXIED_HOST, PROXY_PASSWORD, PROXY_USER, SQUID, startHttpsBehindProxy, type HttpsBehindProxy } from '../helpers/real-servers.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -21,27 +21,22 @@ const LOCAL_NAMES = { NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preloa
 
 describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an https sandbox behind nginx', () => {
   let sandbox: RunningSandbox;
-  let nginx: RunningProgram;
-  let squid: Awaited<ReturnType<typeof startSquid>>;
+  let servers: HttpsBehindProxy;
+  let squid: HttpsBehindProxy['squid'];
   let caFile: string;
   let tlsPort: number;
   let domains: string;
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    const dir = await scratchDir();
-    const certs = await makeCertificates(join(dir, 'certs'));
-    caFile = certs.ca;
-    tlsPort = await freePort();
-    nginx = await startNginx(join(dir, 'nginx'), sandbox.url, [{ port: tlsPort, cert: certs.good }]);
-    squid = await startSquid(join(dir, 'squid'));
+    servers = await startHttpsBehindProxy(sandbox.url);
+    ({ squid, caFile, tlsPort } = servers);
     const listed = await runCli(['companies', '-t', 'Shopify', '--max', '5', '--columns', 'domain', '--format', 'csv'], { url: sandbox.url, apiKey: KEY });
     expect(listed.code).toBe(0);
     domains = listed.stdout;
   });
   afterAll(async () => {
-    await squid?.stop();
-    await nginx?.stop();
+    await servers?.stop();
     await sandbox?.close();
   });
 

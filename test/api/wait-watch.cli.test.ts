@@ -4,31 +4,24 @@
  * the read timeout; in a pipe nothing but the failure. Either way the run ends with exit 5 and a
  * line naming the host, the port and the kind of failure, then one saying what to do.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runCli } from '../helpers/cli.js';
+import { startBlackHole } from '../helpers/real-servers.js';
 import { SCRIPT, screenLines, startOnTerminal } from '../helpers/terminal.js';
 
 const KEY = 'black-hole-test-key-0123';
 /** Longer than the first notice (3 s, WAIT_NOTICE_AFTER_MS) by far: the notice comes before the timeout by design, not by luck. */
 const TIMEOUT_SECONDS = '8';
 
-let blackHole: Server;
+let blackHole: Awaited<ReturnType<typeof startBlackHole>>;
 let port: number;
-const held = new Set<Socket>();
 
 beforeAll(async () => {
-  blackHole = createServer((socket) => {
-    held.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => held.delete(socket));
-  });
-  await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
-  port = (blackHole.address() as AddressInfo).port;
+  blackHole = await startBlackHole();
+  port = blackHole.port;
 });
 afterAll(async () => {
-  for (const socket of held) socket.destroy();
-  await new Promise<void>((resolve) => blackHole.close(() => resolve()));
+  await blackHole?.close();
 });
 
 const ARGS = ['--timeout', TIMEOUT_SECONDS, '--max-retries', '0', 'companies', '-t', 'Shopify', '--format', 'csv'];

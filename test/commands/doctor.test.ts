@@ -4,11 +4,9 @@
  * it exits 5, naming the host and port, after its own short timeouts (3 s a step, 4 s the request:
  * said in the message, so no stopwatch is needed).
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir } from '../helpers/cli.js';
-import { freePort, makeCertificates, NGINX, OPENSSL, PROXIED_HOST, SQUID, startNginx, startSquid, type RunningProgram } from '../helpers/real-servers.js';
+import { runCli } from '../helpers/cli.js';
+import { NGINX, OPENSSL, PROXIED_HOST, SQUID, startBlackHole, startHttpsBehindProxy, type HttpsBehindProxy } from '../helpers/real-servers.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const LOCAL_NAMES = { NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preload.mjs', import.meta.url).href}`, PROSPECT_TEST_HOSTS: `${PROXIED_HOST}=127.0.0.1` };
@@ -55,20 +53,14 @@ describe('prospect doctor', () => {
   });
 
   describe('against a black hole (accepts TCP, never answers)', () => {
-    let blackHole: Server;
+    let blackHole: Awaited<ReturnType<typeof startBlackHole>>;
     let port: number;
-    const held = new Set<Socket>();
     beforeAll(async () => {
-      blackHole = createServer((socket) => {
-        held.add(socket);
-        socket.on('error', () => {});
-      });
-      await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
-      port = (blackHole.address() as AddressInfo).port;
+      blackHole = await startBlackHole();
+      port = blackHole.port;
     });
     afterAll(async () => {
-      for (const socket of held) socket.destroy();
-      await new Promise<void>((resolve) => blackHole.close(() => resolve()));
+      await blackHole?.close();
     });
 
     it.concurrent('over http: exit 5 after its 4 s request timeout, naming host and port', async ({ expect }) => {
@@ -85,21 +77,16 @@ describe('prospect doctor', () => {
   });
 
   describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('over https behind nginx, through squid', () => {
-    let nginx: RunningProgram;
-    let squid: Awaited<ReturnType<typeof startSquid>>;
+    let servers: HttpsBehindProxy;
+    let squid: HttpsBehindProxy['squid'];
     let caFile: string;
     let tlsPort: number;
     beforeAll(async () => {
-      const dir = await scratchDir();
-      const certs = await makeCertificates(join(dir, 'certs'));
-      caFile = certs.ca;
-      tlsPort = await freePort();
-      nginx = await startNginx(join(dir, 'nginx'), sandbox.url, [{ port: tlsPort, cert: certs.good }]);
-      squid = await startSquid(join(dir, 'squid'));
+      servers = await startHttpsBehindProxy(sandbox.url);
+      ({ squid, caFile, tlsPort } = servers);
     });
     afterAll(async () => {
-      await squid?.stop();
-      await nginx?.stop();
+      await servers?.stop();
     });
 
     it('exit 0, and every line says what is in effect: the proxy, the CA, the steps', async () => {

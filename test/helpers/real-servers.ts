@@ -8,10 +8,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findProgram } from './programs.js';
+import { scratchDir } from './scratch.js';
 
 export const OPENSSL = findProgram('openssl');
 export const NGINX = findProgram('nginx');
@@ -258,5 +259,50 @@ http_access deny all
     url: `http://127.0.0.1:${port}`,
     log: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''),
     stop: stopper(child),
+  };
+}
+
+/** The sandbox over https (nginx, a certificate of the test's own CA for PROXIED_HOST and 127.0.0.1), and squid in front. */
+export interface HttpsBehindProxy {
+  /** The test CA's certificate: what ca-file names. */
+  caFile: string;
+  /** nginx's TLS port. */
+  tlsPort: number;
+  squid: Awaited<ReturnType<typeof startSquid>>;
+  stop(): Promise<void>;
+}
+
+export async function startHttpsBehindProxy(upstream: string): Promise<HttpsBehindProxy> {
+  const dir = await scratchDir();
+  const certs = await makeCertificates(join(dir, 'certs'));
+  const tlsPort = await freePort();
+  const nginx = await startNginx(join(dir, 'nginx'), upstream, [{ port: tlsPort, cert: certs.good }]);
+  const squid = await startSquid(join(dir, 'squid'));
+  return {
+    caFile: certs.ca,
+    tlsPort,
+    squid,
+    stop: async () => {
+      await squid.stop();
+      await nginx.stop();
+    },
+  };
+}
+
+/** A server that accepts TCP connections and never says a word (a black hole). */
+export async function startBlackHole(): Promise<{ port: number; close(): Promise<void> }> {
+  const held = new Set<Socket>();
+  const server = createServer((socket) => {
+    held.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => held.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
