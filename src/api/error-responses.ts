@@ -142,6 +142,14 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   const statusText = describeStatus(status, body.code);
 
   if (status >= 300 && status <= 399) return redirectError(facts, init);
+  if (status === 400 && asksForClientCertificate(facts.bodyText)) {
+    return new ServiceError(`the service at this base URL asks for a client certificate, which prospect does not send (400: ${CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText)?.[0]})`, {
+      ...init,
+      retryable: false,
+      code: 'client_certificate_required',
+      hint: 'prospect does not support client certificates; ask for API-key access without one, or reach the service another way.',
+    });
+  }
   if (status === 401) {
     return new AuthError('the service rejected the API key (401 unauthorized).', {
       ...init,
@@ -165,6 +173,14 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   // Any other status (405, 409, 413, 2xx oddities...) means prospect and the service disagree
   // about the protocol, not that the user's input is wrong: exit 5, not 2.
   return new ServiceError(`the service refused the request to ${endpoint} (${statusText})${said}`, init);
+}
+
+/** The page a TLS terminator (nginx) answers when the client sent no certificate it required. */
+const CLIENT_CERTIFICATE_PAGE = /No required SSL certificate was sent|The SSL certificate error/i;
+
+/** Not the service's JSON error but a TLS terminator's page about a missing client certificate. */
+function asksForClientCertificate(bodyText: string): boolean {
+  return !/^\s*[{[]/.test(bodyText) && CLIENT_CERTIFICATE_PAGE.test(bodyText);
 }
 
 function redirectError(facts: ResponseFacts, init: RequestErrorInit): ServiceError {

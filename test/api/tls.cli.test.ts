@@ -19,7 +19,7 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
   let sandbox: RunningSandbox;
   let nginx: RunningProgram;
   let certs: Certificates;
-  const port: Record<'good' | 'expired' | 'notYetValid' | 'wrongName' | 'tls11', number> = { good: 0, expired: 0, notYetValid: 0, wrongName: 0, tls11: 0 };
+  const port: Record<'good' | 'expired' | 'notYetValid' | 'wrongName' | 'tls11' | 'clientCert', number> = { good: 0, expired: 0, notYetValid: 0, wrongName: 0, tls11: 0, clientCert: 0 };
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
@@ -32,6 +32,7 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
       { port: port.notYetValid, cert: certs.notYetValid },
       { port: port.wrongName, cert: certs.wrongName },
       { port: port.tls11, cert: certs.good, protocols: 'TLSv1.1' },
+      { port: port.clientCert, cert: certs.good, extra: `ssl_verify_client on; ssl_client_certificate ${certs.ca};` },
     ]);
   });
   afterAll(async () => {
@@ -89,6 +90,17 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
     const byConfig = await runCli(COMPANIES, { url, apiKey: KEY, env: { PROSPECT_CONFIG_DIR: config } });
     expect(byConfig.code).toBe(0);
     expect(byConfig.stdout).toBe(plain.stdout);
+  });
+
+  it('a service that asks for a client certificate is refused with a message that says so (exit 5, no retry)', async () => {
+    const before = sandbox.stats().requests.total;
+    const run = await runCli(COMPANIES, { url: `https://127.0.0.1:${port.clientCert}`, apiKey: KEY, env: { PROSPECT_CA_FILE: certs.ca } });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toBe(
+      'prospect: the service at this base URL asks for a client certificate, which prospect does not send (400: No required SSL certificate was sent)\n' +
+        'prospect does not support client certificates; ask for API-key access without one, or reach the service another way.\n',
+    );
+    expect(sandbox.stats().requests.total).toBe(before);
   });
 
   it('SSL_CERT_FILE replaces the trusted CAs, as gh reads it', async () => {
