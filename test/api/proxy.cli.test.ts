@@ -96,6 +96,16 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     expect((await squid.log()).split('\n').filter((line) => line.includes(`127.0.0.1:${tlsPort}`))).toEqual([]);
   });
 
+  it('config list and get show a proxy setting without its password', async () => {
+    const config = join(await scratchDir(), 'config');
+    const env = { PROSPECT_CONFIG_DIR: config };
+    expect((await runCli(['config', 'set', 'proxy', `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${squid.authPort}`], { env })).code).toBe(0);
+    const list = await runCli(['config', 'list'], { env });
+    expect(list.stdout).toMatch(new RegExp(`^proxy +http://${PROXY_USER}:\\*\\*\\*@127\\.0\\.0\\.1:${squid.authPort} +config file$`, 'm'));
+    const get = await runCli(['config', 'get', 'proxy'], { env });
+    expect(`${list.stdout}${list.stderr}${get.stdout}${get.stderr}`).not.toContain(PROXY_PASSWORD);
+  });
+
   describe('a proxy that fails says so, in one line and what to do, and never prints its password', () => {
     const args = ['companies', '-t', 'Shopify', '--max', '2', '--format', 'csv'];
     const run = (proxy: string, url = service()) => runCli(args, { url, apiKey: KEY, env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
