@@ -33,7 +33,9 @@ const RELAX_FACTOR = 0.95;
 /** How long the number in flight grows gently at the start, before it may double each round trip. */
 const PROBE_MS = 1000;
 const PROBE_STEP_MS = 400;
-/** Fewer answers than this in the window before a 429 give no rate to pace by. */
+/** How many windows back (each as long as the pause a 429 asked for, at least 1 s) the allowed rate is looked for. */
+const RATE_WINDOWS = 5;
+/** Fewer answers than this in the busiest window give no rate to pace by. */
 const MIN_ANSWERS_FOR_A_RATE = 3;
 /** The pause after a 429 without Retry-After. */
 const DEFAULT_PAUSE_MS = 1000;
@@ -46,7 +48,6 @@ export class RequestPacer {
   private answersTowardRaise = 0;
   private answersSinceRelax = 0;
   private resumeAt = 0;
-  private pauseEndsAt = Number.NEGATIVE_INFINITY;
   private spacingMs = 0;
   private lastStartAt = Number.NEGATIVE_INFINITY;
   private last429At = Number.NEGATIVE_INFINITY;
@@ -113,14 +114,18 @@ export class RequestPacer {
     this.answersTowardRaise = 0;
     this.answersSinceRelax = 0;
     this.allowedInFlight = Math.max(1, Math.floor((this.inFlight + 1) / 2));
-    // The rate the service allowed: answers over the last window, not counting time spent paused.
-    // Too short a stretch since the last pause, or too few answers in it (a client that was not
-    // pushing, whose 429 says little about the rate), and the spacing is left as it is.
+    // The rate the service allowed: the most answers in one window of the last few. The service lets
+    // no more than its limit through in any window, so the busiest shows the limit, where the last
+    // alone may show only a slow stretch of the client's (timeouts, a pause): a 429 that is not a
+    // rate limit then slows little. Too few answers to tell, and the spacing is left as it is.
     const windowMs = Math.max(pauseMs, DEFAULT_PAUSE_MS);
-    const since = Math.max(now - windowMs, this.pauseEndsAt);
-    const allowed = this.answeredStarts.filter((startedAt) => startedAt >= since).length;
-    if (now - since >= windowMs / 2 && allowed >= MIN_ANSWERS_FOR_A_RATE) this.spacingMs = ((now - since) / allowed) * SAFETY_MARGIN;
-    this.pauseEndsAt = this.resumeAt;
+    let allowed = 0;
+    for (let window = 0; window < RATE_WINDOWS; window++) {
+      const from = now - (window + 1) * windowMs;
+      const to = now - window * windowMs;
+      allowed = Math.max(allowed, this.answeredStarts.filter((startedAt) => startedAt >= from && startedAt < to).length);
+    }
+    if (allowed >= MIN_ANSWERS_FOR_A_RATE) this.spacingMs = (windowMs / allowed) * SAFETY_MARGIN;
   }
 
   private speedUp(ticket: PacerTicket): void {
