@@ -1,4 +1,4 @@
-import { decideProxy, type ProxyDecision } from '../api/proxy.js';
+import { decideProxy, type ProxyDecision } from '../api/index.js';
 import type { TrustSettings } from '../config/ca-file.js';
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';

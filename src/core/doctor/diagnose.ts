@@ -5,11 +5,20 @@
  * contract decisions of docs/api-contract.md those answers bear out, and the tolerances the client
  * uses. Short timeouts of its own, so a silent host ends it in seconds, not minutes.
  */
-import { AuthError, createClient, hostAndPort, RequestError, RETRY_DEFAULTS, tlsFailureError, UnanswerableError, type ProspectClient } from '../../api/index.js';
-import { CLIENT_DEFAULTS } from '../../api/client.js';
-import { DEFAULT_CONNECT_TIMEOUT_MS } from '../../api/dispatcher.js';
-import { describeProxy } from '../../api/proxy.js';
-import { MAX_RATE_LIMITED_ATTEMPTS } from '../../api/request-loop.js';
+import {
+  AuthError,
+  CLIENT_DEFAULTS,
+  createClient,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  describeProxy,
+  hostAndPort,
+  MAX_RATE_LIMITED_ATTEMPTS,
+  RequestError,
+  RETRY_DEFAULTS,
+  tlsFailureError,
+  UnanswerableError,
+  type ProspectClient,
+} from '../../api/index.js';
 import { redactSecret } from '../../config/redact.js';
 import { CliError, ExitCode, knownFailure } from '../../exit-codes.js';
 import type { Connection } from '../../runtime/connection.js';
