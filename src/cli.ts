@@ -4,6 +4,7 @@ import { registerContactsCommand } from './commands/contacts.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
 import { registerCountCommand } from './commands/count.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import type { CommandRunner } from './commands/options.js';
 import { integerInRange } from './options/values.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
@@ -59,8 +60,8 @@ function buildProgram(run: CommandRunner): Command {
     .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
     .option('--page-size <n>', 'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)', integerInRange('--page-size', 1, 1000))
-    .option('--timeout <seconds>', 'give up on one request after this long (it is then retried)', integerInRange('--timeout', 1, 600), RETRY_DEFAULTS.timeoutMs / 1000)
-    .option('--max-retries <n>', 'retries of a failed request (network, 408, 429, 5xx) before exit 5', integerInRange('--max-retries', 0, 20), RETRY_DEFAULTS.maxRetries)
+    .option('--timeout <seconds>', 'give up on one request after this long (it is then retried); a connection gets at most 10 s of it', integerInRange('--timeout', 1, 600), RETRY_DEFAULTS.timeoutMs / 1000)
+    .option('--max-retries <n>', 'retries of a failed request (network, 408, 5xx) before exit 5; a 429 waits its Retry-After and uses none', integerInRange('--max-retries', 0, 20), RETRY_DEFAULTS.maxRetries)
     .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')
@@ -73,6 +74,7 @@ function buildProgram(run: CommandRunner): Command {
   registerVerifyCommand(program, run);
   registerPipelineCommand(program, run);
   registerCountCommand(program, run);
+  registerDoctorCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

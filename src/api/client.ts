@@ -7,7 +7,9 @@ import { z } from 'zod';
 import { packageVersion } from '../package.js';
 import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { createHttpClient, type HttpClient, type JsonAnswer, type RequestEvent } from './request-loop.js';
+import type { WaitNotice } from './wait-watch.js';
 import { checkCompaniesPage } from './companies-page.js';
 import { walkCursor } from './pagination.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
@@ -52,6 +54,14 @@ export interface ClientOptions {
   onRequest?: ((event: RequestEvent) => void) | undefined;
   /** Jitter source in [0, 1); default Math.random. Tests inject a fixed one. */
   random?: () => number;
+  /** The proxy to go through (decideProxy in proxy.ts reads it as curl does); default: none. */
+  proxy?: URL | undefined;
+  /** PEM certificates to trust instead of Node's own list; default: Node's (with NODE_EXTRA_CA_CERTS). */
+  ca?: readonly string[] | undefined;
+  /** For the TCP connection and TLS handshake; default the shorter of 10 s and timeoutMs. */
+  connectTimeoutMs?: number | undefined;
+  /** Told while a request has waited a while for its answer (WAIT_NOTICE_AFTER_MS), and when none does any more. */
+  onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
 }
 
 export interface CompanyQuery {
@@ -141,15 +151,22 @@ export function createClient(options: ClientOptions): ProspectClient {
     maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
     random: options.random ?? DEFAULT_RETRY_POLICY.random,
   };
+  const timeoutMs = options.timeoutMs ?? RETRY_DEFAULTS.timeoutMs;
   const http = createHttpClient({
     baseUrl,
     apiKey: options.apiKey,
-    timeoutMs: options.timeoutMs ?? RETRY_DEFAULTS.timeoutMs,
+    timeoutMs,
     policy,
     connections: options.connections ?? CLIENT_DEFAULTS.connections,
+    network: {
+      proxy: options.proxy,
+      ca: options.ca,
+      connectTimeoutMs: options.connectTimeoutMs ?? Math.min(DEFAULT_CONNECT_TIMEOUT_MS, timeoutMs),
+    },
     userAgent: options.userAgent ?? `prospect-cli/${packageVersion()}`,
     signal: options.signal,
     onRequest: options.onRequest,
+    onWaiting: options.onWaiting,
   });
 
   return {
@@ -385,6 +402,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
   ['pageSize', 1, 1000],
   ['timeoutMs', 1, MAX_TIMER_MS],
+  ['connectTimeoutMs', 1, MAX_TIMER_MS],
   ['maxRetries', 0, 100],
   ['maxRetryDelayMs', 0, MAX_TIMER_MS],
   ['retryBaseDelayMs', 0, MAX_TIMER_MS],

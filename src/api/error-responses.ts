@@ -18,7 +18,7 @@ import {
   type RequestErrorInit,
 } from './errors.js';
 import { isRecord } from '../util/is-record.js';
-import { shorten } from '../util/text.js';
+import { shorten, withoutControlCharacters } from '../util/text.js';
 import { isRetryableStatus } from './retry.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +58,7 @@ const MAX_REASON_LENGTH = 300;
 
 /** Reasons go into one-line messages: collapse whitespace and keep them short. */
 function oneLine(text: string): string {
-  const collapsed = text.replace(/\s+/g, ' ').trim();
+  const collapsed = withoutControlCharacters(text.replace(/\s+/g, ' ')).trim();
   return shorten(collapsed, MAX_REASON_LENGTH);
 }
 
@@ -142,6 +142,14 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   const statusText = describeStatus(status, body.code);
 
   if (status >= 300 && status <= 399) return redirectError(facts, init);
+  if (status === 400 && asksForClientCertificate(facts.bodyText)) {
+    return new ServiceError(`the service at this base URL asks for a client certificate, which prospect does not send (400: ${CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText)?.[0]})`, {
+      ...init,
+      retryable: false,
+      code: 'client_certificate_required',
+      hint: 'prospect does not support client certificates; ask for API-key access without one, or reach the service another way.',
+    });
+  }
   if (status === 401) {
     return new AuthError('the service rejected the API key (401 unauthorized).', {
       ...init,
@@ -165,6 +173,14 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   // Any other status (405, 409, 413, 2xx oddities...) means prospect and the service disagree
   // about the protocol, not that the user's input is wrong: exit 5, not 2.
   return new ServiceError(`the service refused the request to ${endpoint} (${statusText})${said}`, init);
+}
+
+/** The page a TLS terminator (nginx) answers when the client sent no certificate it required. */
+const CLIENT_CERTIFICATE_PAGE = /No required SSL certificate was sent|The SSL certificate error/i;
+
+/** Not the service's JSON error but a TLS terminator's page about a missing client certificate. */
+function asksForClientCertificate(bodyText: string): boolean {
+  return !/^\s*[{[]/.test(bodyText) && CLIENT_CERTIFICATE_PAGE.test(bodyText);
 }
 
 function redirectError(facts: ResponseFacts, init: RequestErrorInit): ServiceError {
@@ -221,7 +237,7 @@ function suggestionsAlreadyIn(reason: string, details: Record<string, unknown>):
 /** `suggestions` and `valid_values` (contract row 7) become a hint the user can act on. */
 function hintFromDetails(details: Record<string, unknown>): string | undefined {
   const list = (value: unknown): string | undefined =>
-    Array.isArray(value) && value.length > 0 ? value.map((item) => String(item)).join(', ') : undefined;
+    Array.isArray(value) && value.length > 0 ? value.map((item) => withoutControlCharacters(String(item))).join(', ') : undefined;
   const suggestions = list(details.suggestions);
   if (suggestions !== undefined) return `Closest names: ${suggestions}.`;
   const validValues = list(details.valid_values);
@@ -232,11 +248,14 @@ function hintFromDetails(details: Record<string, unknown>): string | undefined {
 // ---------------------------------------------------------------------------------------------
 // Giving up after retries
 
+/** The kind of a failure that got no answer, as messages name it. */
+export type NetworkFailureClass = 'DNS' | 'refused' | 'timeout' | 'TLS' | 'proxy' | 'connection';
+
 /** What the last failed attempt was, for the "after N attempts (last: ...)" message. */
 export type LastFailure =
   | { kind: 'status'; error: RequestError }
-  | { kind: 'network'; description: string; cause?: unknown }
-  | { kind: 'timeout'; timeoutMs: number; cause?: unknown };
+  | { kind: 'network'; failureClass: NetworkFailureClass; where: string; description: string; cause?: unknown }
+  | { kind: 'timeout'; timeoutMs: number; where: string; words?: string | undefined; cause?: unknown };
 
 export function describeFailure(failure: LastFailure): string {
   switch (failure.kind) {
@@ -244,32 +263,56 @@ export function describeFailure(failure: LastFailure): string {
       return describeStatus(failure.error.status ?? 0, failure.error.code) +
         (failure.error.reason ? ` "${failure.error.reason}"` : '');
     case 'network':
-      return failure.description;
+      return `${failure.failureClass}: ${failure.description}`;
     case 'timeout':
-      return `no complete answer within ${formatSeconds(failure.timeoutMs)}`;
+      return `timeout: ${failure.words ?? 'no complete answer'} within ${formatSeconds(failure.timeoutMs)}`;
   }
 }
 
-export function retriesExhaustedError(endpoint: string, attempts: number, failure: LastFailure): ServiceError {
+/** What to do once a request has failed every attempt, by the kind of its last failure. */
+const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'status', string>> = {
+  DNS: 'Check the host name in the base URL and this machine\'s DNS; behind a proxy, set HTTPS_PROXY.',
+  refused: 'Nothing accepts connections there: check the base URL\'s host and port, and that the service is up.',
+  timeout: 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.',
+  TLS: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
+  proxy: 'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY lists hosts reached directly.',
+  connection: 'The connection kept failing: try again later; check the service status and the base URL.',
+  status: 'Try again later; check the service status.',
+};
+
+export function retriesExhaustedError(endpoint: string, attempts: number, failure: LastFailure, service: string): ServiceError {
   const plural = attempts === 1 ? 'attempt' : 'attempts';
-  return new ServiceError(
-    `the service did not answer ${endpoint} after ${attempts} ${plural} (last: ${describeFailure(failure)}); ` +
-      'try again later; check the service status and the base URL',
-    {
-      endpoint,
-      attempts,
-      reason: describeFailure(failure),
-      retryable: true,
-      ...(failure.kind === 'status'
-        ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
-        : { code: failure.kind, cause: failure.cause }),
-    },
-  );
+  const where = failure.kind === 'status' ? service : failure.where;
+  const hintKey = failure.kind === 'status' ? 'status' : failure.kind === 'timeout' ? 'timeout' : failure.failureClass;
+  return new ServiceError(`no answer from ${where} for ${endpoint} after ${attempts} ${plural} (last: ${describeFailure(failure)})`, {
+    endpoint,
+    attempts,
+    reason: describeFailure(failure),
+    retryable: true,
+    hint: GIVE_UP_HINTS[hintKey],
+    ...(failure.kind === 'status'
+      ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
+      : { code: failure.kind, cause: failure.cause }),
+  });
+}
+
+/** A request the service kept answering 429 (rate limited) although everyone waited as it asked. */
+export function rateLimitedError(endpoint: string, attempts: number, service: string, last: RequestError): ServiceError {
+  return new ServiceError(`${service} kept refusing ${endpoint} as over its rate limit (rate limit: 429 after ${attempts} attempts, each after the wait it asked for)`, {
+    endpoint,
+    attempts,
+    reason: last.reason,
+    details: last.details,
+    status: last.status,
+    code: last.code,
+    retryable: true,
+    hint: 'Another client may be using the same key; try again later, or with a lower --concurrency.',
+  });
 }
 
 export function retryAfterTooLongError(endpoint: string, attempts: number, waitMs: number, maxWaitMs: number, last: RequestError): ServiceError {
   return new ServiceError(
-    `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again (${describeStatus(last.status ?? 0, last.code)}), ` +
+    `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again (${last.status === 429 ? 'rate limit: ' : ''}${describeStatus(last.status ?? 0, last.code)}), ` +
       `longer than prospect waits (${formatSeconds(maxWaitMs)}); try again later`,
     {
       endpoint,

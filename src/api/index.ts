@@ -11,7 +11,11 @@ export {
   type ContactsResult,
   type ProspectClient,
 } from './client.js';
-export type { RequestEvent } from './request-loop.js';
+export { MAX_RATE_LIMITED_ATTEMPTS, type RequestEvent } from './request-loop.js';
+export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
+export { decideProxy, describeProxy, parseProxyUrl, type ProxyDecision, type ProxySources } from './proxy.js';
+export { hostAndPort, tlsFailureError } from './transport-errors.js';
+export { WAIT_NOTICE_AFTER_MS, type WaitNotice } from './wait-watch.js';
 export {
   RequestError,
   ClientOptionError,

@@ -4,22 +4,28 @@
  * or a RequestError. It only loops: what a body is worth is body-check.ts's call, what a transport
  * failure means is transport-errors.ts's, and whether and when to ask again is retry.ts's.
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { checkJsonBody } from './body-check.js';
+import { createDispatcher, type NetworkOptions } from './dispatcher.js';
 import { AbortedError, RequestError } from './errors.js';
 import {
   errorFromResponse,
   malformedAnswerError,
+  rateLimitedError,
   redact,
   retriesExhaustedError,
   retryAfterTooLongError,
   type LastFailure,
 } from './error-responses.js';
+import { decodedBody } from './content-encoding.js';
 import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
-import { createAttemptSignal, waitUnlessStopped } from './stop-signals.js';
-import { describeTransportFailure } from './transport-errors.js';
+import { RequestPacer, type PacerTicket } from './pacer.js';
+import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-signals.js';
+import { describeTransportFailure, hostAndPort } from './transport-errors.js';
+import { WaitWatch, type WaitNotice } from './wait-watch.js';
 
 /** Reported once per attempt, after it ends: for --debug and progress. Never carries the key. */
 export interface RequestEvent {
@@ -46,9 +52,13 @@ export interface HttpClientOptions {
   timeoutMs: number;
   policy: RetryPolicy;
   connections: number;
+  /** Proxy, trusted certificates and the connect timeout. */
+  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs'>;
   userAgent: string;
   signal?: AbortSignal | undefined;
   onRequest?: ((event: RequestEvent) => void) | undefined;
+  /** Told while a request has waited a while for its answer, and once more (undefined) when none waits. */
+  onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
 }
 
 export interface GetJsonRequest<T> {
@@ -102,26 +112,31 @@ let undici: Promise<typeof import('undici')> | undefined;
 // the bundle as `default` only.
 const loadUndici = () => (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
 
+/** A request the service keeps answering 429 gives up after this many of them, however long it waited. */
+export const MAX_RATE_LIMITED_ATTEMPTS = 30;
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  let agent: Promise<Agent> | undefined;
+  let agent: Promise<Dispatcher> | undefined;
   const agentOf = () =>
-    (agent ??= loadUndici().then(
-      ({ Agent }) =>
-        new Agent({
-          connections: options.connections,
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-          connect: { timeout: options.timeoutMs },
-        }),
+    (agent ??= loadUndici().then((undici) =>
+      createDispatcher(undici, { ...options.network, readTimeoutMs: options.timeoutMs, connections: options.connections }),
     ));
   const headers = {
     authorization: `Bearer ${options.apiKey}`,
     accept: 'application/json',
+    'accept-encoding': 'gzip',
     'user-agent': options.userAgent,
   };
+  const service = hostAndPort(options.baseUrl);
   // close() aborts whatever is in flight or waiting, so no retry loop outlives the client.
   const lifetime = new AbortController();
-  const stopSignals = [options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  // One listener on the caller's signal for the whole client, however many requests run at once;
+  // every attempt and wait listens to this one, whose listeners come and go with them.
+  const stopAll = linkSignals([options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined));
+  setMaxListeners(0, stopAll.controller.signal);
+  const stopSignals = [stopAll.controller.signal];
+  const pacer = new RequestPacer({ maxInFlight: options.connections });
+  const waitWatch = options.onWaiting ? new WaitWatch(service, options.onWaiting) : undefined;
 
   /** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */
   function stoppedError(req: GetJsonRequest<unknown>): Error | undefined {
@@ -137,11 +152,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const stops = req.signal === undefined ? stopSignals : [...stopSignals, req.signal];
     let malformedRetries = 0;
 
+    let rateLimited = 0;
     for (let attempt = 1; ; attempt++) {
       const stopped = stoppedError(req);
       if (stopped) throw stopped;
+      const ticket = await pacer.admit(stops, () => stoppedError(req));
       const startedAt = performance.now();
-      const result = await runAttempt(req, url, stops);
+      const result = await runPacedAttempt(req, url, stops, ticket);
       const base = { method: 'GET' as const, url, endpoint: req.endpoint, attempt, durationMs: Math.round(performance.now() - startedAt), status: result.status };
 
       if (result.kind === 'answer') {
@@ -154,9 +171,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
 
       const { failure } = result;
+      // A 429 is the pacer's to wait out, for every request at once; it uses up no --max-retries.
+      if (result.status === 429 && failure.kind === 'status') {
+        rateLimited++;
+        if (result.retryAfterMs !== undefined && result.retryAfterMs > options.policy.maxDelayMs) {
+          options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint) });
+          throw retryAfterTooLongError(req.endpoint, attempt, result.retryAfterMs, options.policy.maxDelayMs, failure.error);
+        }
+        if (rateLimited >= MAX_RATE_LIMITED_ATTEMPTS) throw rateLimitedError(req.endpoint, attempt, service, failure.error);
+        options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint), retryInMs: Math.round(pacer.pausedForMs()) });
+        continue;
+      }
       const decision = decideRetry(
         {
-          retryIndex: attempt - 1,
+          retryIndex: attempt - 1 - rateLimited,
           retryAfterMs: result.retryAfterMs,
           malformed: failure.kind === 'malformed',
           malformedRetries,
@@ -171,10 +199,28 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
         throw failure.kind === 'malformed'
           ? malformedAnswerError(req.endpoint, attempt, failure.status, failure.problem, failure.hint)
-          : retriesExhaustedError(req.endpoint, attempt, failure);
+          : retriesExhaustedError(req.endpoint, attempt, failure, service);
       }
       if (failure.kind === 'malformed') malformedRetries++;
       await waitUnlessStopped(decision.delayMs, stops, () => stoppedError(req));
+    }
+  }
+
+  /** One attempt, admitted by the pacer and reported back to it; watched while it waits for an answer. */
+  async function runPacedAttempt<T>(req: GetJsonRequest<T>, url: string, stops: readonly AbortSignal[], ticket: PacerTicket): Promise<AttemptResult<T>> {
+    const watched = waitWatch?.start();
+    let result: AttemptResult<T> | undefined;
+    try {
+      result = await runAttempt(req, url, stops);
+      return result;
+    } finally {
+      if (watched !== undefined) waitWatch?.end(watched);
+      pacer.finish(
+        ticket,
+        result?.status === 429 && result.kind === 'retryable'
+          ? { rateLimited: true, retryAfterMs: result.retryAfterMs }
+          : { rateLimited: false, answered: result !== undefined && result.status !== undefined },
+      );
     }
   }
 
@@ -197,7 +243,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
       status = response.statusCode;
       responseHeaders = response.headers;
-      body = await response.body.text();
+      body = await decodedBody(response.headers['content-encoding'], Buffer.from(await response.body.arrayBuffer()));
     } catch (error) {
       const stopped = stoppedError(req);
       if (stopped) throw stopped;
@@ -206,6 +252,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         timeoutMs: options.timeoutMs,
         secret: options.apiKey,
         baseUrl: options.baseUrl,
+        proxy: options.network.proxy,
       });
       return failure.kind === 'final' ? { ...failure, status } : { kind: 'retryable', failure, status };
     } finally {
@@ -234,6 +281,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function close(): Promise<void> {
     if (lifetime.signal.aborted) return;
     lifetime.abort();
+    stopAll.dispose();
+    pacer.close(new Error('the API client was closed while a request waited its turn'));
+    waitWatch?.close();
     if (agent !== undefined) await (await agent).close();
   }
 
@@ -247,9 +297,9 @@ function describeForEvent(failure: RetryableFailure, endpoint: string): string {
     case 'status':
       return failure.error.message;
     case 'network':
-      return failure.description;
+      return `${failure.failureClass}: ${failure.description}`;
     case 'timeout':
-      return `timed out after ${failure.timeoutMs} ms`;
+      return `timeout: ${failure.words ?? 'no complete answer'} after ${failure.timeoutMs} ms`;
   }
 }
 

@@ -3,7 +3,8 @@
  * only describes what happened to an attempt and does what this module says.
  *
  * What is retried (everything else fails at once):
- * - connection failures (refused, reset, closed mid-body, cut short), and timeouts;
+ * - connection failures (refused, reset, closed mid-body, cut short), and timeouts; never a
+ *   certificate or TLS-version failure or an unknown host, which asking again cannot fix;
  * - 408, 429 and every 5xx, honouring Retry-After as a floor;
  * - a malformed 2xx body (HTML, invalid JSON, wrong shape), at most MAX_MALFORMED_RETRIES times:
  *   proxies and load balancers do serve transient HTML error pages with status 200, but a service
@@ -52,17 +53,13 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-/** Errors that retrying cannot fix: a misspelt host, a bad certificate. */
-const FINAL_NETWORK_CODES = new Set([
-  'ENOTFOUND',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-]);
+/** Errors that retrying cannot fix: a misspelt host, and any certificate or TLS-version failure. */
+const FINAL_NETWORK_CODES = new Set(['ENOTFOUND']);
+
+/** A certificate or TLS failure (Node's and OpenSSL's codes): asking again meets the same certificate. */
+export function isTlsFailureCode(code: string): boolean {
+  return /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/.test(code);
+}
 
 /** Bugs in how prospect called undici; never retried, surfaced as internal errors (exit 1). */
 const PROGRAMMER_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']);
@@ -77,7 +74,7 @@ export function classifyTransportFailure(code: string | undefined, timedOut: boo
   if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) return 'timeout';
   if (code === undefined) return 'network';
   if (PROGRAMMER_ERROR_CODES.has(code)) return 'bug';
-  return FINAL_NETWORK_CODES.has(code) ? 'final' : 'network';
+  return FINAL_NETWORK_CODES.has(code) || isTlsFailureCode(code) ? 'final' : 'network';
 }
 
 // ---------------------------------------------------------------------------------------------

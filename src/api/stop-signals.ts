@@ -11,7 +11,7 @@ export interface AttemptSignal {
 }
 
 /** A signal that fires when any of the parents does; dispose() removes its listeners. */
-function linkSignals(parents: readonly AbortSignal[]): { controller: AbortController; dispose(): void } {
+export function linkSignals(parents: readonly AbortSignal[]): { controller: AbortController; dispose(): void } {
   const controller = new AbortController();
   const onParentAbort = (): void => controller.abort(new Error('stopped'));
   for (const parent of parents) {

@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { CONFIG_KEYS, CONFIG_KEY_SPECS, type ConfigKey, type ConfigKeySpec } from '../config/keys.js';
 import { configFilePath } from '../config/paths.js';
-import { redactSecret } from '../config/redact.js';
+import { redactSecret, withoutPassword } from '../config/redact.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { RunContext } from '../runtime/context.js';
 import { declareCommand } from './command-tree.js';
@@ -203,7 +203,8 @@ function settingInEffect(ctx: RunContext, key: ConfigKey, stored: unknown, probl
 
 function shown(spec: ConfigKeySpec, value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return spec.secret ? redactSecret(text) : text;
+  if (spec.secret) return redactSecret(text);
+  return spec.url ? withoutPassword(text) : text;
 }
 
 async function print(ctx: RunContext, line: string): Promise<number> {

@@ -4,7 +4,7 @@
  * Kept free of heavy imports: the CLI loads it at start-up for help and completion; the checks of
  * the values live in ./validate.ts.
  */
-export const CONFIG_KEYS = ['api-key', 'base-url', 'cursor-param', 'max-age', 'concurrency', 'format', 'verify-budget', 'exclude-domains', 'exclude-emails'] as const;
+export const CONFIG_KEYS = ['api-key', 'base-url', 'proxy', 'ca-file', 'cursor-param', 'max-age', 'concurrency', 'format', 'verify-budget', 'exclude-domains', 'exclude-emails'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export interface ConfigKeySpec {
@@ -15,6 +15,8 @@ export interface ConfigKeySpec {
   fallback?: string;
   /** Shown redacted everywhere, and only ever read from stdin or a hidden prompt. */
   secret: boolean;
+  /** A URL that may carry a password, shown without it. */
+  url?: boolean;
   /** A value for the examples in help and docs. */
   example: string;
 }
@@ -31,6 +33,20 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     env: 'PROSPECT_BASE_URL',
     secret: false,
     example: 'https://api.example.com',
+  },
+  proxy: {
+    summary: 'the proxy to reach the service through, http://[user:password@]host:port; before HTTPS_PROXY, ALL_PROXY (NO_PROXY still applies)',
+    fallback: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, else none',
+    secret: false,
+    url: true,
+    example: 'http://proxy.example.com:3128',
+  },
+  'ca-file': {
+    summary: "a PEM file of CA certificates to trust besides the usual ones (the service's or a proxy's private CA)",
+    env: 'PROSPECT_CA_FILE',
+    fallback: "Node's list of CAs (SSL_CERT_FILE replaces it, NODE_EXTRA_CA_CERTS adds to it)",
+    secret: false,
+    example: 'corporate-ca.pem',
   },
   'cursor-param': {
     summary: 'the name of the paging parameter, if the service does not call it "cursor"',

@@ -5,3 +5,8 @@
 export function redactSecret(secret: string): string {
   return secret.length >= 12 ? `…${secret.slice(-4)}` : '…';
 }
+
+/** A URL as shown: a password in it becomes `***` (a proxy URL may carry one). */
+export function withoutPassword(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
+}

@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { checkBaseUrl, ClientOptionError } from '../api/index.js';
+import { checkBaseUrl, ClientOptionError, parseProxyUrl } from '../api/index.js';
+import { readCaFile } from './ca-file.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../io/writers.js';
@@ -16,6 +17,8 @@ import type { ConfigKey } from './keys.js';
 const PARSERS = {
   'api-key': parseApiKey,
   'base-url': parseBaseUrl,
+  proxy: parseProxySetting,
+  'ca-file': parseCaFilePath,
   'cursor-param': parseCursorParam,
   'max-age': parseMaxAgeSetting,
   concurrency: parseConcurrency,
@@ -28,6 +31,7 @@ const PARSERS = {
 /** A value given to `config set`: checked as a stored one is, and a list file must exist now (its absolute path is kept). */
 export function parseConfigValue(key: ConfigKey, text: string): string | number {
   const value = PARSERS[key](text);
+  if (key === 'ca-file') readCaFile(String(value), 'ca-file');
   if ((key === 'exclude-domains' || key === 'exclude-emails') && !existsSync(String(value))) {
     throw new UsageError(`${String(value)} does not exist`, `Give the path of the ${key === 'exclude-domains' ? 'domain' : 'address'} list (a CRM export CSV, a plain list or JSON).`);
   }
@@ -62,6 +66,8 @@ function kindOf(value: unknown): string {
 export const StoredSettingsSchema = z.object({
   'api-key': storedSetting(PARSERS['api-key']),
   'base-url': storedSetting(PARSERS['base-url']),
+  proxy: storedSetting(PARSERS.proxy),
+  'ca-file': storedSetting(PARSERS['ca-file']),
   'cursor-param': storedSetting(PARSERS['cursor-param']),
   'max-age': storedSetting(PARSERS['max-age']),
   concurrency: storedSetting(PARSERS.concurrency),
@@ -75,6 +81,8 @@ export const StoredSettingsSchema = z.object({
 export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   apiKey: stored['api-key'],
   baseUrl: stored['base-url'],
+  proxy: stored.proxy,
+  caFile: stored['ca-file'],
   cursorParam: stored['cursor-param'],
   maxAge: stored['max-age'],
   concurrency: stored.concurrency,
@@ -114,6 +122,19 @@ function parseApiKey(text: string): string {
 function parseBaseUrl(text: string): string {
   checkBaseUrl(text);
   return text.trim();
+}
+
+/** Kept as written (its password too): the file is private, and messages never show it (describeProxy). */
+function parseProxySetting(text: string): string {
+  parseProxyUrl(text, 'the proxy setting');
+  return text.trim();
+}
+
+/** Absolute, so a cron job in another directory finds it; whether it is readable PEM is checked by `config set` and every run. */
+function parseCaFilePath(text: string): string {
+  const path = text.trim();
+  if (path === '') throw new UsageError('the path is empty');
+  return resolve(path);
 }
 
 function parseCursorParam(text: string): string {

@@ -1,4 +1,4 @@
-import { createClient, type ProspectClient, type RequestEvent } from '../api/index.js';
+import { createClient, type ProspectClient, type RequestEvent, type WaitNotice } from '../api/index.js';
 import type { Connection } from './connection.js';
 import type { RunContext } from './context.js';
 
@@ -12,10 +12,35 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : undefined,
     maxRetries: ctx.global.maxRetries,
     cursorParam: connection.cursorParam,
+    proxy: connection.proxy.proxy,
+    ca: connection.trust.ca,
     onRequest: ctx.reporter.debugging ? (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event)) : undefined,
+    onWaiting: ctx.reporter.showsProgress ? waitNotices(ctx) : undefined,
   });
   ctx.onCleanup(() => client.close());
   return client;
+}
+
+/** When a request has waited this many seconds, and every 10 s after the last of them, a terminal hears of it. */
+const NOTICE_AT_SECONDS = [3, 10];
+
+/**
+ * On a terminal, a request that has waited for its answer a while is said as it waits ("waiting for
+ * api.example.com:443: 20 s…"), a line each time, so a silent server never looks like a frozen screen.
+ */
+function waitNotices(ctx: RunContext): (notice: WaitNotice | undefined) => void {
+  let saidAt = 0;
+  return (notice) => {
+    if (notice === undefined) {
+      saidAt = 0;
+      return;
+    }
+    const seconds = Math.floor(notice.waitedMs / 1000);
+    const due = NOTICE_AT_SECONDS.find((at) => at > saidAt) ?? saidAt + 10;
+    if (seconds < due) return;
+    saidAt = seconds;
+    ctx.reporter.progressNote(`waiting for ${notice.where}: ${seconds} s…`);
+  };
 }
 
 /** One line per attempt; the event carries no key, and the Authorization header is shown redacted. */

@@ -1,3 +1,5 @@
+import { decideProxy, type ProxyDecision } from '../api/index.js';
+import type { TrustSettings } from '../config/ca-file.js';
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';
 import { nonEmpty } from '../util/text.js';
@@ -16,6 +18,12 @@ export interface Connection {
    * for --sandbox its dataset (seed and size), so its random port does not make it a new service.
    */
   serviceIdentity: string;
+  /** Where the base URL came from: `--base-url`, an environment variable, the config file, the sandbox. */
+  baseUrlSource: string;
+  /** The proxy requests go through, and where it came from; or why there is none. */
+  proxy: ProxyDecision;
+  /** The certificates trusted, and where they came from. */
+  trust: TrustSettings;
 }
 
 const KEY_HINT = 'Set PROSPECT_API_KEY (or run `prospect config set api-key`), or add --sandbox to try prospect on generated data.';
@@ -30,7 +38,11 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
   const config = readConfigValues(ctx.env);
   const apiKey = nonEmpty(ctx.env.PROSPECT_API_KEY) ?? config.apiKey;
   if (apiKey === undefined) throw new UsageError('no API key is set.', KEY_HINT);
-  const baseUrl = nonEmpty(ctx.global.baseUrl) ?? nonEmpty(ctx.env.PROSPECT_BASE_URL) ?? config.baseUrl;
+  const [baseUrl, baseUrlSource] = firstOf([
+    [nonEmpty(ctx.global.baseUrl), '--base-url'],
+    [nonEmpty(ctx.env.PROSPECT_BASE_URL), 'PROSPECT_BASE_URL'],
+    [config.baseUrl, 'base-url in the config file'],
+  ]);
   if (baseUrl === undefined) {
     throw new UsageError(
       'no service address is set.',
@@ -38,7 +50,22 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
     );
   }
   const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
-  return { baseUrl, apiKey, sandbox: false, cursorParam, serviceIdentity: originOf(baseUrl) };
+  const { trustSettings } = await import('../config/ca-file.js');
+  return {
+    baseUrl,
+    apiKey,
+    sandbox: false,
+    cursorParam,
+    serviceIdentity: originOf(baseUrl),
+    baseUrlSource,
+    proxy: URL.canParse(baseUrl) ? decideProxy(new URL(baseUrl), { setting: config.proxy, env: ctx.env }) : { proxy: undefined, why: 'the base URL is not a URL' },
+    trust: trustSettings(ctx.env, config.caFile),
+  };
+}
+
+function firstOf(candidates: ReadonlyArray<readonly [string | undefined, string]>): [string, string] | [undefined, undefined] {
+  const found = candidates.find(([value]) => value !== undefined);
+  return found ? [found[0]!, found[1]] : [undefined, undefined];
 }
 
 async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
@@ -50,7 +77,15 @@ async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
   ctx.onCleanup(() => sandbox.close());
   ctx.reporter.info(`Using the sandbox at ${sandbox.url} (${plan} plan, generated data, no units spent).`);
-  return { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS[plan], sandbox: true, serviceIdentity: sandbox.identity };
+  return {
+    baseUrl: sandbox.url,
+    apiKey: SANDBOX_KEYS[plan],
+    sandbox: true,
+    serviceIdentity: sandbox.identity,
+    baseUrlSource: '--sandbox',
+    proxy: { proxy: undefined, why: 'the in-process sandbox is reached directly' },
+    trust: { ca: undefined, description: 'none needed (plain http on this machine)' },
+  };
 }
 
 /** The origin of a base URL; the text itself when it is no URL (the client refuses it with its own message). */

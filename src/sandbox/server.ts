@@ -131,6 +131,7 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
     const plan = authenticate(req.headers.authorization);
     const limit = parts.rateLimiter?.check(plan);
     if (limit && !limit.allowed) {
+      parts.stats.countRateLimited();
       throw new ApiError(429, 'rate_limited', `Too many requests for this key; retry after ${limit.retryAfterSeconds} s.`, { retry_after: limit.retryAfterSeconds }, {
         'retry-after': String(limit.retryAfterSeconds),
       });

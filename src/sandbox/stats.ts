@@ -21,6 +21,8 @@ export interface SandboxStats {
   rows: { companies: number; contacts: number };
   units: { free: number; starter: number; growth: number; scale: number };
   faults: FaultCounts;
+  /** Requests refused with 429 by --rate-limit (not the injected `429` faults, counted in `faults`). */
+  rate_limited: number;
   /** With --record-traffic: every domain any /contacts call carried, distinct and sorted. */
   contacts_domains?: string[];
   /** With --record-traffic: every address a verify unit was charged for (lower-cased), distinct and sorted. */
@@ -51,6 +53,7 @@ export class StatsCounter {
     rows: { companies: 0, contacts: 0 },
     units: { free: 0, starter: 0, growth: 0, scale: 0 },
     faults: zeroFaultCounts(),
+    rate_limited: 0,
   };
 
   countRequest(endpoint: Endpoint): void {
@@ -73,6 +76,10 @@ export class StatsCounter {
     return ++this.state.units[plan];
   }
 
+  countRateLimited(): void {
+    this.state.rate_limited++;
+  }
+
   countFault(kind: FaultKindName | typeof LATENCY_SPIKE): void {
     this.state.faults[kind]++;
   }
@@ -84,6 +91,7 @@ export class StatsCounter {
       rows: { ...this.state.rows },
       units: { ...this.state.units },
       faults: { ...this.state.faults },
+      rate_limited: this.state.rate_limited,
       ...(this.traffic && {
         contacts_domains: [...this.traffic.contactsDomains].sort(),
         verified_emails: [...this.traffic.verifiedEmails].sort(),

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { afterPendingWrites } from '../io/sink.js';
+import { withoutControlCharacters } from '../util/text.js';
 
 /** Who is watching stderr decides how much prospect says there. */
 export interface ReporterOptions {
@@ -62,6 +63,11 @@ export class Reporter {
     if (this.chatty) for (const line of lines) this.write(`  ${line}`);
   }
 
+  /** A line that is progress (a request still waiting): only where progress is shown, a terminal. */
+  progressNote(line: string): void {
+    if (this.showsProgress) this.write(line);
+  }
+
   debugLine(line: string): void {
     if (this.options.debug) this.write(`debug: ${line}`);
   }
@@ -80,16 +86,17 @@ export class Reporter {
     this.write(`prospect: ${message}`);
   }
 
+  /** Every line, whoever wrote it: what a service said may be in it, and it is shown as plain text. */
   private write(line: string): void {
     const { stdout, stderr } = this.options;
     // With `2>&1` both streams reach one pipe: a line written while stdout still holds part of a
     // record would land inside it. It waits for stdout to drain (or to close), in its turn.
     if (stdout !== undefined && (this.waiting.length > 0 || stdout.writableLength > 0)) {
       const write = () => stderr.write(this.waiting.splice(0).join(''));
-      if (this.waiting.push(`${line}\n`) === 1) void afterPendingWrites(stdout).then(write, write);
+      if (this.waiting.push(`${withoutControlCharacters(line)}\n`) === 1) void afterPendingWrites(stdout).then(write, write);
       return;
     }
-    stderr.write(`${line}\n`);
+    stderr.write(`${withoutControlCharacters(line)}\n`);
   }
 
   private readonly waiting: string[] = [];

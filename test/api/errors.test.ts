@@ -170,10 +170,9 @@ describe('other error classes', () => {
   });
 
   it('retries exhausted says attempts, the last failure and what to do', () => {
-    const error = retriesExhaustedError('/companies', 6, { kind: 'status', error: map(503, { error: { code: 'internal_error', reason: 'boom' } }) });
-    expect(error.message).toBe(
-      'the service did not answer /companies after 6 attempts (last: 503 internal_error "boom"); try again later; check the service status and the base URL',
-    );
+    const error = retriesExhaustedError('/companies', 6, { kind: 'status', error: map(503, { error: { code: 'internal_error', reason: 'boom' } }) }, 'api.example.com:443');
+    expect(error.message).toBe('no answer from api.example.com:443 for /companies after 6 attempts (last: 503 internal_error "boom")');
+    expect(error.hint).toBe('Try again later; check the service status.');
     expect(error.attempts).toBe(6);
     expect(error.retryable).toBe(true);
     expect(exitCodeOf(error)).toBe(ExitCode.service);

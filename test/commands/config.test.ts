@@ -167,7 +167,7 @@ describe('config set checks values (exit 2, nothing written)', () => {
     [['format', 'xml'], 'unknown format "xml"'],
     [['cursor-param', 'a&b'], 'is not a usable query parameter name'],
     [['max-age'], 'config set max-age needs a value'],
-    [['colour', 'blue'], "Allowed choices are api-key, base-url, cursor-param, max-age, concurrency, format"],
+    [['colour', 'blue'], "Allowed choices are api-key, base-url, proxy, ca-file, cursor-param, max-age, concurrency, format"],
   ])('config set %j', async (args, message) => {
     const { file, run, inProcess } = await profile();
     const refused = await (args[1] === 'http://api.example.com' ? run : inProcess)(['config', 'set', ...args]);

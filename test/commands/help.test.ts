@@ -115,7 +115,7 @@ describe('prospect help', () => {
     const help = await runCli(['help', 'nonsense']);
     expect(help.code).toBe(2);
     expect(help.stdout).toBe('');
-    expect(help.stderr).toBe(`prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, count, sandbox, config, completion.\n`);
+    expect(help.stderr).toBe(`prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, count, doctor, sandbox, config, completion.\n`);
   });
 
   it('with no topic is the top-level help', async () => {

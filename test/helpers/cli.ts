@@ -55,6 +55,8 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   // No test speaks TLS, and Node reads the CA bundle this names at every start: about 50 ms of CPU
   // for each of the suite's 400-odd processes on machines that set it.
   delete env.NODE_EXTRA_CA_CERTS;
+  // Nor a proxy or a CA list of the machine's: the tests that want one set it.
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'SSL_CERT_FILE', 'PROSPECT_CA_FILE']) delete env[name];
   if (options.apiKey !== undefined) env.PROSPECT_API_KEY = options.apiKey;
   if (options.url !== undefined) env.PROSPECT_BASE_URL = options.url;
   for (const [name, value] of Object.entries(options.env ?? {})) {

@@ -19,7 +19,19 @@ interface ProgramEntry {
 
 const LIST = JSON.parse(readFileSync(new URL('./programs.json', import.meta.url), 'utf8')) as { programs: ProgramEntry[] };
 
-export type ProgramName = 'script' | 'faketime' | 'python3' | 'soffice' | 'zsh' | 'fish' | 'chromium' | 'strace' | 'setpriv';
+export type ProgramName =
+  | 'script'
+  | 'faketime'
+  | 'python3'
+  | 'soffice'
+  | 'zsh'
+  | 'fish'
+  | 'chromium'
+  | 'strace'
+  | 'setpriv'
+  | 'openssl'
+  | 'nginx'
+  | 'squid';
 
 export interface Program {
   readonly name: ProgramName;

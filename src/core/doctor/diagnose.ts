@@ -1,0 +1,148 @@
+/**
+ * `prospect doctor`: what a run would use to reach the service (base URL, proxy, CAs, and where each
+ * came from), then each step of a request timed (DNS, TCP, TLS, the HTTP round trip), the key's plan
+ * (a companies call of one row, a contacts call of one domain: neither spends a paid unit), the
+ * contract decisions of docs/api-contract.md those answers bear out, and the tolerances the client
+ * uses. Short timeouts of its own, so a silent host ends it in seconds, not minutes.
+ */
+import {
+  AuthError,
+  CLIENT_DEFAULTS,
+  createClient,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  describeProxy,
+  hostAndPort,
+  MAX_RATE_LIMITED_ATTEMPTS,
+  RequestError,
+  RETRY_DEFAULTS,
+  tlsFailureError,
+  UnanswerableError,
+  type ProspectClient,
+} from '../../api/index.js';
+import { redactSecret } from '../../config/redact.js';
+import { CliError, ExitCode, knownFailure } from '../../exit-codes.js';
+import type { Connection } from '../../runtime/connection.js';
+import { connectTo, lookUp, shakeHands } from './probes.js';
+
+/** Each step's own limits: a black hole ends the whole check well within 10 s. */
+const STEP_TIMEOUT_MS = 3000;
+const REQUEST_TIMEOUT_MS = 4000;
+/** A technology any catalog of web technologies lists; a 422 for it still proves the key and the contract. */
+const PROBE_TECHNOLOGY = 'WordPress';
+const PROBE_DOMAIN = 'example.com';
+
+export interface DoctorOutput {
+  line(text: string): void;
+}
+
+/** What the commands would use (--timeout, --max-retries), for the tolerances line. */
+export interface Tolerances {
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/** Runs every check, says each as it ends; resolves to the exit code (0: usable). */
+export async function diagnose(connection: Connection, out: DoctorOutput, tolerances: Tolerances): Promise<number> {
+  const url = new URL(connection.baseUrl);
+  const where = hostAndPort(url);
+  out.line(`base URL  ${connection.baseUrl} (from ${connection.baseUrlSource})`);
+  out.line(`proxy     ${connection.proxy.proxy ? `${describeProxy(connection.proxy.proxy)} (from ${connection.proxy.source})` : `none: ${connection.proxy.why}`}`);
+  out.line(`CA        ${url.protocol === 'https:' ? connection.trust.description : 'none needed (plain http on this machine)'}`);
+  out.line(`key       ${redactSecret(connection.apiKey)}`);
+  await checkSteps(connection, url, out);
+  const client = createClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    cursorParam: connection.cursorParam,
+    proxy: connection.proxy.proxy,
+    ca: connection.trust.ca,
+    timeoutMs: REQUEST_TIMEOUT_MS,
+    connectTimeoutMs: STEP_TIMEOUT_MS,
+    maxRetries: 0,
+  });
+  try {
+    const findings = await checkPlan(client, where, out);
+    for (const finding of findings) out.line(`ok  contract  ${finding}`);
+  } finally {
+    await client.close();
+  }
+  out.line(
+    `tolerances: --timeout ${tolerances.timeoutMs / 1000} s a request (connect ${Math.min(DEFAULT_CONNECT_TIMEOUT_MS, tolerances.timeoutMs) / 1000} s), --max-retries ${tolerances.maxRetries} ` +
+      `with backoff from ${RETRY_DEFAULTS.baseDelayMs} ms to ${RETRY_DEFAULTS.maxDelayMs / 1000} s; a 429 waits its Retry-After (at most ${RETRY_DEFAULTS.maxDelayMs / 1000} s) for every request at once, ` +
+      `up to ${MAX_RATE_LIMITED_ATTEMPTS} times a request; pages of ${CLIENT_DEFAULTS.pageSize} rows by "${connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam}".`,
+  );
+  out.line('The service is usable from here.');
+  return ExitCode.ok;
+}
+
+/** DNS, TCP and TLS, timed; through a proxy, the connection to the proxy. Throws a CliError (exit 5) at the first that fails. */
+async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): Promise<void> {
+  const proxy = connection.proxy.proxy;
+  const target = proxy ?? url;
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+  const label = proxy ? 'the proxy ' : '';
+  const dns = await step(`DNS of ${label}${host}`, () => lookUp(host));
+  out.line(`ok  DNS       ${label}${host} → ${dns.value.join(', ')} (${dns.ms} ms)`);
+  const tcp = await step(`TCP to ${label}${host}:${port}`, () => connectTo(dns.value[0]!, port, STEP_TIMEOUT_MS));
+  out.line(`ok  TCP       ${label}${host}:${port} (${tcp.ms} ms)`);
+  if (proxy) {
+    out.line(`ok  TLS       through the proxy: checked by the HTTP request below`);
+    return;
+  }
+  if (url.protocol !== 'https:') return;
+  const tls = await step(`TLS with ${host}:${port}`, () =>
+    shakeHands(host, port, connection.trust.ca, STEP_TIMEOUT_MS).catch((error: unknown) => {
+      throw planFailure(tlsFailureError(error, url) ?? error);
+    }),
+  );
+  const { protocol, subject, issuer, validTo } = tls.value;
+  out.line(`ok  TLS       ${protocol}, certificate for ${subject}, issued by ${issuer}, valid until ${validTo} (${tls.ms} ms)`);
+}
+
+async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const code = (error as { code?: unknown }).code;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new CliError(`${what} failed: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}.`, ExitCode.service, 'Check the base URL, the proxy and the network; `prospect doctor` shows where each setting came from.');
+  }
+}
+
+/** One companies call of one row and one contacts call of one domain; what they bear out of the contract. */
+async function checkPlan(client: ProspectClient, where: string, out: DoctorOutput): Promise<string[]> {
+  const findings: string[] = [];
+  const startedAt = performance.now();
+  try {
+    for await (const page of client.companies({ technology: PROBE_TECHNOLOGY }, { pageSize: 1 })) {
+      out.line(`ok  HTTP      ${where} answered GET /companies (${Math.round(performance.now() - startedAt)} ms)`);
+      findings.push(`rows 2 and 1: a page of limit=1 held ${page.data.length} row, and ${page.nextCursor === null ? 'no next page' : 'a next_cursor to follow'}`);
+      break;
+    }
+    out.line('ok  plan      companies: open to this key');
+  } catch (error) {
+    if (!(error instanceof UnanswerableError)) throw planFailure(error);
+    out.line(`ok  HTTP      ${where} answered GET /companies with 422 (${Math.round(performance.now() - startedAt)} ms)`);
+    out.line('ok  plan      companies: open to this key');
+    findings.push(`rows 7 and 8: a 422 carries its code and reason (${error.code ?? 'no code'})`);
+  }
+  try {
+    await client.contacts({ domains: [PROBE_DOMAIN], limit: 1 });
+    out.line('ok  plan      contacts: open to this key (Growth plan or higher)');
+    findings.push('row 18: the contacts envelope is one the client reads');
+  } catch (error) {
+    if (!(error instanceof AuthError) || error.code !== 'plan_required') throw planFailure(error);
+    out.line('ok  plan      contacts: not on this key\'s plan (403 plan_required: Free or Starter); companies, count and verify still work');
+    findings.push('row 11: the plan gate is 403 plan_required');
+  }
+  return findings;
+}
+
+/** A failed call, as the commands would report it (same message, hint and exit code). */
+function planFailure(error: unknown): unknown {
+  if (!(error instanceof RequestError)) return error;
+  const known = knownFailure(error);
+  return known ? new CliError(known.message, known.exitCode, known.hint) : error;
+}

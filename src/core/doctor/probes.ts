@@ -1,0 +1,78 @@
+/**
+ * The steps under an HTTP request, each timed on its own so a person can see which one fails or is
+ * slow: the name looked up, the TCP connection, the TLS handshake (with the certificate it showed).
+ * Through a proxy only the connection to the proxy is ours to time; the proxy looks the name up.
+ */
+import { lookup } from 'node:dns/promises';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTls, type PeerCertificate, type TLSSocket } from 'node:tls';
+
+export interface Timed<T> {
+  value: T;
+  ms: number;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
+  const startedAt = performance.now();
+  const value = await work();
+  return { value, ms: Math.round(performance.now() - startedAt) };
+}
+
+/** A step that took longer than it may: a silent host, a black hole. */
+export class StepTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+}
+
+function withDeadline<T extends Socket>(socket: T, timeoutMs: number, event: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new StepTimeoutError(`no ${event === 'connect' ? 'connection' : 'TLS handshake'} within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    socket.once(event, () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    });
+  });
+}
+
+export function lookUp(host: string): Promise<Timed<string[]>> {
+  return timed(async () => (await lookup(host, { all: true })).map((entry) => entry.address));
+}
+
+/** Connects, then closes at once. */
+export function connectTo(address: string, port: number, timeoutMs: number): Promise<Timed<void>> {
+  return timed(async () => {
+    const socket = await withDeadline(connectTcp({ host: address, port }), timeoutMs, 'connect');
+    socket.destroy();
+  });
+}
+
+export interface Handshake {
+  protocol: string;
+  subject: string;
+  issuer: string;
+  validTo: string;
+}
+
+/** A TLS handshake with the name as the client sends it and the CAs the client trusts. */
+export function shakeHands(host: string, port: number, ca: readonly string[] | undefined, timeoutMs: number): Promise<Timed<Handshake>> {
+  return timed(async () => {
+    const options = { host, port, servername: host.includes(':') || /^[\d.]+$/.test(host) ? undefined : host, ...(ca ? { ca: [...ca] } : {}) };
+    const socket = await withDeadline<TLSSocket>(connectTls(options), timeoutMs, 'secureConnect');
+    const certificate: PeerCertificate = socket.getPeerCertificate();
+    const handshake = {
+      protocol: socket.getProtocol() ?? 'unknown',
+      subject: certificate.subjectaltname ?? String(certificate.subject?.CN ?? 'unknown'),
+      issuer: String(certificate.issuer?.CN ?? 'unknown'),
+      validTo: certificate.valid_to ?? 'unknown',
+    };
+    socket.destroy();
+    return handshake;
+  });
+}

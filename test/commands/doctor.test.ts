@@ -1,0 +1,113 @@
+/**
+ * `prospect doctor` as a user runs it: against the sandbox (in process, and over https behind nginx
+ * through squid) it exits 0 and every line is true of the set-up the test made; against a black hole
+ * it exits 5, naming the host and port, after its own short timeouts (3 s a step, 4 s the request:
+ * said in the message, so no stopwatch is needed).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { NGINX, OPENSSL, PROXIED_HOST, SQUID, startBlackHole, startHttpsBehindProxy, type HttpsBehindProxy } from '../helpers/real-servers.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
+
+const LOCAL_NAMES = { NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preload.mjs', import.meta.url).href}`, PROSPECT_TEST_HOSTS: `${PROXIED_HOST}=127.0.0.1` };
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('prospect doctor', () => {
+  it('against the sandbox: exit 0, where each setting came from, each step, the plan and the contract', async () => {
+    const run = await runCli(['doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    const port = new URL(sandbox.url).port;
+    expect(lines.slice(0, 4)).toEqual([`base URL  ${sandbox.url} (from PROSPECT_BASE_URL)`, 'proxy     none: 127.0.0.1 is this machine', 'CA        none needed (plain http on this machine)', 'key       …owth']);
+    expect(lines[4]).toMatch(/^ok  DNS       127\.0\.0\.1 → 127\.0\.0\.1 \(\d+ ms\)$/);
+    expect(lines[5]).toMatch(new RegExp(`^ok  TCP       127\\.0\\.0\\.1:${port} \\(\\d+ ms\\)$`));
+    expect(lines[6]).toMatch(new RegExp(`^ok  HTTP      127\\.0\\.0\\.1:${port} answered GET /companies \\(\\d+ ms\\)$`));
+    expect(lines.slice(7, 9)).toEqual(['ok  plan      companies: open to this key', 'ok  plan      contacts: open to this key (Growth plan or higher)']);
+    expect(lines).toContain('ok  contract  rows 2 and 1: a page of limit=1 held 1 row, and a next_cursor to follow');
+    expect(lines.at(-2)).toMatch(/^tolerances: --timeout 30 s a request \(connect 10 s\), --max-retries 5 /);
+    expect(lines.at(-1)).toBe('The service is usable from here.');
+    // No paid unit: verify is never called.
+    expect(sandbox.stats().units).toEqual({ free: 0, starter: 0, growth: 0, scale: 0 });
+  });
+
+  it('a Free key: contacts are not on its plan, and the service is still usable (exit 0)', async () => {
+    const run = await runCli(['--timeout', '12', 'doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.free });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter)");
+    expect(run.stdout).toContain('ok  contract  row 11: the plan gate is 403 plan_required');
+    expect(run.stdout).toMatch(/tolerances: --timeout 12 s a request \(connect 10 s\)/);
+  });
+
+  it('an unknown key: exit 4, as a command would', async () => {
+    const run = await runCli(['doctor'], { url: sandbox.url, apiKey: 'not-a-key-at-all-000' });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/^prospect: the service rejected the API key \(401 unauthorized\)\./);
+  });
+
+  describe('against a black hole (accepts TCP, never answers)', () => {
+    let blackHole: Awaited<ReturnType<typeof startBlackHole>>;
+    let port: number;
+    beforeAll(async () => {
+      blackHole = await startBlackHole();
+      port = blackHole.port;
+    });
+    afterAll(async () => {
+      await blackHole?.close();
+    });
+
+    it.concurrent('over http: exit 5 after its 4 s request timeout, naming host and port', async ({ expect }) => {
+      const run = await runCli(['doctor'], { url: `http://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
+      expect(run.code).toBe(5);
+      expect(run.stderr).toMatch(new RegExp(`^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt \\(last: timeout: no complete answer within 4 s\\)\\n`));
+    });
+
+    it.concurrent('over https: exit 5 after its 3 s handshake timeout, naming host and port', async ({ expect }) => {
+      const run = await runCli(['doctor'], { url: `https://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
+      expect(run.code).toBe(5);
+      expect(run.stderr).toMatch(new RegExp(`^prospect: TLS with 127\\.0\\.0\\.1:${port} failed: no TLS handshake within 3 s \\(ETIMEDOUT\\)\\.\\n`));
+    });
+  });
+
+  describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('over https behind nginx, through squid', () => {
+    let servers: HttpsBehindProxy;
+    let squid: HttpsBehindProxy['squid'];
+    let caFile: string;
+    let tlsPort: number;
+    beforeAll(async () => {
+      servers = await startHttpsBehindProxy(sandbox.url);
+      ({ squid, caFile, tlsPort } = servers);
+    });
+    afterAll(async () => {
+      await servers?.stop();
+    });
+
+    it('exit 0, and every line says what is in effect: the proxy, the CA, the steps', async () => {
+      const url = `https://${PROXIED_HOST}:${tlsPort}`;
+      const run = await runCli(['doctor'], { url, apiKey: SANDBOX_KEYS.growth, env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines.slice(0, 3)).toEqual([`base URL  ${url} (from PROSPECT_BASE_URL)`, `proxy     ${squid.url} (from HTTPS_PROXY)`, `CA        Node's CAs + ${caFile} (PROSPECT_CA_FILE)`]);
+      expect(lines).toContain('ok  TLS       through the proxy: checked by the HTTP request below');
+      expect(lines.some((line) => new RegExp(`^ok  TCP       the proxy 127\\.0\\.0\\.1:${squid.port} \\(\\d+ ms\\)$`).test(line))).toBe(true);
+      expect(lines.at(-1)).toBe('The service is usable from here.');
+    });
+
+    it('direct over https: the certificate the service showed, and how it was trusted', async () => {
+      const run = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth, env: { PROSPECT_CA_FILE: caFile } });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^ok  TLS       TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m);
+      const untrusted = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth });
+      expect(untrusted.code).toBe(5);
+      expect(untrusted.stderr).toMatch(/^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted \(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file /);
+    });
+  });
+});
