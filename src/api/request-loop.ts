@@ -228,7 +228,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const [{ request }, dispatcher] = await Promise.all([loadUndici(), agentOf()]);
     const attemptSignal = createAttemptSignal(stops, options.timeoutMs);
     let status: number | undefined;
-    let responseHeaders: IncomingHttpHeaders = {};
+    let responseHeaders: IncomingHttpHeaders;
     let body: string;
     // Only the transport is inside the try: a failure to interpret a complete answer is not a
     // network error and must not be retried as one.

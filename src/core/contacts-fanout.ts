@@ -250,7 +250,7 @@ async function* batchItems<Item>(
   flushAfterMs: number | undefined,
 ): AsyncGenerator<Item[]> {
   const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
-  let batch: Item[] = [];
+  const batch: Item[] = [];
   const domains = new Set<string>();
   let pause: PauseWatch | undefined;
   try {

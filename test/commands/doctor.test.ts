@@ -27,7 +27,7 @@ describe('prospect doctor', () => {
     const lines = run.stdout.trimEnd().split('\n');
     const port = new URL(sandbox.url).port;
     expect(lines.slice(0, 4)).toEqual([`base URL  ${sandbox.url} (from PROSPECT_BASE_URL)`, 'proxy     none: 127.0.0.1 is this machine', 'CA        none needed (plain http on this machine)', 'key       …owth']);
-    expect(lines[4]).toMatch(/^ok  DNS       127\.0\.0\.1 → 127\.0\.0\.1 \(\d+ ms\)$/);
+    expect(lines[4]).toMatch(/^ok {2}DNS {7}127\.0\.0\.1 → 127\.0\.0\.1 \(\d+ ms\)$/);
     expect(lines[5]).toMatch(new RegExp(`^ok  TCP       127\\.0\\.0\\.1:${port} \\(\\d+ ms\\)$`));
     expect(lines[6]).toMatch(new RegExp(`^ok  HTTP      127\\.0\\.0\\.1:${port} answered GET /companies \\(\\d+ ms\\)$`));
     expect(lines.slice(7, 9)).toEqual(['ok  plan      companies: open to this key', 'ok  plan      contacts: open to this key (Growth plan or higher)']);
@@ -104,7 +104,7 @@ describe('prospect doctor', () => {
     it('direct over https: the certificate the service showed, and how it was trusted', async () => {
       const run = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth, env: { PROSPECT_CA_FILE: caFile } });
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^ok  TLS       TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m);
+      expect(run.stdout).toMatch(/^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m);
       const untrusted = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth });
       expect(untrusted.code).toBe(5);
       expect(untrusted.stderr).toMatch(/^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted \(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file /);

@@ -118,7 +118,7 @@ async function waitForPort(port: number, child: ChildProcess, name: string, stde
   throw new Error(`${name} did not listen on 127.0.0.1:${port}: ${stderr()}`);
 }
 
-function startForeground(command: string, args: string[], name: string): { child: ChildProcess; stderr: () => string } {
+function startForeground(command: string, args: string[], _name: string): { child: ChildProcess; stderr: () => string } {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
