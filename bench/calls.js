@@ -13,7 +13,10 @@ import { BIN, measure, prospectEnv, ROOT, startSandbox, summarize } from './lib.
 export const CALL_SETS = [
   { name: '-t Shopify --country us --max 600', args: ['-t', 'Shopify', '--country', 'us', '--max', '600'] },
   { name: '-t WordPress --max 2000', args: ['-t', 'WordPress', '--max', '2000'] },
-  { name: '-t jQuery --employee-range 11-500 --max 2000', args: ['-t', 'jQuery', '--employee-range', '11-500', '--max', '2000'] },
+  {
+    name: '-t jQuery --employee-range 11-500 --max 2000',
+    args: ['-t', 'jQuery', '--employee-range', '11-500', '--max', '2000'],
+  },
 ];
 
 export function fewestCalls(domains, contacts) {
@@ -32,10 +35,24 @@ export async function benchCalls({ scratch, log, config }) {
     for (const set of CALL_SETS) {
       const input = join(scratch, 'calls-input.ndjson');
       await measure(node, [BIN, 'companies', ...set.args, '--format', 'ndjson'], { env, stdout: input });
-      const domains = new Set(readFileSync(input, 'utf8').trim().split('\n').map((line) => JSON.parse(line).domain.toLowerCase())).size;
-      const contacts = await countedRuns(sandbox, scratch, config.runs, log, `contacts ${set.name}`, (out) => measure(node, [BIN, 'contacts', '--format', 'ndjson'], { env, stdin: input, stdout: out }));
-      const pipeline = await countedRuns(sandbox, scratch, config.runs, log, `pipeline ${set.name}`, (out) => measure(node, [BIN, 'pipeline', ...set.args, '--format', 'ndjson'], { env, stdout: out }));
-      sets.push({ name: set.name, domains, contacts: withFloor(contacts, domains), pipeline: withFloor(pipeline, domains) });
+      const domains = new Set(
+        readFileSync(input, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).domain.toLowerCase()),
+      ).size;
+      const contacts = await countedRuns(sandbox, scratch, config.runs, log, `contacts ${set.name}`, (out) =>
+        measure(node, [BIN, 'contacts', '--format', 'ndjson'], { env, stdin: input, stdout: out }),
+      );
+      const pipeline = await countedRuns(sandbox, scratch, config.runs, log, `pipeline ${set.name}`, (out) =>
+        measure(node, [BIN, 'pipeline', ...set.args, '--format', 'ndjson'], { env, stdout: out }),
+      );
+      sets.push({
+        name: set.name,
+        domains,
+        contacts: withFloor(contacts, domains),
+        pipeline: withFloor(pipeline, domains),
+      });
     }
   } finally {
     await sandbox.stop();
@@ -54,7 +71,11 @@ async function countedRuns(sandbox, scratch, runs, log, label, run) {
     const before = await sandbox.fullStats();
     await run(out);
     const after = await sandbox.fullStats();
-    measured.push({ calls: after.requests.contacts - before.requests.contacts, built: after.rows.contacts - before.rows.contacts, written: ndjsonRows(out) });
+    measured.push({
+      calls: after.requests.contacts - before.requests.contacts,
+      built: after.rows.contacts - before.rows.contacts,
+      written: ndjsonRows(out),
+    });
   }
   return measured;
 }
@@ -85,9 +106,20 @@ async function pipelineOver(scratch, companies, runs, log) {
   const sandbox = await startSandbox({ companies });
   try {
     const env = prospectEnv(sandbox.url);
-    const measured = await countedRuns(sandbox, scratch, runs, log, `pipeline -t jQuery over ${companies} companies`, async (out) => {
-      await measure(node, [BIN, 'pipeline', '-t', 'jQuery', '--format', 'ndjson'], { env, stdout: out, timeoutMs: 3_600_000 });
-    });
+    const measured = await countedRuns(
+      sandbox,
+      scratch,
+      runs,
+      log,
+      `pipeline -t jQuery over ${companies} companies`,
+      async (out) => {
+        await measure(node, [BIN, 'pipeline', '-t', 'jQuery', '--format', 'ndjson'], {
+          env,
+          stdout: out,
+          timeoutMs: 3_600_000,
+        });
+      },
+    );
     const listed = (await sandbox.fullStats()).rows.companies / runs;
     return { companies, listed, ...withFloor(measured, listed) };
   } finally {
@@ -103,13 +135,21 @@ async function pipelineOver(scratch, companies, runs, log) {
 async function timedAgainst(scratch, config, log) {
   const node = process.execPath;
   const results = [];
-  for (const service of [{ flag: `--rate-limit ${config.rateLimit}`, rateLimit: config.rateLimit }, { flag: `--latency ${config.latencyMs}`, latencyMs: config.latencyMs }]) {
+  for (const service of [
+    { flag: `--rate-limit ${config.rateLimit}`, rateLimit: config.rateLimit },
+    { flag: `--latency ${config.latencyMs}`, latencyMs: config.latencyMs },
+  ]) {
     const sandbox = await startSandbox({ companies: 50_000, ...service });
     try {
       const env = prospectEnv(sandbox.url);
       const input = join(scratch, 'calls-timed-input.ndjson');
       await measure(node, [BIN, 'companies', ...CALL_SETS[0].args, '--format', 'ndjson'], { env, stdout: input });
-      const domains = new Set(readFileSync(input, 'utf8').trim().split('\n').map((line) => JSON.parse(line).domain.toLowerCase()));
+      const domains = new Set(
+        readFileSync(input, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).domain.toLowerCase()),
+      );
       const prospect = [];
       const floor = [];
       let floorCalls = 0;
@@ -122,7 +162,10 @@ async function timedAgainst(scratch, config, log) {
         const written = ndjsonRows(out);
         floorCalls = fewestCalls(domains.size, written);
         prospect.push({ wallMs: result.wallMs, calls: after.requests.contacts - before.requests.contacts });
-        const bare = await measure(node, [join(ROOT, 'bench', 'baseline', 'floor-calls.js'), String(floorCalls), '4'], { env: { ...env, DOMAINS: [...domains].join(',') }, stdout: 'capture' });
+        const bare = await measure(node, [join(ROOT, 'bench', 'baseline', 'floor-calls.js'), String(floorCalls), '4'], {
+          env: { ...env, DOMAINS: [...domains].join(',') },
+          stdout: 'capture',
+        });
         floor.push({ wallMs: bare.wallMs });
       }
       const startup = await measure(node, [BIN, '--version']);
@@ -147,16 +190,27 @@ async function timedAgainst(scratch, config, log) {
 export function callsRows(c, { int, spread, x, ms, verdict }) {
   const lines = [];
   for (const set of c.sets) {
-    for (const [command, data] of [['contacts', set.contacts], ['pipeline', set.pipeline]]) {
-      lines.push(`| 3 | \`${command}\` ${set.name}: calls / rows built per row written | ${spread(data.calls, int)} calls = ${spread(data.callsRatio, x)} the floor; ${spread(data.rowsRatio, x)} | floor ${int(data.floor)} (${int(set.domains)} domains, ${int(data.written)} contacts) | ≤ 1.5×; ≤ 1.3× | ${verdict(data.callsRatio.median <= 1.5)}; ${verdict(data.rowsRatio.median <= 1.3)} |`);
+    for (const [command, data] of [
+      ['contacts', set.contacts],
+      ['pipeline', set.pipeline],
+    ]) {
+      lines.push(
+        `| 3 | \`${command}\` ${set.name}: calls / rows built per row written | ${spread(data.calls, int)} calls = ${spread(data.callsRatio, x)} the floor; ${spread(data.rowsRatio, x)} | floor ${int(data.floor)} (${int(set.domains)} domains, ${int(data.written)} contacts) | ≤ 1.5×; ≤ 1.3× | ${verdict(data.callsRatio.median <= 1.5)}; ${verdict(data.rowsRatio.median <= 1.3)} |`,
+      );
     }
   }
   const l = c.large;
-  lines.push(`| 3 | \`pipeline -t jQuery\`, ${int(l.companies)} companies: calls / rows built per row written | ${spread(l.calls, int)} calls = ${spread(l.callsRatio, x)} the floor; ${spread(l.rowsRatio, x)} | floor ${int(l.floor)} (${int(l.listed)} companies, ${int(l.written)} leads) | ≤ 1.5×; ≤ 1.3× | ${verdict(l.callsRatio.median <= 1.5)}; ${verdict(l.rowsRatio.median <= 1.3)} |`);
+  lines.push(
+    `| 3 | \`pipeline -t jQuery\`, ${int(l.companies)} companies: calls / rows built per row written | ${spread(l.calls, int)} calls = ${spread(l.callsRatio, x)} the floor; ${spread(l.rowsRatio, x)} | floor ${int(l.floor)} (${int(l.listed)} companies, ${int(l.written)} leads) | ≤ 1.5×; ≤ 1.3× | ${verdict(l.callsRatio.median <= 1.5)}; ${verdict(l.rowsRatio.median <= 1.3)} |`,
+  );
   for (const t of c.timed) {
-    const bound = t.rateLimit ? `; target 1.5 × floor ÷ ${t.rateLimit} + start-up = ${ms(1500 * (t.floorCalls / t.rateLimit) + t.startupMs)}` : '';
+    const bound = t.rateLimit
+      ? `; target 1.5 × floor ÷ ${t.rateLimit} + start-up = ${ms(1500 * (t.floorCalls / t.rateLimit) + t.startupMs)}`
+      : '';
     const met = t.rateLimit ? verdict(t.wall.median <= 1500 * (t.floorCalls / t.rateLimit) + t.startupMs) : '';
-    lines.push(`| 3 | \`contacts\` ${CALL_SETS[0].name} against \`${t.service}\` | ${spread(t.wall, ms)} (${spread(t.calls, int)} calls) = ${spread(t.ratio, x)} the floor's time | the floor's ${int(t.floorCalls)} calls, bare: ${spread(t.floorWall, ms)}${bound} | ${t.rateLimit ? '≤ 1.5×' : '(reported)'} | ${met} |`);
+    lines.push(
+      `| 3 | \`contacts\` ${CALL_SETS[0].name} against \`${t.service}\` | ${spread(t.wall, ms)} (${spread(t.calls, int)} calls) = ${spread(t.ratio, x)} the floor's time | the floor's ${int(t.floorCalls)} calls, bare: ${spread(t.floorWall, ms)}${bound} | ${t.rateLimit ? '≤ 1.5×' : '(reported)'} | ${met} |`,
+    );
   }
   return lines;
 }
@@ -166,33 +220,55 @@ export function callsSection(c, { int, spread, x, ms }) {
   const lines = [];
   lines.push('## 3. Contacts calls against the fewest the service allows');
   lines.push('');
-  lines.push('The fewest calls a contacts job can make is max(⌈domains / 100⌉, ⌈contacts / 1,000⌉): at most 100 domains and 1,000 contacts come back per call (spec §4.2, §8). Calls and the rows the service built are the sandbox\'s own counters (`/_sandbox/stats`: `requests.contacts`, `rows.contacts`), before and after each run; contacts written are the output\'s rows. Default flags, the default dataset (50,000 companies), `contacts` fed the set\'s `companies --format ndjson`, `pipeline` given the same filters.');
+  lines.push(
+    "The fewest calls a contacts job can make is max(⌈domains / 100⌉, ⌈contacts / 1,000⌉): at most 100 domains and 1,000 contacts come back per call (spec §4.2, §8). Calls and the rows the service built are the sandbox's own counters (`/_sandbox/stats`: `requests.contacts`, `rows.contacts`), before and after each run; contacts written are the output's rows. Default flags, the default dataset (50,000 companies), `contacts` fed the set's `companies --format ndjson`, `pipeline` given the same filters.",
+  );
   lines.push('');
   lines.push('| Set | Command | Domains | Contacts written | Floor | Calls | × floor | Rows built / written |');
   lines.push('|---|---|---|---|---|---|---|---|');
   for (const set of c.sets) {
-    for (const [command, data] of [['contacts', set.contacts], ['pipeline', set.pipeline]]) {
-      lines.push(`| \`${set.name}\` | ${command} | ${int(set.domains)} | ${int(data.written)}${data.sameRows ? '' : ' (differs between runs!)'} | ${int(data.floor)} | ${spread(data.calls, int)} | ${spread(data.callsRatio, x)} | ${spread(data.rowsRatio, x)} |`);
+    for (const [command, data] of [
+      ['contacts', set.contacts],
+      ['pipeline', set.pipeline],
+    ]) {
+      lines.push(
+        `| \`${set.name}\` | ${command} | ${int(set.domains)} | ${int(data.written)}${data.sameRows ? '' : ' (differs between runs!)'} | ${int(data.floor)} | ${spread(data.calls, int)} | ${spread(data.callsRatio, x)} | ${spread(data.rowsRatio, x)} |`,
+      );
     }
   }
   const l = c.large;
-  lines.push(`| \`-t jQuery\`, ${int(l.companies)}-company sandbox | pipeline | ${int(l.listed)} | ${int(l.written)} | ${int(l.floor)} | ${spread(l.calls, int)} | ${spread(l.callsRatio, x)} | ${spread(l.rowsRatio, x)} |`);
+  lines.push(
+    `| \`-t jQuery\`, ${int(l.companies)}-company sandbox | pipeline | ${int(l.listed)} | ${int(l.written)} | ${int(l.floor)} | ${spread(l.calls, int)} | ${spread(l.callsRatio, x)} | ${spread(l.rowsRatio, x)} |`,
+  );
   lines.push('');
-  lines.push('Before issue 28 (measured by hand on the same sets, `contacts` at default flags): 278, 331 and 1,176 calls (13×, 17×, 20× the floor), 2.6× to 3.2× rows built per row written; the 20,000-company pipeline made 2,738 calls (19×).');
+  lines.push(
+    'Before issue 28 (measured by hand on the same sets, `contacts` at default flags): 278, 331 and 1,176 calls (13×, 17×, 20× the floor), 2.6× to 3.2× rows built per row written; the 20,000-company pipeline made 2,738 calls (19×).',
+  );
   lines.push('');
-  lines.push('How (src/core/contacts-fanout.ts): every call asks for the most the service sends (`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every contact of the seniorities above its last row\'s (the service sends the most senior first), so those are kept and only the rest is asked again; a full answer that completes no seniority is asked again in halves. New batches are sized at twice the limit at the contacts per domain learned so far (most come back full, and what they prove sizes the calls that follow); the rest at 0.8 of the limit (src/core/contact-sizing.ts). The order is checked on every answer: a service that breaks it gets the old split, nothing kept from a full answer (src/core/contact-proofs.ts, test/core/contacts-fanout.order.test.ts).');
+  lines.push(
+    "How (src/core/contacts-fanout.ts): every call asks for the most the service sends (`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every contact of the seniorities above its last row's (the service sends the most senior first), so those are kept and only the rest is asked again; a full answer that completes no seniority is asked again in halves. New batches are sized at twice the limit at the contacts per domain learned so far (most come back full, and what they prove sizes the calls that follow); the rest at 0.8 of the limit (src/core/contact-sizing.ts). The order is checked on every answer: a service that breaks it gets the old split, nothing kept from a full answer (src/core/contact-proofs.ts, test/core/contacts-fanout.order.test.ts).",
+  );
   lines.push('');
-  lines.push('Why the domain-bound set misses: `-t WordPress --max 2000` has 2,000 domains and 18,976 contacts, so its floor (20) is its domains; 90% of its domains have no contact and a few hold most of them (one has 4,900). Every call must carry 100 domains to reach the floor, and a 100-domain call holds more than 1,000 contacts whenever one of the large domains is in it; what is left of such a call is again close to 100 domains (a domain without a contact in the seniorities already proven may still have some in the others), so it cannot share a call with what is left of another. Each of those batches costs two calls or more where the floor counts one. The 20,000-company pipeline mixes both kinds of batch, and misses for the same reason.');
+  lines.push(
+    'Why the domain-bound set misses: `-t WordPress --max 2000` has 2,000 domains and 18,976 contacts, so its floor (20) is its domains; 90% of its domains have no contact and a few hold most of them (one has 4,900). Every call must carry 100 domains to reach the floor, and a 100-domain call holds more than 1,000 contacts whenever one of the large domains is in it; what is left of such a call is again close to 100 domains (a domain without a contact in the seniorities already proven may still have some in the others), so it cannot share a call with what is left of another. Each of those batches costs two calls or more where the floor counts one. The 20,000-company pipeline mixes both kinds of batch, and misses for the same reason.',
+  );
   lines.push('');
   lines.push('### Under a rate limit and against latency');
   lines.push('');
-  lines.push(`\`contacts\` for \`${CALL_SETS[0].name}\` against a sandbox with each flag, next to bench/baseline/floor-calls.js making the floor's number of contacts calls (100 domains each, \`limit=1000\`, 4 at a time, waiting out \`Retry-After\` on a 429) against the same sandbox; interleaved, whole processes.`);
+  lines.push(
+    `\`contacts\` for \`${CALL_SETS[0].name}\` against a sandbox with each flag, next to bench/baseline/floor-calls.js making the floor's number of contacts calls (100 domains each, \`limit=1000\`, 4 at a time, waiting out \`Retry-After\` on a 429) against the same sandbox; interleaved, whole processes.`,
+  );
   lines.push('');
-  lines.push('| Service | Calls | Wall | Floor\'s calls, bare | Ratio |');
+  lines.push("| Service | Calls | Wall | Floor's calls, bare | Ratio |");
   lines.push('|---|---|---|---|---|');
-  for (const t of c.timed) lines.push(`| \`${t.service}\` | ${spread(t.calls, int)} | ${spread(t.wall, ms)} | ${int(t.floorCalls)}: ${spread(t.floorWall, ms)} | ${spread(t.ratio, x)} |`);
+  for (const t of c.timed)
+    lines.push(
+      `| \`${t.service}\` | ${spread(t.calls, int)} | ${spread(t.wall, ms)} | ${int(t.floorCalls)}: ${spread(t.floorWall, ms)} | ${spread(t.ratio, x)} |`,
+    );
   lines.push('');
-  lines.push('Under `--rate-limit` the calls counted include the requests answered 429: prospect retries them after a backoff, each of its 4 workers on its own, so it keeps running into the limit; the floor\'s loop waits out `Retry-After`. Pacing every worker by one shared limiter is issue 27\'s; this section measures what fewer calls buy with it. Against `--latency`, part of the gap is the start-up and the calls that follow a full answer, which wait for it.');
+  lines.push(
+    "Under `--rate-limit` the calls counted include the requests answered 429: prospect retries them after a backoff, each of its 4 workers on its own, so it keeps running into the limit; the floor's loop waits out `Retry-After`. Pacing every worker by one shared limiter is issue 27's; this section measures what fewer calls buy with it. Against `--latency`, part of the gap is the start-up and the calls that follow a full answer, which wait for it.",
+  );
   lines.push('');
   return lines;
 }

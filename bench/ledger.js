@@ -46,20 +46,31 @@ export async function benchLedger({ scratch, log, config }) {
         // run, so that no writeback of the copy runs beside it.
         cpSync(states[which], state, { recursive: true });
         execFileSync('sync');
-        const result = await measure(process.execPath, [BIN, 'pipeline', '--technology', TECHNOLOGY, '--state', state, '--only-new', '-o', out], { env, timeoutMs: 3_600_000 });
+        const result = await measure(
+          process.execPath,
+          [BIN, 'pipeline', '--technology', TECHNOLOGY, '--state', state, '--only-new', '-o', out],
+          { env, timeoutMs: 3_600_000 },
+        );
         runs[which].push(result);
         leads[which].add(readFileSync(out, 'utf8').trimEnd().split('\n').length - 1);
       }
     }
   } finally {
     await sandbox.stop();
-    for (const which of ['empty', 'big']) rmSync(join(scratch, `ledger-run-${which}`), { recursive: true, force: true });
+    for (const which of ['empty', 'big'])
+      rmSync(join(scratch, `ledger-run-${which}`), { recursive: true, force: true });
   }
   const [emptyLeads, bigLeads] = [[...leads.empty], [...leads.big]];
   if (emptyLeads.length !== 1 || bigLeads.length !== 1 || emptyLeads[0] !== bigLeads[0]) {
-    throw new Error(`ledger: the runs wrote different leads (empty ledger: ${emptyLeads.join(', ')}; ${keys} keys: ${bigLeads.join(', ')})`);
+    throw new Error(
+      `ledger: the runs wrote different leads (empty ledger: ${emptyLeads.join(', ')}; ${keys} keys: ${bigLeads.join(', ')})`,
+    );
   }
-  const figures = (list) => ({ wall: summarize(list.map((run) => run.wallMs)), rssMb: summarize(list.map((run) => run.rssMb)), cpu: list[0].cpuMs === undefined ? undefined : summarize(list.map((run) => run.cpuMs)) });
+  const figures = (list) => ({
+    wall: summarize(list.map((run) => run.wallMs)),
+    rssMb: summarize(list.map((run) => run.rssMb)),
+    cpu: list[0].cpuMs === undefined ? undefined : summarize(list.map((run) => run.cpuMs)),
+  });
   const empty = figures(runs.empty);
   const big = figures(runs.big);
   return {
@@ -79,7 +90,10 @@ export async function benchLedger({ scratch, log, config }) {
 /** A state directory whose ledger holds `keys` random keys (scripts/build-ledger.mjs). */
 function buildLedger(dir, keys) {
   rmSync(dir, { recursive: true, force: true });
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-ledger.mjs'), dir, String(keys)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-ledger.mjs'), dir, String(keys)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /** The summary table's rows for the section, in bench/run.js report()'s format (its helpers passed in). */
@@ -88,7 +102,11 @@ export function ledgerRows(l, { int, spread, ms, mb, x, verdict }) {
   return [
     `| 9 | ${what}: peak RSS | ${spread(l.big.rssMb, mb)} = ${x(l.rssRatio)} | empty ledger: ${spread(l.empty.rssMb, mb)} | ≤ ${LEDGER_TARGETS.rssRatio}× | ${verdict(l.rssRatio <= LEDGER_TARGETS.rssRatio)} |`,
     `| 9 | ${what}: wall time | ${spread(l.big.wall, ms)} = ${x(l.wallRatio)} | empty ledger: ${spread(l.empty.wall, ms)} | ≤ ${LEDGER_TARGETS.wallRatio}× | ${verdict(l.wallRatio <= LEDGER_TARGETS.wallRatio)} |`,
-    ...(l.cpuRatio === undefined ? [] : [`| 9 | ${what}: CPU time (user + system) | ${spread(l.big.cpu, ms)} = ${x(l.cpuRatio)} | empty ledger: ${spread(l.empty.cpu, ms)} | (reported) | |`]),
+    ...(l.cpuRatio === undefined
+      ? []
+      : [
+          `| 9 | ${what}: CPU time (user + system) | ${spread(l.big.cpu, ms)} = ${x(l.cpuRatio)} | empty ledger: ${spread(l.empty.cpu, ms)} | (reported) | |`,
+        ]),
   ];
 }
 
@@ -98,9 +116,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-ledger-'));
   mkdirSync(scratch, { recursive: true });
   try {
-    const result = await benchLedger({ scratch, log: (text) => process.stderr.write(`bench: ${text}\n`), config: { companies, keys, runs } });
+    const result = await benchLedger({
+      scratch,
+      log: (text) => process.stderr.write(`bench: ${text}\n`),
+      config: { companies, keys, runs },
+    });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    const ms = (value) => (value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(0)} ms`);
+    const ms = (value) =>
+      value >= 10_000
+        ? `${(value / 1000).toFixed(1)} s`
+        : value >= 1000
+          ? `${(value / 1000).toFixed(2)} s`
+          : `${value.toFixed(0)} ms`;
     const helpers = {
       int: (value) => Math.round(value).toLocaleString('en-US'),
       spread: (s, format) => `${format(s.median)} (${format(s.min)}–${format(s.max)}, n=${s.n})`,

@@ -10,7 +10,9 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'prospect.js');
 export const KEY = 'sandbox-growth';
 
-const GNU_TIME = ['/usr/bin/time'].find((path) => existsSync(path) && spawnSync(path, ['-f', '%M', 'true']).status === 0);
+const GNU_TIME = ['/usr/bin/time'].find(
+  (path) => existsSync(path) && spawnSync(path, ['-f', '%M', 'true']).status === 0,
+);
 
 export function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
@@ -73,7 +75,9 @@ export async function measure(command, args, { env = {}, stdout = 'ignore', stdi
   // CPU time (user + system), the figure that a loaded machine moves least; undefined without GNU time.
   let cpuMs;
   if (GNU_TIME) {
-    const [maxRss, user, system] = (existsSync(rssFile) ? readFileSync(rssFile, 'utf8').trim().split('\n').pop() : '').split(' ').map(Number);
+    const [maxRss, user, system] = (existsSync(rssFile) ? readFileSync(rssFile, 'utf8').trim().split('\n').pop() : '')
+      .split(' ')
+      .map(Number);
     rssKb = maxRss || 0;
     cpuMs = user >= 0 && system >= 0 ? (user + system) * 1000 : undefined;
   }
@@ -87,13 +91,21 @@ export async function measure(command, args, { env = {}, stdout = 'ignore', stdi
  * also copies what passes to `teeTo`), each measured on its own (wall time to its exit, peak RSS
  * as in measure()). The consumer's stdout goes to `stdout`.
  */
-export async function measurePipe([producer, producerArgs], [consumer, consumerArgs], { env = {}, stdout = 'ignore', teeTo, timeoutMs = 3_600_000 } = {}) {
+export async function measurePipe(
+  [producer, producerArgs],
+  [consumer, consumerArgs],
+  { env = {}, stdout = 'ignore', teeTo, timeoutMs = 3_600_000 } = {},
+) {
   if (!GNU_TIME) throw new Error('measurePipe needs GNU time (/usr/bin/time) for each side');
   const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-'));
   const outFd = stdout !== 'ignore' ? openSync(stdout, 'w') : undefined;
   const spawnTimed = (name, command, args, stdio) => {
     const rssFile = join(scratch, `rss-${name}`);
-    const child = spawn(GNU_TIME, ['-f', '%M', '-o', rssFile, command, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio });
+    const child = spawn(GNU_TIME, ['-f', '%M', '-o', rssFile, command, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio,
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text) => (stderr = (stderr + text).slice(-4000)));
     const ended = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
@@ -119,7 +131,10 @@ export async function measurePipe([producer, producerArgs], [consumer, consumerA
     consumer: { wallMs: consumerEnd.wallMs, rssMb: rssMb(right) },
   };
   rmSync(scratch, { recursive: true, force: true });
-  for (const [name, end, side] of [['producer', producerEnd, left], ['consumer', consumerEnd, right]]) {
+  for (const [name, end, side] of [
+    ['producer', producerEnd, left],
+    ['consumer', consumerEnd, right],
+  ]) {
     if (end.code !== 0) throw new Error(`the ${name} exited ${end.code}: ${side.stderr().trim().slice(-800)}`);
   }
   return result;
@@ -152,7 +167,10 @@ export async function startSandbox({ companies, seed = 1, latencyMs, rateLimit, 
   child.stderr.setEncoding('utf8').on('data', (text) => (stderr = (stderr + text).slice(-2000)));
   const url = await new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the sandbox did not start in ${timeoutMs} ms: ${stderr}`)),
+      timeoutMs,
+    );
     child.stdout.setEncoding('utf8').on('data', (text) => {
       buffered += text;
       const newline = buffered.indexOf('\n');

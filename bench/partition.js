@@ -29,7 +29,14 @@ import { firstPageQueries, startRecorder, startReplay } from './replay.js';
  *   the same latency by a server that does nothing else (bench/replay.js): the sandbox's CPU, which
  *   shares this machine's cores with the client, taken out.
  */
-export async function benchPartition({ companies = 50_000, latencyMs = 200, runs = 3, technology = 'jQuery', levels = [1, 8], log = () => {} } = {}) {
+export async function benchPartition({
+  companies = 50_000,
+  latencyMs = 200,
+  runs = 3,
+  technology = 'jQuery',
+  levels = [1, 8],
+  log = () => {},
+} = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-partition-'));
   log(`partition: sandbox of ${companies.toLocaleString('en-US')} companies, --latency ${latencyMs}`);
   const sandbox = await startSandbox({ companies, latencyMs });
@@ -38,7 +45,7 @@ export async function benchPartition({ companies = 50_000, latencyMs = 200, runs
   let replay;
   try {
     const env = prospectEnv(sandbox.url);
-    log('partition: recording the first and the last level\'s answers');
+    log("partition: recording the first and the last level's answers");
     const recorder = await startRecorder(sandbox.url);
     const [single, split] = [levels[0], levels.at(-1)];
     await measure(process.execPath, exportArgs(single), { env: prospectEnv(recorder.url), timeoutMs: 3_600_000 });
@@ -65,24 +72,37 @@ export async function benchPartition({ companies = 50_000, latencyMs = 200, runs
         log(`partition: run ${run + 1}/${runs}, --concurrency ${level}`);
         const out = join(scratch, `c${level}.csv`);
         const before = await sandbox.stats();
-        measured[level].push(await measure(process.execPath, exportArgs(level), { env, stdout: out, timeoutMs: 3_600_000 }));
+        measured[level].push(
+          await measure(process.execPath, exportArgs(level), { env, stdout: out, timeoutMs: 3_600_000 }),
+        );
         calls[level].push((await sandbox.stats()).companies - before.companies);
         check(out, `--concurrency ${level}`);
       }
       if (parts.length > 0) {
         log(`partition: run ${run + 1}/${runs}, the bare fetch of the ${parts.length} parts`);
-        const bare = await measure(process.execPath, [join(ROOT, 'bench', 'baseline', 'fetch-parts.js'), sample, ...parts], { env, stdout: 'capture' });
+        const bare = await measure(
+          process.execPath,
+          [join(ROOT, 'bench', 'baseline', 'fetch-parts.js'), sample, ...parts],
+          { env, stdout: 'capture' },
+        );
         ceiling.push(bare);
         partPages = JSON.parse(bare.stdout);
       }
       for (const level of replayLevels) {
         log(`partition: run ${run + 1}/${runs}, --concurrency ${level} against the replayed answers`);
         const out = join(scratch, `r${level}.csv`);
-        replayed[level].push(await measure(process.execPath, exportArgs(level), { env: prospectEnv(replay.url), stdout: out, timeoutMs: 3_600_000 }));
+        replayed[level].push(
+          await measure(process.execPath, exportArgs(level), {
+            env: prospectEnv(replay.url),
+            stdout: out,
+            timeoutMs: 3_600_000,
+          }),
+        );
         check(out, `--concurrency ${level} against the replayed answers`);
       }
     }
-    if (replay.unrecorded() > 0) throw new Error(`the replayed runs asked ${replay.unrecorded()} requests that were not recorded`);
+    if (replay.unrecorded() > 0)
+      throw new Error(`the replayed runs asked ${replay.unrecorded()} requests that were not recorded`);
     const base = measured[levels[0]];
     const speedups = (runsOf, baseRuns) => summarize(runsOf.map((run, index) => baseRuns[index].wallMs / run.wallMs));
     return {
@@ -106,11 +126,21 @@ export async function benchPartition({ companies = 50_000, latencyMs = 200, runs
       ceiling:
         ceiling.length === 0
           ? undefined
-          : { parts: parts.length, pages: 1 + partPages.reduce((total, count) => total + count, 0), largestPart: Math.max(...partPages), wall: summarize(ceiling.map((run) => run.wallMs)), speedup: speedups(ceiling, base) },
+          : {
+              parts: parts.length,
+              pages: 1 + partPages.reduce((total, count) => total + count, 0),
+              largestPart: Math.max(...partPages),
+              wall: summarize(ceiling.map((run) => run.wallMs)),
+              speedup: speedups(ceiling, base),
+            },
       replay: Object.fromEntries(
         replayLevels.map((level) => [
           level,
-          { wall: summarize(replayed[level].map((run) => run.wallMs)), cpuMs: summarize(replayed[level].map((run) => run.cpuMs ?? NaN)), speedup: speedups(replayed[level], replayed[single]) },
+          {
+            wall: summarize(replayed[level].map((run) => run.wallMs)),
+            cpuMs: summarize(replayed[level].map((run) => run.cpuMs ?? NaN)),
+            speedup: speedups(replayed[level], replayed[single]),
+          },
         ]),
       ),
     };
@@ -124,8 +154,12 @@ export async function benchPartition({ companies = 50_000, latencyMs = 200, runs
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (!existsSync(BIN)) throw new Error('run `npm run build` first');
   const option = (name, fallback) => {
-    const given = process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? process.argv[process.argv.indexOf(`--${name}`) + 1];
-    return process.argv.includes(`--${name}`) || process.argv.some((arg) => arg.startsWith(`--${name}=`)) ? given : fallback;
+    const given =
+      process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+      process.argv[process.argv.indexOf(`--${name}`) + 1];
+    return process.argv.includes(`--${name}`) || process.argv.some((arg) => arg.startsWith(`--${name}=`))
+      ? given
+      : fallback;
   };
   const result = await benchPartition({
     companies: Number(option('companies', 50_000)),
@@ -144,10 +178,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   }
   if (result.ceiling) {
     const { ceiling } = result;
-    process.stderr.write(`bare fetch of the ${ceiling.parts} parts (${ceiling.pages} pages): ${(ceiling.wall.median / 1000).toFixed(2)} s, ${ceiling.speedup.median.toFixed(2)}× (${ceiling.speedup.min.toFixed(2)}–${ceiling.speedup.max.toFixed(2)}) the first level\n`);
+    process.stderr.write(
+      `bare fetch of the ${ceiling.parts} parts (${ceiling.pages} pages): ${(ceiling.wall.median / 1000).toFixed(2)} s, ${ceiling.speedup.median.toFixed(2)}× (${ceiling.speedup.min.toFixed(2)}–${ceiling.speedup.max.toFixed(2)}) the first level\n`,
+    );
   }
   for (const [level, data] of Object.entries(result.replay)) {
-    process.stderr.write(`replayed, --concurrency ${level}: ${(data.wall.median / 1000).toFixed(2)} s, ${data.speedup.median.toFixed(2)}× (${data.speedup.min.toFixed(2)}–${data.speedup.max.toFixed(2)}), CPU ${(data.cpuMs.median / 1000).toFixed(2)} s\n`);
+    process.stderr.write(
+      `replayed, --concurrency ${level}: ${(data.wall.median / 1000).toFixed(2)} s, ${data.speedup.median.toFixed(2)}× (${data.speedup.min.toFixed(2)}–${data.speedup.max.toFixed(2)}), CPU ${(data.cpuMs.median / 1000).toFixed(2)} s\n`,
+    );
   }
   process.stderr.write(`load average before ${result.loadBefore.join(' ')}, after ${result.loadAfter.join(' ')}\n`);
 }

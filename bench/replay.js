@@ -6,7 +6,9 @@ import { createServer } from 'node:http';
 /** The request's path with its parameters sorted: the same query asked in another order is the same answer. */
 function requestKey(url) {
   const parsed = new URL(url, 'http://replay.invalid');
-  const parameters = [...parsed.searchParams].sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1));
+  const parameters = [...parsed.searchParams].sort(([a, x], [b, y]) =>
+    a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1,
+  );
   return `${parsed.pathname}?${new URLSearchParams(parameters)}`;
 }
 
@@ -26,10 +28,18 @@ export async function startRecorder(upstream) {
   const answers = new Map();
   const server = createServer(async (request, response) => {
     try {
-      const answer = await fetch(`${upstream}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } });
-      const recorded = { status: answer.status, type: answer.headers.get('content-type') ?? 'application/json', body: Buffer.from(await answer.arrayBuffer()) };
+      const answer = await fetch(`${upstream}${request.url}`, {
+        headers: { authorization: request.headers.authorization ?? '' },
+      });
+      const recorded = {
+        status: answer.status,
+        type: answer.headers.get('content-type') ?? 'application/json',
+        body: Buffer.from(await answer.arrayBuffer()),
+      };
       answers.set(requestKey(request.url), recorded);
-      response.writeHead(recorded.status, { 'content-type': recorded.type, 'content-length': recorded.body.length }).end(recorded.body);
+      response
+        .writeHead(recorded.status, { 'content-type': recorded.type, 'content-length': recorded.body.length })
+        .end(recorded.body);
     } catch (error) {
       response.writeHead(502).end(String(error));
     }
@@ -48,7 +58,9 @@ export async function startReplay(answers, latencyMs) {
         response.writeHead(500, { 'content-type': 'text/plain' }).end(`not recorded: ${request.url}\n`);
         return;
       }
-      response.writeHead(recorded.status, { 'content-type': recorded.type, 'content-length': recorded.body.length }).end(recorded.body);
+      response
+        .writeHead(recorded.status, { 'content-type': recorded.type, 'content-length': recorded.body.length })
+        .end(recorded.body);
     }, latencyMs);
   });
   return { url: await listen(server), unrecorded: () => unrecorded, stop: closer(server) };
@@ -56,5 +68,7 @@ export async function startReplay(answers, latencyMs) {
 
 /** The first pages the recorded run asked for (no cursor) of the companies listing, as query strings. */
 export function firstPageQueries(answers) {
-  return [...answers.keys()].filter((key) => key.startsWith('/api/v1/companies?') && !new URLSearchParams(key.split('?')[1]).has('cursor')).map((key) => key.split('?')[1]);
+  return [...answers.keys()]
+    .filter((key) => key.startsWith('/api/v1/companies?') && !new URLSearchParams(key.split('?')[1]).has('cursor'))
+    .map((key) => key.split('?')[1]);
 }

@@ -65,9 +65,14 @@ const started = Date.now();
 const ledger = await ExportsLedger.open(state);
 try {
   const runId = `build-ledger-${randomInt(1e9).toString(36)}`;
-  const added = await ledger.recordRun({ run_id: runId, finished_at: new Date().toISOString(), rows: count }, batches());
+  const added = await ledger.recordRun(
+    { run_id: runId, finished_at: new Date().toISOString(), rows: count },
+    batches(),
+  );
   const bytes = statSync(state.ledgerPath).size;
-  process.stderr.write(`build-ledger: ${added.toLocaleString('en-US')} keys in ${state.ledgerPath} (${(bytes / 1024 / 1024).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `build-ledger: ${added.toLocaleString('en-US')} keys in ${state.ledgerPath} (${(bytes / 1024 / 1024).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
 } finally {
   ledger.close();
 }

@@ -22,7 +22,9 @@ const zodWithoutLocales = {
   name: 'zod-without-locales',
   setup(build) {
     build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'prospect-empty' } : undefined,
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'prospect-empty' }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'prospect-empty' }, () => ({ contents: 'export {};', loader: 'js' }));
   },
@@ -46,7 +48,9 @@ const options = {
   target: 'node20',
   // Dependencies are bundled too (no package resolution at start); CommonJS ones (commander,
   // cli-table3) call require() for Node built-ins, which an ES module has to be given.
-  banner: { js: "import { createRequire as __prospectCreateRequire } from 'node:module';\nconst require = __prospectCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __prospectCreateRequire } from 'node:module';\nconst require = __prospectCreateRequire(import.meta.url);",
+  },
   chunkNames: 'chunks/[name]-[hash]',
   plugins: [zodWithoutLocales],
   // exceljs (only `-o FILE.xlsx` loads it) stays in node_modules: Node warns about the deprecated

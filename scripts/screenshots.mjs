@@ -33,11 +33,28 @@ const COLORS = { background: '#1e1e1e', foreground: '#d4d4d4' };
 const SHOTS = [
   { name: 'help', command: 'prospect --help | head -40', until: 'finished' },
   { name: 'companies', command: 'prospect companies -t Shopify --country "united states" --max 12', until: 'finished' },
-  { name: 'contacts', command: 'prospect contacts meadowfitness.com harborsupply.com arrowsports.com --seniority cxo,vp --per-company 4', until: 'finished' },
-  { name: 'verify', command: 'prospect verify --file people.csv --yes --columns full_name,title,business_email,verification,verified_at', until: 'finished' },
-  { name: 'pipeline', command: 'prospect pipeline -t Shopify -T Klaviyo --country germany --seniority cxo --per-company 1', until: 'finished' },
+  {
+    name: 'contacts',
+    command: 'prospect contacts meadowfitness.com harborsupply.com arrowsports.com --seniority cxo,vp --per-company 4',
+    until: 'finished',
+  },
+  {
+    name: 'verify',
+    command:
+      'prospect verify --file people.csv --yes --columns full_name,title,business_email,verification,verified_at',
+    until: 'finished',
+  },
+  {
+    name: 'pipeline',
+    command: 'prospect pipeline -t Shopify -T Klaviyo --country germany --seniority cxo --per-company 1',
+    until: 'finished',
+  },
   { name: 'count', command: 'prospect count -t Shopify --by employee_range', until: 'finished' },
-  { name: 'progress', command: 'prospect companies -t WordPress --page-size 100 -o wordpress.csv', until: (screen) => Number(/ (\d+)% · .*ETA \d/.exec(screen)?.[1] ?? 0) >= 30 },
+  {
+    name: 'progress',
+    command: 'prospect companies -t WordPress --page-size 100 -o wordpress.csv',
+    until: (screen) => Number(/ (\d+)% · .*ETA \d/.exec(screen)?.[1] ?? 0) >= 30,
+  },
 ];
 
 function tmux(...args) {
@@ -46,7 +63,11 @@ function tmux(...args) {
 
 async function startSandbox() {
   // The default dataset, named: counts depend only on the seed and the size (contacts' dates on the day).
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--seed', '1', '--companies', '50000', '--latency', '120'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'sandbox', '--port', '0', '--seed', '1', '--companies', '50000', '--latency', '120'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   const url = await new Promise((resolve, reject) => {
     child.stdout.once('data', (chunk) => resolve(String(chunk).trim().split('\n')[0]));
     child.once('exit', () => reject(new Error('the sandbox ended before it listened')));
@@ -57,16 +78,32 @@ async function startSandbox() {
 async function capture(shot, env) {
   const session = `prospect-shot-${shot.name}-${process.pid}`;
   const rc = join(work, 'bashrc');
-  writeFileSync(rc, `PS1='\\[\\e[32m\\]$\\[\\e[0m\\] '\nprospect() { node ${JSON.stringify(bin)} "$@"; }\ncd ${JSON.stringify(work)}\n`);
-  const exports = Object.entries(env).map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(' ');
-  tmux('new-session', '-d', '-s', session, '-x', String(SIZE.columns), '-y', String(SIZE.rows), `env -u NO_COLOR ${exports} TERM=xterm-256color bash --noprofile --rcfile ${rc} -i`);
+  writeFileSync(
+    rc,
+    `PS1='\\[\\e[32m\\]$\\[\\e[0m\\] '\nprospect() { node ${JSON.stringify(bin)} "$@"; }\ncd ${JSON.stringify(work)}\n`,
+  );
+  const exports = Object.entries(env)
+    .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+    .join(' ');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    String(SIZE.columns),
+    '-y',
+    String(SIZE.rows),
+    `env -u NO_COLOR ${exports} TERM=xterm-256color bash --noprofile --rcfile ${rc} -i`,
+  );
   try {
     // `clear` wipes the typed line (and its wait-for); the command is shown as if typed at the prompt.
     const typed = `clear; printf '\\e[32m$\\e[0m %s\\n' ${shellQuote(shot.command)}; ${shot.command}; tmux wait-for -S ${session}-done`;
     tmux('send-keys', '-t', session, typed, 'Enter');
     if (shot.until === 'finished') tmux('wait-for', `${session}-done`);
     else {
-      while (!shot.until(tmux('capture-pane', '-p', '-t', session))) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!shot.until(tmux('capture-pane', '-p', '-t', session)))
+        await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return tmux('capture-pane', '-e', '-p', '-t', session);
   } finally {
@@ -80,7 +117,10 @@ function shellQuote(text) {
 
 /** ANSI text (SGR colours only, as capture-pane -e writes them) to an SVG of monospace cells. */
 function toSvg(ansi) {
-  const lines = ansi.replace(/\n+$/, '').split('\n').filter((line, index, all) => !(index === all.length - 1 && /^\s*(\x1b\[[0-9;]*m)*\s*$/.test(line)));
+  const lines = ansi
+    .replace(/\n+$/, '')
+    .split('\n')
+    .filter((line, index, all) => !(index === all.length - 1 && /^\s*(\x1b\[[0-9;]*m)*\s*$/.test(line)));
   const rows = lines.map(parseLine);
   const width = Math.ceil(SIZE.columns * CELL.width + 24);
   const height = Math.ceil(rows.length * CELL.height + 24);
@@ -88,7 +128,10 @@ function toSvg(ansi) {
     const y = 12 + (row + 1) * CELL.height - 5;
     return spans
       .filter((span) => span.text.trim().length > 0)
-      .map((span) => `<text x="${(12 + span.column * CELL.width).toFixed(1)}" y="${y}" fill="${span.color}"${span.bold ? ' font-weight="bold"' : ''} textLength="${(span.text.length * CELL.width).toFixed(1)}" lengthAdjust="spacingAndGlyphs">${escapeXml(span.text)}</text>`)
+      .map(
+        (span) =>
+          `<text x="${(12 + span.column * CELL.width).toFixed(1)}" y="${y}" fill="${span.color}"${span.bold ? ' font-weight="bold"' : ''} textLength="${(span.text.length * CELL.width).toFixed(1)}" lengthAdjust="spacingAndGlyphs">${escapeXml(span.text)}</text>`,
+      )
       .join('');
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans Mono" font-size="${CELL.fontSize}" xml:space="preserve"><rect width="100%" height="100%" rx="6" fill="${COLORS.background}"/>${texts.join('\n')}</svg>\n`;
@@ -104,7 +147,13 @@ function parseLine(line) {
       continue;
     }
     const last = spans.at(-1);
-    if (last && last.color === state.color && last.bold === state.bold && last.column + [...last.text].length === column) last.text += token;
+    if (
+      last &&
+      last.color === state.color &&
+      last.bold === state.bold &&
+      last.column + [...last.text].length === column
+    )
+      last.text += token;
     else spans.push({ ...state, column, text: token });
     column += 1;
   }
@@ -137,8 +186,29 @@ function escapeXml(text) {
 const sandbox = await startSandbox();
 try {
   mkdirSync(outDir, { recursive: true });
-  const env = { PROSPECT_BASE_URL: sandbox.url, PROSPECT_API_KEY: KEY, PROSPECT_CACHE_DIR: join(work, 'cache'), PROSPECT_CONFIG_DIR: join(work, 'config') };
-  const people = execFileSync(process.execPath, [bin, 'contacts', '--seniority', 'cxo,vp', '--per-company', '3', '--format', 'csv', 'meadowfitness.com', 'harborsupply.com', 'arrowsports.com'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const env = {
+    PROSPECT_BASE_URL: sandbox.url,
+    PROSPECT_API_KEY: KEY,
+    PROSPECT_CACHE_DIR: join(work, 'cache'),
+    PROSPECT_CONFIG_DIR: join(work, 'config'),
+  };
+  const people = execFileSync(
+    process.execPath,
+    [
+      bin,
+      'contacts',
+      '--seniority',
+      'cxo,vp',
+      '--per-company',
+      '3',
+      '--format',
+      'csv',
+      'meadowfitness.com',
+      'harborsupply.com',
+      'arrowsports.com',
+    ],
+    { env: { ...process.env, ...env }, encoding: 'utf8' },
+  );
   writeFileSync(join(work, 'people.csv'), people);
   const only = process.argv.slice(2);
   for (const shot of SHOTS.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
@@ -153,7 +223,11 @@ try {
   }
   // The same chart as the count shot, as the SVG that `-o chart.svg` writes (README "Size it first").
   if (only.length === 0 || only.includes('count')) {
-    execFileSync(process.execPath, [bin, 'count', '-t', 'Shopify', '--by', 'employee_range', '-o', join(outDir, 'count-by-employee-range.svg')], { env: { ...process.env, ...env } });
+    execFileSync(
+      process.execPath,
+      [bin, 'count', '-t', 'Shopify', '--by', 'employee_range', '-o', join(outDir, 'count-by-employee-range.svg')],
+      { env: { ...process.env, ...env } },
+    );
     console.log('docs/screenshots/count-by-employee-range.svg');
   }
 } finally {

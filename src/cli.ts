@@ -14,7 +14,13 @@ import { registerHelpCommand, rootHelpText } from './commands/help.js';
 import { configureHelpAndErrors, defineCommand } from './commands/command-tree.js';
 import { RETRY_DEFAULTS } from './api/retry.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
-import { createContext, exitQuietlyOnBrokenPipe, installSignalHandlers, type GlobalOptions, type RunContext } from './runtime/context.js';
+import {
+  createContext,
+  exitQuietlyOnBrokenPipe,
+  installSignalHandlers,
+  type GlobalOptions,
+  type RunContext,
+} from './runtime/context.js';
 import { SANDBOX_PLANS } from './runtime/connection.js';
 import { packageVersion } from './package.js';
 
@@ -57,11 +63,27 @@ function buildProgram(run: CommandRunner): Command {
     )
     .version(packageVersion(), '-V, --version')
     .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
-    .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'))
+    .addOption(
+      new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'),
+    )
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
-    .option('--page-size <n>', 'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)', integerInRange('--page-size', 1, 1000))
-    .option('--timeout <seconds>', 'give up on one request after this long (it is then retried); a connection gets at most 10 s of it', integerInRange('--timeout', 1, 600), RETRY_DEFAULTS.timeoutMs / 1000)
-    .option('--max-retries <n>', 'retries of a failed request (network, 408, 5xx) before exit 5; a 429 waits its Retry-After and uses none', integerInRange('--max-retries', 0, 20), RETRY_DEFAULTS.maxRetries)
+    .option(
+      '--page-size <n>',
+      'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)',
+      integerInRange('--page-size', 1, 1000),
+    )
+    .option(
+      '--timeout <seconds>',
+      'give up on one request after this long (it is then retried); a connection gets at most 10 s of it',
+      integerInRange('--timeout', 1, 600),
+      RETRY_DEFAULTS.timeoutMs / 1000,
+    )
+    .option(
+      '--max-retries <n>',
+      'retries of a failed request (network, 408, 5xx) before exit 5; a 429 waits its Retry-After and uses none',
+      integerInRange('--max-retries', 0, 20),
+      RETRY_DEFAULTS.maxRetries,
+    )
     .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')
@@ -83,19 +105,23 @@ function buildProgram(run: CommandRunner): Command {
   // The commands are declared above, and only the one that runs is defined (src/commands/command-tree.ts).
   program.hook('preSubcommand', (_program, subcommand) => void defineCommand(subcommand));
   // Config values (max-age, concurrency, format) as defaults for the flags the user did not give.
-  program.hook('preAction', async (_program, actionCommand) => (await import('./config/defaults.js')).applyConfigFileDefaults(actionCommand, process.env));
+  program.hook('preAction', async (_program, actionCommand) =>
+    (await import('./config/defaults.js')).applyConfigFileDefaults(actionCommand, process.env),
+  );
   return program;
 }
 
 const asksForSummary = (argv: string[]) => argv.some((word) => word === '--summary' || word.startsWith('--summary='));
 
 /** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/jobs/runner.ts). */
-async function recordFailure(argv: string[], run: { startedAt: number; exitCode: number; error: unknown; ctx?: RunContext }): Promise<void> {
+async function recordFailure(
+  argv: string[],
+  run: { startedAt: number; exitCode: number; error: unknown; ctx?: RunContext },
+): Promise<void> {
   if (!asksForSummary(argv)) return;
   const { writeEarlySummary } = await import('./core/jobs/runner.js');
   await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });
 }
-
 
 /** What commander said, as prospect says it: "unknown option '--formt'", without its "error: ". */
 function commanderMessage(error: unknown): string {
@@ -104,7 +130,11 @@ function commanderMessage(error: unknown): string {
 
 /** Commander's own errors: help and version are success, everything else is a usage error. */
 function commanderExitCode(error: CommanderError): number {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+  if (
+    error.code === 'commander.helpDisplayed' ||
+    error.code === 'commander.version' ||
+    error.code === 'commander.help'
+  ) {
     return ExitCode.ok;
   }
   return ExitCode.usage;
@@ -127,7 +157,10 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
   if (known) reporter.error(known.message, known.hint);
   else {
     const message = error instanceof Error ? error.message : String(error);
-    reporter.error(`internal error: ${message}`, reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.');
+    reporter.error(
+      `internal error: ${message}`,
+      reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.',
+    );
   }
   if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return exitCode;

@@ -1,4 +1,11 @@
-import { AbortedError, AuthError, BadRequestError, ClientOptionError, RequestError, UnanswerableError } from './api/errors.js';
+import {
+  AbortedError,
+  AuthError,
+  BadRequestError,
+  ClientOptionError,
+  RequestError,
+  UnanswerableError,
+} from './api/errors.js';
 
 /**
  * The documented exit codes, one place for all of them. README "Exit codes" and
@@ -20,28 +27,56 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: string; short: string }> = [
-  { code: ExitCode.ok, short: 'done', meaning: 'Success (also: a verify budget that ran out; the summary counts what is unchecked).' },
+  {
+    code: ExitCode.ok,
+    short: 'done',
+    meaning: 'Success (also: a verify budget that ran out; the summary counts what is unchecked).',
+  },
   {
     code: ExitCode.internal,
     short: 'a bug, or a broken install',
-    meaning: 'Internal error: a bug in prospect (rerun with --debug and report it), or a broken install (a native module that does not load; the message says how to repair it).',
+    meaning:
+      'Internal error: a bug in prospect (rerun with --debug and report it), or a broken install (a native module that does not load; the message says how to repair it).',
   },
   {
     code: ExitCode.usage,
     short: 'a usage or input mistake',
-    meaning: 'Usage or input error, found before any request (bad flag, bad value, invalid input, an unknown technology, country or range, no API key set); nothing was paid for.',
+    meaning:
+      'Usage or input error, found before any request (bad flag, bad value, invalid input, an unknown technology, country or range, no API key set); nothing was paid for.',
   },
   {
     code: ExitCode.unanswerable,
     short: 'nothing matched (an empty result)',
-    meaning: 'Nothing matched: the filters are valid but match nobody (422 no_match), or the result is empty (no contact for the domains, no lead); --allow-empty writes an empty result and exits 0 instead.',
+    meaning:
+      'Nothing matched: the filters are valid but match nobody (422 no_match), or the result is empty (no contact for the domains, no lead); --allow-empty writes an empty result and exits 0 instead.',
   },
-  { code: ExitCode.auth, short: 'the key or plan', meaning: 'Authentication or plan: the service refused the key (401), or the plan lacks the endpoint (403).' },
-  { code: ExitCode.service, short: 'the service or the network after retries', meaning: 'The service or the network failed after retries, or answered something malformed.' },
+  {
+    code: ExitCode.auth,
+    short: 'the key or plan',
+    meaning: 'Authentication or plan: the service refused the key (401), or the plan lacks the endpoint (403).',
+  },
+  {
+    code: ExitCode.service,
+    short: 'the service or the network after retries',
+    meaning: 'The service or the network failed after retries, or answered something malformed.',
+  },
   { code: ExitCode.locked, short: 'locked', meaning: 'Another pipeline run holds the same --state directory.' },
-  { code: ExitCode.output, short: 'the output could not be written', meaning: 'The output could not be written (a missing directory, no permission, disk full, ...); the old file is untouched.' },
-  { code: ExitCode.interrupted, short: 'interrupted (SIGINT)', meaning: 'Interrupted (SIGINT, Ctrl-C). A pipeline with --state resumes when run again.' },
-  { code: ExitCode.terminated, short: 'terminated (SIGTERM)', meaning: 'Terminated (SIGTERM). A pipeline with --state resumes when run again.' },
+  {
+    code: ExitCode.output,
+    short: 'the output could not be written',
+    meaning:
+      'The output could not be written (a missing directory, no permission, disk full, ...); the old file is untouched.',
+  },
+  {
+    code: ExitCode.interrupted,
+    short: 'interrupted (SIGINT)',
+    meaning: 'Interrupted (SIGINT, Ctrl-C). A pipeline with --state resumes when run again.',
+  },
+  {
+    code: ExitCode.terminated,
+    short: 'terminated (SIGTERM)',
+    meaning: 'Terminated (SIGTERM). A pipeline with --state resumes when run again.',
+  },
 ];
 
 /** Every code in a line, for a paragraph that names them all ("0 done, 1 a bug, ..."): EXIT_CODE_DOCS' short texts. */
@@ -74,7 +109,11 @@ export class UsageError extends CliError {
  */
 export class EmptyResultError extends CliError {
   constructor(message: string) {
-    super(message, ExitCode.unanswerable, 'Nothing was written. Check the filters or the input; --allow-empty writes an empty result and exits 0.');
+    super(
+      message,
+      ExitCode.unanswerable,
+      'Nothing was written. Check the filters or the input; --allow-empty writes an empty result and exits 0.',
+    );
     this.name = 'EmptyResultError';
   }
 }
@@ -129,11 +168,17 @@ const REQUEST_FAILURE_CODES: ReadonlyArray<readonly [new (...args: never[]) => R
  * a typo on the command line, exit 2 like any bad value, never "nobody matched" (3) that --allow-empty
  * would turn into an empty success.
  */
-const INPUT_REFUSALS: ReadonlySet<string> = new Set(['unknown_technology', 'unknown_country', 'unknown_employee_range', 'contradictory_filters']);
+const INPUT_REFUSALS: ReadonlySet<string> = new Set([
+  'unknown_technology',
+  'unknown_country',
+  'unknown_employee_range',
+  'contradictory_filters',
+]);
 
 /** What to do about an input refusal that came without suggestions to pick from. */
 const INPUT_REFUSAL_HINTS: Readonly<Record<string, string>> = {
-  unknown_country: 'Give a country as the service names it or as people write it: "united states", US, UK, Deutschland.',
+  unknown_country:
+    'Give a country as the service names it or as people write it: "united states", US, UK, Deutschland.',
 };
 
 function requestFailureHint(error: RequestError): string | undefined {
@@ -143,7 +188,8 @@ function requestFailureHint(error: RequestError): string | undefined {
 }
 
 function requestFailureCode(error: RequestError): ExitCodeValue {
-  if (error instanceof UnanswerableError && error.code !== undefined && INPUT_REFUSALS.has(error.code)) return ExitCode.usage;
+  if (error instanceof UnanswerableError && error.code !== undefined && INPUT_REFUSALS.has(error.code))
+    return ExitCode.usage;
   return REQUEST_FAILURE_CODES.find(([kind]) => error instanceof kind)?.[1] ?? ExitCode.service;
 }
 
@@ -152,7 +198,9 @@ function requestFailureCode(error: RequestError): ExitCodeValue {
  * code; undefined for anything else, which is a bug (exit 1). A file-system failure of the output
  * comes first: it can surface from any layer.
  */
-export function knownFailure(error: unknown): { message: string; hint?: string | undefined; exitCode: ExitCodeValue } | undefined {
+export function knownFailure(
+  error: unknown,
+): { message: string; hint?: string | undefined; exitCode: ExitCodeValue } | undefined {
   const output = outputFailure(error);
   if (output !== undefined) return output;
   if (error instanceof CliError) return error;

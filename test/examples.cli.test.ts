@@ -78,7 +78,10 @@ function helpExamples(where: string, help: string): Example[] {
  * read in process (the same main(); test/commands/help.test.ts spawns --help): the examples are what is run here.
  */
 async function allHelpExamples(): Promise<Example[]> {
-  const commandsOf = (help: string) => [...(/\nCommands:\n([\s\S]*?)(?:\n\n|$)/.exec(help)?.[1] ?? '').matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!).filter((name) => name !== 'help');
+  const commandsOf = (help: string) =>
+    [...(/\nCommands:\n([\s\S]*?)(?:\n\n|$)/.exec(help)?.[1] ?? '').matchAll(/^ {2}(\S+)/gm)]
+      .map((m) => m[1]!)
+      .filter((name) => name !== 'help');
   const helpOf = async (path: string[]) => {
     const help = await runInProcess([...path, '--help']);
     expect(help.code, `prospect ${path.join(' ')} --help`).toBe(0);
@@ -89,7 +92,8 @@ async function allHelpExamples(): Promise<Example[]> {
   for (const name of [...commandsOf(top), 'help']) {
     const help = await helpOf([name]);
     examples.push(...helpExamples(`prospect ${name} --help`, help));
-    for (const sub of name === 'help' ? [] : commandsOf(help)) examples.push(...helpExamples(`prospect ${name} ${sub} --help`, await helpOf([name, sub])));
+    for (const sub of name === 'help' ? [] : commandsOf(help))
+      examples.push(...helpExamples(`prospect ${name} ${sub} --help`, await helpOf([name, sub])));
   }
   return examples;
 }
@@ -118,10 +122,18 @@ function laneOf(where: string): 'readme' | 'data' | 'setup' {
 function newLane(name: string): Lane {
   const root = join(dir, name);
   const lane = { root, work: join(root, 'work'), home: join(root, 'home') };
-  for (const path of ['', 'leads', '.local/share/bash-completion/completions', '.config/fish/completions', 'zsh-functions']) mkdirSync(join(lane.home, path), { recursive: true });
+  for (const path of [
+    '',
+    'leads',
+    '.local/share/bash-completion/completions',
+    '.config/fish/completions',
+    'zsh-functions',
+  ])
+    mkdirSync(join(lane.home, path), { recursive: true });
   mkdirSync(lane.work, { recursive: true });
   // The user's own files are the ones the project ships (examples/): what the README tells people to use.
-  for (const name of readdirSync(EXAMPLES).filter((file) => file !== 'README.md')) copyFileSync(join(EXAMPLES, name), join(lane.work, name));
+  for (const name of readdirSync(EXAMPLES).filter((file) => file !== 'README.md'))
+    copyFileSync(join(EXAMPLES, name), join(lane.work, name));
   return lane;
 }
 
@@ -133,7 +145,10 @@ beforeAll(async () => {
   mkdirSync(shims);
   writeFileSync(join(shims, 'prospect'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   // `npx prospect` in the clone runs the package's own bin: the same binary, without npm's start-up.
-  writeFileSync(join(shims, 'npx'), `#!/bin/sh\n[ "$1" = prospect ] || { echo "npx shim: only npx prospect" >&2; exit 127; }\nshift\nexec prospect "$@"\n`);
+  writeFileSync(
+    join(shims, 'npx'),
+    `#!/bin/sh\n[ "$1" = prospect ] || { echo "npx shim: only npx prospect" >&2; exit 127; }\nshift\nexec prospect "$@"\n`,
+  );
   for (const shim of ['prospect', 'npx']) chmodSync(join(shims, shim), 0o755);
 });
 afterAll(async () => {
@@ -171,7 +186,11 @@ function snapshot(root: string, into = new Map<string, string>()): Map<string, s
 
 /** `prospect sandbox …` serves until stopped: start it and wait for its address; it is stopped at the end. */
 function startServer(command: string, lane: Lane): Promise<{ url: string; stderr: string }> {
-  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: lane.work, env: { ...process.env, ...environment(lane) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', `exec ${command}`], {
+    cwd: lane.work,
+    env: { ...process.env, ...environment(lane) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -200,7 +219,9 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 function asRun(command: string): string {
   return command
     .replace(/\s--sandbox(?=\s|$)/g, '')
-    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) => (rest.includes('--max') || rest.includes('--dry-run') ? segment : `prospect ${command} --max 20${rest}`));
+    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) =>
+      rest.includes('--max') || rest.includes('--dry-run') ? segment : `prospect ${command} --max 20${rest}`,
+    );
 }
 
 async function runExample(example: Example, lane: Lane): Promise<void> {
@@ -214,17 +235,26 @@ async function runExample(example: Example, lane: Lane): Promise<void> {
   let script = command;
   // A completion loaded into this shell shows in `complete -p`; a zsh one goes where fpath points.
   if (command.startsWith('source <(')) script = `${command.replace(/\s+#.*$/, '')} && complete -p prospect`;
-  if (command.includes('${fpath[1]}')) script = `zsh -c ${shellQuote(`fpath=(${join(lane.home, 'zsh-functions')}); ${command}`)}`;
+  if (command.includes('${fpath[1]}'))
+    script = `zsh -c ${shellQuote(`fpath=(${join(lane.home, 'zsh-functions')}); ${command}`)}`;
   const before = snapshot(lane.root);
   const started = Date.now();
   // The key must show in no output and no file of the working directory (the config file holds it, 0600, in HOME).
   // What the person at the prompt of `config set api-key` types.
   const input = /config set api-key\s*(#|$)/.test(command) && !command.includes('|') ? `${KEY}\n` : '';
-  const run = await runShell(script, { cwd: lane.work, apiKey: KEY, env: environment(lane), input, timeoutMs: 120_000 });
+  const run = await runShell(script, {
+    cwd: lane.work,
+    apiKey: KEY,
+    env: environment(lane),
+    input,
+    timeoutMs: 120_000,
+  });
   if (process.env.EXAMPLES_TIMING) console.log(`${Date.now() - started} ms  ${label}`);
   expect(run.code, `${label}\nstderr: ${run.stderr}`).toBe(0);
   expect(run.stderr, label).not.toMatch(/internal error/);
-  const written = [...snapshot(lane.root)].filter(([path, stamp]) => before.get(path) !== stamp && statSync(path).size > 0).map(([path]) => path);
+  const written = [...snapshot(lane.root)]
+    .filter(([path, stamp]) => before.get(path) !== stamp && statSync(path).size > 0)
+    .map(([path]) => path);
   expect(run.stdout.trim() !== '' || written.length > 0, `${label}: no output at all`).toBe(true);
   if (DATA_COMMANDS.test(command) && !command.includes('--dry-run')) expectRows(label, command, run.stdout, written);
 }
@@ -234,7 +264,11 @@ function expectRows(label: string, command: string, stdout: string, written: str
   const target = [...command.matchAll(/(?:\s-o|>)\s*("[^"]+"|\S+)/g)].map((m) => m[1]!.replace(/"/g, '')).pop();
   let text = stdout;
   if (target !== undefined) {
-    const escaped = target.replace(/^~\//, '').replace(/\$\([^)]*\)/g, '\0').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\0/g, '[^/]+');
+    const escaped = target
+      .replace(/^~\//, '')
+      .replace(/\$\([^)]*\)/g, '\0')
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\0/g, '[^/]+');
     const pattern = new RegExp(`/${escaped}$`);
     const file = written.find((path) => pattern.test(path));
     expect(file, `${label}: did not write ${target}`).toBeDefined();
@@ -252,7 +286,14 @@ describe('every example runs as written (spawned, against one sandbox of the def
     // directory that does not exist is 7 (output not writable), before any request.
     expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url })).code).toBe(2);
     expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url, apiKey: 'sandbox-nobody' })).code).toBe(4);
-    expect((await runCli(['companies', '-t', 'Shopify', '-o', join(dir, 'no/such/dir/x.csv')], { url: sandbox.url, apiKey: KEY })).code).toBe(7);
+    expect(
+      (
+        await runCli(['companies', '-t', 'Shopify', '-o', join(dir, 'no/such/dir/x.csv')], {
+          url: sandbox.url,
+          apiKey: KEY,
+        })
+      ).code,
+    ).toBe(7);
     // ... and the README's cron notes say so (they once called it 2).
     expect(README).toMatch(/`7` the output cannot be written \(an output directory that does not exist/);
     expect(README).not.toMatch(/`2`[^`]*output directory that does not exist/);
@@ -268,10 +309,13 @@ describe('every example runs as written (spawned, against one sandbox of the def
     expect(examples.filter((example) => example.where === 'README.md').length).toBeGreaterThan(8);
     expect(new Set(examples.map((example) => example.where)).size).toBeGreaterThan(8);
     const lanes = new Map<string, Example[]>();
-    for (const example of examples) lanes.set(laneOf(example.where), [...(lanes.get(laneOf(example.where)) ?? []), example]);
-    await Promise.all([...lanes].map(async ([name, inLane]) => {
-      const lane = newLane(name);
-      for (const example of inLane) await runExample(example, lane);
-    }));
+    for (const example of examples)
+      lanes.set(laneOf(example.where), [...(lanes.get(laneOf(example.where)) ?? []), example]);
+    await Promise.all(
+      [...lanes].map(async ([name, inLane]) => {
+        const lane = newLane(name);
+        for (const example of inLane) await runExample(example, lane);
+      }),
+    );
   }, 600_000);
 });

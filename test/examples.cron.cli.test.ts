@@ -51,7 +51,11 @@ beforeAll(async () => {
   mkdirSync(nodeDir);
   symlinkSync(process.execPath, join(nodeDir, 'node'));
   // npm's own global install of this clone: a link, its bin on the prefix, no network (--offline).
-  const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, ROOT, '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
+  const install = spawnSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, ROOT, '--offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+    { encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } },
+  );
   expect(install.status, install.stderr).toBe(0);
   expect(existsSync(join(prefix, 'bin', 'prospect'))).toBe(true);
   userPath = `${join(prefix, 'bin')}:${nodeDir}:/usr/bin:/bin`;
@@ -69,7 +73,11 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 /** `env -i NAME=… /bin/sh -c COMMAND`, as cron starts a job (through runShell: the sandbox in this process keeps answering). */
 function asCron(environment: string[], command: string) {
   const variables = [`HOME=${home}`, 'LOGNAME=prospect', 'SHELL=/bin/sh', ...environment].map(shellQuote).join(' ');
-  return runShell(`env -i ${variables} /bin/sh -c ${shellQuote(command)}`, { cwd: join(home, 'leads'), timeoutMs: 120_000, apiKey: KEY });
+  return runShell(`env -i ${variables} /bin/sh -c ${shellQuote(command)}`, {
+    cwd: join(home, 'leads'),
+    timeoutMs: 120_000,
+    apiKey: KEY,
+  });
 }
 
 describe("the README's crontab under cron's environment", () => {
@@ -86,7 +94,9 @@ describe("the README's crontab under cron's environment", () => {
     const printed = await runShell(readmePathCommand(), { env: { PATH: userPath } });
     expect(printed.code).toBe(0);
     const pathLine = printed.stdout.trim();
-    expect(pathLine).toBe(`PATH=${join(prefix, 'bin')}:${dirname(join(userPath.split(':')[1]!, 'node'))}:/usr/bin:/bin`);
+    expect(pathLine).toBe(
+      `PATH=${join(prefix, 'bin')}:${dirname(join(userPath.split(':')[1]!, 'node'))}:/usr/bin:/bin`,
+    );
 
     const { command } = readmeCrontab();
     const run = await asCron([pathLine], command);

@@ -22,7 +22,8 @@ beforeAll(async () => {
   sandbox = await startTestSandbox();
   const brazil = await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country: 'brazil' });
   expect(brazil.length).toBeGreaterThan(0);
-  for (const company of brazil) expect(await contactsOfDomain(sandbox.url, KEY, company.domain, 'cxo'), company.domain).toEqual([]);
+  for (const company of brazil)
+    expect(await contactsOfDomain(sandbox.url, KEY, company.domain, 'cxo'), company.domain).toEqual([]);
   const listed = await allCompanies(sandbox.url, KEY, { technology: 'WordPress', country: 'india' });
   noContacts = [];
   for (const company of listed) {
@@ -61,10 +62,15 @@ describe('an empty result is exit 3 in every command, or exit 0 with --allow-emp
     expect(failed.exit_code).toBe(3);
     expect(`prospect: ${failed.no_match_reason}`).toBe(reason);
 
-    const allowed = await run([...argsOf(args), '-o', out, '--summary', summary, '--allow-empty'], { url: sandbox.url, apiKey: KEY });
+    const allowed = await run([...argsOf(args), '-o', out, '--summary', summary, '--allow-empty'], {
+      url: sandbox.url,
+      apiKey: KEY,
+    });
     expect(allowed.code, allowed.stderr).toBe(0);
     // One warning line, on a pipe as on a terminal.
-    expect(allowed.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^warning: no .* Wrote an empty result \(--allow-empty\)\.$/)]);
+    expect(allowed.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^warning: no .* Wrote an empty result \(--allow-empty\)\.$/),
+    ]);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(1);
     const succeeded = JSON.parse(readFileSync(summary, 'utf8'));
     expect(succeeded.exit_code).toBe(0);

@@ -14,7 +14,9 @@ let cursor = null;
 let pages = 0;
 do {
   const query = new URLSearchParams({ technology, limit, ...(cursor ? { cursor } : {}) });
-  const response = await fetch(`${BASE_URL}/api/v1/companies?${query}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  const response = await fetch(`${BASE_URL}/api/v1/companies?${query}`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
   if (!response.ok) throw new Error(`status ${response.status}`);
   cursor = JSON.parse(await response.text()).next_cursor || null;
   pages++;

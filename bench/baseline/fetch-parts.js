@@ -15,7 +15,9 @@ if (!sample || parts.length === 0 || !BASE_URL || !API_KEY) {
 async function page(query, cursor) {
   const parameters = new URLSearchParams(query);
   if (cursor) parameters.set('cursor', cursor);
-  const response = await fetch(`${BASE_URL}/api/v1/companies?${parameters}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  const response = await fetch(`${BASE_URL}/api/v1/companies?${parameters}`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
   if (!response.ok) throw new Error(`status ${response.status}`);
   return JSON.parse(await response.text()).next_cursor || null;
 }

@@ -7,7 +7,9 @@
 const [calls, concurrency = '4'] = process.argv.slice(2).map(Number);
 const { BASE_URL, API_KEY, DOMAINS } = process.env;
 if (!calls || !BASE_URL || !API_KEY || !DOMAINS) {
-  process.stderr.write('usage: BASE_URL=… API_KEY=… DOMAINS=a.com,b.com node bench/baseline/floor-calls.js CALLS [CONCURRENCY]\n');
+  process.stderr.write(
+    'usage: BASE_URL=… API_KEY=… DOMAINS=a.com,b.com node bench/baseline/floor-calls.js CALLS [CONCURRENCY]\n',
+  );
   process.exit(2);
 }
 const domains = DOMAINS.split(',');
@@ -17,10 +19,15 @@ let waits = 0;
 async function worker() {
   while (next < calls) {
     const index = next++;
-    const batch = Array.from({ length: Math.min(100, domains.length) }, (_, offset) => domains[(index * 100 + offset) % domains.length]);
+    const batch = Array.from(
+      { length: Math.min(100, domains.length) },
+      (_, offset) => domains[(index * 100 + offset) % domains.length],
+    );
     const query = new URLSearchParams({ domain: [...new Set(batch)].join(','), limit: '1000' });
     for (let attempt = 0; attempt < 100; attempt++) {
-      const response = await fetch(`${BASE_URL}/api/v1/contacts?${query}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+      const response = await fetch(`${BASE_URL}/api/v1/contacts?${query}`, {
+        headers: { authorization: `Bearer ${API_KEY}` },
+      });
       await response.arrayBuffer();
       if (response.status === 200) break;
       if (response.status !== 429) throw new Error(`status ${response.status}`);

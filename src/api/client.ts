@@ -141,7 +141,10 @@ export function createClient(options: ClientOptions): ProspectClient {
   checkApiKey(options.apiKey);
   checkNumbers(options);
   if (options.cursorParam !== undefined && options.cursorParam.trim() === '') {
-    throw new ClientOptionError('the cursor parameter name is empty', 'Set cursor-param to the name the service uses (default: cursor).');
+    throw new ClientOptionError(
+      'the cursor parameter name is empty',
+      'Set cursor-param to the name the service uses (default: cursor).',
+    );
   }
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
@@ -179,7 +182,14 @@ export function createClient(options: ClientOptions): ProspectClient {
         signal: pageOptions?.signal,
       }),
     contacts: (query) => fetchContacts(http, query, cursorParam),
-    countries: async () => (await http.getJson({ endpoint: '/countries', params: [], check: (json) => checkSchema(CountriesResponseSchema, json) })).value.data,
+    countries: async () =>
+      (
+        await http.getJson({
+          endpoint: '/countries',
+          params: [],
+          check: (json) => checkSchema(CountriesResponseSchema, json),
+        })
+      ).value.data,
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions?.idempotencyKey),
     close: () => http.close(),
   };
@@ -191,9 +201,18 @@ export function createClient(options: ClientOptions): ProspectClient {
 async function* listCompanies(
   http: HttpClient,
   query: CompanyQuery,
-  options: { cursorParam: string; pageSize: number; startCursor: string | undefined; readAhead: boolean; signal: AbortSignal | undefined },
+  options: {
+    cursorParam: string;
+    pageSize: number;
+    startCursor: string | undefined;
+    readAhead: boolean;
+    signal: AbortSignal | undefined;
+  },
 ): AsyncGenerator<CompanyPage, void, undefined> {
-  const fetchChecked = (cursor: string | null, onBody?: (json: unknown) => void): Promise<JsonAnswer<CompaniesResponse>> =>
+  const fetchChecked = (
+    cursor: string | null,
+    onBody?: (json: unknown) => void,
+  ): Promise<JsonAnswer<CompaniesResponse>> =>
     http.getJson({
       endpoint: '/companies',
       params: [
@@ -249,7 +268,12 @@ class PageReadAhead<T> {
 
   private askFor(cursor: string | null): void {
     if (cursor === null || this.ahead?.cursor === cursor) return;
-    const entry: NonNullable<typeof this.ahead> = { cursor, answer: Promise.resolve(undefined as T), taken: false, next: undefined };
+    const entry: NonNullable<typeof this.ahead> = {
+      cursor,
+      answer: Promise.resolve(undefined as T),
+      taken: false,
+      next: undefined,
+    };
     entry.answer = this.fetchPage(cursor, (json) => {
       entry.next = nextCursorIn(json);
       if (entry.taken) this.askFor(entry.next);
@@ -310,7 +334,10 @@ function checkContactsBody(json: unknown): SchemaCheck<NormalisedContacts> {
   }
   const checked = checkSchema(ContactsEnvelopeSchema, json);
   if (!checked.ok) return checked;
-  return { ok: true, value: { data: checked.value.data, meta: checked.value.meta ?? {}, next_cursor: checked.value.next_cursor } };
+  return {
+    ok: true,
+    value: { data: checked.value.data, meta: checked.value.meta ?? {}, next_cursor: checked.value.next_cursor },
+  };
 }
 
 async function verifyEmail(http: HttpClient, email: string, idempotencyKey: string | undefined): Promise<VerifyResult> {
@@ -366,16 +393,24 @@ export function checkBaseUrl(baseUrl: string): URL {
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new ClientOptionError(`the base URL "${baseUrl}" is not a valid URL`, 'Give the service root, e.g. https://api.example.com');
+    throw new ClientOptionError(
+      `the base URL "${baseUrl}" is not a valid URL`,
+      'Give the service root, e.g. https://api.example.com',
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ClientOptionError(`the base URL must start with https:// (got ${url.protocol}//)`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ClientOptionError('the base URL must not contain a user name or password', 'Put the API key in PROSPECT_API_KEY.');
+    throw new ClientOptionError(
+      'the base URL must not contain a user name or password',
+      'Put the API key in PROSPECT_API_KEY.',
+    );
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new ClientOptionError(`the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`);
+    throw new ClientOptionError(
+      `the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`,
+    );
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new ClientOptionError(
@@ -388,11 +423,17 @@ export function checkBaseUrl(baseUrl: string): URL {
 
 function checkApiKey(apiKey: string): void {
   if (apiKey === '') {
-    throw new ClientOptionError('no API key is set', 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.');
+    throw new ClientOptionError(
+      'no API key is set',
+      'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
+    );
   }
   // Never echo the key: a message about it could end up in a log.
   if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
-    throw new ClientOptionError('the API key contains spaces or control characters', 'Check for a stray newline when it was pasted.');
+    throw new ClientOptionError(
+      'the API key contains spaces or control characters',
+      'Check for a stray newline when it was pasted.',
+    );
   }
 }
 

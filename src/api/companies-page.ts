@@ -1,5 +1,11 @@
 /** The check of a companies page: its shape (schemas.ts), then its technology entries shared. */
-import { CompaniesResponseSchema, checkSchema, type CompaniesResponse, type SchemaCheck, type TechnologyEntry } from './schemas.js';
+import {
+  CompaniesResponseSchema,
+  checkSchema,
+  type CompaniesResponse,
+  type SchemaCheck,
+  type TechnologyEntry,
+} from './schemas.js';
 
 export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse> {
   const checked = checkSchema(CompaniesResponseSchema, json);

@@ -28,7 +28,10 @@ export async function decodedBody(contentEncoding: string | string[] | undefined
   let decoded = bytes;
   for (const name of encodings.reverse()) {
     const decode = DECODERS[name];
-    if (decode === undefined) throw new UndecodableBodyError(`an answer in an encoding prospect cannot read (Content-Encoding: ${name.slice(0, 40)})`);
+    if (decode === undefined)
+      throw new UndecodableBodyError(
+        `an answer in an encoding prospect cannot read (Content-Encoding: ${name.slice(0, 40)})`,
+      );
     try {
       decoded = await decode(decoded);
     } catch {

@@ -22,7 +22,11 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export function createDispatcher(undici: typeof import('undici'), options: NetworkOptions): Dispatcher {
   const tls = { timeout: options.connectTimeoutMs, ...(options.ca !== undefined ? { ca: [...options.ca] } : {}) };
-  const pool = { connections: options.connections, headersTimeout: options.readTimeoutMs, bodyTimeout: options.readTimeoutMs };
+  const pool = {
+    connections: options.connections,
+    headersTimeout: options.readTimeoutMs,
+    bodyTimeout: options.readTimeoutMs,
+  };
   if (options.proxy === undefined) return new undici.Agent({ ...pool, connect: tls });
   return new undici.ProxyAgent({ ...pool, uri: options.proxy.href, requestTls: tls, proxyTls: tls });
 }

@@ -97,7 +97,11 @@ export function parseErrorBody(bodyText: string): ParsedErrorBody {
   });
 }
 
-function withoutUndefined(parsed: { code: string | undefined; reason: string | undefined; details: Record<string, unknown> }): ParsedErrorBody {
+function withoutUndefined(parsed: {
+  code: string | undefined;
+  reason: string | undefined;
+  details: Record<string, unknown>;
+}): ParsedErrorBody {
   const result: ParsedErrorBody = { details: parsed.details };
   if (parsed.code !== undefined) result.code = parsed.code;
   if (parsed.reason !== undefined) result.reason = parsed.reason;
@@ -143,12 +147,15 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
 
   if (status >= 300 && status <= 399) return redirectError(facts, init);
   if (status === 400 && asksForClientCertificate(facts.bodyText)) {
-    return new ServiceError(`the service at this base URL asks for a client certificate, which prospect does not send (400: ${CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText)?.[0]})`, {
-      ...init,
-      retryable: false,
-      code: 'client_certificate_required',
-      hint: 'prospect does not support client certificates; ask for API-key access without one, or reach the service another way.',
-    });
+    return new ServiceError(
+      `the service at this base URL asks for a client certificate, which prospect does not send (400: ${CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText)?.[0]})`,
+      {
+        ...init,
+        retryable: false,
+        code: 'client_certificate_required',
+        hint: 'prospect does not support client certificates; ask for API-key access without one, or reach the service another way.',
+      },
+    );
   }
   if (status === 401) {
     return new AuthError('the service rejected the API key (401 unauthorized).', {
@@ -204,11 +211,17 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestEr
   if (body.code === 'plan_required') {
     const message =
       endpoint === '/contacts'
-        ? 'the contacts endpoint needs the Growth plan or higher; this key\'s plan does not include it (403 plan_required).'
+        ? "the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required)."
         : `this key's plan does not include ${endpoint} (403 plan_required)${said}`;
-    return new AuthError(message, { ...init, hint: 'Use a key on a plan that includes this endpoint, or try --sandbox.' });
+    return new AuthError(message, {
+      ...init,
+      hint: 'Use a key on a plan that includes this endpoint, or try --sandbox.',
+    });
   }
-  return new AuthError(`the service refused this key access to ${endpoint} (${describeStatus(403, body.code)})${said}`, init);
+  return new AuthError(
+    `the service refused this key access to ${endpoint} (${describeStatus(403, body.code)})${said}`,
+    init,
+  );
 }
 
 /**
@@ -219,25 +232,35 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestEr
 function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit): UnanswerableError | MalformedResponseError {
   const codeText = body.code !== undefined ? ` ${body.code}` : '';
   if (body.reason === undefined) {
-    return new MalformedResponseError(`the service refused the request (422${codeText}) without the reason the specification promises`, {
-      ...init,
-      hint: 'This is the service breaking its contract; try again later, and report it to the service if it persists.',
-    });
+    return new MalformedResponseError(
+      `the service refused the request (422${codeText}) without the reason the specification promises`,
+      {
+        ...init,
+        hint: 'This is the service breaking its contract; try again later, and report it to the service if it persists.',
+      },
+    );
   }
   // The sandbox (and perhaps the real service) already names its suggestions in the reason: say them once.
   const hint = suggestionsAlreadyIn(body.reason, body.details) ? undefined : hintFromDetails(body.details);
-  return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, { ...init, hint });
+  return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, {
+    ...init,
+    hint,
+  });
 }
 
 function suggestionsAlreadyIn(reason: string, details: Record<string, unknown>): boolean {
-  const listed = [details.suggestions, details.valid_values].find((value) => Array.isArray(value) && value.length > 0) as unknown[] | undefined;
+  const listed = [details.suggestions, details.valid_values].find(
+    (value) => Array.isArray(value) && value.length > 0,
+  ) as unknown[] | undefined;
   return listed !== undefined && listed.every((item) => reason.includes(String(item)));
 }
 
 /** `suggestions` and `valid_values` (contract row 7) become a hint the user can act on. */
 function hintFromDetails(details: Record<string, unknown>): string | undefined {
   const list = (value: unknown): string | undefined =>
-    Array.isArray(value) && value.length > 0 ? value.map((item) => withoutControlCharacters(String(item))).join(', ') : undefined;
+    Array.isArray(value) && value.length > 0
+      ? value.map((item) => withoutControlCharacters(String(item))).join(', ')
+      : undefined;
   const suggestions = list(details.suggestions);
   if (suggestions !== undefined) return `Closest names: ${suggestions}.`;
   const validValues = list(details.valid_values);
@@ -260,8 +283,10 @@ export type LastFailure =
 export function describeFailure(failure: LastFailure): string {
   switch (failure.kind) {
     case 'status':
-      return describeStatus(failure.error.status ?? 0, failure.error.code) +
-        (failure.error.reason ? ` "${failure.error.reason}"` : '');
+      return (
+        describeStatus(failure.error.status ?? 0, failure.error.code) +
+        (failure.error.reason ? ` "${failure.error.reason}"` : '')
+      );
     case 'network':
       return `${failure.failureClass}: ${failure.description}`;
     case 'timeout':
@@ -271,46 +296,69 @@ export function describeFailure(failure: LastFailure): string {
 
 /** What to do once a request has failed every attempt, by the kind of its last failure. */
 const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'status', string>> = {
-  DNS: 'Check the host name in the base URL and this machine\'s DNS; behind a proxy, set HTTPS_PROXY.',
-  refused: 'Nothing accepts connections there: check the base URL\'s host and port, and that the service is up.',
+  DNS: "Check the host name in the base URL and this machine's DNS; behind a proxy, set HTTPS_PROXY.",
+  refused: "Nothing accepts connections there: check the base URL's host and port, and that the service is up.",
   timeout: 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.',
   TLS: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
-  proxy: 'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY lists hosts reached directly.',
+  proxy:
+    'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY lists hosts reached directly.',
   connection: 'The connection kept failing: try again later; check the service status and the base URL.',
   status: 'Try again later; check the service status.',
 };
 
-export function retriesExhaustedError(endpoint: string, attempts: number, failure: LastFailure, service: string): ServiceError {
+export function retriesExhaustedError(
+  endpoint: string,
+  attempts: number,
+  failure: LastFailure,
+  service: string,
+): ServiceError {
   const plural = attempts === 1 ? 'attempt' : 'attempts';
   const where = failure.kind === 'status' ? service : failure.where;
   const hintKey = failure.kind === 'status' ? 'status' : failure.kind === 'timeout' ? 'timeout' : failure.failureClass;
-  return new ServiceError(`no answer from ${where} for ${endpoint} after ${attempts} ${plural} (last: ${describeFailure(failure)})`, {
-    endpoint,
-    attempts,
-    reason: describeFailure(failure),
-    retryable: true,
-    hint: GIVE_UP_HINTS[hintKey],
-    ...(failure.kind === 'status'
-      ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
-      : { code: failure.kind, cause: failure.cause }),
-  });
+  return new ServiceError(
+    `no answer from ${where} for ${endpoint} after ${attempts} ${plural} (last: ${describeFailure(failure)})`,
+    {
+      endpoint,
+      attempts,
+      reason: describeFailure(failure),
+      retryable: true,
+      hint: GIVE_UP_HINTS[hintKey],
+      ...(failure.kind === 'status'
+        ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
+        : { code: failure.kind, cause: failure.cause }),
+    },
+  );
 }
 
 /** A request the service kept answering 429 (rate limited) although everyone waited as it asked. */
-export function rateLimitedError(endpoint: string, attempts: number, service: string, last: RequestError): ServiceError {
-  return new ServiceError(`${service} kept refusing ${endpoint} as over its rate limit (rate limit: 429 after ${attempts} attempts, each after the wait it asked for)`, {
-    endpoint,
-    attempts,
-    reason: last.reason,
-    details: last.details,
-    status: last.status,
-    code: last.code,
-    retryable: true,
-    hint: 'Another client may be using the same key; try again later, or with a lower --concurrency.',
-  });
+export function rateLimitedError(
+  endpoint: string,
+  attempts: number,
+  service: string,
+  last: RequestError,
+): ServiceError {
+  return new ServiceError(
+    `${service} kept refusing ${endpoint} as over its rate limit (rate limit: 429 after ${attempts} attempts, each after the wait it asked for)`,
+    {
+      endpoint,
+      attempts,
+      reason: last.reason,
+      details: last.details,
+      status: last.status,
+      code: last.code,
+      retryable: true,
+      hint: 'Another client may be using the same key; try again later, or with a lower --concurrency.',
+    },
+  );
 }
 
-export function retryAfterTooLongError(endpoint: string, attempts: number, waitMs: number, maxWaitMs: number, last: RequestError): ServiceError {
+export function retryAfterTooLongError(
+  endpoint: string,
+  attempts: number,
+  waitMs: number,
+  maxWaitMs: number,
+  last: RequestError,
+): ServiceError {
   return new ServiceError(
     `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again (${last.status === 429 ? 'rate limit: ' : ''}${describeStatus(last.status ?? 0, last.code)}), ` +
       `longer than prospect waits (${formatSeconds(maxWaitMs)}); try again later`,
@@ -327,8 +375,20 @@ export function retryAfterTooLongError(endpoint: string, attempts: number, waitM
 }
 
 /** A 2xx whose body is not what the contract describes, once the loop stops asking again. */
-export function malformedAnswerError(endpoint: string, attempts: number, status: number, problem: string, hint: string | undefined): MalformedResponseError {
-  return new MalformedResponseError(`the service answered ${endpoint} with ${problem}`, { endpoint, attempts, status, reason: problem, hint });
+export function malformedAnswerError(
+  endpoint: string,
+  attempts: number,
+  status: number,
+  problem: string,
+  hint: string | undefined,
+): MalformedResponseError {
+  return new MalformedResponseError(`the service answered ${endpoint} with ${problem}`, {
+    endpoint,
+    attempts,
+    status,
+    reason: problem,
+    hint,
+  });
 }
 
 /** `150 ms`, `2 s`, `2.5 s`: short waits in ms so a 150 ms timeout does not read as "0.1 s". */

@@ -50,7 +50,12 @@ export class RequestError extends Error {
     // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a
     // transport error object.
     if (init.cause !== undefined) {
-      Object.defineProperty(this, 'cause', { value: init.cause, enumerable: false, configurable: true, writable: true });
+      Object.defineProperty(this, 'cause', {
+        value: init.cause,
+        enumerable: false,
+        configurable: true,
+        writable: true,
+      });
     }
   }
 }

@@ -28,7 +28,14 @@ export {
   type RequestErrorInit,
 } from './errors.js';
 export { errorFromResponse } from './error-responses.js';
-export { RETRY_DEFAULTS, backoffDelayMs, parseRetryAfter, decideRetry, isRetryableStatus, type RetryPolicy } from './retry.js';
+export {
+  RETRY_DEFAULTS,
+  backoffDelayMs,
+  parseRetryAfter,
+  decideRetry,
+  isRetryableStatus,
+  type RetryPolicy,
+} from './retry.js';
 export { normalizeCursor } from './pagination.js';
 export {
   SENIORITIES,

@@ -91,7 +91,10 @@ export class RequestPacer {
   }
 
   /** What came of an admitted attempt: an answer other than 429, a 429, or no answer at all. */
-  finish(ticket: PacerTicket, outcome: { rateLimited: true; retryAfterMs: number | undefined } | { rateLimited: false; answered: boolean }): void {
+  finish(
+    ticket: PacerTicket,
+    outcome: { rateLimited: true; retryAfterMs: number | undefined } | { rateLimited: false; answered: boolean },
+  ): void {
     this.inFlight--;
     if (outcome.rateLimited) this.slowDown(ticket, outcome.retryAfterMs);
     else if (outcome.answered) this.speedUp(ticket);
@@ -123,7 +126,10 @@ export class RequestPacer {
     for (let window = 0; window < RATE_WINDOWS; window++) {
       const from = now - (window + 1) * windowMs;
       const to = now - window * windowMs;
-      allowed = Math.max(allowed, this.answeredStarts.filter((startedAt) => startedAt >= from && startedAt < to).length);
+      allowed = Math.max(
+        allowed,
+        this.answeredStarts.filter((startedAt) => startedAt >= from && startedAt < to).length,
+      );
     }
     if (allowed >= MIN_ANSWERS_FOR_A_RATE) this.spacingMs = (windowMs / allowed) * SAFETY_MARGIN;
   }
@@ -151,13 +157,19 @@ export class RequestPacer {
     this.timer = undefined;
     while (this.queue.length > 0) {
       const now = this.now();
-      const wakeAt = this.inFlight >= this.capacity(now) ? this.nextProbeStep(now) : Math.max(this.resumeAt, this.lastStartAt + this.spacingMs);
+      const wakeAt =
+        this.inFlight >= this.capacity(now)
+          ? this.nextProbeStep(now)
+          : Math.max(this.resumeAt, this.lastStartAt + this.spacingMs);
       if (wakeAt === undefined) return;
       if (wakeAt > now) {
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          this.pump();
-        }, Math.ceil(wakeAt - now));
+        this.timer = setTimeout(
+          () => {
+            this.timer = undefined;
+            this.pump();
+          },
+          Math.ceil(wakeAt - now),
+        );
         return;
       }
       if (this.inFlight >= this.capacity(now)) continue;
@@ -183,7 +195,8 @@ export class RequestPacer {
 
   /** When time alone lets one more start (slow start only); undefined: only an answer will. */
   private nextProbeStep(now: number): number | undefined {
-    if (!this.slowStart || this.firstStartAt === undefined || this.capacity(now) >= this.options.maxInFlight) return undefined;
+    if (!this.slowStart || this.firstStartAt === undefined || this.capacity(now) >= this.options.maxInFlight)
+      return undefined;
     return this.firstStartAt + PROBE_STEP_MS * (Math.floor((now - this.firstStartAt) / PROBE_STEP_MS) + 1);
   }
 

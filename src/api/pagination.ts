@@ -45,12 +45,15 @@ export async function* walkCursor<P>(walk: CursorWalk<P>): AsyncGenerator<Walked
   for (let pageNumber = 1; ; pageNumber++) {
     const fetched = await walk.fetchPage(cursor);
     if (pageNumber === 1 && startsAtFirstPage && walk.forbidEmptyFirstPage && fetched.itemCount === 0) {
-      throw new MalformedResponseError(`the service returned an empty first page for ${walk.endpoint} instead of a 422`, {
-        endpoint: walk.endpoint,
-        status: 200,
-        reason: 'empty first page',
-        hint: 'The contract says an unanswerable request gets a 422 with a reason; this service did not send one.',
-      });
+      throw new MalformedResponseError(
+        `the service returned an empty first page for ${walk.endpoint} instead of a 422`,
+        {
+          endpoint: walk.endpoint,
+          status: 200,
+          reason: 'empty first page',
+          hint: 'The contract says an unanswerable request gets a 422 with a reason; this service did not send one.',
+        },
+      );
     }
     const nextCursor = normalizeCursor(fetched.nextCursor);
     if (nextCursor !== null && seen.has(nextCursor)) {

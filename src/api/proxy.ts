@@ -19,9 +19,7 @@ export interface ProxySources {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export type ProxyDecision =
-  | { proxy: URL; source: string }
-  | { proxy: undefined; why: string };
+export type ProxyDecision = { proxy: URL; source: string } | { proxy: undefined; why: string };
 
 const LOOPBACK_NAMES = new Set(['localhost', '::1']);
 
@@ -45,10 +43,16 @@ export function parseProxyUrl(text: string, source: string): URL {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new ClientOptionError(`the proxy in ${source} is not a valid URL`, 'Give it as http://host:port (user:password@ before the host if it needs them).');
+    throw new ClientOptionError(
+      `the proxy in ${source} is not a valid URL`,
+      'Give it as http://host:port (user:password@ before the host if it needs them).',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ClientOptionError(`the proxy in ${source} uses ${url.protocol}//, which prospect does not speak`, 'Use an http:// or https:// proxy.');
+    throw new ClientOptionError(
+      `the proxy in ${source} uses ${url.protocol}//, which prospect does not speak`,
+      'Use an http:// or https:// proxy.',
+    );
   }
   return url;
 }
@@ -59,7 +63,8 @@ export function describeProxy(proxy: URL): string {
 }
 
 function proxySetting(protocol: string, sources: ProxySources): { name: string; value: string } | undefined {
-  if (sources.setting !== undefined && sources.setting.trim() !== '') return { name: 'the proxy setting', value: sources.setting };
+  if (sources.setting !== undefined && sources.setting.trim() !== '')
+    return { name: 'the proxy setting', value: sources.setting };
   const specific = protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
   return firstSet(sources.env, [...specific, 'all_proxy', 'ALL_PROXY']);
 }
@@ -100,7 +105,8 @@ export function coveringEntry(host: string, port: number, noProxy: string): stri
 
 function splitEntry(entry: string): { name: string; entryPort: number | undefined } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-  if (bracketed) return { name: bracketed[1]!, entryPort: bracketed[2] !== undefined ? Number(bracketed[2]) : undefined };
+  if (bracketed)
+    return { name: bracketed[1]!, entryPort: bracketed[2] !== undefined ? Number(bracketed[2]) : undefined };
   // An IPv6 address or block has colons of its own: no port can follow it unbracketed.
   const withPort = isIP(entry) === 6 || entry.includes('::') ? undefined : /^(.+):(\d+)$/.exec(entry);
   return withPort ? { name: withPort[1]!, entryPort: Number(withPort[2]) } : { name: entry, entryPort: undefined };

@@ -110,7 +110,8 @@ type AttemptResult<T> =
 let undici: Promise<typeof import('undici')> | undefined;
 // A CommonJS package imported at run time: Node gives its exports as named ones and as `default`,
 // the bundle as `default` only.
-const loadUndici = () => (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
+const loadUndici = () =>
+  (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
 
 /** A request the service keeps answering 429 gives up after this many of them, however long it waited. */
 export const MAX_RATE_LIMITED_ATTEMPTS = 30;
@@ -119,7 +120,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   let agent: Promise<Dispatcher> | undefined;
   const agentOf = () =>
     (agent ??= loadUndici().then((undici) =>
-      createDispatcher(undici, { ...options.network, readTimeoutMs: options.timeoutMs, connections: options.connections }),
+      createDispatcher(undici, {
+        ...options.network,
+        readTimeoutMs: options.timeoutMs,
+        connections: options.connections,
+      }),
     ));
   const headers = {
     authorization: `Bearer ${options.apiKey}`,
@@ -132,7 +137,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const lifetime = new AbortController();
   // One listener on the caller's signal for the whole client, however many requests run at once;
   // every attempt and wait listens to this one, whose listeners come and go with them.
-  const stopAll = linkSignals([options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined));
+  const stopAll = linkSignals(
+    [options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined),
+  );
   setMaxListeners(0, stopAll.controller.signal);
   const stopSignals = [stopAll.controller.signal];
   const pacer = new RequestPacer({ maxInFlight: options.connections });
@@ -159,7 +166,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const ticket = await pacer.admit(stops, () => stoppedError(req));
       const startedAt = performance.now();
       const result = await runPacedAttempt(req, url, stops, ticket);
-      const base = { method: 'GET' as const, url, endpoint: req.endpoint, attempt, durationMs: Math.round(performance.now() - startedAt), status: result.status };
+      const base = {
+        method: 'GET' as const,
+        url,
+        endpoint: req.endpoint,
+        attempt,
+        durationMs: Math.round(performance.now() - startedAt),
+        status: result.status,
+      };
 
       if (result.kind === 'answer') {
         options.onRequest?.(base);
@@ -176,10 +190,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         rateLimited++;
         if (result.retryAfterMs !== undefined && result.retryAfterMs > options.policy.maxDelayMs) {
           options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint) });
-          throw retryAfterTooLongError(req.endpoint, attempt, result.retryAfterMs, options.policy.maxDelayMs, failure.error);
+          throw retryAfterTooLongError(
+            req.endpoint,
+            attempt,
+            result.retryAfterMs,
+            options.policy.maxDelayMs,
+            failure.error,
+          );
         }
-        if (rateLimited >= MAX_RATE_LIMITED_ATTEMPTS) throw rateLimitedError(req.endpoint, attempt, service, failure.error);
-        options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint), retryInMs: Math.round(pacer.pausedForMs()) });
+        if (rateLimited >= MAX_RATE_LIMITED_ATTEMPTS)
+          throw rateLimitedError(req.endpoint, attempt, service, failure.error);
+        options.onRequest?.({
+          ...base,
+          error: describeForEvent(failure, req.endpoint),
+          retryInMs: Math.round(pacer.pausedForMs()),
+        });
         continue;
       }
       const decision = decideRetry(
@@ -192,10 +217,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         },
         options.policy,
       );
-      options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint), retryInMs: decision.retry ? decision.delayMs : undefined });
+      options.onRequest?.({
+        ...base,
+        error: describeForEvent(failure, req.endpoint),
+        retryInMs: decision.retry ? decision.delayMs : undefined,
+      });
       if (!decision.retry) {
         if (decision.why === 'retry-after-too-long' && failure.kind === 'status') {
-          throw retryAfterTooLongError(req.endpoint, attempt, decision.retryAfterMs, options.policy.maxDelayMs, failure.error);
+          throw retryAfterTooLongError(
+            req.endpoint,
+            attempt,
+            decision.retryAfterMs,
+            options.policy.maxDelayMs,
+            failure.error,
+          );
         }
         throw failure.kind === 'malformed'
           ? malformedAnswerError(req.endpoint, attempt, failure.status, failure.problem, failure.hint)
@@ -207,7 +242,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   /** One attempt, admitted by the pacer and reported back to it; watched while it waits for an answer. */
-  async function runPacedAttempt<T>(req: GetJsonRequest<T>, url: string, stops: readonly AbortSignal[], ticket: PacerTicket): Promise<AttemptResult<T>> {
+  async function runPacedAttempt<T>(
+    req: GetJsonRequest<T>,
+    url: string,
+    stops: readonly AbortSignal[],
+    ticket: PacerTicket,
+  ): Promise<AttemptResult<T>> {
     const watched = waitWatch?.start();
     let result: AttemptResult<T> | undefined;
     try {
@@ -224,7 +264,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
-  async function runAttempt<T>(req: GetJsonRequest<T>, url: string, stops: readonly AbortSignal[]): Promise<AttemptResult<T>> {
+  async function runAttempt<T>(
+    req: GetJsonRequest<T>,
+    url: string,
+    stops: readonly AbortSignal[],
+  ): Promise<AttemptResult<T>> {
     const [{ request }, dispatcher] = await Promise.all([loadUndici(), agentOf()]);
     const attemptSignal = createAttemptSignal(stops, options.timeoutMs);
     let status: number | undefined;
@@ -261,11 +305,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return await interpretResponse(req, url, status, responseHeaders, body);
   }
 
-  async function interpretResponse<T>(req: GetJsonRequest<T>, url: string, status: number, responseHeaders: IncomingHttpHeaders, body: string): Promise<AttemptResult<T>> {
+  async function interpretResponse<T>(
+    req: GetJsonRequest<T>,
+    url: string,
+    status: number,
+    responseHeaders: IncomingHttpHeaders,
+    body: string,
+  ): Promise<AttemptResult<T>> {
     if (status >= 200 && status <= 299) {
       const checked = await checkJsonBody(req.check, status, responseHeaders, body, req.onBody);
       if (checked.ok) return { kind: 'answer', value: checked.value, status, headers: responseHeaders };
-      return { kind: 'retryable', status, failure: { kind: 'malformed', status, problem: redact(checked.problem, options.apiKey), hint: checked.hint } };
+      return {
+        kind: 'retryable',
+        status,
+        failure: { kind: 'malformed', status, problem: redact(checked.problem, options.apiKey), hint: checked.hint },
+      };
     }
     const error = errorFromResponse({
       endpoint: req.endpoint,
@@ -275,7 +329,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       location: resolveLocation(responseHeaders.location, url),
     });
     if (!isRetryableStatus(status)) return { kind: 'final', error, status };
-    return { kind: 'retryable', status, failure: { kind: 'status', error }, retryAfterMs: requestedWaitMs(responseHeaders['retry-after'], error.details) };
+    return {
+      kind: 'retryable',
+      status,
+      failure: { kind: 'status', error },
+      retryAfterMs: requestedWaitMs(responseHeaders['retry-after'], error.details),
+    };
   }
 
   async function close(): Promise<void> {

@@ -62,15 +62,28 @@ export function isTlsFailureCode(code: string): boolean {
 }
 
 /** Bugs in how prospect called undici; never retried, surfaced as internal errors (exit 1). */
-const PROGRAMMER_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']);
+const PROGRAMMER_ERROR_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+]);
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /**
  * What a transport failure (no complete answer) is: a timeout or a network error (both retried), a
  * network error that retrying cannot fix (`final`), or a bug in prospect's call (`bug`).
  */
-export function classifyTransportFailure(code: string | undefined, timedOut: boolean): 'timeout' | 'network' | 'final' | 'bug' {
+export function classifyTransportFailure(
+  code: string | undefined,
+  timedOut: boolean,
+): 'timeout' | 'network' | 'final' | 'bug' {
   if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) return 'timeout';
   if (code === undefined) return 'network';
   if (PROGRAMMER_ERROR_CODES.has(code)) return 'bug';
@@ -115,7 +128,10 @@ export function retryAfterFromBody(details: Readonly<Record<string, unknown>>): 
 }
 
 /** The wait the service asked for: the Retry-After header, else the `retry_after` of the error body. */
-export function requestedWaitMs(header: string | string[] | undefined, details: Readonly<Record<string, unknown>>): number | undefined {
+export function requestedWaitMs(
+  header: string | string[] | undefined,
+  details: Readonly<Record<string, unknown>>,
+): number | undefined {
   return parseRetryAfter(header) ?? retryAfterFromBody(details);
 }
 

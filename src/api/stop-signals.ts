@@ -52,7 +52,11 @@ export function createAttemptSignal(parents: readonly AbortSignal[], timeoutMs: 
 }
 
 /** Sleeps between attempts; any stop signal (the caller's, close()) cuts the wait short. */
-export async function waitUnlessStopped(ms: number, stopSignals: readonly AbortSignal[], stoppedError: () => Error | undefined): Promise<void> {
+export async function waitUnlessStopped(
+  ms: number,
+  stopSignals: readonly AbortSignal[],
+  stoppedError: () => Error | undefined,
+): Promise<void> {
   const linked = linkSignals(stopSignals);
   try {
     await sleep(ms, undefined, { signal: linked.controller.signal });

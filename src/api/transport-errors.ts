@@ -25,7 +25,8 @@ const NETWORK_WORDS: Record<string, [NetworkFailureClass, string]> = {
   ETIMEDOUT: ['timeout', 'no connection'],
 };
 
-const UNTRUSTED_HINT = 'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that signed it, or add it to NODE_EXTRA_CA_CERTS.';
+const UNTRUSTED_HINT =
+  'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that signed it, or add it to NODE_EXTRA_CA_CERTS.';
 
 /** Certificate and TLS-version failures: each is final, said with what is wrong and how to fix it. */
 const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
@@ -38,11 +39,11 @@ const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
   CERT_SIGNATURE_FAILURE: { what: 'its certificate has a bad signature', hint: UNTRUSTED_HINT },
   CERT_HAS_EXPIRED: {
     what: 'its certificate has expired',
-    hint: 'The service must renew its certificate; if it has, check this machine\'s clock (`date`).',
+    hint: "The service must renew its certificate; if it has, check this machine's clock (`date`).",
   },
   CERT_NOT_YET_VALID: {
     what: 'its certificate is not valid yet',
-    hint: 'Check this machine\'s clock (`date`); otherwise the service must fix its certificate.',
+    hint: "Check this machine's clock (`date`); otherwise the service must fix its certificate.",
   },
   ERR_TLS_CERT_ALTNAME_INVALID: {
     what: 'its certificate is for another host name',
@@ -52,9 +53,18 @@ const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
     what: 'it does not speak TLS on this port',
     hint: 'Check the base URL: the port, and https:// against http://.',
   },
-  ERR_SSL_UNSUPPORTED_PROTOCOL: { what: 'it offers only TLS older than 1.2, which prospect refuses', hint: 'The service must enable TLS 1.2 or 1.3.' },
-  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: { what: 'it offers only TLS older than 1.2, which prospect refuses', hint: 'The service must enable TLS 1.2 or 1.3.' },
-  ERR_SSL_NO_PROTOCOLS_AVAILABLE: { what: 'it offers only TLS older than 1.2, which prospect refuses', hint: 'The service must enable TLS 1.2 or 1.3.' },
+  ERR_SSL_UNSUPPORTED_PROTOCOL: {
+    what: 'it offers only TLS older than 1.2, which prospect refuses',
+    hint: 'The service must enable TLS 1.2 or 1.3.',
+  },
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: {
+    what: 'it offers only TLS older than 1.2, which prospect refuses',
+    hint: 'The service must enable TLS 1.2 or 1.3.',
+  },
+  ERR_SSL_NO_PROTOCOLS_AVAILABLE: {
+    what: 'it offers only TLS older than 1.2, which prospect refuses',
+    hint: 'The service must enable TLS 1.2 or 1.3.',
+  },
   ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: {
     what: 'it asks for a client certificate, which prospect does not send',
     hint: 'prospect does not support client certificates; ask for API-key access without one.',
@@ -92,21 +102,37 @@ export function hostAndPort(url: URL): string {
 }
 
 /** A failure worth another attempt (LastFailure), or the error to end the request with. */
-export function describeTransportFailure(error: unknown, facts: TransportFacts): LastFailure | { kind: 'final'; error: RequestError | Error } {
+export function describeTransportFailure(
+  error: unknown,
+  facts: TransportFacts,
+): LastFailure | { kind: 'final'; error: RequestError | Error } {
   const code = errorCode(error);
   const where = hostAndPort(facts.baseUrl);
   const verdict = classifyTransportFailure(code, facts.timedOut);
   if (verdict === 'timeout') {
     const words = code !== undefined ? NETWORK_WORDS[code]?.[1] : undefined;
-    return { kind: 'timeout', timeoutMs: facts.timeoutMs, where: facts.proxy && code === 'UND_ERR_CONNECT_TIMEOUT' ? proxyWhere(facts.proxy) : where, words, cause: error };
+    return {
+      kind: 'timeout',
+      timeoutMs: facts.timeoutMs,
+      where: facts.proxy && code === 'UND_ERR_CONNECT_TIMEOUT' ? proxyWhere(facts.proxy) : where,
+      words,
+      cause: error,
+    };
   }
-  const message = error instanceof Error ? redact(error.message, facts.secret).replace(/\s+/g, ' ').trim() : String(error);
+  const message =
+    error instanceof Error ? redact(error.message, facts.secret).replace(/\s+/g, ' ').trim() : String(error);
   // A bug in how prospect called undici: a plain Error, which the CLI reports as an internal error.
-  if (verdict === 'bug') return { kind: 'final', error: new Error(`invalid request to the service: ${message}`, { cause: error }) };
-  if (verdict === 'final' && code !== undefined && isTlsFailureCode(code)) return { kind: 'final', error: tlsError(where, code, tlsProblem(code), error) };
+  if (verdict === 'bug')
+    return { kind: 'final', error: new Error(`invalid request to the service: ${message}`, { cause: error }) };
+  if (verdict === 'final' && code !== undefined && isTlsFailureCode(code))
+    return { kind: 'final', error: tlsError(where, code, tlsProblem(code), error) };
   const proxyStatus = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(message);
-  if (facts.proxy !== undefined && proxyStatus) return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error);
-  const [failureClass, words] = (code !== undefined ? NETWORK_WORDS[code] : undefined) ?? ['connection', message || 'network error'];
+  if (facts.proxy !== undefined && proxyStatus)
+    return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error);
+  const [failureClass, words] = (code !== undefined ? NETWORK_WORDS[code] : undefined) ?? [
+    'connection',
+    message || 'network error',
+  ];
   const description = code !== undefined ? `${words} (${code})` : words;
   // Through a proxy, every connection is to the proxy: a refused or unknown host is the proxy's.
   const connectFailure = failureClass === 'refused' || failureClass === 'DNS';
@@ -132,7 +158,12 @@ function proxyWhere(proxy: URL): string {
 }
 
 function tlsProblem(code: string): { what: string; hint: string } {
-  return TLS_PROBLEMS[code] ?? { what: 'the TLS handshake failed', hint: 'Run `prospect doctor` to see the certificate and TLS settings in effect.' };
+  return (
+    TLS_PROBLEMS[code] ?? {
+      what: 'the TLS handshake failed',
+      hint: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
+    }
+  );
 }
 
 function tlsError(where: string, code: string, problem: { what: string; hint: string }, cause: unknown): ServiceError {
@@ -144,7 +175,12 @@ function tlsError(where: string, code: string, problem: { what: string; hint: st
   });
 }
 
-function proxyRefusal(proxy: URL, where: string, status: number, cause: unknown): { kind: 'final'; error: ServiceError } | LastFailure {
+function proxyRefusal(
+  proxy: URL,
+  where: string,
+  status: number,
+  cause: unknown,
+): { kind: 'final'; error: ServiceError } | LastFailure {
   const proxyName = describeProxy(proxy);
   if (status === 407) {
     return {
@@ -152,7 +188,10 @@ function proxyRefusal(proxy: URL, where: string, status: number, cause: unknown)
       error: new ServiceError(`the proxy ${proxyName} asks for credentials (407 Proxy Authentication Required)`, {
         status,
         code: 'proxy_auth',
-        hint: proxy.username !== '' ? 'The proxy refused the user name and password in its URL; check them.' : 'Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or `prospect config set proxy URL`).',
+        hint:
+          proxy.username !== ''
+            ? 'The proxy refused the user name and password in its URL; check them.'
+            : 'Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or `prospect config set proxy URL`).',
         cause,
       }),
     };
@@ -169,7 +208,13 @@ function proxyRefusal(proxy: URL, where: string, status: number, cause: unknown)
     };
   }
   // 502, 503, 504: the proxy could not reach the service; perhaps later it can.
-  return { kind: 'network', failureClass: 'proxy', where, description: `the proxy ${proxyName} could not connect to it (${status})`, cause };
+  return {
+    kind: 'network',
+    failureClass: 'proxy',
+    where,
+    description: `the proxy ${proxyName} could not connect to it (${status})`,
+    cause,
+  };
 }
 
 /** A certificate or TLS-version failure met outside a request (`prospect doctor`'s handshake), said as a request says it; undefined for any other error. */

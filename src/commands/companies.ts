@@ -2,20 +2,30 @@ import type { Command } from 'commander';
 import type { CompaniesFlags } from '../core/jobs/companies.js';
 import { integerInRange, positiveInteger } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
-import { addCompanyFilterOptions, addOutputOptions, addSummaryOption, addSuppressionOptions, type CommandRunner } from './options.js';
+import {
+  addCompanyFilterOptions,
+  addOutputOptions,
+  addSummaryOption,
+  addSuppressionOptions,
+  type CommandRunner,
+} from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
-  declareCommand(program, 'companies', { summary: 'list companies that run a technology, with their whole stack' }, (command) => defineCompanies(command, run));
+  declareCommand(
+    program,
+    'companies',
+    { summary: 'list companies that run a technology, with their whole stack' },
+    (command) => defineCompanies(command, run),
+  );
 }
 
 function defineCompanies(command: Command, run: CommandRunner): void {
-  command
-    .description(
-      'List the companies (by domain) that currently run a technology, each with its whole detected stack. ' +
-        'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest ' +
-        'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
-        'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
-    );
+  command.description(
+    'List the companies (by domain) that currently run a technology, each with its whole detected stack. ' +
+      'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest ' +
+      'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
+      'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
+  );
   addCompanyFilterOptions(command)
     .option('--max <n>', 'stop after N rows', positiveInteger('--max'))
     .option(

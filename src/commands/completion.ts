@@ -7,7 +7,12 @@ export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof COMPLETION_SHELLS)[number];
 
 export function registerCompletionCommand(program: Command, run: CommandRunner): void {
-  declareCommand(program, 'completion', { summary: 'print a shell completion script for commands, flags and their values' }, (command) => defineCompletion(command, run));
+  declareCommand(
+    program,
+    'completion',
+    { summary: 'print a shell completion script for commands, flags and their values' },
+    (command) => defineCompletion(command, run),
+  );
 }
 
 function defineCompletion(command: Command, run: CommandRunner): void {
@@ -36,7 +41,14 @@ Examples:
 }
 
 export async function completionScript(program: Command, shell: Shell): Promise<string> {
-  const [{ describeProgram }, { SENIORITIES }, { OUTPUT_FORMATS }, { STALE_POLICIES }, { FAULT_KIND_NAMES }, { PRESET_NAMES }] = await Promise.all([
+  const [
+    { describeProgram },
+    { SENIORITIES },
+    { OUTPUT_FORMATS },
+    { STALE_POLICIES },
+    { FAULT_KIND_NAMES },
+    { PRESET_NAMES },
+  ] = await Promise.all([
     import('../completion/model.js'),
     import('../api/index.js'),
     import('../io/writers.js'),

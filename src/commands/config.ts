@@ -8,7 +8,12 @@ import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
 
 export function registerConfigCommand(program: Command, run: CommandRunner): void {
-  declareCommand(program, 'config', { summary: 'show and change settings: the key, the service address, defaults for flags' }, (config) => defineConfig(config, run));
+  declareCommand(
+    program,
+    'config',
+    { summary: 'show and change settings: the key, the service address, defaults for flags' },
+    (config) => defineConfig(config, run),
+  );
 }
 
 function defineConfig(config: Command, run: CommandRunner): void {
@@ -116,7 +121,8 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
   const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx) : requireValue(key, value));
   store.set(key, stored);
   ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
-  if (spec.env && ctx.env[spec.env]?.trim()) ctx.reporter.warn(`${spec.env} is set in this environment and takes precedence over the config file.`);
+  if (spec.env && ctx.env[spec.env]?.trim())
+    ctx.reporter.warn(`${spec.env} is set in this environment and takes precedence over the config file.`);
   return ExitCode.ok;
 }
 
@@ -136,7 +142,10 @@ async function readSecretValue(ctx: RunContext): Promise<string> {
 
 function requireValue(key: ConfigKey, value: string | undefined): string {
   if (value !== undefined) return value;
-  throw new UsageError(`config set ${key} needs a value.`, `For example: prospect config set ${key} ${CONFIG_KEY_SPECS[key].example}`);
+  throw new UsageError(
+    `config set ${key} needs a value.`,
+    `For example: prospect config set ${key} ${CONFIG_KEY_SPECS[key].example}`,
+  );
 }
 
 async function checkedValue(key: ConfigKey, text: string): Promise<string | number> {
@@ -174,22 +183,32 @@ interface Setting {
 }
 
 async function listSettings(ctx: RunContext): Promise<number> {
-  const [{ readConfigFile }, { storedValueProblem }] = await Promise.all([import('../config/store.js'), import('../config/validate.js')]);
+  const [{ readConfigFile }, { storedValueProblem }] = await Promise.all([
+    import('../config/store.js'),
+    import('../config/validate.js'),
+  ]);
   const path = configFilePath(ctx.env);
   const file = readConfigFile(path);
   const problemWith = (key: ConfigKey, stored: unknown): string | undefined => storedValueProblem(key, stored)?.reason;
   const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, file[key], problemWith));
   const keyWidth = Math.max(...settings.map((setting) => setting.key.length));
   const valueWidth = Math.max(...settings.map((setting) => setting.value.length));
-  for (const { key, value, source } of settings) ctx.stdout.write(`${key.padEnd(keyWidth)}  ${value.padEnd(valueWidth)}  ${source}\n`);
+  for (const { key, value, source } of settings)
+    ctx.stdout.write(`${key.padEnd(keyWidth)}  ${value.padEnd(valueWidth)}  ${source}\n`);
   ctx.reporter.info(`Config file: ${path}`);
   return ExitCode.ok;
 }
 
 /** The value a run would use, by the documented precedence (flag > environment > file > default). */
-function settingInEffect(ctx: RunContext, key: ConfigKey, stored: unknown, problemWith: (key: ConfigKey, stored: unknown) => string | undefined): Setting {
+function settingInEffect(
+  ctx: RunContext,
+  key: ConfigKey,
+  stored: unknown,
+  problemWith: (key: ConfigKey, stored: unknown) => string | undefined,
+): Setting {
   const spec = CONFIG_KEY_SPECS[key];
-  if (key === 'base-url' && ctx.global.baseUrl?.trim()) return { key, value: ctx.global.baseUrl.trim(), source: 'flag --base-url' };
+  if (key === 'base-url' && ctx.global.baseUrl?.trim())
+    return { key, value: ctx.global.baseUrl.trim(), source: 'flag --base-url' };
   const fromEnv = spec.env ? ctx.env[spec.env]?.trim() : undefined;
   if (spec.env && fromEnv) return { key, value: shown(spec, fromEnv), source: `environment ${spec.env}` };
   if (stored !== undefined && stored !== null) {

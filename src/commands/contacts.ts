@@ -1,10 +1,23 @@
 import type { Command } from 'commander';
 import type { ContactsFlags } from '../core/jobs/contacts.js';
 import { declareCommand } from './command-tree.js';
-import { addAllowEmptyOption, addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
+import {
+  addAllowEmptyOption,
+  addContactOptions,
+  addKeepEmptyOption,
+  addOutputOptions,
+  addPresetOption,
+  addSuppressionOptions,
+  type CommandRunner,
+} from './options.js';
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
-  declareCommand(program, 'contacts', { summary: 'decision-makers of a list of domains, with the freshness of each address' }, (command) => defineContacts(command, run));
+  declareCommand(
+    program,
+    'contacts',
+    { summary: 'decision-makers of a list of domains, with the freshness of each address' },
+    (command) => defineContacts(command, run),
+  );
 }
 
 function defineContacts(command: Command, run: CommandRunner): void {

@@ -3,14 +3,19 @@ import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
 
 export function registerDoctorCommand(program: Command, run: CommandRunner): void {
-  declareCommand(program, 'doctor', { summary: 'check the way to the service: address, proxy, CAs, DNS, TCP, TLS, the key and its plan' }, (command) => defineDoctor(command, run));
+  declareCommand(
+    program,
+    'doctor',
+    { summary: 'check the way to the service: address, proxy, CAs, DNS, TCP, TLS, the key and its plan' },
+    (command) => defineDoctor(command, run),
+  );
 }
 
 function defineDoctor(command: Command, run: CommandRunner): void {
   command
     .description(
       'The first thing to run against a real service. Says which base URL, proxy and CAs a run would use and where\n' +
-        'each came from, times each step of a request (DNS, TCP, TLS, the HTTP round trip), shows the key\'s plan\n' +
+        "each came from, times each step of a request (DNS, TCP, TLS, the HTTP round trip), shows the key's plan\n" +
         '(one companies call of one row, one contacts call of one domain: no paid unit is spent), which decisions of\n' +
         'docs/api-contract.md the answers bear out, and the tolerances the client uses. Exit 0 when the service is\n' +
         'usable from here; otherwise the exit code and message a command would have met (5 for the network).',
@@ -34,7 +39,10 @@ Examples:
         return diagnose(
           connection,
           { line: (text) => ctx.stdout.write(`${text}\n`) },
-          { timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs, maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries },
+          {
+            timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
+            maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+          },
         );
       }),
     );

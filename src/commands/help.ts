@@ -27,19 +27,27 @@ const TOPICS: Readonly<Record<string, Topic>> = {
  * shows the same text as `prospect <command> [sub] --help`. Register it last: it lists its siblings.
  */
 export function registerHelpCommand(program: Command): void {
-  declareCommand(program, 'help', { summary: 'help for a command, or a topic: exit codes, formats, configuration, scheduling' }, (command) =>
-    command
-      .argument('[topic...]', `a command (e.g. "config set") or a topic: ${topicNames().join(', ')}`)
-      .description(`Show the help of a command (the same text as its --help), or one of the topics: ${topicNames().join(', ')}.`)
-      .addHelpText(
-        'after',
-        `
+  declareCommand(
+    program,
+    'help',
+    { summary: 'help for a command, or a topic: exit codes, formats, configuration, scheduling' },
+    (command) =>
+      command
+        .argument('[topic...]', `a command (e.g. "config set") or a topic: ${topicNames().join(', ')}`)
+        .description(
+          `Show the help of a command (the same text as its --help), or one of the topics: ${topicNames().join(', ')}.`,
+        )
+        .addHelpText(
+          'after',
+          `
 Examples:
   $ prospect help pipeline
   $ prospect help config set
   $ prospect help formats`,
-      )
-      .action((topic: string[], _flags: unknown, command: Command) => showHelp(command.parent ?? command, topic, command)),
+        )
+        .action((topic: string[], _flags: unknown, command: Command) =>
+          showHelp(command.parent ?? command, topic, command),
+        ),
   );
 }
 
@@ -78,7 +86,9 @@ function showHelp(root: Command, words: string[], helpCommand: Command): void {
   }
   let target = root;
   for (const word of words) {
-    const next = defineCommand(target).commands.find((command) => command.name() === word || command.aliases().includes(word));
+    const next = defineCommand(target).commands.find(
+      (command) => command.name() === word || command.aliases().includes(word),
+    );
     if (next === undefined) return unknownTopic(helpCommand, target, word);
     target = defineCommand(next);
   }
@@ -92,7 +102,9 @@ function unknownTopic(helpCommand: Command, parent: Command, word: string): neve
   const closest = closestWord(word, [...commands, ...topics]);
   const todo = closest
     ? `(Did you mean ${closest}?)`
-    : [topics.length > 0 ? `Topics: ${topics.join(', ')}.` : '', `Commands: ${commands.join(', ')}.`].filter(Boolean).join('\n');
+    : [topics.length > 0 ? `Topics: ${topics.join(', ')}.` : '', `Commands: ${commands.join(', ')}.`]
+        .filter(Boolean)
+        .join('\n');
   helpCommand.error(`error: unknown help topic '${word}'\n${todo}`, { exitCode: 2, code: 'commander.unknownCommand' });
 }
 
@@ -103,7 +115,12 @@ function render(paragraphs: Block[], width: number): string {
     if (typeof block === 'string') return /^\s/.test(block) ? block : help.boxWrap(block, width);
     const termWidth = Math.max(...block.map(([term]) => term.length));
     const indent = ' '.repeat(termWidth + 4);
-    return block.map(([term, text]) => `  ${term.padEnd(termWidth)}  ${help.boxWrap(text, width - indent.length).replaceAll('\n', `\n${indent}`)}`).join('\n');
+    return block
+      .map(
+        ([term, text]) =>
+          `  ${term.padEnd(termWidth)}  ${help.boxWrap(text, width - indent.length).replaceAll('\n', `\n${indent}`)}`,
+      )
+      .join('\n');
   });
   // A title ("Exit codes:") sits right above its list.
   return `${blocks.join('\n\n').replace(/:\n\n/g, ':\n')}\n`;
@@ -118,7 +135,10 @@ function formatParagraphs(): Block[] {
     'Output formats',
     '--format (-f) chooses; without it, the extension of -o does (.csv, .json, .ndjson or .jsonl); without either, a terminal gets a table and a pipe or a file gets CSV. The config key "format" changes that default.',
     [
-      ['csv', "a header row, then one row per record (LF line ends). Cells that start with = + - @ get a leading ' (--no-escape-formulas turns it off)."],
+      [
+        'csv',
+        "a header row, then one row per record (LF line ends). Cells that start with = + - @ get a leading ' (--no-escape-formulas turns it off).",
+      ],
       ['json', '{"data":[...],"meta":{...}}, written as rows arrive; meta says where the data came from.'],
       ['ndjson', 'one JSON object per line, nothing else: for jq and for streaming.'],
       ['table', 'for people at a terminal (below).'],

@@ -2,28 +2,45 @@ import type { Command } from 'commander';
 import type { PipelineFlags } from '../core/jobs/pipeline.js';
 import { positiveInteger } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
-import { addCompanyFilterOptions, addContactOptions, addKeepEmptyOption, addOutputOptions, addPresetOption, addSuppressionOptions, type CommandRunner } from './options.js';
+import {
+  addCompanyFilterOptions,
+  addContactOptions,
+  addKeepEmptyOption,
+  addOutputOptions,
+  addPresetOption,
+  addSuppressionOptions,
+  type CommandRunner,
+} from './options.js';
 
 export function registerPipelineCommand(program: Command, run: CommandRunner): void {
-  declareCommand(program, 'pipeline', { summary: 'companies → contacts → freshness → verification, as one cron-safe, resumable export' }, (command) =>
-    definePipeline(command, run),
+  declareCommand(
+    program,
+    'pipeline',
+    { summary: 'companies → contacts → freshness → verification, as one cron-safe, resumable export' },
+    (command) => definePipeline(command, run),
   );
 }
 
 function definePipeline(command: Command, run: CommandRunner): void {
-  command
-    .description(
-      'One command from a technology to a lead list: one joined row per contact (its columns, then the company\'s). ' +
-        'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where ' +
-        'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads ' +
-        'no earlier run exported, and a second run on the same state exits 6 at once.',
-    );
-  addCompanyFilterOptions(command).option('--max <n>', 'stop after N companies (their leads are all written)', positiveInteger('--max'));
+  command.description(
+    "One command from a technology to a lead list: one joined row per contact (its columns, then the company's). " +
+      'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where ' +
+      'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads ' +
+      'no earlier run exported, and a second run on the same state exits 6 at once.',
+  );
+  addCompanyFilterOptions(command).option(
+    '--max <n>',
+    'stop after N companies (their leads are all written)',
+    positiveInteger('--max'),
+  );
   addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true }));
   addContactOptions(command)
     .option('--state <dir>', 'keep a checkpoint, the exported leads and paid verifications in DIR')
     .option('--only-new', 'with --state: write only leads that no earlier successful run exported')
-    .option('--dry-run', 'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing');
+    .option(
+      '--dry-run',
+      'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing',
+    );
   addPresetOption(addOutputOptions(command))
     .addHelpText(
       'after',

@@ -8,7 +8,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
 // Only the light defaults at start-up: the server and the dataset generator load when the command runs.
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
-import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, STATS_PATH, todayUtc } from '../sandbox/defaults.js';
+import {
+  DEFAULT_COMPANIES,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_SEED,
+  isIsoDay,
+  MAX_COMPANIES,
+  STATS_PATH,
+  todayUtc,
+} from '../sandbox/defaults.js';
 import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
@@ -38,28 +47,84 @@ interface SandboxFlags {
 const DEFAULT_SPIKE_RATE_TEXT = '0.1';
 
 export function registerSandboxCommand(program: Command): void {
-  declareCommand(program, 'sandbox', { description: 'run a local copy of the service over generated data (keys: sandbox-free, -starter, -growth, -scale)' }, defineSandbox);
+  declareCommand(
+    program,
+    'sandbox',
+    {
+      description:
+        'run a local copy of the service over generated data (keys: sandbox-free, -starter, -growth, -scale)',
+    },
+    defineSandbox,
+  );
 }
 
 function defineSandbox(command: Command): void {
   command
     .option('--host <address>', 'address to listen on (loopback only unless --public)', DEFAULT_HOST)
     .option('--port <n>', 'port to listen on; 0 picks a free port', integerInRange('--port', 0, 65535), DEFAULT_PORT)
-    .option('--companies <n>', `companies in the dataset, 1 to ${formatCount(MAX_COMPANIES)}`, integerInRange('--companies', 1, MAX_COMPANIES), DEFAULT_COMPANIES)
-    .option('--seed <n>', 'dataset seed: the same seed gives the same data', integerInRange('--seed', 0, 0xffffffff), DEFAULT_SEED)
-    .option('--as-of <date>', 'snapshot day YYYY-MM-DD that contact dates are relative to (default: today, UTC)', isoDay)
+    .option(
+      '--companies <n>',
+      `companies in the dataset, 1 to ${formatCount(MAX_COMPANIES)}`,
+      integerInRange('--companies', 1, MAX_COMPANIES),
+      DEFAULT_COMPANIES,
+    )
+    .option(
+      '--seed <n>',
+      'dataset seed: the same seed gives the same data',
+      integerInRange('--seed', 0, 0xffffffff),
+      DEFAULT_SEED,
+    )
+    .option(
+      '--as-of <date>',
+      'snapshot day YYYY-MM-DD that contact dates are relative to (default: today, UTC)',
+      isoDay,
+    )
     .option('--latency <ms>', 'delay added before every API response', integerInRange('--latency', 0, 600_000))
-    .option('--fail-rate <p>', 'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault seed', probability('--fail-rate'))
-    .option('--faults <kinds>', `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; kinds below)`, faultKinds)
-    .option('--fault-seed <n>', 'seed of which requests fail and how (default: --seed): other faults, same data', integerInRange('--fault-seed', 0, 0xffffffff))
-    .option('--faults-after <n>', 'serve the first N API requests without faults or spikes (a service that goes down mid-run)', integerInRange('--faults-after', 0))
-    .option('--latency-spike <ms>', 'add this delay, on top of --latency, to a share of API requests', integerInRange('--latency-spike', 1, 600_000))
-    .option('--latency-spike-rate <p>', `share of API requests (0 to 1) that get --latency-spike (default: ${DEFAULT_SPIKE_RATE_TEXT})`, probability('--latency-spike-rate'))
-    .option('--rate-limit <n>', 'requests per second per key; more are answered 429 with Retry-After', integerInRange('--rate-limit', 1, 1_000_000))
-    .option('--record-traffic', `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows with every call)`)
+    .option(
+      '--fail-rate <p>',
+      'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault seed',
+      probability('--fail-rate'),
+    )
+    .option(
+      '--faults <kinds>',
+      `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; kinds below)`,
+      faultKinds,
+    )
+    .option(
+      '--fault-seed <n>',
+      'seed of which requests fail and how (default: --seed): other faults, same data',
+      integerInRange('--fault-seed', 0, 0xffffffff),
+    )
+    .option(
+      '--faults-after <n>',
+      'serve the first N API requests without faults or spikes (a service that goes down mid-run)',
+      integerInRange('--faults-after', 0),
+    )
+    .option(
+      '--latency-spike <ms>',
+      'add this delay, on top of --latency, to a share of API requests',
+      integerInRange('--latency-spike', 1, 600_000),
+    )
+    .option(
+      '--latency-spike-rate <p>',
+      `share of API requests (0 to 1) that get --latency-spike (default: ${DEFAULT_SPIKE_RATE_TEXT})`,
+      probability('--latency-spike-rate'),
+    )
+    .option(
+      '--rate-limit <n>',
+      'requests per second per key; more are answered 429 with Retry-After',
+      integerInRange('--rate-limit', 1, 1_000_000),
+    )
+    .option(
+      '--record-traffic',
+      `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows with every call)`,
+    )
     .option('--public', 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)')
     .showHelpAfterError(false)
-    .addHelpText('after', `\nThe base URL is the first line on stdout. Counters: GET ${STATS_PATH} (no key). Stop with Ctrl-C or SIGTERM.\n`)
+    .addHelpText(
+      'after',
+      `\nThe base URL is the first line on stdout. Counters: GET ${STATS_PATH} (no key). Stop with Ctrl-C or SIGTERM.\n`,
+    )
     .addHelpText(
       'after',
       `Fault kinds (--faults): 500; 502 (an HTML page, as from a proxy); 503 and 429 (Retry-After: 1);
@@ -82,13 +147,17 @@ function defineSandbox(command: Command): void {
     )
     .action(async (flags: SandboxFlags, command: Command) => {
       if (!flags.public && !(await isLoopback(flags.host))) {
-        command.error(`prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the sandbox keys are public).`, {
-          exitCode: ExitCode.usage,
-          code: 'prospect.sandbox.host',
-        });
+        command.error(
+          `prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the sandbox keys are public).`,
+          {
+            exitCode: ExitCode.usage,
+            code: 'prospect.sandbox.host',
+          },
+        );
       }
       const mistake = faultFlagMistake(flags);
-      if (mistake !== undefined) command.error(`prospect sandbox: ${mistake}`, { exitCode: ExitCode.usage, code: 'prospect.sandbox.faults' });
+      if (mistake !== undefined)
+        command.error(`prospect sandbox: ${mistake}`, { exitCode: ExitCode.usage, code: 'prospect.sandbox.faults' });
       const sandbox = await listen(command, toOptions(flags));
       printBanner(sandbox, flags);
       await untilStopped();
@@ -98,8 +167,10 @@ function defineSandbox(command: Command): void {
 
 /** Fault flags that are valid alone but would silently do nothing without another one. */
 function faultFlagMistake(flags: SandboxFlags): string | undefined {
-  if (flags.faults !== undefined && flags.failRate === undefined) return '--faults chooses the kinds --fail-rate draws from; add --fail-rate P.';
-  if (flags.latencySpikeRate !== undefined && flags.latencySpike === undefined) return '--latency-spike-rate needs --latency-spike MS (how long a spike is).';
+  if (flags.faults !== undefined && flags.failRate === undefined)
+    return '--faults chooses the kinds --fail-rate draws from; add --fail-rate P.';
+  if (flags.latencySpikeRate !== undefined && flags.latencySpike === undefined)
+    return '--latency-spike-rate needs --latency-spike MS (how long a spike is).';
   return undefined;
 }
 
@@ -146,7 +217,9 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
   const injecting = Boolean(flags.failRate || flags.latencySpike);
   const faults = [
     flags.latency ? `latency ${flags.latency} ms` : '',
-    flags.latencySpike ? `+${flags.latencySpike} ms on ${flags.latencySpikeRate ?? DEFAULT_SPIKE_RATE_TEXT} of requests` : '',
+    flags.latencySpike
+      ? `+${flags.latencySpike} ms on ${flags.latencySpikeRate ?? DEFAULT_SPIKE_RATE_TEXT} of requests`
+      : '',
     flags.failRate ? `fail rate ${flags.failRate} (${(flags.faults ?? DEFAULT_FAULT_KINDS).join(', ')})` : '',
     injecting && flags.faultSeed !== undefined ? `fault seed ${flags.faultSeed}` : '',
     injecting && flags.faultsAfter ? `faults after ${flags.faultsAfter} requests` : '',
@@ -155,7 +228,10 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, snapshot ${flags.asOf ?? todayUtc()}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
     'Keys (send "Authorization: Bearer <key>"):',
-    ...PLANS.map((plan) => `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${plan === 'free' || plan === 'starter' ? 'companies, verify' : 'companies, contacts, verify'}`),
+    ...PLANS.map(
+      (plan) =>
+        `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${plan === 'free' || plan === 'starter' ? 'companies, verify' : 'companies, contacts, verify'}`,
+    ),
     `Counters: ${sandbox.url}${STATS_PATH}. Stop with Ctrl-C.`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
@@ -189,7 +265,8 @@ function isoDay(value: string): string {
 function probability(flag: string): (value: string) => number {
   return (value: string) => {
     const n = Number(value.trim());
-    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${flag} takes a number from 0 to 1.`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+      throw new InvalidArgumentError(`${flag} takes a number from 0 to 1.`);
     return n;
   };
 }

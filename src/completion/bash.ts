@@ -19,7 +19,10 @@ ${fn}_subcommands() {
   case "$1" in
 ${paths
   .filter(({ command }) => command.subcommands.length > 0)
-  .map(({ path, command }) => `    ${quote(path.join(' '))}) echo ${quote(command.subcommands.map((sub) => sub.name).join(' '))} ;;`)
+  .map(
+    ({ path, command }) =>
+      `    ${quote(path.join(' '))}) echo ${quote(command.subcommands.map((sub) => sub.name).join(' '))} ;;`,
+  )
   .join('\n')}
   esac
 }
@@ -40,7 +43,15 @@ ${fn}_options() {
   case "$1" in
 ${paths
   .filter(({ path }) => path.length > 0)
-  .map(({ path, command }) => `    ${quote(path.join(' '))}) echo "$global "${quote(command.options.flatMap(optionFlags).filter((flag) => !globalFlags.includes(flag)).join(' '))} ;;`)
+  .map(
+    ({ path, command }) =>
+      `    ${quote(path.join(' '))}) echo "$global "${quote(
+        command.options
+          .flatMap(optionFlags)
+          .filter((flag) => !globalFlags.includes(flag))
+          .join(' '),
+      )} ;;`,
+  )
   .join('\n')}
     *) echo "$global" ;;
   esac
@@ -61,7 +72,12 @@ ${paths
   .flatMap(({ path, command }) =>
     command.options
       .filter((option) => option.takesValue)
-      .map((option) => `    ${optionFlags(option).map((flag) => quote(`${path.join(' ')} ${flag}`)).join('|')}) echo ${quote(valueKind(option))} ;;`),
+      .map(
+        (option) =>
+          `    ${optionFlags(option)
+            .map((flag) => quote(`${path.join(' ')} ${flag}`))
+            .join('|')}) echo ${quote(valueKind(option))} ;;`,
+      ),
   )
   .join('\n')}
   esac

@@ -14,29 +14,45 @@ export function fishScript(root: CompletedCommand, programName: string): string 
     const seen = path.map((name) => `__fish_seen_subcommand_from ${name}`);
     lines.push('', `# ${[programName, ...path].join(' ')}`);
     if (command.subcommands.length > 0) {
-      const condition = [...seen, `not __fish_seen_subcommand_from ${command.subcommands.map((sub) => sub.name).join(' ')}`].join('; and ');
-      for (const sub of command.subcommands) lines.push(`complete -c ${programName} -n ${quote(condition)} -a ${quote(sub.name)} -d ${quote(sub.description)}`);
+      const condition = [
+        ...seen,
+        `not __fish_seen_subcommand_from ${command.subcommands.map((sub) => sub.name).join(' ')}`,
+      ].join('; and ');
+      for (const sub of command.subcommands)
+        lines.push(
+          `complete -c ${programName} -n ${quote(condition)} -a ${quote(sub.name)} -d ${quote(sub.description)}`,
+        );
     }
     if (command.argumentValues.length > 0) {
-      lines.push(`complete -c ${programName} -n ${quote(seen.join('; and '))} -a ${quote(command.argumentValues.join(' '))}`);
+      lines.push(
+        `complete -c ${programName} -n ${quote(seen.join('; and '))} -a ${quote(command.argumentValues.join(' '))}`,
+      );
     }
     // The program's flags apply after any command, so they get no condition.
     const condition = path.length === 0 ? '' : ` -n ${quote(seen.join('; and '))}`;
     const globalFlags = new Set(path.length === 0 ? [] : root.options.flatMap(optionFlags));
     const options = command.options.filter((option) => !optionFlags(option).every((flag) => globalFlags.has(flag)));
-    for (const option of options) lines.push(`complete -c ${programName}${condition}${flagArguments(option)} -d ${quote(option.description)}`);
+    for (const option of options)
+      lines.push(`complete -c ${programName}${condition}${flagArguments(option)} -d ${quote(option.description)}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
 function flagArguments(option: CompletedOption): string {
-  const names = optionFlags(option).map((flag) => (flag.startsWith('--') ? ` -l ${flag.slice(2)}` : flag.length === 2 ? ` -s ${flag.slice(1)}` : ` -o ${flag.slice(1)}`));
+  const names = optionFlags(option).map((flag) =>
+    flag.startsWith('--')
+      ? ` -l ${flag.slice(2)}`
+      : flag.length === 2
+        ? ` -s ${flag.slice(1)}`
+        : ` -o ${flag.slice(1)}`,
+  );
   return names.join('') + valueArguments(option);
 }
 
 function valueArguments(option: CompletedOption): string {
   if (!option.takesValue) return '';
-  if (option.values && option.commaList) return ` -x -a ${quote(`(__fish_complete_list , "string split , ${option.values.join(',')}")`)}`;
+  if (option.values && option.commaList)
+    return ` -x -a ${quote(`(__fish_complete_list , "string split , ${option.values.join(',')}")`)}`;
   if (option.values) return ` -x -a ${quote(option.values.join(' '))}`;
   if (option.path === 'file') return ' -r -F';
   if (option.path === 'directory') return ` -x -a ${quote('(__fish_complete_directories)')}`;

@@ -53,7 +53,10 @@ function describeCommand(command: Command, extras: ModelExtras, parent?: Command
     description: firstLine(command.summary() || command.description()),
     options: help.visibleOptions(command).map((option) => describeOption(option, extras.fixedValues)),
     subcommands: help.visibleCommands(command).map((sub) => describeCommand(sub, extras, command)),
-    argumentValues: parent && command.name() === 'help' ? helpTopics(parent, extras) : command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
+    argumentValues:
+      parent && command.name() === 'help'
+        ? helpTopics(parent, extras)
+        : command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
   };
 }
 

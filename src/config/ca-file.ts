@@ -25,11 +25,17 @@ export function readCaFile(path: string, source: string): string[] {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`cannot read the CA file ${path} (${code}), set by ${source}.`, 'Give the path of a PEM file of CA certificates, or unset it.');
+    throw new UsageError(
+      `cannot read the CA file ${path} (${code}), set by ${source}.`,
+      'Give the path of a PEM file of CA certificates, or unset it.',
+    );
   }
   const certificates = text.match(PEM_CERTIFICATE);
   if (certificates === null) {
-    throw new UsageError(`the CA file ${path}, set by ${source}, holds no PEM certificate.`, 'It must contain "-----BEGIN CERTIFICATE-----" blocks (convert DER with `openssl x509 -inform der -in FILE`).');
+    throw new UsageError(
+      `the CA file ${path}, set by ${source}, holds no PEM certificate.`,
+      'It must contain "-----BEGIN CERTIFICATE-----" blocks (convert DER with `openssl x509 -inform der -in FILE`).',
+    );
   }
   return certificates;
 }
@@ -37,7 +43,12 @@ export function readCaFile(path: string, source: string): string[] {
 /** The trust in effect for this environment and config value of `ca-file`. */
 export function trustSettings(env: NodeJS.ProcessEnv, configCaFile: string | undefined): TrustSettings {
   const fromEnv = nonEmpty(env.PROSPECT_CA_FILE);
-  const caFile = fromEnv !== undefined ? { path: fromEnv, source: 'PROSPECT_CA_FILE' } : configCaFile !== undefined ? { path: configCaFile, source: 'ca-file in the config file' } : undefined;
+  const caFile =
+    fromEnv !== undefined
+      ? { path: fromEnv, source: 'PROSPECT_CA_FILE' }
+      : configCaFile !== undefined
+        ? { path: configCaFile, source: 'ca-file in the config file' }
+        : undefined;
   const sslCertFile = nonEmpty(env.SSL_CERT_FILE);
   if (caFile === undefined && sslCertFile === undefined) {
     const extra = nonEmpty(env.NODE_EXTRA_CA_CERTS);

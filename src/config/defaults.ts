@@ -14,7 +14,11 @@ interface FlagDefault {
   yieldsTo?: string;
 }
 
-const FLAG_DEFAULTS: readonly FlagDefault[] = [{ name: 'maxAge' }, { name: 'concurrency' }, { name: 'format', yieldsTo: 'output' }];
+const FLAG_DEFAULTS: readonly FlagDefault[] = [
+  { name: 'maxAge' },
+  { name: 'concurrency' },
+  { name: 'format', yieldsTo: 'output' },
+];
 
 export function applyConfigDefaults(command: Command, values: ConfigValues): void {
   for (const name of flagsLeftToDefault(command)) {
@@ -48,7 +52,9 @@ function flagsLeftToDefault(command: Command): Array<FlagDefault['name']> {
     const source = command.getOptionValueSource(name);
     return source === undefined || source === 'default';
   };
-  return FLAG_DEFAULTS.filter(({ name, yieldsTo }) => has(name) && notGiven(name) && (yieldsTo === undefined || notGiven(yieldsTo))).map(({ name }) => name);
+  return FLAG_DEFAULTS.filter(
+    ({ name, yieldsTo }) => has(name) && notGiven(name) && (yieldsTo === undefined || notGiven(yieldsTo)),
+  ).map(({ name }) => name);
 }
 
 /**

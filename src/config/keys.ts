@@ -4,7 +4,19 @@
  * Kept free of heavy imports: the CLI loads it at start-up for help and completion; the checks of
  * the values live in ./validate.ts.
  */
-export const CONFIG_KEYS = ['api-key', 'base-url', 'proxy', 'ca-file', 'cursor-param', 'max-age', 'concurrency', 'format', 'verify-budget', 'exclude-domains', 'exclude-emails'] as const;
+export const CONFIG_KEYS = [
+  'api-key',
+  'base-url',
+  'proxy',
+  'ca-file',
+  'cursor-param',
+  'max-age',
+  'concurrency',
+  'format',
+  'verify-budget',
+  'exclude-domains',
+  'exclude-emails',
+] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export interface ConfigKeySpec {
@@ -35,7 +47,8 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     example: 'https://api.example.com',
   },
   proxy: {
-    summary: 'the proxy to reach the service through, http://[user:password@]host:port; before HTTPS_PROXY, ALL_PROXY (NO_PROXY still applies)',
+    summary:
+      'the proxy to reach the service through, http://[user:password@]host:port; before HTTPS_PROXY, ALL_PROXY (NO_PROXY still applies)',
     fallback: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, else none',
     secret: false,
     url: true,
@@ -74,7 +87,8 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     example: 'csv',
   },
   'verify-budget': {
-    summary: 'default --verify-budget: at most this many paid verifications a run, and consent to spend them in a pipe or cron',
+    summary:
+      'default --verify-budget: at most this many paid verifications a run, and consent to spend them in a pipe or cron',
     fallback: 'none: a paid run off a terminal needs --verify-budget or --yes',
     secret: false,
     example: '200',
@@ -86,7 +100,8 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     example: 'customers.csv',
   },
   'exclude-emails': {
-    summary: 'a standing --exclude-emails list (do not contact) applied to every run (a file; it must exist when set and at every run)',
+    summary:
+      'a standing --exclude-emails list (do not contact) applied to every run (a file; it must exist when set and at every run)',
     fallback: 'none',
     secret: false,
     example: 'do-not-contact.csv',

@@ -11,7 +11,11 @@ export const CONFIG_FILE_NAME = 'config.json';
  * because reading the config happens on every run and importing conf costs ~70 ms; conf is then
  * always given this directory as its `cwd`, so reader and writer cannot disagree.
  */
-export function configDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+export function configDirectory(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
   const override = env.PROSPECT_CONFIG_DIR?.trim();
   if (override) return resolve(override);
   return standardConfigDirectory(env, platform, home);

@@ -19,9 +19,15 @@ export async function readSecret(source: SecretSource, label: string): Promise<s
 async function readPiped(stdin: NodeJS.ReadableStream, label: string): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/).filter((line) => line.trim() !== '');
+  const lines = Buffer.concat(chunks)
+    .toString('utf8')
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
   if (lines.length === 0) {
-    throw new UsageError(`no ${label} on stdin.`, `Pipe it in (printf %s "$KEY" | prospect config set api-key) or run the command on a terminal to be prompted.`);
+    throw new UsageError(
+      `no ${label} on stdin.`,
+      `Pipe it in (printf %s "$KEY" | prospect config set api-key) or run the command on a terminal to be prompted.`,
+    );
   }
   if (lines.length > 1) throw new UsageError(`expected the ${label} on one line of stdin, got ${lines.length} lines.`);
   return lines[0]!.trim();
@@ -53,7 +59,8 @@ function promptHidden(source: SecretSource, label: string): Promise<string> {
       // A paste arrives as one chunk; escape sequences (arrow keys) are dropped with the other controls.
       for (const char of String(chunk).replace(/\u001b\[[0-9;]*[A-Za-z~]/g, '')) {
         if (ENTER.has(char) || (char === CTRL_D && typed !== '')) return finish(() => resolve(typed));
-        if (char === CTRL_C || char === CTRL_D) return finish(() => reject(new CliError('cancelled; nothing was stored.', ExitCode.interrupted)));
+        if (char === CTRL_C || char === CTRL_D)
+          return finish(() => reject(new CliError('cancelled; nothing was stored.', ExitCode.interrupted)));
         if (BACKSPACE.has(char)) typed = [...typed].slice(0, -1).join('');
         else if (char === CTRL_U) typed = '';
         else if (char >= ' ') typed += char;

@@ -42,7 +42,10 @@ export function readConfigFile(path: string): RawConfig {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
-    throw new UsageError(`cannot read the config file ${path} (${code ?? String(error)}).`, 'Check its permissions, or point PROSPECT_CONFIG_DIR elsewhere.');
+    throw new UsageError(
+      `cannot read the config file ${path} (${code ?? String(error)}).`,
+      'Check its permissions, or point PROSPECT_CONFIG_DIR elsewhere.',
+    );
   }
   let parsed: unknown;
   try {
@@ -75,7 +78,11 @@ function corruptFileError(path: string, why: string): UsageError {
 }
 
 /** A UsageError naming the file and the key (never the value: it may be the secret). */
-function invalidSettingError(path: string, key: ConfigKey, { reason, hint }: { reason: string; hint?: string | undefined }): UsageError {
+function invalidSettingError(
+  path: string,
+  key: ConfigKey,
+  { reason, hint }: { reason: string; hint?: string | undefined },
+): UsageError {
   const fix = `Fix it with \`prospect config set ${key}${CONFIG_KEY_SPECS[key].secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
   return new UsageError(`the config file ${path} has an invalid ${key}: ${reason}.`, hint ? `${hint} ${fix}` : fix);
 }

@@ -33,7 +33,10 @@ export function parseConfigValue(key: ConfigKey, text: string): string | number 
   const value = PARSERS[key](text);
   if (key === 'ca-file') readCaFile(String(value), 'ca-file');
   if ((key === 'exclude-domains' || key === 'exclude-emails') && !existsSync(String(value))) {
-    throw new UsageError(`${String(value)} does not exist`, `Give the path of the ${key === 'exclude-domains' ? 'domain' : 'address'} list (a CRM export CSV, a plain list or JSON).`);
+    throw new UsageError(
+      `${String(value)} does not exist`,
+      `Give the path of the ${key === 'exclude-domains' ? 'domain' : 'address'} list (a CRM export CSV, a plain list or JSON).`,
+    );
   }
   return value;
 }
@@ -105,7 +108,8 @@ export function issueRefusal(issue: z.core.$ZodIssue | undefined): { reason: str
 
 /** The reason a value was refused, with its hint, whatever kind of error the check threw. */
 export function refusal(error: unknown): { reason: string; hint?: string } {
-  if (error instanceof CliError || error instanceof ClientOptionError) return { reason: error.message.replace(/\.$/, ''), hint: error.hint };
+  if (error instanceof CliError || error instanceof ClientOptionError)
+    return { reason: error.message.replace(/\.$/, ''), hint: error.hint };
   return { reason: error instanceof Error ? error.message : String(error) };
 }
 
@@ -114,7 +118,10 @@ function parseApiKey(text: string): string {
   if (key === '') throw new UsageError('the API key is empty');
   // Never echo the key in a message: it could end up in a log.
   if (/[\s\u0000-\u001f\u007f]/.test(key)) {
-    throw new UsageError('the API key contains spaces or control characters', 'Check for a stray newline or space when it was pasted.');
+    throw new UsageError(
+      'the API key contains spaces or control characters',
+      'Check for a stray newline or space when it was pasted.',
+    );
   }
   return key;
 }
@@ -141,7 +148,10 @@ function parseCursorParam(text: string): string {
   const name = text.trim();
   // A query parameter name the client puts in the URL as is: keep it to characters that need no escaping.
   if (!/^[A-Za-z0-9_.~-]+$/.test(name)) {
-    throw new UsageError(`"${name}" is not a usable query parameter name`, 'Use letters, digits, "_", "-", "." or "~", e.g. cursor or page_token.');
+    throw new UsageError(
+      `"${name}" is not a usable query parameter name`,
+      'Use letters, digits, "_", "-", "." or "~", e.g. cursor or page_token.',
+    );
   }
   return name;
 }

@@ -21,7 +21,9 @@ export function reportCutDomains(reporter: Reporter, domains: readonly string[])
 
 /** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
 export function stoppedAtMaxLine(max: number, count: SetCount): string {
-  if (count.exact) return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
-  if (count.wider !== undefined) return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
+  if (count.exact)
+    return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
+  if (count.wider !== undefined)
+    return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
   return `Stopped at --max ${formatCount(max)}; more companies match.`;
 }

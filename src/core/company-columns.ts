@@ -36,5 +36,12 @@ export function technologyNames(row: Pick<CompanyRow, 'technologies'>): string {
 }
 
 /** The company's fields a pipeline lead carries beside its contact, in this order. */
-export const LEAD_COMPANY_FIELDS = ['company_name', 'employee_range', 'industry', 'country', 'crux_rank', 'technologies'] as const;
+export const LEAD_COMPANY_FIELDS = [
+  'company_name',
+  'employee_range',
+  'industry',
+  'country',
+  'crux_rank',
+  'technologies',
+] as const;
 export const LEAD_COMPANY_COLUMNS = selectColumns(COMPANY_COLUMNS, LEAD_COMPANY_FIELDS.join(','));

@@ -28,12 +28,11 @@ export type CompanyFilters = z.output<typeof companyFiltersSchema>;
 
 /** A command's flag schema with the company filter flags in it; its output holds them as `filters`. */
 export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
-  return z
-    .object({ ...companyFiltersSchema.in.shape, ...shape })
-    .transform((flags) => {
-      const { technology, notTechnology, employeeRange, country, ...rest } = flags as CompanyFilterFlags & Omit<z.output<z.ZodObject<Shape>>, keyof CompanyFilterFlags>;
-      return { ...rest, filters: companyFiltersSchema.parse({ technology, notTechnology, employeeRange, country }) };
-    });
+  return z.object({ ...companyFiltersSchema.in.shape, ...shape }).transform((flags) => {
+    const { technology, notTechnology, employeeRange, country, ...rest } = flags as CompanyFilterFlags &
+      Omit<z.output<z.ZodObject<Shape>>, keyof CompanyFilterFlags>;
+    return { ...rest, filters: companyFiltersSchema.parse({ technology, notTechnology, employeeRange, country }) };
+  });
 }
 
 const CLOSED_RANGE = /^(\d{1,9})-(\d{1,9})$/;
@@ -57,7 +56,8 @@ export function validateCompanyFilters(filters: CompanyFilters): void {
   const both = clean(filters.technologies).filter((name) =>
     clean(filters.notTechnologies).some((other) => other.toLowerCase() === name.toLowerCase()),
   );
-  if (both.length > 0) throw new UsageError(`"${both[0]}" is both a --technology and a --not-technology: nothing can match.`);
+  if (both.length > 0)
+    throw new UsageError(`"${both[0]}" is both a --technology and a --not-technology: nothing can match.`);
   for (const range of filters.employeeRanges) serviceRange(range);
   if (filters.countries.some((country) => country === '')) throw new UsageError('--country cannot be empty.');
 }
@@ -92,8 +92,10 @@ export async function normalizeCountries(filters: CompanyFilters): Promise<Compa
  */
 export function companyQueries(filters: CompanyFilters): CompanyQuery[] {
   const base = { technology: filters.technologies[0]!.trim(), notTechnology: filters.notTechnologies[0]?.trim() };
-  const ranges: Array<string | undefined> = filters.employeeRanges.length > 0 ? filters.employeeRanges.map(serviceRange) : [undefined];
-  const countries: Array<string | undefined> = filters.countries.length > 0 ? filters.countries.map((country) => country.toLowerCase()) : [undefined];
+  const ranges: Array<string | undefined> =
+    filters.employeeRanges.length > 0 ? filters.employeeRanges.map(serviceRange) : [undefined];
+  const countries: Array<string | undefined> =
+    filters.countries.length > 0 ? filters.countries.map((country) => country.toLowerCase()) : [undefined];
   return countries.flatMap((country) => ranges.map((employeeRange) => ({ ...base, employeeRange, country })));
 }
 
@@ -102,13 +104,18 @@ export function companyQueries(filters: CompanyFilters): CompanyQuery[] {
  * that do not overlap share no label (a label lies inside a range). Their counts then add up.
  */
 export function queriesAreDisjoint(filters: CompanyFilters): boolean {
-  const bounds = filters.employeeRanges.map((range) => serviceRange(range).split('-').map(Number) as [number, number]).sort((a, b) => a[0] - b[0]);
+  const bounds = filters.employeeRanges
+    .map((range) => serviceRange(range).split('-').map(Number) as [number, number])
+    .sort((a, b) => a[0] - b[0]);
   return bounds.every((range, i) => i === 0 || range[0] > bounds[i - 1]![1]);
 }
 
 /** The technologies checked here rather than by the service (all but the first of each kind). */
 export function localTechnologies(filters: CompanyFilters): { required: string[]; excluded: string[] } {
-  return { required: filters.technologies.slice(1).map((name) => name.trim()), excluded: filters.notTechnologies.slice(1).map((name) => name.trim()) };
+  return {
+    required: filters.technologies.slice(1).map((name) => name.trim()),
+    excluded: filters.notTechnologies.slice(1).map((name) => name.trim()),
+  };
 }
 
 /** The filters the service cannot express, applied to each row's whole stack. */

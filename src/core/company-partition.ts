@@ -13,7 +13,13 @@
  * This file decides; company-walk.ts asks the service and walks.
  */
 import { z } from 'zod';
-import { BadRequestError, UnanswerableError, type CompaniesMeta, type CompanyQuery, type CompanyRow } from '../api/index.js';
+import {
+  BadRequestError,
+  UnanswerableError,
+  type CompaniesMeta,
+  type CompanyQuery,
+  type CompanyRow,
+} from '../api/index.js';
 import { formatCount } from '../ui/format-count.js';
 import type { Reporter } from '../ui/reporter.js';
 import { isRecord } from '../util/is-record.js';
@@ -45,7 +51,12 @@ export interface SplitOptions {
  * (none splits the set), its --max; the split said as information, a dropped one as a warning (both
  * on a terminal or with --verbose).
  */
-export function splitOptions(reporter: Pick<Reporter, 'info' | 'warn'>, filters: CompanyFilters, concurrency: number, max?: number): SplitOptions {
+export function splitOptions(
+  reporter: Pick<Reporter, 'info' | 'warn'>,
+  filters: CompanyFilters,
+  concurrency: number,
+  max?: number,
+): SplitOptions {
   return {
     concurrency,
     avoid: [...filters.technologies, ...filters.notTechnologies],
@@ -141,7 +152,11 @@ export function partQueries(base: CompanyQuery, splitters: readonly string[]): C
     const required = splitters.filter((_, i) => (part & (1 << i)) !== 0);
     const excluded = splitters.filter((_, i) => (part & (1 << i)) === 0);
     const moreTechnologies = [...(base.moreTechnologies ?? []), ...required];
-    const [notTechnology, ...moreNotTechnologies] = [...(base.notTechnology === undefined ? [] : [base.notTechnology]), ...(base.moreNotTechnologies ?? []), ...excluded];
+    const [notTechnology, ...moreNotTechnologies] = [
+      ...(base.notTechnology === undefined ? [] : [base.notTechnology]),
+      ...(base.moreNotTechnologies ?? []),
+      ...excluded,
+    ];
     return {
       technology: base.technology,
       ...(notTechnology === undefined ? {} : { notTechnology }),
@@ -161,7 +176,10 @@ export function partQueries(base: CompanyQuery, splitters: readonly string[]): C
  */
 export function appliedAsSent(query: CompanyQuery, meta: CompaniesMeta): boolean {
   const allOf = [query.technology, ...(query.moreTechnologies ?? [])];
-  const noneOf = [...(query.notTechnology === undefined ? [] : [query.notTechnology]), ...(query.moreNotTechnologies ?? [])];
+  const noneOf = [
+    ...(query.notTechnology === undefined ? [] : [query.notTechnology]),
+    ...(query.moreNotTechnologies ?? []),
+  ];
   const echoed = meta['technologies'];
   if (echoed === undefined) return allOf.length === 1 && noneOf.length <= 1;
   return isRecord(echoed) && sameNames(echoed['all_of'], allOf) && sameNames(echoed['none_of'], noneOf);
@@ -173,7 +191,11 @@ export type SplitProof = { complete: true } | { complete: false; why: string };
  * Whether the parts are the set: each applied what it sent, and their counts add up to the set's
  * (a part that matches nobody counts 0). Only then does their merge list every company once.
  */
-export function proveSplit(whole: CompaniesMeta, parts: readonly CompanyQuery[], answers: ReadonlyArray<QueryAnswer | undefined>): SplitProof {
+export function proveSplit(
+  whole: CompaniesMeta,
+  parts: readonly CompanyQuery[],
+  answers: ReadonlyArray<QueryAnswer | undefined>,
+): SplitProof {
   if (whole.total === undefined) return { complete: false, why: 'the service does not count the set (meta.total)' };
   const counts: number[] = [];
   for (const [i, part] of parts.entries()) {
@@ -184,13 +206,21 @@ export function proveSplit(whole: CompaniesMeta, parts: readonly CompanyQuery[],
       continue;
     }
     if (!appliedAsSent(part, answer.meta)) {
-      return { complete: false, why: `the service did not say it applied every technology of part ${i + 1} of ${parts.length} (meta.technologies, contract row 36)` };
+      return {
+        complete: false,
+        why: `the service did not say it applied every technology of part ${i + 1} of ${parts.length} (meta.technologies, contract row 36)`,
+      };
     }
-    if (answer.meta.total === undefined) return { complete: false, why: `the service did not count part ${i + 1} of ${parts.length} (meta.total)` };
+    if (answer.meta.total === undefined)
+      return { complete: false, why: `the service did not count part ${i + 1} of ${parts.length} (meta.total)` };
     counts.push(answer.meta.total);
   }
   const sum = counts.reduce((total, count) => total + count, 0);
-  if (sum !== whole.total) return { complete: false, why: `its ${parts.length} parts count ${formatCount(sum)} companies, not the set's ${formatCount(whole.total)}` };
+  if (sum !== whole.total)
+    return {
+      complete: false,
+      why: `its ${parts.length} parts count ${formatCount(sum)} companies, not the set's ${formatCount(whole.total)}`,
+    };
   return { complete: true };
 }
 

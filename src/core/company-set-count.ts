@@ -14,21 +14,34 @@ export type SetCount =
   /** The set's own count. */
   | { exact: true; companies: number; contacts: number | undefined }
   /** The service counted a wider set: the one without the technologies checked here. */
-  | { exact: false; wider: { companies: number; contacts: number | undefined; counted: string; appliedLocally: string[] } }
+  | {
+      exact: false;
+      wider: { companies: number; contacts: number | undefined; counted: string; appliedLocally: string[] };
+    }
   /** No count can be given (a query without a count, or queries that overlap). */
   | { exact: false; wider: undefined };
 
 export function countSet(filters: CompanyFilters, answers: ReadonlyArray<QueryAnswer | undefined>): SetCount {
   const counts = answers.map((answer) =>
-    answer?.kind === 'no_match' ? { companies: 0, contacts: 0 } : answer?.kind === 'meta' ? { companies: answer.meta.total, contacts: answer.meta.contact_count } : undefined,
+    answer?.kind === 'no_match'
+      ? { companies: 0, contacts: 0 }
+      : answer?.kind === 'meta'
+        ? { companies: answer.meta.total, contacts: answer.meta.contact_count }
+        : undefined,
   );
-  if (counts.some((count) => count?.companies === undefined) || !queriesAreDisjoint(filters)) return { exact: false, wider: undefined };
+  if (counts.some((count) => count?.companies === undefined) || !queriesAreDisjoint(filters))
+    return { exact: false, wider: undefined };
   const companies = counts.reduce((sum, count) => sum + count!.companies!, 0);
-  const contacts = counts.every((count) => count!.contacts !== undefined) ? counts.reduce((sum, count) => sum + count!.contacts!, 0) : undefined;
+  const contacts = counts.every((count) => count!.contacts !== undefined)
+    ? counts.reduce((sum, count) => sum + count!.contacts!, 0)
+    : undefined;
   const local = localTechnologies(filters);
   const appliedLocally = [...local.required, ...local.excluded.map((name) => `not ${name}`)];
   if (appliedLocally.length === 0) return { exact: true, companies, contacts };
-  return { exact: false, wider: { companies, contacts, counted: describeServiceSet(filters, companies), appliedLocally } };
+  return {
+    exact: false,
+    wider: { companies, contacts, counted: describeServiceSet(filters, companies), appliedLocally },
+  };
 }
 
 /**
@@ -49,15 +62,22 @@ export function listedCompanies(answers: ReadonlyArray<QueryAnswer | undefined>)
  * scope, and each field's fill rate weighted by the companies of each query (so they describe the
  * union), or no rates where that cannot be known (a query without a count, queries that overlap).
  */
-export function setMeta(filters: CompanyFilters, answers: ReadonlyArray<QueryAnswer | undefined>): CompaniesMeta | undefined {
+export function setMeta(
+  filters: CompanyFilters,
+  answers: ReadonlyArray<QueryAnswer | undefined>,
+): CompaniesMeta | undefined {
   const metas = answers.flatMap((answer) => (answer?.kind === 'meta' ? [answer.meta] : []));
   const first = metas[0];
   if (first === undefined || answers.length === 1) return first;
   const weighable = metas.every((meta) => meta.total !== undefined) && queriesAreDisjoint(filters);
   const companies = metas.reduce((sum, meta) => sum + (meta.total ?? 0), 0);
   const fields = [...new Set(metas.flatMap((meta) => Object.keys(meta.field_fill_rates)))];
-  const rate = (field: string) => metas.reduce((sum, meta) => sum + (meta.field_fill_rates[field] ?? 0) * meta.total!, 0) / companies;
-  const field_fill_rates = weighable && companies > 0 ? Object.fromEntries(fields.map((field) => [field, Math.round(rate(field) * 10) / 10])) : {};
+  const rate = (field: string) =>
+    metas.reduce((sum, meta) => sum + (meta.field_fill_rates[field] ?? 0) * meta.total!, 0) / companies;
+  const field_fill_rates =
+    weighable && companies > 0
+      ? Object.fromEntries(fields.map((field) => [field, Math.round(rate(field) * 10) / 10]))
+      : {};
   return { ...first, field_fill_rates };
 }
 

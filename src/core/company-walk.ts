@@ -5,11 +5,34 @@
  * A long listing of one query is split into parts walked at once where that is proven to list the
  * same companies (company-partition.ts).
  */
-import { UnanswerableError, type CompaniesMeta, type CompanyQuery, type CompanyRow, type ProspectClient } from '../api/index.js';
+import {
+  UnanswerableError,
+  type CompaniesMeta,
+  type CompanyQuery,
+  type CompanyRow,
+  type ProspectClient,
+} from '../api/index.js';
 import { countOf, formatCount } from '../ui/format-count.js';
 import { localTechnologies, type CompanyFilters } from './company-filters.js';
-import { chooseSplitters, describeSplit, partQueries, proveSplit, refusedPart, splitLevels, worthSplitting, type Partition, type SplitOptions } from './company-partition.js';
-import { mergeWalks, START, type MergedChunk, type MergeSource, type WalkPage, type WalkPosition } from './merge-walks.js';
+import {
+  chooseSplitters,
+  describeSplit,
+  partQueries,
+  proveSplit,
+  refusedPart,
+  splitLevels,
+  worthSplitting,
+  type Partition,
+  type SplitOptions,
+} from './company-partition.js';
+import {
+  mergeWalks,
+  START,
+  type MergedChunk,
+  type MergeSource,
+  type WalkPage,
+  type WalkPosition,
+} from './merge-walks.js';
 
 export interface CompanyWalkOptions {
   /** Where each query (or each part of `partition`) stands (a checkpoint's positions); from the start without. */
@@ -51,23 +74,49 @@ export function isNoMatch(error: unknown): error is UnanswerableError {
   return error instanceof UnanswerableError && error.code === 'no_match';
 }
 
-export function walkCompanies(client: Pick<ProspectClient, 'companies'>, queries: CompanyQuery[], options: CompanyWalkOptions = {}): CompanyWalk {
+export function walkCompanies(
+  client: Pick<ProspectClient, 'companies'>,
+  queries: CompanyQuery[],
+  options: CompanyWalkOptions = {},
+): CompanyWalk {
   const walked = options.partition?.queries ?? queries;
   if (options.positions !== undefined && options.positions.length !== walked.length) {
     throw new Error(`a walk of ${walked.length} queries cannot resume from ${options.positions.length} positions`);
   }
-  if (options.partition !== undefined && queries.length !== 1) throw new Error(`a partition splits one query, not ${queries.length}`);
+  if (options.partition !== undefined && queries.length !== 1)
+    throw new Error(`a partition splits one query, not ${queries.length}`);
   const answers: Array<QueryAnswer | undefined> = queries.map(() => undefined);
   const state: { partition: Partition | undefined } = { partition: options.partition };
   let chunks: AsyncGenerator<MergedChunk<CompanyRow>, void, undefined>;
   if (options.partition !== undefined) {
-    chunks = mergeWalks(resumedParts(client, options.partition, options, answers), compareCompanies, 'companies', UNSPLIT);
-  } else if (options.split !== undefined && queries.length === 1 && options.positions === undefined && splitLevels(options.split.concurrency) > 0) {
+    chunks = mergeWalks(
+      resumedParts(client, options.partition, options, answers),
+      compareCompanies,
+      'companies',
+      UNSPLIT,
+    );
+  } else if (
+    options.split !== undefined &&
+    queries.length === 1 &&
+    options.positions === undefined &&
+    splitLevels(options.split.concurrency) > 0
+  ) {
     chunks = splitWalk(client, queries[0]!, options.split, options, answers, state);
   } else {
     const sources = queries.map((query, i) => {
       const start = options.positions?.[i] ?? START;
-      return { start, pages: start.done ? emptyPages() : pagesOf(client, query, start, { readAhead: options.readAhead ?? false, pageSize: options.pageSize }, (answer) => (answers[i] ??= answer)) };
+      return {
+        start,
+        pages: start.done
+          ? emptyPages()
+          : pagesOf(
+              client,
+              query,
+              start,
+              { readAhead: options.readAhead ?? false, pageSize: options.pageSize },
+              (answer) => (answers[i] ??= answer),
+            ),
+      };
     });
     chunks = mergeWalks(sources, compareCompanies, 'companies');
   }
@@ -104,7 +153,12 @@ async function* splitWalk(
     return;
   }
   state.partition = planned.partition;
-  yield* mergeWalks(planned.sources, compareCompanies, 'companies', planned.partition === undefined ? undefined : UNSPLIT);
+  yield* mergeWalks(
+    planned.sources,
+    compareCompanies,
+    'companies',
+    planned.partition === undefined ? undefined : UNSPLIT,
+  );
 }
 
 async function planSplit(
@@ -120,30 +174,59 @@ async function planSplit(
   if (sample === undefined || whole?.kind !== 'meta') return undefined;
   const oneCursor = (why?: string) => {
     if (why !== undefined) split.explain?.(`the listing is walked with one cursor: ${why}.`, true);
-    return { sources: [{ start: START, pages: pagesAfter(client, query, sample, { ahead: options.readAhead ?? false, pageSize }, (answer) => (answers[0] ??= answer)) }] };
+    return {
+      sources: [
+        {
+          start: START,
+          pages: pagesAfter(
+            client,
+            query,
+            sample,
+            { ahead: options.readAhead ?? false, pageSize },
+            (answer) => (answers[0] ??= answer),
+          ),
+        },
+      ],
+    };
   };
   const total = whole.meta.total;
-  if (sample.nextCursor === null || total === undefined || !worthSplitting(total, sample.rows.length, split.max)) return oneCursor();
+  if (sample.nextCursor === null || total === undefined || !worthSplitting(total, sample.rows.length, split.max))
+    return oneCursor();
   const splitters = chooseSplitters(sample.rows, splitLevels(split.concurrency), split.avoid);
   if (splitters.length === 0) return oneCursor('no technology of its first page splits it');
   const parts = partQueries(query, splitters);
   const partAnswers: Array<QueryAnswer | undefined> = parts.map(() => undefined);
   let firsts: Array<WalkPage<CompanyRow> | undefined>;
   try {
-    firsts = await Promise.all(parts.map((part, i) => firstPageOf(client, part, pageSize, (answer) => (partAnswers[i] ??= answer))));
+    firsts = await Promise.all(
+      parts.map((part, i) => firstPageOf(client, part, pageSize, (answer) => (partAnswers[i] ??= answer))),
+    );
   } catch (error) {
     if (!refusedPart(error)) throw error;
     return oneCursor(`the service refused a part of it (${error.message})`);
   }
   const proof = proveSplit(whole.meta, parts, partAnswers);
   if (!proof.complete) return oneCursor(proof.why);
-  split.explain?.(`Walking the listing of ${countOf(total, 'company', 'companies')} as ${formatCount(parts.length)} parts at once (${describeSplit(splitters)}).`, false);
+  split.explain?.(
+    `Walking the listing of ${countOf(total, 'company', 'companies')} as ${formatCount(parts.length)} parts at once (${describeSplit(splitters)}).`,
+    false,
+  );
   return {
-    partition: { queries: parts, total, ...(whole.meta.contact_count === undefined ? {} : { contact_count: whole.meta.contact_count }) },
+    partition: {
+      queries: parts,
+      total,
+      ...(whole.meta.contact_count === undefined ? {} : { contact_count: whole.meta.contact_count }),
+    },
     // Every part reads ahead: the merge takes rows from all of them, so each must keep its pages coming.
     sources: parts.map((part, i): MergeSource<CompanyRow> => {
       const first = firsts[i];
-      return { start: START, pages: first === undefined ? emptyPages() : pagesAfter(client, part, first, { ahead: true, pageSize }, (answer) => (partAnswers[i] ??= answer)) };
+      return {
+        start: START,
+        pages:
+          first === undefined
+            ? emptyPages()
+            : pagesAfter(client, part, first, { ahead: true, pageSize }, (answer) => (partAnswers[i] ??= answer)),
+      };
     }),
   };
 }
@@ -162,7 +245,12 @@ function resumedParts(
   };
   return partition.queries.map((part, i) => {
     const start = options.positions?.[i] ?? START;
-    return { start, pages: start.done ? emptyPages() : pagesFrom(client, part, start, { ahead: true, pageSize: options.pageSize }, asSet) };
+    return {
+      start,
+      pages: start.done
+        ? emptyPages()
+        : pagesFrom(client, part, start, { ahead: true, pageSize: options.pageSize }, asSet),
+    };
   });
 }
 
@@ -171,7 +259,10 @@ function resumedParts(
  * counts the query (`total`, `contact_count`), or its no_match. One call per query, made at once;
  * any other refusal (an unknown name) is thrown. `countSet` makes these into the set's count.
  */
-export async function answerQueries(client: Pick<ProspectClient, 'companies'>, queries: CompanyQuery[]): Promise<QueryAnswer[]> {
+export async function answerQueries(
+  client: Pick<ProspectClient, 'companies'>,
+  queries: CompanyQuery[],
+): Promise<QueryAnswer[]> {
   return Promise.all(
     queries.map(async (query): Promise<QueryAnswer> => {
       const pages = client.companies(query, { pageSize: 1 })[Symbol.asyncIterator]();
@@ -194,9 +285,15 @@ export async function answerQueries(client: Pick<ProspectClient, 'companies'>, q
  * and read as an empty result. Each is asked of the service once (one row), so an unknown name gets
  * the service's 422 unknown_technology and its suggestions before anything is written.
  */
-export async function checkLocalTechnologies(client: Pick<ProspectClient, 'companies'>, filters: CompanyFilters): Promise<void> {
+export async function checkLocalTechnologies(
+  client: Pick<ProspectClient, 'companies'>,
+  filters: CompanyFilters,
+): Promise<void> {
   const local = localTechnologies(filters);
-  await answerQueries(client, [...local.required, ...local.excluded].map((technology) => ({ technology })));
+  await answerQueries(
+    client,
+    [...local.required, ...local.excluded].map((technology) => ({ technology })),
+  );
 }
 
 async function* pagesOf(
@@ -248,7 +345,10 @@ function pagesAfter(
   paging: { ahead: boolean; pageSize: number | undefined },
   answered: (answer: QueryAnswer) => void,
 ): AsyncIterator<WalkPage<CompanyRow>> {
-  const rest = first.nextCursor === null ? emptyPages() : pagesFrom(client, query, { cursor: first.nextCursor, skip: 0, done: false }, paging, answered);
+  const rest =
+    first.nextCursor === null
+      ? emptyPages()
+      : pagesFrom(client, query, { cursor: first.nextCursor, skip: 0, done: false }, paging, answered);
   // Let go of the first page once handed out: the merge holds it while it needs it, not longer.
   let waiting: WalkPage<CompanyRow> | undefined = first;
   return {
@@ -275,7 +375,13 @@ function pagesFrom(
   answered: (answer: QueryAnswer) => void,
 ): AsyncIterator<WalkPage<CompanyRow>> {
   const controller = new AbortController();
-  const pages = pagesOf(client, query, start, { readAhead: paging.ahead, pageSize: paging.pageSize, signal: controller.signal }, answered);
+  const pages = pagesOf(
+    client,
+    query,
+    start,
+    { readAhead: paging.ahead, pageSize: paging.pageSize, signal: controller.signal },
+    answered,
+  );
   let asked = paging.ahead ? pages.next() : undefined;
   // Its failure is thrown when the merge takes it; until then it must not count as unhandled.
   asked?.catch(() => {});
@@ -304,7 +410,8 @@ async function* everyQueryOrNone(
 ): AsyncGenerator<MergedChunk<CompanyRow>, void, undefined> {
   try {
     for await (const chunk of chunks) {
-      if (chunk.last && answers.length > 0 && answers.every((answer) => answer?.kind === 'no_match')) throw noneMatched(answers as Array<Extract<QueryAnswer, { kind: 'no_match' }>>);
+      if (chunk.last && answers.length > 0 && answers.every((answer) => answer?.kind === 'no_match'))
+        throw noneMatched(answers as Array<Extract<QueryAnswer, { kind: 'no_match' }>>);
       yield chunk;
     }
   } finally {
@@ -315,10 +422,13 @@ async function* everyQueryOrNone(
 function noneMatched(answers: Array<Extract<QueryAnswer, { kind: 'no_match' }>>): UnanswerableError {
   if (answers.length === 1) return answers[0]!.error;
   const first = answers[0]!.error;
-  return new UnanswerableError(`the service would not answer any of the ${answers.length} queries (422 no_match): ${answers.map((answer) => answer.error.reason).join(' ')}`, {
-    status: 422,
-    code: 'no_match',
-    endpoint: first.endpoint,
-    reason: 'no company matches any of the queries',
-  });
+  return new UnanswerableError(
+    `the service would not answer any of the ${answers.length} queries (422 no_match): ${answers.map((answer) => answer.error.reason).join(' ')}`,
+    {
+      status: 422,
+      code: 'no_match',
+      endpoint: first.endpoint,
+      reason: 'no company matches any of the queries',
+    },
+  );
 }

@@ -57,11 +57,20 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
 }
 
 export function parseSeniority(text: string): Seniority[] {
-  const values = text.split(',').map((value) => value.trim().toLowerCase()).filter(Boolean);
+  const values = text
+    .split(',')
+    .map((value) => value.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = values.filter((value) => !isSeniority(value));
   if (values.length === 0 || unknown.length > 0) {
-    const what = values.length === 0 ? 'an empty --seniority' : `unknown seniority ${unknown.map((value) => `"${value}"`).join(', ')}`;
-    throw new UsageError(`${what}.`, `Seniorities are: ${SENIORITIES.join(', ')} (comma-separated, e.g. --seniority cxo,vp).`);
+    const what =
+      values.length === 0
+        ? 'an empty --seniority'
+        : `unknown seniority ${unknown.map((value) => `"${value}"`).join(', ')}`;
+    throw new UsageError(
+      `${what}.`,
+      `Seniorities are: ${SENIORITIES.join(', ')} (comma-separated, e.g. --seniority cxo,vp).`,
+    );
   }
   return [...new Set(values)] as Seniority[];
 }

@@ -11,7 +11,12 @@ export type ContactRow = Contact & {
   source: ContactsMeta['source'] | null;
 };
 
-export function toContactRow(contact: Contact, source: ContactsMeta['source'] | undefined, cutoff: Date, now: Date): ContactRow {
+export function toContactRow(
+  contact: Contact,
+  source: ContactsMeta['source'] | undefined,
+  cutoff: Date,
+  now: Date,
+): ContactRow {
   return {
     ...contact,
     ...classifyFreshness({ email: contact.business_email, lastSeen: contact.business_email_last_seen }, cutoff, now),
@@ -27,8 +32,16 @@ export function toContactRow(contact: Contact, source: ContactsMeta['source'] | 
  * come out in that order.
  */
 export function mostUseful(rows: readonly ContactRow[], count: number): ContactRow[] {
-  const ranked = rows.map((row, index) => ({ row, index, seniority: seniorityRank(row.seniority), fresh: row.email_freshness === 'fresh' ? 0 : 1, seen: lastSeenDay(row) }));
-  ranked.sort((a, b) => a.seniority - b.seniority || a.fresh - b.fresh || b.seen.localeCompare(a.seen) || a.index - b.index);
+  const ranked = rows.map((row, index) => ({
+    row,
+    index,
+    seniority: seniorityRank(row.seniority),
+    fresh: row.email_freshness === 'fresh' ? 0 : 1,
+    seen: lastSeenDay(row),
+  }));
+  ranked.sort(
+    (a, b) => a.seniority - b.seniority || a.fresh - b.fresh || b.seen.localeCompare(a.seen) || a.index - b.index,
+  );
   return ranked.slice(0, count).map(({ row }) => row);
 }
 
@@ -70,4 +83,12 @@ export const CONTACT_COLUMNS: ReadonlyArray<Column<ContactRow>> = [
   { name: 'source', get: (row) => sourceText(row.source) },
 ];
 
-export const CONTACT_TABLE_COLUMNS = ['domain', 'full_name', 'title', 'seniority', 'business_email', 'email_freshness', 'verification'];
+export const CONTACT_TABLE_COLUMNS = [
+  'domain',
+  'full_name',
+  'title',
+  'seniority',
+  'business_email',
+  'email_freshness',
+  'verification',
+];

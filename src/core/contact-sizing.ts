@@ -39,7 +39,10 @@ export class ContactSizing {
   learn(domains: number, seniorities: readonly Seniority[], rows: readonly Contact[]): void {
     for (const seniority of seniorities) {
       this.domains.set(seniority, (this.domains.get(seniority) ?? 0) + domains);
-      this.contacts.set(seniority, (this.contacts.get(seniority) ?? 0) + rows.filter((row) => row.seniority === seniority).length);
+      this.contacts.set(
+        seniority,
+        (this.contacts.get(seniority) ?? 0) + rows.filter((row) => row.seniority === seniority).length,
+      );
     }
   }
 
@@ -72,8 +75,12 @@ export class ContactSizing {
   private guessPerDomain(seniorities: readonly Seniority[]): number | undefined {
     const known = seniorities.map((seniority) => this.mean(seniority));
     const largest = Math.max(0, ...known.filter((mean) => mean !== undefined), ...this.atLeast.values());
-    if (largest === 0 && known.every((mean) => mean === undefined)) return this.prior === undefined ? undefined : (this.prior * seniorities.length) / SENIORITY_COUNT;
-    return seniorities.reduce((sum, seniority, index) => sum + (known[index] ?? Math.max(largest, this.atLeast.get(seniority) ?? 0)), 0);
+    if (largest === 0 && known.every((mean) => mean === undefined))
+      return this.prior === undefined ? undefined : (this.prior * seniorities.length) / SENIORITY_COUNT;
+    return seniorities.reduce(
+      (sum, seniority, index) => sum + (known[index] ?? Math.max(largest, this.atLeast.get(seniority) ?? 0)),
+      0,
+    );
   }
 
   /** Domains of a new batch: as many as fill FIRST_FILL of the limit at the mean, at most 100. */
@@ -88,7 +95,13 @@ export class ContactSizing {
    * `provenRows`: the mean per domain scaled by how these domains compare with it where they are known.
    * At least `atLeast` (a split always asks in two or more parts).
    */
-  partsFor(domains: number, rest: readonly Seniority[], proven: readonly Seniority[], provenRows: number, atLeast: number): number {
+  partsFor(
+    domains: number,
+    rest: readonly Seniority[],
+    proven: readonly Seniority[],
+    provenRows: number,
+    atLeast: number,
+  ): number {
     const restPerDomain = this.guessPerDomain(rest);
     if (restPerDomain === undefined) return Math.min(atLeast, domains);
     const provenPerDomain = proven.length > 0 ? this.guessPerDomain(proven) : undefined;

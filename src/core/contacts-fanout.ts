@@ -105,7 +105,10 @@ export async function* fetchContactsInOrder<Item>(
     return answer;
   };
 
-  const resolveDomains = async (domains: string[], seniorities: readonly Seniority[]): Promise<Map<string, Resolved>> => {
+  const resolveDomains = async (
+    domains: string[],
+    seniorities: readonly Seniority[],
+  ): Promise<Map<string, Resolved>> => {
     // A domain alone is asked with the largest limit: if it fills that at one seniority, it is cut there.
     const limit = domains.length === 1 ? MAX_CONTACTS_PER_CALL : options.limit;
     const { data, meta } = await ask(domains, limit, seniorities);
@@ -124,14 +127,20 @@ export async function* fetchContactsInOrder<Item>(
       sizing.learn(domains.length, proven, kept);
       const rest = seniorities.slice(proven.length);
       const parts = sizing.partsFor(domains.length, rest, proven, kept.length, 1);
-      return withRest(resolvedAs(groupByDomain(domains, kept), false, source), await resolveParts(splitByWeight(domains, groupByDomain(domains, kept), parts), rest));
+      return withRest(
+        resolvedAs(groupByDomain(domains, kept), false, source),
+        await resolveParts(splitByWeight(domains, groupByDomain(domains, kept), parts), rest),
+      );
     }
     // The most senior seniority asked fills the call alone.
     if (domains.length === 1) {
       const cut = resolvedAs(grouped, true, source);
       return seniorities.length === 1 ? cut : withRest(cut, await resolveDomains(domains, seniorities.slice(1)));
     }
-    return resolveParts(splitByWeight(domains, grouped, sizing.partsFor(domains.length, seniorities, [], 0, 2)), seniorities);
+    return resolveParts(
+      splitByWeight(domains, grouped, sizing.partsFor(domains.length, seniorities, [], 0, 2)),
+      seniorities,
+    );
   };
 
   const resolveParts = async (parts: string[][], seniorities: readonly Seniority[]): Promise<Map<string, Resolved>> => {
@@ -140,7 +149,12 @@ export async function* fetchContactsInOrder<Item>(
   };
 
   /** A full answer from a service that does not keep the order: nothing of it is kept. */
-  const splitSafely = async (domains: string[], seniorities: readonly Seniority[], grouped: Map<string, Contact[]>, source: Source): Promise<Map<string, Resolved>> => {
+  const splitSafely = async (
+    domains: string[],
+    seniorities: readonly Seniority[],
+    grouped: Map<string, Contact[]>,
+    source: Source,
+  ): Promise<Map<string, Resolved>> => {
     if (domains.length > 1) return resolveParts(splitByWeight(domains, grouped, 2), seniorities);
     const domain = domains[0]!;
     if (seniorities.length === 1) return resolvedAs(grouped, true, source);
@@ -161,7 +175,10 @@ export async function* fetchContactsInOrder<Item>(
   // Slow start: the first batch is sized blind, the others only once its first answer has said something.
   let firstAnswer: () => void = () => {};
   const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
-  const batches = afterFirst(batchItems(items, domainOf, () => sizing.batchSize(wanted), options.flushAfterMs), answered);
+  const batches = afterFirst(
+    batchItems(items, domainOf, () => sizing.batchSize(wanted), options.flushAfterMs),
+    answered,
+  );
   const resolved = mapInOrder(batches, options.batchesAhead ?? options.concurrency * 2, async (batch) => {
     const unique = [...new Set(batch.map(domainOf))];
     return { batch, byDomain: await resolveDomains(unique, wanted) };
@@ -193,7 +210,11 @@ function resolvedAs(grouped: Map<string, Contact[]>, truncated: boolean, source:
 function withRest(kept: Map<string, Resolved>, rest: Map<string, Resolved>): Map<string, Resolved> {
   for (const [domain, first] of kept) {
     const later = rest.get(domain)!;
-    kept.set(domain, { contacts: [...first.contacts, ...later.contacts], truncated: first.truncated || later.truncated, source: first.source });
+    kept.set(domain, {
+      contacts: [...first.contacts, ...later.contacts],
+      truncated: first.truncated || later.truncated,
+      source: first.source,
+    });
   }
   return kept;
 }
@@ -216,7 +237,11 @@ function splitByWeight(domains: string[], shown: Map<string, Contact[]>, parts: 
     const left = domains.length - index;
     const chunksLeft = parts - chunks.length;
     // Close a run once it holds its share, while every run still to come can have a domain.
-    if (chunk.length > 0 && chunksLeft > 1 && (filled + weight / 2 > ((chunks.length + 1) * total) / parts || left < chunksLeft)) {
+    if (
+      chunk.length > 0 &&
+      chunksLeft > 1 &&
+      (filled + weight / 2 > ((chunks.length + 1) * total) / parts || left < chunksLeft)
+    ) {
       chunks.push(chunk);
       chunk = [];
     }

@@ -17,7 +17,8 @@ function isoCountries(): typeof IsoCountries {
   // The plain index, not the package's node entry, which registers all 78 languages.
   const requireHere = createRequire(import.meta.url);
   const loaded = requireHere('i18n-iso-countries/index.js') as typeof IsoCountries;
-  for (const language of LANGUAGES) loaded.registerLocale(requireHere(`i18n-iso-countries/langs/${language}.json`) as IsoCountries.LocaleData);
+  for (const language of LANGUAGES)
+    loaded.registerLocale(requireHere(`i18n-iso-countries/langs/${language}.json`) as IsoCountries.LocaleData);
   library = loaded;
   return loaded;
 }
@@ -48,7 +49,9 @@ export function countryCode(written: string): string | undefined {
 export function serviceCountryName(code: string): string | undefined {
   const names = isoCountries().getName(code, 'en', { select: 'all' });
   if (names === undefined) return undefined;
-  const candidates = names.filter((name) => !/^[A-Z.]+$/.test(name) && !/[,(]/.test(name) && /^[\x20-\x7e]+$/.test(name));
+  const candidates = names.filter(
+    (name) => !/^[A-Z.]+$/.test(name) && !/[,(]/.test(name) && /^[\x20-\x7e]+$/.test(name),
+  );
   const shortForms = candidates.filter((name) => !candidates.some((other) => other !== name && name.includes(other)));
   return (shortForms[0] ?? names[0])?.toLowerCase();
 }

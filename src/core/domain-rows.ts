@@ -53,7 +53,8 @@ export async function contactRowsFor(
   keepNew: (rows: ContactRow[]) => ContactRow[] = (rows) => rows,
 ): Promise<DomainRows> {
   const all = contacts.map((contact) => toContactRow(contact, source, settings.cutoff, now));
-  const keep = (rows: ContactRow[]) => (settings.perCompany === undefined ? rows : mostUseful(rows, settings.perCompany));
+  const keep = (rows: ContactRow[]) =>
+    settings.perCompany === undefined ? rows : mostUseful(rows, settings.perCompany);
   const isStale = (row: ContactRow) => row.email_freshness === 'stale';
   let rows = keep(settings.stale === 'drop' ? all.filter((row) => !isStale(row)) : all);
   // Dropped: the stale addresses that would have been written without --stale drop.

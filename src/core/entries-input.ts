@@ -1,5 +1,12 @@
 import { UsageError } from '../exit-codes.js';
-import { domainEntries, emailEntries, formatInvalidEntry, streamEntries, type EntryCollector, type InvalidEntry } from '../io/input/entries.js';
+import {
+  domainEntries,
+  emailEntries,
+  formatInvalidEntry,
+  streamEntries,
+  type EntryCollector,
+  type InvalidEntry,
+} from '../io/input/entries.js';
 import { formatProblem, type EntryKind, type InputProblem } from '../io/input/model.js';
 import { openInputStream, spoolToFile, type InputStream } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
@@ -13,7 +20,10 @@ export interface EntriesInput {
 
 function nothingGiven(kind: EntryKind): UsageError {
   const fileFlag = kind === 'domain' ? '--domains-file' : '--file';
-  return new UsageError(`no ${kind === 'domain' ? 'domains' : 'addresses'} given.`, `Give them as arguments, with ${fileFlag} FILE, or on stdin (a pipe).`);
+  return new UsageError(
+    `no ${kind === 'domain' ? 'domains' : 'addresses'} given.`,
+    `Give them as arguments, with ${fileFlag} FILE, or on stdin (a pipe).`,
+  );
 }
 
 export interface StreamedEntries {
@@ -36,7 +46,11 @@ export interface StreamedEntries {
  * run; no entry after such a part is handed out. --strict reads the whole input first (standard
  * input through a temporary file, never into memory) and refuses it before any call.
  */
-export async function streamEntriesInput(ctx: RunContext, input: EntriesInput & { strict: boolean; column: string | undefined }, kind: EntryKind): Promise<StreamedEntries> {
+export async function streamEntriesInput(
+  ctx: RunContext,
+  input: EntriesInput & { strict: boolean; column: string | undefined },
+  kind: EntryKind,
+): Promise<StreamedEntries> {
   let source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
   if (source === null) throw nothingGiven(kind);
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
@@ -91,7 +105,13 @@ function collectorFor(kind: EntryKind): EntryCollector {
   return kind === 'domain' ? domainEntries(limits) : emailEntries(limits);
 }
 
-function reportInputEnd(ctx: RunContext, collector: EntryCollector, kind: EntryKind, origin: string, strict: boolean): void {
+function reportInputEnd(
+  ctx: RunContext,
+  collector: EntryCollector,
+  kind: EntryKind,
+  origin: string,
+  strict: boolean,
+): void {
   failOnInputProblems(collector.problems, origin, collector.problemCount);
   reportInvalidEntries(ctx, collector.invalid, kind, strict, collector.invalidCount);
 }
@@ -117,11 +137,20 @@ export const SHOWN_INVALID = 20;
  * the entries themselves on a terminal or with --verbose. --strict makes any of them fatal before
  * a single request. `invalid` is the first of them (a stream keeps no more), `total` how many.
  */
-export function reportInvalidEntries(ctx: RunContext, invalid: readonly InvalidEntry[], kind: EntryKind, strict: boolean, total = invalid.length): void {
+export function reportInvalidEntries(
+  ctx: RunContext,
+  invalid: readonly InvalidEntry[],
+  kind: EntryKind,
+  strict: boolean,
+  total = invalid.length,
+): void {
   if (total === 0) return;
   const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind));
   if (total > SHOWN_INVALID) lines.push(`… and ${countOf(total - SHOWN_INVALID, 'more', 'more')}`);
-  const count = kind === 'domain' ? countOf(total, 'invalid domain') : countOf(total, 'invalid email address', 'invalid email addresses');
+  const count =
+    kind === 'domain'
+      ? countOf(total, 'invalid domain')
+      : countOf(total, 'invalid email address', 'invalid email addresses');
   if (strict) throw new UsageError(`${count} in the input (--strict):\n  ${lines.join('\n  ')}`);
   ctx.reporter.caveat(`skipped ${count} (never sent)${ctx.reporter.chatty ? ':' : '; --verbose lists them.'}`);
   ctx.reporter.details(lines);

@@ -6,6 +6,17 @@ import { toContactRow, type ContactRow } from './contact-rows.js';
  * of them on --exclude-emails), so a list owner sees the coverage. Every contact column is empty; `email_freshness` is `none`, as for any row without an address.
  */
 export function emptyContactRow(domain: string, settings: Pick<ContactSettings, 'cutoff'>, now: Date): ContactRow {
-  const nobody = { domain, full_name: null, first_name: null, last_name: null, title: null, seniority: null, department: null, business_email: null, business_email_last_seen: null, linkedin_url: null };
+  const nobody = {
+    domain,
+    full_name: null,
+    first_name: null,
+    last_name: null,
+    title: null,
+    seniority: null,
+    department: null,
+    business_email: null,
+    business_email_last_seen: null,
+    linkedin_url: null,
+  };
   return toContactRow(nobody, undefined, settings.cutoff, now);
 }

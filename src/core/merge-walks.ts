@@ -59,7 +59,13 @@ export async function* mergeWalks<Row>(
   what: string,
   avoid = 'Ask one value per run to avoid the merge.',
 ): AsyncGenerator<MergedChunk<Row>, void, undefined> {
-  const states: Array<SourceState<Row>> = sources.map((source) => ({ source, page: undefined, index: 0, done: source.start.done, previous: undefined }));
+  const states: Array<SourceState<Row>> = sources.map((source) => ({
+    source,
+    page: undefined,
+    index: 0,
+    done: source.start.done,
+    previous: undefined,
+  }));
   const checkOrder = states.length > 1;
   // A chunk is at most as long as the longest page: merged walks then checkpoint as often as one
   // walk does, rather than once every walk has reached the end of a page.
@@ -94,7 +100,8 @@ export async function* mergeWalks<Row>(
         continue;
       }
       let first: SourceState<Row> | undefined;
-      for (const state of states) if (!state.done && (first === undefined || compare(headOf(state), headOf(first)) < 0)) first = state;
+      for (const state of states)
+        if (!state.done && (first === undefined || compare(headOf(state), headOf(first)) < 0)) first = state;
       if (first === undefined) {
         yield { rows, positions: states.map(positionOf), last: true };
         return;
@@ -117,12 +124,15 @@ export async function* mergeWalks<Row>(
   function take(state: SourceState<Row>): void {
     const row = headOf(state);
     if (checkOrder && state.previous !== undefined && compare(state.previous, row) >= 0) {
-      throw new MalformedResponseError(`the service listed ${what} out of its documented order, so several queries cannot be merged`, {
-        endpoint: '/companies',
-        status: 200,
-        reason: 'rows out of order',
-        hint: `The contract orders rows by crux_rank, then domain (row 6). ${avoid}`,
-      });
+      throw new MalformedResponseError(
+        `the service listed ${what} out of its documented order, so several queries cannot be merged`,
+        {
+          endpoint: '/companies',
+          status: 200,
+          reason: 'rows out of order',
+          hint: `The contract orders rows by crux_rank, then domain (row 6). ${avoid}`,
+        },
+      );
     }
     state.previous = row;
     // The row is the chunk's now: the page lets go of it, so that pages half merged (one per walk)

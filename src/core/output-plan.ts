@@ -10,11 +10,22 @@ import type { RunContext } from '../runtime/context.js';
  */
 export function planOutput<Row>(
   ctx: RunContext,
-  options: { format?: string | undefined; output?: string | undefined; columns?: string | undefined; preset?: string | undefined; bom?: boolean },
+  options: {
+    format?: string | undefined;
+    output?: string | undefined;
+    columns?: string | undefined;
+    preset?: string | undefined;
+    bom?: boolean;
+  },
   all: ReadonlyArray<Column<Row>>,
   tableColumns?: readonly string[],
 ): { format: OutputFormat; columns: Column<Row>[] } {
-  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY), bom: options.bom });
+  const format = resolveFormat({
+    format: options.format,
+    outputPath: options.output,
+    stdoutIsTTY: Boolean(ctx.stdout.isTTY),
+    bom: options.bom,
+  });
   const narrow = format === 'table' && options.preset === undefined ? tableColumns?.join(',') : undefined;
   const columns = selectColumns(all, options.columns ?? narrow, options.preset);
   return { format, columns };

@@ -13,7 +13,9 @@ export function provenanceLine(meta: CompaniesMeta | undefined): string {
   const lines: string[] = [];
   const source = meta?.source;
   if (source) {
-    const detail = [source.method, source.history_since ? `since ${source.history_since}` : undefined].filter(Boolean).join(', ');
+    const detail = [source.method, source.history_since ? `since ${source.history_since}` : undefined]
+      .filter(Boolean)
+      .join(', ');
     lines.push(`Source: ${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}.`);
   }
   if (meta?.scope) lines.push(`Scope: ${meta.scope}.`);
@@ -26,7 +28,9 @@ export function provenanceLine(meta: CompaniesMeta | undefined): string {
 
 function sparseFields(meta: CompaniesMeta | undefined): Array<[string, number]> {
   const rates = meta?.field_fill_rates ?? {};
-  return Object.entries(rates).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] < SPARSE_BELOW_PERCENT);
+  return Object.entries(rates).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] < SPARSE_BELOW_PERCENT,
+  );
 }
 
 /** The commands that write rows: each has --summary FILE and writes FILE.meta.json beside -o FILE. */

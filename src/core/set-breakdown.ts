@@ -14,7 +14,16 @@ export const DIMENSIONS = ['country', 'employee_range', 'industry', 'technology'
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** The contract's employee-range labels (row 5): the segments of `--by employee_range`. */
-export const EMPLOYEE_RANGE_LABELS = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001-100000'] as const;
+export const EMPLOYEE_RANGE_LABELS = [
+  '1-10',
+  '11-50',
+  '51-200',
+  '201-500',
+  '501-1000',
+  '1001-5000',
+  '5001-10000',
+  '10001-100000',
+] as const;
 
 export interface Segment {
   value: string;
@@ -49,7 +58,8 @@ export type CountableDimension = 'country' | 'employee_range' | 'technology';
 
 /** Why a walked dimension's segments have no contact count; undefined where the service counts them. */
 export function segmentContactsUnavailable(dimension: Dimension): string | undefined {
-  if (dimension === 'industry' || dimension === 'category') return `the service cannot filter companies by ${dimension}, and company rows carry no contacts`;
+  if (dimension === 'industry' || dimension === 'category')
+    return `the service cannot filter companies by ${dimension}, and company rows carry no contacts`;
   return undefined;
 }
 
@@ -98,22 +108,47 @@ export async function breakdownByQueries(
     if (size === undefined) return undefined;
     if (size.companies > 0) segments.push({ value: values[i]!, companies: size.companies, contacts: size.contacts });
   }
-  const contacts = segments.every((segment) => segment.contacts !== undefined) ? sum(segments.map((segment) => segment.contacts!)) : undefined;
+  const contacts = segments.every((segment) => segment.contacts !== undefined)
+    ? sum(segments.map((segment) => segment.contacts!))
+    : undefined;
   const meta = answers.find((answer) => answer.kind === 'meta')?.meta;
   const total = { companies: sum(segments.map((segment) => segment.companies)), contacts };
-  return { dimension, segments: sorted(segments), total, byService: true, overlapping: dimension === 'technology', meta, queries: queries.flat() };
+  return {
+    dimension,
+    segments: sorted(segments),
+    total,
+    byService: true,
+    overlapping: dimension === 'technology',
+    meta,
+    queries: queries.flat(),
+  };
 }
 
 /**
  * A walked technology breakdown with the contacts of its first `top` segments (0: all) counted by
  * the service, one query each; the segments stay as walked where the service does not count them.
  */
-export async function withTechnologyContacts(client: Pick<ProspectClient, 'companies'>, filters: CompanyFilters, walked: Breakdown, top: number, concurrency: number): Promise<Breakdown> {
+export async function withTechnologyContacts(
+  client: Pick<ProspectClient, 'companies'>,
+  filters: CompanyFilters,
+  walked: Breakdown,
+  top: number,
+  concurrency: number,
+): Promise<Breakdown> {
   const shown = top > 0 ? walked.segments.slice(0, top) : walked.segments;
-  const counted = await breakdownByQueries(client, filters, 'technology', shown.map((segment) => segment.value), concurrency);
+  const counted = await breakdownByQueries(
+    client,
+    filters,
+    'technology',
+    shown.map((segment) => segment.value),
+    concurrency,
+  );
   if (counted === undefined) return walked;
   const contacts = new Map(counted.segments.map((segment) => [segment.value, segment.contacts]));
-  return { ...walked, segments: walked.segments.map((segment) => ({ ...segment, contacts: contacts.get(segment.value) })) };
+  return {
+    ...walked,
+    segments: walked.segments.map((segment) => ({ ...segment, contacts: contacts.get(segment.value) })),
+  };
 }
 
 /** The segments a company row is in, for a dimension read from rows. */
@@ -180,17 +215,25 @@ export function breakdownRows(breakdown: Breakdown, top: number): BreakdownRow[]
   if (breakdown.memberships) {
     const named = new Set(shown.map((segment) => segment.value));
     const companies = breakdown.memberships.filter((values) => !values.some((value) => named.has(value))).length;
-    if (companies > 0) rows.push({ value: 'other', companies, contacts: undefined, share: share(companies), other: true });
+    if (companies > 0)
+      rows.push({ value: 'other', companies, contacts: undefined, share: share(companies), other: true });
     return rows;
   }
   const companies = sum(rest.map((segment) => segment.companies));
-  const contacts = rest.every((segment) => segment.contacts !== undefined) ? sum(rest.map((segment) => segment.contacts!)) : undefined;
+  const contacts = rest.every((segment) => segment.contacts !== undefined)
+    ? sum(rest.map((segment) => segment.contacts!))
+    : undefined;
   rows.push({ value: 'other', companies, contacts, share: share(companies), other: true });
   return rows;
 }
 
 function sorted(segments: Segment[]): Segment[] {
-  return segments.sort((a, b) => b.companies - a.companies || (b.contacts ?? 0) - (a.contacts ?? 0) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  return segments.sort(
+    (a, b) =>
+      b.companies - a.companies ||
+      (b.contacts ?? 0) - (a.contacts ?? 0) ||
+      (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
+  );
 }
 
 function sum(values: number[]): number {

@@ -5,7 +5,13 @@
  * (400) or ignores them (no `meta.technologies` naming them) leaves a walk of the set, whose
  * companies are counted here and whose contacts cannot be (they are not in company rows).
  */
-import { BadRequestError, type CompaniesMeta, type CompanyQuery, type CompanyRow, type ProspectClient } from '../api/index.js';
+import {
+  BadRequestError,
+  type CompaniesMeta,
+  type CompanyQuery,
+  type CompanyRow,
+  type ProspectClient,
+} from '../api/index.js';
 import { companyQueries, localStackFilter, localTechnologies, type CompanyFilters } from './company-filters.js';
 import { appliedAsSent, type SplitOptions } from './company-partition.js';
 import { countSet, setMeta } from './company-set-count.js';
@@ -34,7 +40,11 @@ export function serviceQueries(filters: CompanyFilters): CompanyQuery[] {
 }
 
 /** The queries' answers, at most `concurrency` calls at once (each query: one call). */
-export async function answerAll(client: Pick<ProspectClient, 'companies'>, queries: CompanyQuery[], concurrency: number): Promise<QueryAnswer[]> {
+export async function answerAll(
+  client: Pick<ProspectClient, 'companies'>,
+  queries: CompanyQuery[],
+  concurrency: number,
+): Promise<QueryAnswer[]> {
   const slots = new Semaphore(concurrency);
   return Promise.all(queries.map((query) => slots.run(async () => (await answerQueries(client, [query]))[0]!)));
 }
@@ -44,14 +54,29 @@ export async function answerAll(client: Pick<ProspectClient, 'companies'>, queri
  * not count the set: a query the service answered without applying every technology sent, or
  * queries that can share a company (their counts do not add up).
  */
-export function sizeFromAnswers(filters: CompanyFilters, queries: CompanyQuery[], answers: QueryAnswer[]): SetSize | undefined {
+export function sizeFromAnswers(
+  filters: CompanyFilters,
+  queries: CompanyQuery[],
+  answers: QueryAnswer[],
+): SetSize | undefined {
   // A no_match is right either way: a service that ignored the others found nobody for the first.
-  if (!answers.every((answer, i) => answer.kind === 'no_match' || appliedAsSent(queries[i]!, answer.meta))) return undefined;
+  if (!answers.every((answer, i) => answer.kind === 'no_match' || appliedAsSent(queries[i]!, answer.meta)))
+    return undefined;
   // The service applied every technology: its counts are the set's, as for a query of one of each kind.
-  const asServiceSet = { ...filters, technologies: filters.technologies.slice(0, 1), notTechnologies: filters.notTechnologies.slice(0, 1) };
+  const asServiceSet = {
+    ...filters,
+    technologies: filters.technologies.slice(0, 1),
+    notTechnologies: filters.notTechnologies.slice(0, 1),
+  };
   const count = countSet(asServiceSet, answers);
   if (!count.exact) return undefined;
-  return { companies: count.companies, contacts: count.contacts, byService: true, meta: setMeta(asServiceSet, answers), queries };
+  return {
+    companies: count.companies,
+    contacts: count.contacts,
+    byService: true,
+    meta: setMeta(asServiceSet, answers),
+    queries,
+  };
 }
 
 /** Whether the failure is a service refusing repeated technologies (contract row 4 of an older service). */
@@ -61,7 +86,11 @@ export function refusesRepeatedTechnologies(error: unknown, filters: CompanyFilt
 }
 
 /** The set's size as the service counts it, or undefined when it cannot (the caller then walks). */
-export async function askSetSize(client: Pick<ProspectClient, 'companies'>, filters: CompanyFilters, concurrency: number): Promise<SetSize | undefined> {
+export async function askSetSize(
+  client: Pick<ProspectClient, 'companies'>,
+  filters: CompanyFilters,
+  concurrency: number,
+): Promise<SetSize | undefined> {
   const queries = serviceQueries(filters);
   try {
     return sizeFromAnswers(filters, queries, await answerAll(client, queries, concurrency));
@@ -117,7 +146,13 @@ export async function planSetWalk(
         onPage(pages);
       }
       const exact = countSet(filters, walk.answers);
-      return { companies, contacts: exact.exact && !accept ? exact.contacts : undefined, byService: false, meta: setMeta(filters, walk.answers), queries };
+      return {
+        companies,
+        contacts: exact.exact && !accept ? exact.contacts : undefined,
+        byService: false,
+        meta: setMeta(filters, walk.answers),
+        queries,
+      };
     },
   };
 }

@@ -14,7 +14,11 @@ export interface StoredFile {
  * data is checked against its schema like any other input: a file damaged by hand or by a disk fault
  * stops the run with exit 2, naming the file and how to start over, rather than resuming on wrong data.
  */
-export function parseStoredJson<Schema extends z.ZodType>(text: string, schema: Schema, file: StoredFile): z.output<Schema> {
+export function parseStoredJson<Schema extends z.ZodType>(
+  text: string,
+  schema: Schema,
+  file: StoredFile,
+): z.output<Schema> {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -11,7 +11,13 @@ import { resolve } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { normalizeDomain } from '../io/domains.js';
 import { checkEmailSyntax, emailKey } from '../io/emails.js';
-import { domainEntries, emailEntries, formatInvalidEntry, streamEntries, type EntryCollector } from '../io/input/entries.js';
+import {
+  domainEntries,
+  emailEntries,
+  formatInvalidEntry,
+  streamEntries,
+  type EntryCollector,
+} from '../io/input/entries.js';
 import type { EntryKind } from '../io/input/model.js';
 import { openInputStream } from '../io/input/source.js';
 import type { RunContext } from '../runtime/context.js';
@@ -93,12 +99,18 @@ export class Suppression {
    * Reads every list before any call: a file that cannot be read (a row, its encoding, its column),
    * or that yields no entry, stops the run with exit 2. `kinds` says which lists the command takes (verify has no domains).
    */
-  static async load(ctx: RunContext, flags: SuppressionFlags, kinds: { domains: boolean; emails: boolean }): Promise<Suppression> {
+  static async load(
+    ctx: RunContext,
+    flags: SuppressionFlags,
+    kinds: { domains: boolean; emails: boolean },
+  ): Promise<Suppression> {
     const standing = kinds.domains || kinds.emails ? await standingLists(ctx) : {};
     const domainFiles = kinds.domains ? withStanding(flags.excludeDomains, standing.excludeDomains) : [];
     const emailFiles = kinds.emails ? withStanding(flags.excludeEmails, standing.excludeEmails) : [];
-    const domains = domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(domainFiles, 'domain')) : undefined;
-    const emails = emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(emailFiles, 'email')) : undefined;
+    const domains =
+      domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(domainFiles, 'domain')) : undefined;
+    const emails =
+      emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(emailFiles, 'email')) : undefined;
     return new Suppression(domains, emails);
   }
 
@@ -139,7 +151,10 @@ export class Suppression {
    * counts where the job keeps them itself (a pipeline counts committed output, so a resume is exact).
    */
   record(removed: Removed = {}): SuppressionRecord {
-    return { domains: this.domains?.record(removed.domains) ?? null, emails: this.emails?.record(removed.emails) ?? null };
+    return {
+      domains: this.domains?.record(removed.domains) ?? null,
+      emails: this.emails?.record(removed.emails) ?? null,
+    };
   }
 
   /** What the run's parameters (and a pipeline's fingerprint) say about the lists: the files, nothing when none. */
@@ -151,11 +166,21 @@ export class Suppression {
   }
 
   /** One caveat line a kind of list in force: what it kept out of this output. */
-  report(ctx: RunContext, nouns: { domains?: [string, string]; emails?: [string, string] } = {}, removed: Removed = {}): void {
+  report(
+    ctx: RunContext,
+    nouns: { domains?: [string, string]; emails?: [string, string] } = {},
+    removed: Removed = {},
+  ): void {
     const [company, companies] = nouns.domains ?? ['company', 'companies'];
     const [contact, contacts] = nouns.emails ?? ['contact', 'contacts'];
-    if (this.domains) ctx.reporter.caveat(`${countOf(removed.domains ?? this.domains.removed, company, companies)} removed by --exclude-domains.`);
-    if (this.emails) ctx.reporter.caveat(`${countOf(removed.emails ?? this.emails.removed, contact, contacts)} removed by --exclude-emails.`);
+    if (this.domains)
+      ctx.reporter.caveat(
+        `${countOf(removed.domains ?? this.domains.removed, company, companies)} removed by --exclude-domains.`,
+      );
+    if (this.emails)
+      ctx.reporter.caveat(
+        `${countOf(removed.emails ?? this.emails.removed, contact, contacts)} removed by --exclude-emails.`,
+      );
   }
 }
 
@@ -164,7 +189,10 @@ async function standingLists(ctx: RunContext): Promise<StandingLists> {
   const { readConfigValues } = await import('../config/store.js');
   const values = readConfigValues(ctx.env);
   const lists: StandingLists = { excludeDomains: values.excludeDomains, excludeEmails: values.excludeEmails };
-  for (const [key, file] of [['exclude-domains', lists.excludeDomains], ['exclude-emails', lists.excludeEmails]] as const) {
+  for (const [key, file] of [
+    ['exclude-domains', lists.excludeDomains],
+    ['exclude-emails', lists.excludeEmails],
+  ] as const) {
     if (file !== undefined && !existsSync(file)) {
       throw new UsageError(
         `the standing ${key} list ${file} (prospect config) does not exist; nothing was sent.`,
@@ -193,9 +221,11 @@ async function readList(files: readonly string[], kind: EntryKind): Promise<Entr
   const flag = kind === 'domain' ? '--exclude-domains' : '--exclude-emails';
   for (const file of files) {
     const source = openInputStream({ file });
-    if (source === null) throw new UsageError(`${file}: a suppression list is read from a file, not from standard input.`);
+    if (source === null)
+      throw new UsageError(`${file}: a suppression list is read from a file, not from standard input.`);
     const before = { read: entries.accepted + entries.duplicates, invalid: entries.invalidCount };
-    for await (const entry of streamEntries(source.open(), { kind, columns: EXPORT_COLUMNS[kind] }, entries)) void entry;
+    for await (const entry of streamEntries(source.open(), { kind, columns: EXPORT_COLUMNS[kind] }, entries))
+      void entry;
     failOnInputProblems(entries.problems, file, entries.problemCount);
     const invalid = entries.invalidCount - before.invalid;
     if (invalid > 0) {

@@ -104,7 +104,12 @@ async function moveIntoPlace(tempPath: string, target: string, finishWriting: ()
 export async function assertReplaceable(target: string): Promise<void> {
   const existing = await stat(target).catch(() => undefined);
   if (existing === undefined || !existing.isFile()) return;
-  const writable = (existing.mode & 0o222) !== 0 && (await access(target, constants.W_OK).then(() => true, () => false));
+  const writable =
+    (existing.mode & 0o222) !== 0 &&
+    (await access(target, constants.W_OK).then(
+      () => true,
+      () => false,
+    ));
   if (writable) return;
   throw new CliError(
     `cannot write ${target}: the file is read-only (mode ${(existing.mode & 0o777).toString(8).padStart(4, '0')}), so prospect does not replace it.`,

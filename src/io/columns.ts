@@ -22,15 +22,26 @@ interface ColumnChoice {
  * `--columns` changes them one by one: `source:Header` renames (or adds at the end), `source:` leaves
  * one out, a plain name adds one under its own name.
  */
-export function selectColumns<Row>(all: ReadonlyArray<Column<Row>>, spec: string | undefined, preset?: string): Column<Row>[] {
+export function selectColumns<Row>(
+  all: ReadonlyArray<Column<Row>>,
+  spec: string | undefined,
+  preset?: string,
+): Column<Row>[] {
   const byName = new Map(all.map((column) => [column.name, column]));
   const choices = spec === undefined ? undefined : parseColumnChoices(spec, byName);
-  checkSources(all, (choices ?? []).map((choice) => choice.source));
+  checkSources(
+    all,
+    (choices ?? []).map((choice) => choice.source),
+  );
   let picked: ColumnChoice[];
   if (preset === undefined) {
     if (choices === undefined) return [...all];
     const dropped = choices.find((choice) => choice.header === '');
-    if (dropped) throw new UsageError(`--columns "${dropped.source}:" leaves out a column, which only means something with --preset.`, 'Name the columns to keep instead.');
+    if (dropped)
+      throw new UsageError(
+        `--columns "${dropped.source}:" leaves out a column, which only means something with --preset.`,
+        'Name the columns to keep instead.',
+      );
     picked = choices;
   } else {
     picked = presetPairs(preset)
@@ -60,7 +71,9 @@ function parseColumnChoices(spec: string, known: ReadonlyMap<string, unknown>): 
     .filter((entry) => entry.length > 0)
     .map((entry) => {
       const colon = entry.indexOf(':');
-      return colon < 0 || known.has(entry) ? { source: entry, header: undefined } : { source: entry.slice(0, colon).trim(), header: entry.slice(colon + 1).trim() };
+      return colon < 0 || known.has(entry)
+        ? { source: entry, header: undefined }
+        : { source: entry.slice(0, colon).trim(), header: entry.slice(colon + 1).trim() };
     });
   if (choices.length === 0) throw new UsageError('--columns needs at least one column name.');
   return choices;
@@ -81,7 +94,11 @@ function checkSources<Row>(all: ReadonlyArray<Column<Row>>, sources: string[]): 
 function checkHeadersDistinct<Row>(columns: ReadonlyArray<Column<Row>>): void {
   const seen = new Set<string>();
   for (const { name } of columns) {
-    if (seen.has(name)) throw new UsageError(`two columns would both be headed "${name}".`, 'Give each column its own header in --columns (source:Header).');
+    if (seen.has(name))
+      throw new UsageError(
+        `two columns would both be headed "${name}".`,
+        'Give each column its own header in --columns (source:Header).',
+      );
     seen.add(name);
   }
 }

@@ -22,10 +22,25 @@ const EXPECTED = 'expected a number of days (90d), weeks (12w), months (6m), yea
 type Unit = 'day' | 'week' | 'month' | 'year';
 
 const UNIT_NAMES: Record<string, Unit> = {
-  d: 'day', day: 'day', days: 'day',
-  w: 'week', wk: 'week', wks: 'week', week: 'week', weeks: 'week',
-  m: 'month', mo: 'month', mos: 'month', mon: 'month', month: 'month', months: 'month',
-  y: 'year', yr: 'year', yrs: 'year', year: 'year', years: 'year',
+  d: 'day',
+  day: 'day',
+  days: 'day',
+  w: 'week',
+  wk: 'week',
+  wks: 'week',
+  week: 'week',
+  weeks: 'week',
+  m: 'month',
+  mo: 'month',
+  mos: 'month',
+  mon: 'month',
+  month: 'month',
+  months: 'month',
+  y: 'year',
+  yr: 'year',
+  yrs: 'year',
+  year: 'year',
+  years: 'year',
 };
 
 /**
@@ -52,7 +67,11 @@ export function parseMaxAge(text: string, now: Date): MaxAgeResult {
   const amount = Number(digits);
   if (amount > MAX_YEARS * unitsPerYear(unit)) return { ok: false, reason: `more than ${MAX_YEARS} years` };
   const cutoff = subtract(today, amount, unit);
-  return { ok: true, cutoff, description: `${amount} ${plural(unit, amount)} (last seen on or after ${isoDay(cutoff)})` };
+  return {
+    ok: true,
+    cutoff,
+    description: `${amount} ${plural(unit, amount)} (last seen on or after ${isoDay(cutoff)})`,
+  };
 }
 
 /**

@@ -25,7 +25,8 @@ export function outputTarget(path: string): OutputTarget {
   const fd = NAMED_DESCRIPTORS[absolute] ?? Number(DESCRIPTOR_PATH.exec(absolute)?.[1] ?? NaN);
   if (Number.isInteger(fd)) return fd === 1 ? { kind: 'stdout' } : { kind: 'descriptor', fd };
   const existing = statSync(absolute, { throwIfNoEntry: false });
-  if (existing !== undefined && !existing.isFile() && !existing.isDirectory()) return { kind: 'device', path: absolute };
+  if (existing !== undefined && !existing.isFile() && !existing.isDirectory())
+    return { kind: 'device', path: absolute };
   return { kind: 'file', path: absolute };
 }
 

@@ -18,9 +18,18 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
 };
 
 /** --format wins; then the extension of -o; then a table for a terminal and CSV for a pipe. */
-export function resolveFormat(options: { format?: string; outputPath?: string; stdoutIsTTY: boolean; bom?: boolean }): OutputFormat {
+export function resolveFormat(options: {
+  format?: string;
+  outputPath?: string;
+  stdoutIsTTY: boolean;
+  bom?: boolean;
+}): OutputFormat {
   const format = chosenFormat(options);
-  if (options.bom === true && format !== 'csv') throw new UsageError(`--bom is for CSV, and this run writes ${format}.`, 'Leave --bom out, or write CSV (-o FILE.csv or --format csv).');
+  if (options.bom === true && format !== 'csv')
+    throw new UsageError(
+      `--bom is for CSV, and this run writes ${format}.`,
+      'Leave --bom out, or write CSV (-o FILE.csv or --format csv).',
+    );
   return format;
 }
 
@@ -52,9 +61,15 @@ function formatOfPath(outputPath: string): OutputFormat {
 }
 
 /** A workbook is bytes for a file: on a terminal it is only noise (`> list.xlsx` and pipes are fine). */
-function refuseBinaryOnTerminal(format: OutputFormat, options: { outputPath?: string; stdoutIsTTY: boolean }): OutputFormat {
+function refuseBinaryOnTerminal(
+  format: OutputFormat,
+  options: { outputPath?: string; stdoutIsTTY: boolean },
+): OutputFormat {
   if (format === 'xlsx' && options.outputPath === undefined && options.stdoutIsTTY) {
-    throw new UsageError('--format xlsx writes a binary file, not text for a terminal.', 'Add -o FILE.xlsx, or redirect: > list.xlsx.');
+    throw new UsageError(
+      '--format xlsx writes a binary file, not text for a terminal.',
+      'Add -o FILE.xlsx, or redirect: > list.xlsx.',
+    );
   }
   return format;
 }
@@ -66,14 +81,21 @@ function refuseBinaryOnTerminal(format: OutputFormat, options: { outputPath?: st
  * not read-only (nor its `sidecar`, FILE.meta.json); a device, a FIFO or a descriptor is written
  * directly, so only it must be writable.
  */
-export async function checkOutputPath(outputPath: string | undefined, options: { sidecar?: string } = {}): Promise<void> {
+export async function checkOutputPath(
+  outputPath: string | undefined,
+  options: { sidecar?: string } = {},
+): Promise<void> {
   if (outputPath === undefined) return;
   const notWritable = (why: string, hint = 'Create the directory or fix its permissions, or give another -o path.') =>
     new CliError(`cannot write ${outputPath}: ${why}.`, ExitCode.output, hint);
   const target = outputTarget(outputPath);
   if (target.kind === 'stdout') return;
   if (target.kind === 'descriptor') {
-    if (!descriptorIsOpen(target.fd)) throw notWritable(`descriptor ${target.fd} is not open`, 'Open it in the shell that starts prospect (for example 3>file), or give another path.');
+    if (!descriptorIsOpen(target.fd))
+      throw notWritable(
+        `descriptor ${target.fd} is not open`,
+        'Open it in the shell that starts prospect (for example 3>file), or give another path.',
+      );
     return;
   }
   if (target.kind === 'device') {
@@ -112,7 +134,11 @@ export interface Output {
 
 export async function openOutput(outputPath: string | undefined, stdout: Writable): Promise<Output> {
   const target = outputPath === undefined ? ({ kind: 'stdout' } as const) : outputTarget(outputPath);
-  if (target.kind !== 'file') return openStream(outputPath, target.kind === 'stdout' ? { stream: stdout, owned: false } : await openDirect(target));
+  if (target.kind !== 'file')
+    return openStream(
+      outputPath,
+      target.kind === 'stdout' ? { stream: stdout, owned: false } : await openDirect(target),
+    );
   const file: AtomicFile = await openAtomicFile(target.path);
   // Held until the output is committed: a run that fails at the last step (a full disk, a refused
   // rename) must not leave a sidecar describing an export that never replaced the old file.
@@ -149,9 +175,14 @@ function openStream(outputPath: string | undefined, { stream, owned }: { stream:
   };
 }
 
-async function openDirect(target: { kind: 'device'; path: string } | { kind: 'descriptor'; fd: number }): Promise<{ stream: Writable; owned: true }> {
+async function openDirect(
+  target: { kind: 'device'; path: string } | { kind: 'descriptor'; fd: number },
+): Promise<{ stream: Writable; owned: true }> {
   // A FIFO's open waits for its reader, as `cat > fifo` does.
-  const stream = target.kind === 'device' ? createWriteStream(target.path, { flags: 'w' }) : createWriteStream('', { fd: target.fd, autoClose: false });
+  const stream =
+    target.kind === 'device'
+      ? createWriteStream(target.path, { flags: 'w' })
+      : createWriteStream('', { fd: target.fd, autoClose: false });
   if (target.kind === 'device') await once(stream, 'open');
   return { stream, owned: true };
 }

@@ -28,5 +28,7 @@ export function streamSink(stream: Writable & { isTTY?: boolean; columns?: numbe
  * full enough to emit 'drain'.
  */
 export function afterPendingWrites(stream: Writable): Promise<void> {
-  return new Promise((resolveWritten, reject) => stream.write('', (error) => (error ? reject(error) : resolveWritten())));
+  return new Promise((resolveWritten, reject) =>
+    stream.write('', (error) => (error ? reject(error) : resolveWritten())),
+  );
 }

@@ -16,7 +16,9 @@ export const BAR_COLOUR = '#2f6fdf';
 
 /** Text as XML character data or an attribute value. */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.codePointAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return text
+    .replace(/[&<>"']/g, (char) => `&#${char.codePointAt(0)};`)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
 export function renderSvgChart(rows: readonly ChartRow[], title: string): string {

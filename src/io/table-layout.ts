@@ -57,21 +57,37 @@ interface ColumnFit {
   rank: number;
 }
 
-export function planLayout(names: readonly string[], sample: ReadonlyArray<readonly string[]>, width: number): TableLayout {
+export function planLayout(
+  names: readonly string[],
+  sample: ReadonlyArray<readonly string[]>,
+  width: number,
+): TableLayout {
   const columns: ColumnFit[] = names.map((name, index) => {
     const cells = Math.min(MAX_CELL, Math.max(0, ...sample.map((row) => stringWidth(row[index] ?? ''))));
     const rank = CUT_FIRST.indexOf(name);
-    return { name, cells, natural: Math.min(MAX_CELL, Math.max(cells, stringWidth(name))), rank: rank === -1 ? CUT_FIRST.length + (names.length - index) : rank };
+    return {
+      name,
+      cells,
+      natural: Math.min(MAX_CELL, Math.max(cells, stringWidth(name))),
+      rank: rank === -1 ? CUT_FIRST.length + (names.length - index) : rank,
+    };
   });
   const byCutOrder = columns.map((_, index) => index).sort((a, b) => columns[a]!.rank - columns[b]!.rank);
   const omitted: number[] = [];
   for (;;) {
     const shown = columns.map((_, index) => index).filter((index) => !omitted.includes(index));
-    const widths = cutToFit(shown.map((index) => columns[index]!), width);
+    const widths = cutToFit(
+      shown.map((index) => columns[index]!),
+      width,
+    );
     const next = byCutOrder.find((index) => !omitted.includes(index));
     if (widths !== undefined || shown.length === 1 || next === undefined) {
       // One column alone wider than the space is cut to the space.
-      return { shown, widths: widths ?? [Math.max(1, width - frameWidth(1))], omitted: omitted.map((index) => names[index] ?? '') };
+      return {
+        shown,
+        widths: widths ?? [Math.max(1, width - frameWidth(1))],
+        omitted: omitted.map((index) => names[index] ?? ''),
+      };
     }
     omitted.push(next);
   }
@@ -87,7 +103,8 @@ function cutToFit(columns: readonly ColumnFit[], width: number): number[] | unde
   };
   const order = columns.map((_, index) => index).sort((a, b) => columns[a]!.rank - columns[b]!.rank);
   for (const index of order) if (CUT_FIRST.includes(columns[index]!.name)) cut(index, FIRST_FLOOR);
-  for (const index of order) if (columns[index]!.cells < widths[index]!) cut(index, Math.max(columns[index]!.cells, HEADER_FLOOR));
+  for (const index of order)
+    if (columns[index]!.cells < widths[index]!) cut(index, Math.max(columns[index]!.cells, HEADER_FLOOR));
   for (const lastResort of [false, true]) {
     while (excess() > 0) {
       let widest: number | undefined;

@@ -81,7 +81,12 @@ function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<
   return {
     async writeRows(rows) {
       await writeHeader();
-      await writeInPieces(sink, rows, (piece) => stringify(piece.map((row) => columns.map((column) => column.get(row))), rowOptions));
+      await writeInPieces(sink, rows, (piece) =>
+        stringify(
+          piece.map((row) => columns.map((column) => column.get(row))),
+          rowOptions,
+        ),
+      );
     },
     // A header-only file is how an empty result is written, when the user asked for one.
     async finish() {
@@ -97,7 +102,11 @@ function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<
  */
 const ROWS_PER_PIECE = 32;
 
-async function writeInPieces<Row>(sink: TextSink, rows: readonly Row[], format: (piece: readonly Row[]) => string): Promise<void> {
+async function writeInPieces<Row>(
+  sink: TextSink,
+  rows: readonly Row[],
+  format: (piece: readonly Row[]) => string,
+): Promise<void> {
   for (let start = 0; start < rows.length; start += ROWS_PER_PIECE) {
     await sink.write(format(rows.slice(start, start + ROWS_PER_PIECE)));
   }
@@ -125,7 +134,9 @@ function jsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter
 function ndjsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<Row> {
   return {
     async writeRows(rows) {
-      await writeInPieces(sink, rows, (piece) => piece.map((row) => `${JSON.stringify(options.toJson(row))}\n`).join(''));
+      await writeInPieces(sink, rows, (piece) =>
+        piece.map((row) => `${JSON.stringify(options.toJson(row))}\n`).join(''),
+      );
     },
     async finish() {},
   };

@@ -35,9 +35,14 @@ export const ABOUT_SHEET = 'About this list';
  * number, never a formula, so the CSV formula guard's `'` is not needed. Sheet "List" has a bold,
  * frozen header row with an autofilter; the provenance (`meta`) goes on sheet "About this list".
  */
-export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, limits: XlsxLimits = DEFAULT_LIMITS): RowWriter<Row> {
+export function xlsxWriter<Row>(
+  sink: TextSink,
+  options: WriterOptions<Row>,
+  limits: XlsxLimits = DEFAULT_LIMITS,
+): RowWriter<Row> {
   // pipeline refuses --state with xlsx up front (src/core/pipeline/plan.ts); this is the writer's own guard.
-  if (options.resume) throw new UsageError('--state cannot resume an .xlsx file.', 'Write CSV with --state, or leave --state out.');
+  if (options.resume)
+    throw new UsageError('--state cannot resume an .xlsx file.', 'Write CSV with --state, or leave --state out.');
   const { columns } = options;
   const output = byteStream(sink);
   const workbook = new WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
@@ -48,7 +53,9 @@ export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, lim
 
   const startSheet = (firstRows: Cell[][]) => {
     const headers = columns.map((column) => column.name);
-    sheet.columns = headers.map((header, index) => ({ width: columnWidth([header, ...firstRows.map((cells) => cells[index])]) }));
+    sheet.columns = headers.map((header, index) => ({
+      width: columnWidth([header, ...firstRows.map((cells) => cells[index])]),
+    }));
     const headerRow = sheet.addRow(headers);
     headerRow.font = { bold: true };
     headerRow.commit();
@@ -81,7 +88,10 @@ export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, lim
     async finish(meta) {
       if (sample) startSheet(sample);
       sample = undefined;
-      sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rowsWritten + 1, column: Math.max(columns.length, 1) } };
+      sheet.autoFilter = {
+        from: { row: 1, column: 1 },
+        to: { row: rowsWritten + 1, column: Math.max(columns.length, 1) },
+      };
       sheet.commit();
       writeAboutSheet(workbook, rowsWritten, meta);
       const closed = once(output, 'finish');
@@ -99,7 +109,8 @@ export function xlsxWriter<Row>(sink: TextSink, options: WriterOptions<Row>, lim
 async function zipCaughtUp(sheet: ExcelJS.Worksheet): Promise<void> {
   const pipes = (sheet as unknown as { stream: { pipes?: Writable[] } }).stream.pipes ?? [];
   for (const pipe of pipes) {
-    if ((pipe as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain) await once(pipe, 'drain');
+    if ((pipe as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain)
+      await once(pipe, 'drain');
   }
 }
 
@@ -123,7 +134,8 @@ function flatten(value: unknown, prefix: string): Array<[string, Cell]> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     return Object.entries(value).flatMap(([key, inner]) => flatten(inner, prefix ? `${prefix}.${key}` : key));
   }
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return [[prefix, value]];
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return [[prefix, value]];
   return [[prefix, JSON.stringify(value)]];
 }
 
@@ -133,7 +145,10 @@ function xlsxCell(value: Cell): string | number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   const text = String(value);
   if (text.length > EXCEL_MAX_CELL_CHARS) {
-    throw new UsageError(`a cell holds ${formatCount(text.length)} characters, more than Excel keeps in one cell (${formatCount(EXCEL_MAX_CELL_CHARS)}); no .xlsx was written.`, 'Write CSV instead (-o FILE.csv or --format csv).');
+    throw new UsageError(
+      `a cell holds ${formatCount(text.length)} characters, more than Excel keeps in one cell (${formatCount(EXCEL_MAX_CELL_CHARS)}); no .xlsx was written.`,
+      'Write CSV instead (-o FILE.csv or --format csv).',
+    );
   }
   return text;
 }

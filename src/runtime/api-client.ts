@@ -14,7 +14,9 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     cursorParam: connection.cursorParam,
     proxy: connection.proxy.proxy,
     ca: connection.trust.ca,
-    onRequest: ctx.reporter.debugging ? (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event)) : undefined,
+    onRequest: ctx.reporter.debugging
+      ? (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event))
+      : undefined,
     onWaiting: ctx.reporter.showsProgress ? waitNotices(ctx) : undefined,
   });
   ctx.onCleanup(() => client.close());

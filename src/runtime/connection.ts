@@ -26,7 +26,8 @@ export interface Connection {
   trust: TrustSettings;
 }
 
-const KEY_HINT = 'Set PROSPECT_API_KEY (or run `prospect config set api-key`), or add --sandbox to try prospect on generated data.';
+const KEY_HINT =
+  'Set PROSPECT_API_KEY (or run `prospect config set api-key`), or add --sandbox to try prospect on generated data.';
 
 /**
  * Where to connect and with which key. The key is never a command-line flag (it would show in `ps`
@@ -58,12 +59,16 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
     cursorParam,
     serviceIdentity: originOf(baseUrl),
     baseUrlSource,
-    proxy: URL.canParse(baseUrl) ? decideProxy(new URL(baseUrl), { setting: config.proxy, env: ctx.env }) : { proxy: undefined, why: 'the base URL is not a URL' },
+    proxy: URL.canParse(baseUrl)
+      ? decideProxy(new URL(baseUrl), { setting: config.proxy, env: ctx.env })
+      : { proxy: undefined, why: 'the base URL is not a URL' },
     trust: trustSettings(ctx.env, config.caFile),
   };
 }
 
-function firstOf(candidates: ReadonlyArray<readonly [string | undefined, string]>): [string, string] | [undefined, undefined] {
+function firstOf(
+  candidates: ReadonlyArray<readonly [string | undefined, string]>,
+): [string, string] | [undefined, undefined] {
   const found = candidates.find(([value]) => value !== undefined);
   return found ? [found[0]!, found[1]] : [undefined, undefined];
 }

@@ -30,7 +30,11 @@ export interface RunContext {
   onCleanup(task: () => Promise<void> | void): void;
 }
 
-export function createContext(global: GlobalOptions, signal: AbortSignal, cleanups: Array<() => Promise<void> | void>): RunContext {
+export function createContext(
+  global: GlobalOptions,
+  signal: AbortSignal,
+  cleanups: Array<() => Promise<void> | void>,
+): RunContext {
   const env = process.env;
   const debug = Boolean(global.debug) || env.PROSPECT_DEBUG === '1';
   return {

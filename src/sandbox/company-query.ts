@@ -62,9 +62,11 @@ export class CompanyQueryEngine {
 
   /** 400 for a missing or malformed parameter, then 422 for one the data cannot answer. */
   resolve(params: CompanyFilterParams): CompanyFilters {
-    if (params.technology.length === 0 || params.technology.some((name) => name.trim() === '')) throw missingParameter('technology');
+    if (params.technology.length === 0 || params.technology.some((name) => name.trim() === ''))
+      throw missingParameter('technology');
     const range = params.employee_range === undefined ? undefined : parseRange(params.employee_range);
-    if (params.country !== undefined && params.country.trim() === '') throw invalidParameter('country', "'country' must not be empty.");
+    if (params.country !== undefined && params.country.trim() === '')
+      throw invalidParameter('country', "'country' must not be empty.");
     if (params.not_technology.some((name) => name.trim() === '')) {
       throw invalidParameter('not_technology', "'not_technology' must not be empty.");
     }
@@ -73,7 +75,10 @@ export class CompanyQueryEngine {
     const excluded = unique(params.not_technology.map((name) => this.technologyIndex('not_technology', name)));
     const both = required.find((t) => excluded.includes(t));
     if (both !== undefined) {
-      throw unprocessable('contradictory_filters', `technology and not_technology both name ${this.name(both)}: no company can both run and not run it.`);
+      throw unprocessable(
+        'contradictory_filters',
+        `technology and not_technology both name ${this.name(both)}: no company can both run and not run it.`,
+      );
     }
     const [technology, ...alsoRequired] = required as [number, ...number[]];
     const [notTechnology, ...alsoExcluded] = excluded;
@@ -81,16 +86,32 @@ export class CompanyQueryEngine {
     const country = params.country === undefined ? undefined : this.countryIndex(params.country);
     const rangeText = range === undefined ? undefined : `${range.low}-${range.high}`;
     // A query of one technology of each kind keeps the key it always had (its cursors stay valid).
-    const extra = alsoRequired.length + alsoExcluded.length > 0 ? [[...alsoRequired].sort((a, b) => a - b), [...alsoExcluded].sort((a, b) => a - b)] : [];
+    const extra =
+      alsoRequired.length + alsoExcluded.length > 0
+        ? [[...alsoRequired].sort((a, b) => a - b), [...alsoExcluded].sort((a, b) => a - b)]
+        : [];
     const key = JSON.stringify([technology, notTechnology ?? null, rangeText ?? null, country ?? null, ...extra]);
-    return { technology, notTechnology, alsoRequired, alsoExcluded, employeeMask, employeeRange: rangeText, country, key };
+    return {
+      technology,
+      notTechnology,
+      alsoRequired,
+      alsoExcluded,
+      employeeMask,
+      employeeRange: rangeText,
+      country,
+      key,
+    };
   }
 
   /** With several technologies of a kind (contract row 4): the catalog's names the answer applied, for `meta.technologies`. */
   appliedTechnologies(filters: CompanyFilters): { all_of: string[]; none_of: string[] } | undefined {
     if (filters.alsoRequired.length + filters.alsoExcluded.length === 0) return undefined;
-    const names = (list: ReadonlyArray<number | undefined>) => list.flatMap((t) => (t === undefined ? [] : [this.name(t)]));
-    return { all_of: names([filters.technology, ...filters.alsoRequired]), none_of: names([filters.notTechnology, ...filters.alsoExcluded]) };
+    const names = (list: ReadonlyArray<number | undefined>) =>
+      list.flatMap((t) => (t === undefined ? [] : [this.name(t)]));
+    return {
+      all_of: names([filters.technology, ...filters.alsoRequired]),
+      none_of: names([filters.notTechnology, ...filters.alsoExcluded]),
+    };
   }
 
   /** Up to `limit` matching companies after position `after` (-1: from the start). */
@@ -123,7 +144,8 @@ export class CompanyQueryEngine {
     }
     const totals = { total, contactCount };
     this.totalsCache.set(filters.key, totals);
-    if (this.totalsCache.size > TOTALS_CACHE_SIZE) this.totalsCache.delete(this.totalsCache.keys().next().value as string);
+    if (this.totalsCache.size > TOTALS_CACHE_SIZE)
+      this.totalsCache.delete(this.totalsCache.keys().next().value as string);
     return totals;
   }
 
@@ -131,9 +153,11 @@ export class CompanyQueryEngine {
   describe(filters: CompanyFilters): string {
     const parts = [this.name(filters.technology)];
     for (const t of filters.alsoRequired) parts.push(this.name(t));
-    if (filters.notTechnology !== undefined) parts.push(`without ${[filters.notTechnology, ...filters.alsoExcluded].map((t) => this.name(t)).join(' or ')}`);
+    if (filters.notTechnology !== undefined)
+      parts.push(`without ${[filters.notTechnology, ...filters.alsoExcluded].map((t) => this.name(t)).join(' or ')}`);
     if (filters.employeeRange !== undefined) parts.push(`${filters.employeeRange} employees`);
-    if (filters.country !== undefined) parts.push(`in ${this.dataset.firmographics.countries[filters.country]?.name ?? ''}`);
+    if (filters.country !== undefined)
+      parts.push(`in ${this.dataset.firmographics.countries[filters.country]?.name ?? ''}`);
     return parts.join(', ');
   }
 
@@ -153,13 +177,19 @@ export class CompanyQueryEngine {
 
   private technologyIndex(parameter: string, raw: string): number {
     const name = raw.trim();
-    const t = name.length <= MAX_NAME_LENGTH ? this.dataset.catalog.indexByLowerName.get(name.toLowerCase()) : undefined;
+    const t =
+      name.length <= MAX_NAME_LENGTH ? this.dataset.catalog.indexByLowerName.get(name.toLowerCase()) : undefined;
     if (t !== undefined) return t;
-    const suggestions = name.length <= MAX_NAME_LENGTH ? closestNames(name, this.technologyNames, (n) => this.sitesRunning(n)) : [];
-    throw unprocessable('unknown_technology', `'${truncate(name)}' (${parameter}) is not a technology in the catalog.${didYouMean(suggestions)}`, {
-      parameter,
-      suggestions,
-    });
+    const suggestions =
+      name.length <= MAX_NAME_LENGTH ? closestNames(name, this.technologyNames, (n) => this.sitesRunning(n)) : [];
+    throw unprocessable(
+      'unknown_technology',
+      `'${truncate(name)}' (${parameter}) is not a technology in the catalog.${didYouMean(suggestions)}`,
+      {
+        parameter,
+        suggestions,
+      },
+    );
   }
 
   private sitesRunning(name: string): number {
@@ -172,10 +202,14 @@ export class CompanyQueryEngine {
     const c = this.countryIndexByName.get(name);
     if (c !== undefined) return c;
     const suggestions = name.length <= MAX_NAME_LENGTH ? closestNames(name, [...this.countryIndexByName.keys()]) : [];
-    throw unprocessable('unknown_country', `'${truncate(raw.trim())}' is not a country in the dataset.${didYouMean(suggestions)}`, {
-      parameter: 'country',
-      suggestions,
-    });
+    throw unprocessable(
+      'unknown_country',
+      `'${truncate(raw.trim())}' is not a country in the dataset.${didYouMean(suggestions)}`,
+      {
+        parameter: 'country',
+        suggestions,
+      },
+    );
   }
 }
 
@@ -190,10 +224,12 @@ function didYouMean(suggestions: readonly string[]): string {
 /** `<low>-<high>` with low <= high; anything else is malformed (400), not "unknown" (422). */
 function parseRange(raw: string): { low: number; high: number } {
   const match = /^\s*([0-9]{1,9})-([0-9]{1,9})\s*$/.exec(raw);
-  if (!match) throw invalidParameter('employee_range', "'employee_range' must look like <low>-<high>, for example 11-500.");
+  if (!match)
+    throw invalidParameter('employee_range', "'employee_range' must look like <low>-<high>, for example 11-500.");
   const low = Number(match[1]);
   const high = Number(match[2]);
-  if (low > high) throw invalidParameter('employee_range', "'employee_range' must have its low bound first, for example 11-500.");
+  if (low > high)
+    throw invalidParameter('employee_range', "'employee_range' must have its low bound first, for example 11-500.");
   return { low, high };
 }
 
@@ -205,10 +241,14 @@ function employeeMaskFor(range: { low: number; high: number }): Uint8Array {
   });
   if (!mask.includes(1)) {
     const valid = EMPLOYEE_RANGES.map((r) => r.label);
-    throw unprocessable('unknown_employee_range', `No employee range label lies inside ${range.low}-${range.high}. Labels: ${valid.join(', ')}.`, {
-      parameter: 'employee_range',
-      valid_values: valid,
-    });
+    throw unprocessable(
+      'unknown_employee_range',
+      `No employee range label lies inside ${range.low}-${range.high}. Labels: ${valid.join(', ')}.`,
+      {
+        parameter: 'employee_range',
+        valid_values: valid,
+      },
+    );
   }
   return mask;
 }

@@ -42,9 +42,11 @@ export class CursorCodec {
 
   /** Checks the seal only; the binding to a query is checked by `assertBelongsTo` once the query is resolved. */
   decode(token: string): DecodedCursor {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) throw invalidCursor('The cursor is malformed: pass the next_cursor of the previous page verbatim.');
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(token))
+      throw invalidCursor('The cursor is malformed: pass the next_cursor of the previous page verbatim.');
     const bytes = Buffer.from(token, 'base64url');
-    if (bytes.length !== TOKEN_BYTES || bytes.toString('base64url') !== token) throw invalidCursor('The cursor is malformed: pass the next_cursor of the previous page verbatim.');
+    if (bytes.length !== TOKEN_BYTES || bytes.toString('base64url') !== token)
+      throw invalidCursor('The cursor is malformed: pass the next_cursor of the previous page verbatim.');
     const payload = bytes.subarray(0, PAYLOAD_BYTES);
     if (payload.readUInt8(0) !== VERSION || !timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), this.mac(payload))) {
       throw invalidCursor('The cursor is not one this service issued (or it was altered).');

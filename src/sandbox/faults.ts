@@ -34,10 +34,14 @@ export type FaultOutcome =
 /** Retry-After of the injected 503 and 429: one second, so a client that honours it waits briefly. */
 const RETRY_AFTER_SECONDS = 1;
 
-const BAD_GATEWAY_PAGE = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>injected by prospect sandbox</p></body></html>';
+const BAD_GATEWAY_PAGE =
+  '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>injected by prospect sandbox</p></body></html>';
 
 export const FAULT_KINDS: Readonly<Record<FaultKindName, () => FaultOutcome>> = {
-  '500': () => ({ kind: 'reply', error: new ApiError(500, 'internal_error', 'Injected fault: internal error (sandbox --fail-rate).') }),
+  '500': () => ({
+    kind: 'reply',
+    error: new ApiError(500, 'internal_error', 'Injected fault: internal error (sandbox --fail-rate).'),
+  }),
   '502': () => ({ kind: 'html', status: 502, body: BAD_GATEWAY_PAGE }),
   '503': () => ({ kind: 'reply', error: unavailable({ 'retry-after': String(RETRY_AFTER_SECONDS) }) }),
   '503-no-retry-after': () => ({ kind: 'reply', error: unavailable({}) }),
@@ -50,14 +54,26 @@ export const FAULT_KINDS: Readonly<Record<FaultKindName, () => FaultOutcome>> = 
 };
 
 function unavailable(headers: Record<string, string>): ApiError {
-  return new ApiError(503, 'service_unavailable', 'Injected fault: service unavailable (sandbox --fail-rate).', {}, headers);
+  return new ApiError(
+    503,
+    'service_unavailable',
+    'Injected fault: service unavailable (sandbox --fail-rate).',
+    {},
+    headers,
+  );
 }
 
 /** With the hint: the header and `retry_after` in the body, as the real rate limit sends them (contract row 12). */
 function rateLimited(withHint: boolean): ApiError {
   const reason = 'Injected fault: too many requests (sandbox --fail-rate).';
   return withHint
-    ? new ApiError(429, 'rate_limited', reason, { retry_after: RETRY_AFTER_SECONDS }, { 'retry-after': String(RETRY_AFTER_SECONDS) })
+    ? new ApiError(
+        429,
+        'rate_limited',
+        reason,
+        { retry_after: RETRY_AFTER_SECONDS },
+        { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      )
     : new ApiError(429, 'rate_limited', reason);
 }
 
@@ -88,7 +104,15 @@ export interface RequestFate {
 /** Keeps the fault draws apart from any other use of the same seed. */
 const FAULT_STREAM = 0x6661756c; // "faul"
 
-export const NO_FAULTS: FaultOptions = { seed: 0, failRate: 0, kinds: DEFAULT_FAULT_KINDS, after: 0, latencyMs: 0, spikeMs: 0, spikeRate: 0 };
+export const NO_FAULTS: FaultOptions = {
+  seed: 0,
+  failRate: 0,
+  kinds: DEFAULT_FAULT_KINDS,
+  after: 0,
+  latencyMs: 0,
+  spikeMs: 0,
+  spikeRate: 0,
+};
 
 export class FaultPlan {
   private requestsSeen = 0;
@@ -128,7 +152,10 @@ export class FaultPlan {
     const { kinds, seed } = this.options;
     const deckNumber = Math.floor(this.failuresDealt / kinds.length);
     if (this.deck?.number !== deckNumber) {
-      this.deck = { number: deckNumber, cards: new Random(hash32(FAULT_STREAM, seed, 'deck', deckNumber)).shuffle([...kinds]) };
+      this.deck = {
+        number: deckNumber,
+        cards: new Random(hash32(FAULT_STREAM, seed, 'deck', deckNumber)).shuffle([...kinds]),
+      };
     }
     return this.deck.cards[this.failuresDealt++ % kinds.length] as FaultKindName;
   }

@@ -17,7 +17,8 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   if (Array.isArray(header)) throw invalidParameter('Idempotency-Key', 'Send the Idempotency-Key header once.');
   const key = header?.trim();
   if (!key) return undefined;
-  if (key.length > MAX_KEY_LENGTH) throw invalidParameter('Idempotency-Key', `The Idempotency-Key header takes at most ${MAX_KEY_LENGTH} characters.`);
+  if (key.length > MAX_KEY_LENGTH)
+    throw invalidParameter('Idempotency-Key', `The Idempotency-Key header takes at most ${MAX_KEY_LENGTH} characters.`);
   return key;
 }
 

@@ -4,7 +4,15 @@
  */
 import type { AddressInfo } from 'node:net';
 import { buildDataset } from './dataset/dataset.js';
-import { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, todayUtc } from './defaults.js';
+import {
+  DEFAULT_COMPANIES,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_SEED,
+  isIsoDay,
+  MAX_COMPANIES,
+  todayUtc,
+} from './defaults.js';
 import { CompanyQueryEngine } from './company-query.js';
 import { ContactStore } from './contact-store.js';
 import { CursorCodec } from './cursor.js';
@@ -76,7 +84,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
       countries: countriesRoute(dataset),
       contacts: contactsRoute(contacts, stats),
-      verify: verifyRoute(dataset, contacts, stats, config.asOf, { honourIdempotencyKey: !config.ignoreIdempotencyKey }),
+      verify: verifyRoute(dataset, contacts, stats, config.asOf, {
+        honourIdempotencyKey: !config.ignoreIdempotencyKey,
+      }),
     },
     stats,
     faults: new FaultPlan({
@@ -132,18 +142,48 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
   const check = (ok: boolean, message: string) => {
     if (!ok) throw new RangeError(`sandbox: ${message}`);
   };
-  check(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65535, 'port must be an integer from 0 to 65535');
-  check(Number.isInteger(config.companies) && config.companies >= 1 && config.companies <= MAX_COMPANIES, `companies must be an integer from 1 to ${MAX_COMPANIES}`);
-  check(Number.isInteger(config.seed) && config.seed >= 0 && config.seed <= 0xffffffff, 'seed must be an integer from 0 to 4294967295');
+  check(
+    Number.isInteger(config.port) && config.port >= 0 && config.port <= 65535,
+    'port must be an integer from 0 to 65535',
+  );
+  check(
+    Number.isInteger(config.companies) && config.companies >= 1 && config.companies <= MAX_COMPANIES,
+    `companies must be an integer from 1 to ${MAX_COMPANIES}`,
+  );
+  check(
+    Number.isInteger(config.seed) && config.seed >= 0 && config.seed <= 0xffffffff,
+    'seed must be an integer from 0 to 4294967295',
+  );
   check(isIsoDay(config.asOf), 'asOf must be a date written YYYY-MM-DD');
-  check(Number.isFinite(config.latencyMs) && config.latencyMs >= 0 && config.latencyMs <= 600_000, 'latencyMs must be from 0 to 600000');
-  check(Number.isFinite(config.failRate) && config.failRate >= 0 && config.failRate <= 1, 'failRate must be from 0 to 1');
-  check(config.faults.length > 0 && config.faults.every((name) => isFaultKindName(name)), `faults must name at least one fault kind of: ${FAULT_KIND_NAMES.join(', ')}`);
-  check(Number.isInteger(config.faultSeed) && config.faultSeed >= 0 && config.faultSeed <= 0xffffffff, 'faultSeed must be an integer from 0 to 4294967295');
+  check(
+    Number.isFinite(config.latencyMs) && config.latencyMs >= 0 && config.latencyMs <= 600_000,
+    'latencyMs must be from 0 to 600000',
+  );
+  check(
+    Number.isFinite(config.failRate) && config.failRate >= 0 && config.failRate <= 1,
+    'failRate must be from 0 to 1',
+  );
+  check(
+    config.faults.length > 0 && config.faults.every((name) => isFaultKindName(name)),
+    `faults must name at least one fault kind of: ${FAULT_KIND_NAMES.join(', ')}`,
+  );
+  check(
+    Number.isInteger(config.faultSeed) && config.faultSeed >= 0 && config.faultSeed <= 0xffffffff,
+    'faultSeed must be an integer from 0 to 4294967295',
+  );
   check(Number.isSafeInteger(config.faultsAfter) && config.faultsAfter >= 0, 'faultsAfter must be a whole number');
-  check(Number.isFinite(config.latencySpikeMs) && config.latencySpikeMs >= 0 && config.latencySpikeMs <= 600_000, 'latencySpikeMs must be from 0 to 600000');
-  check(Number.isFinite(config.latencySpikeRate) && config.latencySpikeRate >= 0 && config.latencySpikeRate <= 1, 'latencySpikeRate must be from 0 to 1');
+  check(
+    Number.isFinite(config.latencySpikeMs) && config.latencySpikeMs >= 0 && config.latencySpikeMs <= 600_000,
+    'latencySpikeMs must be from 0 to 600000',
+  );
+  check(
+    Number.isFinite(config.latencySpikeRate) && config.latencySpikeRate >= 0 && config.latencySpikeRate <= 1,
+    'latencySpikeRate must be from 0 to 1',
+  );
   check(config.latencySpikeRate === 0 || config.latencySpikeMs > 0, 'latencySpikeRate needs latencySpikeMs');
-  check(config.rateLimit === undefined || (Number.isInteger(config.rateLimit) && config.rateLimit >= 1), 'rateLimit must be a positive integer');
+  check(
+    config.rateLimit === undefined || (Number.isInteger(config.rateLimit) && config.rateLimit >= 1),
+    'rateLimit must be a positive integer',
+  );
   return config;
 }

@@ -35,20 +35,33 @@ function decode(text: string): string {
  * The values of an endpoint's parameters, each allowed once (contract row 3). A parameter the endpoint
  * does not know is rejected rather than ignored: a misspelt filter would otherwise widen the result.
  */
-export function singleValues<K extends string>(query: RawQuery, known: readonly K[], repeatable: readonly K[] = []): Partial<Record<K, string>> {
+export function singleValues<K extends string>(
+  query: RawQuery,
+  known: readonly K[],
+  repeatable: readonly K[] = [],
+): Partial<Record<K, string>> {
   const out: Partial<Record<K, string>> = {};
   for (const [name, values] of query) {
     if (!(known as readonly string[]).includes(name)) {
-      throw invalidParameter(name, `Unknown parameter '${truncate(name)}'. Known parameters: ${known.join(', ')}.`, { valid_values: known });
+      throw invalidParameter(name, `Unknown parameter '${truncate(name)}'. Known parameters: ${known.join(', ')}.`, {
+        valid_values: known,
+      });
     }
-    if (values.length > 1 && !(repeatable as readonly string[]).includes(name)) throw invalidParameter(name, `The parameter '${name}' may appear only once.`);
+    if (values.length > 1 && !(repeatable as readonly string[]).includes(name))
+      throw invalidParameter(name, `The parameter '${name}' may appear only once.`);
     out[name as K] = values[0] as string;
   }
   return out;
 }
 
 /** An optional integer parameter within bounds (digits only: "+5", "5.0" and " 5" are not integers). */
-export function integerParameter(name: string, value: string | undefined, min: number, max: number, fallback: number): number {
+export function integerParameter(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
   if (!/^[0-9]{1,7}$/.test(value)) throw invalidParameter(name, `'${name}' must be an integer from ${min} to ${max}.`);
   const n = Number(value);

@@ -38,12 +38,19 @@ export function companiesRoute(dataset: Dataset, engine: CompanyQueryEngine, cur
     const limit = integerParameter('limit', params.limit, 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
     // The cursor's seal is checked with the other 400s; its binding needs the resolved query.
     const cursor = params.cursor === undefined ? undefined : cursors.decode(params.cursor);
-    const filters = engine.resolve({ ...params, technology: request.query.get('technology') ?? [], not_technology: request.query.get('not_technology') ?? [] });
+    const filters = engine.resolve({
+      ...params,
+      technology: request.query.get('technology') ?? [],
+      not_technology: request.query.get('not_technology') ?? [],
+    });
     if (cursor) cursors.assertBelongsTo(cursor, filters.key);
 
     const totals = engine.totals(filters);
     if (totals.total === 0) {
-      throw unprocessable('no_match', `No company in scope (CrUX rank at most 1,000,000) matches: ${engine.describe(filters)}.`);
+      throw unprocessable(
+        'no_match',
+        `No company in scope (CrUX rank at most 1,000,000) matches: ${engine.describe(filters)}.`,
+      );
     }
     const applied = engine.appliedTechnologies(filters);
     const page = engine.page(filters, cursor ? cursor.position : -1, limit);

@@ -26,9 +26,14 @@ export const MAX_CONTACT_LIMIT = 1000;
 export function contactsRoute(store: ContactStore, stats: StatsCounter): Route {
   return (request: ApiRequest): Reply => {
     if (!CONTACT_PLANS.has(request.plan)) {
-      throw new ApiError(403, 'plan_required', `Contacts are available from the Growth plan upward; this key is on the ${capitalized(request.plan)} plan.`, {
-        required_plan: 'growth',
-      });
+      throw new ApiError(
+        403,
+        'plan_required',
+        `Contacts are available from the Growth plan upward; this key is on the ${capitalized(request.plan)} plan.`,
+        {
+          required_plan: 'growth',
+        },
+      );
     }
     const params = singleValues(request.query, PARAMETERS);
     const domains = parseDomains(params.domain);
@@ -51,7 +56,11 @@ export function contactsRoute(store: ContactStore, stats: StatsCounter): Route {
  * of the domains in the request; then record order. Filling ten buckets in domain and record order and
  * concatenating them gives exactly that order, in linear time.
  */
-function orderedContacts(store: ContactStore, domains: readonly string[], seniorities: ReadonlySet<Seniority> | undefined): Contact[] {
+function orderedContacts(
+  store: ContactStore,
+  domains: readonly string[],
+  seniorities: ReadonlySet<Seniority> | undefined,
+): Contact[] {
   const buckets: Contact[][] = Array.from({ length: SENIORITIES.length * 2 }, () => []);
   for (const domain of domains) {
     for (const contact of store.forDomain(domain).contacts) {
@@ -68,13 +77,22 @@ function parseDomains(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === '') throw missingParameter('domain');
   const domains = [...new Set(raw.split(',').map((d) => d.trim().toLowerCase()))];
   if (domains.length > MAX_DOMAINS) {
-    throw new ApiError(400, 'too_many_domains', `At most ${MAX_DOMAINS} domains per call; this one has ${domains.length}. Split the list.`, {
-      parameter: 'domain',
-      max: MAX_DOMAINS,
-    });
+    throw new ApiError(
+      400,
+      'too_many_domains',
+      `At most ${MAX_DOMAINS} domains per call; this one has ${domains.length}. Split the list.`,
+      {
+        parameter: 'domain',
+        max: MAX_DOMAINS,
+      },
+    );
   }
   for (const domain of domains) {
-    if (!isDomain(domain)) throw invalidParameter('domain', `'${truncate(domain)}' is not a domain (expected a host name such as acme.com).`);
+    if (!isDomain(domain))
+      throw invalidParameter(
+        'domain',
+        `'${truncate(domain)}' is not a domain (expected a host name such as acme.com).`,
+      );
   }
   return domains;
 }
@@ -84,9 +102,13 @@ function parseSeniorities(raw: string | undefined): ReadonlySet<Seniority> | und
   const values = raw.split(',').map((s) => s.trim().toLowerCase());
   for (const value of values) {
     if (!(SENIORITIES as readonly string[]).includes(value)) {
-      throw invalidParameter('seniority', `'${truncate(value)}' is not a seniority. Valid values: ${SENIORITIES.join(', ')}.`, {
-        valid_values: SENIORITIES,
-      });
+      throw invalidParameter(
+        'seniority',
+        `'${truncate(value)}' is not a seniority. Valid values: ${SENIORITIES.join(', ')}.`,
+        {
+          valid_values: SENIORITIES,
+        },
+      );
     }
   }
   return new Set(values as Seniority[]);

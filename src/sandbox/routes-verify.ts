@@ -28,7 +28,13 @@ const ODDS = {
   unknownDomain: [0.05, 0.1, 0.3, 0.55],
 } as const satisfies Record<string, Odds>;
 
-export function verifyRoute(dataset: Dataset, store: ContactStore, stats: StatsCounter, asOf: string, { honourIdempotencyKey = true } = {}): Route {
+export function verifyRoute(
+  dataset: Dataset,
+  store: ContactStore,
+  stats: StatsCounter,
+  asOf: string,
+  { honourIdempotencyKey = true } = {},
+): Route {
   const asOfDay = Date.parse(`${asOf}T00:00:00Z`);
   const checkTimes = checkTimesOf(asOf, Date.now());
   const answered = new IdempotencyStore();

@@ -51,7 +51,9 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
   const heldResponses = new Set<ServerResponse>();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      process.stderr.write(`prospect sandbox: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(
+        `prospect sandbox: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       sendError(req, res, new ApiError(500, 'internal_error', 'Unexpected failure in the sandbox.'));
     });
   });
@@ -92,7 +94,13 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
       case 'reply':
         return sendError(req, res, outcome.error);
       case 'html':
-        return sendBytes(req, res, outcome.status, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from(outcome.body, 'utf8'));
+        return sendBytes(
+          req,
+          res,
+          outcome.status,
+          { 'content-type': 'text/html; charset=utf-8' },
+          Buffer.from(outcome.body, 'utf8'),
+        );
       case 'drop':
         return void req.socket.destroy();
       case 'no-response':
@@ -126,15 +134,26 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
   }
 
   function serveApi(req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
-    if (endpoint === 'other') throw new ApiError(404, 'not_found', 'No such endpoint. Endpoints: /api/v1/companies, /api/v1/countries, /api/v1/contacts, /api/v1/verify.');
+    if (endpoint === 'other')
+      throw new ApiError(
+        404,
+        'not_found',
+        'No such endpoint. Endpoints: /api/v1/companies, /api/v1/countries, /api/v1/contacts, /api/v1/verify.',
+      );
     assertReadMethod(req);
     const plan = authenticate(req.headers.authorization);
     const limit = parts.rateLimiter?.check(plan);
     if (limit && !limit.allowed) {
       parts.stats.countRateLimited();
-      throw new ApiError(429, 'rate_limited', `Too many requests for this key; retry after ${limit.retryAfterSeconds} s.`, { retry_after: limit.retryAfterSeconds }, {
-        'retry-after': String(limit.retryAfterSeconds),
-      });
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `Too many requests for this key; retry after ${limit.retryAfterSeconds} s.`,
+        { retry_after: limit.retryAfterSeconds },
+        {
+          'retry-after': String(limit.retryAfterSeconds),
+        },
+      );
     }
     // Parsed on first use, so a route can check the plan (403) before the query's syntax (400).
     let query: RawQuery | undefined;
@@ -191,7 +210,13 @@ export function createSandboxServer(parts: SandboxServerParts): SandboxHttpServe
 
 function assertReadMethod(req: IncomingMessage): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    throw new ApiError(405, 'method_not_allowed', `Method ${String(req.method).slice(0, 16)} is not allowed; use GET.`, {}, { allow: 'GET, HEAD' });
+    throw new ApiError(
+      405,
+      'method_not_allowed',
+      `Method ${String(req.method).slice(0, 16)} is not allowed; use GET.`,
+      {},
+      { allow: 'GET, HEAD' },
+    );
   }
 }
 
@@ -217,7 +242,13 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
 }
 
 /** A non-JSON answer (an injected proxy page). */
-function sendBytes(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, payload: Buffer): void {
+function sendBytes(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  payload: Buffer,
+): void {
   if (!writable(req, res)) return;
   res.writeHead(status, { ...headers, 'content-length': payload.length, 'cache-control': 'no-store' });
   res.end(req.method === 'HEAD' ? undefined : payload);

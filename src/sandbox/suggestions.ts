@@ -4,7 +4,12 @@
  * of two neighbouring letters counts as one edit). Ties go to the more popular name.
  */
 
-export function closestNames(input: string, candidates: readonly string[], popularity: (name: string) => number = () => 0, max = 5): string[] {
+export function closestNames(
+  input: string,
+  candidates: readonly string[],
+  popularity: (name: string) => number = () => 0,
+  max = 5,
+): string[] {
   const query = input.trim().toLowerCase();
   if (query === '') return [];
   const budget = Math.max(2, Math.floor(query.length / 3));
@@ -21,7 +26,9 @@ export function closestNames(input: string, candidates: readonly string[], popul
     }
     scored.push({ name, score, popularity: popularity(name) });
   }
-  scored.sort((a, b) => a.score - b.score || b.popularity - a.popularity || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  scored.sort(
+    (a, b) => a.score - b.score || b.popularity - a.popularity || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   return scored.slice(0, max).map((s) => s.name);
 }
 
@@ -35,8 +42,13 @@ export function editDistance(a: string, b: string, budget = Infinity): number {
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (beforePrevious[j - 2] as number) + 1);
+      let value = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, (beforePrevious[j - 2] as number) + 1);
       current.push(value);
       if (value < rowMin) rowMin = value;
     }

@@ -42,7 +42,13 @@ export function renderBarChart(rows: readonly ChartRow[], width: number): string
   return rows
     .map((row, i) => {
       const bar = barOf(row.companies / largest, barWidth);
-      const parts = [labels[i]!.padEnd(labelWidth), bar.padEnd(barWidth), companies[i]!.padStart(companiesWidth), contacts[i]!.padStart(contactsWidth), shares[i]!.padStart(shareWidth)];
+      const parts = [
+        labels[i]!.padEnd(labelWidth),
+        bar.padEnd(barWidth),
+        companies[i]!.padStart(companiesWidth),
+        contacts[i]!.padStart(contactsWidth),
+        shares[i]!.padStart(shareWidth),
+      ];
       return `${parts.join('  ')}\n`;
     })
     .join('');

@@ -18,9 +18,13 @@ export function progressLine(label: string, state: ProgressState, elapsedMs: num
   const parts: Record<'bar' | 'percent' | 'count' | 'rate' | 'eta' | 'detail', string | undefined> = {
     bar: known ? bar(ratio) : undefined,
     percent: known ? `${Math.floor(ratio * 100)}%` : undefined,
-    count: known ? `${formatCount(state.done)}/${formatCount(state.total!)} ${state.noun}` : `${formatCount(state.done)} ${state.noun}`,
+    count: known
+      ? `${formatCount(state.done)}/${formatCount(state.total!)} ${state.noun}`
+      : `${formatCount(state.done)} ${state.noun}`,
     rate: `${formatCount(Math.round(rate))}/s`,
-    eta: known ? `ETA ${rate > 0 ? formatDuration((state.total! - Math.min(state.done, state.total!)) / rate) : '…'}` : undefined,
+    eta: known
+      ? `ETA ${rate > 0 ? formatDuration((state.total! - Math.min(state.done, state.total!)) / rate) : '…'}`
+      : undefined,
     detail: state.detail,
   };
   const compose = (shown: typeof parts) => {

@@ -32,7 +32,12 @@ const REDRAW_EVERY_MS = 100;
  * anything else is written to stdout or stderr (a table's rows, a warning) and draws it again
  * below, so the line never covers data.
  */
-export async function startProgress(reporter: Reporter, stderr: NodeJS.WriteStream, label: string, env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
+export async function startProgress(
+  reporter: Reporter,
+  stderr: NodeJS.WriteStream,
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Progress> {
   if (!reporter.showsProgress || env.TERM === 'dumb') return SILENT;
   // Loaded only here, on a terminal: a pipe or cron never pays for ora or for measuring text.
   const [{ default: ora }, { progressLine }] = await Promise.all([import('ora'), import('./progress-line.js')]);
@@ -90,8 +95,14 @@ class SaneSizeStream {
     return terminalSize(this.target).rows;
   }
 
-  write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
-    return typeof encoding === 'function' ? this.target.write(chunk, encoding) : this.target.write(chunk, encoding as BufferEncoding, callback);
+  write(
+    chunk: string | Uint8Array,
+    encoding?: BufferEncoding | ((error?: Error | null) => void),
+    callback?: (error?: Error | null) => void,
+  ): boolean {
+    return typeof encoding === 'function'
+      ? this.target.write(chunk, encoding)
+      : this.target.write(chunk, encoding as BufferEncoding, callback);
   }
 
   cursorTo(x: number, y?: number): boolean {

@@ -93,7 +93,8 @@ export class Reporter {
     // record would land inside it. It waits for stdout to drain (or to close), in its turn.
     if (stdout !== undefined && (this.waiting.length > 0 || stdout.writableLength > 0)) {
       const write = () => stderr.write(this.waiting.splice(0).join(''));
-      if (this.waiting.push(`${withoutControlCharacters(line)}\n`) === 1) void afterPendingWrites(stdout).then(write, write);
+      if (this.waiting.push(`${withoutControlCharacters(line)}\n`) === 1)
+        void afterPendingWrites(stdout).then(write, write);
       return;
     }
     stderr.write(`${withoutControlCharacters(line)}\n`);
@@ -101,4 +102,3 @@ export class Reporter {
 
   private readonly waiting: string[] = [];
 }
-

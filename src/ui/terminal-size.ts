@@ -23,5 +23,7 @@ export function terminalSize(stream: { columns?: number; rows?: number }): Termi
 }
 
 function believable(value: number | undefined, bounds: { min: number; max: number }): number | undefined {
-  return value !== undefined && Number.isInteger(value) && value >= bounds.min && value <= bounds.max ? value : undefined;
+  return value !== undefined && Number.isInteger(value) && value >= bounds.min && value <= bounds.max
+    ? value
+    : undefined;
 }

@@ -62,10 +62,14 @@ describe('numeric options', () => {
     ['connections', 0],
     ['maxRetryDelayMs', Number.NaN],
   ])('refuses %s = %s', (name, value) => {
-    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', [name]: value })).toThrow(ClientOptionError);
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', [name]: value })).toThrow(
+      ClientOptionError,
+    );
   });
 
   it('refuses an empty cursor parameter name', () => {
-    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', cursorParam: ' ' })).toThrow(/cursor parameter/);
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', cursorParam: ' ' })).toThrow(
+      /cursor parameter/,
+    );
   });
 });

@@ -2,11 +2,28 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { inspect } from 'node:util';
-import { ClientOptionError, RequestError, ServiceError, createClient, type ClientOptions, type ProspectClient, type RequestEvent } from '../../src/api/index.js';
+import {
+  ClientOptionError,
+  RequestError,
+  ServiceError,
+  createClient,
+  type ClientOptions,
+  type ProspectClient,
+  type RequestEvent,
+} from '../../src/api/index.js';
 import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
 import { runCli } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/programs.js';
-import { clientOf, closeScripted, companiesPage, errorBody, failure, serveScript, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  clientOf,
+  closeScripted,
+  companiesPage,
+  errorBody,
+  failure,
+  serveScript,
+  type Script,
+  type ScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const KEY = 'sk_live_DO_NOT_LEAK_7f3a9c';
 const serve = serveScript;
@@ -15,7 +32,6 @@ const clientFor = (server: ScriptedServer, options: Partial<ClientOptions> = {})
 
 afterEach(closeScripted);
 
-
 async function listAll(client: ProspectClient): Promise<void> {
   for await (const page of client.companies({ technology: 'Shopify' })) void page;
 }
@@ -23,7 +39,9 @@ async function listAll(client: ProspectClient): Promise<void> {
 describe('redirects', () => {
   it.each([301, 302, 307, 308])('%i is not followed and the other origin gets nothing', async (status) => {
     const elsewhere = await serve([{ body: companiesPage(['stolen.com']) }]);
-    const service = await serve([{ status, headers: { location: `${elsewhere.url}/api/v1/companies?technology=Shopify` } }]);
+    const service = await serve([
+      { status, headers: { location: `${elsewhere.url}/api/v1/companies?technology=Shopify` } },
+    ]);
     const error = await failure(listAll(clientFor(service)));
     expect(error).toBeInstanceOf(ServiceError);
     expect(exitCodeOf(error)).toBe(ExitCode.service);
@@ -55,34 +73,46 @@ describe('plain http', () => {
   // second one, made after the client is done, comes after anything the client could have sent
   // (connections are accepted in order), so no wait is needed to know nothing else came.
   const address = nonLoopbackAddress();
-  it.skipIf(!address && !IN_CI)('the refusal happens before any socket: a trap on this machine\'s network address gets nothing (library and CLI)', async () => {
-    expect(address, 'this machine has no non-loopback IPv4 address to set the trap on').toBeDefined();
-    const trap = await listenTrap(address!);
-    try {
-      const base = `http://${address}:${trap.port}`;
-      await trap.control();
-      const run = await runCli(['--timeout', '1', '--max-retries', '0', 'companies', '-t', 'Shopify'], { url: base, apiKey: KEY });
-      await trap.control();
-      // The two control connections, and nothing from the CLI in between.
-      expect(trap.connections).toBe(2);
-      expect(trap.received()).not.toContain(KEY);
-      expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/refusing to send the API key over plain http/);
-      expect(() => createClient({ baseUrl: base, apiKey: KEY })).toThrow(ClientOptionError);
-    } finally {
-      await trap.close();
-    }
-  });
+  it.skipIf(!address && !IN_CI)(
+    "the refusal happens before any socket: a trap on this machine's network address gets nothing (library and CLI)",
+    async () => {
+      expect(address, 'this machine has no non-loopback IPv4 address to set the trap on').toBeDefined();
+      const trap = await listenTrap(address!);
+      try {
+        const base = `http://${address}:${trap.port}`;
+        await trap.control();
+        const run = await runCli(['--timeout', '1', '--max-retries', '0', 'companies', '-t', 'Shopify'], {
+          url: base,
+          apiKey: KEY,
+        });
+        await trap.control();
+        // The two control connections, and nothing from the CLI in between.
+        expect(trap.connections).toBe(2);
+        expect(trap.received()).not.toContain(KEY);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toMatch(/refusing to send the API key over plain http/);
+        expect(() => createClient({ baseUrl: base, apiKey: KEY })).toThrow(ClientOptionError);
+      } finally {
+        await trap.close();
+      }
+    },
+  );
 });
 
 describe('the key never leaks', () => {
   const scenarios: Array<[string, Script, Partial<ClientOptions>?]> = [
     ['401 echoing the key', [{ status: 401, body: errorBody('unauthorized', `unknown key ${KEY}`, { key: KEY }) }]],
     ['403 echoing the key', [{ status: 403, body: errorBody('forbidden', `key ${KEY} is blocked`) }]],
-    ['422 echoing the key', [{ status: 422, body: errorBody('no_match', `nothing for ${KEY}`, { suggestions: [KEY] }) }]],
+    [
+      '422 echoing the key',
+      [{ status: 422, body: errorBody('no_match', `nothing for ${KEY}`, { suggestions: [KEY] }) }],
+    ],
     ['400 with a text body', [{ status: 400, body: `Bearer ${KEY} is malformed` }]],
     ['500 after retries', [{ status: 500, body: errorBody('internal_error', `crash while handling ${KEY}`) }]],
-    ['429 with a long wait', [{ status: 429, headers: { 'retry-after': '999' }, body: errorBody('rate_limited', KEY) }]],
+    [
+      '429 with a long wait',
+      [{ status: 429, headers: { 'retry-after': '999' }, body: errorBody('rate_limited', KEY) }],
+    ],
     ['HTML page with the key', [{ body: `<html>Authorization: Bearer ${KEY}</html>` }]],
     ['invalid JSON starting with the key', [{ body: `${KEY}{` }]],
     ['wrong shape with the key', [{ body: { data: [{ domain: KEY, crux_rank: KEY }] } }]],
@@ -116,7 +146,9 @@ describe('the key never leaks', () => {
     const client = clientFor(server);
     for (const call of [client.verify('a@b.com'), client.contacts({ domains: ['a.com'] })]) {
       const error = await failure(call);
-      expect(`${error.message} ${error.stack} ${JSON.stringify(error)} ${inspect(error, { depth: 8 })}`).not.toContain(KEY);
+      expect(`${error.message} ${error.stack} ${JSON.stringify(error)} ${inspect(error, { depth: 8 })}`).not.toContain(
+        KEY,
+      );
     }
   });
 
@@ -141,7 +173,13 @@ function nonLoopbackAddress(): string | undefined {
 }
 
 /** A TCP listener that counts connections and keeps what it received; `control()` connects to it and waits until it is counted. */
-async function listenTrap(host: string): Promise<{ port: number; connections: number; received(): string; control(): Promise<void>; close(): Promise<void> }> {
+async function listenTrap(host: string): Promise<{
+  port: number;
+  connections: number;
+  received(): string;
+  control(): Promise<void>;
+  close(): Promise<void>;
+}> {
   const sockets: Socket[] = [];
   const chunks: Buffer[] = [];
   const state = { connections: 0 };

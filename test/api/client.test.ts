@@ -1,11 +1,29 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientOptions, CompanyPage, ProspectClient } from '../../src/api/index.js';
-import { clientOf, closeScripted, companiesPage, sampleContact, serveScript, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  clientOf,
+  closeScripted,
+  companiesPage,
+  sampleContact,
+  serveScript,
+  type Script,
+  type ScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const KEY = 'test-key-0123456789';
-async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
+async function setup(
+  script: Script,
+  options: Partial<ClientOptions> = {},
+): Promise<{ server: ScriptedServer; client: ProspectClient }> {
   const server = await serveScript(script);
-  const client = clientOf(server, { baseUrl: `${server.url}/`, apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 2_000, random: () => 0.5, ...options });
+  const client = clientOf(server, {
+    baseUrl: `${server.url}/`,
+    apiKey: KEY,
+    retryBaseDelayMs: 1,
+    timeoutMs: 2_000,
+    random: () => 0.5,
+    ...options,
+  });
   return { server, client };
 }
 
@@ -20,7 +38,14 @@ async function allPages(iterable: AsyncIterable<CompanyPage>): Promise<CompanyPa
 describe('companies', () => {
   it('sends the key, the headers and the encoded query to /api/v1/companies', async () => {
     const { server, client } = await setup([companiesPage(['a.com'])].map((body) => ({ body })));
-    await allPages(client.companies({ technology: 'Shopify', notTechnology: 'WooCommerce', employeeRange: '11-500', country: 'united kingdom' }));
+    await allPages(
+      client.companies({
+        technology: 'Shopify',
+        notTechnology: 'WooCommerce',
+        employeeRange: '11-500',
+        country: 'united kingdom',
+      }),
+    );
     const [request] = server.requests;
     expect(request?.method).toBe('GET');
     expect(request?.path).toBe('/api/v1/companies');
@@ -96,11 +121,13 @@ describe('companies', () => {
     await pages.return?.();
   });
 
-  it('a listing\'s signal withdraws its requests in flight, the page asked for ahead too', async () => {
-    const script: Script = (request) => (request.query.has('cursor') ? { neverRespond: true } : { body: companiesPage(['a.com'], 'c1') });
+  it("a listing's signal withdraws its requests in flight, the page asked for ahead too", async () => {
+    const script: Script = (request) =>
+      request.query.has('cursor') ? { neverRespond: true } : { body: companiesPage(['a.com'], 'c1') };
     const { server, client } = await setup(script, { timeoutMs: 600_000 });
     const controller = new AbortController();
-    const pages = client.companies({ technology: 'Shopify' }, { readAhead: true, signal: controller.signal })[Symbol.asyncIterator]();
+    const listing = client.companies({ technology: 'Shopify' }, { readAhead: true, signal: controller.signal });
+    const pages = listing[Symbol.asyncIterator]();
     await pages.next();
     while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     const waiting = pages.next();
@@ -112,7 +139,10 @@ describe('companies', () => {
 
   it('stops at a null next_cursor and at an absent one', async () => {
     for (const last of [null, undefined]) {
-      const { server, client } = await setup([{ body: companiesPage(['a.com'], 'x') }, { body: companiesPage(['b.com'], last) }]);
+      const { server, client } = await setup([
+        { body: companiesPage(['a.com'], 'x') },
+        { body: companiesPage(['b.com'], last) },
+      ]);
       expect(await allPages(client.companies({ technology: 't' }))).toHaveLength(2);
       expect(server.requests).toHaveLength(2);
     }
@@ -147,11 +177,19 @@ describe('companies', () => {
 
 describe('contacts', () => {
   it('sends domains, seniority and limit, and reads the envelope', async () => {
-    const body = { data: [sampleContact('a.com'), { domain: 'b.com' }], meta: { source: { license: 'x' }, domains_requested: 2, limit: 50 }, next_cursor: null };
+    const body = {
+      data: [sampleContact('a.com'), { domain: 'b.com' }],
+      meta: { source: { license: 'x' }, domains_requested: 2, limit: 50 },
+      next_cursor: null,
+    };
     const { server, client } = await setup([{ body }]);
     const result = await client.contacts({ domains: ['a.com', 'b.com'], seniority: ['cxo', 'vp'], limit: 50 });
     expect(server.requests[0]?.path).toBe('/api/v1/contacts');
-    expect(Object.fromEntries(server.requests[0]?.query ?? [])).toEqual({ domain: 'a.com,b.com', seniority: 'cxo,vp', limit: '50' });
+    expect(Object.fromEntries(server.requests[0]?.query ?? [])).toEqual({
+      domain: 'a.com,b.com',
+      seniority: 'cxo,vp',
+      limit: '50',
+    });
     expect(result.data).toHaveLength(2);
     expect(result.data[1]?.business_email).toBeNull();
     expect(result.meta.domains_requested).toBe(2);
@@ -184,16 +222,37 @@ describe('contacts', () => {
 describe('verify', () => {
   it('returns the data with the usage meta', async () => {
     const { server, client } = await setup([
-      { body: { data: { email: 'a@b.com', status: 'valid', checked_at: '2025-06-01T00:00:00Z' }, meta: { units_charged: 1, units_used: 7 } } },
+      {
+        body: {
+          data: { email: 'a@b.com', status: 'valid', checked_at: '2025-06-01T00:00:00Z' },
+          meta: { units_charged: 1, units_used: 7 },
+        },
+      },
     ]);
     const result = await client.verify('a@b.com');
-    expect(result).toEqual({ email: 'a@b.com', status: 'valid', checked_at: '2025-06-01T00:00:00Z', meta: { units_charged: 1, units_used: 7 } });
+    expect(result).toEqual({
+      email: 'a@b.com',
+      status: 'valid',
+      checked_at: '2025-06-01T00:00:00Z',
+      meta: { units_charged: 1, units_used: 7 },
+    });
     expect(server.requests[0]?.url).toBe('/api/v1/verify?email=a%40b.com');
   });
 
   it('takes units from X-Units-Used when meta is missing, and passes an unknown status through', async () => {
-    const { client } = await setup([{ headers: { 'x-units-used': '3' }, body: { data: { email: 'a@b.com', status: 'catch_all', checked_at: 'x', mx: 'ok' } } }]);
-    expect(await client.verify('a@b.com')).toEqual({ email: 'a@b.com', status: 'catch_all', checked_at: 'x', mx: 'ok', meta: { units_used: 3 } });
+    const { client } = await setup([
+      {
+        headers: { 'x-units-used': '3' },
+        body: { data: { email: 'a@b.com', status: 'catch_all', checked_at: 'x', mx: 'ok' } },
+      },
+    ]);
+    expect(await client.verify('a@b.com')).toEqual({
+      email: 'a@b.com',
+      status: 'catch_all',
+      checked_at: 'x',
+      mx: 'ok',
+      meta: { units_used: 3 },
+    });
   });
 
   it('accepts a bare result object', async () => {
@@ -205,10 +264,19 @@ describe('verify', () => {
 describe('events and pool', () => {
   it('reports one event per attempt, without the key', async () => {
     const events: unknown[] = [];
-    const { client } = await setup([{ status: 503 }, { body: companiesPage(['a.com']) }], { onRequest: (event) => events.push(event) });
+    const { client } = await setup([{ status: 503 }, { body: companiesPage(['a.com']) }], {
+      onRequest: (event) => events.push(event),
+    });
     await allPages(client.companies({ technology: 't' }));
     expect(events).toEqual([
-      expect.objectContaining({ method: 'GET', endpoint: '/companies', attempt: 1, status: 503, retryInMs: 0, error: expect.any(String) }),
+      expect.objectContaining({
+        method: 'GET',
+        endpoint: '/companies',
+        attempt: 1,
+        status: 503,
+        retryInMs: 0,
+        error: expect.any(String),
+      }),
       expect.objectContaining({ attempt: 2, status: 200 }),
     ]);
     expect(JSON.stringify(events)).not.toContain(KEY);
@@ -228,11 +296,14 @@ describe('events and pool', () => {
     let releaseFirstWave!: () => void;
     const firstWave = new Promise<void>((resolve) => (releaseFirstWave = resolve));
     const inFlightOnArrival: number[] = [];
-    const { server, client } = await setup((_request, index) => {
-      inFlightOnArrival.push(index + 1 - server.answered());
-      if (index === 3) releaseFirstWave();
-      return { holdUntil: index < 4 ? firstWave : undefined, body: { email: 'a@b.com', status: 'valid' } };
-    }, { connections: 4 });
+    const { server, client } = await setup(
+      (_request, index) => {
+        inFlightOnArrival.push(index + 1 - server.answered());
+        if (index === 3) releaseFirstWave();
+        return { holdUntil: index < 4 ? firstWave : undefined, body: { email: 'a@b.com', status: 'valid' } };
+      },
+      { connections: 4 },
+    );
     await Promise.all(Array.from({ length: 8 }, () => client.verify('a@b.com')));
     expect(server.requests).toHaveLength(8);
     expect(inFlightOnArrival.slice(0, 4)).toEqual([1, 2, 3, 4]);

@@ -1,17 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { checkCompaniesPage } from '../../src/api/companies-page.js';
 
-const meta = { source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' }, field_fill_rates: {}, scope: 's' };
+const meta = {
+  source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' },
+  field_fill_rates: {},
+  scope: 's',
+};
 
 function row(domain: string, technologies: unknown[]) {
-  return { domain, company_name: domain, employee_range: '1-10', industry: 'i', country: 'c', crux_rank: 1000, tech_count: technologies.length, technologies };
+  return {
+    domain,
+    company_name: domain,
+    employee_range: '1-10',
+    industry: 'i',
+    country: 'c',
+    crux_rank: 1000,
+    tech_count: technologies.length,
+    technologies,
+  };
 }
 
 const body = {
   data: [
-    row('a.com', [{ t: 'jQuery', c: 'JavaScript libraries', v: null }, { t: 'PHP', c: 'Languages', v: '8.2' }, { t: 'Odd', c: 'X', v: null, extra: 1 }]),
-    row('b.com', [{ t: 'jQuery', c: 'JavaScript libraries', v: null }, { t: 'PHP', c: 'Languages', v: '8.2' }, { t: 'Odd', c: 'X', v: null, extra: 1 }]),
-    row('c.com', [{ t: 'jQuery', c: 'JavaScript libraries', v: '3.7.1' }, { t: 'PHP', c: 'Languages', v: '7.4' }, { t: 'Odd', c: 'X', v: null }]),
+    row('a.com', [
+      { t: 'jQuery', c: 'JavaScript libraries', v: null },
+      { t: 'PHP', c: 'Languages', v: '8.2' },
+      { t: 'Odd', c: 'X', v: null, extra: 1 },
+    ]),
+    row('b.com', [
+      { t: 'jQuery', c: 'JavaScript libraries', v: null },
+      { t: 'PHP', c: 'Languages', v: '8.2' },
+      { t: 'Odd', c: 'X', v: null, extra: 1 },
+    ]),
+    row('c.com', [
+      { t: 'jQuery', c: 'JavaScript libraries', v: '3.7.1' },
+      { t: 'PHP', c: 'Languages', v: '7.4' },
+      { t: 'Odd', c: 'X', v: null },
+    ]),
   ],
   meta,
   next_cursor: null,

@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 /** A server that answers every request with these bytes and headers, and keeps what it was sent. */
-async function serve(body: Buffer, headers: Record<string, string>): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
+async function serve(
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
   const seen: IncomingHttpHeaders[] = [];
   server = createServer((req, res) => {
     seen.push(req.headers);
@@ -60,7 +63,9 @@ describe('compressed answers', () => {
       () => undefined,
       (thrown: Error) => thrown,
     );
-    expect(error?.message).toMatch(/^no answer from 127\.0\.0\.1:\d+ for \/companies after 1 attempt \(last: connection: an answer whose gzip encoding is broken or cut short\)$/);
+    expect(error?.message).toMatch(
+      /^no answer from 127\.0\.0\.1:\d+ for \/companies after 1 attempt \(last: connection: an answer whose gzip encoding is broken or cut short\)$/,
+    );
     expect(error?.message).not.toMatch(/[\u0000-\u0008\u000e-\u001f\u007f-\uffff]/);
   });
 });

@@ -9,7 +9,8 @@ import { errorBody, startScriptedServer, type ScriptedServer } from '../helpers/
 import { SCRIPT, startOnTerminal } from '../helpers/terminal.js';
 
 const KEY = 'escape-test-key-012345';
-const HOSTILE = 'bad filter \u001b]0;you have been owned\u0007\u001b[2K\r\u001b[32m✔ Wrote 10,000 leads\u001b[0m\u009b31m';
+const HOSTILE =
+  'bad filter \u001b]0;you have been owned\u0007\u001b[2K\r\u001b[32m✔ Wrote 10,000 leads\u001b[0m\u009b31m';
 
 let server: ScriptedServer;
 beforeAll(async () => {
@@ -26,11 +27,17 @@ describe('an error reason with escape sequences', () => {
     const run = await runCli(['companies', '-t', 'Shopify'], { url: server.url, apiKey: KEY });
     expect(run.code).toBe(2);
     expect(run.stderr).not.toMatch(CONTROLS);
-    expect(run.stderr).toMatch(/^prospect: the service rejected the request to \/companies \(400 invalid_parameter\): bad filter +✔ Wrote 10,000 leads\n$/);
+    expect(run.stderr).toMatch(
+      /^prospect: the service rejected the request to \/companies \(400 invalid_parameter\): bad filter +✔ Wrote 10,000 leads\n$/,
+    );
   });
 
   it.skipIf(SCRIPT.skip)('reaches a terminal as plain text', async () => {
-    const child = startOnTerminal(['companies', '-t', 'Shopify'], { columns: 120, rows: 20 }, { url: server.url, apiKey: KEY });
+    const child = startOnTerminal(
+      ['companies', '-t', 'Shopify'],
+      { columns: 120, rows: 20 },
+      { url: server.url, apiKey: KEY },
+    );
     const run = await finishCli(child, { apiKey: KEY });
     expect(run.code).toBe(2);
     expect(run.stdout).toMatch(/bad filter +✔ Wrote 10,000 leads/);

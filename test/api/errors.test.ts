@@ -17,7 +17,7 @@ const json = (value: unknown): string => JSON.stringify(value);
 const map = (status: number, body: unknown = '', endpoint = '/companies') =>
   errorFromResponse({ endpoint, status, bodyText: typeof body === 'string' ? body : json(body) });
 
-describe('errorFromResponse: status → class, and the CLI\'s exit code for it', () => {
+describe("errorFromResponse: status → class, and the CLI's exit code for it", () => {
   it.each([
     [400, BadRequestError, ExitCode.usage],
     [404, BadRequestError, ExitCode.usage],
@@ -54,26 +54,44 @@ describe('errorFromResponse: status → class, and the CLI\'s exit code for it',
   });
 
   it('422 carries the reason and turns suggestions into a hint', () => {
-    const error = map(422, { error: { code: 'unknown_technology', reason: 'unknown technology "shopfy"', suggestions: ['Shopify', 'Shopware'] } });
+    const error = map(422, {
+      error: {
+        code: 'unknown_technology',
+        reason: 'unknown technology "shopfy"',
+        suggestions: ['Shopify', 'Shopware'],
+      },
+    });
     expect(error).toBeInstanceOf(UnanswerableError);
-    expect(error.message).toBe('the service would not answer this request (422 unknown_technology): unknown technology "shopfy"');
+    expect(error.message).toBe(
+      'the service would not answer this request (422 unknown_technology): unknown technology "shopfy"',
+    );
     expect(error.details).toEqual({ suggestions: ['Shopify', 'Shopware'] });
     expect(error.hint).toBe('Closest names: Shopify, Shopware.');
   });
 
   it('422 suggestions already named in the reason are not repeated as a hint', () => {
-    const error = map(422, { error: { code: 'unknown_technology', reason: 'unknown. Did you mean: Shopify, Shopware?', suggestions: ['Shopify', 'Shopware'] } });
+    const error = map(422, {
+      error: {
+        code: 'unknown_technology',
+        reason: 'unknown. Did you mean: Shopify, Shopware?',
+        suggestions: ['Shopify', 'Shopware'],
+      },
+    });
     expect(error.hint).toBeUndefined();
     expect(error.message).toContain('Did you mean: Shopify, Shopware?');
   });
 
   it('422 valid_values become a hint', () => {
-    const error = map(422, { error: { code: 'unknown_employee_range', reason: 'no label', valid_values: ['1-10', '11-50'] } });
+    const error = map(422, {
+      error: { code: 'unknown_employee_range', reason: 'no label', valid_values: ['1-10', '11-50'] },
+    });
     expect(error.hint).toBe('Valid values: 1-10, 11-50.');
   });
 
   it('422 without a reason is a broken contract: a clear message and exit 5', () => {
-    expect(map(422, '').message).toBe('the service refused the request (422) without the reason the specification promises');
+    expect(map(422, '').message).toBe(
+      'the service refused the request (422) without the reason the specification promises',
+    );
     expect(exitCodeOf(map(422, ''))).toBe(5);
     expect(map(422, { error: { code: 'no_match' } }).message).toBe(
       'the service refused the request (422 no_match) without the reason the specification promises',
@@ -81,7 +99,12 @@ describe('errorFromResponse: status → class, and the CLI\'s exit code for it',
   });
 
   it('a 3xx names where it redirected and refuses to follow', () => {
-    const error = errorFromResponse({ endpoint: '/companies', status: 301, bodyText: '', location: 'https://evil.example:8443/x?y' });
+    const error = errorFromResponse({
+      endpoint: '/companies',
+      status: 301,
+      bodyText: '',
+      location: 'https://evil.example:8443/x?y',
+    });
     expect(error.message).toBe(
       'the service redirected to https://evil.example:8443 (301 Moved Permanently); prospect does not follow redirects with your key',
     );
@@ -90,7 +113,9 @@ describe('errorFromResponse: status → class, and the CLI\'s exit code for it',
 
   it('400 quotes the service', () => {
     const error = map(400, { error: { code: 'invalid_parameter', reason: 'limit must be 1 to 1000' } });
-    expect(error.message).toBe('the service rejected the request to /companies (400 invalid_parameter): limit must be 1 to 1000');
+    expect(error.message).toBe(
+      'the service rejected the request to /companies (400 invalid_parameter): limit must be 1 to 1000',
+    );
   });
 
   it('every status maps to a RequestError with a one-line message and a documented exit code', () => {
@@ -98,7 +123,12 @@ describe('errorFromResponse: status → class, and the CLI\'s exit code for it',
     fc.assert(
       fc.property(fc.integer({ min: 300, max: 599 }), fc.string(), (status, body) => {
         const error = map(status, body);
-        return error instanceof RequestError && codes.has(exitCodeOf(error)) && !error.message.includes('\n') && error.status === status;
+        return (
+          error instanceof RequestError &&
+          codes.has(exitCodeOf(error)) &&
+          !error.message.includes('\n') &&
+          error.status === status
+        );
       }),
     );
   });
@@ -115,9 +145,17 @@ describe('parseErrorBody: tolerant', () => {
 
   it('reads {"error": "text"}, {"message": ...} and top-level code/reason', () => {
     expect(parseErrorBody(json({ error: 'Something broke' }))).toEqual({ reason: 'Something broke', details: {} });
-    expect(parseErrorBody(json({ error: 'not_found' }))).toEqual({ code: 'not_found', reason: 'not_found', details: {} });
+    expect(parseErrorBody(json({ error: 'not_found' }))).toEqual({
+      code: 'not_found',
+      reason: 'not_found',
+      details: {},
+    });
     expect(parseErrorBody(json({ message: 'Bad gateway' }))).toEqual({ reason: 'Bad gateway', details: {} });
-    expect(parseErrorBody(json({ code: 'x', reason: 'y', extra: 1 }))).toEqual({ code: 'x', reason: 'y', details: { extra: 1 } });
+    expect(parseErrorBody(json({ code: 'x', reason: 'y', extra: 1 }))).toEqual({
+      code: 'x',
+      reason: 'y',
+      details: { extra: 1 },
+    });
   });
 
   it('knows nothing from a non-JSON or odd body', () => {
@@ -146,7 +184,9 @@ describe('redaction', () => {
       endpoint: '/companies',
       status: 401,
       secret,
-      bodyText: json({ error: { code: 'unauthorized', reason: `unknown key ${secret}`, echo: { [secret]: [secret] } } }),
+      bodyText: json({
+        error: { code: 'unauthorized', reason: `unknown key ${secret}`, echo: { [secret]: [secret] } },
+      }),
     });
     const everything = `${error.message} ${error.stack} ${JSON.stringify(error)} ${error.reason}`;
     expect(everything).not.toContain(secret);
@@ -170,8 +210,15 @@ describe('other error classes', () => {
   });
 
   it('retries exhausted says attempts, the last failure and what to do', () => {
-    const error = retriesExhaustedError('/companies', 6, { kind: 'status', error: map(503, { error: { code: 'internal_error', reason: 'boom' } }) }, 'api.example.com:443');
-    expect(error.message).toBe('no answer from api.example.com:443 for /companies after 6 attempts (last: 503 internal_error "boom")');
+    const error = retriesExhaustedError(
+      '/companies',
+      6,
+      { kind: 'status', error: map(503, { error: { code: 'internal_error', reason: 'boom' } }) },
+      'api.example.com:443',
+    );
+    expect(error.message).toBe(
+      'no answer from api.example.com:443 for /companies after 6 attempts (last: 503 internal_error "boom")',
+    );
     expect(error.hint).toBe('Try again later; check the service status.');
     expect(error.attempts).toBe(6);
     expect(error.retryable).toBe(true);

@@ -18,7 +18,10 @@ let expected: string;
 
 beforeAll(async () => {
   reference = await startTestSandbox();
-  const listed = await runCli(['companies', '-t', 'Shopify', '--max', '300', '--columns', 'domain', '--format', 'csv'], { url: reference.url, apiKey: KEY });
+  const listed = await runCli(
+    ['companies', '-t', 'Shopify', '--max', '300', '--columns', 'domain', '--format', 'csv'],
+    { url: reference.url, apiKey: KEY },
+  );
   expect(listed.code).toBe(0);
   domains = listed.stdout;
   const unlimited = await runCli(ARGS, { url: reference.url, apiKey: KEY, input: domains });
@@ -30,19 +33,30 @@ afterAll(async () => {
 });
 
 describe('contacts under `prospect sandbox --rate-limit 5`', () => {
-  it.concurrent.for([1, 4, 8, 16])('--concurrency %i: the same bytes, no warning, under 5% 429s', { timeout: 180_000 }, async (concurrency, { expect }) => {
-    const limited = await startTestSandbox({ rateLimit: 5 });
-    try {
-      const run = await runCli([...ARGS, '--concurrency', String(concurrency)], { url: limited.url, apiKey: KEY, input: domains, timeoutMs: 170_000 });
-      const { requests, rate_limited: rateLimited } = limited.stats();
-      console.log(`--rate-limit 5, --concurrency ${concurrency}: ${requests.total} requests, ${rateLimited} 429s (${((100 * rateLimited) / requests.total).toFixed(1)}%)`);
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      expect(run.stdout).toBe(expected);
-      expect(rateLimited).toBeGreaterThan(0);
-      expect(rateLimited / requests.total).toBeLessThan(0.05);
-    } finally {
-      await limited.close();
-    }
-  });
+  it.concurrent.for([1, 4, 8, 16])(
+    '--concurrency %i: the same bytes, no warning, under 5% 429s',
+    { timeout: 180_000 },
+    async (concurrency, { expect }) => {
+      const limited = await startTestSandbox({ rateLimit: 5 });
+      try {
+        const run = await runCli([...ARGS, '--concurrency', String(concurrency)], {
+          url: limited.url,
+          apiKey: KEY,
+          input: domains,
+          timeoutMs: 170_000,
+        });
+        const { requests, rate_limited: rateLimited } = limited.stats();
+        console.log(
+          `--rate-limit 5, --concurrency ${concurrency}: ${requests.total} requests, ${rateLimited} 429s (${((100 * rateLimited) / requests.total).toFixed(1)}%)`,
+        );
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        expect(run.stdout).toBe(expected);
+        expect(rateLimited).toBeGreaterThan(0);
+        expect(rateLimited / requests.total).toBeLessThan(0.05);
+      } finally {
+        await limited.close();
+      }
+    },
+  );
 });

@@ -80,7 +80,12 @@ describe('RequestPacer', () => {
     // Spaced 1000 ms / 8 answers × 1.1 = 137.5 ms apart, never more than five (half the ten) in flight.
     const starts = admitted.slice(before).map((ticket) => ticket.startedAt);
     expect(starts[0]).toBe(2215);
-    expect(starts.slice(1).map((at, index) => at - starts[index]!).every((gap) => gap >= 137.5)).toBe(true);
+    expect(
+      starts
+        .slice(1)
+        .map((at, index) => at - starts[index]!)
+        .every((gap) => gap >= 137.5),
+    ).toBe(true);
     expect(starts).toHaveLength(5);
   });
 

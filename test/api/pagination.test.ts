@@ -22,7 +22,11 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 
 describe('walkCursor', () => {
   it.each([null, undefined, ''])('follows next_cursor until it is %o', async (end) => {
-    const { asked, fetchPage } = listing({ first: { items: [1], next: 'a' }, a: { items: [2], next: 'b' }, b: { items: [3], next: end } });
+    const { asked, fetchPage } = listing({
+      first: { items: [1], next: 'a' },
+      a: { items: [2], next: 'b' },
+      b: { items: [3], next: end },
+    });
     const pages = await collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }));
     expect(pages).toEqual([
       { page: [1], cursor: null, nextCursor: 'a' },
@@ -33,38 +37,58 @@ describe('walkCursor', () => {
   });
 
   it('detects a cursor loop', async () => {
-    const { fetchPage } = listing({ first: { items: [1], next: 'a' }, a: { items: [2], next: 'b' }, b: { items: [3], next: 'a' } });
+    const { fetchPage } = listing({
+      first: { items: [1], next: 'a' },
+      a: { items: [2], next: 'b' },
+      b: { items: [3], next: 'a' },
+    });
     const pages: unknown[] = [];
     await expect(async () => {
-      for await (const page of walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage })) pages.push(page);
-    }).rejects.toThrow('the service returned the same cursor twice while listing /companies (page 3); stopping instead of looping');
+      for await (const page of walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }))
+        pages.push(page);
+    }).rejects.toThrow(
+      'the service returned the same cursor twice while listing /companies (page 3); stopping instead of looping',
+    );
     expect(pages).toHaveLength(2);
   });
 
   it('detects a page pointing at itself, and a loop back to the start cursor', async () => {
     const self = listing({ first: { items: [1], next: 'a' }, a: { items: [2], next: 'a' } });
-    await expect(collect(walkCursor({ endpoint: '/x', forbidEmptyFirstPage: false, fetchPage: self.fetchPage }))).rejects.toThrow(/same cursor twice/);
+    await expect(
+      collect(walkCursor({ endpoint: '/x', forbidEmptyFirstPage: false, fetchPage: self.fetchPage })),
+    ).rejects.toThrow(/same cursor twice/);
     const back = listing({ s: { items: [1], next: 't' }, t: { items: [2], next: 's' } });
-    await expect(collect(walkCursor({ endpoint: '/x', startCursor: 's', forbidEmptyFirstPage: false, fetchPage: back.fetchPage }))).rejects.toThrow(
-      /same cursor twice/,
-    );
+    await expect(
+      collect(walkCursor({ endpoint: '/x', startCursor: 's', forbidEmptyFirstPage: false, fetchPage: back.fetchPage })),
+    ).rejects.toThrow(/same cursor twice/);
   });
 
   it('refuses an empty first page where the contract forbids it', async () => {
     const { fetchPage } = listing({ first: { items: [], next: null } });
     const walk = walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage });
     await expect(collect(walk)).rejects.toThrow(MalformedResponseError);
-    await expect(collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }))).rejects.toThrow(
-      'the service returned an empty first page for /companies instead of a 422',
-    );
-    await expect(collect(walkCursor({ endpoint: '/contacts', forbidEmptyFirstPage: false, fetchPage }))).resolves.toHaveLength(1);
+    await expect(
+      collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage })),
+    ).rejects.toThrow('the service returned an empty first page for /companies instead of a 422');
+    await expect(
+      collect(walkCursor({ endpoint: '/contacts', forbidEmptyFirstPage: false, fetchPage })),
+    ).resolves.toHaveLength(1);
   });
 
   it('accepts empty later pages, and an empty page when resuming from a cursor', async () => {
     const { fetchPage } = listing({ first: { items: [1], next: 'a' }, a: { items: [], next: 'b' }, b: { items: [2] } });
-    expect(await collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }))).toHaveLength(3);
+    expect(await collect(walkCursor({ endpoint: '/companies', forbidEmptyFirstPage: true, fetchPage }))).toHaveLength(
+      3,
+    );
     const resumed = listing({ z: { items: [], next: null } });
-    const pages = await collect(walkCursor({ endpoint: '/companies', startCursor: 'z', forbidEmptyFirstPage: true, fetchPage: resumed.fetchPage }));
+    const pages = await collect(
+      walkCursor({
+        endpoint: '/companies',
+        startCursor: 'z',
+        forbidEmptyFirstPage: true,
+        fetchPage: resumed.fetchPage,
+      }),
+    );
     expect(pages).toEqual([{ page: [], cursor: 'z', nextCursor: null }]);
   });
 

@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratchDir, type CliOptions } from '../helpers/cli.js';
-import { freePort, NGINX, OPENSSL, PROXIED_HOST, PROXY_PASSWORD, PROXY_USER, SQUID, startHttpsBehindProxy, type HttpsBehindProxy } from '../helpers/real-servers.js';
+import {
+  freePort,
+  NGINX,
+  OPENSSL,
+  PROXIED_HOST,
+  PROXY_PASSWORD,
+  PROXY_USER,
+  SQUID,
+  startHttpsBehindProxy,
+  type HttpsBehindProxy,
+} from '../helpers/real-servers.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -17,7 +27,10 @@ const KEY = SANDBOX_KEYS.growth;
  * direct (NO_PROXY, or a proxy ignored by a bug) reaches nginx without a DNS query leaving this
  * machine, and the squid log tells which way it went.
  */
-const LOCAL_NAMES = { NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preload.mjs', import.meta.url).href}`, PROSPECT_TEST_HOSTS: `${PROXIED_HOST}=127.0.0.1` };
+const LOCAL_NAMES = {
+  NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preload.mjs', import.meta.url).href}`,
+  PROSPECT_TEST_HOSTS: `${PROXIED_HOST}=127.0.0.1`,
+};
 
 describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an https sandbox behind nginx', () => {
   let sandbox: RunningSandbox;
@@ -31,7 +44,10 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     sandbox = await startTestSandbox();
     servers = await startHttpsBehindProxy(sandbox.url);
     ({ squid, caFile, tlsPort } = servers);
-    const listed = await runCli(['companies', '-t', 'Shopify', '--country', 'us', '--max', '5', '--columns', 'domain', '--format', 'csv'], { url: sandbox.url, apiKey: KEY });
+    const listed = await runCli(
+      ['companies', '-t', 'Shopify', '--country', 'us', '--max', '5', '--columns', 'domain', '--format', 'csv'],
+      { url: sandbox.url, apiKey: KEY },
+    );
     expect(listed.code).toBe(0);
     domains = listed.stdout;
   });
@@ -41,7 +57,8 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
   });
 
   const service = () => `https://${PROXIED_HOST}:${tlsPort}`;
-  const tunnels = async () => (await squid.log()).split('\n').filter((line) => line.includes(`CONNECT ${PROXIED_HOST}:${tlsPort}`)).length;
+  const tunnels = async () =>
+    (await squid.log()).split('\n').filter((line) => line.includes(`CONNECT ${PROXIED_HOST}:${tlsPort}`)).length;
   /** squid writes a tunnel's line when it closes, as the run's process exits: wait for it, by count. */
   async function tunnelsReach(count: number): Promise<number> {
     for (let tries = 0; tries < 100 && (await tunnels()) < count; tries++) await sleep(100);
@@ -55,17 +72,25 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     { name: 'pipeline', args: ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '3', '--format', 'csv'] },
   ];
 
-  it.for(COMMANDS)('$name: HTTPS_PROXY takes it through squid, whose log shows it; the output is that of a direct run', async ({ args, input }) => {
-    const direct = await runCli(args, { url: sandbox.url, apiKey: KEY, input: input?.() });
-    expect(direct.code, direct.stderr).toBe(0);
-    expect(direct.stdout.split('\n').length).toBeGreaterThan(2);
-    const before = await tunnels();
-    const proxied = await runCli(args, { url: service(), apiKey: KEY, input: input?.(), env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
-    expect(proxied.stderr).toBe(direct.stderr);
-    expect(proxied.code).toBe(0);
-    expect(proxied.stdout).toBe(direct.stdout);
-    expect(await tunnelsReach(before + 1)).toBeGreaterThan(before);
-  });
+  it.for(COMMANDS)(
+    '$name: HTTPS_PROXY takes it through squid, whose log shows it; the output is that of a direct run',
+    async ({ args, input }) => {
+      const direct = await runCli(args, { url: sandbox.url, apiKey: KEY, input: input?.() });
+      expect(direct.code, direct.stderr).toBe(0);
+      expect(direct.stdout.split('\n').length).toBeGreaterThan(2);
+      const before = await tunnels();
+      const proxied = await runCli(args, {
+        url: service(),
+        apiKey: KEY,
+        input: input?.(),
+        env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES },
+      });
+      expect(proxied.stderr).toBe(direct.stderr);
+      expect(proxied.code).toBe(0);
+      expect(proxied.stdout).toBe(direct.stdout);
+      expect(await tunnelsReach(before + 1)).toBeGreaterThan(before);
+    },
+  );
 
   it('https_proxy, ALL_PROXY and the proxy setting are read too; NO_PROXY covering the host sends nothing through it', async () => {
     const args = ['companies', '-t', 'Shopify', '--max', '2', '--format', 'csv'];
@@ -77,7 +102,9 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
       seen = await tunnelsReach(seen + 1);
     }
     const config = join(await scratchDir(), 'config');
-    expect((await runCli(['config', 'set', 'proxy', squid.url], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'proxy', squid.url], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(
+      0,
+    );
     const bySetting = await runCli(args, { url: service(), apiKey: KEY, env: env({ PROSPECT_CONFIG_DIR: config }) });
     expect(bySetting.code).toBe(0);
     seen = await tunnelsReach(seen + 1);
@@ -91,7 +118,10 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
       expect(direct.code, noProxy).toBe(0);
     }
     // The loopback address is never proxied, whatever HTTPS_PROXY says (as gh does).
-    expect((await runCli(args, { url: `https://127.0.0.1:${tlsPort}`, apiKey: KEY, env: env({ HTTPS_PROXY: squid.url }) })).code).toBe(0);
+    expect(
+      (await runCli(args, { url: `https://127.0.0.1:${tlsPort}`, apiKey: KEY, env: env({ HTTPS_PROXY: squid.url }) }))
+        .code,
+    ).toBe(0);
     await sleep(500);
     expect(await tunnels()).toBe(seen);
     expect((await squid.log()).split('\n').filter((line) => line.includes(`127.0.0.1:${tlsPort}`))).toEqual([]);
@@ -100,22 +130,35 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
   it('config list and get show a proxy setting without its password', async () => {
     const config = join(await scratchDir(), 'config');
     const env = { PROSPECT_CONFIG_DIR: config };
-    expect((await runCli(['config', 'set', 'proxy', `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${squid.authPort}`], { env })).code).toBe(0);
+    expect(
+      (
+        await runCli(['config', 'set', 'proxy', `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${squid.authPort}`], {
+          env,
+        })
+      ).code,
+    ).toBe(0);
     const list = await runCli(['config', 'list'], { env });
-    expect(list.stdout).toMatch(new RegExp(`^proxy +http://${PROXY_USER}:\\*\\*\\*@127\\.0\\.0\\.1:${squid.authPort} +config file$`, 'm'));
+    expect(list.stdout).toMatch(
+      new RegExp(`^proxy +http://${PROXY_USER}:\\*\\*\\*@127\\.0\\.0\\.1:${squid.authPort} +config file$`, 'm'),
+    );
     const get = await runCli(['config', 'get', 'proxy'], { env });
     expect(`${list.stdout}${list.stderr}${get.stdout}${get.stderr}`).not.toContain(PROXY_PASSWORD);
   });
 
   describe('a proxy that fails says so, in one line and what to do, and never prints its password', () => {
     const args = ['companies', '-t', 'Shopify', '--max', '2', '--format', 'csv'];
-    const run = (proxy: string, url = service()) => runCli(args, { url, apiKey: KEY, env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
+    const run = (proxy: string, url = service()) =>
+      runCli(args, { url, apiKey: KEY, env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
 
     it('asks for credentials (407): exit 5 at once, no retry; with them in its URL the run goes through', async () => {
       const before = (await squid.log()).split('\n').length;
       const without = await run(`http://127.0.0.1:${squid.authPort}`);
       expect(without.code).toBe(5);
-      expect(without.stderr).toMatch(new RegExp(`^prospect: the proxy http://127\\.0\\.0\\.1:${squid.authPort} asks for credentials \\(407 Proxy Authentication Required\\)\nPut them in the proxy URL`));
+      expect(without.stderr).toMatch(
+        new RegExp(
+          `^prospect: the proxy http://127\\.0\\.0\\.1:${squid.authPort} asks for credentials \\(407 Proxy Authentication Required\\)\nPut them in the proxy URL`,
+        ),
+      );
       const wrong = await run(`http://${PROXY_USER}:not-${PROXY_PASSWORD}@127.0.0.1:${squid.authPort}`);
       expect(wrong.code).toBe(5);
       expect(wrong.stderr).toContain('refused the user name and password in its URL');
@@ -131,16 +174,32 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     it('refuses the destination (403): exit 5, naming the proxy and the host', async () => {
       const refused = await run(squid.url, `https://${PROXIED_HOST}:${squid.forbiddenPort}`);
       expect(refused.code).toBe(5);
-      expect(refused.stderr).toMatch(new RegExp(`^prospect: the proxy http://127\\.0\\.0\\.1:${squid.port} refused to connect to ${PROXIED_HOST.replaceAll('.', '\\.')}:${squid.forbiddenPort} \\(403\\)\n`));
-      expect((await squid.log()).split('\n').filter((line) => line.includes(`/403 `) && line.includes(`:${squid.forbiddenPort}`))).toHaveLength(1);
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^prospect: the proxy http://127\\.0\\.0\\.1:${squid.port} refused to connect to ${PROXIED_HOST.replaceAll('.', '\\.')}:${squid.forbiddenPort} \\(403\\)\n`,
+        ),
+      );
+      expect(
+        (await squid.log())
+          .split('\n')
+          .filter((line) => line.includes(`/403 `) && line.includes(`:${squid.forbiddenPort}`)),
+      ).toHaveLength(1);
     });
 
     it('is not there (connection refused): exit 5, naming the proxy and the class', async () => {
       const nowhere = await freePort();
       const proxy = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${nowhere}`;
-      const down = await runCli(['--max-retries', '1', ...args], { url: service(), apiKey: KEY, env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
+      const down = await runCli(['--max-retries', '1', ...args], {
+        url: service(),
+        apiKey: KEY,
+        env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES },
+      });
       expect(down.code).toBe(5);
-      expect(down.stderr).toMatch(new RegExp(`^prospect: no answer from the proxy 127\\.0\\.0\\.1:${nowhere} for /companies after \\d+ attempts \\(last: proxy: connection refused \\(ECONNREFUSED\\)\\)\nCheck the proxy`));
+      expect(down.stderr).toMatch(
+        new RegExp(
+          `^prospect: no answer from the proxy 127\\.0\\.0\\.1:${nowhere} for /companies after \\d+ attempts \\(last: proxy: connection refused \\(ECONNREFUSED\\)\\)\nCheck the proxy`,
+        ),
+      );
       expect(down.stderr).not.toContain(PROXY_PASSWORD);
     });
   });

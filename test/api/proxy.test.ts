@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideProxy, describeProxy, parseProxyUrl } from '../../src/api/proxy.js';
 
-const decide = (target: string, env: Record<string, string>, setting?: string) => decideProxy(new URL(target), { env, setting });
+const decide = (target: string, env: Record<string, string>, setting?: string) =>
+  decideProxy(new URL(target), { env, setting });
 const proxyOf = (target: string, env: Record<string, string>, setting?: string) => {
   const decision = decide(target, env, setting);
   return decision.proxy === undefined ? `direct: ${decision.why}` : `${decision.proxy.host} from ${decision.source}`;
@@ -13,21 +14,37 @@ const proxyOf = (target: string, env: Record<string, string>, setting?: string) 
 
 describe('decideProxy', () => {
   it('reads the variables of the target scheme first, then ALL_PROXY; lower case before upper, as curl', () => {
-    expect(proxyOf('https://api.example.com', { HTTPS_PROXY: 'http://a:1', ALL_PROXY: 'http://b:2' })).toBe('a:1 from HTTPS_PROXY');
-    expect(proxyOf('https://api.example.com', { https_proxy: 'http://c:3', HTTPS_PROXY: 'http://a:1' })).toBe('c:3 from https_proxy');
+    expect(proxyOf('https://api.example.com', { HTTPS_PROXY: 'http://a:1', ALL_PROXY: 'http://b:2' })).toBe(
+      'a:1 from HTTPS_PROXY',
+    );
+    expect(proxyOf('https://api.example.com', { https_proxy: 'http://c:3', HTTPS_PROXY: 'http://a:1' })).toBe(
+      'c:3 from https_proxy',
+    );
     expect(proxyOf('https://api.example.com', { HTTP_PROXY: 'http://a:1' })).toBe('direct: no proxy is set');
     expect(proxyOf('https://api.example.com', { all_proxy: 'http://b:2' })).toBe('b:2 from all_proxy');
-    expect(proxyOf('http://10.1.2.3:8080', { HTTP_PROXY: 'http://a:1', HTTPS_PROXY: 'http://c:3' })).toBe('a:1 from HTTP_PROXY');
+    expect(proxyOf('http://10.1.2.3:8080', { HTTP_PROXY: 'http://a:1', HTTPS_PROXY: 'http://c:3' })).toBe(
+      'a:1 from HTTP_PROXY',
+    );
   });
 
   it('takes the proxy setting before the environment; NO_PROXY still applies to it', () => {
-    expect(proxyOf('https://api.example.com', { HTTPS_PROXY: 'http://a:1' }, 'http://mine:3128')).toBe('mine:3128 from the proxy setting');
-    expect(proxyOf('https://api.example.com', { NO_PROXY: 'example.com' }, 'http://mine:3128')).toBe('direct: NO_PROXY covers api.example.com (example.com)');
+    expect(proxyOf('https://api.example.com', { HTTPS_PROXY: 'http://a:1' }, 'http://mine:3128')).toBe(
+      'mine:3128 from the proxy setting',
+    );
+    expect(proxyOf('https://api.example.com', { NO_PROXY: 'example.com' }, 'http://mine:3128')).toBe(
+      'direct: NO_PROXY covers api.example.com (example.com)',
+    );
   });
 
   it('never proxies this machine, whatever is set: localhost, 127.0.0.0/8, ::1, as written', () => {
     const env = { HTTPS_PROXY: 'http://a:1', HTTP_PROXY: 'http://a:1' };
-    for (const target of ['http://localhost:4010', 'http://127.0.0.1:4010', 'https://127.9.8.7', 'http://[::1]:4010', 'https://LOCALHOST']) {
+    for (const target of [
+      'http://localhost:4010',
+      'http://127.0.0.1:4010',
+      'https://127.9.8.7',
+      'http://[::1]:4010',
+      'https://LOCALHOST',
+    ]) {
       expect(proxyOf(target, env), target).toMatch(/^direct: .* is this machine$/);
     }
     // A name that only resolves to this machine is proxied: names are matched as written.
@@ -58,7 +75,9 @@ describe('decideProxy', () => {
 
   it('reads a bare host:port as http://, refuses other schemes, and shows a proxy without its password', () => {
     expect(parseProxyUrl('proxy.corp:3128', 'HTTPS_PROXY').href).toBe('http://proxy.corp:3128/');
-    expect(() => parseProxyUrl('socks5://proxy.corp:1080', 'ALL_PROXY')).toThrow(/the proxy in ALL_PROXY uses socks5:\/\//);
+    expect(() => parseProxyUrl('socks5://proxy.corp:1080', 'ALL_PROXY')).toThrow(
+      /the proxy in ALL_PROXY uses socks5:\/\//,
+    );
     expect(() => parseProxyUrl('http://', 'HTTPS_PROXY')).toThrow(/not a valid URL/);
     expect(describeProxy(new URL('http://user:hunter2@proxy.corp:3128'))).toBe('http://proxy.corp:3128');
   });

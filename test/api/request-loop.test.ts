@@ -5,7 +5,14 @@ describe('buildUrl', () => {
   const base = new URL('http://127.0.0.1:4010/');
 
   it('appends /api/v1 and the endpoint, and percent-encodes the query', () => {
-    expect(buildUrl(base, '/companies', [['technology', 'Shopify'], ['country', 'united states'], ['not_technology', undefined], ['x', 'a&b=c+d/é']])).toBe(
+    expect(
+      buildUrl(base, '/companies', [
+        ['technology', 'Shopify'],
+        ['country', 'united states'],
+        ['not_technology', undefined],
+        ['x', 'a&b=c+d/é'],
+      ]),
+    ).toBe(
       'http://127.0.0.1:4010/api/v1/companies?technology=Shopify&country=united%20states&x=a%26b%3Dc%2Bd%2F%C3%A9',
     );
   });

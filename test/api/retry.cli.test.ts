@@ -17,7 +17,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_KIND_NAMES, type FaultKindName } from '../../src/sandbox/index.js';
 import { runCli, runInProcess, scratchDir, type CliOptions } from '../helpers/cli.js';
-import { SANDBOX_KEYS, startTestSandbox, withSandbox, type RunningSandbox, type SandboxOptions } from '../helpers/sandbox.js';
+import {
+  SANDBOX_KEYS,
+  startTestSandbox,
+  withSandbox,
+  type RunningSandbox,
+  type SandboxOptions,
+} from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 /** Small enough to start in ~0.3 s, large enough for tens of pages. */
@@ -46,7 +52,8 @@ const HEADROOM = 5;
  */
 function retryBudgetMs(timeoutSeconds: number, maxRetries: number, retryAfterMs = INJECTED_RETRY_AFTER_MS): number {
   let waits = 0;
-  for (let retry = 0; retry < maxRetries; retry++) waits += Math.max(Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry), retryAfterMs);
+  for (let retry = 0; retry < maxRetries; retry++)
+    waits += Math.max(Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry), retryAfterMs);
   return (maxRetries + 1) * timeoutSeconds * 1000 + waits;
 }
 
@@ -56,7 +63,10 @@ let shopifyDomains: string;
 beforeAll(async () => {
   healthy = await startTestSandbox(DATA);
   // The contacts runs' input, made in process: not under test here.
-  const companies = await runInProcess(['companies', '-t', 'Shopify', '--max', '200', '--columns', 'domain'], { url: healthy.url, apiKey: KEY });
+  const companies = await runInProcess(['companies', '-t', 'Shopify', '--max', '200', '--columns', 'domain'], {
+    url: healthy.url,
+    apiKey: KEY,
+  });
   expect(companies.code).toBe(0);
   shopifyDomains = companies.stdout;
 });
@@ -70,20 +80,46 @@ async function timed(args: string[], options: CliOptions) {
   return { ...run, elapsedMs: performance.now() - startedAt };
 }
 
-const totalFaults = (sandbox: RunningSandbox) => FAULT_KIND_NAMES.reduce((sum, kind) => sum + sandbox.stats().faults[kind], 0);
+const totalFaults = (sandbox: RunningSandbox) =>
+  FAULT_KIND_NAMES.reduce((sum, kind) => sum + sandbox.stats().faults[kind], 0);
 
 describe('30% faults of every kind, and latency spikes: output byte-identical to a fault-free run', () => {
   // Retries enough that no request meets nine faults in a row (0.3^9 ≈ 2e-5); a 1 s timeout keeps
   // the silent kinds (stall-mid-body, no-response) cheap.
   const RETRIES = ['--timeout', '1', '--max-retries', '8'];
-  const FLAKY: SandboxOptions = { failRate: 0.3, faults: EVERY_KIND, faultSeed: FAULT_SEED, latencySpikeMs: 300, latencySpikeRate: 0.1 };
+  const FLAKY: SandboxOptions = {
+    failRate: 0.3,
+    faults: EVERY_KIND,
+    faultSeed: FAULT_SEED,
+    latencySpikeMs: 300,
+    latencySpikeRate: 0.1,
+  };
   const CASES: Array<{ name: string; args: string[]; input?: () => string }> = [
     // 1,135 rows in pages of 40: ~30 pages, one at a time.
     { name: 'companies', args: ['--page-size', '40', 'companies', '-t', 'Shopify', '--format', 'ndjson'] },
     // 200 domains, calls cut at --limit and split: concurrent calls whose answers come back out of order.
-    { name: 'contacts', args: ['contacts', '--seniority', 'cxo,vp,director', '--limit', '30', '--format', 'csv'], input: () => shopifyDomains },
+    {
+      name: 'contacts',
+      args: ['contacts', '--seniority', 'cxo,vp,director', '--limit', '30', '--format', 'csv'],
+      input: () => shopifyDomains,
+    },
     // Company pages and contact calls interleaved.
-    { name: 'pipeline', args: ['--page-size', '25', 'pipeline', '-t', 'Klaviyo', '--seniority', 'cxo,vp', '--limit', '40', '--format', 'csv'] },
+    {
+      name: 'pipeline',
+      args: [
+        '--page-size',
+        '25',
+        'pipeline',
+        '-t',
+        'Klaviyo',
+        '--seniority',
+        'cxo,vp',
+        '--limit',
+        '40',
+        '--format',
+        'csv',
+      ],
+    },
   ];
 
   it.concurrent.for(CASES)('$name', { timeout: 90_000 }, async ({ name, args, input }, { expect }) => {
@@ -93,7 +129,9 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
     await withSandbox({ ...DATA, ...FLAKY }, async (flaky) => {
       const faulty = await timed([...RETRIES, ...args], { url: flaky.url, ...(input ? { input: input() } : {}) });
       const { faults, requests } = flaky.stats();
-      console.log(`${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ${requests.total} requests, ${totalFaults(flaky)} faults ${JSON.stringify(faults)}`);
+      console.log(
+        `${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ${requests.total} requests, ${totalFaults(flaky)} faults ${JSON.stringify(faults)}`,
+      );
       expect(faulty.stderr).toBe('');
       expect(faulty.code).toBe(0);
       expect(faulty.stdout).toBe(clean.stdout);
@@ -117,50 +155,99 @@ describe('a total outage: exit 5 within the retry budget, one line, no output fi
     ['the slowest kinds', ['no-response', 'stall-mid-body', '503', '429']],
   ];
   // --concurrency 1: one request at a time, so the attempts can be counted.
-  const COMMANDS: Array<{ name: string; endpoint: string; args: (out: string, dir: string) => string[]; input?: () => string }> = [
+  const COMMANDS: Array<{
+    name: string;
+    endpoint: string;
+    args: (out: string, dir: string) => string[];
+    input?: () => string;
+  }> = [
     { name: 'companies', endpoint: '/companies', args: (out) => ['companies', '-t', 'Shopify', '-o', out] },
-    { name: 'contacts', endpoint: '/contacts', args: (out) => ['contacts', '--concurrency', '1', '-o', out], input: () => shopifyDomains },
-    { name: 'pipeline --state', endpoint: '/companies', args: (out, dir) => ['pipeline', '-t', 'Shopify', '--concurrency', '1', '--state', join(dir, 'state'), '-o', out] },
+    {
+      name: 'contacts',
+      endpoint: '/contacts',
+      args: (out) => ['contacts', '--concurrency', '1', '-o', out],
+      input: () => shopifyDomains,
+    },
+    {
+      name: 'pipeline --state',
+      endpoint: '/companies',
+      args: (out, dir) => ['pipeline', '-t', 'Shopify', '--concurrency', '1', '--state', join(dir, 'state'), '-o', out],
+    },
   ];
   const CASES = MIXES.flatMap(([mix, faults]) => COMMANDS.map((command) => ({ ...command, mix, faults })));
 
-  it.concurrent.for(CASES)('$name, $mix', { timeout: 90_000 }, async ({ name, mix, faults, endpoint, args, input }, { expect }) => {
-    const budgetMs = retryBudgetMs(TIMEOUT_SECONDS, MAX_RETRIES);
-    const dir = await scratchDir();
-    const out = join(dir, 'out.csv');
-    await writeFile(out, 'last week\n');
-    await withSandbox({ ...DATA, failRate: 1, faults, faultSeed: FAULT_SEED }, async (down) => {
-      const run = await timed([...RETRIES, ...args(out, dir)], { url: down.url, cwd: dir, ...(input ? { input: input() } : {}) });
-      console.log(`outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms (budget ${budgetMs} ms, bound ${HEADROOM}x), ${down.stats().requests.total} requests`);
-      expect(run.code).toBe(5);
-      // A 429 uses up no --max-retries (everyone waits out its Retry-After instead): each one met is one attempt more, and a wait.
-      const rateLimited = down.stats().faults['429'] + down.stats().faults['429-no-retry-after'];
-      expect(run.elapsedMs).toBeLessThan(HEADROOM * (budgetMs + rateLimited * INJECTED_RETRY_AFTER_MS));
-      const lines = run.stderr.trimEnd().split('\n');
-      const failure = new RegExp(`^prospect: no answer from 127\\.0\\.0\\.1:${new URL(down.url).port} for ${endpoint} after \\d+ attempts \\(last: .+\\)$`);
-      // One line says what failed, the next what to do; a pipeline with --state adds one saying how to resume.
-      const failureAt = lines.findIndex((line) => failure.test(line));
-      expect(failureAt).toBeGreaterThanOrEqual(0);
-      expect(lines.filter((line) => failure.test(line))).toHaveLength(1);
-      expect(lines[failureAt + 1]).toMatch(/^(Try again later|The service is slow|The connection kept failing)/);
-      const others = lines.filter((_line, index) => index !== failureAt && index !== failureAt + 1);
-      expect(others).toEqual(name.includes('--state') ? [expect.stringMatching(/^prospect: the checkpoint in .* run the same command again to resume\.$/)] : []);
-      expect(await readFile(out, 'utf8')).toBe('last week\n');
-      expect((await readdir(dir)).filter((name) => name !== 'state')).toEqual(['out.csv']);
-      // It retried, and then stopped: a later batch may have sent one request before the run closed its client.
-      expect(down.stats().requests.total).toBeGreaterThanOrEqual(ATTEMPTS);
-      expect(down.stats().requests.total).toBeLessThanOrEqual(ATTEMPTS + rateLimited + 1);
-    });
-  });
+  it.concurrent.for(CASES)(
+    '$name, $mix',
+    { timeout: 90_000 },
+    async ({ name, mix, faults, endpoint, args, input }, { expect }) => {
+      const budgetMs = retryBudgetMs(TIMEOUT_SECONDS, MAX_RETRIES);
+      const dir = await scratchDir();
+      const out = join(dir, 'out.csv');
+      await writeFile(out, 'last week\n');
+      await withSandbox({ ...DATA, failRate: 1, faults, faultSeed: FAULT_SEED }, async (down) => {
+        const run = await timed([...RETRIES, ...args(out, dir)], {
+          url: down.url,
+          cwd: dir,
+          ...(input ? { input: input() } : {}),
+        });
+        console.log(
+          `outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms (budget ${budgetMs} ms, bound ${HEADROOM}x), ${down.stats().requests.total} requests`,
+        );
+        expect(run.code).toBe(5);
+        // A 429 uses up no --max-retries (everyone waits out its Retry-After instead): each one met is one attempt more, and a wait.
+        const rateLimited = down.stats().faults['429'] + down.stats().faults['429-no-retry-after'];
+        expect(run.elapsedMs).toBeLessThan(HEADROOM * (budgetMs + rateLimited * INJECTED_RETRY_AFTER_MS));
+        const lines = run.stderr.trimEnd().split('\n');
+        const failure = new RegExp(
+          `^prospect: no answer from 127\\.0\\.0\\.1:${new URL(down.url).port} for ${endpoint} after \\d+ attempts \\(last: .+\\)$`,
+        );
+        // One line says what failed, the next what to do; a pipeline with --state adds one saying how to resume.
+        const failureAt = lines.findIndex((line) => failure.test(line));
+        expect(failureAt).toBeGreaterThanOrEqual(0);
+        expect(lines.filter((line) => failure.test(line))).toHaveLength(1);
+        expect(lines[failureAt + 1]).toMatch(/^(Try again later|The service is slow|The connection kept failing)/);
+        const others = lines.filter((_line, index) => index !== failureAt && index !== failureAt + 1);
+        expect(others).toEqual(
+          name.includes('--state')
+            ? [expect.stringMatching(/^prospect: the checkpoint in .* run the same command again to resume\.$/)]
+            : [],
+        );
+        expect(await readFile(out, 'utf8')).toBe('last week\n');
+        expect((await readdir(dir)).filter((name) => name !== 'state')).toEqual(['out.csv']);
+        // It retried, and then stopped: a later batch may have sent one request before the run closed its client.
+        expect(down.stats().requests.total).toBeGreaterThanOrEqual(ATTEMPTS);
+        expect(down.stats().requests.total).toBeLessThanOrEqual(ATTEMPTS + rateLimited + 1);
+      });
+    },
+  );
 });
 
 describe('pipeline --state through an outage mid-run', () => {
-  const ARGS = (state: string, out: string) => ['--page-size', '25', 'pipeline', '-t', 'Klaviyo', '--seniority', 'cxo,vp', '--limit', '40', '--concurrency', '2', '--state', state, '-o', out];
+  const ARGS = (state: string, out: string) => [
+    '--page-size',
+    '25',
+    'pipeline',
+    '-t',
+    'Klaviyo',
+    '--seniority',
+    'cxo,vp',
+    '--limit',
+    '40',
+    '--concurrency',
+    '2',
+    '--state',
+    state,
+    '-o',
+    out,
+  ];
   const RETRIES = ['--timeout', '1', '--max-retries', '2'];
 
   it('exits 5 within the retry budget, keeps a checkpoint, and resumes on a healthy same-seed sandbox to byte-identical output', async () => {
     const reference = await scratchDir();
-    const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], { url: healthy.url, cwd: reference });
+    const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], {
+      url: healthy.url,
+      cwd: reference,
+    });
     expect(clean.code).toBe(0);
     const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
 
@@ -171,15 +258,22 @@ describe('pipeline --state through an outage mid-run', () => {
     // The service answers 25 of the ~45 requests a clean run makes, then fails every one, with every
     // kind of fault. (Company pages run ahead of contact calls, so the first pages are committed only
     // after ~20 requests.)
-    const outage = await withSandbox({ ...DATA, failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 }, (down) =>
-      timed([...RETRIES, ...ARGS(state, out)], { url: down.url, cwd: work }),
+    const outage = await withSandbox(
+      { ...DATA, failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 },
+      (down) => timed([...RETRIES, ...ARGS(state, out)], { url: down.url, cwd: work }),
     );
     const budgetMs = retryBudgetMs(1, 2);
-    console.log(`outage mid-run: ${Math.round(outage.elapsedMs)} ms (clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms, bound ${HEADROOM}x)`);
+    console.log(
+      `outage mid-run: ${Math.round(outage.elapsedMs)} ms (clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms, bound ${HEADROOM}x)`,
+    );
     expect(outage.code).toBe(5);
     expect(outage.elapsedMs).toBeLessThan(HEADROOM * (clean.elapsedMs + budgetMs));
-    expect(outage.stderr).toMatch(/^prospect: no answer from 127\.0\.0\.1:\d+ for \/(companies|contacts) after \d+ attempts/m);
-    expect(outage.stderr).toMatch(/^prospect: the checkpoint in .* keeps \d+ committed rows; run the same command again to resume\.$/m);
+    expect(outage.stderr).toMatch(
+      /^prospect: no answer from 127\.0\.0\.1:\d+ for \/(companies|contacts) after \d+ attempts/m,
+    );
+    expect(outage.stderr).toMatch(
+      /^prospect: the checkpoint in .* keeps \d+ committed rows; run the same command again to resume\.$/m,
+    );
     expect(await readFile(out, 'utf8')).toBe('last week\n');
     const checkpoint = JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8'));
     expect(checkpoint.pages_done).toBeGreaterThanOrEqual(1);

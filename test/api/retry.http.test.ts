@@ -14,14 +14,27 @@ import {
   type RequestEvent,
 } from '../../src/api/index.js';
 import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
-import { clientOf, closeScripted, companiesPage, errorBody, failure, serveScript, type Script, type ScriptedResponse, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  clientOf,
+  closeScripted,
+  companiesPage,
+  errorBody,
+  failure,
+  serveScript,
+  type Script,
+  type ScriptedResponse,
+  type ScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const KEY = 'retry-key-ABCDEF123456';
 /** The client of the running test (closed by closeScripted after it), and what it reported. */
 let client: ProspectClient | undefined;
 let events: RequestEvent[] = [];
 
-async function setup(script: Script, options: Partial<ClientOptions> = {}): Promise<{ server: ScriptedServer; client: ProspectClient }> {
+async function setup(
+  script: Script,
+  options: Partial<ClientOptions> = {},
+): Promise<{ server: ScriptedServer; client: ProspectClient }> {
   const server = await serveScript(script);
   events = [];
   client = clientOf(server, {
@@ -44,7 +57,6 @@ async function firstPage(c: ProspectClient): Promise<CompanyPage> {
   for await (const page of c.companies({ technology: 'Shopify' })) return page;
   throw new Error('no page');
 }
-
 
 const ok: ScriptedResponse = { body: companiesPage(['a.com']) };
 
@@ -85,7 +97,9 @@ describe('retries recover', () => {
   });
 
   it('from a body that stalls past the timeout', async () => {
-    const { server, client } = await setup([{ stallMidBodyMs: 2_000, body: companiesPage(['a.com']) }, ok], { timeoutMs: 150 });
+    const { server, client } = await setup([{ stallMidBodyMs: 2_000, body: companiesPage(['a.com']) }, ok], {
+      timeoutMs: 150,
+    });
     expect((await firstPage(client)).data).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
@@ -93,7 +107,10 @@ describe('retries recover', () => {
   it('from a body that trickles slower than the whole-attempt deadline', async () => {
     // Each chunk arrives within the idle timeout, yet the whole body takes longer than timeoutMs:
     // only the per-attempt deadline catches it.
-    const { server, client } = await setup([{ delayMs: 150, stallMidBodyMs: 150, body: companiesPage(['a.com']) }, ok], { timeoutMs: 250 });
+    const { server, client } = await setup(
+      [{ delayMs: 150, stallMidBodyMs: 150, body: companiesPage(['a.com']) }, ok],
+      { timeoutMs: 250 },
+    );
     expect((await firstPage(client)).data).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
@@ -104,15 +121,27 @@ describe('retries recover', () => {
     const error = await failure(firstPage(c));
     await c.close();
     expect(error).toBeInstanceOf(ServiceError);
-    expect(error.message).toMatch(/^no answer from 127\.0\.0\.1:\d+ for \/companies after 3 attempts \(last: refused: connection refused \(ECONNREFUSED\)\)$/);
+    expect(error.message).toMatch(
+      /^no answer from 127\.0\.0\.1:\d+ for \/companies after 3 attempts \(last: refused: connection refused \(ECONNREFUSED\)\)$/,
+    );
   });
 });
 
 describe('Retry-After', () => {
   it('429 waits at least Retry-After seconds', async () => {
-    const { server, client } = await setup([{ status: 429, headers: { 'retry-after': '1' }, body: errorBody('rate_limited', 'slow down', { retry_after: 1 }) }, ok], {
-      random: () => 0,
-    });
+    const { server, client } = await setup(
+      [
+        {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: errorBody('rate_limited', 'slow down', { retry_after: 1 }),
+        },
+        ok,
+      ],
+      {
+        random: () => 0,
+      },
+    );
     const started = performance.now();
     await firstPage(client);
     expect(performance.now() - started).toBeGreaterThanOrEqual(990);
@@ -141,15 +170,21 @@ describe('Retry-After', () => {
   });
 
   it('uses retry_after from the body when the header is missing', async () => {
-    const { client } = await setup([{ status: 429, body: errorBody('rate_limited', 'slow', { retry_after: 0.2 }) }, ok], { random: () => 0 });
+    const { client } = await setup(
+      [{ status: 429, body: errorBody('rate_limited', 'slow', { retry_after: 0.2 }) }, ok],
+      { random: () => 0 },
+    );
     await firstPage(client);
     expect(events[0]?.retryInMs).toBe(200);
   });
 
   it('gives up at once when it asks for longer than the cap', async () => {
-    const { server, client } = await setup([{ status: 429, headers: { 'retry-after': '120' }, body: errorBody('rate_limited', 'slow down') }], {
-      maxRetryDelayMs: 10_000,
-    });
+    const { server, client } = await setup(
+      [{ status: 429, headers: { 'retry-after': '120' }, body: errorBody('rate_limited', 'slow down') }],
+      {
+        maxRetryDelayMs: 10_000,
+      },
+    );
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.message).toBe(
@@ -182,7 +217,9 @@ describe('not retried', () => {
   it('403 plan_required on contacts', async () => {
     const { client } = await setup([{ status: 403, body: errorBody('plan_required', 'Growth plan needed') }]);
     const error = await failure(client.contacts({ domains: ['a.com'] }));
-    expect(error.message).toBe("the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required).");
+    expect(error.message).toBe(
+      "the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required).",
+    );
   });
 
   it('422 with a non-JSON body is a broken contract, exit 5, not retried', async () => {
@@ -197,7 +234,10 @@ describe('not retried', () => {
 
 describe('retry cap', () => {
   it('gives up after maxRetries + 1 attempts with exit 5 and the count', async () => {
-    const { server, client } = await setup([{ status: 503, body: errorBody('internal_error', 'down for maintenance') }], { maxRetries: 3 });
+    const { server, client } = await setup(
+      [{ status: 503, body: errorBody('internal_error', 'down for maintenance') }],
+      { maxRetries: 3 },
+    );
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(ServiceError);
     expect(exitCodeOf(error)).toBe(ExitCode.service);
@@ -226,11 +266,27 @@ describe('retry cap', () => {
 
 describe('malformed answers', () => {
   it.each<[string, ScriptedResponse, RegExp]>([
-    ['HTML with status 200', { body: '<!doctype html><html><body>Login</body></html>' }, /^the service answered \/companies with HTML, not JSON \(status 200\)$/],
-    ['truncated JSON', { body: '{"data":[{"domain":"a.com"', headers: { 'content-type': 'application/json' } }, /^the service answered \/companies with truncated or invalid JSON \(status 200\)/],
+    [
+      'HTML with status 200',
+      { body: '<!doctype html><html><body>Login</body></html>' },
+      /^the service answered \/companies with HTML, not JSON \(status 200\)$/,
+    ],
+    [
+      'truncated JSON',
+      { body: '{"data":[{"domain":"a.com"', headers: { 'content-type': 'application/json' } },
+      /^the service answered \/companies with truncated or invalid JSON \(status 200\)/,
+    ],
     ['an empty body', { body: '' }, /^the service answered \/companies with an empty body \(status 200\)$/],
-    ['the wrong shape', { body: { rows: [] } }, /^the service answered \/companies with an unexpected shape \(status 200\): data: /],
-    ['data not an array', { body: { ...companiesPage([]), data: 'none' } }, /unexpected shape \(status 200\): data: Invalid input: expected array, received string$/],
+    [
+      'the wrong shape',
+      { body: { rows: [] } },
+      /^the service answered \/companies with an unexpected shape \(status 200\): data: /,
+    ],
+    [
+      'data not an array',
+      { body: { ...companiesPage([]), data: 'none' } },
+      /unexpected shape \(status 200\): data: Invalid input: expected array, received string$/,
+    ],
   ])('%s → MalformedResponseError after two retries', async (_name, response, message) => {
     const { server, client } = await setup([response]);
     const error = await failure(firstPage(client));
@@ -256,11 +312,16 @@ describe('malformed answers', () => {
   });
 
   it('a cursor loop stops the listing', async () => {
-    const { client } = await setup([{ body: companiesPage(['a.com'], 'c1') }, { body: companiesPage(['b.com'], 'c2') }, { body: companiesPage(['c.com'], 'c1') }]);
+    const { client } = await setup([
+      { body: companiesPage(['a.com'], 'c1') },
+      { body: companiesPage(['b.com'], 'c2') },
+      { body: companiesPage(['c.com'], 'c1') },
+    ]);
     const seen: string[] = [];
     const error = await failure(
       (async () => {
-        for await (const page of client.companies({ technology: 't' })) seen.push(...page.data.map((row) => row.domain));
+        for await (const page of client.companies({ technology: 't' }))
+          seen.push(...page.data.map((row) => row.domain));
       })(),
     );
     expect(error).toBeInstanceOf(MalformedResponseError);
@@ -271,14 +332,21 @@ describe('malformed answers', () => {
 
 describe('verify is never asked again after an answer', () => {
   it('a malformed 200 is not retried', async () => {
-    const { server, client } = await setup([{ body: '<html>oops</html>' }, { body: { email: 'a@b.com', status: 'valid' } }]);
+    const { server, client } = await setup([
+      { body: '<html>oops</html>' },
+      { body: { email: 'a@b.com', status: 'valid' } },
+    ]);
     const error = await failure(client.verify('a@b.com'));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(server.requests).toHaveLength(1);
   });
 
   it('a 200 is never re-asked, but a network loss and a 5xx are', async () => {
-    const { server, client } = await setup([{ status: 503 }, { resetConnection: true }, { body: { email: 'a@b.com', status: 'valid' } }]);
+    const { server, client } = await setup([
+      { status: 503 },
+      { resetConnection: true },
+      { body: { email: 'a@b.com', status: 'valid' } },
+    ]);
     expect((await client.verify('a@b.com')).status).toBe('valid');
     expect(server.requests).toHaveLength(3);
     expect((await client.verify('a@b.com')).status).toBe('valid');
@@ -305,7 +373,10 @@ describe('abort', () => {
 
   it('aborting interrupts a backoff wait', async () => {
     const controller = new AbortController();
-    const { server, client } = await setup([{ status: 503, headers: { 'retry-after': '300' } }], { signal: controller.signal, ...FOREVER });
+    const { server, client } = await setup([{ status: 503, headers: { 'retry-after': '300' } }], {
+      signal: controller.signal,
+      ...FOREVER,
+    });
     const pending = failure(firstPage(client));
     await vi.waitFor(() => expect(events[0]?.retryInMs).toBe(300_000), UNTIL);
     controller.abort();

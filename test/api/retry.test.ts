@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_MALFORMED_RETRIES, backoffDelayMs, classifyTransportFailure, decideRetry, isRetryableStatus, parseRetryAfter, retryAfterFromBody, type RetryPolicy } from '../../src/api/retry.js';
+import {
+  MAX_MALFORMED_RETRIES,
+  backoffDelayMs,
+  classifyTransportFailure,
+  decideRetry,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryAfterFromBody,
+  type RetryPolicy,
+} from '../../src/api/retry.js';
 
 const policy = (overrides: Partial<RetryPolicy> = {}): RetryPolicy => ({
   maxRetries: 5,
@@ -27,10 +36,14 @@ describe('backoffDelayMs (full jitter)', () => {
 
   it('stays within [0, min(cap, base*2^n)) for any random value and retry', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (retry, fraction) => {
-        const delay = backoffDelayMs(retry, policy({ random: () => fraction }));
-        return delay >= 0 && delay <= Math.min(30_000, 500 * 2 ** retry) && Number.isInteger(delay);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (retry, fraction) => {
+          const delay = backoffDelayMs(retry, policy({ random: () => fraction }));
+          return delay >= 0 && delay <= Math.min(30_000, 500 * 2 ** retry) && Number.isInteger(delay);
+        },
+      ),
     );
   });
 });
@@ -80,7 +93,11 @@ describe('decideRetry', () => {
   });
 
   it('gives up at once when Retry-After exceeds the cap', () => {
-    expect(decideRetry({ retryIndex: 0, retryAfterMs: 31_000 }, policy())).toEqual({ retry: false, why: 'retry-after-too-long', retryAfterMs: 31_000 });
+    expect(decideRetry({ retryIndex: 0, retryAfterMs: 31_000 }, policy())).toEqual({
+      retry: false,
+      why: 'retry-after-too-long',
+      retryAfterMs: 31_000,
+    });
   });
 
   it('makes exactly one attempt with maxRetries 0', () => {
@@ -91,10 +108,21 @@ describe('decideRetry', () => {
 describe('what is worth asking again', () => {
   it('a malformed answer: twice at most, never on a call charged per answer', () => {
     expect(MAX_MALFORMED_RETRIES).toBe(2);
-    expect(decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0 }, policy())).toEqual({ retry: true, delayMs: 250 });
-    expect(decideRetry({ retryIndex: 1, malformed: true, malformedRetries: 1 }, policy())).toEqual({ retry: true, delayMs: 500 });
-    expect(decideRetry({ retryIndex: 2, malformed: true, malformedRetries: 2 }, policy())).toEqual({ retry: false, why: 'exhausted' });
-    expect(decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0, chargedPerAnswer: true }, policy())).toEqual({ retry: false, why: 'exhausted' });
+    expect(decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0 }, policy())).toEqual({
+      retry: true,
+      delayMs: 250,
+    });
+    expect(decideRetry({ retryIndex: 1, malformed: true, malformedRetries: 1 }, policy())).toEqual({
+      retry: true,
+      delayMs: 500,
+    });
+    expect(decideRetry({ retryIndex: 2, malformed: true, malformedRetries: 2 }, policy())).toEqual({
+      retry: false,
+      why: 'exhausted',
+    });
+    expect(
+      decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0, chargedPerAnswer: true }, policy()),
+    ).toEqual({ retry: false, why: 'exhausted' });
     // A status or network failure on a charged call got no answer, so it is asked again.
     expect(decideRetry({ retryIndex: 0, chargedPerAnswer: true }, policy())).toEqual({ retry: true, delayMs: 250 });
   });

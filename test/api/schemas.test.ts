@@ -67,17 +67,39 @@ describe('companies schemas', () => {
   it('accept nulls in the sparse fields, any technology version and extra entry fields, kept in place', () => {
     const page = companiesPage(['a.com', 'b.com']) as { data: Record<string, unknown>[] };
     page.data[0] = { ...page.data[0], description: 'shop', later: { kept: true } };
-    page.data[1] = { ...page.data[1], phone: null, linkedin_url: null, technologies: [{ t: 'jQuery', c: 'JavaScript libraries', v: { odd: [1] }, since: 2019 }, { t: 'PHP', c: 'Languages' }] };
+    page.data[1] = {
+      ...page.data[1],
+      phone: null,
+      linkedin_url: null,
+      technologies: [
+        { t: 'jQuery', c: 'JavaScript libraries', v: { odd: [1] }, since: 2019 },
+        { t: 'PHP', c: 'Languages' },
+      ],
+    };
     const checked = checkSchema(CompaniesResponseSchema, JSON.parse(JSON.stringify(page)));
     expect(checked.ok).toBe(true);
     if (!checked.ok) return;
     expect(checked.value.data[0]).toMatchObject({ description: 'shop', later: { kept: true } });
     expect(checked.value.data[1]).toMatchObject({ phone: null, linkedin_url: null });
-    expect(checked.value.data[1]?.technologies).toEqual([{ t: 'jQuery', c: 'JavaScript libraries', v: { odd: [1] }, since: 2019 }, { t: 'PHP', c: 'Languages' }]);
+    expect(checked.value.data[1]?.technologies).toEqual([
+      { t: 'jQuery', c: 'JavaScript libraries', v: { odd: [1] }, since: 2019 },
+      { t: 'PHP', c: 'Languages' },
+    ]);
   });
 
   it('refuse what is not a page, an empty domain, a non-integer count or a bad cursor', () => {
-    const notPages = [null, [], 'text', 7, {}, { data: {} }, { data: null }, { data: [] }, { data: [1, 'a'] }, { ...companiesPage(['a.com']), next_cursor: 5 }];
+    const notPages = [
+      null,
+      [],
+      'text',
+      7,
+      {},
+      { data: {} },
+      { data: null },
+      { data: [] },
+      { data: [1, 'a'] },
+      { ...companiesPage(['a.com']), next_cursor: 5 },
+    ];
     for (const json of notPages) expect(checkSchema(CompaniesResponseSchema, json).ok).toBe(false);
     expect(CompanyRowSchema.safeParse(sampleCompany('')).success).toBe(false);
     expect(CompanyRowSchema.safeParse(sampleCompany('a.com', { tech_count: 2.5 })).success).toBe(false);
@@ -103,9 +125,10 @@ describe('contact schema', () => {
   });
 
   it('accepts a date-time (and any string) as business_email_last_seen, unchanged', () => {
-    expect(ContactSchema.parse(sampleContact('a.com', { business_email_last_seen: '2025-01-15T10:00:00Z' })).business_email_last_seen).toBe(
-      '2025-01-15T10:00:00Z',
-    );
+    expect(
+      ContactSchema.parse(sampleContact('a.com', { business_email_last_seen: '2025-01-15T10:00:00Z' }))
+        .business_email_last_seen,
+    ).toBe('2025-01-15T10:00:00Z');
   });
 
   it('keeps unknown fields', () => {
@@ -113,7 +136,13 @@ describe('contact schema', () => {
   });
 
   it('accepts the envelope and a bare array', () => {
-    expect(ContactsResponseSchema.safeParse({ data: [sampleContact('a.com')], meta: { source: { license: 'x' } }, next_cursor: null }).success).toBe(true);
+    expect(
+      ContactsResponseSchema.safeParse({
+        data: [sampleContact('a.com')],
+        meta: { source: { license: 'x' } },
+        next_cursor: null,
+      }).success,
+    ).toBe(true);
     expect(ContactsResponseSchema.safeParse([sampleContact('a.com')]).success).toBe(true);
   });
 
@@ -127,7 +156,9 @@ describe('contact schema', () => {
 
 describe('verify result schema', () => {
   it('passes any status through and keeps unknown fields', () => {
-    expect(VerifyResultSchema.parse({ email: 'a@b.com', status: 'catch_all', checked_at: '2025-01-01T00:00:00Z', mx: true })).toMatchObject({
+    expect(
+      VerifyResultSchema.parse({ email: 'a@b.com', status: 'catch_all', checked_at: '2025-01-01T00:00:00Z', mx: true }),
+    ).toMatchObject({
       status: 'catch_all',
       mx: true,
     });

@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratchDir } from '../helpers/cli.js';
-import { freePort, makeCertificates, NGINX, OPENSSL, startNginx, type Certificates, type RunningProgram } from '../helpers/real-servers.js';
+import {
+  freePort,
+  makeCertificates,
+  NGINX,
+  OPENSSL,
+  startNginx,
+  type Certificates,
+  type RunningProgram,
+} from '../helpers/real-servers.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -19,7 +27,14 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
   let sandbox: RunningSandbox;
   let nginx: RunningProgram;
   let certs: Certificates;
-  const port: Record<'good' | 'expired' | 'notYetValid' | 'wrongName' | 'tls11' | 'clientCert', number> = { good: 0, expired: 0, notYetValid: 0, wrongName: 0, tls11: 0, clientCert: 0 };
+  const port: Record<'good' | 'expired' | 'notYetValid' | 'wrongName' | 'tls11' | 'clientCert', number> = {
+    good: 0,
+    expired: 0,
+    notYetValid: 0,
+    wrongName: 0,
+    tls11: 0,
+    clientCert: 0,
+  };
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
@@ -43,38 +58,82 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
   /** The handshakes nginx saw fail on this port (its error log at `info` names the server's address). */
   async function failedHandshakes(onPort: number): Promise<number> {
     const log = await nginx.log();
-    return log.split('\n').filter((line) => /SSL_do_handshake\(\) failed|SSL_read\(\) failed|handshak/i.test(line) && line.includes(`server: 127.0.0.1:${onPort}`)).length;
+    return log
+      .split('\n')
+      .filter(
+        (line) =>
+          /SSL_do_handshake\(\) failed|SSL_read\(\) failed|handshak/i.test(line) &&
+          line.includes(`server: 127.0.0.1:${onPort}`),
+      ).length;
   }
 
   const CASES: Array<{ name: string; site: keyof typeof port; caFile: boolean; what: RegExp; fix: RegExp }> = [
-    { name: 'an untrusted CA', site: 'good', caFile: false, what: /its certificate is not trusted/, fix: /ca-file .*PROSPECT_CA_FILE.*NODE_EXTRA_CA_CERTS/ },
-    { name: 'an expired certificate', site: 'expired', caFile: true, what: /its certificate has expired \(TLS: CERT_HAS_EXPIRED\)/, fix: /renew its certificate.*clock/ },
-    { name: 'a certificate not yet valid', site: 'notYetValid', caFile: true, what: /its certificate is not valid yet \(TLS: CERT_NOT_YET_VALID\)/, fix: /clock/ },
-    { name: 'a certificate for another name', site: 'wrongName', caFile: true, what: /its certificate is for another host name \(TLS: ERR_TLS_CERT_ALTNAME_INVALID\)/, fix: /host name the certificate names/ },
-    { name: 'TLS 1.1 only', site: 'tls11', caFile: true, what: /it offers only TLS older than 1\.2/, fix: /TLS 1\.2 or 1\.3/ },
+    {
+      name: 'an untrusted CA',
+      site: 'good',
+      caFile: false,
+      what: /its certificate is not trusted/,
+      fix: /ca-file .*PROSPECT_CA_FILE.*NODE_EXTRA_CA_CERTS/,
+    },
+    {
+      name: 'an expired certificate',
+      site: 'expired',
+      caFile: true,
+      what: /its certificate has expired \(TLS: CERT_HAS_EXPIRED\)/,
+      fix: /renew its certificate.*clock/,
+    },
+    {
+      name: 'a certificate not yet valid',
+      site: 'notYetValid',
+      caFile: true,
+      what: /its certificate is not valid yet \(TLS: CERT_NOT_YET_VALID\)/,
+      fix: /clock/,
+    },
+    {
+      name: 'a certificate for another name',
+      site: 'wrongName',
+      caFile: true,
+      what: /its certificate is for another host name \(TLS: ERR_TLS_CERT_ALTNAME_INVALID\)/,
+      fix: /host name the certificate names/,
+    },
+    {
+      name: 'TLS 1.1 only',
+      site: 'tls11',
+      caFile: true,
+      what: /it offers only TLS older than 1\.2/,
+      fix: /TLS 1\.2 or 1\.3/,
+    },
   ];
 
-  it.for(CASES)('$name: exit 5 after one attempt, what is wrong and how to fix it', async ({ site, caFile, what, fix }) => {
-    const before = sandbox.stats().requests.total;
-    const handshakesBefore = await failedHandshakes(port[site]);
-    const options = { url: `https://127.0.0.1:${port[site]}`, apiKey: KEY, env: caFile ? { PROSPECT_CA_FILE: certs.ca } : {} };
-    const run = await runCli(COMPANIES, options);
-    expect(run.code).toBe(5);
-    expect(run.stdout).toBe('');
-    const lines = run.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^prospect: cannot trust the service at 127\\.0\\.0\\.1:${port[site]}: `));
-    expect(lines[0]).toMatch(what);
-    expect(lines[1]).toMatch(fix);
-    // One attempt, as the client logs them (--debug) ...
-    const debugged = await runCli(['--debug', ...COMPANIES], options);
-    expect(debugged.code).toBe(5);
-    expect([...debugged.stderr.matchAll(/^debug: GET .* attempt (\d+)/gm)].map((match) => match[1])).toEqual(['1']);
-    // ... and as nginx saw it: a failed handshake (logged when nginx gets to it), and no request reached the service.
-    for (let tries = 0; tries < 100 && (await failedHandshakes(port[site])) === handshakesBefore; tries++) await sleep(50);
-    expect(await failedHandshakes(port[site])).toBeGreaterThan(handshakesBefore);
-    expect(sandbox.stats().requests.total).toBe(before);
-  });
+  it.for(CASES)(
+    '$name: exit 5 after one attempt, what is wrong and how to fix it',
+    async ({ site, caFile, what, fix }) => {
+      const before = sandbox.stats().requests.total;
+      const handshakesBefore = await failedHandshakes(port[site]);
+      const options = {
+        url: `https://127.0.0.1:${port[site]}`,
+        apiKey: KEY,
+        env: caFile ? { PROSPECT_CA_FILE: certs.ca } : {},
+      };
+      const run = await runCli(COMPANIES, options);
+      expect(run.code).toBe(5);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(new RegExp(`^prospect: cannot trust the service at 127\\.0\\.0\\.1:${port[site]}: `));
+      expect(lines[0]).toMatch(what);
+      expect(lines[1]).toMatch(fix);
+      // One attempt, as the client logs them (--debug) ...
+      const debugged = await runCli(['--debug', ...COMPANIES], options);
+      expect(debugged.code).toBe(5);
+      expect([...debugged.stderr.matchAll(/^debug: GET .* attempt (\d+)/gm)].map((match) => match[1])).toEqual(['1']);
+      // ... and as nginx saw it: a failed handshake (logged when nginx gets to it), and no request reached the service.
+      for (let tries = 0; tries < 100 && (await failedHandshakes(port[site])) === handshakesBefore; tries++)
+        await sleep(50);
+      expect(await failedHandshakes(port[site])).toBeGreaterThan(handshakesBefore);
+      expect(sandbox.stats().requests.total).toBe(before);
+    },
+  );
 
   it('with ca-file naming the CA (PROSPECT_CA_FILE, or the config file), the same run succeeds', async () => {
     const url = `https://127.0.0.1:${port.good}`;
@@ -94,7 +153,11 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
 
   it('a service that asks for a client certificate is refused with a message that says so (exit 5, no retry)', async () => {
     const before = sandbox.stats().requests.total;
-    const run = await runCli(COMPANIES, { url: `https://127.0.0.1:${port.clientCert}`, apiKey: KEY, env: { PROSPECT_CA_FILE: certs.ca } });
+    const run = await runCli(COMPANIES, {
+      url: `https://127.0.0.1:${port.clientCert}`,
+      apiKey: KEY,
+      env: { PROSPECT_CA_FILE: certs.ca },
+    });
     expect(run.code).toBe(5);
     expect(run.stderr).toBe(
       'prospect: the service at this base URL asks for a client certificate, which prospect does not send (400: No required SSL certificate was sent)\n' +
@@ -112,7 +175,11 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
 
   it('a ca-file that holds no certificate stops the run before any request (exit 2), naming the file', async () => {
     const before = sandbox.stats().requests.total;
-    const run = await runCli(COMPANIES, { url: `https://127.0.0.1:${port.good}`, apiKey: KEY, env: { PROSPECT_CA_FILE: certs.good.key } });
+    const run = await runCli(COMPANIES, {
+      url: `https://127.0.0.1:${port.good}`,
+      apiKey: KEY,
+      env: { PROSPECT_CA_FILE: certs.good.key },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`the CA file ${certs.good.key}, set by PROSPECT_CA_FILE, holds no PEM certificate`);
     expect(sandbox.stats().requests.total).toBe(before);

@@ -27,16 +27,25 @@ afterAll(async () => {
 const ARGS = ['--timeout', TIMEOUT_SECONDS, '--max-retries', '0', 'companies', '-t', 'Shopify', '--format', 'csv'];
 
 describe('a black hole (accepts TCP, never answers)', () => {
-  it.skipIf(SCRIPT.skip).concurrent('on a terminal: the wait is shown while it lasts; exit 5 names the host, port and class', async () => {
-    const child = startOnTerminal(ARGS, { columns: 100, rows: 30 }, { url: `http://127.0.0.1:${port}`, apiKey: KEY, timeoutMs: 60_000 });
-    const run = await finishCli(child, { apiKey: KEY, timeoutMs: 60_000 });
-    expect(run.code).toBe(5);
-    const lines = screenLines(run.stdout).filter((line) => line.trim() !== '');
-    const waiting = lines.filter((line) => line.includes(`waiting for 127.0.0.1:${port}: `));
-    expect(waiting.length).toBeGreaterThanOrEqual(1);
-    expect(waiting[0]).toMatch(new RegExp(`waiting for 127\\.0\\.0\\.1:${port}: [3-5] s…$`));
-    expect(lines).toContain(`prospect: no answer from 127.0.0.1:${port} for /companies after 1 attempt (last: timeout: no complete answer within ${TIMEOUT_SECONDS} s)`);
-  });
+  it.skipIf(SCRIPT.skip).concurrent(
+    'on a terminal: the wait is shown while it lasts; exit 5 names the host, port and class',
+    async () => {
+      const child = startOnTerminal(
+        ARGS,
+        { columns: 100, rows: 30 },
+        { url: `http://127.0.0.1:${port}`, apiKey: KEY, timeoutMs: 60_000 },
+      );
+      const run = await finishCli(child, { apiKey: KEY, timeoutMs: 60_000 });
+      expect(run.code).toBe(5);
+      const lines = screenLines(run.stdout).filter((line) => line.trim() !== '');
+      const waiting = lines.filter((line) => line.includes(`waiting for 127.0.0.1:${port}: `));
+      expect(waiting.length).toBeGreaterThanOrEqual(1);
+      expect(waiting[0]).toMatch(new RegExp(`waiting for 127\\.0\\.0\\.1:${port}: [3-5] s…$`));
+      expect(lines).toContain(
+        `prospect: no answer from 127.0.0.1:${port} for /companies after 1 attempt (last: timeout: no complete answer within ${TIMEOUT_SECONDS} s)`,
+      );
+    },
+  );
 
   it.concurrent('in a pipe: no progress, only what failed (host, port, class) and what to do', async () => {
     const run = await runCli(ARGS, { url: `http://127.0.0.1:${port}`, apiKey: KEY, timeoutMs: 60_000 });

@@ -21,14 +21,18 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const prospect = (args: string[], extra: Parameters<typeof runCli>[1] = {}) => runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
+const prospect = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
+  runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 const inProcess = (args: string[]) => runInProcess(args, { url: sandbox.url, apiKey: KEY });
 const domains = (csv: string) => csvRecords(csv).map((row) => row.domain);
 /** The contract's order (row 6), written here apart from src: crux_rank, then domain by code points. */
-const inServiceOrder = (rows: any[]) => [...rows].sort((a, b) => a.crux_rank - b.crux_rank || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
-const union = (...lists: any[][]) => inServiceOrder([...new Map(lists.flat().map((row) => [row.domain, row])).values()]).map((row) => row.domain);
+const inServiceOrder = (rows: any[]) =>
+  [...rows].sort((a, b) => a.crux_rank - b.crux_rank || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+const union = (...lists: any[][]) =>
+  inServiceOrder([...new Map(lists.flat().map((row) => [row.domain, row])).values()]).map((row) => row.domain);
 const requests = async () => (await sandboxStats(sandbox.url)).requests as unknown;
-const serviceTotal = async (params: Record<string, string>) => (await call(sandbox.url, `/api/v1/companies?${qs({ ...params, limit: 1 })}`, { key: KEY })).body.meta.total as number;
+const serviceTotal = async (params: Record<string, string>) =>
+  (await call(sandbox.url, `/api/v1/companies?${qs({ ...params, limit: 1 })}`, { key: KEY })).body.meta.total as number;
 
 describe('repeated countries and employee ranges are any-of (spawned)', () => {
   it('two countries give the union of the two single-country exports, in service order, each company once', async () => {
@@ -46,7 +50,15 @@ describe('repeated countries and employee ranges are any-of (spawned)', () => {
     const list = await prospect(['companies', '-t', 'Shopify', '--employee-range', '1-10,51-200']);
     expect(list.code).toBe(0);
     expect(domains(list.stdout)).toEqual(union(inLabels('1-10', '51-200')));
-    const overlapping = await prospect(['companies', '-t', 'Shopify', '--employee-range', '1-50', '--employee-range', '11-200']);
+    const overlapping = await prospect([
+      'companies',
+      '-t',
+      'Shopify',
+      '--employee-range',
+      '1-50',
+      '--employee-range',
+      '11-200',
+    ]);
     expect(domains(overlapping.stdout)).toEqual(union(inLabels('1-10', '11-50', '51-200')));
     const open = await prospect(['companies', '-t', 'Shopify', '--employee-range', '500+']);
     expect(open.code).toBe(0);
@@ -79,7 +91,13 @@ describe('a typo is never an empty success (spawned)', () => {
   ])('%s exits 2 with suggestions, even with --allow-empty, and writes no file', async (what, filters, suggestion) => {
     const dir = await scratchDir();
     const target = join(dir, 'out.csv');
-    const run = await (what === 'an unknown technology' ? prospect : inProcess)(['companies', ...filters, '--allow-empty', '-o', target]);
+    const run = await (what === 'an unknown technology' ? prospect : inProcess)([
+      'companies',
+      ...filters,
+      '--allow-empty',
+      '-o',
+      target,
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(suggestion);
     expect(existsSync(target)).toBe(false);
@@ -88,7 +106,11 @@ describe('a typo is never an empty success (spawned)', () => {
   it('valid filters that match nobody exit 3, and --allow-empty makes that a header-only file', async () => {
     // Found with the independent client: a country and a band with no Shopify company in this dataset.
     const filters = ['-t', 'Shopify', '--country', 'egypt', '--employee-range', '10001+'];
-    const check = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Shopify', country: 'egypt', employee_range: '10001-100000' })}`, { key: KEY });
+    const check = await call(
+      sandbox.url,
+      `/api/v1/companies?${qs({ technology: 'Shopify', country: 'egypt', employee_range: '10001-100000' })}`,
+      { key: KEY },
+    );
     expect(check.body.error.code).toBe('no_match');
     expect((await prospect(['companies', ...filters])).code).toBe(3);
     const dir = await scratchDir();
@@ -107,7 +129,9 @@ describe('counts that are true (spawned)', () => {
     const run = await prospect(['companies', '-t', 'WordPress', '-t', 'WooCommerce', '--max', '5', '-o', target]);
     expect(run.code).toBe(0);
     const total = wordpress.toLocaleString('en-US');
-    expect(run.stderr).toContain(`Stopped at --max 5; more companies match (${total} run WordPress; the WooCommerce filter is applied locally).`);
+    expect(run.stderr).toContain(
+      `Stopped at --max 5; more companies match (${total} run WordPress; the WooCommerce filter is applied locally).`,
+    );
     expect(run.stderr).not.toContain(`of ${total}`);
     const sidecar = JSON.parse(await readFile(`${target}.meta.json`, 'utf8'));
     // Every run record has the same fields (docs/run-record.md): a count that is not the set's is null.
@@ -117,10 +141,24 @@ describe('counts that are true (spawned)', () => {
   });
 
   it('any-of countries: "of N" is the size of the union, in the message and in the sidecar', async () => {
-    const expected = (await serviceTotal({ technology: 'Shopify', country: 'united states' })) + (await serviceTotal({ technology: 'Shopify', country: 'canada' }));
+    const expected =
+      (await serviceTotal({ technology: 'Shopify', country: 'united states' })) +
+      (await serviceTotal({ technology: 'Shopify', country: 'canada' }));
     const dir = await scratchDir();
     const target = join(dir, 'shops.json');
-    const run = await prospect(['companies', '-t', 'Shopify', '--country', 'US', '--country', 'CA', '--max', '3', '-o', target]);
+    const run = await prospect([
+      'companies',
+      '-t',
+      'Shopify',
+      '--country',
+      'US',
+      '--country',
+      'CA',
+      '--max',
+      '3',
+      '-o',
+      target,
+    ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`Stopped at --max 3 of ${expected.toLocaleString('en-US')}; more companies match.`);
     expect(JSON.parse(await readFile(`${target}.meta.json`, 'utf8')).total).toBe(expected);

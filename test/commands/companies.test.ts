@@ -22,7 +22,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const prospect = (args: string[], extra: Parameters<typeof runCli>[1] = {}) => runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
+const prospect = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
+  runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 
 describe('prospect companies (spawned, against the sandbox)', () => {
   it('exports every matching company exactly once, equal to an independent client', async () => {
@@ -34,16 +35,39 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     const domains = rows.map((row) => row.domain);
     expect(new Set(domains).size).toBe(domains.length);
     expect(domains).toEqual(expected.map((row) => row.domain));
-    expect(Object.keys(rows[0]!)).toEqual(['domain', 'company_name', 'employee_range', 'industry', 'country', 'crux_rank', 'phone', 'linkedin_url', 'tech_count', 'technologies']);
+    expect(Object.keys(rows[0]!)).toEqual([
+      'domain',
+      'company_name',
+      'employee_range',
+      'industry',
+      'country',
+      'crux_rank',
+      'phone',
+      'linkedin_url',
+      'tech_count',
+      'technologies',
+    ]);
     expect(rows[0]!.technologies!.split(';')).toEqual(expected[0].technologies.map((entry: { t: string }) => entry.t));
   });
 
   it('applies several technologies (AND) and exclusions on the whole stack', async () => {
     const base = await allCompanies(sandbox.url, KEY, { technology: 'Shopify', not_technology: 'Klaviyo' });
     const stack = (row: any) => new Set(row.technologies.map((entry: { t: string }) => entry.t));
-    const expected = base.filter((row) => stack(row).has('Google Analytics') && !stack(row).has('Facebook Pixel')).map((row) => row.domain);
+    const expected = base
+      .filter((row) => stack(row).has('Google Analytics') && !stack(row).has('Facebook Pixel'))
+      .map((row) => row.domain);
     expect(expected.length).toBeGreaterThan(0);
-    const run = await prospect(['companies', '-t', 'Shopify', '-t', 'google analytics', '-T', 'Klaviyo', '-T', 'Facebook Pixel']);
+    const run = await prospect([
+      'companies',
+      '-t',
+      'Shopify',
+      '-t',
+      'google analytics',
+      '-T',
+      'Klaviyo',
+      '-T',
+      'Facebook Pixel',
+    ]);
     expect(run.code).toBe(0);
     expect(csvRecords(run.stdout).map((row) => row.domain)).toEqual(expected);
   });
@@ -61,10 +85,19 @@ describe('prospect companies (spawned, against the sandbox)', () => {
   it('writes JSON with its provenance, NDJSON with full technology entries, and picks the format from -o', async () => {
     const json = JSON.parse((await prospect(['companies', '-t', 'Shopify', '--max', '5', '--format', 'json'])).stdout);
     expect(json.data).toHaveLength(5);
-    expect(json.meta.source).toMatchObject({ dataset: expect.any(String), method: expect.any(String), history_since: expect.any(String) });
+    expect(json.meta.source).toMatchObject({
+      dataset: expect.any(String),
+      method: expect.any(String),
+      history_since: expect.any(String),
+    });
     expect(json.meta.scope).toMatch(/1,000,000/);
-    expect(Object.keys(json.meta.field_fill_rates)).toEqual(expect.arrayContaining(['phone', 'linkedin_url', 'description']));
-    const ndjson = (await prospect(['companies', '-t', 'Shopify', '--max', '3', '--format', 'ndjson'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(Object.keys(json.meta.field_fill_rates)).toEqual(
+      expect.arrayContaining(['phone', 'linkedin_url', 'description']),
+    );
+    const ndjson = (await prospect(['companies', '-t', 'Shopify', '--max', '3', '--format', 'ndjson'])).stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(Object.keys(ndjson[0].technologies[0]).sort()).toEqual(['c', 't', 'v']);
 
     const dir = await scratchDir();
@@ -85,7 +118,9 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     const rows = csvRecords(run.stdout);
     expect(Object.keys(rows[0]!)).toEqual(['domain', 'phone', 'company_name']);
     // README: a phone +1 415 555 0100 is written '+1 415 555 0100.
-    expect(rows.map((row) => row.phone)).toEqual(phones.map((phone) => (/^[=+\-@\t\r\n]/.test(phone) ? `'${phone}` : phone)));
+    expect(rows.map((row) => row.phone)).toEqual(
+      phones.map((phone) => (/^[=+\-@\t\r\n]/.test(phone) ? `'${phone}` : phone)),
+    );
     expect(rows.map((row) => row.company_name)).toEqual(served.map((row) => row.company_name));
     const raw = await prospect(['companies', '-t', 'Shopify', '--columns', 'phone', '--no-escape-formulas']);
     expect(csvRecords(raw.stdout).map((row) => row.phone)).toEqual(phones);
@@ -109,12 +144,32 @@ describe('prospect companies (spawned, against the sandbox)', () => {
   it('--allow-empty writes a header-only file, exits 0 and still says why', async () => {
     const dir = await scratchDir();
     const target = join(dir, 'empty.csv');
-    const run = await prospect(['companies', '-t', 'Shopify', '-T', 'shopify', '--allow-empty', '-o', target], { cwd: dir });
+    const run = await prospect(['companies', '-t', 'Shopify', '-T', 'shopify', '--allow-empty', '-o', target], {
+      cwd: dir,
+    });
     // Same technology on both sides is caught before any call.
     expect(run.code).toBe(2);
-    const nobody = await prospect(['companies', '-t', 'Shopify', '--country', 'united states', '--employee-range', '10001-100000', '-t', 'Drupal', '--allow-empty', '-o', target], { cwd: dir });
+    const nobody = await prospect(
+      [
+        'companies',
+        '-t',
+        'Shopify',
+        '--country',
+        'united states',
+        '--employee-range',
+        '10001-100000',
+        '-t',
+        'Drupal',
+        '--allow-empty',
+        '-o',
+        target,
+      ],
+      { cwd: dir },
+    );
     expect(nobody.code).toBe(0);
-    expect(await readFile(target, 'utf8')).toBe('domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies\n');
+    expect(await readFile(target, 'utf8')).toBe(
+      'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies\n',
+    );
     expect(nobody.stderr).toMatch(/empty result/);
   });
 

@@ -78,7 +78,19 @@ describe('bash', () => {
 
   it('completes the flags of a command and the global ones', () => {
     const flags = bashComplete(['prospect', 'contacts', '--']);
-    expect(flags).toEqual(expect.arrayContaining(['--seniority', '--max-age', '--stale', '--format', '--output', '--domains-file', '--debug', '--sandbox', '--help']));
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '--seniority',
+        '--max-age',
+        '--stale',
+        '--format',
+        '--output',
+        '--domains-file',
+        '--debug',
+        '--sandbox',
+        '--help',
+      ]),
+    );
     expect(flags).not.toContain('--technology');
     expect(bashComplete(['prospect', 'companies', '-t', 'Shopify', '--te'])).toEqual(['--technology']);
   });
@@ -91,10 +103,16 @@ describe('bash', () => {
     [['prospect', '--sandbox-plan', ''], FIXED_VALUES['--sandbox-plan']],
     [['prospect', '--sandbox', '--sandbox-plan', 'st'], ['starter']],
     [['prospect', 'companies', '--format', '=', 'j'], ['json']],
-    [['prospect', 'config', ''], ['set', 'get', 'unset', 'list', 'path', 'help']],
+    [
+      ['prospect', 'config', ''],
+      ['set', 'get', 'unset', 'list', 'path', 'help'],
+    ],
     [['prospect', 'config', 'set', ''], [...CONFIG_KEYS]],
     [['prospect', 'config', 'unset', 'ma'], ['max-age']],
-    [['prospect', 'completion', ''], ['bash', 'zsh', 'fish']],
+    [
+      ['prospect', 'completion', ''],
+      ['bash', 'zsh', 'fish'],
+    ],
     [['prospect', 'help', 'exit'], ['exit-codes']],
   ])('%j → %j', (words, expected) => {
     expect(bashComplete(words)).toEqual(expected);
@@ -142,7 +160,12 @@ describe.skipIf(SHELLS.zsh.skip)('zsh, loaded', () => {
     const result = spawnSync('zsh', ['-f', '-c', script], { encoding: 'utf8', cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout.split('\n')).toEqual(['_prospect', '_prospect_companies: function', '_prospect_config: function', '']);
+    expect(result.stdout.split('\n')).toEqual([
+      '_prospect',
+      '_prospect_companies: function',
+      '_prospect_config: function',
+      '',
+    ]);
   });
 });
 
@@ -151,7 +174,10 @@ function fishComplete(line: string): string[] {
   const script = `source ${JSON.stringify(join(dir, 'prospect.fish'))}; complete -C ${JSON.stringify(line)}`;
   const result = spawnSync('fish', ['--no-config', '-c', script], { encoding: 'utf8', cwd: dir });
   expect(result.stderr).toBe('');
-  return result.stdout.split('\n').filter((entry) => entry !== '').map((entry) => entry.split('\t')[0]!);
+  return result.stdout
+    .split('\n')
+    .filter((entry) => entry !== '')
+    .map((entry) => entry.split('\t')[0]!);
 }
 
 describe.skipIf(SHELLS.fish.skip)('fish, completing', () => {
@@ -173,7 +199,9 @@ describe.skipIf(SHELLS.fish.skip)('fish, completing', () => {
 
   it('the flags of a command', () => {
     const flags = fishComplete('prospect contacts --');
-    expect(flags).toEqual(expect.arrayContaining(['--seniority', '--max-age', '--stale', '--format', '--output', '--domains-file']));
+    expect(flags).toEqual(
+      expect.arrayContaining(['--seniority', '--max-age', '--stale', '--format', '--output', '--domains-file']),
+    );
     expect(flags).not.toContain('--technology');
   });
 });

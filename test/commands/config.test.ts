@@ -7,9 +7,23 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, runInProcess, runShell, scratchDir, type CliOptions, type CliRun, type InProcessOptions } from '../helpers/cli.js';
+import {
+  runCli,
+  runInProcess,
+  runShell,
+  scratchDir,
+  type CliOptions,
+  type CliRun,
+  type InProcessOptions,
+} from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
-import { companiesPage, errorBody, sampleContact, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  companiesPage,
+  errorBody,
+  sampleContact,
+  startScriptedServer,
+  type ScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const FILE_KEY = 'sk_live_config_file_key_f00d';
 const ENV_KEY = 'sk_live_environment_key_beef';
@@ -26,8 +40,10 @@ interface Profile {
 /** A fresh config directory and runners bound to it. */
 async function profile(): Promise<Profile> {
   const dir = await scratchDir('prospect-config-');
-  const run = (args: string[], options: CliOptions = {}) => runCli(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
-  const inProcess = (args: string[], options: InProcessOptions = {}) => runInProcess(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
+  const run = (args: string[], options: CliOptions = {}) =>
+    runCli(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
+  const inProcess = (args: string[], options: InProcessOptions = {}) =>
+    runInProcess(args, { ...options, env: { PROSPECT_CONFIG_DIR: dir, ...options.env } });
   return { dir, file: join(dir, 'config.json'), run, inProcess };
 }
 
@@ -38,7 +54,12 @@ async function setUp(runner: Profile['inProcess'], args: string[], options: InPr
 }
 
 /** The built CLI under a given umask, through a shell as a user would start it. */
-async function runUnderUmask(umask: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<number | null> {
+async function runUnderUmask(
+  umask: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input = '',
+): Promise<number | null> {
   const quoted = args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
   return (await runShell(`umask ${umask}; eval "$PROSPECT ${quoted}"`, { env, input })).code;
 }
@@ -50,7 +71,9 @@ describe('the config file is private', () => {
     const { dir, file } = await profile();
     expect(await runUnderUmask(umask, ['config', 'set', 'max-age', '6m'], { PROSPECT_CONFIG_DIR: dir })).toBe(0);
     expect(modeOf(file)).toBe(0o600);
-    expect(await runUnderUmask(umask, ['config', 'set', 'api-key'], { PROSPECT_CONFIG_DIR: dir }, `${FILE_KEY}\n`)).toBe(0);
+    expect(
+      await runUnderUmask(umask, ['config', 'set', 'api-key'], { PROSPECT_CONFIG_DIR: dir }, `${FILE_KEY}\n`),
+    ).toBe(0);
     expect(modeOf(file)).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'max-age': '6m', 'api-key': FILE_KEY });
   });
@@ -67,7 +90,11 @@ describe('config set api-key', () => {
   it('reads the key from stdin and never shows it', async () => {
     const { file, run } = await profile();
     // apiKey makes runCli check that the key appears in no output; PROSPECT_API_KEY itself stays unset.
-    const set = await run(['--verbose', 'config', 'set', 'api-key'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined }, input: `${FILE_KEY}\n` });
+    const set = await run(['--verbose', 'config', 'set', 'api-key'], {
+      apiKey: FILE_KEY,
+      env: { PROSPECT_API_KEY: undefined },
+      input: `${FILE_KEY}\n`,
+    });
     expect(set.code).toBe(0);
     expect(set.stdout).toBe('');
     expect(set.stderr).toContain('Set api-key to …f00d in');
@@ -83,7 +110,10 @@ describe('config set api-key', () => {
 
   it('refuses the key as an argument (exit 2), explains why, and does not repeat it', async () => {
     const { file, run } = await profile();
-    const refused = await run(['config', 'set', 'api-key', FILE_KEY], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    const refused = await run(['config', 'set', 'api-key', FILE_KEY], {
+      apiKey: FILE_KEY,
+      env: { PROSPECT_API_KEY: undefined },
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('refusing to take api-key from the command line');
     expect(refused.stderr).toContain('shell history');
@@ -103,7 +133,9 @@ describe('config set api-key', () => {
     const { run } = await profile();
     const set = await run(['-v', 'config', 'set', 'api-key'], { apiKey: ENV_KEY, input: FILE_KEY });
     expect(set.code).toBe(0);
-    expect(set.stderr).toContain('PROSPECT_API_KEY is set in this environment and takes precedence over the config file');
+    expect(set.stderr).toContain(
+      'PROSPECT_API_KEY is set in this environment and takes precedence over the config file',
+    );
   });
 });
 
@@ -112,7 +144,10 @@ describe('config list, get, unset, path', () => {
     const { run, inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
     await setUp(inProcess, ['config', 'set', 'max-age', '6m']);
-    const list = await run(['config', 'list'], { apiKey: ENV_KEY, env: { PROSPECT_BASE_URL: 'https://env.example.com' } });
+    const list = await run(['config', 'list'], {
+      apiKey: ENV_KEY,
+      env: { PROSPECT_BASE_URL: 'https://env.example.com' },
+    });
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^api-key +…beef +environment PROSPECT_API_KEY$/m);
     expect(list.stdout).toMatch(/^base-url +https:\/\/env\.example\.com +environment PROSPECT_BASE_URL$/m);
@@ -130,7 +165,9 @@ describe('config list, get, unset, path', () => {
     writeFileSync(file, '{"concurrency": 99}');
     const list = await run(['config', 'list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^concurrency +99 +config file, INVALID: concurrency takes a whole number from 1 to 32/m);
+    expect(list.stdout).toMatch(
+      /^concurrency +99 +config file, INVALID: concurrency takes a whole number from 1 to 32/m,
+    );
   });
 
   it('get prints a stored value, and nothing for an unset key', async () => {
@@ -167,7 +204,10 @@ describe('config set checks values (exit 2, nothing written)', () => {
     [['format', 'xml'], 'unknown format "xml"'],
     [['cursor-param', 'a&b'], 'is not a usable query parameter name'],
     [['max-age'], 'config set max-age needs a value'],
-    [['colour', 'blue'], "Allowed choices are api-key, base-url, proxy, ca-file, cursor-param, max-age, concurrency, format"],
+    [
+      ['colour', 'blue'],
+      'Allowed choices are api-key, base-url, proxy, ca-file, cursor-param, max-age, concurrency, format',
+    ],
   ])('config set %j', async (args, message) => {
     const { file, run, inProcess } = await profile();
     const refused = await (args[1] === 'http://api.example.com' ? run : inProcess)(['config', 'set', ...args]);
@@ -196,7 +236,10 @@ describe('a corrupt config file', () => {
     const { file, run, inProcess } = await profile();
     writeFileSync(file, corrupt);
     // The first row spawned, the others in process.
-    const result = await (what === 'config list' ? run : inProcess)(args, { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
+    const result = await (what === 'config list' ? run : inProcess)(args, {
+      url: 'http://127.0.0.1:9',
+      apiKey: ENV_KEY,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`prospect: the config file ${file} is unusable: it is not valid JSON`);
     expect(result.stderr).not.toMatch(/^\s+at /m);
@@ -230,7 +273,13 @@ describe('precedence through the binary: flag > environment > config file > defa
   beforeEach(async () => {
     server = await startScriptedServer((request) =>
       request.path.endsWith('/contacts')
-        ? { body: { data: [sampleContact('acme.com', { business_email_last_seen: lastSeen })], meta: { domains_requested: 1, limit: 200 }, next_cursor: null } }
+        ? {
+            body: {
+              data: [sampleContact('acme.com', { business_email_last_seen: lastSeen })],
+              meta: { domains_requested: 1, limit: 200 },
+              next_cursor: null,
+            },
+          }
         : request.path.endsWith('/companies')
           ? { body: companiesPage(['acme.com', 'globex.com'], null) }
           : { status: 404, body: errorBody('not_found', 'no such path') },
@@ -246,7 +295,10 @@ describe('precedence through the binary: flag > environment > config file > defa
     const { run, inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'base-url', server.url]);
     await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
-    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], {
+      apiKey: FILE_KEY,
+      env: { PROSPECT_API_KEY: undefined },
+    });
     expect(result.code).toBe(0);
     expect(authorizationOfLastRequest()).toBe(`Bearer ${FILE_KEY}`);
   });
@@ -263,7 +315,10 @@ describe('precedence through the binary: flag > environment > config file > defa
   it('the --base-url flag over the environment', async () => {
     const { run } = await profile();
     const before = server.requests.length;
-    const result = await run(['--base-url', server.url, 'companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: 'https://unused.example.com' });
+    const result = await run(['--base-url', server.url, 'companies', '-t', 'Shopify', '--format', 'csv'], {
+      apiKey: ENV_KEY,
+      url: 'https://unused.example.com',
+    });
     expect(result.code).toBe(0);
     expect(server.requests.length).toBeGreaterThan(before);
   });
@@ -274,8 +329,15 @@ describe('precedence through the binary: flag > environment > config file > defa
     expect((await run(['companies', '-t', 'Shopify'], options)).stdout).toMatch(/^domain,company_name/);
     await setUp(inProcess, ['config', 'set', 'format', 'ndjson']);
     const fromConfig = await run(['companies', '-t', 'Shopify'], options);
-    expect(fromConfig.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain)).toEqual(['acme.com', 'globex.com']);
-    expect((await run(['companies', '-t', 'Shopify', '--format', 'csv'], options)).stdout).toMatch(/^domain,company_name/);
+    expect(
+      fromConfig.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).domain),
+    ).toEqual(['acme.com', 'globex.com']);
+    expect((await run(['companies', '-t', 'Shopify', '--format', 'csv'], options)).stdout).toMatch(
+      /^domain,company_name/,
+    );
     const output = join(dir, 'leads.csv');
     expect((await run(['companies', '-t', 'Shopify', '-o', output], options)).code).toBe(0);
     expect(readFileSync(output, 'utf8')).toMatch(/^domain,company_name/);
@@ -312,22 +374,39 @@ describe('--debug', () => {
 
   it('logs method, URL, status, duration, attempt and wait per request, with the key redacted', async () => {
     const { run } = await profile();
-    const result = await run(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url });
+    const result = await run(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], {
+      apiKey: ENV_KEY,
+      url: server.url,
+    });
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('debug: '));
     expect(lines).toHaveLength(2);
     const url = `${server.url}/api/v1/companies?technology=Shopify`;
-    expect(lines[0]).toMatch(new RegExp(`^debug: GET ${escapeRegExp(url)}\\S* \\(Authorization: Bearer \\*\\*\\*\\) -> 503 in \\d+ ms, attempt 1, retry in \\d+ ms$`));
-    expect(lines[1]).toMatch(new RegExp(`^debug: GET ${escapeRegExp(url)}\\S* \\(Authorization: Bearer \\*\\*\\*\\) -> 200 in \\d+ ms, attempt 2$`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^debug: GET ${escapeRegExp(url)}\\S* \\(Authorization: Bearer \\*\\*\\*\\) -> 503 in \\d+ ms, attempt 1, retry in \\d+ ms$`,
+      ),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^debug: GET ${escapeRegExp(url)}\\S* \\(Authorization: Bearer \\*\\*\\*\\) -> 200 in \\d+ ms, attempt 2$`,
+      ),
+    );
   });
 
   it('PROSPECT_DEBUG=1 does the same', async () => {
     const { run } = await profile();
-    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url, env: { PROSPECT_DEBUG: '1' } });
+    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], {
+      apiKey: ENV_KEY,
+      url: server.url,
+      env: { PROSPECT_DEBUG: '1' },
+    });
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('debug: '));
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 503 in \d+ ms, attempt 1, retry in \d+ ms$/);
+    expect(lines[0]).toMatch(
+      /^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 503 in \d+ ms, attempt 1, retry in \d+ ms$/,
+    );
     expect(lines[1]).toMatch(/^debug: GET .*\(Authorization: Bearer \*\*\*\) -> 200 in \d+ ms, attempt 2$/);
   });
 

@@ -14,7 +14,10 @@ let usDomainsNdjson: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ seed: 11, asOf: todayUtc() });
   // The input of the tests below, not under test here: made in process.
-  const companies = await runInProcess(['companies', '-t', 'Shopify', '--country', 'united states', '--max', '150', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY });
+  const companies = await runInProcess(
+    ['companies', '-t', 'Shopify', '--country', 'united states', '--max', '150', '--format', 'ndjson'],
+    { url: sandbox.url, apiKey: KEY },
+  );
   expect(companies.code).toBe(0);
   usDomainsNdjson = companies.stdout;
 });
@@ -33,16 +36,26 @@ const byDomain = (rows: Record<string, string>[]) => {
 
 describe('prospect contacts (spawned, against the sandbox)', () => {
   it('gives, domain by domain, exactly what single-domain calls give: nothing lost at the limit, nothing twice', async () => {
-    const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv', '--concurrency', '8'], { input: usDomainsNdjson });
+    const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv', '--concurrency', '8'], {
+      input: usDomainsNdjson,
+    });
     expect(run.code).toBe(0);
     const got = byDomain(csvRecords(run.stdout));
-    const domains = usDomainsNdjson.trimEnd().split('\n').map((line) => JSON.parse(line).domain as string);
+    const domains = usDomainsNdjson
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).domain as string);
     let compared = 0;
     for (const domain of domains) {
       const expected = await contactsOfDomain(sandbox.url, KEY, domain, 'cxo,vp');
       const mine = got.get(domain) ?? [];
-      expect(mine.map((row) => row.full_name), domain).toEqual(expected.map((contact: any) => contact.full_name));
-      expect(mine.map((row) => row.business_email || null)).toEqual(expected.map((contact: any) => contact.business_email));
+      expect(
+        mine.map((row) => row.full_name),
+        domain,
+      ).toEqual(expected.map((contact: any) => contact.full_name));
+      expect(mine.map((row) => row.business_email || null)).toEqual(
+        expected.map((contact: any) => contact.business_email),
+      );
       compared += expected.length;
     }
     expect(compared).toBeGreaterThan(200);
@@ -61,8 +74,12 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
 
   it('classifies every address by freshness and carries its source', async () => {
     const run = await prospect(['contacts', '--max-age', '180d', '--format', 'ndjson'], { input: usDomainsNdjson });
-    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
-    const cutoff = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - 180 * 86_400_000;
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const cutoff =
+      Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - 180 * 86_400_000;
     const seen = new Set<string>();
     for (const row of rows) {
       seen.add(row.email_freshness);
@@ -72,19 +89,32 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
       else expect(row.email_freshness).toBe(Date.parse(row.business_email_last_seen) < cutoff ? 'stale' : 'fresh');
     }
     expect([...seen].sort()).toEqual(expect.arrayContaining(['fresh', 'none', 'stale']));
-    const dropped = await prospect(['contacts', '--max-age', '180d', '--stale', 'drop', '--format', 'ndjson'], { input: usDomainsNdjson });
-    const kept = dropped.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const dropped = await prospect(['contacts', '--max-age', '180d', '--stale', 'drop', '--format', 'ndjson'], {
+      input: usDomainsNdjson,
+    });
+    const kept = dropped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(kept.every((row) => row.email_freshness !== 'stale')).toBe(true);
     expect(kept.length).toBe(rows.filter((row) => row.email_freshness !== 'stale').length);
   });
 
   it('--per-company keeps the most useful N of each domain: the most senior, then fresh, then the most recently confirmed', async () => {
-    const run = await prospect(['contacts', '--per-company', '2', '--max-age', '180d', '--format', 'ndjson'], { input: usDomainsNdjson });
+    const run = await prospect(['contacts', '--per-company', '2', '--max-age', '180d', '--format', 'ndjson'], {
+      input: usDomainsNdjson,
+    });
     expect(run.code).toBe(0);
-    const kept = byDomain(run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)));
+    const kept = byDomain(
+      run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    );
     const rank = (contact: any) => ['cxo', 'vp', 'director', 'manager', 'staff'].indexOf(contact.seniority);
     const cutoff = new Date(Date.now() - 180 * 86_400_000).toISOString().slice(0, 10);
-    const fresh = (contact: any) => Boolean(contact.business_email && contact.business_email_last_seen && contact.business_email_last_seen >= cutoff);
+    const fresh = (contact: any) =>
+      Boolean(contact.business_email && contact.business_email_last_seen && contact.business_email_last_seen >= cutoff);
     const seen = (contact: any) => (contact.business_email ? (contact.business_email_last_seen ?? '') : '');
     /** Whether `a` is at least as useful as `b`, by the documented order. */
     const atLeastAsUseful = (a: any, b: any) =>
@@ -95,7 +125,8 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
       expect(rows.length).toBe(Math.min(2, all.length));
       const keptNames = new Set(rows.map((row) => row.full_name));
       for (const left of all.filter((contact: any) => !keptNames.has(contact.full_name))) {
-        for (const row of rows) expect(atLeastAsUseful(row, left), `${domain}: ${row.full_name} kept over ${left.full_name}`).toBe(true);
+        for (const row of rows)
+          expect(atLeastAsUseful(row, left), `${domain}: ${row.full_name} kept over ${left.full_name}`).toBe(true);
       }
       // Where the service's first two are not the two kept, the old rule (first N) would have been wrong.
       if (all.slice(0, 2).some((contact: any) => !keptNames.has(contact.full_name))) passedOver += 1;
@@ -104,19 +135,48 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
   });
 
   it('reads messy input: URLs, case, www., blank lines, a CSV with a BOM and CRLF, junk', async () => {
-    const domains = usDomainsNdjson.trimEnd().split('\n').slice(0, 3).map((line) => JSON.parse(line).domain as string);
+    const domains = usDomainsNdjson
+      .trimEnd()
+      .split('\n')
+      .slice(0, 3)
+      .map((line) => JSON.parse(line).domain as string);
     const messy = `\uFEFFwebsite,name\r\nhttps://www.${domains[0]!.toUpperCase()}/about,A\r\n\r\n${domains[1]}.,B\r\nnot a domain!,C\r\nhttp://${domains[2]}:8080/x?y=1,D\r\n${domains[0]},dup\r\n`;
     const dir = await scratchDir();
     const file = join(dir, 'accounts.csv');
     await writeFile(file, messy);
-    const run = await prospect(['contacts', '--domains-file', file, '--domain-column', 'website', '--format', 'ndjson']);
+    const run = await prospect([
+      'contacts',
+      '--domains-file',
+      file,
+      '--domain-column',
+      'website',
+      '--format',
+      'ndjson',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('warning: skipped 1 invalid domain (never sent); --verbose lists them.\n');
-    const verbose = await prospect(['contacts', '--domains-file', file, '--domain-column', 'website', '--format', 'ndjson', '--verbose']);
+    const verbose = await prospect([
+      'contacts',
+      '--domains-file',
+      file,
+      '--domain-column',
+      'website',
+      '--format',
+      'ndjson',
+      '--verbose',
+    ]);
     expect(verbose.stderr).toMatch(/^ {2}line 5: "not a domain!"/m);
-    const seenDomains = [...new Set(run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain))];
+    const seenDomains = [
+      ...new Set(
+        run.stdout
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line).domain),
+      ),
+    ];
     const withContacts: string[] = [];
-    for (const domain of domains) if ((await contactsOfDomain(sandbox.url, KEY, domain)).length > 0) withContacts.push(domain);
+    for (const domain of domains)
+      if ((await contactsOfDomain(sandbox.url, KEY, domain)).length > 0) withContacts.push(domain);
     expect(withContacts.length).toBeGreaterThan(0);
     expect(seenDomains).toEqual(withContacts);
     const strict = await prospect(['contacts', '--domains-file', file, '--domain-column', 'website', '--strict']);
@@ -147,7 +207,11 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
     const dir = await scratchDir();
     const target = join(dir, 'contacts.csv');
     const before = (await sandboxStats(sandbox.url)).requests.contacts;
-    const run = await runCli(['contacts', 'acme.com', '-o', target], { url: sandbox.url, apiKey: SANDBOX_KEYS.starter, cwd: dir });
+    const run = await runCli(['contacts', 'acme.com', '-o', target], {
+      url: sandbox.url,
+      apiKey: SANDBOX_KEYS.starter,
+      cwd: dir,
+    });
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/Growth plan/);
     expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
@@ -187,7 +251,17 @@ describe('contacts reads its input as it arrives (spawned, against the sandbox)'
       const domain = JSON.parse(line!).domain as string;
       if ((await contactsOfDomain(sandbox.url, KEY, domain)).length > 0) withContacts.push(domain);
     }
-    const written = run.stdout === '' ? [] : [...new Set(run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).domain as string))];
+    const written =
+      run.stdout === ''
+        ? []
+        : [
+            ...new Set(
+              run.stdout
+                .trimEnd()
+                .split('\n')
+                .map((line) => JSON.parse(line).domain as string),
+            ),
+          ];
     expect(written).toEqual(withContacts);
   });
 
@@ -220,9 +294,15 @@ describe('contacts --stale verify (spawned, against the sandbox)', () => {
   it('contacts --stale verify pays only for stale addresses, within --verify-budget', async () => {
     const cache = await scratchDir();
     const before = await units();
-    const run = await prospect(['contacts', '--stale', 'verify', '--verify-budget', '25', '--format', 'ndjson'], { input: usDomainsNdjson, env: { PROSPECT_CACHE_DIR: cache } });
+    const run = await prospect(['contacts', '--stale', 'verify', '--verify-budget', '25', '--format', 'ndjson'], {
+      input: usDomainsNdjson,
+      env: { PROSPECT_CACHE_DIR: cache },
+    });
     expect(run.code).toBe(0);
-    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const checked = rows.filter((row) => row.verification && row.verification !== 'unchecked');
     expect(checked.length).toBe(25);
     expect(checked.every((row) => row.email_freshness === 'stale' || row.email_freshness === 'unknown')).toBe(true);

@@ -35,7 +35,8 @@ async function independentCount(spec: SetSpec): Promise<{ companies: number; con
   for (const query of spec.queries) {
     for (const row of await allCompanies(sandbox.url, key, query)) {
       const stack = new Set(row.technologies.map((entry: { t: string }) => entry.t.toLowerCase()));
-      if (spec.all.every((name) => stack.has(name)) && !spec.none.some((name) => stack.has(name))) domains.add(row.domain);
+      if (spec.all.every((name) => stack.has(name)) && !spec.none.some((name) => stack.has(name)))
+        domains.add(row.domain);
     }
   }
   let contacts = 0;
@@ -47,7 +48,12 @@ describe('prospect count', () => {
   const sets: SetSpec[] = [
     { args: ['-t', 'Shopify'], queries: [{ technology: 'Shopify' }], all: [], none: [] },
     { args: ['-t', 'Shopify', '-t', 'Klaviyo'], queries: [{ technology: 'Shopify' }], all: ['klaviyo'], none: [] },
-    { args: ['-t', 'WordPress', '-T', 'WooCommerce', '-T', 'Elementor'], queries: [{ technology: 'WordPress' }], all: [], none: ['woocommerce', 'elementor'] },
+    {
+      args: ['-t', 'WordPress', '-T', 'WooCommerce', '-T', 'Elementor'],
+      queries: [{ technology: 'WordPress' }],
+      all: [],
+      none: ['woocommerce', 'elementor'],
+    },
     {
       args: ['-t', 'WordPress', '--country', 'US', '--country', 'germany'],
       queries: [
@@ -71,7 +77,10 @@ describe('prospect count', () => {
   // The first set spawned, the others in process (the same main()): the walks are what this table adds.
   it.each(sets)('agrees with an independent walk: $args', async (spec) => {
     const args = ['count', ...spec.args, '--format', 'json'];
-    const run = spec === sets[0] ? await runCli(args, { url: sandbox.url, apiKey: key }) : await runInProcess(args, { url: sandbox.url, apiKey: key });
+    const run =
+      spec === sets[0]
+        ? await runCli(args, { url: sandbox.url, apiKey: key })
+        : await runInProcess(args, { url: sandbox.url, apiKey: key });
     expect(run.code, run.stderr).toBe(0);
     const document = JSON.parse(run.stdout);
     const expected = await independentCount(spec);
@@ -113,7 +122,10 @@ describe('prospect count', () => {
   });
 
   it('--by industry walks the set, --top 3 adds an "other" row, and labels contacts as not available (CSV and meta)', async () => {
-    const [csv, json] = await Promise.all([count(['-t', 'Shopify', '--by', 'industry', '--top', '3']), count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json', '--verbose'])]);
+    const [csv, json] = await Promise.all([
+      count(['-t', 'Shopify', '--by', 'industry', '--top', '3']),
+      count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json', '--verbose']),
+    ]);
     expect(json.code, json.stderr).toBe(0);
     const document = JSON.parse(json.stdout);
     const rows = await allCompanies(sandbox.url, key, { technology: 'Shopify' });
@@ -123,12 +135,21 @@ describe('prospect count', () => {
     const counts = [...top.slice(0, 3).map(([, n]) => n), top.slice(3).reduce((sum, [, n]) => sum + n, 0)];
     expect(document.data.map((row: { companies: number }) => row.companies)).toEqual(counts);
     expect(document.data.at(-1)).toMatchObject({ industry: 'other', contacts: null, other: true });
-    expect(document.meta).toMatchObject({ counted_by: 'walk', exact: { companies: true, contacts: false }, segment_contacts: { available: false } });
+    expect(document.meta).toMatchObject({
+      counted_by: 'walk',
+      exact: { companies: true, contacts: false },
+      segment_contacts: { available: false },
+    });
     expect(document.meta.segment_contacts.reason).toContain('cannot filter companies by industry');
     expect(json.stderr).toContain('warning: contacts per industry are not available');
     expect(json.stderr.split('\n')).toContain('Counted by walking the set.');
     expect(csv.code, csv.stderr).toBe(0);
-    expect(csv.stdout.trim().split('\n').slice(1)).toEqual(document.data.map((row: { industry: string; companies: number }) => `${row.industry},${row.companies},n/a,${Math.round((row.companies / rows.length) * 10_000) / 10_000}`));
+    expect(csv.stdout.trim().split('\n').slice(1)).toEqual(
+      document.data.map(
+        (row: { industry: string; companies: number }) =>
+          `${row.industry},${row.companies},n/a,${Math.round((row.companies / rows.length) * 10_000) / 10_000}`,
+      ),
+    );
   });
 
   it('--by technology counts the contacts of the technologies shown with the service, one query each', async () => {
@@ -142,7 +163,15 @@ describe('prospect count', () => {
     // The set walked (one page of 1,000), then one count per technology shown, then nothing else.
     expect(after.requests.companies - before.requests.companies).toBe(1 + 1 + 3);
     for (const row of shown) {
-      const counted = await call(sandbox.url, `/api/v1/companies?${new URLSearchParams([['technology', 'Shopify'], ['technology', row.technology], ['limit', '1']])}`, { key });
+      const counted = await call(
+        sandbox.url,
+        `/api/v1/companies?${new URLSearchParams([
+          ['technology', 'Shopify'],
+          ['technology', row.technology],
+          ['limit', '1'],
+        ])}`,
+        { key },
+      );
       expect(row).toMatchObject({ companies: counted.body.meta.total, contacts: counted.body.meta.contact_count });
     }
     // Every Shopify store runs one of the three: no "other" row, so every contact count is the service's.
@@ -155,7 +184,10 @@ describe('count against a slow service', () => {
   it('with --latency 200, a count of one query (even of several technologies) makes exactly one request', async () => {
     const slow = await startTestSandbox({ companies: 2_000, latencyMs: 200 });
     try {
-      for (const args of [['-t', 'Shopify'], ['-t', 'Shopify', '-t', 'Cloudflare', '-T', 'Klaviyo']]) {
+      for (const args of [
+        ['-t', 'Shopify'],
+        ['-t', 'Shopify', '-t', 'Cloudflare', '-T', 'Klaviyo'],
+      ]) {
         const before = await sandboxStats(slow.url);
         const run = await runCli(['count', ...args], { url: slow.url, apiKey: key });
         const after = await sandboxStats(slow.url);
@@ -195,10 +227,36 @@ describe('count against a slow service', () => {
       const total = countries.indexOf(country) + 1;
       return {
         holdUntil: wave(group).held.then(() => (inFlight -= 1)),
-        body: { data: [{ domain: `${country}.example`, company_name: 'x', employee_range: '1-10', industry: 'retail', country, crux_rank: 1, phone: null, linkedin_url: null, tech_count: 1, technologies: [{ t: 'Shopify', c: 'Ecommerce', v: null }] }], meta: { source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2020' }, field_fill_rates: {}, scope: 'rank', total, contact_count: total * 10 }, next_cursor: null },
+        body: {
+          data: [
+            {
+              domain: `${country}.example`,
+              company_name: 'x',
+              employee_range: '1-10',
+              industry: 'retail',
+              country,
+              crux_rank: 1,
+              phone: null,
+              linkedin_url: null,
+              tech_count: 1,
+              technologies: [{ t: 'Shopify', c: 'Ecommerce', v: null }],
+            },
+          ],
+          meta: {
+            source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2020' },
+            field_fill_rates: {},
+            scope: 'rank',
+            total,
+            contact_count: total * 10,
+          },
+          next_cursor: null,
+        },
       };
     });
-    const run = await runCli(['count', '-t', 'Shopify', '--by', 'country', '--top', '0', '--concurrency', String(concurrency)], { url: server.url, apiKey: 'secret-key-123' });
+    const run = await runCli(
+      ['count', '-t', 'Shopify', '--by', 'country', '--top', '0', '--concurrency', String(concurrency)],
+      { url: server.url, apiKey: 'secret-key-123' },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect([...arrived].sort()).toEqual(countries);
     expect(mostInFlight).toBe(concurrency);
@@ -224,30 +282,36 @@ describe('pipeline --dry-run', () => {
     { args: ['-t', 'WordPress', '--seniority', 'director', '--per-company', '1', '--stale', 'drop'], paid: false },
   ];
 
-  it.each(optionSets)('spends nothing, makes only its sample calls, and estimates the real run: $args', async ({ args, paid }) => {
-    const before = await sandboxStats(small.url);
-    const dry = await runCli(['pipeline', ...args, '--dry-run', '--format', 'json'], { url: small.url, apiKey: key });
-    const middle = await sandboxStats(small.url);
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(middle.units.growth - before.units.growth).toBe(0);
-    expect(middle.requests.verify - before.requests.verify).toBe(0);
-    const estimate = JSON.parse(dry.stdout);
-    // Every contacts call was one of the sample's, which spans the set's employee ranges.
-    expect(middle.requests.contacts - before.requests.contacts).toBe(estimate.sample.calls);
-    expect(estimate.sample.strata).toBeGreaterThan(1);
+  it.each(optionSets)(
+    'spends nothing, makes only its sample calls, and estimates the real run: $args',
+    async ({ args, paid }) => {
+      const before = await sandboxStats(small.url);
+      const dry = await runCli(['pipeline', ...args, '--dry-run', '--format', 'json'], { url: small.url, apiKey: key });
+      const middle = await sandboxStats(small.url);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(middle.units.growth - before.units.growth).toBe(0);
+      expect(middle.requests.verify - before.requests.verify).toBe(0);
+      const estimate = JSON.parse(dry.stdout);
+      // Every contacts call was one of the sample's, which spans the set's employee ranges.
+      expect(middle.requests.contacts - before.requests.contacts).toBe(estimate.sample.calls);
+      expect(estimate.sample.strata).toBeGreaterThan(1);
 
-    const real = await runCli(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], { url: small.url, apiKey: key });
-    const after = await sandboxStats(small.url);
-    expect(real.code, real.stderr).toBe(0);
-    const leads = real.stdout.trim().split('\n').length - 1;
-    expect(leads).toBeGreaterThan(20);
-    expect(Math.abs(estimate.leads - leads) / leads).toBeLessThan(0.15);
-    const units = after.units.growth - middle.units.growth;
-    if (paid) {
-      expect(units).toBeGreaterThan(20);
-      expect(Math.abs(estimate.units - units) / units).toBeLessThan(0.25);
-    } else {
-      expect([estimate.units, units]).toEqual([0, 0]);
-    }
-  });
+      const real = await runCli(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], {
+        url: small.url,
+        apiKey: key,
+      });
+      const after = await sandboxStats(small.url);
+      expect(real.code, real.stderr).toBe(0);
+      const leads = real.stdout.trim().split('\n').length - 1;
+      expect(leads).toBeGreaterThan(20);
+      expect(Math.abs(estimate.leads - leads) / leads).toBeLessThan(0.15);
+      const units = after.units.growth - middle.units.growth;
+      if (paid) {
+        expect(units).toBeGreaterThan(20);
+        expect(Math.abs(estimate.units - units) / units).toBeLessThan(0.25);
+      } else {
+        expect([estimate.units, units]).toEqual([0, 0]);
+      }
+    },
+  );
 });

@@ -6,10 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { NGINX, OPENSSL, PROXIED_HOST, SQUID, startBlackHole, startHttpsBehindProxy, type HttpsBehindProxy } from '../helpers/real-servers.js';
+import {
+  NGINX,
+  OPENSSL,
+  PROXIED_HOST,
+  SQUID,
+  startBlackHole,
+  startHttpsBehindProxy,
+  type HttpsBehindProxy,
+} from '../helpers/real-servers.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
-const LOCAL_NAMES = { NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preload.mjs', import.meta.url).href}`, PROSPECT_TEST_HOSTS: `${PROXIED_HOST}=127.0.0.1` };
+const LOCAL_NAMES = {
+  NODE_OPTIONS: `--import=${new URL('../helpers/hosts-preload.mjs', import.meta.url).href}`,
+  PROSPECT_TEST_HOSTS: `${PROXIED_HOST}=127.0.0.1`,
+};
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -26,11 +37,21 @@ describe('prospect doctor', () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     const port = new URL(sandbox.url).port;
-    expect(lines.slice(0, 4)).toEqual([`base URL  ${sandbox.url} (from PROSPECT_BASE_URL)`, 'proxy     none: 127.0.0.1 is this machine', 'CA        none needed (plain http on this machine)', 'key       …owth']);
+    expect(lines.slice(0, 4)).toEqual([
+      `base URL  ${sandbox.url} (from PROSPECT_BASE_URL)`,
+      'proxy     none: 127.0.0.1 is this machine',
+      'CA        none needed (plain http on this machine)',
+      'key       …owth',
+    ]);
     expect(lines[4]).toMatch(/^ok {2}DNS {7}127\.0\.0\.1 → 127\.0\.0\.1 \(\d+ ms\)$/);
     expect(lines[5]).toMatch(new RegExp(`^ok  TCP       127\\.0\\.0\\.1:${port} \\(\\d+ ms\\)$`));
-    expect(lines[6]).toMatch(new RegExp(`^ok  HTTP      127\\.0\\.0\\.1:${port} answered GET /companies \\(\\d+ ms\\)$`));
-    expect(lines.slice(7, 9)).toEqual(['ok  plan      companies: open to this key', 'ok  plan      contacts: open to this key (Growth plan or higher)']);
+    expect(lines[6]).toMatch(
+      new RegExp(`^ok  HTTP      127\\.0\\.0\\.1:${port} answered GET /companies \\(\\d+ ms\\)$`),
+    );
+    expect(lines.slice(7, 9)).toEqual([
+      'ok  plan      companies: open to this key',
+      'ok  plan      contacts: open to this key (Growth plan or higher)',
+    ]);
     expect(lines).toContain('ok  contract  rows 2 and 1: a page of limit=1 held 1 row, and a next_cursor to follow');
     expect(lines.at(-2)).toMatch(/^tolerances: --timeout 30 s a request \(connect 10 s\), --max-retries 5 /);
     expect(lines.at(-1)).toBe('The service is usable from here.');
@@ -66,13 +87,21 @@ describe('prospect doctor', () => {
     it.concurrent('over http: exit 5 after its 4 s request timeout, naming host and port', async ({ expect }) => {
       const run = await runCli(['doctor'], { url: `http://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
       expect(run.code).toBe(5);
-      expect(run.stderr).toMatch(new RegExp(`^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt \\(last: timeout: no complete answer within 4 s\\)\\n`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt \\(last: timeout: no complete answer within 4 s\\)\\n`,
+        ),
+      );
     });
 
     it.concurrent('over https: exit 5 after its 3 s handshake timeout, naming host and port', async ({ expect }) => {
       const run = await runCli(['doctor'], { url: `https://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
       expect(run.code).toBe(5);
-      expect(run.stderr).toMatch(new RegExp(`^prospect: TLS with 127\\.0\\.0\\.1:${port} failed: no TLS handshake within 3 s \\(ETIMEDOUT\\)\\.\\n`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^prospect: TLS with 127\\.0\\.0\\.1:${port} failed: no TLS handshake within 3 s \\(ETIMEDOUT\\)\\.\\n`,
+        ),
+      );
     });
   });
 
@@ -91,23 +120,43 @@ describe('prospect doctor', () => {
 
     it('exit 0, and every line says what is in effect: the proxy, the CA, the steps', async () => {
       const url = `https://${PROXIED_HOST}:${tlsPort}`;
-      const run = await runCli(['doctor'], { url, apiKey: SANDBOX_KEYS.growth, env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
+      const run = await runCli(['doctor'], {
+        url,
+        apiKey: SANDBOX_KEYS.growth,
+        env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES },
+      });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
-      expect(lines.slice(0, 3)).toEqual([`base URL  ${url} (from PROSPECT_BASE_URL)`, `proxy     ${squid.url} (from HTTPS_PROXY)`, `CA        Node's CAs + ${caFile} (PROSPECT_CA_FILE)`]);
+      expect(lines.slice(0, 3)).toEqual([
+        `base URL  ${url} (from PROSPECT_BASE_URL)`,
+        `proxy     ${squid.url} (from HTTPS_PROXY)`,
+        `CA        Node's CAs + ${caFile} (PROSPECT_CA_FILE)`,
+      ]);
       expect(lines).toContain('ok  TLS       through the proxy: checked by the HTTP request below');
-      expect(lines.some((line) => new RegExp(`^ok  TCP       the proxy 127\\.0\\.0\\.1:${squid.port} \\(\\d+ ms\\)$`).test(line))).toBe(true);
+      expect(
+        lines.some((line) =>
+          new RegExp(`^ok  TCP       the proxy 127\\.0\\.0\\.1:${squid.port} \\(\\d+ ms\\)$`).test(line),
+        ),
+      ).toBe(true);
       expect(lines.at(-1)).toBe('The service is usable from here.');
     });
 
     it('direct over https: the certificate the service showed, and how it was trusted', async () => {
-      const run = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth, env: { PROSPECT_CA_FILE: caFile } });
+      const run = await runCli(['doctor'], {
+        url: `https://127.0.0.1:${tlsPort}`,
+        apiKey: SANDBOX_KEYS.growth,
+        env: { PROSPECT_CA_FILE: caFile },
+      });
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m);
+      expect(run.stdout).toMatch(
+        /^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m,
+      );
       const untrusted = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth });
       expect(untrusted.code).toBe(5);
-      expect(untrusted.stderr).toMatch(/^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted \(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file /);
+      expect(untrusted.stderr).toMatch(
+        /^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted \(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file /,
+      );
     });
   });
 });

@@ -24,7 +24,11 @@ const topLevel = await runCli(['--help']);
 const commands = commandsIn(topLevel.stdout);
 const configHelp = await runInProcess(['config', '--help']);
 const configCommands = commandsIn(configHelp.stdout).filter((name) => name !== 'help');
-const everyCommand = [...commands.filter((name) => name !== 'help').map((name) => [name]), ...configCommands.map((name) => ['config', name]), ['help']];
+const everyCommand = [
+  ...commands.filter((name) => name !== 'help').map((name) => [name]),
+  ...configCommands.map((name) => ['config', name]),
+  ['help'],
+];
 
 describe('a bare prospect', () => {
   it('prints the top-level help on stdout and exits 0, as gh does', async () => {
@@ -37,7 +41,18 @@ describe('a bare prospect', () => {
 
 describe('--help of every command', () => {
   it('finds the commands the issue names', () => {
-    expect(commands).toEqual(expect.arrayContaining(['companies', 'contacts', 'verify', 'pipeline', 'sandbox', 'config', 'completion', 'help']));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'companies',
+        'contacts',
+        'verify',
+        'pipeline',
+        'sandbox',
+        'config',
+        'completion',
+        'help',
+      ]),
+    );
     expect(configCommands).toEqual(['set', 'get', 'unset', 'list', 'path']);
   });
 
@@ -51,7 +66,8 @@ describe('--help of every command', () => {
     expect(description?.trim().length).toBeGreaterThan(20);
     const examples = exampleLines(help.stdout);
     expect(examples.length).toBeGreaterThanOrEqual(2);
-    for (const example of examples) expect(example).toMatch(/^ {2}\$ (\S+=\S+ )*(prospect|printf|source|curl|"\$EDITOR"|PROSPECT_\w+=)/);
+    for (const example of examples)
+      expect(example).toMatch(/^ {2}\$ (\S+=\S+ )*(prospect|printf|source|curl|"\$EDITOR"|PROSPECT_\w+=)/);
   });
 
   it('the top-level help has an example of each of the four main jobs and lists the help topics', () => {
@@ -95,34 +111,40 @@ describe('prospect help', () => {
     expect(text).not.toContain('would not answer');
   });
 
-  it.each([[['companies']], [['pipeline']], [['config']], [['config', 'set']], [['completion']]])('help %j is the same text as --help', async (path) => {
-    const run = path[0] === 'companies' ? runCli : runInProcess;
-    const viaHelp = await run(['help', ...path]);
-    const viaFlag = await run([...path, '--help']);
-    expect(viaHelp.code).toBe(0);
-    expect(viaHelp.stdout).toBe(viaFlag.stdout);
-  });
+  it.each([[['companies']], [['pipeline']], [['config']], [['config', 'set']], [['completion']]])(
+    'help %j is the same text as --help',
+    async (path) => {
+      const run = path[0] === 'companies' ? runCli : runInProcess;
+      const viaHelp = await run(['help', ...path]);
+      const viaFlag = await run([...path, '--help']);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    },
+  );
 
   it.each(TOPICS.slice(1))('%s is a topic with a title and text', async (topic) => {
     const help = await runInProcess(['help', topic]);
     expect(help.code).toBe(0);
     expect(help.stderr).toBe('');
     expect(help.stdout.split('\n').length).toBeGreaterThan(4);
-    for (const line of help.stdout.split('\n')) if (!line.startsWith('  ')) expect(line.length, line).toBeLessThanOrEqual(80);
+    for (const line of help.stdout.split('\n'))
+      if (!line.startsWith('  ')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
   it('an unknown word with no close match lists the topics and the commands (exit 2)', async () => {
     const help = await runCli(['help', 'nonsense']);
     expect(help.code).toBe(2);
     expect(help.stdout).toBe('');
-    expect(help.stderr).toBe(`prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, count, doctor, sandbox, config, completion.\n`);
+    expect(help.stderr).toBe(
+      `prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, count, doctor, sandbox, config, completion.\n`,
+    );
   });
 
   it('with no topic is the top-level help', async () => {
     expect((await runCli(['help'])).stdout).toBe(topLevel.stdout);
   });
 
-  it('commander\'s own help command still works under config', async () => {
+  it("commander's own help command still works under config", async () => {
     const viaHelp = await runInProcess(['config', 'help', 'set']);
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toBe((await runInProcess(['config', 'set', '--help'])).stdout);
@@ -146,7 +168,11 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
     [['companies', '--technolgy', 'Shopify'], "unknown option '--technolgy'", 'Did you mean --technology?'],
     [['contacts', '--seniorty', 'cxo'], "unknown option '--seniorty'", 'Did you mean --seniority?'],
     [['--verbos', 'companies'], "unknown option '--verbos'", 'Did you mean --verbose?'],
-    [['completion', 'ksh'], "command-argument value 'ksh' is invalid for argument 'shell'.", 'Allowed choices are bash, zsh, fish.'],
+    [
+      ['completion', 'ksh'],
+      "command-argument value 'ksh' is invalid for argument 'shell'.",
+      'Allowed choices are bash, zsh, fish.',
+    ],
   ])('prospect %j', async (args, error, suggestion) => {
     const result = await (args[0] === 'comapnies' ? runCli : runInProcess)(args);
     expect(result.code).toBe(2);
@@ -158,12 +184,16 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
   it('a bad value says what happened, then what to do', async () => {
     const result = await runCli(['contacts', '--limit', '5000', 'acme.com']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("prospect: option '--limit <n>' argument '5000' is invalid.\n--limit takes a whole number from 1 to 1000.\n");
+    expect(result.stderr).toBe(
+      "prospect: option '--limit <n>' argument '5000' is invalid.\n--limit takes a whole number from 1 to 1000.\n",
+    );
   });
 
   it('a missing argument says where the usage is', async () => {
     const result = await runInProcess(['companies', '-t']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("prospect: option '-t, --technology <name>' argument missing\nRun 'prospect companies --help' for usage.\n");
+    expect(result.stderr).toBe(
+      "prospect: option '-t, --technology <name>' argument missing\nRun 'prospect companies --help' for usage.\n",
+    );
   });
 });

@@ -87,7 +87,12 @@ const VERIFY_CASES: Case[] = [
   { what: '--cache-ttl whenever', args: [...VERIFY, '--cache-ttl', 'whenever'], input: EMAILS },
   { what: '--format xml', args: [...VERIFY, '--format', 'xml'], input: EMAILS },
   { what: 'an empty input', args: VERIFY, input: '\n\n' },
-  { what: '--strict with a malformed address', args: [...VERIFY, '--strict'], input: `${EMAILS}a@@b.com\n`, spawned: true },
+  {
+    what: '--strict with a malformed address',
+    args: [...VERIFY, '--strict'],
+    input: `${EMAILS}a@@b.com\n`,
+    spawned: true,
+  },
   { what: '--file that does not exist', args: [...VERIFY, '--file', '/nonexistent-dir/emails.txt'] },
 ];
 
@@ -141,25 +146,35 @@ describe('flags out of range and unknown values exit 2 before any request', () =
   });
 
   // Concurrent: each case has its own small sandbox, so they do not share counters.
-  it.concurrent.for(TABLE)('$command: $what ($how)', { timeout: 20_000 }, async ({ args, input, spawned }, { expect }) => {
-    const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
-    try {
-      const cwd = await scratchDir();
-      // The sandbox command gets a free port, so a case that wrongly started would not clash; it would
-      // print its URL and run until the timeout below kills it.
-      const fullArgs = args[0] === 'sandbox' && !args.includes('--port') ? [...args, '--port', '0'] : args;
-      const options = { url: sandbox.url, apiKey: KEY, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 };
-      const run = spawned ? await runCli(fullArgs, { ...options, cwd }) : await runInProcess(fullArgs, options);
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toMatch(/\S/);
-      expect(run.stderr).not.toMatch(/\n\s+at /);
-      expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
-      expect((await sandboxStats(sandbox.url)).requests.total).toBe(0);
-    } finally {
-      await sandbox.close();
-    }
-  });
+  it.concurrent.for(TABLE)(
+    '$command: $what ($how)',
+    { timeout: 20_000 },
+    async ({ args, input, spawned }, { expect }) => {
+      const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
+      try {
+        const cwd = await scratchDir();
+        // The sandbox command gets a free port, so a case that wrongly started would not clash; it would
+        // print its URL and run until the timeout below kills it.
+        const fullArgs = args[0] === 'sandbox' && !args.includes('--port') ? [...args, '--port', '0'] : args;
+        const options = {
+          url: sandbox.url,
+          apiKey: KEY,
+          input: input ?? '',
+          env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') },
+          timeoutMs: 15_000,
+        };
+        const run = spawned ? await runCli(fullArgs, { ...options, cwd }) : await runInProcess(fullArgs, options);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toMatch(/\S/);
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+        expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+        expect((await sandboxStats(sandbox.url)).requests.total).toBe(0);
+      } finally {
+        await sandbox.close();
+      }
+    },
+  );
 });
 
 describe('an output that cannot be written exits 7 before any request', () => {
@@ -173,7 +188,13 @@ describe('an output that cannot be written exits 7 before any request', () => {
     const sandbox = await startTestSandbox({ companies: 2000, seed: 9 });
     try {
       const cwd = await scratchDir();
-      const options = { url: sandbox.url, apiKey: KEY, input: input ?? '', env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') }, timeoutMs: 15_000 };
+      const options = {
+        url: sandbox.url,
+        apiKey: KEY,
+        input: input ?? '',
+        env: { PROSPECT_CACHE_DIR: join(cwd, 'cache') },
+        timeoutMs: 15_000,
+      };
       const run = how === 'spawned' ? await runCli(args, { ...options, cwd }) : await runInProcess(args, options);
       expect(run.code, run.stderr).toBe(7);
       expect(run.stderr).toMatch(/nonexistent-dir does not exist/);

@@ -16,7 +16,21 @@ import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '.
 const KEY = SANDBOX_KEYS.growth;
 const COUNTRIES = ['united states', 'united kingdom', 'germany'];
 // As people write them; a small page size gives the run many checkpoints to die between.
-const FILTERS = ['--page-size', '20', 'pipeline', '-t', 'Shopify', '--country', 'US', '--country', 'UK', '--country', 'Deutschland', '--seniority', 'cxo,vp'];
+const FILTERS = [
+  '--page-size',
+  '20',
+  'pipeline',
+  '-t',
+  'Shopify',
+  '--country',
+  'US',
+  '--country',
+  'UK',
+  '--country',
+  'Deutschland',
+  '--seniority',
+  'cxo,vp',
+];
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -26,7 +40,12 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const options = (extra: Parameters<typeof runCli>[1] = {}) => ({ url: sandbox.url, apiKey: KEY, timeoutMs: 120_000, ...extra });
+const options = (extra: Parameters<typeof runCli>[1] = {}) => ({
+  url: sandbox.url,
+  apiKey: KEY,
+  timeoutMs: 120_000,
+  ...extra,
+});
 
 async function checkpointOf(state: string): Promise<any> {
   const text = await readFile(join(state, 'current', 'checkpoint.json'), 'utf8').catch(() => '');
@@ -56,8 +75,12 @@ describe('pipeline with any-of countries (spawned)', () => {
 
   it('walks the union of the countries in the service order, each company once', async () => {
     const union = new Map<string, any>();
-    for (const country of COUNTRIES) for (const row of await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country })) union.set(row.domain, row);
-    const ordered = [...union.values()].sort((a, b) => a.crux_rank - b.crux_rank || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map((row) => row.domain);
+    for (const country of COUNTRIES)
+      for (const row of await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country }))
+        union.set(row.domain, row);
+    const ordered = [...union.values()]
+      .sort((a, b) => a.crux_rank - b.crux_rank || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0))
+      .map((row) => row.domain);
 
     const leads = csvRecords(reference);
     const seen = [...new Set(leads.map((lead) => lead.domain!))];
@@ -65,14 +88,16 @@ describe('pipeline with any-of countries (spawned)', () => {
     expect(new Set(leads.map((lead) => lead.country))).toEqual(new Set(COUNTRIES));
     // In the service's order, and each company's leads together (a company listed twice would break this).
     expect(seen).toEqual(ordered.filter((domain) => seen.includes(domain)));
-    expect(leads.map((lead) => lead.domain)).toEqual(seen.flatMap((domain) => leads.filter((lead) => lead.domain === domain).map(() => domain)));
+    expect(leads.map((lead) => lead.domain)).toEqual(
+      seen.flatMap((domain) => leads.filter((lead) => lead.domain === domain).map(() => domain)),
+    );
     // The companies left out have no such contact.
     const left = ordered.filter((domain) => !seen.includes(domain)).slice(0, 8);
     expect(left.length).toBeGreaterThan(0);
     for (const domain of left) expect(await contactsOfDomain(sandbox.url, KEY, domain, 'cxo,vp'), domain).toEqual([]);
   });
 
-  it('Ctrl-C names the committed rows its resume reports; the resume, from every query\'s position, is byte-identical', async () => {
+  it("Ctrl-C names the committed rows its resume reports; the resume, from every query's position, is byte-identical", async () => {
     const work = await scratchDir();
     const state = join(work, 'state');
     const args = [...FILTERS, '--state', state, '-o', join(work, 'leads.csv')];
@@ -94,9 +119,22 @@ describe('pipeline with any-of countries (spawned)', () => {
   it('a typo in a filter exits 2 with suggestions even with --allow-empty, and leaves no file and no checkpoint', async () => {
     const work = await scratchDir();
     // The first spawned, the others in process (the same main()).
-    for (const filters of [['-t', 'Shopfy'], ['-t', 'Shopify', '-T', 'Klaviyo', '-T', 'Atentive'], ['-t', 'Shopify', '--country', 'Frnace']]) {
-      const args = ['pipeline', ...filters, '--allow-empty', '--state', join(work, 'state'), '-o', join(work, 'leads.csv')];
-      const run = filters[1] === 'Shopfy' ? await runCli(args, options({ cwd: work })) : await runInProcess(args, options());
+    for (const filters of [
+      ['-t', 'Shopfy'],
+      ['-t', 'Shopify', '-T', 'Klaviyo', '-T', 'Atentive'],
+      ['-t', 'Shopify', '--country', 'Frnace'],
+    ]) {
+      const args = [
+        'pipeline',
+        ...filters,
+        '--allow-empty',
+        '--state',
+        join(work, 'state'),
+        '-o',
+        join(work, 'leads.csv'),
+      ];
+      const run =
+        filters[1] === 'Shopfy' ? await runCli(args, options({ cwd: work })) : await runInProcess(args, options());
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/Did you mean/);
       expect(existsSync(join(work, 'leads.csv'))).toBe(false);
@@ -104,4 +142,3 @@ describe('pipeline with any-of countries (spawned)', () => {
     }
   });
 });
-

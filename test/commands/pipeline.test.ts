@@ -23,9 +23,18 @@ afterAll(async () => {
 });
 
 const units = async () => (await sandboxStats(sandbox.url)).units.growth as number;
-const options = (extra: Parameters<typeof runCli>[1] = {}) => ({ url: sandbox.url, apiKey: KEY, timeoutMs: 120_000, ...extra });
+const options = (extra: Parameters<typeof runCli>[1] = {}) => ({
+  url: sandbox.url,
+  apiKey: KEY,
+  timeoutMs: 120_000,
+  ...extra,
+});
 
-async function waitForCheckpoint(stateDir: string, minimumPages: number, child: ReturnType<typeof startCli>): Promise<void> {
+async function waitForCheckpoint(
+  stateDir: string,
+  minimumPages: number,
+  child: ReturnType<typeof startCli>,
+): Promise<void> {
   const path = join(stateDir, 'current', 'checkpoint.json');
   for (let waited = 0; waited < 60_000; waited += 20) {
     if (child.exitCode !== null) return;
@@ -36,7 +45,12 @@ async function waitForCheckpoint(stateDir: string, minimumPages: number, child: 
 }
 
 /** Starts a run, lets it commit `pages` pages, then kills it with SIGKILL: a crash, not a shutdown. */
-async function killAfterCheckpoint(args: string[], state: string, pages: number, extra: Parameters<typeof runCli>[1] = {}) {
+async function killAfterCheckpoint(
+  args: string[],
+  state: string,
+  pages: number,
+  extra: Parameters<typeof runCli>[1] = {},
+) {
   const child = startCli(args, options(extra));
   const finished = finishCli(child, options({ cwd: extra.cwd }));
   await waitForCheckpoint(state, pages, child);
@@ -49,7 +63,10 @@ describe('prospect pipeline', () => {
     const cacheA = await scratchDir();
     const reference = await scratchDir();
     const before = await units();
-    const clean = await runCli([...VERIFYING, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')], options({ cwd: reference, env: { PROSPECT_CACHE_DIR: cacheA } }));
+    const clean = await runCli(
+      [...VERIFYING, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')],
+      options({ cwd: reference, env: { PROSPECT_CACHE_DIR: cacheA } }),
+    );
     expect(clean.code).toBe(0);
     const cleanUnits = (await units()) - before;
     expect(cleanUnits).toBe(60);
@@ -65,7 +82,9 @@ describe('prospect pipeline', () => {
     for (const pages of [1, 3, 6]) {
       expect((await killAfterCheckpoint(args, state, pages, { cwd: work, env })).signal).toBe('SIGKILL');
       expect(existsSync(target)).toBe(false);
-      expect(JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8')).pages_done).toBeGreaterThanOrEqual(pages);
+      expect(
+        JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8')).pages_done,
+      ).toBeGreaterThanOrEqual(pages);
     }
     const resumed = await runCli(['--verbose', ...args], options({ cwd: work, env }));
     expect(resumed.code).toBe(0);
@@ -80,7 +99,10 @@ describe('prospect pipeline', () => {
     const work = await scratchDir();
     const state = join(work, 'state');
     await killAfterCheckpoint([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], state, 1, { cwd: work });
-    const other = await runCli(['pipeline', '-t', 'WordPress', '--state', state, '-o', join(work, 'b.csv')], options({ cwd: work }));
+    const other = await runCli(
+      ['pipeline', '-t', 'WordPress', '--state', state, '-o', join(work, 'b.csv')],
+      options({ cwd: work }),
+    );
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/different command/);
   }, 60_000);
@@ -92,7 +114,10 @@ describe('prospect pipeline', () => {
       const work = await scratchDir();
       const state = join(work, 'state');
       const heldOptions = { url: held.url, apiKey: KEY, timeoutMs: 120_000, cwd: work };
-      const first = startCli(['--timeout', '600', ...FILTERS, '--state', state, '-o', join(work, 'one.csv')], heldOptions);
+      const first = startCli(
+        ['--timeout', '600', ...FILTERS, '--state', state, '-o', join(work, 'one.csv')],
+        heldOptions,
+      );
       const firstDone = finishCli(first, heldOptions);
       await vi.waitFor(() => expect(held.stats().requests.total).toBe(1), { timeout: 25_000, interval: 10 });
       expect(existsSync(join(state, 'lock'))).toBe(true);
@@ -115,7 +140,12 @@ describe('prospect pipeline', () => {
     const work = await scratchDir();
     const state = join(work, 'state');
     await mkdir(state, { recursive: true });
-    const lock = { pid: 2 ** 22 + 17, host: 'cron-box-2.example.internal', started_at: '2026-01-05T03:00:00.000Z', command: 'pipeline' };
+    const lock = {
+      pid: 2 ** 22 + 17,
+      host: 'cron-box-2.example.internal',
+      started_at: '2026-01-05T03:00:00.000Z',
+      command: 'pipeline',
+    };
     await writeFile(join(state, 'lock'), JSON.stringify(lock));
     const before = (await sandboxStats(sandbox.url)).requests.total as number;
     const run = await runCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
@@ -153,7 +183,20 @@ describe('prospect pipeline', () => {
   it('--only-new writes a header-only file the second time, and exactly the difference after the data changes', async () => {
     const work = await scratchDir();
     const state = join(work, 'state');
-    const args = (target: string) => ['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo', '--state', state, '--only-new', '-o', join(work, target)];
+    const args = (target: string) => [
+      'pipeline',
+      '-t',
+      'Shopify',
+      '--country',
+      'united states',
+      '--seniority',
+      'cxo',
+      '--state',
+      state,
+      '--only-new',
+      '-o',
+      join(work, target),
+    ];
     const first = await runCli(args('week1.csv'), options({ cwd: work }));
     expect(first.code).toBe(0);
     const week1 = csvRecords(await readFile(join(work, 'week1.csv'), 'utf8'));
@@ -167,7 +210,15 @@ describe('prospect pipeline', () => {
     expect(verbose.stderr).toMatch(/No new leads since the last run/);
     expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
     // The dry run looks its sample up in the same ledger: about every lead would be left out now.
-    const dry = await runCli([...args('unused.csv').filter((arg, i, all) => arg !== '-o' && all[i - 1] !== '-o'), '--dry-run', '--format', 'json'], options({ cwd: work }));
+    const dry = await runCli(
+      [
+        ...args('unused.csv').filter((arg, i, all) => arg !== '-o' && all[i - 1] !== '-o'),
+        '--dry-run',
+        '--format',
+        'json',
+      ],
+      options({ cwd: work }),
+    );
     expect(dry.code, dry.stderr).toBe(0);
     const estimate = JSON.parse(dry.stdout);
     expect(Math.abs(estimate.alreadyExported - week1.length) / week1.length).toBeLessThan(0.15);
@@ -175,9 +226,14 @@ describe('prospect pipeline', () => {
 
     await withSandbox({ seed: 6, companies: 20_000, asOf: todayUtc() }, async (changed) => {
       // The whole set without --only-new, in process: the reference, not the run under test.
-      const all = await runInProcess(['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'], { url: changed.url, apiKey: KEY });
+      const all = await runInProcess(
+        ['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'],
+        { url: changed.url, apiKey: KEY },
+      );
       const exported = new Set(week1.map((row) => `${row.business_email}|${row.domain}|${row.full_name}`));
-      const expected = csvRecords(all.stdout).filter((row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`));
+      const expected = csvRecords(all.stdout).filter(
+        (row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`),
+      );
       const third = await runCli(args('week3.csv'), { url: changed.url, apiKey: KEY, cwd: work });
       expect(third.code).toBe(0);
       const week3 = csvRecords(await readFile(join(work, 'week3.csv'), 'utf8'));
@@ -188,7 +244,22 @@ describe('prospect pipeline', () => {
 
   it('--only-new run twice in a day never replaces the file the first run wrote: exit 2 before any call, no lead lost', async () => {
     const work = await scratchDir();
-    const args = (target: string) => ['pipeline', '-t', 'Shopify', '--seniority', 'cxo,vp', '--max', '60', '--state', 'state', '--only-new', '-o', target, '--summary', 'last-run.json'];
+    const args = (target: string) => [
+      'pipeline',
+      '-t',
+      'Shopify',
+      '--seniority',
+      'cxo,vp',
+      '--max',
+      '60',
+      '--state',
+      'state',
+      '--only-new',
+      '-o',
+      target,
+      '--summary',
+      'last-run.json',
+    ];
     const first = await runCli(args('leads-2026-11-23.csv'), options({ cwd: work }));
     expect(first.code).toBe(0);
     const written = await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8');
@@ -198,7 +269,11 @@ describe('prospect pipeline', () => {
     const before = (await sandboxStats(sandbox.url)).requests.total as number;
     const again = await runCli(args('leads-2026-11-23.csv'), options({ cwd: work }));
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(new RegExp(`^prospect: leads-2026-11-23\\.csv holds the ${leads.length} leads of the run \\S+ .*counts as exported`));
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `^prospect: leads-2026-11-23\\.csv holds the ${leads.length} leads of the run \\S+ .*counts as exported`,
+      ),
+    );
     expect(again.stderr).toMatch(/Move or rename leads-2026-11-23\.csv first, or give another -o/);
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
     expect(await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8')).toBe(written);
@@ -217,29 +292,61 @@ describe('prospect pipeline', () => {
     expect(pipeline.code).toBe(0);
     // The reference, companies | contacts, in process (both are spawned in their own tests).
     const companies = await runInProcess(['companies', ...filters, '--format', 'ndjson'], options());
-    const contacts = await runInProcess(['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson'], options({ input: companies.stdout }));
-    const byDomain = new Map(companies.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).map((row) => [row.domain, row]));
-    const joined = contacts.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).map((contact) => {
-      const company = byDomain.get(contact.domain);
-      return { ...contact, company_name: company.company_name, employee_range: company.employee_range, industry: company.industry, country: company.country, crux_rank: company.crux_rank, technologies: company.technologies };
-    });
-    const rows = pipeline.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const contacts = await runInProcess(
+      ['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson'],
+      options({ input: companies.stdout }),
+    );
+    const byDomain = new Map(
+      companies.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .map((row) => [row.domain, row]),
+    );
+    const joined = contacts.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .map((contact) => {
+        const company = byDomain.get(contact.domain);
+        return {
+          ...contact,
+          company_name: company.company_name,
+          employee_range: company.employee_range,
+          industry: company.industry,
+          country: company.country,
+          crux_rank: company.crux_rank,
+          technologies: company.technologies,
+        };
+      });
+    const rows = pipeline.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(rows).toEqual(joined);
     expect(rows.length).toBeGreaterThan(10);
   }, 60_000);
 
-  it.skipIf(SCRIPT.skip)('on a terminal, the progress line counts to --max, not to the whole listing', async () => {
-    const out = join(await scratchDir(), 'leads.csv');
-    // Every answer takes 150 ms, so the line is drawn many times whatever the machine's load.
-    await withSandbox({ seed: 5, companies: 20_000, latencyMs: 150 }, async (slow) => {
-      const slowOptions = { url: slow.url, apiKey: KEY, timeoutMs: 120_000 };
-      const child = startOnTerminal(['--page-size', '50', 'pipeline', '-t', 'Shopify', '--max', '200', '-o', out], { columns: 120, rows: 40 }, slowOptions);
-      child.stdin!.end();
-      const run = await finishCli(child, slowOptions);
-      expect(run.code, run.stdout).toBe(0);
-      const shown = [...run.stdout.matchAll(/(\d[\d,]*)\/(\d[\d,]*) companies/g)].map((match) => match[2]);
-      expect(shown.length).toBeGreaterThan(0);
-      expect(new Set(shown)).toEqual(new Set(['200']));
-    });
-  }, 120_000);
+  it.skipIf(SCRIPT.skip)(
+    'on a terminal, the progress line counts to --max, not to the whole listing',
+    async () => {
+      const out = join(await scratchDir(), 'leads.csv');
+      // Every answer takes 150 ms, so the line is drawn many times whatever the machine's load.
+      await withSandbox({ seed: 5, companies: 20_000, latencyMs: 150 }, async (slow) => {
+        const slowOptions = { url: slow.url, apiKey: KEY, timeoutMs: 120_000 };
+        const child = startOnTerminal(
+          ['--page-size', '50', 'pipeline', '-t', 'Shopify', '--max', '200', '-o', out],
+          { columns: 120, rows: 40 },
+          slowOptions,
+        );
+        child.stdin!.end();
+        const run = await finishCli(child, slowOptions);
+        expect(run.code, run.stdout).toBe(0);
+        const shown = [...run.stdout.matchAll(/(\d[\d,]*)\/(\d[\d,]*) companies/g)].map((match) => match[2]);
+        expect(shown.length).toBeGreaterThan(0);
+        expect(new Set(shown)).toEqual(new Set(['200']));
+      });
+    },
+    120_000,
+  );
 });

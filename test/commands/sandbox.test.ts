@@ -35,7 +35,10 @@ describe('prospect sandbox (built CLI)', () => {
   ])('exits 2 with what happened, then what to do, for %j', async (args) => {
     // The first row spawned; the others run the same main() in process (a wrongly accepted flag
     // would start listening there and never finish: the run's timeout fails the test).
-    const { code, stdout, stderr } = args[1] === 'abc' ? await spawnSandbox(['--port', '0', ...args]).finished : await runInProcess(['sandbox', '--port', '0', ...args], { timeoutMs: 15_000 });
+    const { code, stdout, stderr } =
+      args[1] === 'abc'
+        ? await spawnSandbox(['--port', '0', ...args]).finished
+        : await runInProcess(['sandbox', '--port', '0', ...args], { timeoutMs: 15_000 });
     expect(code).toBe(2);
     expect(stdout).toBe('');
     const lines = stderr.trim().split('\n');
@@ -44,12 +47,31 @@ describe('prospect sandbox (built CLI)', () => {
   });
 
   it('--fail-rate, --faults, --fault-seed, --faults-after and --latency-spike reach the server; /_sandbox/stats counts the faults', async () => {
-    const run = spawnSandbox(['--port', '0', '--companies', '2000', '--fail-rate', '1', '--faults', '502,429', '--fault-seed', '4', '--faults-after', '1', '--latency-spike', '50', '--latency-spike-rate', '1']);
+    const run = spawnSandbox([
+      '--port',
+      '0',
+      '--companies',
+      '2000',
+      '--fail-rate',
+      '1',
+      '--faults',
+      '502,429',
+      '--fault-seed',
+      '4',
+      '--faults-after',
+      '1',
+      '--latency-spike',
+      '50',
+      '--latency-spike-rate',
+      '1',
+    ]);
     const url = await run.url;
     const statuses: number[] = [];
     for (let k = 0; k < 3; k++) {
       // Not `call`: the injected 502 is an HTML page, not JSON.
-      const res = await request(`${url}/api/v1/companies?technology=Shopify&limit=1`, { headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` } });
+      const res = await request(`${url}/api/v1/companies?technology=Shopify&limit=1`, {
+        headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` },
+      });
       await res.body.text();
       statuses.push(res.statusCode);
     }
@@ -68,7 +90,8 @@ describe('prospect sandbox (built CLI)', () => {
     expect(help.code).toBe(0);
     const text = help.stdout;
     for (const kind of FAULT_KIND_NAMES) expect(text).toContain(kind);
-    for (const flag of ['--faults', '--fault-seed', '--faults-after', '--latency-spike', '--latency-spike-rate']) expect(text).toContain(flag);
+    for (const flag of ['--faults', '--fault-seed', '--faults-after', '--latency-spike', '--latency-spike-rate'])
+      expect(text).toContain(flag);
   });
 
   it('listens on a non-loopback address only with --public', async () => {

@@ -24,28 +24,45 @@ let excludedDomains: string[];
 let excludedEmail: string;
 
 const prospect = (args: string[], env: Record<string, string> = {}) =>
-  runCli(args, { url: sandbox.url, apiKey: KEY, cwd: work, env: { PROSPECT_CACHE_DIR: join(work, 'cache'), PROSPECT_CONFIG_DIR: join(work, 'config'), ...env } });
+  runCli(args, {
+    url: sandbox.url,
+    apiKey: KEY,
+    cwd: work,
+    env: { PROSPECT_CACHE_DIR: join(work, 'cache'), PROSPECT_CONFIG_DIR: join(work, 'config'), ...env },
+  });
 const distinct = (values: string[]) => [...new Set(values)];
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ companies: 3_000, recordTraffic: true });
   work = await scratchDir();
-  listed = (await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country: 'united states' })).map((row) => row.domain as string);
+  listed = (await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country: 'united states' })).map(
+    (row) => row.domain as string,
+  );
   expect(listed.length).toBeGreaterThan(10);
   // Spread over the listing, so the cut is not just its head.
   excludedDomains = [listed[1]!, listed[4]!, listed[7]!];
   // A CRM export as it comes: BOM, CRLF, a Website column in capitals, URLs and mixed case.
   const [a, b, c] = excludedDomains.map((domain) => domain.toUpperCase());
-  await writeFile(join(work, 'customers.csv'), `\uFEFFAccount Name,WEBSITE,Owner\r\nFirst,https://www.${a}/about,ann\r\nSecond,${b},bob\r\nThird,"http://${c}",cy\r\n`);
+  await writeFile(
+    join(work, 'customers.csv'),
+    `\uFEFFAccount Name,WEBSITE,Owner\r\nFirst,https://www.${a}/about,ann\r\nSecond,${b},bob\r\nThird,"http://${c}",cy\r\n`,
+  );
   // An address the run would verify (stale: every address is older than the sandbox's snapshot), asked of a
   // domain that is not excluded, so asking leaves no excluded domain in the sandbox's counters.
   const withEmail = [];
   for (const domain of listed.filter((d) => !excludedDomains.includes(d))) {
-    withEmail.push(...(await contactsOfDomain(sandbox.url, KEY, domain, 'cxo')).filter((contact) => contact.business_email && contact.business_email_last_seen));
+    withEmail.push(
+      ...(await contactsOfDomain(sandbox.url, KEY, domain, 'cxo')).filter(
+        (contact) => contact.business_email && contact.business_email_last_seen,
+      ),
+    );
     if (withEmail.length > 0) break;
   }
   excludedEmail = withEmail[0].business_email;
-  await writeFile(join(work, 'do-not-contact.json'), JSON.stringify([{ name: 'someone', Email: excludedEmail.toUpperCase() }]));
+  await writeFile(
+    join(work, 'do-not-contact.json'),
+    JSON.stringify([{ name: 'someone', Email: excludedEmail.toUpperCase() }]),
+  );
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -53,11 +70,30 @@ afterAll(async () => {
 
 describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
   it('leaves the listed companies and addresses out of the output, the contacts calls and the paid checks', async () => {
-    const run = await prospect(['pipeline', ...SET, '--seniority', 'cxo', '--exclude-domains', 'customers.csv', '--exclude-emails', 'do-not-contact.json', '--keep-empty', '--stale', 'verify', '--yes', '-o', 'leads.csv', '--summary', 'run.json']);
+    const run = await prospect([
+      'pipeline',
+      ...SET,
+      '--seniority',
+      'cxo',
+      '--exclude-domains',
+      'customers.csv',
+      '--exclude-emails',
+      'do-not-contact.json',
+      '--keep-empty',
+      '--stale',
+      'verify',
+      '--yes',
+      '-o',
+      'leads.csv',
+      '--summary',
+      'run.json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const rows = csvRecords(await readFile(join(work, 'leads.csv'), 'utf8'));
     // --keep-empty: every company of the set but the excluded ones, in the service's order.
-    expect(distinct(rows.map((row) => row.domain!))).toEqual(listed.filter((domain) => !excludedDomains.includes(domain)));
+    expect(distinct(rows.map((row) => row.domain!))).toEqual(
+      listed.filter((domain) => !excludedDomains.includes(domain)),
+    );
     expect(rows.map((row) => row.business_email?.toLowerCase())).not.toContain(excludedEmail.toLowerCase());
     const empty = rows.filter((row) => row.full_name === '' && row.business_email === '' && row.title === '');
     expect(empty.length).toBeGreaterThan(0);
@@ -78,28 +114,70 @@ describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
   });
 
   it('--max caps the companies that are not excluded, and says so when more match', async () => {
-    const run = await prospect(['pipeline', ...SET, '--seniority', 'cxo', '--max', '4', '--keep-empty', '--exclude-domains', 'customers.csv', '--format', 'csv', '--columns', 'domain']);
+    const run = await prospect([
+      'pipeline',
+      ...SET,
+      '--seniority',
+      'cxo',
+      '--max',
+      '4',
+      '--keep-empty',
+      '--exclude-domains',
+      'customers.csv',
+      '--format',
+      'csv',
+      '--columns',
+      'domain',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(listed.filter((domain) => !excludedDomains.includes(domain)).slice(0, 4));
+    expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(
+      listed.filter((domain) => !excludedDomains.includes(domain)).slice(0, 4),
+    );
     expect(run.stderr).toContain(`warning: Stopped at --max 4 of ${listed.length}; more companies match.`);
     // The dry run samples as the run would: the lists leave their companies out, --max caps the rest.
-    const dry = await prospect(['pipeline', ...SET, '--max', '4', '--exclude-domains', 'customers.csv', '--dry-run', '--format', 'json']);
+    const dry = await prospect([
+      'pipeline',
+      ...SET,
+      '--max',
+      '4',
+      '--exclude-domains',
+      'customers.csv',
+      '--dry-run',
+      '--format',
+      'json',
+    ]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ companies: listed.length, excludedCompanies: 3, maxCompanies: 4 });
-    expect((await sandboxStats(sandbox.url)).contacts_domains.filter((domain: string) => excludedDomains.includes(domain))).toEqual([]);
+    expect(
+      (await sandboxStats(sandbox.url)).contacts_domains.filter((domain: string) => excludedDomains.includes(domain)),
+    ).toEqual([]);
   });
 });
 
 describe('contacts and count with --exclude-domains (spawned)', () => {
   it('contacts never asks for an excluded domain given as input; count leaves them out of its walk', async () => {
-    const run = await prospect(['contacts', ...listed.slice(0, 6), '--exclude-domains', 'customers.csv', '--keep-empty', '--format', 'csv', '--columns', 'domain']);
+    const run = await prospect([
+      'contacts',
+      ...listed.slice(0, 6),
+      '--exclude-domains',
+      'customers.csv',
+      '--keep-empty',
+      '--format',
+      'csv',
+      '--columns',
+      'domain',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(listed.slice(0, 6).filter((domain) => !excludedDomains.includes(domain)));
+    expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(
+      listed.slice(0, 6).filter((domain) => !excludedDomains.includes(domain)),
+    );
     expect(run.stderr).toContain('warning: 2 companies removed by --exclude-domains.');
     const count = await prospect(['count', ...SET, '--exclude-domains', 'customers.csv', '--format', 'json']);
     expect(count.code, count.stderr).toBe(0);
     expect(JSON.parse(count.stdout).data).toEqual([{ companies: listed.length - 3, contacts: null }]);
-    expect((await sandboxStats(sandbox.url)).contacts_domains.filter((domain: string) => excludedDomains.includes(domain))).toEqual([]);
+    expect(
+      (await sandboxStats(sandbox.url)).contacts_domains.filter((domain: string) => excludedDomains.includes(domain)),
+    ).toEqual([]);
   });
 });
 
@@ -107,12 +185,34 @@ describe('verify --exclude-emails (spawned)', () => {
   it('an excluded address is not written, not counted in the estimate and never paid for', async () => {
     const others = ['ada@example.com', 'bob@example.org'];
     await writeFile(join(work, 'people.csv'), `business_email\n${excludedEmail}\n${others.join('\n')}\n`);
-    const estimate = await prospect(['verify', '--file', 'people.csv', '--exclude-emails', 'do-not-contact.json', '--no-cache', '--dry-run']);
+    const estimate = await prospect([
+      'verify',
+      '--file',
+      'people.csv',
+      '--exclude-emails',
+      'do-not-contact.json',
+      '--no-cache',
+      '--dry-run',
+    ]);
     expect(estimate.stdout).toMatch(/^would spend 2 units: 2 unique valid addresses/);
     const before = (await sandboxStats(sandbox.url)).units.growth;
-    const run = await prospect(['verify', '--file', 'people.csv', '--exclude-emails', 'do-not-contact.json', '--no-cache', '--yes', '-o', 'verified.csv', '--summary', 'verify.json']);
+    const run = await prospect([
+      'verify',
+      '--file',
+      'people.csv',
+      '--exclude-emails',
+      'do-not-contact.json',
+      '--no-cache',
+      '--yes',
+      '-o',
+      'verified.csv',
+      '--summary',
+      'verify.json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(csvRecords(await readFile(join(work, 'verified.csv'), 'utf8')).map((row) => row.business_email)).toEqual(others);
+    expect(csvRecords(await readFile(join(work, 'verified.csv'), 'utf8')).map((row) => row.business_email)).toEqual(
+      others,
+    );
     const stats = await sandboxStats(sandbox.url);
     expect(stats.units.growth - before).toBe(2);
     expect(stats.verified_emails).not.toContain(excludedEmail.toLowerCase());
@@ -124,14 +224,37 @@ describe('the run record (spawned)', () => {
   it('--summary and FILE.meta.json have the same fields on companies, contacts, verify and pipeline, as documented', async () => {
     // Every run leaves the excluded companies out, so no test here ever sends one to the service.
     const runs = [
-      ['companies', ...SET, '--max', '3', '--exclude-domains', 'customers.csv', '-o', 'r-companies.csv', '--summary', 'r-companies.json'],
+      [
+        'companies',
+        ...SET,
+        '--max',
+        '3',
+        '--exclude-domains',
+        'customers.csv',
+        '-o',
+        'r-companies.csv',
+        '--summary',
+        'r-companies.json',
+      ],
       ['contacts', listed[0]!, '-o', 'r-contacts.csv', '--summary', 'r-contacts.json'],
       ['verify', 'ada@example.com', '--yes', '-o', 'r-verify.csv', '--summary', 'r-verify.json'],
-      ['pipeline', ...SET, '--max', '2', '--exclude-domains', 'customers.csv', '-o', 'r-pipeline.csv', '--summary', 'r-pipeline.json'],
+      [
+        'pipeline',
+        ...SET,
+        '--max',
+        '2',
+        '--exclude-domains',
+        'customers.csv',
+        '-o',
+        'r-pipeline.csv',
+        '--summary',
+        'r-pipeline.json',
+      ],
       ['companies', ...SET, '--max', '3', '--exclude-domains', 'customers.csv', '-o', 'r-companies.xlsx'],
     ];
     for (const args of runs) expect((await prospect(args)).code).toBe(0);
-    const read = async (name: string) => JSON.parse(await readFile(join(work, name), 'utf8')) as Record<string, unknown>;
+    const read = async (name: string) =>
+      JSON.parse(await readFile(join(work, name), 'utf8')) as Record<string, unknown>;
     const names = ['companies', 'contacts', 'verify', 'pipeline'];
     const metas = await Promise.all(names.map((name) => read(`r-${name}.csv.meta.json`)));
     const summaries = await Promise.all(names.map((name) => read(`r-${name}.json`)));
@@ -142,10 +265,18 @@ describe('the run record (spawned)', () => {
     expect(metas.map((record) => record['command'])).toEqual(['companies', 'contacts', 'verify', 'pipeline']);
     // The workbook's "About this list" shows the same record, one field (or sub-field) a row.
     const workbook = await new ExcelJS.Workbook().xlsx.readFile(join(work, 'r-companies.xlsx'));
-    const about = workbook.getWorksheet('About this list')!.getSheetValues().slice(2).map((values) => String((values as unknown[])[1]));
+    const about = workbook
+      .getWorksheet('About this list')!
+      .getSheetValues()
+      .slice(2)
+      .map((values) => String((values as unknown[])[1]));
     expect(distinct(about.map((name) => name.split('.')[0]!)).sort()).toEqual([...fields].sort());
     // docs/run-record.md documents every field, once.
-    const documented = [...(await readFile(join(import.meta.dirname, '../../docs/run-record.md'), 'utf8')).matchAll(/^\| `([a-z_]+)` \|/gm)].map((match) => match[1]);
+    const documented = [
+      ...(await readFile(join(import.meta.dirname, '../../docs/run-record.md'), 'utf8')).matchAll(
+        /^\| `([a-z_]+)` \|/gm,
+      ),
+    ].map((match) => match[1]);
     expect(documented).toEqual([...fields, ...runFields]);
   });
 });
@@ -158,14 +289,18 @@ describe('a standing list from prospect config (spawned)', () => {
     expect((await prospect(['config', 'set', 'exclude-domains', 'standing.txt'], own)).code).toBe(0);
     const run = await prospect(['companies', ...SET, '--format', 'csv', '--columns', 'domain'], own);
     expect(run.code, run.stderr).toBe(0);
-    expect(csvRecords(run.stdout).map((row) => row.domain)).toEqual(listed.filter((domain) => domain !== excludedDomains[0]));
+    expect(csvRecords(run.stdout).map((row) => row.domain)).toEqual(
+      listed.filter((domain) => domain !== excludedDomains[0]),
+    );
     expect(run.stderr).toContain('warning: 1 company removed by --exclude-domains.');
 
     await rm(join(work, 'standing.txt'));
     const before = (await sandboxStats(sandbox.url)).requests.total;
     const stopped = await prospect(['pipeline', ...SET], own);
     expect(stopped.code).toBe(2);
-    expect(stopped.stderr).toMatch(/^prospect: the standing exclude-domains list .*standing\.txt \(prospect config\) does not exist; nothing was sent\./);
+    expect(stopped.stderr).toMatch(
+      /^prospect: the standing exclude-domains list .*standing\.txt \(prospect config\) does not exist; nothing was sent\./,
+    );
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
     expect((await prospect(['config', 'set', 'exclude-domains', 'missing.csv'], own)).code).toBe(2);
   });

@@ -19,7 +19,8 @@ function prospect(args: string[], extra: Parameters<typeof runCli>[1] = {}) {
 }
 
 describe('prospect verify (spawned, against the sandbox)', () => {
-  const addresses = (count: number, offset = 0) => Array.from({ length: count }, (_, index) => `person${index + offset}@example-${index + offset}.com`);
+  const addresses = (count: number, offset = 0) =>
+    Array.from({ length: count }, (_, index) => `person${index + offset}@example-${index + offset}.com`);
   const units = async () => (await sandboxStats(sandbox.url)).units.growth as number;
 
   it('pays once per unique valid address, reports malformed ones, and a second run within the TTL pays nothing', async () => {
@@ -43,17 +44,26 @@ describe('prospect verify (spawned, against the sandbox)', () => {
   it('never exceeds --budget and marks the rest unchecked', async () => {
     const cache = await scratchDir();
     const before = await units();
-    const run = await prospect(['verify', '--budget', '3', '--format', 'ndjson'], { input: addresses(10, 100).join('\n'), env: { PROSPECT_CACHE_DIR: cache } });
+    const run = await prospect(['verify', '--budget', '3', '--format', 'ndjson'], {
+      input: addresses(10, 100).join('\n'),
+      env: { PROSPECT_CACHE_DIR: cache },
+    });
     expect(run.code).toBe(0);
     expect((await units()) - before).toBe(3);
-    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(rows.filter((row) => row.verification === 'unchecked')).toHaveLength(7);
   });
 
   it('--dry-run spends nothing and says what a run would spend', async () => {
     const cache = await scratchDir();
     const before = await units();
-    const run = await prospect(['verify', '--dry-run', '--budget', '4'], { input: addresses(6, 200).join('\n'), env: { PROSPECT_CACHE_DIR: cache } });
+    const run = await prospect(['verify', '--dry-run', '--budget', '4'], {
+      input: addresses(6, 200).join('\n'),
+      env: { PROSPECT_CACHE_DIR: cache },
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/would spend 4 units/);
     expect(await units()).toBe(before);

@@ -14,13 +14,20 @@ interface Seen {
 }
 
 /** A program shaped like ours: `contacts` has the three flags (with our defaults), `config` has none. */
-function program(hook: (command: Command) => void | Promise<void>, errors: string[] = []): { program: Command; seen: Seen[] } {
+function program(
+  hook: (command: Command) => void | Promise<void>,
+  errors: string[] = [],
+): { program: Command; seen: Seen[] } {
   const seen: Seen[] = [];
   const record = (_opts: unknown, command: Command) => {
-    const sources = Object.fromEntries(['maxAge', 'concurrency', 'format'].map((name) => [name, command.getOptionValueSource(name)]));
+    const sources = Object.fromEntries(
+      ['maxAge', 'concurrency', 'format'].map((name) => [name, command.getOptionValueSource(name)]),
+    );
     seen.push({ opts: command.opts(), sources });
   };
-  const root = new Command('prospect').exitOverride().configureOutput({ writeErr: (text) => errors.push(text), writeOut: () => {} });
+  const root = new Command('prospect')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => errors.push(text), writeOut: () => {} });
   root
     .command('contacts')
     .option('--max-age <age>', 'stale after', '90d')
@@ -54,7 +61,15 @@ describe('applyConfigDefaults: flag > config file > built-in default', () => {
   });
 
   it('a flag over the config file', async () => {
-    const { opts, sources } = await runWith({ maxAge: '1y', concurrency: 8, format: 'json' }, ['contacts', '--max-age', '30d', '--concurrency', '2', '--format', 'csv']);
+    const { opts, sources } = await runWith({ maxAge: '1y', concurrency: 8, format: 'json' }, [
+      'contacts',
+      '--max-age',
+      '30d',
+      '--concurrency',
+      '2',
+      '--format',
+      'csv',
+    ]);
     expect(opts).toMatchObject({ maxAge: '30d', concurrency: 2, format: 'csv' });
     expect(sources).toEqual({ maxAge: 'cli', concurrency: 'cli', format: 'cli' });
   });
@@ -71,7 +86,9 @@ describe('applyConfigDefaults: flag > config file > built-in default', () => {
   });
 
   it('leaves commands without those flags alone', async () => {
-    const { program: root, seen } = program((command) => applyConfigDefaults(command, { maxAge: '1y', format: 'json' }));
+    const { program: root, seen } = program((command) =>
+      applyConfigDefaults(command, { maxAge: '1y', format: 'json' }),
+    );
     await root.parseAsync(['config'], { from: 'user' });
     expect(seen[0]!.opts).toEqual({});
   });
@@ -99,7 +116,9 @@ describe('applyConfigFileDefaults (the preAction hook)', () => {
     expect(error).toBeInstanceOf(CommanderError);
     expect((error as CommanderError).exitCode).toBe(ExitCode.usage);
     expect(seen).toHaveLength(0);
-    expect(errors.join('')).toContain(`prospect: the config file ${join(env.PROSPECT_CONFIG_DIR!, 'config.json')} has an invalid concurrency`);
+    expect(errors.join('')).toContain(
+      `prospect: the config file ${join(env.PROSPECT_CONFIG_DIR!, 'config.json')} has an invalid concurrency`,
+    );
     expect(errors.join('')).toContain('prospect config unset concurrency');
   });
 

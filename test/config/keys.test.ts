@@ -4,7 +4,9 @@ import { OUTPUT_FORMATS } from '../../src/io/writers.js';
 
 describe('the key table', () => {
   it('lists the keys the issue asks for', () => {
-    expect(CONFIG_KEYS).toEqual(expect.arrayContaining(['api-key', 'base-url', 'max-age', 'concurrency', 'format', 'cursor-param']));
+    expect(CONFIG_KEYS).toEqual(
+      expect.arrayContaining(['api-key', 'base-url', 'max-age', 'concurrency', 'format', 'cursor-param']),
+    );
   });
 
   it('names every output format in the help of `format` (written out to keep start-up light)', () => {

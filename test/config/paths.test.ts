@@ -13,7 +13,9 @@ describe('where the config file is', () => {
   it('is PROSPECT_CONFIG_DIR when set, made absolute', () => {
     expect(configDirectory({ PROSPECT_CONFIG_DIR: 'rel/dir' })).toBe(resolve('rel/dir'));
     expect(configFilePath({ PROSPECT_CONFIG_DIR: '/x/y' })).toBe('/x/y/config.json');
-    expect(configDirectory({ PROSPECT_CONFIG_DIR: '  ', XDG_CONFIG_HOME: '/xdg' }, 'linux', '/home/u')).toBe('/xdg/prospect-nodejs');
+    expect(configDirectory({ PROSPECT_CONFIG_DIR: '  ', XDG_CONFIG_HOME: '/xdg' }, 'linux', '/home/u')).toBe(
+      '/xdg/prospect-nodejs',
+    );
   });
 
   it.each([
@@ -25,11 +27,14 @@ describe('where the config file is', () => {
     expect(configDirectory(env, platform, '/home/u')).toBe(expected);
   });
 
-  it.runIf(process.platform === 'linux')("is exactly conf's own default location for projectName 'prospect'", async () => {
-    process.env.XDG_CONFIG_HOME = await scratchDir('prospect-xdg-');
-    const { default: Conf } = await import('conf');
-    const conf = new Conf({ projectName: 'prospect' });
-    expect(dirname(conf.path)).toBe(configDirectory({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));
-    expect(conf.path).toBe(configFilePath({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));
-  });
+  it.runIf(process.platform === 'linux')(
+    "is exactly conf's own default location for projectName 'prospect'",
+    async () => {
+      process.env.XDG_CONFIG_HOME = await scratchDir('prospect-xdg-');
+      const { default: Conf } = await import('conf');
+      const conf = new Conf({ projectName: 'prospect' });
+      expect(dirname(conf.path)).toBe(configDirectory({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));
+      expect(conf.path).toBe(configFilePath({ XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }));
+    },
+  );
 });

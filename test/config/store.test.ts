@@ -37,9 +37,24 @@ describe('readConfigValues', () => {
 
   it('reads and checks every known key, ignoring unknown ones', async () => {
     const env = await configDir(
-      JSON.stringify({ 'api-key': SECRET, 'base-url': 'https://api.example.com', 'cursor-param': 'page_token', 'max-age': '6m', concurrency: 8, format: 'json', colour: 'blue' }),
+      JSON.stringify({
+        'api-key': SECRET,
+        'base-url': 'https://api.example.com',
+        'cursor-param': 'page_token',
+        'max-age': '6m',
+        concurrency: 8,
+        format: 'json',
+        colour: 'blue',
+      }),
     );
-    expect(readConfigValues(env)).toEqual({ apiKey: SECRET, baseUrl: 'https://api.example.com', cursorParam: 'page_token', maxAge: '6m', concurrency: 8, format: 'json' });
+    expect(readConfigValues(env)).toEqual({
+      apiKey: SECRET,
+      baseUrl: 'https://api.example.com',
+      cursorParam: 'page_token',
+      maxAge: '6m',
+      concurrency: 8,
+      format: 'json',
+    });
   });
 
   it('accepts a number written as a string (a hand-edited file)', async () => {

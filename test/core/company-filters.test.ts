@@ -15,11 +15,25 @@ const row = (...names: string[]) =>
     NonNullable<ReturnType<typeof localStackFilter>>
   >[0];
 
-const filters = (given: Partial<CompanyFilters>): CompanyFilters => ({ technologies: ['Shopify'], notTechnologies: [], employeeRanges: [], countries: [], ...given });
+const filters = (given: Partial<CompanyFilters>): CompanyFilters => ({
+  technologies: ['Shopify'],
+  notTechnologies: [],
+  employeeRanges: [],
+  countries: [],
+  ...given,
+});
 
 describe('company filters', () => {
   it('sends the first technology of each kind to the service, one query per country and range', () => {
-    expect(companyQueries(filters({ technologies: ['Shopify', 'Stripe'], notTechnologies: ['Klaviyo', 'Attentive'], countries: ['united states'] }))).toEqual([
+    expect(
+      companyQueries(
+        filters({
+          technologies: ['Shopify', 'Stripe'],
+          notTechnologies: ['Klaviyo', 'Attentive'],
+          countries: ['united states'],
+        }),
+      ),
+    ).toEqual([
       { technology: 'Shopify', notTechnology: 'Klaviyo', country: 'united states', employeeRange: undefined },
     ]);
     expect(companyQueries(filters({ countries: ['canada', 'france'], employeeRanges: ['1-10', '500+'] }))).toEqual([
@@ -31,7 +45,9 @@ describe('company filters', () => {
   });
 
   it('checks the others on the whole stack, case-insensitively', () => {
-    const keep = localStackFilter(filters({ technologies: ['Shopify', 'stripe'], notTechnologies: ['Klaviyo', 'attentive'] }))!;
+    const keep = localStackFilter(
+      filters({ technologies: ['Shopify', 'stripe'], notTechnologies: ['Klaviyo', 'attentive'] }),
+    )!;
     expect(keep(row('Shopify', 'Stripe'))).toBe(true);
     expect(keep(row('Shopify'))).toBe(false);
     expect(keep(row('Shopify', 'Stripe', 'Attentive'))).toBe(false);
@@ -62,25 +78,52 @@ describe('company filters', () => {
 
 describe('company filter flags', () => {
   it('take lists and repeats of ranges, and drop repeats', () => {
-    const parsed = companyFiltersSchema.parse({ technology: ['Shopify'], notTechnology: [], employeeRange: ['1-10,51-200', '51-200', '10001+'], country: ['canada', 'canada'] });
-    expect(parsed).toEqual({ technologies: ['Shopify'], notTechnologies: [], employeeRanges: ['1-10', '51-200', '10001+'], countries: ['canada'] });
+    const parsed = companyFiltersSchema.parse({
+      technology: ['Shopify'],
+      notTechnology: [],
+      employeeRange: ['1-10,51-200', '51-200', '10001+'],
+      country: ['canada', 'canada'],
+    });
+    expect(parsed).toEqual({
+      technologies: ['Shopify'],
+      notTechnologies: [],
+      employeeRanges: ['1-10', '51-200', '10001+'],
+      countries: ['canada'],
+    });
   });
 
   it('are recorded under the names the sidecar and the checkpoint fingerprint have always used: one value stays a string', () => {
-    const one = companyFiltersSchema.parse({ technology: ['Shopify', 'Stripe'], notTechnology: [], employeeRange: ['11-50'], country: ['france'] });
-    expect(JSON.stringify(filtersRecord(one))).toBe('{"technologies":["Shopify","Stripe"],"notTechnologies":[],"employeeRange":"11-50","country":"france"}');
-    const several = companyFiltersSchema.parse({ technology: ['Shopify'], notTechnology: [], country: ['france', 'spain'] });
-    expect(JSON.stringify(filtersRecord(several))).toBe('{"technologies":["Shopify"],"notTechnologies":[],"country":["france","spain"]}');
-  });
-
-  it('leave out what was not given', () => {
-    expect(JSON.stringify(filtersRecord(companyFiltersSchema.parse({ technology: ['Shopify'], notTechnology: ['Klaviyo'] })))).toBe(
-      '{"technologies":["Shopify"],"notTechnologies":["Klaviyo"]}',
+    const one = companyFiltersSchema.parse({
+      technology: ['Shopify', 'Stripe'],
+      notTechnology: [],
+      employeeRange: ['11-50'],
+      country: ['france'],
+    });
+    expect(JSON.stringify(filtersRecord(one))).toBe(
+      '{"technologies":["Shopify","Stripe"],"notTechnologies":[],"employeeRange":"11-50","country":"france"}',
+    );
+    const several = companyFiltersSchema.parse({
+      technology: ['Shopify'],
+      notTechnology: [],
+      country: ['france', 'spain'],
+    });
+    expect(JSON.stringify(filtersRecord(several))).toBe(
+      '{"technologies":["Shopify"],"notTechnologies":[],"country":["france","spain"]}',
     );
   });
 
+  it('leave out what was not given', () => {
+    expect(
+      JSON.stringify(
+        filtersRecord(companyFiltersSchema.parse({ technology: ['Shopify'], notTechnology: ['Klaviyo'] })),
+      ),
+    ).toBe('{"technologies":["Shopify"],"notTechnologies":["Klaviyo"]}');
+  });
+
   it('name countries as the service does, whatever way they were written, once each', async () => {
-    const normalized = await normalizeCountries(filters({ countries: ['USA', 'us', 'United States', 'UK', 'gb', 'Deutschland', 'narnia'] }));
+    const normalized = await normalizeCountries(
+      filters({ countries: ['USA', 'us', 'United States', 'UK', 'gb', 'Deutschland', 'narnia'] }),
+    );
     expect(normalized.countries).toEqual(['united states', 'united kingdom', 'germany', 'narnia']);
   });
 });

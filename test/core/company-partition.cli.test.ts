@@ -18,11 +18,33 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const options = (extra: Parameters<typeof runCli>[1] = {}) => ({ url: sandbox.url, apiKey: SANDBOX_KEYS.growth, timeoutMs: 120_000, ...extra });
+const options = (extra: Parameters<typeof runCli>[1] = {}) => ({
+  url: sandbox.url,
+  apiKey: SANDBOX_KEYS.growth,
+  timeoutMs: 120_000,
+  ...extra,
+});
 
 describe('a listing split into parts', () => {
   it('writes the bytes of one cursor; a pipeline killed mid-run resumes its parts to the same bytes', async () => {
-    const companies = (concurrency: string) => runCli(['--page-size', '100', '--verbose', 'companies', '-t', 'Shopify', '-T', 'Klaviyo', '--concurrency', concurrency, '-f', 'json'], options());
+    const companies = (concurrency: string) =>
+      runCli(
+        [
+          '--page-size',
+          '100',
+          '--verbose',
+          'companies',
+          '-t',
+          'Shopify',
+          '-T',
+          'Klaviyo',
+          '--concurrency',
+          concurrency,
+          '-f',
+          'json',
+        ],
+        options(),
+      );
     const [split, single] = [await companies('8'), await companies('1')];
     expect(split.code, split.stderr).toBe(0);
     expect(split.stderr).toMatch(/as 8 parts at once/);
@@ -33,7 +55,10 @@ describe('a listing split into parts', () => {
     const pipeline = ['--page-size', '100', 'pipeline', '-t', 'Shopify', '--seniority', 'cxo'];
     const reference = await scratchDir();
     // --concurrency 4: one cursor (a quarter of 4 is one part), four contacts calls at once.
-    const clean = await runCli([...pipeline, '--concurrency', '4', '-o', join(reference, 'leads.csv')], options({ cwd: reference }));
+    const clean = await runCli(
+      [...pipeline, '--concurrency', '4', '-o', join(reference, 'leads.csv')],
+      options({ cwd: reference }),
+    );
     expect(clean.code, clean.stderr).toBe(0);
 
     const work = await scratchDir();
@@ -44,7 +69,11 @@ describe('a listing split into parts', () => {
     const killed = finishCli(child, options({ cwd: work }));
     const checkpointPath = join(state, 'current', 'checkpoint.json');
     let checkpoint: { pages_done: number; positions: unknown[]; partition?: { queries: unknown[] } } | undefined;
-    for (let waited = 0; waited < 60_000 && child.exitCode === null && !(checkpoint && checkpoint.pages_done >= 2); waited += 20) {
+    for (
+      let waited = 0;
+      waited < 60_000 && child.exitCode === null && !(checkpoint && checkpoint.pages_done >= 2);
+      waited += 20
+    ) {
       await sleep(20);
       const text = await readFile(checkpointPath, 'utf8').catch(() => '');
       checkpoint = text ? JSON.parse(text) : undefined;

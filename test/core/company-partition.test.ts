@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { UnanswerableError, type CompaniesMeta, type CompanyRow } from '../../src/api/index.js';
-import { appliedAsSent, chooseSplitters, partQueries, proveSplit, splitLevels, worthSplitting } from '../../src/core/company-partition.js';
+import {
+  appliedAsSent,
+  chooseSplitters,
+  partQueries,
+  proveSplit,
+  splitLevels,
+  worthSplitting,
+} from '../../src/core/company-partition.js';
 import type { QueryAnswer } from '../../src/core/company-walk.js';
 
 /** A row of the given stack; only `technologies` matters to the choice. */
@@ -15,8 +22,15 @@ const row = (rank: number, ...stack: string[]): CompanyRow => ({
   technologies: stack.map((t) => ({ t, c: 'x', v: null })),
 });
 
-const META = { source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' }, scope: 's', field_fill_rates: {} };
-const counted = (total: number | undefined, technologies?: unknown): Extract<QueryAnswer, { kind: 'meta' }> => ({ kind: 'meta', meta: { ...META, total, ...(technologies === undefined ? {} : { technologies }) } as CompaniesMeta });
+const META = {
+  source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' },
+  scope: 's',
+  field_fill_rates: {},
+};
+const counted = (total: number | undefined, technologies?: unknown): Extract<QueryAnswer, { kind: 'meta' }> => ({
+  kind: 'meta',
+  meta: { ...META, total, ...(technologies === undefined ? {} : { technologies }) } as CompaniesMeta,
+});
 const nobody: QueryAnswer = { kind: 'no_match', error: new UnanswerableError('nobody', { code: 'no_match' }) };
 
 describe('how many parts', () => {
@@ -55,7 +69,13 @@ describe('choosing the splitting technologies on the sample', () => {
     // Without A and B (avoided): T halves the sample; then C (in every row) and D (in one) leave a part of 4.
     expect(chooseSplitters(sample, 3, ['a', 'B'])).toEqual(['T']);
     // C is in every row: it splits nothing.
-    expect(chooseSplitters(sample.map((r) => ({ ...r, technologies: r.technologies.filter((e) => e.t === 'C') })), 3, [])).toEqual([]);
+    expect(
+      chooseSplitters(
+        sample.map((r) => ({ ...r, technologies: r.technologies.filter((e) => e.t === 'C') })),
+        3,
+        [],
+      ),
+    ).toEqual([]);
   });
 
   it('breaks ties by name, so the same sample always gives the same parts', () => {
@@ -66,17 +86,23 @@ describe('choosing the splitting technologies on the sample', () => {
 });
 
 describe('the part queries', () => {
-  it('are every combination of each technology required or excluded, with the listing\'s own filters kept', () => {
+  it("are every combination of each technology required or excluded, with the listing's own filters kept", () => {
     const parts = partQueries({ technology: 'jQuery', employeeRange: '11-500', country: 'france' }, ['A', 'B']);
     expect(parts).toEqual([
-      { technology: 'jQuery', notTechnology: 'A', moreNotTechnologies: ['B'], employeeRange: '11-500', country: 'france' },
+      {
+        technology: 'jQuery',
+        notTechnology: 'A',
+        moreNotTechnologies: ['B'],
+        employeeRange: '11-500',
+        country: 'france',
+      },
       { technology: 'jQuery', notTechnology: 'B', moreTechnologies: ['A'], employeeRange: '11-500', country: 'france' },
       { technology: 'jQuery', notTechnology: 'A', moreTechnologies: ['B'], employeeRange: '11-500', country: 'france' },
       { technology: 'jQuery', moreTechnologies: ['A', 'B'], employeeRange: '11-500', country: 'france' },
     ]);
   });
 
-  it('keep the user\'s not_technology first', () => {
+  it("keep the user's not_technology first", () => {
     expect(partQueries({ technology: 'jQuery', notTechnology: 'PHP' }, ['A'])).toEqual([
       { technology: 'jQuery', notTechnology: 'PHP', moreNotTechnologies: ['A'] },
       { technology: 'jQuery', notTechnology: 'PHP', moreTechnologies: ['A'] },
@@ -115,10 +141,15 @@ describe('the proof that the parts are the set', () => {
     expect(proof).toEqual({ complete: false, why: "its 2 parts count 11 companies, not the set's 10" });
   });
 
-  it('fails without a count of the set or of a part, or without a part\'s echo', () => {
+  it("fails without a count of the set or of a part, or without a part's echo", () => {
     expect(proveSplit(counted(undefined).meta, parts, [counted(4, echo(0)), counted(6, echo(1))]).complete).toBe(false);
-    expect(proveSplit(counted(10).meta, parts, [counted(4, echo(0)), counted(undefined, echo(1))]).complete).toBe(false);
-    expect(proveSplit(counted(10).meta, parts, [counted(4, echo(0)), counted(6)])).toMatchObject({ complete: false, why: expect.stringContaining('meta.technologies') });
+    expect(proveSplit(counted(10).meta, parts, [counted(4, echo(0)), counted(undefined, echo(1))]).complete).toBe(
+      false,
+    );
+    expect(proveSplit(counted(10).meta, parts, [counted(4, echo(0)), counted(6)])).toMatchObject({
+      complete: false,
+      why: expect.stringContaining('meta.technologies'),
+    });
     expect(proveSplit(counted(10).meta, parts, [counted(4, echo(0)), undefined]).complete).toBe(false);
   });
 });

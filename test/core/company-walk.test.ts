@@ -10,7 +10,14 @@ import { walkCompanies, type CompanyWalk } from '../../src/core/company-walk.js'
 import type { MergedChunk } from '../../src/core/merge-walks.js';
 import { allCompanies, call, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { clientOf, closeScripted, sampleCompany, serveScript, type RecordedRequest, type ScriptedResponse } from '../helpers/scripted-server.js';
+import {
+  clientOf,
+  closeScripted,
+  sampleCompany,
+  serveScript,
+  type RecordedRequest,
+  type ScriptedResponse,
+} from '../helpers/scripted-server.js';
 
 const KEY = SANDBOX_KEYS.growth;
 /** Small pages on a small sandbox, so that sets of 500 to 600 companies are listings of several pages, and parts of two. */
@@ -26,7 +33,10 @@ async function chunksOf(walk: CompanyWalk): Promise<Array<MergedChunk<CompanyRow
 const rowsOf = (chunks: Array<MergedChunk<CompanyRow>>) => chunks.flatMap((chunk) => chunk.rows);
 
 /** What the walk said about splitting, and whether as a fallback. */
-function splitBy(concurrency: number, extra: Partial<SplitOptions> = {}): SplitOptions & { said: Array<[string, boolean]> } {
+function splitBy(
+  concurrency: number,
+  extra: Partial<SplitOptions> = {},
+): SplitOptions & { said: Array<[string, boolean]> } {
   const said: Array<[string, boolean]> = [];
   return { concurrency, avoid: [], explain: (line, fallback) => said.push([line, fallback]), said, ...extra };
 }
@@ -74,11 +84,24 @@ describe('a split walk against the sandbox', () => {
     expect(walk.partition?.queries).toHaveLength(8);
     expect(split.said).toEqual([[expect.stringMatching(/as 8 parts at once/), false]]);
     // The set's own first page, then every part's pages and nothing more.
-    const partTotals = await Promise.all(walk.partition!.queries.map(async (part) => (await call(sandbox.url, `/api/v1/companies?${new URLSearchParams([...params(part), ['limit', '1']])}`, { key: KEY })).body.meta?.total ?? 0));
+    const partTotals = await Promise.all(
+      walk.partition!.queries.map(
+        async (part) =>
+          (
+            await call(sandbox.url, `/api/v1/companies?${new URLSearchParams([...params(part), ['limit', '1']])}`, {
+              key: KEY,
+            })
+          ).body.meta?.total ?? 0,
+      ),
+    );
     expect(partTotals.reduce((sum, total) => sum + total, 0)).toBe(expected.length);
     expect(calls).toBe(1 + partTotals.reduce((sum, total) => sum + Math.max(1, Math.ceil(total / PAGE)), 0));
     // The set's meta, never a part's: a document ends as the single cursor's does.
-    const single = await call(sandbox.url, `/api/v1/companies?${new URLSearchParams([...params(query), ['limit', '1']])}`, { key: KEY });
+    const single = await call(
+      sandbox.url,
+      `/api/v1/companies?${new URLSearchParams([...params(query), ['limit', '1']])}`,
+      { key: KEY },
+    );
     expect(walk.answers).toEqual([{ kind: 'meta', meta: single.body.meta }]);
   });
 
@@ -95,7 +118,7 @@ describe('a split walk against the sandbox', () => {
     expect(one.partition).toBeUndefined();
   });
 
-  it('resumes from any chunk\'s positions with its partition, with exactly the rows that follow', async () => {
+  it("resumes from any chunk's positions with its partition, with exactly the rows that follow", async () => {
     const query = sets[1]!;
     const walk = walkCompanies(client, [query], { readAhead: true, split: splitBy(4) });
     const chunks = await chunksOf(walk);
@@ -121,7 +144,9 @@ describe('a split walk against the sandbox', () => {
     expect(rowsOf(await chunksOf(walk))).toEqual(expected);
     expect(walk.partition).toBeUndefined();
     // The first page is the one cursor's: nothing asked twice.
-    expect((await sandboxStats(sandbox.url)).requests.companies - before.requests.companies).toBe(Math.ceil(expected.length / PAGE));
+    expect((await sandboxStats(sandbox.url)).requests.companies - before.requests.companies).toBe(
+      Math.ceil(expected.length / PAGE),
+    );
     const capped = walkCompanies(client, [sets[0]!], { split: splitBy(8, { max: 4 * PAGE }) });
     await chunksOf(capped);
     expect(capped.partition).toBeUndefined();
@@ -148,21 +173,35 @@ type Behaviour = 'faithful' | 'ignores repeated technologies' | 'echoes what it 
 
 /** 400 companies by rank, all running Base; A, B, C and D each in some, so any of them splits the set. */
 const COMPANIES = Array.from({ length: 400 }, (_, i) => {
-  const stack = ['Base', ...(i % 2 === 0 ? ['A'] : []), ...(i % 3 === 0 ? ['B'] : []), ...(i % 5 < 2 ? ['C'] : []), ...(i % 7 < 3 ? ['D'] : [])];
-  return sampleCompany(`c${String(i).padStart(3, '0')}.com`, { crux_rank: i + 1, tech_count: stack.length, technologies: stack.map((t) => ({ t, c: 'x', v: null })) });
+  const stack = [
+    'Base',
+    ...(i % 2 === 0 ? ['A'] : []),
+    ...(i % 3 === 0 ? ['B'] : []),
+    ...(i % 5 < 2 ? ['C'] : []),
+    ...(i % 7 < 3 ? ['D'] : []),
+  ];
+  return sampleCompany(`c${String(i).padStart(3, '0')}.com`, {
+    crux_rank: i + 1,
+    tech_count: stack.length,
+    technologies: stack.map((t) => ({ t, c: 'x', v: null })),
+  });
 });
 
 /** The companies that run all of `allOf` and none of `noneOf`. */
 function matching(allOf: readonly string[], noneOf: readonly string[]) {
-  const runs = (company: (typeof COMPANIES)[number], name: string) => (company['technologies'] as Array<{ t: string }>).some((entry) => entry.t.toLowerCase() === name.toLowerCase());
-  return COMPANIES.filter((company) => allOf.every((name) => runs(company, name)) && !noneOf.some((name) => runs(company, name)));
+  const runs = (company: (typeof COMPANIES)[number], name: string) =>
+    (company['technologies'] as Array<{ t: string }>).some((entry) => entry.t.toLowerCase() === name.toLowerCase());
+  return COMPANIES.filter(
+    (company) => allOf.every((name) => runs(company, name)) && !noneOf.some((name) => runs(company, name)),
+  );
 }
 
 function scriptedService(behaviour: Behaviour, hold?: (request: RecordedRequest) => boolean) {
   return (request: RecordedRequest): ScriptedResponse => {
     if (hold?.(request)) return { neverRespond: true };
     const sent = { all_of: request.query.getAll('technology'), none_of: request.query.getAll('not_technology') };
-    const applied = behaviour === 'faithful' ? sent : { all_of: sent.all_of.slice(0, 1), none_of: sent.none_of.slice(0, 1) };
+    const applied =
+      behaviour === 'faithful' ? sent : { all_of: sent.all_of.slice(0, 1), none_of: sent.none_of.slice(0, 1) };
     const set = matching(applied.all_of, applied.none_of);
     if (set.length === 0) return { status: 422, body: { error: { code: 'no_match', reason: 'No company matches.' } } };
     const from = Number(request.query.get('cursor') ?? 0);
@@ -171,7 +210,13 @@ function scriptedService(behaviour: Behaviour, hold?: (request: RecordedRequest)
     return {
       body: {
         data: set.slice(from, from + limit),
-        meta: { source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' }, field_fill_rates: {}, scope: 's', total: set.length, ...(echo ? { technologies: sent } : {}) },
+        meta: {
+          source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' },
+          field_fill_rates: {},
+          scope: 's',
+          total: set.length,
+          ...(echo ? { technologies: sent } : {}),
+        },
         next_cursor: from + limit < set.length ? String(from + limit) : null,
       },
     };
@@ -184,7 +229,10 @@ describe('a split walk against a service that does not apply what it is sent', (
 
   it('splits against a service that does', async () => {
     const server = await serveScript(scriptedService('faithful'));
-    const walk = walkCompanies(clientOf(server, { apiKey: KEY, pageSize: 20 }), [{ technology: 'Base' }], { readAhead: true, split: splitBy(8) });
+    const walk = walkCompanies(clientOf(server, { apiKey: KEY, pageSize: 20 }), [{ technology: 'Base' }], {
+      readAhead: true,
+      split: splitBy(8),
+    });
     expect(rowsOf(await chunksOf(walk)).map((row) => row.domain)).toEqual(everyCompany);
     expect(walk.partition?.queries).toHaveLength(8);
   });
@@ -192,32 +240,56 @@ describe('a split walk against a service that does not apply what it is sent', (
   it.each([
     ['ignores repeated technologies', /did not say it applied every technology of part 1 of 8/],
     ['echoes what it did not apply', /its 8 parts count [\d,]+ companies, not the set's 400/],
-  ] as const)('walks one cursor when the service %s, from the set\'s first page, and says why', async (behaviour, why) => {
-    const server = await serveScript(scriptedService(behaviour));
-    const split = splitBy(8);
-    const walk = walkCompanies(clientOf(server, { apiKey: KEY, pageSize: 20 }), [{ technology: 'Base' }], { readAhead: true, split });
-    expect(rowsOf(await chunksOf(walk)).map((row) => row.domain)).toEqual(everyCompany);
-    expect(walk.partition).toBeUndefined();
-    expect(split.said).toEqual([[expect.stringMatching(why), true]]);
-    // What the failed split cost: the parts' first pages. The set's first page is asked once and
-    // is the one cursor's first page; its other 19 pages follow.
-    const whole = server.requests.filter((request) => request.query.getAll('technology').length === 1 && !request.query.has('not_technology'));
-    const parts = server.requests.filter((request) => !whole.includes(request));
-    expect(whole.map((request) => request.query.get('cursor'))).toEqual([null, ...Array.from({ length: 19 }, (_, i) => String(20 * (i + 1)))]);
-    expect(parts).toHaveLength(8);
-    expect(parts.every((request) => !request.query.has('cursor'))).toBe(true);
-  });
+  ] as const)(
+    "walks one cursor when the service %s, from the set's first page, and says why",
+    async (behaviour, why) => {
+      const server = await serveScript(scriptedService(behaviour));
+      const split = splitBy(8);
+      const walk = walkCompanies(clientOf(server, { apiKey: KEY, pageSize: 20 }), [{ technology: 'Base' }], {
+        readAhead: true,
+        split,
+      });
+      expect(rowsOf(await chunksOf(walk)).map((row) => row.domain)).toEqual(everyCompany);
+      expect(walk.partition).toBeUndefined();
+      expect(split.said).toEqual([[expect.stringMatching(why), true]]);
+      // What the failed split cost: the parts' first pages. The set's first page is asked once and
+      // is the one cursor's first page; its other 19 pages follow.
+      const whole = server.requests.filter(
+        (request) => request.query.getAll('technology').length === 1 && !request.query.has('not_technology'),
+      );
+      const parts = server.requests.filter((request) => !whole.includes(request));
+      expect(whole.map((request) => request.query.get('cursor'))).toEqual([
+        null,
+        ...Array.from({ length: 19 }, (_, i) => String(20 * (i + 1))),
+      ]);
+      expect(parts).toHaveLength(8);
+      expect(parts.every((request) => !request.query.has('cursor'))).toBe(true);
+    },
+  );
 
-  it('closing the walk withdraws every part\'s page in flight, even one the service never answers', async () => {
+  it("closing the walk withdraws every part's page in flight, even one the service never answers", async () => {
     const server = await serveScript(scriptedService('faithful', (request) => request.query.has('cursor')));
-    const walk = walkCompanies(clientOf(server, { apiKey: KEY, pageSize: 10, timeoutMs: 600_000 }), [{ technology: 'Base' }], { readAhead: true, split: splitBy(8) });
+    const walk = walkCompanies(
+      clientOf(server, { apiKey: KEY, pageSize: 10, timeoutMs: 600_000 }),
+      [{ technology: 'Base' }],
+      { readAhead: true, split: splitBy(8) },
+    );
     const first = await walk.chunks.next();
     expect(first.done).toBe(false);
     expect(walk.partition?.queries).toHaveLength(8);
     // Every part longer than a page has asked for its second page at once, and none will ever come.
-    const longer = walk.partition!.queries.filter((part) => matching([part.technology, ...(part.moreTechnologies ?? [])], params(part).filter(([name]) => name === 'not_technology').map(([, name]) => name)).length > 10);
+    const longer = walk.partition!.queries.filter(
+      (part) =>
+        matching(
+          [part.technology, ...(part.moreTechnologies ?? [])],
+          params(part)
+            .filter(([name]) => name === 'not_technology')
+            .map(([, name]) => name),
+        ).length > 10,
+    );
     expect(longer.length).toBeGreaterThan(0);
-    while (server.requests.filter((request) => request.query.has('cursor')).length < longer.length) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (server.requests.filter((request) => request.query.has('cursor')).length < longer.length)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     await walk.chunks.return(undefined);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { mostUseful, sourceText, type ContactRow } from '../../src/core/contact-rows.js';
 
-function row(name: string, seniority: string | null, freshness: ContactRow['email_freshness'], lastSeen: string | null): ContactRow {
+function row(
+  name: string,
+  seniority: string | null,
+  freshness: ContactRow['email_freshness'],
+  lastSeen: string | null,
+): ContactRow {
   return {
     domain: 'acme.com',
     full_name: name,
@@ -20,7 +25,11 @@ const names = (rows: ContactRow[]) => rows.map((r) => r.full_name);
 
 describe('mostUseful (--per-company)', () => {
   it('keeps the most senior first, whatever the service order', () => {
-    const rows = [row('cpo1', 'vp', 'fresh', '2025-06-01'), row('cpo2', 'vp', 'fresh', '2025-06-01'), row('ceo', 'cxo', 'stale', '2020-01-01')];
+    const rows = [
+      row('cpo1', 'vp', 'fresh', '2025-06-01'),
+      row('cpo2', 'vp', 'fresh', '2025-06-01'),
+      row('ceo', 'cxo', 'stale', '2020-01-01'),
+    ];
     expect(names(mostUseful(rows, 2))).toEqual(['ceo', 'cpo1']);
   });
 
@@ -37,13 +46,18 @@ describe('mostUseful (--per-company)', () => {
   });
 
   it('keeps the service order among equals, and ranks an unknown seniority last', () => {
-    const rows = [row('a', 'staff', 'fresh', '2025-06-01'), row('b', 'staff', 'fresh', '2025-06-01'), row('x', 'intern', 'fresh', '2025-06-02'), row('c', 'staff', 'fresh', '2025-06-01')];
+    const rows = [
+      row('a', 'staff', 'fresh', '2025-06-01'),
+      row('b', 'staff', 'fresh', '2025-06-01'),
+      row('x', 'intern', 'fresh', '2025-06-02'),
+      row('c', 'staff', 'fresh', '2025-06-01'),
+    ];
     expect(names(mostUseful(rows, 4))).toEqual(['a', 'b', 'c', 'x']);
   });
 });
 
 describe('sourceText (the source column)', () => {
-  it('says each answer\'s own source, however many rows ask for it', () => {
+  it("says each answer's own source, however many rows ask for it", () => {
     const licensed = { dataset: 'Licensed contact records', method: 'licensed', publisher: 'Acme Data' };
     const scraped = { dataset: 'Public pages', method: 'scraped' };
     for (let pass = 0; pass < 2; pass++) {

@@ -43,7 +43,8 @@ function contactsWritten(domain: string): number {
   const index = dataset.companyIndex(domain);
   if (index === undefined) return 0;
   const bySeniority = new Map<string, number>();
-  for (const contact of dataset.contactsOf(index, TEST_AS_OF)) bySeniority.set(contact.seniority, (bySeniority.get(contact.seniority) ?? 0) + 1);
+  for (const contact of dataset.contactsOf(index, TEST_AS_OF))
+    bySeniority.set(contact.seniority, (bySeniority.get(contact.seniority) ?? 0) + 1);
   return [...bySeniority.values()].reduce((sum, count) => sum + Math.min(count, MOST_PER_CALL), 0);
 }
 
@@ -54,12 +55,25 @@ function fewestCalls(domains: number, contacts: number): number {
 async function contactsRun(domains: string[]) {
   const dir = await scratchDir();
   const before = await sandboxStats(sandbox.url);
-  const run = await runCli(['contacts', '--format', 'ndjson', '--summary', join(dir, 'summary.json')], { url: sandbox.url, apiKey: KEY, input: `${domains.join('\n')}\n` });
+  const run = await runCli(['contacts', '--format', 'ndjson', '--summary', join(dir, 'summary.json')], {
+    url: sandbox.url,
+    apiKey: KEY,
+    input: `${domains.join('\n')}\n`,
+  });
   const after = await sandboxStats(sandbox.url);
   expect(run.code, run.stderr).toBe(0);
-  const rows = run.stdout.trimEnd().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const rows = run.stdout
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-  return { rows, summary, calls: after.requests.contacts - before.requests.contacts, built: after.rows.contacts - before.rows.contacts };
+  return {
+    rows,
+    summary,
+    calls: after.requests.contacts - before.requests.contacts,
+    built: after.rows.contacts - before.rows.contacts,
+  };
 }
 
 function countByDomain(rows: any[]): Map<string, number> {
@@ -88,7 +102,8 @@ describe('contacts at default flags: calls against the fewest the service allows
     // The output is what single-domain calls give, domain by domain, in input order.
     const got = new Map<string, any[]>();
     for (const row of rows) got.set(row.domain, [...(got.get(row.domain) ?? []), row]);
-    for (const domain of domains) expect((got.get(domain) ?? []).map(identity), domain).toEqual(expected.get(domain)!.map(identity));
+    for (const domain of domains)
+      expect((got.get(domain) ?? []).map(identity), domain).toEqual(expected.get(domain)!.map(identity));
     expect([...got.keys()]).toEqual(domains.filter((domain) => expected.get(domain)!.length > 0));
 
     const floor = fewestCalls(domains.length, written);
@@ -124,10 +139,16 @@ describe('contacts at default flags: calls against the fewest the service allows
     const domains = await domainsOf({ technology: 'Shopify', country: 'united states' }, 600);
     const dir = await scratchDir();
     const before = await sandboxStats(sandbox.url);
-    const run = await runCli(['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson', '--summary', join(dir, 's.json')], { url: sandbox.url, apiKey: KEY, input: `${domains.join('\n')}\n` });
+    const run = await runCli(
+      ['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson', '--summary', join(dir, 's.json')],
+      { url: sandbox.url, apiKey: KEY, input: `${domains.join('\n')}\n` },
+    );
     const after = await sandboxStats(sandbox.url);
     expect(run.code, run.stderr).toBe(0);
-    const rows = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(new Set(rows.map((row) => row.seniority))).toEqual(new Set(['cxo', 'vp']));
     const calls = after.requests.contacts - before.requests.contacts;
     expect(calls).toBeLessThanOrEqual(1.5 * fewestCalls(domains.length, rows.length));

@@ -22,7 +22,11 @@ const expected = new Map<string, { contacts: any[]; cut: string[] }>();
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
-  const page = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 100 })}`, { key: KEY });
+  const page = await call(
+    sandbox.url,
+    `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 100 })}`,
+    { key: KEY },
+  );
   expect(page.status).toBe(200);
   // The big ones in the middle, so that order around them is checked too.
   const listed: string[] = page.body.data.map((company: any) => company.domain);
@@ -34,7 +38,12 @@ afterAll(async () => {
 });
 
 function contacts(args: string[], cwd?: string) {
-  return runCli(['contacts', '--format', 'ndjson', ...args], { url: sandbox.url, apiKey: KEY, input: `${domains.join('\n')}\n`, cwd });
+  return runCli(['contacts', '--format', 'ndjson', ...args], {
+    url: sandbox.url,
+    apiKey: KEY,
+    input: `${domains.join('\n')}\n`,
+    cwd,
+  });
 }
 
 function rowsByDomain(stdout: string): Map<string, any[]> {
@@ -67,7 +76,9 @@ describe('contacts at any --limit (spawned, against the sandbox)', () => {
       const summary = JSON.parse(await readFile(join(dir, `summary-${limit}.json`), 'utf8'));
       expect(summary.domains.truncated_at_limit).toEqual(['savor.co.uk']);
       // A pipe gets exactly one line for the cut domains, with the count.
-      expect(run.stderr.split('\n').filter((line) => /cut|more than/i.test(line))).toEqual([expect.stringMatching(/^warning: 1 domain has more than 1,000 contacts at one seniority/)]);
+      expect(run.stderr.split('\n').filter((line) => /cut|more than/i.test(line))).toEqual([
+        expect.stringMatching(/^warning: 1 domain has more than 1,000 contacts at one seniority/),
+      ]);
     }
     expect(outputs[1]).toBe(outputs[0]);
 
@@ -83,9 +94,15 @@ describe('contacts at any --limit (spawned, against the sandbox)', () => {
   });
 
   it('a domain with exactly --limit contacts is not reported as cut once a larger call shows it whole', async () => {
-    for (const [domain, limit] of [['happyglow.com', '37'], ['jonesparker.com', '1000']] as const) {
+    for (const [domain, limit] of [
+      ['happyglow.com', '37'],
+      ['jonesparker.com', '1000'],
+    ] as const) {
       const dir = await scratchDir();
-      const run = await runCli(['contacts', domain, '--limit', limit, '--format', 'ndjson', '--summary', join(dir, 's.json')], { url: sandbox.url, apiKey: KEY });
+      const run = await runCli(
+        ['contacts', domain, '--limit', limit, '--format', 'ndjson', '--summary', join(dir, 's.json')],
+        { url: sandbox.url, apiKey: KEY },
+      );
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout.trimEnd().split('\n')).toHaveLength(Number(limit));
       expect(JSON.parse(await readFile(join(dir, 's.json'), 'utf8')).domains.truncated_at_limit).toEqual([]);

@@ -8,7 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Contact } from '../../src/api/index.js';
 import { fetchContactsInOrder, newFanoutStats } from '../../src/core/contacts-fanout.js';
 import { SeniorityOrder } from '../../src/core/contact-proofs.js';
-import { clientOf, closeScripted, sampleContact, serveScript, type RecordedRequest } from '../helpers/scripted-server.js';
+import {
+  clientOf,
+  closeScripted,
+  sampleContact,
+  serveScript,
+  type RecordedRequest,
+} from '../helpers/scripted-server.js';
 
 afterEach(closeScripted);
 
@@ -17,13 +23,19 @@ const SENIORITIES = ['cxo', 'vp', 'director', 'manager', 'staff'] as const;
 /** Contacts of a domain in record order, their seniorities dealt round-robin from a rotating start (so never sorted). */
 function recordsOf(domain: string, count: number): Array<Record<string, unknown>> {
   return Array.from({ length: count }, (_, index) =>
-    sampleContact(domain, { full_name: `${domain} #${index}`, business_email: `p${index}@${domain}`, seniority: SENIORITIES[(index * 3 + domain.length) % SENIORITIES.length] }),
+    sampleContact(domain, {
+      full_name: `${domain} #${index}`,
+      business_email: `p${index}@${domain}`,
+      seniority: SENIORITIES[(index * 3 + domain.length) % SENIORITIES.length],
+    }),
   );
 }
 
 /** 30 domains: most small, two with more than one call holds (neither over 1,000 at one seniority). */
 const DOMAINS = Array.from({ length: 30 }, (_, index) => `d${index}.example`);
-const SIZES = new Map(DOMAINS.map((domain, index) => [domain, index === 7 ? 1_400 : index === 21 ? 2_600 : 20 + ((index * 37) % 90)]));
+const SIZES = new Map(
+  DOMAINS.map((domain, index) => [domain, index === 7 ? 1_400 : index === 21 ? 2_600 : 20 + ((index * 37) % 90)]),
+);
 const RECORDS = new Map(DOMAINS.map((domain) => [domain, recordsOf(domain, SIZES.get(domain)!)]));
 
 /** A contacts service over RECORDS: the asked domains' contacts filtered by seniority, cut at the limit; `sorted` orders them as the spec says. */
@@ -32,7 +44,9 @@ function contactsService(sorted: boolean) {
     const domains = request.query.get('domain')!.split(',');
     const seniority = request.query.get('seniority')?.split(',');
     const limit = Number(request.query.get('limit') ?? 200);
-    let rows = domains.flatMap((domain) => RECORDS.get(domain) ?? []).filter((row) => seniority === undefined || seniority.includes(row['seniority'] as string));
+    let rows = domains
+      .flatMap((domain) => RECORDS.get(domain) ?? [])
+      .filter((row) => seniority === undefined || seniority.includes(row['seniority'] as string));
     if (sorted) rows = SENIORITIES.flatMap((level) => rows.filter((row) => row['seniority'] === level));
     return { body: { data: rows.slice(0, limit), meta: { source: { dataset: 'scripted' } }, next_cursor: null } };
   };
@@ -43,7 +57,13 @@ async function fetchAll(sorted: boolean) {
   const client = clientOf(server, { apiKey: 'secret-key-123', maxRetries: 0 });
   const stats = newFanoutStats();
   const got = new Map<string, Contact[]>();
-  for await (const found of fetchContactsInOrder(client, DOMAINS, (domain) => domain, { limit: 1000, concurrency: 2 }, stats)) {
+  for await (const found of fetchContactsInOrder(
+    client,
+    DOMAINS,
+    (domain) => domain,
+    { limit: 1000, concurrency: 2 },
+    stats,
+  )) {
     expect(found.truncated, found.domain).toBe(false);
     got.set(found.domain, found.contacts);
   }
@@ -69,14 +89,20 @@ describe('a service that does not order contacts by seniority', () => {
     const ordered = await fetchAll(true);
     for (const domain of DOMAINS) {
       const records = RECORDS.get(domain)!;
-      expect(names(ordered.got.get(domain)!), domain).toEqual(names(SENIORITIES.flatMap((level) => records.filter((row) => row['seniority'] === level))));
+      expect(names(ordered.got.get(domain)!), domain).toEqual(
+        names(SENIORITIES.flatMap((level) => records.filter((row) => row['seniority'] === level))),
+      );
     }
     // What the order proves is kept: fewer rows received than from the service that ignores it.
     const unordered = await fetchAll(false);
     expect(ordered.stats.rows).toBeLessThan(unordered.stats.rows);
     // Later calls for a domain name only the seniorities still missing.
     expect(ordered.requests.some((request) => request.query.get('seniority') !== null)).toBe(true);
-    expect(unordered.requests.filter((request) => request.query.get('domain')!.includes(',')).every((request) => request.query.get('seniority') === null)).toBe(true);
+    expect(
+      unordered.requests
+        .filter((request) => request.query.get('domain')!.includes(','))
+        .every((request) => request.query.get('seniority') === null),
+    ).toBe(true);
   });
 });
 

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { countryCode, normalizeCountry } from '../../src/core/countries.js';
 
 /** The sandbox dataset's countries, read from its data file (not through the code under test). */
-const DATASET_COUNTRIES: string[] = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../fixtures/data/countries.json'), 'utf8')).countries.map(
-  (country: { name: string }) => country.name,
-);
+const DATASET_COUNTRIES: string[] = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../../fixtures/data/countries.json'), 'utf8'),
+).countries.map((country: { name: string }) => country.name);
 
 describe('countries as people write them', () => {
   it.each([

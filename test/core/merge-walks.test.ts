@@ -5,7 +5,11 @@ import { mergeWalks, START, type MergeSource, type WalkPage, type WalkPosition }
 function source(values: number[], size: number, start: WalkPosition = START): MergeSource<number> {
   const pages: Array<WalkPage<number>> = [];
   for (let i = 0; i < values.length; i += size) {
-    pages.push({ rows: values.slice(i, i + size), cursor: i === 0 ? null : String(i / size), nextCursor: i + size < values.length ? String(i / size + 1) : null });
+    pages.push({
+      rows: values.slice(i, i + size),
+      cursor: i === 0 ? null : String(i / size),
+      nextCursor: i + size < values.length ? String(i / size + 1) : null,
+    });
   }
   const from = start.cursor === null ? 0 : Number(start.cursor);
   async function* walk() {
@@ -39,7 +43,10 @@ describe('mergeWalks', () => {
 
   it('hands out one walk page by page, without relying on its order', async () => {
     const chunks = await collect([source([3, 1, 2, 0], 2)]);
-    expect(chunks.map((chunk) => chunk.rows)).toEqual([[3, 1], [2, 0]]);
+    expect(chunks.map((chunk) => chunk.rows)).toEqual([
+      [3, 1],
+      [2, 0],
+    ]);
   });
 
   it('resumes from any chunk’s positions with exactly the rows that follow it', async () => {

@@ -38,6 +38,12 @@ describe('breakdownRows', () => {
       overlapping: true,
       memberships: [['A', 'B'], ['A', 'C'], ['A'], ['B', 'C']],
     };
-    expect(breakdownRows(overlapping, 1).at(-1)).toEqual({ value: 'other', companies: 1, contacts: undefined, share: 0.25, other: true });
+    expect(breakdownRows(overlapping, 1).at(-1)).toEqual({
+      value: 'other',
+      companies: 1,
+      contacts: undefined,
+      share: 0.25,
+      other: true,
+    });
   });
 });

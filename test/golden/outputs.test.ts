@@ -28,8 +28,14 @@ interface Case {
 }
 
 const cases: Case[] = [
-  ...FORMATS.map((format) => ({ name: `companies.${format}`, args: () => ['companies', ...FILTERS, '--max', '120', '--format', format] })),
-  ...FORMATS.map((format) => ({ name: `companies-wordpress.${format}`, args: () => ['companies', '-t', 'WordPress', '-t', 'WooCommerce', '--max', '40', '--format', format] })),
+  ...FORMATS.map((format) => ({
+    name: `companies.${format}`,
+    args: () => ['companies', ...FILTERS, '--max', '120', '--format', format],
+  })),
+  ...FORMATS.map((format) => ({
+    name: `companies-wordpress.${format}`,
+    args: () => ['companies', '-t', 'WordPress', '-t', 'WooCommerce', '--max', '40', '--format', format],
+  })),
   ...FORMATS.map((format) => ({
     name: `contacts.${format}`,
     args: () => ['contacts', '--seniority', 'cxo,vp,director', '--format', format],
@@ -37,21 +43,63 @@ const cases: Case[] = [
   })),
   ...FORMATS.map((format) => ({
     name: `contacts-per-company.${format}`,
-    args: () => ['contacts', '--per-company', '2', '--limit', '50', '--stale', 'drop', '--max-age', '1y', '--format', format],
+    args: () => [
+      'contacts',
+      '--per-company',
+      '2',
+      '--limit',
+      '50',
+      '--stale',
+      'drop',
+      '--max-age',
+      '1y',
+      '--format',
+      format,
+    ],
     input: (dir: string) => readFileSync(join(dir, 'domains.txt'), 'utf8'),
   })),
   ...FORMATS.map((format) => ({
     name: `verify.${format}`,
-    args: (dir: string) => ['verify', '--file', join(dir, 'people.csv'), '--budget', '40', '--no-cache', '--format', format],
+    args: (dir: string) => [
+      'verify',
+      '--file',
+      join(dir, 'people.csv'),
+      '--budget',
+      '40',
+      '--no-cache',
+      '--format',
+      format,
+    ],
   })),
   ...FORMATS.map((format) => ({
     name: `pipeline.${format}`,
     args: () => ['pipeline', ...FILTERS, '--seniority', 'cxo,vp', '--per-company', '3', '--format', format],
   })),
-  { name: 'pipeline-verify.csv', args: () => ['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '25', '--no-cache', '--format', 'csv'] },
+  {
+    name: 'pipeline-verify.csv',
+    args: () => [
+      'pipeline',
+      '-t',
+      'Shopify',
+      '--country',
+      'germany',
+      '--seniority',
+      'cxo',
+      '--stale',
+      'verify',
+      '--verify-budget',
+      '25',
+      '--no-cache',
+      '--format',
+      'csv',
+    ],
+  },
   { name: 'error-typo.txt', args: () => ['companies', '-t', 'Shopfy'] },
   { name: 'error-no-match.txt', args: () => ['companies', '-t', 'Shopify', '--country', 'antarctica'] },
-  { name: 'error-nobody.txt', args: () => ['companies', '-t', 'Shopify', '--country', 'egypt', '--employee-range', '10001+'] },
+  {
+    name: 'error-nobody.txt',
+    args: () => ['companies', '-t', 'Shopify', '--country', 'egypt', '--employee-range', '10001+'],
+  },
   { name: 'error-bad-flag.txt', args: () => ['contacts', '--limit', '5000', 'acme.com'] },
 ];
 
@@ -67,10 +115,18 @@ describe.skipIf(FAKETIME.skip)('golden outputs (same bytes before and after a re
     sandbox = await startTestSandbox();
     dir = await scratchDir();
     // The domains the contacts goldens read: input, made in process (no date in it, so no fixed clock needed).
-    const companies = await runInProcess(['companies', ...FILTERS, '--max', '60', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY });
+    const companies = await runInProcess(
+      ['companies', ...FILTERS, '--max', '60', '--format', 'csv', '--columns', 'domain'],
+      { url: sandbox.url, apiKey: KEY },
+    );
     expect(companies.code, companies.stderr).toBe(0);
     writeFileSync(join(dir, 'domains.txt'), companies.stdout);
-    const people = await runCli(['contacts', '--seniority', 'cxo,vp', '--per-company', '2', '--format', 'csv'], { url: sandbox.url, apiKey: KEY, input: companies.stdout, wrap: fakeClock });
+    const people = await runCli(['contacts', '--seniority', 'cxo,vp', '--per-company', '2', '--format', 'csv'], {
+      url: sandbox.url,
+      apiKey: KEY,
+      input: companies.stdout,
+      wrap: fakeClock,
+    });
     writeFileSync(join(dir, 'people.csv'), people.stdout);
   });
   afterAll(async () => {

@@ -48,7 +48,12 @@ let runs = 0;
  */
 function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   const own = join(scratchRoot(), `run-${process.pid}-${++runs}`);
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', PROSPECT_CONFIG_DIR: join(own, 'config'), PROSPECT_CACHE_DIR: join(own, 'cache') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: '1',
+    PROSPECT_CONFIG_DIR: join(own, 'config'),
+    PROSPECT_CACHE_DIR: join(own, 'cache'),
+  };
   delete env.PROSPECT_API_KEY;
   delete env.PROSPECT_BASE_URL;
   delete env.PROSPECT_DEBUG;
@@ -56,7 +61,19 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   // for each of the suite's 400-odd processes on machines that set it.
   delete env.NODE_EXTRA_CA_CERTS;
   // Nor a proxy or a CA list of the machine's: the tests that want one set it.
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'SSL_CERT_FILE', 'PROSPECT_CA_FILE']) delete env[name];
+  for (const name of [
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+    'ALL_PROXY',
+    'all_proxy',
+    'NO_PROXY',
+    'no_proxy',
+    'SSL_CERT_FILE',
+    'PROSPECT_CA_FILE',
+  ])
+    delete env[name];
   if (options.apiKey !== undefined) env.PROSPECT_API_KEY = options.apiKey;
   if (options.url !== undefined) env.PROSPECT_BASE_URL = options.url;
   for (const [name, value] of Object.entries(options.env ?? {})) {
@@ -114,7 +131,12 @@ export async function finishCli(child: ChildProcess, options: CliOptions = {}): 
     }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+      resolvePromise({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
     });
   });
   await assertNoKeyLeak(result, options);
@@ -198,7 +220,12 @@ export function runInProcess(args: string[], options: InProcessOptions = {}): Pr
 }
 
 function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun> {
-  const thread = (worker ??= new Worker(new URL('./cli-worker.mjs', import.meta.url), { workerData: { bundle: pathToFileURL(BUNDLE).href }, execArgv: [], stdout: false, stderr: false }));
+  const thread = (worker ??= new Worker(new URL('./cli-worker.mjs', import.meta.url), {
+    workerData: { bundle: pathToFileURL(BUNDLE).href },
+    execArgv: [],
+    stdout: false,
+    stderr: false,
+  }));
   const timeoutMs = options.timeoutMs ?? 60_000;
   return new Promise<CliRun>((resolveRun, reject) => {
     const stopWith = (error: Error) => {
@@ -206,21 +233,35 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
       void stopInProcessCli();
       reject(error);
     };
-    const timer = setTimeout(() => stopWith(new Error(`prospect (in process) did not finish within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => stopWith(new Error(`prospect (in process) did not finish within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onMessage = (message: { code: number; stdout: Uint8Array; stderr: Uint8Array } | { thrown: string }) => {
       done();
       if ('thrown' in message) reject(new Error(`main() threw: ${message.thrown}`));
-      else resolveRun({ code: message.code, signal: null, stdout: Buffer.from(message.stdout).toString('utf8'), stderr: Buffer.from(message.stderr).toString('utf8') });
+      else
+        resolveRun({
+          code: message.code,
+          signal: null,
+          stdout: Buffer.from(message.stdout).toString('utf8'),
+          stderr: Buffer.from(message.stderr).toString('utf8'),
+        });
     };
     // process.exit() in the CLI ends the thread: a spawned run would have exited the same way, but its output is lost here.
-    const onExit = (code: number) => stopWith(new Error(`prospect (in process) called process.exit(${code}); run it with runCli`));
+    const onExit = (code: number) =>
+      stopWith(new Error(`prospect (in process) called process.exit(${code}); run it with runCli`));
     const onError = (error: Error) => stopWith(error);
     const done = () => {
       clearTimeout(timer);
       thread.off('message', onMessage).off('exit', onExit).off('error', onError);
     };
     thread.on('message', onMessage).on('exit', onExit).on('error', onError);
-    thread.postMessage({ argv: [process.execPath, BIN, ...args], env: childEnv(options), input: Buffer.from(options.input ?? '') });
+    thread.postMessage({
+      argv: [process.execPath, BIN, ...args],
+      env: childEnv(options),
+      input: Buffer.from(options.input ?? ''),
+    });
   });
 }
 

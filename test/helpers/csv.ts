@@ -42,7 +42,12 @@ export function pythonCsvRows(documents: string[]): string[][][] {
     'out = [list(csv.reader(io.StringIO(doc, newline=""), strict=True)) for doc in docs]',
     'json.dump(out, sys.stdout)',
   ].join('\n');
-  const result = spawnSync(findProgram('python3').command, ['-c', script], { input: JSON.stringify(documents), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`python3's csv module refused the documents: ${result.stderr || result.error}`);
+  const result = spawnSync(findProgram('python3').command, ['-c', script], {
+    input: JSON.stringify(documents),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`python3's csv module refused the documents: ${result.stderr || result.error}`);
   return JSON.parse(result.stdout) as string[][][];
 }

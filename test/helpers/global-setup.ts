@@ -41,7 +41,8 @@ let scratchRoot: string | undefined;
 export function setup(project: TestProject): void {
   // In CI a test never skips for a missing program, and never meets one: the run stops here instead.
   const missing = IN_CI ? missingPrograms() : [];
-  if (missing.length > 0) throw new Error(`CI needs programs that are missing (.ci/run installs them):\n${missing.join('\n')}`);
+  if (missing.length > 0)
+    throw new Error(`CI needs programs that are missing (.ci/run installs them):\n${missing.join('\n')}`);
   const stale = buildIsStale();
   if (stale) {
     process.stderr.write(`test setup: building dist/ (${stale})\n`);

@@ -42,11 +42,19 @@ export function qs(params: Record<string, string | number | undefined>): string 
 }
 
 /** A whole companies listing paged by hand, following next_cursor: every page's body, in order. */
-export async function listCompanies(base: string, key: string, params: Record<string, string | number>): Promise<any[]> {
+export async function listCompanies(
+  base: string,
+  key: string,
+  params: Record<string, string | number>,
+): Promise<any[]> {
   const pages: any[] = [];
   let cursor: string | null = null;
   do {
-    const { status, text, body } = await call(base, `/api/v1/companies?${qs({ limit: 1000, ...params, cursor: cursor ?? undefined })}`, { key });
+    const { status, text, body } = await call(
+      base,
+      `/api/v1/companies?${qs({ limit: 1000, ...params, cursor: cursor ?? undefined })}`,
+      { key },
+    );
     if (status !== 200) throw new Error(`companies answered ${status}: ${text}`);
     pages.push(body);
     cursor = body.next_cursor || null;
@@ -61,7 +69,9 @@ export async function allCompanies(base: string, key: string, params: Record<str
 
 /** Every contact of one domain, asked alone with the highest limit, so nothing can be cut by other domains. */
 export async function contactsOfDomain(base: string, key: string, domain: string, seniority?: string): Promise<any[]> {
-  const { status, text, body } = await call(base, `/api/v1/contacts?${qs({ domain, limit: 1000, seniority })}`, { key });
+  const { status, text, body } = await call(base, `/api/v1/contacts?${qs({ domain, limit: 1000, seniority })}`, {
+    key,
+  });
   if (status !== 200) throw new Error(`contacts answered ${status}: ${text}`);
   return body.data;
 }
@@ -78,7 +88,11 @@ const SENIORITY_ORDER = ['cxo', 'vp', 'director', 'manager', 'staff'];
  * comes back full, one call per seniority (most senior first). `cut` names the seniorities that
  * fill even a call of their own, so more exist than any call returns.
  */
-export async function everyContactOfDomain(base: string, key: string, domain: string): Promise<{ contacts: any[]; cut: string[] }> {
+export async function everyContactOfDomain(
+  base: string,
+  key: string,
+  domain: string,
+): Promise<{ contacts: any[]; cut: string[] }> {
   const whole = await contactsOfDomain(base, key, domain);
   if (whole.length < 1000) return { contacts: whole, cut: [] };
   const contacts: any[] = [];

@@ -19,11 +19,21 @@ export async function* chunked(text: string, cuts: number[] = []): AsyncGenerato
 /** Every row of the text, as `prospect verify` reads them (default kind: email). */
 export async function readTable(text: string, options: Partial<ParseOptions> = {}): Promise<InputTable> {
   const problems: InputTable['problems'] = [];
-  const stream = await streamRows(chunked(text), { ...options, kind: options.kind ?? 'email' }, { problem: (problem) => problems.push(problem), blank: () => {} });
+  const stream = await streamRows(
+    chunked(text),
+    { ...options, kind: options.kind ?? 'email' },
+    { problem: (problem) => problems.push(problem), blank: () => {} },
+  );
   const rows: InputTable['rows'] = [];
   for await (const row of stream.rows) rows.push(row);
   // A missing column is found before any row; problems come in line order.
-  return { format: stream.format, header: stream.header(), column: stream.column(), rows, problems: problems.sort((a, b) => a.line - b.line) };
+  return {
+    format: stream.format,
+    header: stream.header(),
+    column: stream.column(),
+    rows,
+    problems: problems.sort((a, b) => a.line - b.line),
+  };
 }
 
 type CollectOptions = Omit<ParseOptions, 'kind'>;
@@ -33,7 +43,14 @@ export async function collectEntries(text: string, options: ParseOptions, cuts: 
   const collector = options.kind === 'domain' ? domainEntries() : emailEntries();
   const values: string[] = [];
   for await (const value of streamEntries(chunked(text, cuts), options, collector)) values.push(value);
-  return { values, invalid: collector.invalid, problems: collector.problems, duplicates: collector.duplicates, blanks: collector.blanks, format: collector.inputFormat };
+  return {
+    values,
+    invalid: collector.invalid,
+    problems: collector.problems,
+    duplicates: collector.duplicates,
+    blanks: collector.blanks,
+    format: collector.inputFormat,
+  };
 }
 
 export async function collectDomains(text: string, options: CollectOptions = {}) {
@@ -47,8 +64,12 @@ export async function collectEmails(text: string, options: CollectOptions = {}) 
 }
 
 /** The raw values of the entry column with the lines they are on, before any check. */
-export async function entryValues(text: string, options: ParseOptions): Promise<Array<{ value: string; line: number }>> {
+export async function entryValues(
+  text: string,
+  options: ParseOptions,
+): Promise<Array<{ value: string; line: number }>> {
   const values: Array<{ value: string; line: number }> = [];
-  for await (const value of streamEntryValues(chunked(text), options, { problem: () => {}, blank: () => {} })) values.push(value);
+  for await (const value of streamEntryValues(chunked(text), options, { problem: () => {}, blank: () => {} }))
+    values.push(value);
   return values;
 }

@@ -29,9 +29,14 @@ export async function startPageGate(upstream: string): Promise<PageGate> {
       return;
     }
     if (isPage) allowed -= 1;
-    const answer = await fetch(new URL(request.url ?? '/', upstream), { headers: { authorization: request.headers.authorization ?? '' } });
+    const answer = await fetch(new URL(request.url ?? '/', upstream), {
+      headers: { authorization: request.headers.authorization ?? '' },
+    });
     const body = Buffer.from(await answer.arrayBuffer());
-    if (isPage && answer.ok) pages.push((JSON.parse(body.toString('utf8')) as { data: Array<{ domain: string }> }).data.map((row) => row.domain));
+    if (isPage && answer.ok)
+      pages.push(
+        (JSON.parse(body.toString('utf8')) as { data: Array<{ domain: string }> }).data.map((row) => row.domain),
+      );
     const headers = Object.fromEntries([...answer.headers].filter(([name]) => !HOP_BY_HOP.has(name)));
     response.writeHead(answer.status, headers).end(body);
   }

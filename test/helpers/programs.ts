@@ -17,7 +17,9 @@ interface ProgramEntry {
   for: string;
 }
 
-const LIST = JSON.parse(readFileSync(new URL('./programs.json', import.meta.url), 'utf8')) as { programs: ProgramEntry[] };
+const LIST = JSON.parse(readFileSync(new URL('./programs.json', import.meta.url), 'utf8')) as {
+  programs: ProgramEntry[];
+};
 
 export type ProgramName =
   | 'script'
@@ -50,7 +52,9 @@ function entryOf(name: string): ProgramEntry {
 }
 
 function probe(entry: ProgramEntry): string | undefined {
-  return entry.commands.find((command) => spawnSync(command, entry.probe, { stdio: 'ignore', timeout: 60_000 }).status === 0);
+  return entry.commands.find(
+    (command) => spawnSync(command, entry.probe, { stdio: 'ignore', timeout: 60_000 }).status === 0,
+  );
 }
 
 function missingLine(entry: ProgramEntry): string {

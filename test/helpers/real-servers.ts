@@ -82,10 +82,59 @@ export async function makeCertificates(dir: string): Promise<Certificates> {
       '',
     ].join('\n'),
   );
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30', '-subj', '/CN=prospect test CA'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '30',
+      '-subj',
+      '/CN=prospect test CA',
+    ],
+    dir,
+  );
   const leaf = (name: string, altNames: string, from: number, to: number) => {
-    openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`, '-addext', `subjectAltName=${altNames}`], dir);
-    openssl(['ca', '-batch', '-config', 'ca.cnf', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', certDate(from), '-enddate', certDate(to)], dir);
+    openssl(
+      [
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        `subjectAltName=${altNames}`,
+      ],
+      dir,
+    );
+    openssl(
+      [
+        'ca',
+        '-batch',
+        '-config',
+        'ca.cnf',
+        '-in',
+        `${name}.csr`,
+        '-out',
+        `${name}.pem`,
+        '-startdate',
+        certDate(from),
+        '-enddate',
+        certDate(to),
+      ],
+      dir,
+    );
     return { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
   };
   const ours = `IP:127.0.0.1,DNS:localhost,DNS:${PROXIED_HOST}`;
@@ -118,7 +167,11 @@ async function waitForPort(port: number, child: ChildProcess, name: string, stde
   throw new Error(`${name} did not listen on 127.0.0.1:${port}: ${stderr()}`);
 }
 
-function startForeground(command: string, args: string[], _name: string): { child: ChildProcess; stderr: () => string } {
+function startForeground(
+  command: string,
+  args: string[],
+  _name: string,
+): { child: ChildProcess; stderr: () => string } {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -186,7 +239,11 @@ http {
 }
 `,
   );
-  const { child, stderr } = startForeground(NGINX.command, ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')], 'nginx');
+  const { child, stderr } = startForeground(
+    NGINX.command,
+    ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')],
+    'nginx',
+  );
   for (const site of sites) await waitForPort(site.port, child, 'nginx', stderr);
   return { log: () => readFile(join(dir, 'error.log'), 'utf8'), stop: stopper(child) };
 }
@@ -211,7 +268,9 @@ async function letSquidsUserIn(dir: string): Promise<void> {
  * hosts file (PROXIED_HOST is 127.0.0.1) and sends no DNS query off this machine. Its access log
  * names every request it handled.
  */
-export async function startSquid(dir: string): Promise<RunningProgram & { port: number; url: string; authPort: number; forbiddenPort: number }> {
+export async function startSquid(
+  dir: string,
+): Promise<RunningProgram & { port: number; url: string; authPort: number; forbiddenPort: number }> {
   const port = await freePort();
   const authPort = await freePort();
   const forbiddenPort = await freePort();

@@ -6,7 +6,14 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { buildDataset, type Dataset } from '../../src/sandbox/dataset/dataset.js';
-import { SANDBOX_KEYS, startSandbox, todayUtc, type RunningSandbox, type SandboxOptions, type SandboxStats } from '../../src/sandbox/index.js';
+import {
+  SANDBOX_KEYS,
+  startSandbox,
+  todayUtc,
+  type RunningSandbox,
+  type SandboxOptions,
+  type SandboxStats,
+} from '../../src/sandbox/index.js';
 import { finishCli, startCli, type CliRun } from './cli.js';
 
 export { SANDBOX_KEYS, todayUtc };
@@ -20,11 +27,21 @@ export const TEST_COMPANIES = 50_000;
 
 /** A sandbox in this process; options override the test defaults (pass `asOf: todayUtc()` for a sandbox of today). */
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  return startSandbox({ host: '127.0.0.1', port: 0, seed: TEST_SEED, asOf: TEST_AS_OF, companies: TEST_COMPANIES, ...options });
+  return startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    seed: TEST_SEED,
+    asOf: TEST_AS_OF,
+    companies: TEST_COMPANIES,
+    ...options,
+  });
 }
 
 /** A sandbox for the length of `body`, closed whatever happens. */
-export async function withSandbox<T>(options: SandboxOptions, body: (sandbox: RunningSandbox) => Promise<T>): Promise<T> {
+export async function withSandbox<T>(
+  options: SandboxOptions,
+  body: (sandbox: RunningSandbox) => Promise<T>,
+): Promise<T> {
   const sandbox = await startTestSandbox(options);
   try {
     return await body(sandbox);
@@ -65,7 +82,15 @@ export function spawnSandbox(args: string[]): SandboxProcess {
       if (end >= 0) resolveUrl(stdout.slice(0, end));
     };
     child.stdout!.on('data', firstLine);
-    void finished.then((run) => reject(new Error(`prospect sandbox ended (exit ${run.code}, signal ${run.signal}) before printing its address; stderr: ${run.stderr}`)), reject);
+    void finished.then(
+      (run) =>
+        reject(
+          new Error(
+            `prospect sandbox ended (exit ${run.code}, signal ${run.signal}) before printing its address; stderr: ${run.stderr}`,
+          ),
+        ),
+      reject,
+    );
   });
   url.catch(() => {}); // a caller that only waits for `finished` (a refused flag) must not see an unhandled rejection
   return {

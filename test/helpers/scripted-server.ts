@@ -138,10 +138,22 @@ export async function closeScripted(): Promise<void> {
 function record(req: IncomingMessage): RecordedRequest {
   const url = req.url ?? '/';
   const parsed = new URL(url, 'http://scripted.invalid');
-  return { method: req.method ?? 'GET', url, path: parsed.pathname, query: parsed.searchParams, headers: { ...req.headers }, remotePort: req.socket.remotePort };
+  return {
+    method: req.method ?? 'GET',
+    url,
+    path: parsed.pathname,
+    query: parsed.searchParams,
+    headers: { ...req.headers },
+    remotePort: req.socket.remotePort,
+  };
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, scripted: ScriptedResponse, later: (ms: number, run: () => void) => void): void {
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  scripted: ScriptedResponse,
+  later: (ms: number, run: () => void) => void,
+): void {
   if (scripted.resetConnection) {
     req.socket.resetAndDestroy();
     return;

@@ -24,7 +24,11 @@ export function startOnTerminal(args: string[], size: TerminalSize, options: Cli
     wrap: (argv) => ({
       command: SCRIPT.command,
       // -e: script exits with the child's status; exec: the CLI is the pty's foreground process.
-      args: ['-qec', `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, ...argv].map(shellQuote).join(' ')}`, '/dev/null'],
+      args: [
+        '-qec',
+        `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, ...argv].map(shellQuote).join(' ')}`,
+        '/dev/null',
+      ],
     }),
   });
 }
@@ -34,7 +38,11 @@ export function startOnTerminal(args: string[], size: TerminalSize, options: Cli
  * With `piped`, that text is prospect's stdin through a pipe, while the person answers on the terminal
  * (`companies … | contacts --stale verify`). `screen` is everything the terminal got.
  */
-export async function answerOnTerminal(args: string[], answer: string, options: CliOptions & { piped?: string } = {}): Promise<CliRun & { screen: string; asked: boolean }> {
+export async function answerOnTerminal(
+  args: string[],
+  answer: string,
+  options: CliOptions & { piped?: string } = {},
+): Promise<CliRun & { screen: string; asked: boolean }> {
   let feed = 'exec';
   if (options.piped !== undefined) {
     const file = join(await scratchDir(), 'stdin.txt');
@@ -45,7 +53,11 @@ export async function answerOnTerminal(args: string[], answer: string, options: 
     ...options,
     wrap: (argv) => ({
       command: SCRIPT.command ?? 'script',
-      args: ['-qec', `stty cols 120 rows 40; ${feed} ${[process.execPath, ...argv].map(shellQuote).join(' ')}`, '/dev/null'],
+      args: [
+        '-qec',
+        `stty cols 120 rows 40; ${feed} ${[process.execPath, ...argv].map(shellQuote).join(' ')}`,
+        '/dev/null',
+      ],
     }),
   });
   let screen = '';

@@ -48,7 +48,11 @@ describe('a full disk', () => {
   it('mid-export with -o: fails with one message naming the error, the old file untouched, no temp file, no sidecar', async () => {
     const dir = await scratchDir();
     await writeFile(join(dir, 'out.csv'), 'last week\n');
-    const run = await runShell(`${FULL_DISK} eval "$PROSPECT companies -t React -o out.csv"`, { url: fast.url, apiKey: KEY, cwd: dir });
+    const run = await runShell(`${FULL_DISK} eval "$PROSPECT companies -t React -o out.csv"`, {
+      url: fast.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     expect(run.code).toBe(7);
     expect(run.stderr).toMatch(/^prospect: could not write.*EFBIG/);
     noStackTrace(run.stderr);
@@ -58,20 +62,35 @@ describe('a full disk', () => {
 
   it('mid-run with pipeline --state: the checkpoint survives, and with space again the same command resumes to byte-identical output', async () => {
     const dir = await scratchDir();
-    const args = (state: string, out: string) => `--page-size 50 pipeline -t React --seniority cxo --state ${state} -o ${out}`;
-    const clean = await runShell(`eval "$PROSPECT ${args('reference', 'reference.csv')}"`, { url: fast.url, apiKey: KEY, cwd: dir });
+    const args = (state: string, out: string) =>
+      `--page-size 50 pipeline -t React --seniority cxo --state ${state} -o ${out}`;
+    const clean = await runShell(`eval "$PROSPECT ${args('reference', 'reference.csv')}"`, {
+      url: fast.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     expect(clean.code).toBe(0);
 
-    const full = await runShell(`${FULL_DISK} eval "$PROSPECT ${args('state', 'leads.csv')}"`, { url: fast.url, apiKey: KEY, cwd: dir });
+    const full = await runShell(`${FULL_DISK} eval "$PROSPECT ${args('state', 'leads.csv')}"`, {
+      url: fast.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     expect(full.code).toBe(7);
-    expect(full.stderr).toMatch(/^prospect: could not write.*EFBIG[^\n]*\n[^\n]*\nprospect: the checkpoint .* run the same command again to resume/);
+    expect(full.stderr).toMatch(
+      /^prospect: could not write.*EFBIG[^\n]*\n[^\n]*\nprospect: the checkpoint .* run the same command again to resume/,
+    );
     noStackTrace(full.stderr);
     expect(existsSync(join(dir, 'leads.csv'))).toBe(false);
     const checkpoint = JSON.parse(await readFile(join(dir, 'state', 'current', 'checkpoint.json'), 'utf8'));
     expect(checkpoint.pages_done).toBeGreaterThanOrEqual(1);
     expect(checkpoint.listing_done).toBe(false);
 
-    const resumed = await runShell(`eval "$PROSPECT --verbose ${args('state', 'leads.csv')}"`, { url: fast.url, apiKey: KEY, cwd: dir });
+    const resumed = await runShell(`eval "$PROSPECT --verbose ${args('state', 'leads.csv')}"`, {
+      url: fast.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/Resuming the unfinished run/);
     expect(await readFile(join(dir, 'leads.csv'), 'utf8')).toBe(await readFile(join(dir, 'reference.csv'), 'utf8'));
@@ -82,7 +101,11 @@ describe('the final rename is refused', () => {
   it('(the target became a directory mid-run): fails with one message, leaves the directory as it was, no temp file, no sidecar', async () => {
     const dir = await scratchDir();
     const target = join(dir, 'out.csv');
-    const child = startCli(['--page-size', '200', 'companies', '-t', 'React', '-o', target], { url: slow.url, apiKey: KEY, cwd: dir });
+    const child = startCli(['--page-size', '200', 'companies', '-t', 'React', '-o', target], {
+      url: slow.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     child.stdin!.end();
     const finished = finishCli(child, { apiKey: KEY, cwd: dir });
     await untilTempFile(dir, child);
@@ -101,7 +124,11 @@ describe('SIGKILL', () => {
     const dir = await scratchDir();
     const target = join(dir, 'out.csv');
     await writeFile(target, 'last week\n');
-    const child = startCli(['--page-size', '200', 'companies', '-t', 'React', '-o', target], { url: slow.url, apiKey: KEY, cwd: dir });
+    const child = startCli(['--page-size', '200', 'companies', '-t', 'React', '-o', target], {
+      url: slow.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     child.stdin!.end();
     const finished = finishCli(child, { apiKey: KEY, cwd: dir });
     const temp = await untilTempFile(dir, child);
@@ -112,7 +139,11 @@ describe('SIGKILL', () => {
     expect((await readdir(dir)).sort()).toEqual([temp, 'out.csv'].sort());
     expect(temp).toMatch(/^\.out\.csv\.prospect-tmp-\d+-[0-9a-f]+$/);
     // The next run for the same target removes the dead run's debris, and replaces the target whole.
-    const again = await runCli(['companies', '-t', 'React', '--max', '5', '-o', target], { url: fast.url, apiKey: KEY, cwd: dir });
+    const again = await runCli(['companies', '-t', 'React', '--max', '5', '-o', target], {
+      url: fast.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     expect(again.code).toBe(0);
     expect((await readFile(target, 'utf8')).trimEnd().split('\n')).toHaveLength(6);
     expect((await readdir(dir)).sort()).toEqual(['out.csv', 'out.csv.meta.json']);

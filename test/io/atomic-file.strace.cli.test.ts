@@ -45,7 +45,13 @@ function parseCalls(log: string): Call[] {
     }
     const started = /^(\d+)\s+(\w+)\((.*?)(?: <unfinished \.\.\.>|\)\s+= (-?\d+).*)$/.exec(line);
     if (!started) return;
-    const call: Call = { name: started[2]!, args: started[3]!, started: index, ended: started[4] === undefined ? -1 : index, result: Number(started[4] ?? NaN) };
+    const call: Call = {
+      name: started[2]!,
+      args: started[3]!,
+      started: index,
+      ended: started[4] === undefined ? -1 : index,
+      result: Number(started[4] ?? NaN),
+    };
     if (started[4] === undefined) pending.set(`${started[1]}:${started[2]}`, call);
     calls.push(call);
   });
@@ -70,9 +76,18 @@ function renamesInto(calls: Call[], cwd: string, dir: string): Array<{ call: Cal
 /** Each rename: its file fsynced (and finished) before it, its directory fsynced after it. */
 function expectDurableRenames(calls: Call[], renames: ReturnType<typeof renamesInto>): void {
   for (const { call, from, to } of renames) {
-    const fileSynced = calls.some((sync) => SYNCS.has(sync.name) && fdPath(sync) === from && sync.result === 0 && sync.ended >= 0 && sync.ended < call.started);
+    const fileSynced = calls.some(
+      (sync) =>
+        SYNCS.has(sync.name) &&
+        fdPath(sync) === from &&
+        sync.result === 0 &&
+        sync.ended >= 0 &&
+        sync.ended < call.started,
+    );
     expect(fileSynced, `${from} is fsynced before it is renamed to ${to}`).toBe(true);
-    const directorySynced = calls.some((sync) => SYNCS.has(sync.name) && fdPath(sync) === dirname(to) && sync.started > call.ended && sync.result === 0);
+    const directorySynced = calls.some(
+      (sync) => SYNCS.has(sync.name) && fdPath(sync) === dirname(to) && sync.started > call.ended && sync.result === 0,
+    );
     expect(directorySynced, `${dirname(to)} is fsynced after ${to} is renamed into it`).toBe(true);
   }
 }
@@ -85,7 +100,20 @@ async function traced(args: string[], dir: string, env: Record<string, string> =
     apiKey: KEY,
     cwd: dir,
     env,
-    wrap: (command) => ({ command: STRACE.command, args: ['-f', '-y', '-qq', '-o', log, '-e', 'trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2', process.execPath, ...command] }),
+    wrap: (command) => ({
+      command: STRACE.command,
+      args: [
+        '-f',
+        '-y',
+        '-qq',
+        '-o',
+        log,
+        '-e',
+        'trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2',
+        process.execPath,
+        ...command,
+      ],
+    }),
   });
   return { run, calls: parseCalls(await readFile(log, 'utf8')) };
 }
@@ -93,10 +121,15 @@ async function traced(args: string[], dir: string, env: Record<string, string> =
 describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after (strace)', () => {
   it('companies -o FILE --summary FILE: the output, its sidecar and the summary', async () => {
     const dir = await scratchDir();
-    const { run, calls } = await traced(['companies', '-t', 'Shopify', '--max', '30', '-o', 'out.csv', '--summary', 'run.json'], dir);
+    const { run, calls } = await traced(
+      ['companies', '-t', 'Shopify', '--max', '30', '-o', 'out.csv', '--summary', 'run.json'],
+      dir,
+    );
     expect(run.code).toBe(0);
     const renames = renamesInto(calls, dir, dir);
-    expect(renames.map(({ to }) => to).sort()).toEqual(['out.csv', 'out.csv.meta.json', 'run.json'].map((name) => join(dir, name)));
+    expect(renames.map(({ to }) => to).sort()).toEqual(
+      ['out.csv', 'out.csv.meta.json', 'run.json'].map((name) => join(dir, name)),
+    );
     expectDurableRenames(calls, renames);
   }, 120_000);
 
@@ -104,7 +137,28 @@ describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after 
     const dir = await scratchDir();
     const state = join(dir, 'state');
     const { run, calls } = await traced(
-      ['--page-size', '20', 'pipeline', '-t', 'Shopify', '--max', '60', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '5', '--state', 'state', '--only-new', '-o', 'leads.csv', '--summary', 'run.json'],
+      [
+        '--page-size',
+        '20',
+        'pipeline',
+        '-t',
+        'Shopify',
+        '--max',
+        '60',
+        '--seniority',
+        'cxo',
+        '--stale',
+        'verify',
+        '--verify-budget',
+        '5',
+        '--state',
+        'state',
+        '--only-new',
+        '-o',
+        'leads.csv',
+        '--summary',
+        'run.json',
+      ],
       dir,
       { PROSPECT_CACHE_DIR: join(dir, 'cache') },
     );
@@ -112,7 +166,8 @@ describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after 
     const renames = renamesInto(calls, dir, dir);
     const targets = renames.map(({ to }) => to);
     expect(targets.filter((to) => to === join(state, 'current', 'checkpoint.json')).length).toBeGreaterThanOrEqual(2);
-    for (const name of ['current/publishing.json', '../leads.csv', '../leads.csv.meta.json', '../run.json']) expect(targets).toContain(join(state, name));
+    for (const name of ['current/publishing.json', '../leads.csv', '../leads.csv.meta.json', '../run.json'])
+      expect(targets).toContain(join(state, name));
     expectDurableRenames(calls, renames);
 
     // Every paid result (a line of a verify-*.ndjson ledger) is synced before the next checkpoint names it.
@@ -121,17 +176,33 @@ describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after 
     const checkpoints = renames.filter(({ to }) => to.endsWith('checkpoint.json')).map(({ call }) => call.started);
     for (const write of paidWrites) {
       const nextCheckpoint = checkpoints.find((at) => at > write.started) ?? Infinity;
-      const synced = calls.some((sync) => SYNCS.has(sync.name) && fdPath(sync) === fdPath(write) && sync.started > write.started && sync.ended < nextCheckpoint && sync.result === 0);
+      const synced = calls.some(
+        (sync) =>
+          SYNCS.has(sync.name) &&
+          fdPath(sync) === fdPath(write) &&
+          sync.started > write.started &&
+          sync.ended < nextCheckpoint &&
+          sync.result === 0,
+      );
       expect(synced, `the paid result written to ${fdPath(write)} is synced before the next checkpoint`).toBe(true);
     }
 
     // The leads become "exported" (the ledger's commit, runs.ndjson) only after the output's rename is durable.
     const output = renames.find(({ to }) => to === join(dir, 'leads.csv'))!;
-    const outputDurable = calls.find((sync) => SYNCS.has(sync.name) && fdPath(sync) === dir && sync.started > output.call.ended)!;
-    const ledgerCommit = calls.filter((sync) => SYNCS.has(sync.name) && fdPath(sync) === join(state, 'exported.sqlite')).at(-1)!;
+    const outputDurable = calls.find(
+      (sync) => SYNCS.has(sync.name) && fdPath(sync) === dir && sync.started > output.call.ended,
+    )!;
+    const ledgerCommit = calls
+      .filter((sync) => SYNCS.has(sync.name) && fdPath(sync) === join(state, 'exported.sqlite'))
+      .at(-1)!;
     const runsLine = calls.find((call) => call.name === 'write' && fdPath(call) === join(state, 'runs.ndjson'))!;
     expect(ledgerCommit.started).toBeGreaterThan(outputDurable.ended);
     expect(runsLine.started).toBeGreaterThan(outputDurable.ended);
-    expect(calls.some((sync) => SYNCS.has(sync.name) && fdPath(sync) === join(state, 'runs.ndjson') && sync.started > runsLine.started)).toBe(true);
+    expect(
+      calls.some(
+        (sync) =>
+          SYNCS.has(sync.name) && fdPath(sync) === join(state, 'runs.ndjson') && sync.started > runsLine.started,
+      ),
+    ).toBe(true);
   }, 120_000);
 });

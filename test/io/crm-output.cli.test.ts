@@ -42,7 +42,9 @@ describe('--preset (spawned, against the sandbox)', () => {
   it('pipeline --preset hubspot: the documented HubSpot headers, each over the value it names', async () => {
     const run = await prospect([...LEADS, '--preset', 'hubspot', '--format', 'csv']);
     expect(run.code).toBe(0);
-    expect(headerLine(run.stdout)).toBe('First Name,Last Name,Email,Job Title,Company Name,Website URL,Industry,Country/Region');
+    expect(headerLine(run.stdout)).toBe(
+      'First Name,Last Name,Email,Job Title,Company Name,Website URL,Industry,Country/Region',
+    );
     expect(csvRecords(run.stdout)).toEqual(
       plainLeads.map((lead) => ({
         'First Name': lead.first_name,
@@ -77,9 +79,19 @@ describe('--preset (spawned, against the sandbox)', () => {
   });
 
   it('--columns changes a preset column by column: rename, leave out, add', async () => {
-    const run = await prospect([...LEADS, '--preset', 'hubspot', '--columns', 'domain:Company Domain Name,company_name:,email_freshness', '--format', 'csv']);
+    const run = await prospect([
+      ...LEADS,
+      '--preset',
+      'hubspot',
+      '--columns',
+      'domain:Company Domain Name,company_name:,email_freshness',
+      '--format',
+      'csv',
+    ]);
     expect(run.code).toBe(0);
-    expect(headerLine(run.stdout)).toBe('First Name,Last Name,Email,Job Title,Company Domain Name,Industry,Country/Region,email_freshness');
+    expect(headerLine(run.stdout)).toBe(
+      'First Name,Last Name,Email,Job Title,Company Domain Name,Industry,Country/Region,email_freshness',
+    );
   });
 });
 
@@ -88,7 +100,11 @@ async function libreOfficeSheets(paths: string[], dir: string): Promise<Map<stri
   const out = join(dir, 'libreoffice');
   // Filter options: comma, double quote, UTF-8, from line 1, ..., values not as shown, no formulas, every sheet (-1).
   const filter = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1';
-  await promisify(execFile)(LIBREOFFICE.command, [`-env:UserInstallation=file://${dir}/lo-profile`, '--headless', '--convert-to', filter, '--outdir', out, ...paths], { timeout: 120_000 });
+  await promisify(execFile)(
+    LIBREOFFICE.command,
+    [`-env:UserInstallation=file://${dir}/lo-profile`, '--headless', '--convert-to', filter, '--outdir', out, ...paths],
+    { timeout: 120_000 },
+  );
   const sheets = new Map<string, string[][]>();
   for (const name of await readdir(out)) sheets.set(name, csvRows(await readFile(join(out, name), 'utf8')));
   return sheets;
@@ -106,15 +122,23 @@ describe.skipIf(LIBREOFFICE.skip)('-o FILE.xlsx, opened by LibreOffice', () => {
     dir = await scratchDir();
     // verify passes the input's columns through: a CSV whose `note` column holds the hostile cells.
     const input = join(dir, 'people.csv');
-    const lines = HOSTILE.map((note, index) => `person${index}@example-${index}.com,"${note.replace(/"/g, '""')}",${index * 1000 + 0.5}`);
+    const lines = HOSTILE.map(
+      (note, index) => `person${index}@example-${index}.com,"${note.replace(/"/g, '""')}",${index * 1000 + 0.5}`,
+    );
     await writeFile(input, ['business_email,note,score', ...lines].join('\n'));
     const env = { PROSPECT_CACHE_DIR: join(dir, 'cache') }; // one cache: the second run reuses the first's results
     // The workbooks are spawned; the CSVs they are compared with are references, run in process.
     const runs = [
       await prospect([...LEADS, '-o', join(dir, 'leads.xlsx')], { cwd: dir }),
-      await runInProcess([...LEADS, '--no-escape-formulas', '-o', join(dir, 'leads.csv')], { url: sandbox.url, apiKey: KEY }),
+      await runInProcess([...LEADS, '--no-escape-formulas', '-o', join(dir, 'leads.csv')], {
+        url: sandbox.url,
+        apiKey: KEY,
+      }),
       await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env }),
-      await runInProcess(['verify', '--yes', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')], { url: sandbox.url, apiKey: KEY, env }),
+      await runInProcess(
+        ['verify', '--yes', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')],
+        { url: sandbox.url, apiKey: KEY, env },
+      ),
     ];
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(runs.map(() => [0, '']));
     leadsCsv = csvRows(await readFile(join(dir, 'leads.csv'), 'utf8'));
@@ -128,7 +152,10 @@ describe.skipIf(LIBREOFFICE.skip)('-o FILE.xlsx, opened by LibreOffice', () => {
   });
 
   it('gives back = + - @ cells as the text they hold, never a formula result', () => {
-    const notes = sheets.get('verified-List.csv')!.slice(1).map((row) => row[1]);
+    const notes = sheets
+      .get('verified-List.csv')!
+      .slice(1)
+      .map((row) => row[1]);
     expect(notes).toEqual(HOSTILE);
   });
 
@@ -145,7 +172,10 @@ describe('-o FILE.xlsx refusals', () => {
     const dir = await scratchDir();
     const input = join(dir, 'people.csv');
     await writeFile(input, `business_email,note\nada@example.com,short\nbob@example.com,${'y'.repeat(40_000)}\n`);
-    const run = await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env: { PROSPECT_CACHE_DIR: await scratchDir() } });
+    const run = await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], {
+      cwd: dir,
+      env: { PROSPECT_CACHE_DIR: await scratchDir() },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       'prospect: a cell holds 40,000 characters, more than Excel keeps in one cell (32,767); no .xlsx was written.\nWrite CSV instead (-o FILE.csv or --format csv).\n',

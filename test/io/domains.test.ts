@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainReason, MAX_DOMAIN_LENGTH, normalizeDomain, normalizeHostname, type DomainResult } from '../../src/io/domains.js';
+import {
+  DomainReason,
+  MAX_DOMAIN_LENGTH,
+  normalizeDomain,
+  normalizeHostname,
+  type DomainResult,
+} from '../../src/io/domains.js';
 
 const VALID_DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 
@@ -135,7 +141,27 @@ describe('normalizeDomain properties', () => {
   });
 
   it('same for strings built from domain-ish pieces (hits the valid branch often)', () => {
-    const piece = fc.constantFrom('www.', 'WWW.', 'acme', '.', '..', 'com', 'xn--', 'bücher', '-', ':80', '/', '@', 'http://', '//', '１', 'ß', '。', ' ', '\u200b');
+    const piece = fc.constantFrom(
+      'www.',
+      'WWW.',
+      'acme',
+      '.',
+      '..',
+      'com',
+      'xn--',
+      'bücher',
+      '-',
+      ':80',
+      '/',
+      '@',
+      'http://',
+      '//',
+      '１',
+      'ß',
+      '。',
+      ' ',
+      '\u200b',
+    );
     const messy = fc.array(piece, { maxLength: 12 }).map((pieces) => pieces.join(''));
     fc.assert(fc.property(messy, checkShapeAndIdempotence), { numRuns: 3000 });
   });
@@ -166,11 +192,13 @@ describe('normalizeDomain properties', () => {
     const urlOn = domain.chain((d) =>
       fc.tuple(
         fc.constant(d),
-        fc.webUrl({
-          withQueryParameters: true,
-          withFragments: true,
-          authoritySettings: { withUserInfo: true, withPort: true },
-        }).map((url) => replaceHost(url, d)),
+        fc
+          .webUrl({
+            withQueryParameters: true,
+            withFragments: true,
+            authoritySettings: { withUserInfo: true, withPort: true },
+          })
+          .map((url) => replaceHost(url, d)),
       ),
     );
     fc.assert(

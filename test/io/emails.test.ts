@@ -44,7 +44,10 @@ describe('checkEmailSyntax', () => {
   it(`rejects addresses over ${MAX_EMAIL_LENGTH} characters`, () => {
     const local = 'a'.repeat(64);
     const domain = `${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com`;
-    expect(checkEmailSyntax(`${local}@${domain}`)).toEqual({ ok: false, reason: `longer than ${MAX_EMAIL_LENGTH} characters` });
+    expect(checkEmailSyntax(`${local}@${domain}`)).toEqual({
+      ok: false,
+      reason: `longer than ${MAX_EMAIL_LENGTH} characters`,
+    });
     expect(checkEmailSyntax(`${local}@${domain.slice(4)}`).ok).toBe(true);
   });
 });

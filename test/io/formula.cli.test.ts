@@ -14,7 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { findProgram } from '../helpers/programs.js';
-import { companiesPage, errorBody, sampleCompany, SAMPLE_COMPANIES_META, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  companiesPage,
+  errorBody,
+  sampleCompany,
+  SAMPLE_COMPANIES_META,
+  startScriptedServer,
+  type ScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const LIBREOFFICE = findProgram('soffice');
 
@@ -93,25 +100,37 @@ let dir: string;
 beforeAll(async () => {
   dir = await scratchDir();
   service = await startScriptedServer((request) => {
-    if (request.path === '/api/v1/companies') return { body: { data: DOMAINS.map(hostileCompany), meta: SAMPLE_COMPANIES_META, next_cursor: null } };
+    if (request.path === '/api/v1/companies')
+      return { body: { data: DOMAINS.map(hostileCompany), meta: SAMPLE_COMPANIES_META, next_cursor: null } };
     if (request.path === '/api/v1/contacts') {
       const domains = (request.query.get('domain') ?? '').split(',');
       return {
         body: {
           data: domains.map((domain) => hostileContact(domain, DOMAINS.indexOf(domain))),
-          meta: { source: { dataset: '-Licensed contacts', method: 'licensed', publisher: 'Example' }, domains_requested: domains.length, limit: 200 },
+          meta: {
+            source: { dataset: '-Licensed contacts', method: 'licensed', publisher: 'Example' },
+            domains_requested: domains.length,
+            limit: 200,
+          },
           next_cursor: null,
         },
       };
     }
     if (request.path === '/api/v1/verify') {
-      return { body: { data: { email: request.query.get('email'), status: 'valid', checked_at: '2025-06-30T12:00:00Z' }, meta: { units_charged: 1, units_used: 1 } } };
+      return {
+        body: {
+          data: { email: request.query.get('email'), status: 'valid', checked_at: '2025-06-30T12:00:00Z' },
+          meta: { units_charged: 1, units_used: 1 },
+        },
+      };
     }
     return { status: 404, body: errorBody('not_found', 'no such path') };
   });
   // verify keeps its input's columns: a CSV whose cells start with triggers (every field quoted).
   const quote = (value: string) => `"${value.replaceAll('"', '""')}"`;
-  const lines = DOMAINS.map((domain, index) => [hostile(index), hostile(index + 1), `ada@${domain}`].map(quote).join(','));
+  const lines = DOMAINS.map((domain, index) =>
+    [hostile(index), hostile(index + 1), `ada@${domain}`].map(quote).join(','),
+  );
   await writeFile(join(dir, 'people.csv'), `name,title,business_email\n${lines.join('\n')}\n`);
 });
 afterAll(async () => {
@@ -119,9 +138,19 @@ afterAll(async () => {
 });
 
 const rowIndex = (row: Record<string, string>) => DOMAINS.indexOf(row.domain ?? row.business_email!.split('@')[1]!);
-const COMMANDS: Array<{ name: string; args: string[]; input?: string; served: (row: Record<string, string>) => Record<string, string> }> = [
+const COMMANDS: Array<{
+  name: string;
+  args: string[];
+  input?: string;
+  served: (row: Record<string, string>) => Record<string, string>;
+}> = [
   { name: 'companies', args: ['companies', '-t', 'Shopify'], served: (row) => companyCells(rowIndex(row)) },
-  { name: 'contacts', args: ['contacts'], input: `${DOMAINS.join('\n')}\n`, served: (row) => contactCells(rowIndex(row)) },
+  {
+    name: 'contacts',
+    args: ['contacts'],
+    input: `${DOMAINS.join('\n')}\n`,
+    served: (row) => contactCells(rowIndex(row)),
+  },
   { name: 'verify', args: ['verify', '--yes', '--no-cache'], served: (row) => verifyCells(rowIndex(row)) },
   {
     name: 'pipeline',
@@ -129,7 +158,13 @@ const COMMANDS: Array<{ name: string; args: string[]; input?: string; served: (r
     // The contact's columns, then the company's (pipeline has no company phone or LinkedIn column).
     served: (row) => {
       const { company_name, industry, country, technologies } = companyCells(rowIndex(row));
-      return { ...contactCells(rowIndex(row)), company_name: company_name!, industry: industry!, country: country!, technologies: technologies! };
+      return {
+        ...contactCells(rowIndex(row)),
+        company_name: company_name!,
+        industry: industry!,
+        country: country!,
+        technologies: technologies!,
+      };
     },
   },
 ];
@@ -138,54 +173,86 @@ describe('the formula guard in the CSV of every command (spawned CLI, no spreads
   /** The guarded CSV is spawned; the unguarded one only shows the check can fail, and runs in process. */
   const csvOf = async (args: string[], input: string | undefined, extra: string[] = []) => {
     const withFile = args[0] === 'verify' ? [...args, '--file', join(dir, 'people.csv')] : args;
-    const run = await (extra.length === 0 ? runCli : runInProcess)([...withFile, '--format', 'csv', ...extra], { url: service.url, apiKey: GUARD_KEY, input: input ?? '' });
+    const run = await (extra.length === 0 ? runCli : runInProcess)([...withFile, '--format', 'csv', ...extra], {
+      url: service.url,
+      apiKey: GUARD_KEY,
+      input: input ?? '',
+    });
     expect(run.code, run.stderr).toBe(0);
     const rows = csvRecords(run.stdout);
     expect(rows).toHaveLength(DOMAINS.length);
     return rows;
   };
 
-  it.each(COMMANDS)("$name: every cell that starts with = + - @ tab CR LF is written with a leading '", async ({ args, input, served }) => {
-    const rows = await csvOf(args, input);
-    const firsts = new Set<string>();
-    for (const row of rows) {
-      for (const [column, value] of Object.entries(served(row))) {
-        expect(row[column], `${column} of row ${rowIndex(row)}`).toBe(`'${value}`);
-        firsts.add(value[0]!);
+  it.each(COMMANDS)(
+    "$name: every cell that starts with = + - @ tab CR LF is written with a leading '",
+    async ({ args, input, served }) => {
+      const rows = await csvOf(args, input);
+      const firsts = new Set<string>();
+      for (const row of rows) {
+        for (const [column, value] of Object.entries(served(row))) {
+          expect(row[column], `${column} of row ${rowIndex(row)}`).toBe(`'${value}`);
+          firsts.add(value[0]!);
+        }
+        // And no cell anywhere in the file starts with a trigger.
+        for (const [column, cell] of Object.entries(row))
+          expect(TRIGGER_FIRST.test(cell), `${column}: ${JSON.stringify(cell)}`).toBe(false);
       }
-      // And no cell anywhere in the file starts with a trigger.
-      for (const [column, cell] of Object.entries(row)) expect(TRIGGER_FIRST.test(cell), `${column}: ${JSON.stringify(cell)}`).toBe(false);
-    }
-    // The service's values met every trigger (verify's input cannot hold a lone CR).
-    expect([...firsts].sort()).toEqual((args[0] === 'verify' ? ['=', '+', '-', '@', '\t', '\n'] : ['=', '+', '-', '@', '\t', '\r', '\n']).sort());
-  });
+      // The service's values met every trigger (verify's input cannot hold a lone CR).
+      expect([...firsts].sort()).toEqual(
+        (args[0] === 'verify' ? ['=', '+', '-', '@', '\t', '\n'] : ['=', '+', '-', '@', '\t', '\r', '\n']).sort(),
+      );
+    },
+  );
 
-  it.each(COMMANDS)('$name --no-escape-formulas writes the same cells as they came (so the check above can fail)', async ({ args, input, served }) => {
-    for (const row of await csvOf(args, input, ['--no-escape-formulas'])) {
-      for (const [column, value] of Object.entries(served(row))) expect(row[column], column).toBe(value);
-    }
-  });
+  it.each(COMMANDS)(
+    '$name --no-escape-formulas writes the same cells as they came (so the check above can fail)',
+    async ({ args, input, served }) => {
+      for (const row of await csvOf(args, input, ['--no-escape-formulas'])) {
+        for (const [column, value] of Object.entries(served(row))) expect(row[column], column).toBe(value);
+      }
+    },
+  );
 });
 
 const HOSTILE_NAMES = ['=1+1', '+2+3', '-1+4', '@SUM(1,1)', '=HYPERLINK("http://evil.example","click")'];
 const KEY = 'sk_test_sheet_c0ffee';
 
-
 /** LibreOffice imports CSV files (one start for all of them) and writes each as flat ODS; returns their XML, in order. */
 async function importIntoLibreOffice(csvPaths: string[], dir: string): Promise<string[]> {
-  await promisify(execFile)(LIBREOFFICE.command, [`-env:UserInstallation=file://${dir}/lo-profile`, '--headless', '--convert-to', 'fods', '--outdir', dir, ...csvPaths], { timeout: 120_000 });
+  await promisify(execFile)(
+    LIBREOFFICE.command,
+    [
+      `-env:UserInstallation=file://${dir}/lo-profile`,
+      '--headless',
+      '--convert-to',
+      'fods',
+      '--outdir',
+      dir,
+      ...csvPaths,
+    ],
+    { timeout: 120_000 },
+  );
   return Promise.all(csvPaths.map((path) => readFile(path.replace(/\.csv$/, '.fods'), 'utf8')));
 }
 
 const cells = (fods: string) => fods.match(/<table:table-cell[^>]*>/g) ?? [];
-const decode = (xml: string) => xml.replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (xml: string) =>
+  xml
+    .replace(/&apos;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 const texts = (fods: string) => [...fods.matchAll(/<text:p>([^<]*)<\/text:p>/g)].map((match) => decode(match[1]!));
 
 describe.skipIf(LIBREOFFICE.skip)('spreadsheet safety (LibreOffice)', () => {
   let server: ScriptedServer;
   beforeAll(async () => {
     const page = companiesPage([]);
-    page.data = HOSTILE_NAMES.map((name, index) => sampleCompany(`hostile${index}.com`, { company_name: name, phone: '+1 415 555 0100' }));
+    page.data = HOSTILE_NAMES.map((name, index) =>
+      sampleCompany(`hostile${index}.com`, { company_name: name, phone: '+1 415 555 0100' }),
+    );
     server = await startScriptedServer([{ body: page }]);
   });
   afterAll(async () => {
@@ -199,8 +266,17 @@ describe.skipIf(LIBREOFFICE.skip)('spreadsheet safety (LibreOffice)', () => {
     const dir = await scratchDir();
     const paths = [join(dir, 'companies.csv'), join(dir, 'raw.csv')];
     // The guarded file spawned; the unguarded one, which only shows the check can fail, in process.
-    expect((await runCli(['companies', '-t', 'Shopify', '-o', paths[0]!], { url: server.url, apiKey: KEY, cwd: dir })).code).toBe(0);
-    expect((await runInProcess(['companies', '-t', 'Shopify', '--no-escape-formulas', '-o', paths[1]!], { url: server.url, apiKey: KEY })).code).toBe(0);
+    expect(
+      (await runCli(['companies', '-t', 'Shopify', '-o', paths[0]!], { url: server.url, apiKey: KEY, cwd: dir })).code,
+    ).toBe(0);
+    expect(
+      (
+        await runInProcess(['companies', '-t', 'Shopify', '--no-escape-formulas', '-o', paths[1]!], {
+          url: server.url,
+          apiKey: KEY,
+        })
+      ).code,
+    ).toBe(0);
     [guarded, raw] = (await importIntoLibreOffice(paths, dir)) as [string, string];
   }, 180_000);
 

@@ -87,18 +87,30 @@ describe('parseMaxAge', () => {
 
   it('never throws for strings shaped like durations', () => {
     const duration = fc
-      .tuple(fc.stringMatching(/^\d{1,25}$/), fc.constantFrom('', ' ', '  '), fc.constantFrom('', 'd', 'w', 'm', 'mo', 'y', 'days', 'weeks', 'months', 'years', 'x'))
+      .tuple(
+        fc.stringMatching(/^\d{1,25}$/),
+        fc.constantFrom('', ' ', '  '),
+        fc.constantFrom('', 'd', 'w', 'm', 'mo', 'y', 'days', 'weeks', 'months', 'years', 'x'),
+      )
       .map(([digits, space, unit]) => `${digits}${space}${unit}`);
-    fc.assert(fc.property(duration, (text) => void parseMaxAge(text, NOW)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(duration, (text) => void parseMaxAge(text, NOW)),
+      { numRuns: 1000 },
+    );
   });
 
   it('is monotonic: a longer age gives an earlier or equal cutoff', () => {
     const amount = fc.integer({ min: 0, max: 36_000 });
     fc.assert(
-      fc.property(amount, amount, fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), (a, b, now) => {
-        const [shorter, longer] = a <= b ? [a, b] : [b, a];
-        expect(cutoffOf(`${longer}d`, now) <= cutoffOf(`${shorter}d`, now)).toBe(true);
-      }),
+      fc.property(
+        amount,
+        amount,
+        fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
+        (a, b, now) => {
+          const [shorter, longer] = a <= b ? [a, b] : [b, a];
+          expect(cutoffOf(`${longer}d`, now) <= cutoffOf(`${shorter}d`, now)).toBe(true);
+        },
+      ),
     );
     expect(cutoffOf('90d') < cutoffOf('30d')).toBe(true);
     expect(cutoffOf('6m') < cutoffOf('12w')).toBe(true);
@@ -106,12 +118,16 @@ describe('parseMaxAge', () => {
 
   it('is monotonic across units: weeks, months and years never cross days of the same length', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 99 }), fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), (n, now) => {
-        expect(cutoffOf(`${n * 7}d`, now)).toBe(cutoffOf(`${n}w`, now));
-        expect(cutoffOf(`${n * 28}d`, now) >= cutoffOf(`${n}m`, now)).toBe(true);
-        expect(cutoffOf(`${n * 31}d`, now) <= cutoffOf(`${n}m`, now)).toBe(true);
-        expect(cutoffOf(`${n}m`, now) >= cutoffOf(`${n}y`, now)).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 99 }),
+        fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
+        (n, now) => {
+          expect(cutoffOf(`${n * 7}d`, now)).toBe(cutoffOf(`${n}w`, now));
+          expect(cutoffOf(`${n * 28}d`, now) >= cutoffOf(`${n}m`, now)).toBe(true);
+          expect(cutoffOf(`${n * 31}d`, now) <= cutoffOf(`${n}m`, now)).toBe(true);
+          expect(cutoffOf(`${n}m`, now) >= cutoffOf(`${n}y`, now)).toBe(true);
+        },
+      ),
     );
   });
 });
@@ -130,9 +146,12 @@ describe('ageInDays', () => {
     expect(ageInDays(lastSeen, NOW)).toBe(days);
   });
 
-  it.each([null, '', 'yesterday', '2026-02-30', '31/01/2026', '2026-1-31', '2026-01-31x'])('%j has no age', (lastSeen) => {
-    expect(ageInDays(lastSeen, NOW)).toBeNull();
-  });
+  it.each([null, '', 'yesterday', '2026-02-30', '31/01/2026', '2026-1-31', '2026-01-31x'])(
+    '%j has no age',
+    (lastSeen) => {
+      expect(ageInDays(lastSeen, NOW)).toBeNull();
+    },
+  );
 
   it('parses days as midnight UTC', () => {
     expect(parseDay('2024-02-29')?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
@@ -144,14 +163,38 @@ describe('classifyFreshness', () => {
   const cutoff = new Date('2026-01-31T00:00:00Z');
 
   it.each([
-    [{ email: 'a@acme.com', lastSeen: '2026-01-31' }, { email_age_days: 90, email_freshness: 'fresh' }],
-    [{ email: 'a@acme.com', lastSeen: '2026-01-30' }, { email_age_days: 91, email_freshness: 'stale' }],
-    [{ email: 'a@acme.com', lastSeen: '2026-04-30T12:00:00Z' }, { email_age_days: 1, email_freshness: 'fresh' }],
-    [{ email: 'a@acme.com', lastSeen: '2027-01-01' }, { email_age_days: 0, email_freshness: 'fresh' }],
-    [{ email: 'a@acme.com', lastSeen: null }, { email_age_days: null, email_freshness: 'unknown' }],
-    [{ email: 'a@acme.com', lastSeen: 'not a date' }, { email_age_days: null, email_freshness: 'unknown' }],
-    [{ email: null, lastSeen: '2026-04-30' }, { email_age_days: null, email_freshness: 'none' }],
-    [{ email: '', lastSeen: null }, { email_age_days: null, email_freshness: 'none' }],
+    [
+      { email: 'a@acme.com', lastSeen: '2026-01-31' },
+      { email_age_days: 90, email_freshness: 'fresh' },
+    ],
+    [
+      { email: 'a@acme.com', lastSeen: '2026-01-30' },
+      { email_age_days: 91, email_freshness: 'stale' },
+    ],
+    [
+      { email: 'a@acme.com', lastSeen: '2026-04-30T12:00:00Z' },
+      { email_age_days: 1, email_freshness: 'fresh' },
+    ],
+    [
+      { email: 'a@acme.com', lastSeen: '2027-01-01' },
+      { email_age_days: 0, email_freshness: 'fresh' },
+    ],
+    [
+      { email: 'a@acme.com', lastSeen: null },
+      { email_age_days: null, email_freshness: 'unknown' },
+    ],
+    [
+      { email: 'a@acme.com', lastSeen: 'not a date' },
+      { email_age_days: null, email_freshness: 'unknown' },
+    ],
+    [
+      { email: null, lastSeen: '2026-04-30' },
+      { email_age_days: null, email_freshness: 'none' },
+    ],
+    [
+      { email: '', lastSeen: null },
+      { email_age_days: null, email_freshness: 'none' },
+    ],
   ])('%j -> %j', (contact, expected) => {
     expect(classifyFreshness(contact, cutoff, NOW)).toEqual(expected);
   });
@@ -159,7 +202,11 @@ describe('classifyFreshness', () => {
   it('with 0d only addresses seen today are fresh', () => {
     const today = parseMaxAge('0d', NOW);
     if (!today.ok) throw new Error(today.reason);
-    expect(classifyFreshness({ email: 'a@acme.com', lastSeen: '2026-05-01' }, today.cutoff, NOW).email_freshness).toBe('fresh');
-    expect(classifyFreshness({ email: 'a@acme.com', lastSeen: '2026-04-30' }, today.cutoff, NOW).email_freshness).toBe('stale');
+    expect(classifyFreshness({ email: 'a@acme.com', lastSeen: '2026-05-01' }, today.cutoff, NOW).email_freshness).toBe(
+      'fresh',
+    );
+    expect(classifyFreshness({ email: 'a@acme.com', lastSeen: '2026-04-30' }, today.cutoff, NOW).email_freshness).toBe(
+      'stale',
+    );
   });
 });

@@ -63,7 +63,10 @@ describe('-o and --summary to what is not a regular file', () => {
   it('--summary /dev/stdout (in process): the run record on stdout, after the file is written', async () => {
     const dir = await scratchDir();
     const out = join(dir, 'out.csv');
-    const run = await runInProcess([...COMPANIES, '-o', out, '--summary', '/dev/stdout'], { url: sandbox.url, apiKey: KEY });
+    const run = await runInProcess([...COMPANIES, '-o', out, '--summary', '/dev/stdout'], {
+      url: sandbox.url,
+      apiKey: KEY,
+    });
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary).toMatchObject({ command: 'companies', rows: 5, exit_code: 0, output: out });
@@ -75,7 +78,10 @@ describe('-o and --summary to what is not a regular file', () => {
     const fifo = join(dir, 'rows');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const received = readAll(fifo);
-    const run = await runCli([...COMPANIES, '-o', fifo, '--summary', join(dir, 'run.json')], { url: sandbox.url, apiKey: KEY });
+    const run = await runCli([...COMPANIES, '-o', fifo, '--summary', join(dir, 'run.json')], {
+      url: sandbox.url,
+      apiKey: KEY,
+    });
     expect(run.stderr).not.toMatch(/^prospect:/m);
     expect(run.code).toBe(0);
     expect(await received).toBe(reference);
@@ -100,33 +106,52 @@ describe('-o and --summary to what is not a regular file', () => {
     expect(existsSync(`${fifo}.meta.json`)).toBe(false);
   });
 
-  it.skipIf(!IS_ROOT)('as root, a character device (a private node of /dev/null) is written, not replaced', async () => {
-    const dir = await scratchDir();
-    const device = join(dir, 'null');
-    expect(spawnSync('mknod', [device, 'c', '1', '3']).status).toBe(0);
-    const before = await stat(device);
-    const run = await runCli([...COMPANIES, '-o', device, '--summary', device], { url: sandbox.url, apiKey: KEY });
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe('');
-    const after = await stat(device);
-    expect(after.isCharacterDevice()).toBe(true);
-    expect([after.ino, after.rdev]).toEqual([before.ino, before.rdev]);
-    expect(await readdir(dir)).toEqual(['null']);
-  });
+  it.skipIf(!IS_ROOT)(
+    'as root, a character device (a private node of /dev/null) is written, not replaced',
+    async () => {
+      const dir = await scratchDir();
+      const device = join(dir, 'null');
+      expect(spawnSync('mknod', [device, 'c', '1', '3']).status).toBe(0);
+      const before = await stat(device);
+      const run = await runCli([...COMPANIES, '-o', device, '--summary', device], { url: sandbox.url, apiKey: KEY });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('');
+      const after = await stat(device);
+      expect(after.isCharacterDevice()).toBe(true);
+      expect([after.ino, after.rdev]).toEqual([before.ino, before.rdev]);
+      expect(await readdir(dir)).toEqual(['null']);
+    },
+  );
 
   describe.skipIf(IS_ROOT && SETPRIV.skip)('as a user who may not write /dev', () => {
     /** The run as nobody when the tests run as root; as the user running them otherwise (in the project directory, which nobody may read). */
     const asUser = (): Partial<CliOptions> => ({
       env: { PROSPECT_CONFIG_DIR: '/nonexistent/prospect-config', PROSPECT_CACHE_DIR: '/nonexistent/prospect-cache' },
-      ...(IS_ROOT ? { wrap: (args: string[]) => ({ command: SETPRIV.command, args: ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, ...args] }) } : {}),
+      ...(IS_ROOT
+        ? {
+            wrap: (args: string[]) => ({
+              command: SETPRIV.command,
+              args: ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, ...args],
+            }),
+          }
+        : {}),
     });
 
     it('-o /dev/null --summary /dev/stdout: exit 0, the record on stdout, /dev/null still the device', async () => {
       const before = await stat('/dev/null');
-      const run = await runCli([...COMPANIES, '-o', '/dev/null', '--summary', '/dev/stdout'], { url: sandbox.url, apiKey: KEY, ...asUser() });
+      const run = await runCli([...COMPANIES, '-o', '/dev/null', '--summary', '/dev/stdout'], {
+        url: sandbox.url,
+        apiKey: KEY,
+        ...asUser(),
+      });
       expect(run.stderr).not.toMatch(/^prospect:/m);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ command: 'companies', rows: 5, exit_code: 0, output: '/dev/null' });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        command: 'companies',
+        rows: 5,
+        exit_code: 0,
+        output: '/dev/null',
+      });
       const after = await stat('/dev/null');
       expect(after.isCharacterDevice()).toBe(true);
       expect(after.rdev).toBe(before.rdev);
@@ -143,7 +168,12 @@ describe('-o and --summary to what is not a regular file', () => {
 describe('a read-only output is kept', () => {
   it.each([
     { name: 'companies -o (spawned)', args: COMPANIES, file: 'out.csv', spawned: true },
-    { name: 'pipeline --state -o (in process)', args: ['pipeline', '-t', 'Shopify', '--max', '5', '--state', 'state'], file: 'out.csv', spawned: false },
+    {
+      name: 'pipeline --state -o (in process)',
+      args: ['pipeline', '-t', 'Shopify', '--max', '5', '--state', 'state'],
+      file: 'out.csv',
+      spawned: false,
+    },
     { name: "companies -o's sidecar (in process)", args: COMPANIES, file: 'out.csv.meta.json', spawned: false },
   ])('$name onto a 0444 file: exit 7 before any call, the file as it was', async ({ args, file, spawned }) => {
     const dir = await scratchDir();
@@ -156,7 +186,9 @@ describe('a read-only output is kept', () => {
       ? await runCli([...args, '-o', 'out.csv'], { url: sandbox.url, apiKey: KEY, cwd: dir })
       : await runInProcess([...inDir, '-o', join(dir, 'out.csv')], { url: sandbox.url, apiKey: KEY });
     expect(run.code).toBe(7);
-    expect(run.stderr).toMatch(new RegExp(`^prospect: cannot write .*${file.replaceAll('.', '\\.')}: the file is read-only \\(mode 0444\\)`));
+    expect(run.stderr).toMatch(
+      new RegExp(`^prospect: cannot write .*${file.replaceAll('.', '\\.')}: the file is read-only \\(mode 0444\\)`),
+    );
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(2);
     expect(await requests()).toBe(before);
     expect(await readFile(path, 'utf8')).toBe('last week\n');

@@ -32,14 +32,19 @@ function readPng(bytes: Buffer): { hexAt(x: number, y: number): string } {
   return {
     hexAt(x, y) {
       const at = (y * image.width + x) * 4;
-      return [...image.data.subarray(at, at + 3)].map((byte) => byte.toString(16).padStart(2, '0')).join('').toUpperCase();
+      return [...image.data.subarray(at, at + 3)]
+        .map((byte) => byte.toString(16).padStart(2, '0'))
+        .join('')
+        .toUpperCase();
     },
   };
 }
 
 describe('escapeXml', () => {
   it('escapes markup and drops characters XML cannot hold', () => {
-    expect(escapeXml(`<b a="1">Tom & Jerry's</b>\u0001`)).toBe('&#60;b a=&#34;1&#34;&#62;Tom &#38; Jerry&#39;s&#60;/b&#62;');
+    expect(escapeXml(`<b a="1">Tom & Jerry's</b>\u0001`)).toBe(
+      '&#60;b a=&#34;1&#34;&#62;Tom &#38; Jerry&#39;s&#60;/b&#62;',
+    );
   });
 });
 
@@ -53,13 +58,21 @@ describe.skipIf(PYTHON.skip || CHROMIUM.skip)('count --by … -o chart.svg', () 
   it('writes an SVG that parses as XML and renders with its bars visible', async () => {
     const dir = await scratchDir();
     const svg = join(dir, 'chart.svg');
-    const run = await runCli(['count', '-t', 'Shopify', '--by', 'employee_range', '--top', '4', '-o', svg], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth });
+    const run = await runCli(['count', '-t', 'Shopify', '--by', 'employee_range', '--top', '4', '-o', svg], {
+      url: sandbox.url,
+      apiKey: SANDBOX_KEYS.growth,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
 
     const parsed = spawnSync(PYTHON.command, ['-c', READ_BARS, svg], { encoding: 'utf8' });
     expect(parsed.status, parsed.stderr).toBe(0);
-    const chart = JSON.parse(parsed.stdout) as { width: string; height: string; bars: Array<[number, number, number, number, string]>; texts: string[] };
+    const chart = JSON.parse(parsed.stdout) as {
+      width: string;
+      height: string;
+      bars: Array<[number, number, number, number, string]>;
+      texts: string[];
+    };
     // Four segments and the "other" row, each a bar.
     expect(chart.bars).toHaveLength(5);
     expect(chart.texts).toContain('other');
@@ -67,7 +80,16 @@ describe.skipIf(PYTHON.skip || CHROMIUM.skip)('count --by … -o chart.svg', () 
     const png = join(dir, 'chart.png');
     const shot = spawnSync(
       CHROMIUM.command,
-      ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--force-device-scale-factor=1', `--window-size=${chart.width},${chart.height}`, `--screenshot=${png}`, `file://${svg}`],
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--hide-scrollbars',
+        '--force-device-scale-factor=1',
+        `--window-size=${chart.width},${chart.height}`,
+        `--screenshot=${png}`,
+        `file://${svg}`,
+      ],
       { encoding: 'utf8', timeout: 60_000 },
     );
     expect(shot.status, shot.stderr).toBe(0);

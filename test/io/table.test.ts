@@ -46,7 +46,10 @@ async function draw(rows: Row[], terminal?: { columns: number; rows: number }, b
 
 describe('tableWriter', () => {
   it('draws one table for many batches: one header, one top and one bottom border, every line as wide', async () => {
-    const lines = await draw(Array.from({ length: 40 }, (_, index) => row(index)), { columns: 200, rows: 10 });
+    const lines = await draw(
+      Array.from({ length: 40 }, (_, index) => row(index)),
+      { columns: 200, rows: 10 },
+    );
     expect(lines.filter((line) => line.includes('│ domain'))).toHaveLength(1);
     expect(lines.filter((line) => line.startsWith('┌'))).toHaveLength(1);
     expect(lines.filter((line) => line.startsWith('└'))).toHaveLength(1);
@@ -55,7 +58,10 @@ describe('tableWriter', () => {
   });
 
   it.each([40, 80, 120])('fits a terminal of %i columns', async (columns) => {
-    const lines = await draw(Array.from({ length: 12 }, (_, index) => row(index)), { columns, rows: 24 });
+    const lines = await draw(
+      Array.from({ length: 12 }, (_, index) => row(index)),
+      { columns, rows: 24 },
+    );
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
   });
 
@@ -66,7 +72,11 @@ describe('tableWriter', () => {
   });
 
   it('keeps CJK and emoji cells aligned with the frame', async () => {
-    const rows = [row(1, { company_name: '株式会社東京ショップ', country: '日本' }), row(2, { company_name: 'Café 🚀 Rocket', country: 'france' }), row(3)];
+    const rows = [
+      row(1, { company_name: '株式会社東京ショップ', country: '日本' }),
+      row(2, { company_name: 'Café 🚀 Rocket', country: 'france' }),
+      row(3),
+    ];
     for (const columns of [80, 200]) {
       const lines = await draw(rows, { columns, rows: 24 });
       expect(new Set(lines.map((line) => stringWidth(line))).size, lines.join('\n')).toBe(1);
@@ -74,7 +84,10 @@ describe('tableWriter', () => {
   });
 
   it('sets the widths from the first screenful: a longer cell later is cut, not a wider table', async () => {
-    const rows = [...Array.from({ length: 10 }, (_, index) => row(index, { country: 'peru' })), row(99, { country: 'the united kingdom of great britain' })];
+    const rows = [
+      ...Array.from({ length: 10 }, (_, index) => row(index, { country: 'peru' })),
+      row(99, { country: 'the united kingdom of great britain' }),
+    ];
     const lines = await draw(rows, { columns: 200, rows: 8 }, 1);
     expect(new Set(lines.map((line) => stringWidth(line))).size).toBe(1);
     expect(lines.find((line) => line.includes('shop-number-99'))).toMatch(/│ the un… │$/);
@@ -103,7 +116,9 @@ describe('planLayout: the cut order', () => {
 
   it('cuts the domain last, and leaves whole columns out only when nothing else fits', () => {
     const narrow = planLayout(NAMES, sample, 50);
-    expect(narrow.widths.reduce((sum, width) => sum + width, 0) + frameWidth(narrow.shown.length)).toBeLessThanOrEqual(50);
+    expect(narrow.widths.reduce((sum, width) => sum + width, 0) + frameWidth(narrow.shown.length)).toBeLessThanOrEqual(
+      50,
+    );
     expect(narrow.shown).toContain(0);
     const tiny = planLayout(NAMES, sample, 30);
     expect(tiny.omitted[0]).toBe('technologies');

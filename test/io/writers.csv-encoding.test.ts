@@ -34,7 +34,17 @@ describe("prospect's CSV writer, byte for byte", () => {
   });
 
   it('writes the header, then one line per row, fields joined by commas, LF line ends', async () => {
-    expect(await renderCsv([['a', 'b'], ['c,d', ''], ['', 'e"f']], 2, false)).toBe('c0,c1\na,b\n"c,d",\n,"e""f"\n');
+    expect(
+      await renderCsv(
+        [
+          ['a', 'b'],
+          ['c,d', ''],
+          ['', 'e"f'],
+        ],
+        2,
+        false,
+      ),
+    ).toBe('c0,c1\na,b\n"c,d",\n,"e""f"\n');
   });
 
   it('quotes header names like cells', async () => {
@@ -46,8 +56,36 @@ describe("prospect's CSV writer, byte for byte", () => {
   });
 
   it("with the formula guard, prefixes ' to a cell that starts with = + - @ tab CR LF, then quotes as usual", async () => {
-    const cells = ['=1+1', '+1 415', '-2+3', '@SUM(1,1)', '\t=1', '\r=1', '\n=1', '\uFF1D1+1', 'plain', "'=x", ' =y', 'a=b', ''];
-    const fields = ["'=1+1", "'+1 415", "'-2+3", `"'@SUM(1,1)"`, "'\t=1", `"'\r=1"`, `"'\n=1"`, "'\uFF1D1+1", 'plain', "'=x", '" =y"', 'a=b', ''];
+    const cells = [
+      '=1+1',
+      '+1 415',
+      '-2+3',
+      '@SUM(1,1)',
+      '\t=1',
+      '\r=1',
+      '\n=1',
+      '\uFF1D1+1',
+      'plain',
+      "'=x",
+      ' =y',
+      'a=b',
+      '',
+    ];
+    const fields = [
+      "'=1+1",
+      "'+1 415",
+      "'-2+3",
+      `"'@SUM(1,1)"`,
+      "'\t=1",
+      `"'\r=1"`,
+      `"'\n=1"`,
+      "'\uFF1D1+1",
+      'plain',
+      "'=x",
+      '" =y"',
+      'a=b',
+      '',
+    ];
     const header = cells.map((_, index) => `c${index}`).join(',');
     expect(await renderCsv([cells], cells.length, true)).toBe(`${header}\n${fields.join(',')}\n`);
   });

@@ -17,30 +17,40 @@ const cell = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary' }),
   fc.constantFrom(...TRIGGERS).chain((first) => fc.string().map((rest) => first + rest)),
-  fc.array(fc.constantFrom('"', ',', '\n', '\r', ' ', '\t', "'", '=', ';', '\u00a0', 'x'), { maxLength: 6 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.constantFrom('"', ',', '\n', '\r', ' ', '\t', "'", '=', ';', '\u00a0', 'x'), { maxLength: 6 })
+    .map((parts) => parts.join('')),
 );
-const table = fc.integer({ min: 1, max: 5 }).chain((width) => fc.array(fc.array(cell, { minLength: width, maxLength: width }), { minLength: 0, maxLength: 8 }));
+const table = fc
+  .integer({ min: 1, max: 5 })
+  .chain((width) => fc.array(fc.array(cell, { minLength: width, maxLength: width }), { minLength: 0, maxLength: 8 }));
 const header = (width: number) => Array.from({ length: width }, (_, index) => `c${index}`);
 
 describe('CSV writing, property-tested against csv-parse', () => {
   it('any rows of strings read back exactly (guard off)', async () => {
     await fc.assert(
-      fc.asyncProperty(table.filter((rows) => rows.length > 0), async (rows) => {
-        const width = rows[0]!.length;
-        expect(csvRows(await renderCsv(rows, width, false))).toEqual([header(width), ...rows]);
-      }),
+      fc.asyncProperty(
+        table.filter((rows) => rows.length > 0),
+        async (rows) => {
+          const width = rows[0]!.length;
+          expect(csvRows(await renderCsv(rows, width, false))).toEqual([header(width), ...rows]);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("with the guard, a cell read back is the cell with ' before a leading trigger, and no cell starts with one", async () => {
     await fc.assert(
-      fc.asyncProperty(table.filter((rows) => rows.length > 0), async (rows) => {
-        const width = rows[0]!.length;
-        const read = csvRows(await renderCsv(rows, width, true)).slice(1);
-        expect(read).toEqual(rows.map((row) => row.map(guarded)));
-        for (const value of read.flat()) expect(TRIGGERS.includes(value[0] ?? '')).toBe(false);
-      }),
+      fc.asyncProperty(
+        table.filter((rows) => rows.length > 0),
+        async (rows) => {
+          const width = rows[0]!.length;
+          const read = csvRows(await renderCsv(rows, width, true)).slice(1);
+          expect(read).toEqual(rows.map((row) => row.map(guarded)));
+          for (const value of read.flat()) expect(TRIGGERS.includes(value[0] ?? '')).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -57,7 +67,10 @@ describe.skipIf(python.skip)("CSV writing, read back by Python's csv module", ()
       const width = rows[0]?.length ?? 1;
       // A line with nothing on it is a record of one empty field, which Python reads as [].
       const asRead = read[index]!.map((record) => (record.length === 0 && width === 1 ? [''] : record));
-      expect(asRead, JSON.stringify(documents[index])).toEqual([header(width), ...rows.map((row) => (guard ? row.map(guarded) : row))]);
+      expect(asRead, JSON.stringify(documents[index])).toEqual([
+        header(width),
+        ...rows.map((row) => (guard ? row.map(guarded) : row)),
+      ]);
     });
   });
 });

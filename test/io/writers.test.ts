@@ -60,7 +60,7 @@ describe('CSV writer', () => {
   });
 });
 
-describe('CSV cells (csv-stringify with prospect\'s options)', () => {
+describe("CSV cells (csv-stringify with prospect's options)", () => {
   interface Cells {
     text: string;
     flag: boolean | null;
@@ -80,19 +80,25 @@ describe('CSV cells (csv-stringify with prospect\'s options)', () => {
   }
 
   it('writes literal bytes: LF records, quotes only where needed, booleans as words, negative numbers unguarded', async () => {
-    expect(await csv([{ text: 'plain', flag: true, amount: -3 }, { text: 'a,b', flag: false, amount: 0.5 }, { text: '', flag: null, amount: 7 }])).toBe(
-      'text,flag,amount\nplain,true,-3\n"a,b",false,0.5\n,,7\n',
-    );
+    expect(
+      await csv([
+        { text: 'plain', flag: true, amount: -3 },
+        { text: 'a,b', flag: false, amount: 0.5 },
+        { text: '', flag: null, amount: 7 },
+      ]),
+    ).toBe('text,flag,amount\nplain,true,-3\n"a,b",false,0.5\n,,7\n');
   });
 
   it('quotes a bare carriage return, white space at either end, quotes and line feeds', async () => {
     expect(await csv([{ text: 'a\rb', flag: null, amount: 1 }])).toBe('text,flag,amount\n"a\rb",,1\n');
     expect(await csv([{ text: ' lead', flag: null, amount: 1 }])).toBe('text,flag,amount\n" lead",,1\n');
     expect(await csv([{ text: 'trail\t', flag: null, amount: 1 }])).toBe('text,flag,amount\n"trail\t",,1\n');
-    expect(await csv([{ text: 'say "hi"\nbye', flag: null, amount: 1 }])).toBe('text,flag,amount\n"say ""hi""\nbye",,1\n');
+    expect(await csv([{ text: 'say "hi"\nbye', flag: null, amount: 1 }])).toBe(
+      'text,flag,amount\n"say ""hi""\nbye",,1\n',
+    );
   });
 
-  it('guards a leading line feed, which csv-stringify\'s own escape_formulas misses', async () => {
+  it("guards a leading line feed, which csv-stringify's own escape_formulas misses", async () => {
     expect(await csv([{ text: '\n=1+1', flag: null, amount: 1 }])).toBe('text,flag,amount\n"\'\n=1+1",,1\n');
     expect(await csv([{ text: '\n=1+1', flag: null, amount: 1 }], false)).toBe('text,flag,amount\n"\n=1+1",,1\n');
   });
@@ -116,17 +122,34 @@ describe('JSON and NDJSON writers', () => {
 
 describe('a large page', () => {
   // More rows than one written piece holds (writers.ts ROWS_PER_PIECE), with a count that is not a multiple of it.
-  const many: Row[] = Array.from({ length: 101 }, (_, i) => ({ name: `Company ${i}`, count: i, tags: i % 2 === 0 ? ['a'] : [] }));
+  const many: Row[] = Array.from({ length: 101 }, (_, i) => ({
+    name: `Company ${i}`,
+    count: i,
+    tags: i % 2 === 0 ? ['a'] : [],
+  }));
 
   it('writes the same text whether the rows come as one page or one at a time', async () => {
     for (const format of ['csv', 'json', 'ndjson'] as const) {
-      expect(await render(format, [many], { scope: 's' })).toBe(await render(format, many.map((row) => [row]), { scope: 's' }));
+      expect(await render(format, [many], { scope: 's' })).toBe(
+        await render(
+          format,
+          many.map((row) => [row]),
+          { scope: 's' },
+        ),
+      );
     }
   });
 
   it('keeps every row, in order', async () => {
-    expect((await render('ndjson', [many])).trimEnd().split('\n').map((line) => JSON.parse(line).name)).toEqual(many.map((row) => row.name));
-    expect(csvRecords(await render('csv', [many])).map((record) => record['name'])).toEqual(many.map((row) => row.name));
+    expect(
+      (await render('ndjson', [many]))
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).name),
+    ).toEqual(many.map((row) => row.name));
+    expect(csvRecords(await render('csv', [many])).map((record) => record['name'])).toEqual(
+      many.map((row) => row.name),
+    );
     expect(JSON.parse(await render('json', [many])).data).toEqual(many);
   });
 });

@@ -24,7 +24,11 @@ const COLUMNS: Column<Row>[] = [
 
 function bytesSink(): TextSink & { bytes: () => Buffer; writes: () => number } {
   const chunks: Buffer[] = [];
-  return { write: async (chunk) => void chunks.push(Buffer.from(chunk)), bytes: () => Buffer.concat(chunks), writes: () => chunks.length };
+  return {
+    write: async (chunk) => void chunks.push(Buffer.from(chunk)),
+    bytes: () => Buffer.concat(chunks),
+    writes: () => chunks.length,
+  };
 }
 
 async function workbookOf(rows: Row[][], meta: unknown, limits = { maxDataRows: 1_048_575, widthSampleRows: 1_000 }) {
@@ -39,7 +43,15 @@ async function workbookOf(rows: Row[][], meta: unknown, limits = { maxDataRows: 
 
 describe('xlsx writer', () => {
   it('writes text and numbers only: formula-looking text stays text, a boolean reads as in CSV', async () => {
-    const workbook = await workbookOf([[{ name: '=1+1', rank: 42, flag: true }, { name: '@SUM(1,1)', rank: null, flag: false }]], undefined);
+    const workbook = await workbookOf(
+      [
+        [
+          { name: '=1+1', rank: 42, flag: true },
+          { name: '@SUM(1,1)', rank: null, flag: false },
+        ],
+      ],
+      undefined,
+    );
     const sheet = workbook.getWorksheet('List')!;
     expect(sheet.getRow(1).values).toEqual([undefined, 'name', 'rank', 'flag']);
     expect(sheet.getCell('A2').type).toBe(ExcelJS.ValueType.String);
@@ -53,10 +65,20 @@ describe('xlsx writer', () => {
 
   it('has a bold frozen header row, an autofilter over every row, and widths from the first rows', async () => {
     const long = 'x'.repeat(40);
-    const workbook = await workbookOf([[{ name: 'short', rank: 1, flag: true }, { name: 'a bit longer', rank: 2, flag: true }], [{ name: long, rank: 3, flag: true }]], undefined, {
-      maxDataRows: 1_048_575,
-      widthSampleRows: 2,
-    });
+    const workbook = await workbookOf(
+      [
+        [
+          { name: 'short', rank: 1, flag: true },
+          { name: 'a bit longer', rank: 2, flag: true },
+        ],
+        [{ name: long, rank: 3, flag: true }],
+      ],
+      undefined,
+      {
+        maxDataRows: 1_048_575,
+        widthSampleRows: 2,
+      },
+    );
     const sheet = workbook.getWorksheet('List')!;
     expect(sheet.getRow(1).font?.bold).toBe(true);
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
@@ -70,7 +92,10 @@ describe('xlsx writer', () => {
     const meta = { source: { dataset: 'Web technology crawl', history_since: '2019' }, total: 2834, scope: '-all' };
     const workbook = await workbookOf([[{ name: 'a', rank: 1, flag: true }]], meta);
     const about = workbook.getWorksheet('About this list')!;
-    const fields = about.getSheetValues().slice(1).map((values) => (values as unknown[]).slice(1));
+    const fields = about
+      .getSheetValues()
+      .slice(1)
+      .map((values) => (values as unknown[]).slice(1));
     expect(fields).toEqual([
       ['field', 'value'],
       ['rows', 1],
@@ -83,9 +108,21 @@ describe('xlsx writer', () => {
 
   it("refuses a row past Excel's limit before writing it: exit 2, use CSV", async () => {
     const sink = bytesSink();
-    const writer = xlsxWriter(sink, { columns: COLUMNS, toJson: (row) => row, escapeFormulas: true }, { maxDataRows: 3, widthSampleRows: 1_000 });
-    await writer.writeRows([{ name: 'a', rank: 1, flag: true }, { name: 'b', rank: 2, flag: true }]);
-    const refused = await writer.writeRows([{ name: 'c', rank: 3, flag: true }, { name: 'd', rank: 4, flag: true }]).catch((error: unknown) => error);
+    const writer = xlsxWriter(
+      sink,
+      { columns: COLUMNS, toJson: (row) => row, escapeFormulas: true },
+      { maxDataRows: 3, widthSampleRows: 1_000 },
+    );
+    await writer.writeRows([
+      { name: 'a', rank: 1, flag: true },
+      { name: 'b', rank: 2, flag: true },
+    ]);
+    const refused = await writer
+      .writeRows([
+        { name: 'c', rank: 3, flag: true },
+        { name: 'd', rank: 4, flag: true },
+      ])
+      .catch((error: unknown) => error);
     expect(String(refused)).toMatch(/more than 3 rows, more than an Excel sheet holds/);
     expect((refused as { hint?: string }).hint).toMatch(/CSV/);
     expect(exitCodeOf(refused)).toBe(2);
@@ -93,8 +130,16 @@ describe('xlsx writer', () => {
 
   it('streams: rows past the width sample reach the output while they are written, not at finish', async () => {
     const sink = bytesSink();
-    const writer = xlsxWriter(sink, { columns: COLUMNS, toJson: (row) => row, escapeFormulas: true }, { maxDataRows: 1_048_575, widthSampleRows: 100 });
-    const batch = Array.from({ length: 1_000 }, (_, index) => ({ name: `company ${index} ${'x'.repeat(index % 50)}`, rank: index, flag: index % 2 === 0 }));
+    const writer = xlsxWriter(
+      sink,
+      { columns: COLUMNS, toJson: (row) => row, escapeFormulas: true },
+      { maxDataRows: 1_048_575, widthSampleRows: 100 },
+    );
+    const batch = Array.from({ length: 1_000 }, (_, index) => ({
+      name: `company ${index} ${'x'.repeat(index % 50)}`,
+      rank: index,
+      flag: index % 2 === 0,
+    }));
     const sizes: number[] = [];
     for (let round = 0; round < 20; round++) {
       await writer.writeRows(batch);
@@ -106,7 +151,17 @@ describe('xlsx writer', () => {
   });
 
   it('accepts exactly the limit', async () => {
-    const workbook = await workbookOf([[{ name: 'a', rank: 1, flag: true }, { name: 'b', rank: 2, flag: true }], [{ name: 'c', rank: 3, flag: true }]], undefined, { maxDataRows: 3, widthSampleRows: 1 });
+    const workbook = await workbookOf(
+      [
+        [
+          { name: 'a', rank: 1, flag: true },
+          { name: 'b', rank: 2, flag: true },
+        ],
+        [{ name: 'c', rank: 3, flag: true }],
+      ],
+      undefined,
+      { maxDataRows: 3, widthSampleRows: 1 },
+    );
     expect(workbook.getWorksheet('List')!.rowCount).toBe(4);
   });
 

@@ -16,7 +16,11 @@ const FILE_URL = 'https://file.example.com';
 const ENV_URL = 'https://env.example.com';
 const FLAG_URL = 'https://flag.example.com';
 
-async function context(config: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = {}, global: GlobalOptions = {}): Promise<RunContext> {
+async function context(
+  config: Record<string, unknown> | undefined,
+  env: NodeJS.ProcessEnv = {},
+  global: GlobalOptions = {},
+): Promise<RunContext> {
   const dir = await scratchDir('prospect-precedence-');
   if (config !== undefined) writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   // resolveConnection reads only the global flags and the environment when not in --sandbox.
@@ -44,7 +48,9 @@ describe('api-key: environment > config file (there is no flag: a key on the com
 
 describe('base-url: flag > environment > config file', () => {
   it('the --base-url flag over everything', async () => {
-    expect((await resolveConnection(await context(fullFile, { PROSPECT_BASE_URL: ENV_URL }, { baseUrl: FLAG_URL }))).baseUrl).toBe(FLAG_URL);
+    expect(
+      (await resolveConnection(await context(fullFile, { PROSPECT_BASE_URL: ENV_URL }, { baseUrl: FLAG_URL }))).baseUrl,
+    ).toBe(FLAG_URL);
   });
 
   it('the environment over the config file', async () => {
@@ -56,13 +62,17 @@ describe('base-url: flag > environment > config file', () => {
   });
 
   it('no default: a usage error', async () => {
-    await expect(resolveConnection(await context({ 'api-key': FILE_KEY }))).rejects.toThrow(/no service address is set/);
+    await expect(resolveConnection(await context({ 'api-key': FILE_KEY }))).rejects.toThrow(
+      /no service address is set/,
+    );
   });
 });
 
 describe('cursor-param: environment > config file > the client default', () => {
   it('environment over the config file', async () => {
-    expect((await resolveConnection(await context(fullFile, { PROSPECT_CURSOR_PARAM: 'env_cursor' }))).cursorParam).toBe('env_cursor');
+    expect(
+      (await resolveConnection(await context(fullFile, { PROSPECT_CURSOR_PARAM: 'env_cursor' }))).cursorParam,
+    ).toBe('env_cursor');
   });
 
   it('the config file', async () => {
@@ -70,7 +80,9 @@ describe('cursor-param: environment > config file > the client default', () => {
   });
 
   it('otherwise unset, so the client uses "cursor"', async () => {
-    expect((await resolveConnection(await context({ 'api-key': FILE_KEY, 'base-url': FILE_URL }))).cursorParam).toBeUndefined();
+    expect(
+      (await resolveConnection(await context({ 'api-key': FILE_KEY, 'base-url': FILE_URL }))).cursorParam,
+    ).toBeUndefined();
   });
 });
 
@@ -78,6 +90,8 @@ describe('an unusable config file', () => {
   it('is a usage error naming it, not a crash', async () => {
     const ctx = await context(undefined, { PROSPECT_API_KEY: ENV_KEY, PROSPECT_BASE_URL: ENV_URL });
     writeFileSync(join(ctx.env.PROSPECT_CONFIG_DIR!, 'config.json'), '{"api-key": ');
-    await expect(resolveConnection(ctx)).rejects.toThrow(`the config file ${join(ctx.env.PROSPECT_CONFIG_DIR!, 'config.json')} is unusable`);
+    await expect(resolveConnection(ctx)).rejects.toThrow(
+      `the config file ${join(ctx.env.PROSPECT_CONFIG_DIR!, 'config.json')} is unusable`,
+    );
   });
 });

@@ -9,7 +9,14 @@ import { get, type ClientRequest } from 'node:http';
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import { FAULT_KIND_NAMES, type FaultKindName } from '../../src/sandbox/index.js';
-import { call, SANDBOX_KEYS, startTestSandbox, withSandbox, type RunningSandbox, type SandboxOptions } from '../helpers/sandbox.js';
+import {
+  call,
+  SANDBOX_KEYS,
+  startTestSandbox,
+  withSandbox,
+  type RunningSandbox,
+  type SandboxOptions,
+} from '../helpers/sandbox.js';
 
 const ok = '/api/v1/companies?technology=Shopify&limit=1';
 /** Polls a condition for as long as a test may run: an event that never comes fails the test, a slow one does not. */
@@ -60,7 +67,9 @@ describe('faults', () => {
       let statuses: number[] = [];
       let limited: Awaited<ReturnType<typeof call>> | undefined;
       for (let batch = 0; batch < 5 && !limited; batch++) {
-        const answers = await Promise.all(Array.from({ length: 6 }, () => call(sandbox.url, ok, { key: SANDBOX_KEYS.growth })));
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, () => call(sandbox.url, ok, { key: SANDBOX_KEYS.growth })),
+        );
         statuses = answers.map((res) => res.status);
         limited = answers.find((res) => res.status === 429);
       }
@@ -114,17 +123,21 @@ function startProbe(base: string, path: string): ProbeHandle {
     settle(snapshot());
     req.destroy();
   };
-  const req: ClientRequest = get(`${base}${path}`, { headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` }, agent: false }, (res) => {
-    seen.status = res.statusCode;
-    seen.headers = res.headers;
-    res.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      seen.received += chunk.length;
-    });
-    res.on('end', () => finish(seen.received === Number(res.headers['content-length']) ? 'complete' : 'closed'));
-    res.on('aborted', () => finish('closed'));
-    res.on('error', () => finish('closed'));
-  });
+  const req: ClientRequest = get(
+    `${base}${path}`,
+    { headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}` }, agent: false },
+    (res) => {
+      seen.status = res.statusCode;
+      seen.headers = res.headers;
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        seen.received += chunk.length;
+      });
+      res.on('end', () => finish(seen.received === Number(res.headers['content-length']) ? 'complete' : 'closed'));
+      res.on('aborted', () => finish('closed'));
+      res.on('error', () => finish('closed'));
+    },
+  );
   req.on('error', () => finish('closed'));
   return {
     ended,
@@ -145,21 +158,34 @@ async function counted(sandbox: RunningSandbox, countedBefore: number): Promise<
 
 const PAGE = '/api/v1/companies?technology=jQuery&limit=40';
 /** Kinds that end an answer on their own, for tests that send many requests. */
-const QUICK_KINDS: FaultKindName[] = ['500', '502', '503', '503-no-retry-after', '429', '429-no-retry-after', 'drop', 'reset-mid-body'];
+const QUICK_KINDS: FaultKindName[] = [
+  '500',
+  '502',
+  '503',
+  '503-no-retry-after',
+  '429',
+  '429-no-retry-after',
+  'drop',
+  'reset-mid-body',
+];
 
 /** Status, or how the connection ended when no complete answer came, for kinds that all end on their own. */
 async function outcomes(sandbox: RunningSandbox, count: number): Promise<string[]> {
   const seen: string[] = [];
   for (let k = 0; k < count; k++) {
     const answer = await startProbe(sandbox.url, PAGE).ended;
-    seen.push(answer.ending === 'complete' ? String(answer.status) : `${answer.status ?? 'no answer'}, ${answer.ending}`);
+    seen.push(
+      answer.ending === 'complete' ? String(answer.status) : `${answer.status ?? 'no answer'}, ${answer.ending}`,
+    );
   }
   return seen;
 }
 
 describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
   /** How to receive each kind: until it ends, or until it has sent all it ever will. */
-  const RECEIVE: Partial<Record<FaultKindName, (sandbox: RunningSandbox, handle: ProbeHandle, full: Probe) => Promise<Probe>>> = {
+  const RECEIVE: Partial<
+    Record<FaultKindName, (sandbox: RunningSandbox, handle: ProbeHandle, full: Probe) => Promise<Probe>>
+  > = {
     // Headers and half the body, then nothing: given up once the half has arrived.
     'stall-mid-body': async (_sandbox, handle, full) => {
       await vi.waitFor(() => expect(handle.seen().received).toBe(Math.floor(full.received / 2)), UNTIL);
@@ -174,7 +200,11 @@ describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
 
   const EXPECTED: Record<FaultKindName, (answer: Probe, full: Probe) => void> = {
     '500': (answer) => {
-      expect([answer.status, answer.ending, JSON.parse(answer.body).error.code]).toEqual([500, 'complete', 'internal_error']);
+      expect([answer.status, answer.ending, JSON.parse(answer.body).error.code]).toEqual([
+        500,
+        'complete',
+        'internal_error',
+      ]);
       expect(answer.headers['retry-after']).toBeUndefined();
     },
     '502': (answer) => {
@@ -201,12 +231,20 @@ describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
     },
     'reset-mid-body': (answer, full) => {
       // The real answer's status and full Content-Length, then half of it, then the connection closes.
-      expect([answer.status, answer.headers['content-length'], answer.ending]).toEqual([200, String(full.received), 'closed']);
+      expect([answer.status, answer.headers['content-length'], answer.ending]).toEqual([
+        200,
+        String(full.received),
+        'closed',
+      ]);
       expect(answer.received).toBe(Math.floor(full.received / 2));
     },
     'stall-mid-body': (answer, full) => {
       // The same half answer, then nothing: the connection is still open when the client gives up.
-      expect([answer.status, answer.headers['content-length'], answer.ending]).toEqual([200, String(full.received), 'silent']);
+      expect([answer.status, answer.headers['content-length'], answer.ending]).toEqual([
+        200,
+        String(full.received),
+        'silent',
+      ]);
       expect(answer.received).toBe(Math.floor(full.received / 2));
     },
     'no-response': (answer) => {
@@ -238,7 +276,10 @@ describe('fault kinds (--faults), each alone at --fail-rate 1', () => {
 
 describe('reproducible faults (--fault-seed, --faults-after)', () => {
   it('the same fault seed fails the same requests the same way, whatever the data seed; another fault seed does not', async () => {
-    const run = (options: SandboxOptions) => withSandbox({ companies: 2000, failRate: 0.4, faults: QUICK_KINDS, ...options }, (sandbox) => outcomes(sandbox, 40));
+    const run = (options: SandboxOptions) =>
+      withSandbox({ companies: 2000, failRate: 0.4, faults: QUICK_KINDS, ...options }, (sandbox) =>
+        outcomes(sandbox, 40),
+      );
     const first = await run({ seed: 1, faultSeed: 77 });
     expect(first.filter((o) => o !== '200').length).toBeGreaterThan(8);
     expect(await run({ seed: 2, faultSeed: 77 })).toEqual(first);
@@ -249,7 +290,9 @@ describe('reproducible faults (--fault-seed, --faults-after)', () => {
 
   it('a lower --fail-rate fails a subset of the requests a higher one fails', async () => {
     const failing = async (failRate: number) =>
-      withSandbox({ companies: 2000, failRate, faults: ['500'], faultSeed: 5 }, async (sandbox) => (await outcomes(sandbox, 60)).flatMap((o, index) => (o === '200' ? [] : [index])));
+      withSandbox({ companies: 2000, failRate, faults: ['500'], faultSeed: 5 }, async (sandbox) =>
+        (await outcomes(sandbox, 60)).flatMap((o, index) => (o === '200' ? [] : [index])),
+      );
     const some = await failing(0.2);
     const more = await failing(0.5);
     expect(some.length).toBeGreaterThan(3);
@@ -258,16 +301,20 @@ describe('reproducible faults (--fault-seed, --faults-after)', () => {
   });
 
   it('deals the kinds like cards: the first K faults, and each K after, meet each of the K kinds once', async () => {
-    await withSandbox({ companies: 2000, failRate: 1, faults: [...FAULT_KIND_NAMES], faultSeed: 11 }, async (sandbox) => {
-      const counts = () => FAULT_KIND_NAMES.map((kind) => sandbox.stats().faults[kind]);
-      // One request at a time; the next goes once the sandbox has counted (and dealt) the last one.
-      // Only the counters matter here, so no answer is waited for.
-      for (let k = 0; k < FAULT_KIND_NAMES.length; k++) await (await counted(sandbox, k)).giveUp();
-      expect(counts()).toEqual(FAULT_KIND_NAMES.map(() => 1));
-      for (let k = FAULT_KIND_NAMES.length; k < 2 * FAULT_KIND_NAMES.length; k++) await (await counted(sandbox, k)).giveUp();
-      expect(counts()).toEqual(FAULT_KIND_NAMES.map(() => 2));
-      expect(sandbox.stats().requests.total).toBe(2 * FAULT_KIND_NAMES.length);
-    });
+    await withSandbox(
+      { companies: 2000, failRate: 1, faults: [...FAULT_KIND_NAMES], faultSeed: 11 },
+      async (sandbox) => {
+        const counts = () => FAULT_KIND_NAMES.map((kind) => sandbox.stats().faults[kind]);
+        // One request at a time; the next goes once the sandbox has counted (and dealt) the last one.
+        // Only the counters matter here, so no answer is waited for.
+        for (let k = 0; k < FAULT_KIND_NAMES.length; k++) await (await counted(sandbox, k)).giveUp();
+        expect(counts()).toEqual(FAULT_KIND_NAMES.map(() => 1));
+        for (let k = FAULT_KIND_NAMES.length; k < 2 * FAULT_KIND_NAMES.length; k++)
+          await (await counted(sandbox, k)).giveUp();
+        expect(counts()).toEqual(FAULT_KIND_NAMES.map(() => 2));
+        expect(sandbox.stats().requests.total).toBe(2 * FAULT_KIND_NAMES.length);
+      },
+    );
   });
 
   it('--faults-after N serves the first N API requests normally, then the faults begin', async () => {
@@ -280,27 +327,32 @@ describe('reproducible faults (--fault-seed, --faults-after)', () => {
 
 describe('latency spikes (--latency-spike, --latency-spike-rate)', () => {
   it('adds the spike, on top of --latency, to about the given share of requests, counted in stats', async () => {
-    await withSandbox({ companies: 2000, latencyMs: 20, latencySpikeMs: 150, latencySpikeRate: 0.4, faultSeed: 3 }, async (sandbox) => {
-      let spiked = 0;
-      for (let k = 0; k < 25; k++) {
-        const before = sandbox.stats().faults['latency-spike'];
-        const startedAt = performance.now();
-        expect((await call(sandbox.url, PAGE, { key: SANDBOX_KEYS.growth })).status).toBe(200);
-        const tookMs = performance.now() - startedAt;
-        // Which requests were spiked, the counter says; each took at least its latency (load only adds).
-        const wasSpiked = sandbox.stats().faults['latency-spike'] - before;
-        expect(wasSpiked === 0 || wasSpiked === 1).toBe(true);
-        expect(tookMs).toBeGreaterThanOrEqual(wasSpiked ? 165 : 18);
-        spiked += wasSpiked;
-      }
-      expect(spiked).toBeGreaterThan(3);
-      expect(spiked).toBeLessThan(22);
-    });
+    await withSandbox(
+      { companies: 2000, latencyMs: 20, latencySpikeMs: 150, latencySpikeRate: 0.4, faultSeed: 3 },
+      async (sandbox) => {
+        let spiked = 0;
+        for (let k = 0; k < 25; k++) {
+          const before = sandbox.stats().faults['latency-spike'];
+          const startedAt = performance.now();
+          expect((await call(sandbox.url, PAGE, { key: SANDBOX_KEYS.growth })).status).toBe(200);
+          const tookMs = performance.now() - startedAt;
+          // Which requests were spiked, the counter says; each took at least its latency (load only adds).
+          const wasSpiked = sandbox.stats().faults['latency-spike'] - before;
+          expect(wasSpiked === 0 || wasSpiked === 1).toBe(true);
+          expect(tookMs).toBeGreaterThanOrEqual(wasSpiked ? 165 : 18);
+          spiked += wasSpiked;
+        }
+        expect(spiked).toBeGreaterThan(3);
+        expect(spiked).toBeLessThan(22);
+      },
+    );
   });
 
   it('refuses a spike rate without a spike, and fault kinds it does not know', async () => {
     await expect(startTestSandbox({ latencySpikeRate: 0.5 })).rejects.toThrow(/latencySpikeRate needs latencySpikeMs/);
-    await expect(startTestSandbox({ failRate: 0.1, faults: ['teapot' as FaultKindName] })).rejects.toThrow(/faults must name/);
+    await expect(startTestSandbox({ failRate: 0.1, faults: ['teapot' as FaultKindName] })).rejects.toThrow(
+      /faults must name/,
+    );
     await expect(startTestSandbox({ failRate: 0.1, faults: [] })).rejects.toThrow(/faults must name/);
   });
 });

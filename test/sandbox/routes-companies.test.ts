@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const byListingOrder = (a: CompanyRow, b: CompanyRow) => a.crux_rank - b.crux_rank || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0);
+const byListingOrder = (a: CompanyRow, b: CompanyRow) =>
+  a.crux_rank - b.crux_rank || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0);
 const runs = (row: CompanyRow, name: string) => row.technologies.some((t) => t.t.toLowerCase() === name.toLowerCase());
 
 function expected(filter: (row: CompanyRow) => boolean): CompanyRow[] {
@@ -27,7 +28,9 @@ function expected(filter: (row: CompanyRow) => boolean): CompanyRow[] {
 }
 
 /** Pages through a listing with the independent client: every page non-empty, no cursor twice. */
-async function listAll(params: Record<string, string | number>): Promise<{ rows: CompanyRow[]; pages: number; metas: any[] }> {
+async function listAll(
+  params: Record<string, string | number>,
+): Promise<{ rows: CompanyRow[]; pages: number; metas: any[] }> {
   const pages = await listCompanies(sandbox.url, key, params);
   for (const page of pages) expect(page.data.length).toBeGreaterThan(0);
   const cursors = pages.map((page) => page.next_cursor).filter((cursor) => cursor !== null);
@@ -57,7 +60,9 @@ describe('pagination', () => {
     const small = expected((r) => runs(r, 'Klaviyo') && r.country === 'ireland');
     expect(small.length).toBeGreaterThan(0);
     expect(small.length).toBeLessThan(100);
-    const only = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Klaviyo', country: 'ireland' })}`, { key });
+    const only = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Klaviyo', country: 'ireland' })}`, {
+      key,
+    });
     expect(only.body.data).toHaveLength(small.length);
     expect(only.body.next_cursor).toBeNull();
   });
@@ -72,8 +77,14 @@ describe('pagination', () => {
   it('lets a client change the page size between pages (the cursor binds the filters, not the limit)', async () => {
     const want = expected((r) => runs(r, 'HubSpot')).slice(0, 30);
     const first = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'HubSpot', limit: 10 })}`, { key });
-    const second = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'HubSpot', limit: 20, cursor: first.body.next_cursor })}`, { key });
-    expect([...first.body.data, ...second.body.data].map((r: CompanyRow) => r.domain)).toEqual(want.map((r) => r.domain));
+    const second = await call(
+      sandbox.url,
+      `/api/v1/companies?${qs({ technology: 'HubSpot', limit: 20, cursor: first.body.next_cursor })}`,
+      { key },
+    );
+    expect([...first.body.data, ...second.body.data].map((r: CompanyRow) => r.domain)).toEqual(
+      want.map((r) => r.domain),
+    );
   });
 });
 
@@ -81,13 +92,19 @@ describe('filters', () => {
   it('matches the technology case-insensitively and answers with the catalog spelling', async () => {
     const res = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'sHoPiFy', limit: 5 })}`, { key });
     expect(res.status).toBe(200);
-    expect(res.body.data.map((r: CompanyRow) => r.domain)).toEqual(expected((r) => runs(r, 'Shopify')).slice(0, 5).map((r) => r.domain));
+    expect(res.body.data.map((r: CompanyRow) => r.domain)).toEqual(
+      expected((r) => runs(r, 'Shopify'))
+        .slice(0, 5)
+        .map((r) => r.domain),
+    );
     for (const row of res.body.data as CompanyRow[]) expect(row.technologies.map((t) => t.t)).toContain('Shopify');
   });
 
   it('excludes not_technology', async () => {
     const got = await listAll({ technology: 'Shopify', not_technology: 'klaviyo', limit: 1000 });
-    expect(got.rows.map((r) => r.domain)).toEqual(expected((r) => runs(r, 'Shopify') && !runs(r, 'Klaviyo')).map((r) => r.domain));
+    expect(got.rows.map((r) => r.domain)).toEqual(
+      expected((r) => runs(r, 'Shopify') && !runs(r, 'Klaviyo')).map((r) => r.domain),
+    );
   });
 
   it('selects employee ranges by containment (11-500 → 11-50, 51-200, 201-500)', async () => {
@@ -96,13 +113,19 @@ describe('filters', () => {
     expect(got.rows.map((r) => r.domain)).toEqual(want.map((r) => r.domain));
     expect(new Set(got.rows.map((r) => r.employee_range))).toEqual(new Set(['11-50', '51-200', '201-500']));
     const exact = await listAll({ technology: 'HubSpot', employee_range: '51-200', limit: 1000 });
-    expect(exact.rows.map((r) => r.domain)).toEqual(expected((r) => runs(r, 'HubSpot') && r.employee_range === '51-200').map((r) => r.domain));
+    expect(exact.rows.map((r) => r.domain)).toEqual(
+      expected((r) => runs(r, 'HubSpot') && r.employee_range === '51-200').map((r) => r.domain),
+    );
   });
 
   it('matches a country with a space, encoded as %20 or +, in any case', async () => {
     const want = expected((r) => runs(r, 'Shopify') && r.country === 'united kingdom').map((r) => r.domain);
-    const pct = await call(sandbox.url, `/api/v1/companies?technology=Shopify&country=United%20Kingdom&limit=1000`, { key });
-    const plus = await call(sandbox.url, `/api/v1/companies?technology=Shopify&country=united+kingdom&limit=1000`, { key });
+    const pct = await call(sandbox.url, `/api/v1/companies?technology=Shopify&country=United%20Kingdom&limit=1000`, {
+      key,
+    });
+    const plus = await call(sandbox.url, `/api/v1/companies?technology=Shopify&country=united+kingdom&limit=1000`, {
+      key,
+    });
     expect(pct.body.data.map((r: CompanyRow) => r.domain)).toEqual(want);
     expect(plus.text).toBe(pct.text);
   });
@@ -110,13 +133,20 @@ describe('filters', () => {
   it('takes several technologies of each kind (repeated parameters): all of them, none of them, counted and named in meta', async () => {
     const got = await listAll({ technology: 'Shopify', not_technology: 'Klaviyo', limit: 1000 });
     expect(got.rows.length).toBeGreaterThan(0);
-    const query = 'technology=Shopify&technology=cloudflare&not_technology=Klaviyo&not_technology=Shop%20Pay&limit=1000';
+    const query =
+      'technology=Shopify&technology=cloudflare&not_technology=Klaviyo&not_technology=Shop%20Pay&limit=1000';
     const res = await call(sandbox.url, `/api/v1/companies?${query}`, { key });
-    const want = expected((r) => runs(r, 'Shopify') && runs(r, 'Cloudflare') && !runs(r, 'Klaviyo') && !runs(r, 'Shop Pay'));
+    const want = expected(
+      (r) => runs(r, 'Shopify') && runs(r, 'Cloudflare') && !runs(r, 'Klaviyo') && !runs(r, 'Shop Pay'),
+    );
     expect(res.body.data.map((r: CompanyRow) => r.domain)).toEqual(want.slice(0, 1000).map((r) => r.domain));
     expect(res.body.meta.total).toBe(want.length);
     expect(res.body.meta.technologies).toEqual({ all_of: ['Shopify', 'Cloudflare'], none_of: ['Klaviyo', 'Shop Pay'] });
-    const contradictory = await call(sandbox.url, '/api/v1/companies?technology=Shopify&technology=Klaviyo&not_technology=klaviyo', { key });
+    const contradictory = await call(
+      sandbox.url,
+      '/api/v1/companies?technology=Shopify&technology=Klaviyo&not_technology=klaviyo',
+      { key },
+    );
     expect(contradictory.status).toBe(422);
     expect(contradictory.body.error.code).toBe('contradictory_filters');
   });
@@ -128,19 +158,42 @@ describe('filters', () => {
   });
 
   it('combines every filter', async () => {
-    const got = await listAll({ technology: 'WordPress', not_technology: 'Yoast SEO', employee_range: '1-50', country: 'germany', limit: 200 });
-    const want = expected((r) => runs(r, 'WordPress') && !runs(r, 'Yoast SEO') && ['1-10', '11-50'].includes(r.employee_range) && r.country === 'germany');
+    const got = await listAll({
+      technology: 'WordPress',
+      not_technology: 'Yoast SEO',
+      employee_range: '1-50',
+      country: 'germany',
+      limit: 200,
+    });
+    const want = expected(
+      (r) =>
+        runs(r, 'WordPress') &&
+        !runs(r, 'Yoast SEO') &&
+        ['1-10', '11-50'].includes(r.employee_range) &&
+        r.country === 'germany',
+    );
     expect(got.rows.map((r) => r.domain)).toEqual(want.map((r) => r.domain));
   });
 });
 
 describe('meta', () => {
   it('states source, fill rates, scope, total and the contact count of exactly the matching set', async () => {
-    const res = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states' })}`, { key });
+    const res = await call(
+      sandbox.url,
+      `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states' })}`,
+      { key },
+    );
     const matching = [];
-    for (let i = 0; i < ds.size; i++) if (ds.countryOf(i).name === 'united states' && ds.hasTechnology(i, ds.catalog.indexOf('Shopify'))) matching.push(i);
+    for (let i = 0; i < ds.size; i++)
+      if (ds.countryOf(i).name === 'united states' && ds.hasTechnology(i, ds.catalog.indexOf('Shopify')))
+        matching.push(i);
     expect(res.body.meta).toEqual({
-      source: { dataset: 'Web technology crawl', method: 'monthly crawl of rendered pages', publisher: expect.any(String), history_since: '2019' },
+      source: {
+        dataset: 'Web technology crawl',
+        method: 'monthly crawl of rendered pages',
+        publisher: expect.any(String),
+        history_since: '2019',
+      },
       field_fill_rates: ds.fillRates,
       scope: 'Companies whose site has a popularity (CrUX) rank of at most 1,000,000',
       total: matching.length,
@@ -156,7 +209,21 @@ describe('meta', () => {
     expect(data.some((r) => 'description' in r)).toBe(true);
     expect(data.some((r) => !('description' in r))).toBe(true);
     expect(data.some((r) => r.phone === null)).toBe(true);
-    for (const r of data) expect(Object.keys(r)).toEqual(expect.arrayContaining(['domain', 'company_name', 'employee_range', 'industry', 'country', 'crux_rank', 'phone', 'linkedin_url', 'tech_count', 'technologies']));
+    for (const r of data)
+      expect(Object.keys(r)).toEqual(
+        expect.arrayContaining([
+          'domain',
+          'company_name',
+          'employee_range',
+          'industry',
+          'country',
+          'crux_rank',
+          'phone',
+          'linkedin_url',
+          'tech_count',
+          'technologies',
+        ]),
+      );
   });
 });
 
@@ -224,7 +291,16 @@ describe('errors', () => {
     const res = await get(qs({ technology: 'Shopify', employee_range: '12-40' }));
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('unknown_employee_range');
-    expect(res.body.error.valid_values).toEqual(['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001-100000']);
+    expect(res.body.error.valid_values).toEqual([
+      '1-10',
+      '11-50',
+      '51-200',
+      '201-500',
+      '501-1000',
+      '1001-5000',
+      '5001-10000',
+      '10001-100000',
+    ]);
   });
 
   it('422 unknown_country with suggestions', async () => {

@@ -1,7 +1,15 @@
 /** GET /api/v1/contacts over real HTTP: plan gate, input rules, ordering, the limit cut, fields. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SENIORITIES, type Contact, type Dataset } from '../../src/sandbox/dataset/index.js';
-import { call, qs, SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, type TestSandbox } from '../helpers/sandbox.js';
+import {
+  call,
+  qs,
+  SANDBOX_KEYS,
+  startTestSandbox,
+  TEST_AS_OF,
+  testDataset,
+  type TestSandbox,
+} from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
 let ds: Dataset;
@@ -12,7 +20,8 @@ beforeAll(async () => {
   sandbox = await startTestSandbox();
   ds = testDataset();
   withContacts = [];
-  for (let i = 0; i < ds.size && withContacts.length < 120; i += 13) if ((ds.contactCounts[i] as number) > 0) withContacts.push(ds.domains[i] as string);
+  for (let i = 0; i < ds.size && withContacts.length < 120; i += 13)
+    if ((ds.contactCounts[i] as number) > 0) withContacts.push(ds.domains[i] as string);
 });
 afterAll(() => sandbox.close());
 
@@ -35,13 +44,20 @@ function expectedOrder(domains: string[], seniorities?: string[]): Contact[] {
 }
 
 describe('plan gate', () => {
-  it.each([['free'], ['starter']] as const)('403 plan_required for the %s plan, before looking at parameters', async (plan) => {
-    for (const path of [contactsPath({ domain: withContacts[0] }), contactsPath({ limit: 'x' }), '/api/v1/contacts?domain=%ZZ']) {
-      const res = await call(sandbox.url, path, { key: SANDBOX_KEYS[plan] });
-      expect(res.status).toBe(403);
-      expect(res.body.error.code).toBe('plan_required');
-    }
-  });
+  it.each([['free'], ['starter']] as const)(
+    '403 plan_required for the %s plan, before looking at parameters',
+    async (plan) => {
+      for (const path of [
+        contactsPath({ domain: withContacts[0] }),
+        contactsPath({ limit: 'x' }),
+        '/api/v1/contacts?domain=%ZZ',
+      ]) {
+        const res = await call(sandbox.url, path, { key: SANDBOX_KEYS[plan] });
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe('plan_required');
+      }
+    },
+  );
 
   it.each([['growth'], ['scale']] as const)('200 for the %s plan', async (plan) => {
     const res = await call(sandbox.url, contactsPath({ domain: withContacts[0] }), { key: SANDBOX_KEYS[plan] });
@@ -67,7 +83,12 @@ describe('results', () => {
     expect(res.body.data).toEqual(expectedOrder(domains).slice(0, 25));
     expect(res.body.data).toHaveLength(25);
     expect(res.body.meta).toEqual({
-      source: { dataset: expect.any(String), method: 'licensed', publisher: expect.any(String), license: expect.any(String) },
+      source: {
+        dataset: expect.any(String),
+        method: 'licensed',
+        publisher: expect.any(String),
+        license: expect.any(String),
+      },
       domains_requested: 30,
       limit: 25,
     });
@@ -83,7 +104,11 @@ describe('results', () => {
 
   it('filters by seniority and trims, lower-cases and de-duplicates domains', async () => {
     const [a, b] = [withContacts[2] as string, withContacts[3] as string];
-    const res = await call(sandbox.url, contactsPath({ domain: ` ${a.toUpperCase()} ,${b},${a}`, seniority: 'VP, cxo', limit: 1000 }), { key });
+    const res = await call(
+      sandbox.url,
+      contactsPath({ domain: ` ${a.toUpperCase()} ,${b},${a}`, seniority: 'VP, cxo', limit: 1000 }),
+      { key },
+    );
     expect(res.status).toBe(200);
     expect(res.body.meta.domains_requested).toBe(2);
     expect(res.body.data).toEqual(expectedOrder([a, b], ['cxo', 'vp']));
@@ -93,10 +118,23 @@ describe('results', () => {
     const domain = withContacts.find((d) => recordsOf(d).some((c) => c.business_email === null)) as string;
     const res = await call(sandbox.url, contactsPath({ domain, limit: 1000 }), { key });
     for (const c of res.body.data as Contact[]) {
-      expect(Object.keys(c).sort()).toEqual(['business_email', 'business_email_last_seen', 'department', 'domain', 'first_name', 'full_name', 'last_name', 'linkedin_url', 'seniority', 'title']);
+      expect(Object.keys(c).sort()).toEqual([
+        'business_email',
+        'business_email_last_seen',
+        'department',
+        'domain',
+        'first_name',
+        'full_name',
+        'last_name',
+        'linkedin_url',
+        'seniority',
+        'title',
+      ]);
       expect(c.domain).toBe(domain);
     }
-    expect((res.body.data as Contact[]).some((c) => c.business_email === null && c.business_email_last_seen === null)).toBe(true);
+    expect(
+      (res.body.data as Contact[]).some((c) => c.business_email === null && c.business_email_last_seen === null),
+    ).toBe(true);
   });
 
   it('answers 200 with no rows for unknown domains and domains without contacts', async () => {

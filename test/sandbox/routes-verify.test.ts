@@ -2,7 +2,17 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/sandbox/dataset/index.js';
-import { call, qs, SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, todayUtc, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import {
+  call,
+  qs,
+  SANDBOX_KEYS,
+  startTestSandbox,
+  TEST_AS_OF,
+  testDataset,
+  todayUtc,
+  withSandbox,
+  type TestSandbox,
+} from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
 let ds: Dataset;
@@ -12,7 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const verify = (email: string | undefined, key: string = SANDBOX_KEYS.growth) => call(sandbox.url, `/api/v1/verify?${qs({ email })}`, { key });
+const verify = (email: string | undefined, key: string = SANDBOX_KEYS.growth) =>
+  call(sandbox.url, `/api/v1/verify?${qs({ email })}`, { key });
 
 describe('verify', () => {
   it('answers the contract shape and counts one unit per 200, per key, in the header and /_sandbox/stats', async () => {
@@ -20,7 +31,11 @@ describe('verify', () => {
     const first = await verify('someone@example.com');
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
-      data: { email: 'someone@example.com', status: expect.stringMatching(/^(valid|invalid|risky|unknown)$/), checked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/) },
+      data: {
+        email: 'someone@example.com',
+        status: expect.stringMatching(/^(valid|invalid|risky|unknown)$/),
+        checked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+      },
       meta: { units_charged: 1, units_used: before.growth + 1 },
     });
     expect(first.body.data.checked_at.startsWith(TEST_AS_OF)).toBe(true);
@@ -43,14 +58,18 @@ describe('verify', () => {
       expect(res.status, String(bad)).toBe(400);
       expect(['missing_parameter', 'invalid_parameter']).toContain(res.body.error.code);
     }
-    expect((await call(sandbox.url, '/api/v1/verify?email=a@b.com&email=c@d.com', { key: SANDBOX_KEYS.growth })).status).toBe(400);
+    expect(
+      (await call(sandbox.url, '/api/v1/verify?email=a@b.com&email=c@d.com', { key: SANDBOX_KEYS.growth })).status,
+    ).toBe(400);
     expect((await call(sandbox.url, '/api/v1/verify?email=a@b.com')).status).toBe(401);
     expect(sandbox.stats().units).toEqual(before);
   });
 
   it('replays an idempotent call (same Idempotency-Key and address) for free; another address is charged', async () => {
     const idem = (email: string, idempotencyKey: string, key: string = SANDBOX_KEYS.growth) =>
-      request(`${sandbox.url}/api/v1/verify?${qs({ email })}`, { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey } }).then(async (r) => ({
+      request(`${sandbox.url}/api/v1/verify?${qs({ email })}`, {
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+      }).then(async (r) => ({
         status: r.statusCode,
         units: r.headers['x-units-used'],
         text: await r.body.text(),
@@ -102,7 +121,9 @@ describe('verify', () => {
     expect(staleInvalid).toBeGreaterThan(freshInvalid + 0.15);
     // Unknown domains are mostly "unknown".
     let unknown = 0;
-    for (let k = 0; k < 60; k++) if ((await verify(`person${k}@no-such-company-${k}.com`, SANDBOX_KEYS.scale)).body.data.status === 'unknown') unknown++;
+    for (let k = 0; k < 60; k++)
+      if ((await verify(`person${k}@no-such-company-${k}.com`, SANDBOX_KEYS.scale)).body.data.status === 'unknown')
+        unknown++;
     expect(unknown).toBeGreaterThan(20);
   });
 
@@ -114,14 +135,18 @@ describe('verify', () => {
 
     await withSandbox({ asOf: todayUtc() }, async (today) => {
       for (let k = 0; k < 200; k++) {
-        const answer = await call(today.url, `/api/v1/verify?${qs({ email: `person${k}@example.com` })}`, { key: SANDBOX_KEYS.scale });
+        const answer = await call(today.url, `/api/v1/verify?${qs({ email: `person${k}@example.com` })}`, {
+          key: SANDBOX_KEYS.scale,
+        });
         const answeredBy = Date.now();
         const checkedAt = Date.parse(answer.body.data.checked_at);
         expect(checkedAt, answer.body.data.checked_at).toBeLessThanOrEqual(answeredBy);
         expect(answer.body.data.checked_at.startsWith(todayUtc())).toBe(true);
       }
       // Fixed for the sandbox's life: a resumed run gets the bytes of an uninterrupted one.
-      const again = async () => (await call(today.url, `/api/v1/verify?${qs({ email: 'person7@example.com' })}`, { key: SANDBOX_KEYS.scale })).body.data.checked_at;
+      const again = async () =>
+        (await call(today.url, `/api/v1/verify?${qs({ email: 'person7@example.com' })}`, { key: SANDBOX_KEYS.scale }))
+          .body.data.checked_at;
       expect(await again()).toBe(await again());
     });
   });

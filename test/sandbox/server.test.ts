@@ -47,12 +47,15 @@ describe('authentication', () => {
 });
 
 describe('routing and methods', () => {
-  it.each(['/', '/api/v1', '/api/v1/companies/', '/api/v2/companies', '/api/v1/unknown', '/v1/companies'])('404 not_found for %s', async (path) => {
-    const res = await call(sandbox.url, path, { key: SANDBOX_KEYS.growth });
-    expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-  });
+  it.each(['/', '/api/v1', '/api/v1/companies/', '/api/v2/companies', '/api/v1/unknown', '/v1/companies'])(
+    '404 not_found for %s',
+    async (path) => {
+      const res = await call(sandbox.url, path, { key: SANDBOX_KEYS.growth });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    },
+  );
 
   it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('405 method_not_allowed for %s, with Allow', async (method) => {
     const res = await call(sandbox.url, ok, { key: SANDBOX_KEYS.growth, method });
@@ -85,7 +88,9 @@ describe('robustness', () => {
   });
 
   it('handles long but legal queries and odd encodings without crashing', async () => {
-    const long = await call(sandbox.url, `/api/v1/companies?technology=${encodeURIComponent('é'.repeat(5000))}`, { key: SANDBOX_KEYS.growth });
+    const long = await call(sandbox.url, `/api/v1/companies?technology=${encodeURIComponent('é'.repeat(5000))}`, {
+      key: SANDBOX_KEYS.growth,
+    });
     expect(long.status).toBe(422);
     const nul = await call(sandbox.url, '/api/v1/companies?technology=%00', { key: SANDBOX_KEYS.growth });
     expect(nul.status).toBe(422);
@@ -125,7 +130,9 @@ describe('robustness', () => {
     const recording = await startTestSandbox({ companies: 1_000, recordTraffic: true });
     try {
       await call(recording.url, '/api/v1/contacts?domain=b.com,a.com', { key: SANDBOX_KEYS.growth });
-      await call(recording.url, `/api/v1/verify?email=${encodeURIComponent('Someone@Example.com')}`, { key: SANDBOX_KEYS.growth });
+      await call(recording.url, `/api/v1/verify?email=${encodeURIComponent('Someone@Example.com')}`, {
+        key: SANDBOX_KEYS.growth,
+      });
       const stats = (await call(recording.url, '/_sandbox/stats')).body;
       expect(stats.contacts_domains).toEqual(['a.com', 'b.com']);
       expect(stats.verified_emails).toEqual(['someone@example.com']);

@@ -24,7 +24,18 @@ describe('renderBarChart', () => {
   });
 
   it('says "contacts n/a" on every line where no segment was counted, never a blank column', () => {
-    const lines = renderBarChart([{ label: 'retail', companies: 7, contacts: undefined, share: 0.7 }, { label: 'media', companies: 3, contacts: undefined, share: 0.3 }], 80).trimEnd().split('\n');
-    expect(lines.map((line) => line.replace(/[█▉▊▋▌▍▎▏]+/, 'BAR').replace(/ +/g, ' '))).toEqual(['retail BAR 7 companies contacts n/a 70.0%', 'media BAR 3 companies contacts n/a 30.0%']);
+    const lines = renderBarChart(
+      [
+        { label: 'retail', companies: 7, contacts: undefined, share: 0.7 },
+        { label: 'media', companies: 3, contacts: undefined, share: 0.3 },
+      ],
+      80,
+    )
+      .trimEnd()
+      .split('\n');
+    expect(lines.map((line) => line.replace(/[█▉▊▋▌▍▎▏]+/, 'BAR').replace(/ +/g, ' '))).toEqual([
+      'retail BAR 7 companies contacts n/a 70.0%',
+      'media BAR 3 companies contacts n/a 30.0%',
+    ]);
   });
 });

@@ -4,13 +4,17 @@ import { countOf, formatCount } from '../../src/ui/format-count.js';
 
 describe('formatCount writes what toLocaleString("en-US") writes', () => {
   it('for whole numbers of any size and sign', () => {
-    fc.assert(fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.integer({ min: -1e6, max: 1e6 })), (n) => {
-      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.integer({ min: -1e6, max: 1e6 })), (n) => {
+        expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('for the edges, by deferring to it', () => {
-    for (const n of [0, -0, 999, 1000, 1_000_000, 2 ** 53, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    for (const n of [0, -0, 999, 1000, 1_000_000, 2 ** 53, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
   });
 });
 

@@ -12,7 +12,9 @@ describe('progressLine', () => {
   });
 
   it('shows the count and the rate without a total', () => {
-    expect(progressLine('Fetching companies', { done: 500, noun: 'companies' }, 1_000, 200)).toBe('Fetching companies · 500 companies · 500/s');
+    expect(progressLine('Fetching companies', { done: 500, noun: 'companies' }, 1_000, 200)).toBe(
+      'Fetching companies · 500 companies · 500/s',
+    );
   });
 
   it('says the ETA is unknown before anything is done', () => {
@@ -26,7 +28,8 @@ describe('progressLine', () => {
     expect(progressLine('Fetching contacts', state, 1_000, stringWidth(full) - 1)).not.toContain('units');
     const narrow = progressLine('Fetching contacts', state, 1_000, 40);
     expect(narrow).toBe('Fetching contacts 50% · 50/100 domains …');
-    for (const width of [10, 20, 30, 60]) expect(stringWidth(progressLine('Fetching contacts', state, 1_000, width))).toBeLessThanOrEqual(width);
+    for (const width of [10, 20, 30, 60])
+      expect(stringWidth(progressLine('Fetching contacts', state, 1_000, width))).toBeLessThanOrEqual(width);
   });
 });
 
@@ -45,10 +48,19 @@ describe('small formats', () => {
   });
 
   it.each([
-    [{ columns: 0, rows: 0 }, { columns: 80, rows: 24 }],
+    [
+      { columns: 0, rows: 0 },
+      { columns: 80, rows: 24 },
+    ],
     [{}, { columns: 80, rows: 24 }],
-    [{ columns: 1_000_000, rows: 50 }, { columns: 80, rows: 50 }],
-    [{ columns: 132, rows: 43 }, { columns: 132, rows: 43 }],
+    [
+      { columns: 1_000_000, rows: 50 },
+      { columns: 80, rows: 50 },
+    ],
+    [
+      { columns: 132, rows: 43 },
+      { columns: 132, rows: 43 },
+    ],
   ])('terminalSize(%j) is %j', (reported, size) => {
     expect(terminalSize(reported)).toEqual(size);
   });
@@ -62,8 +74,14 @@ describe('small formats', () => {
   });
 
   it('the closing line says what was written, where, and how long it took', () => {
-    expect(closingLine({ rows: 1_204, noun: ['company', 'companies'], path: 'shopify.csv' }, true, 3_140)).toBe('Wrote 1,204 companies to shopify.csv in 3.1s.');
-    expect(closingLine({ rows: 1, noun: ['lead', 'leads'], path: undefined }, true, 500)).toBe('Wrote 1 lead to the terminal in 0.5s.');
-    expect(closingLine({ rows: 2, noun: ['row', 'rows'], path: undefined }, false, 65_000)).toBe('Wrote 2 rows to stdout in 1m 05s.');
+    expect(closingLine({ rows: 1_204, noun: ['company', 'companies'], path: 'shopify.csv' }, true, 3_140)).toBe(
+      'Wrote 1,204 companies to shopify.csv in 3.1s.',
+    );
+    expect(closingLine({ rows: 1, noun: ['lead', 'leads'], path: undefined }, true, 500)).toBe(
+      'Wrote 1 lead to the terminal in 0.5s.',
+    );
+    expect(closingLine({ rows: 2, noun: ['row', 'rows'], path: undefined }, false, 65_000)).toBe(
+      'Wrote 2 rows to stdout in 1m 05s.',
+    );
   });
 });

@@ -14,7 +14,20 @@ import { join } from 'node:path';
 const KEY = SANDBOX_KEYS.growth;
 // Two domains over 1,000 contacts at one seniority (test dataset, seed 1), two invalid entries, one small domain.
 const INPUT = 'savor.co.uk\nnot a domain!\nmitchelldental.net\nhttp//broken\nhappyglow.com\n';
-const CONTACTS = ['contacts', '--seniority', 'manager,staff', '--stale', 'verify', '--verify-budget', '2', '--max-age', '30d', '--no-cache', '--format', 'csv'];
+const CONTACTS = [
+  'contacts',
+  '--seniority',
+  'manager,staff',
+  '--stale',
+  'verify',
+  '--verify-budget',
+  '2',
+  '--max-age',
+  '30d',
+  '--no-cache',
+  '--format',
+  'csv',
+];
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -36,7 +49,11 @@ describe('what stderr says in a pipe, with -q and with --verbose (spawned, again
     expect(unchecked).toBeGreaterThan(100);
     expect(lines(piped.stderr)).toEqual([
       'warning: skipped 2 invalid domains (never sent); --verbose lists them.',
-      expect.stringMatching(new RegExp(`^warning: verified 2 of [\\d,]+; ${unchecked.toLocaleString('en-US')} left unchecked \\(budget\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^warning: verified 2 of [\\d,]+; ${unchecked.toLocaleString('en-US')} left unchecked \\(budget\\)$`,
+        ),
+      ),
       expect.stringMatching(/^warning: 2 domains have more than 1,000 contacts at one seniority/),
     ]);
     expect((await sandboxStats(sandbox.url)).units.growth - unitsBefore).toBe(2);
@@ -75,7 +92,16 @@ describe('what stderr says in a pipe, with -q and with --verbose (spawned, again
     const file = join(dir, 'people.csv');
     await writeFile(file, people.stdout);
     const addresses = rows.length - blank.length;
-    const verified = await prospect(['verify', '--file', file, '--budget', String(addresses), '--no-cache', '--format', 'csv']);
+    const verified = await prospect([
+      'verify',
+      '--file',
+      file,
+      '--budget',
+      String(addresses),
+      '--no-cache',
+      '--format',
+      'csv',
+    ]);
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stderr).toBe('');
     const out = csvRecords(verified.stdout);

@@ -40,7 +40,9 @@ describe('a warning and the data on one pipe (2>&1)', () => {
     reporter.caveat('3 lines skipped');
     reporter.error('the service did not answer', 'Try again later.');
     await settle();
-    expect(received.join('')).toBe('{"domain":"acme.com"}\nwarning: 3 lines skipped\nprospect: the service did not answer\nTry again later.\n');
+    expect(received.join('')).toBe(
+      '{"domain":"acme.com"}\nwarning: 3 lines skipped\nprospect: the service did not answer\nTry again later.\n',
+    );
   });
 
   it('is written at once when stdout holds nothing', () => {

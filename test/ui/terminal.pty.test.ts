@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, type CliRun } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { companiesPage, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
-import { SCRIPT, screenLines, screenWidth, startOnTerminal, tableLines, type TerminalSize } from '../helpers/terminal.js';
+import {
+  SCRIPT,
+  screenLines,
+  screenWidth,
+  startOnTerminal,
+  tableLines,
+  type TerminalSize,
+} from '../helpers/terminal.js';
 
 const KEY = 'sandbox-growth';
 let sandbox: TestSandbox;
@@ -25,7 +32,11 @@ function gate(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-async function onTerminal(args: string[], size: TerminalSize, env: Record<string, string> = {}): Promise<CliRun & { screen: string[] }> {
+async function onTerminal(
+  args: string[],
+  size: TerminalSize,
+  env: Record<string, string> = {},
+): Promise<CliRun & { screen: string[] }> {
   const child = startOnTerminal(args, size, { url: sandbox.url, apiKey: KEY, env });
   child.stdin!.on('error', () => {});
   const run = await finishCli(child, { apiKey: KEY });
@@ -36,11 +47,21 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox();
     dir = await scratchDir();
-    const companies = await runInProcess(['companies', '-t', 'Shopify', '--max', '30', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY });
-    const contacts = await runInProcess(['contacts', '--format', 'csv', '--columns', 'domain'], { url: sandbox.url, apiKey: KEY, input: companies.stdout });
+    const companies = await runInProcess(
+      ['companies', '-t', 'Shopify', '--max', '30', '--format', 'csv', '--columns', 'domain'],
+      { url: sandbox.url, apiKey: KEY },
+    );
+    const contacts = await runInProcess(['contacts', '--format', 'csv', '--columns', 'domain'], {
+      url: sandbox.url,
+      apiKey: KEY,
+      input: companies.stdout,
+    });
     domainsWithContacts = [...new Set(contacts.stdout.trim().split('\n').slice(1))].slice(0, 2);
     expect(domainsWithContacts).toHaveLength(2);
-    const people = await runInProcess(['contacts', ...domainsWithContacts, '--format', 'csv'], { url: sandbox.url, apiKey: KEY });
+    const people = await runInProcess(['contacts', ...domainsWithContacts, '--format', 'csv'], {
+      url: sandbox.url,
+      apiKey: KEY,
+    });
     await writeFile(join(dir, 'people.csv'), people.stdout);
   });
   afterAll(async () => {
@@ -63,15 +84,15 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     [160, 'verify'],
     [160, 'pipeline'],
   ])('at %i columns, %s draws one table, no line of it wider than the terminal', async (columns, name) => {
-      const run = await onTerminal(commands[name]!(), { columns, rows: 30 });
-      expect(run.code, run.stdout).toBe(0);
-      const table = tableLines(run.screen);
-      expect(table.length).toBeGreaterThan(3);
-      for (const line of table) expect(screenWidth(line), line).toBeLessThanOrEqual(columns);
-      expect(table.filter((line) => line.startsWith('┌'))).toHaveLength(1);
-      expect(table.filter((line) => line.startsWith('└'))).toHaveLength(1);
-      // Every line of one table has the same width: the columns line up under the one header.
-      expect(new Set(table.map(screenWidth)).size).toBe(1);
+    const run = await onTerminal(commands[name]!(), { columns, rows: 30 });
+    expect(run.code, run.stdout).toBe(0);
+    const table = tableLines(run.screen);
+    expect(table.length).toBeGreaterThan(3);
+    for (const line of table) expect(screenWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(table.filter((line) => line.startsWith('┌'))).toHaveLength(1);
+    expect(table.filter((line) => line.startsWith('└'))).toHaveLength(1);
+    // Every line of one table has the same width: the columns line up under the one header.
+    expect(new Set(table.map(screenWidth)).size).toBe(1);
   });
 
   it('draws no progress line on a terminal that cannot redraw one (TERM=dumb)', async () => {
@@ -86,7 +107,9 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     expect(run.code).toBe(0);
     const headers = tableLines(run.screen).filter((line) => /^│ domain +│ full_name/.test(line));
     expect(headers).toHaveLength(1);
-    const rows = tableLines(run.screen).filter((line) => domainsWithContacts.some((domain) => line.startsWith(`│ ${domain} `)));
+    const rows = tableLines(run.screen).filter((line) =>
+      domainsWithContacts.some((domain) => line.startsWith(`│ ${domain} `)),
+    );
     expect(new Set(rows.map((line) => line.split('│')[1]!.trim()))).toEqual(new Set(domainsWithContacts));
   });
 
@@ -118,9 +141,15 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
       const domains = (from: number) => Array.from({ length: 100 }, (_, index) => `shop${from + index}.example`);
       server = await startScriptedServer((request) => {
         const meta = { total: 1000 };
-        if (!request.query.has('cursor')) return { body: { ...companiesPage(domains(0), 'page-2'), meta: { ...companiesPage([]).meta as object, ...meta } } };
+        if (!request.query.has('cursor'))
+          return {
+            body: { ...companiesPage(domains(0), 'page-2'), meta: { ...(companiesPage([]).meta as object), ...meta } },
+          };
         // The second page waits for the test: the run is mid-export for as long as the test looks.
-        return { holdUntil: secondPageGate.promise, body: { ...companiesPage(domains(100), null), meta: { ...companiesPage([]).meta as object, ...meta } } };
+        return {
+          holdUntil: secondPageGate.promise,
+          body: { ...companiesPage(domains(100), null), meta: { ...(companiesPage([]).meta as object), ...meta } },
+        };
       });
     });
     afterAll(async () => {
@@ -129,9 +158,15 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     });
 
     /** Starts the export on a terminal and resolves once the progress line shows `pattern`. */
-    async function startUntil(pattern: RegExp): Promise<{ child: ReturnType<typeof startOnTerminal>; output: () => string }> {
+    async function startUntil(
+      pattern: RegExp,
+    ): Promise<{ child: ReturnType<typeof startOnTerminal>; output: () => string }> {
       secondPageGate = gate();
-      const child = startOnTerminal(['companies', '-t', 'Shopify', '--format', 'csv', '-o', join(dir, `export-${Date.now()}.csv`)], { columns: 100, rows: 30 }, { url: server.url, apiKey: KEY });
+      const child = startOnTerminal(
+        ['companies', '-t', 'Shopify', '--format', 'csv', '-o', join(dir, `export-${Date.now()}.csv`)],
+        { columns: 100, rows: 30 },
+        { url: server.url, apiKey: KEY },
+      );
       let output = '';
       const seen = new Promise<void>((resolve, reject) => {
         child.stdout!.on('data', (chunk: Buffer) => {

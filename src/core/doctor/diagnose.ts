@@ -46,8 +46,12 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
   const url = new URL(connection.baseUrl);
   const where = hostAndPort(url);
   out.line(`base URL  ${connection.baseUrl} (from ${connection.baseUrlSource})`);
-  out.line(`proxy     ${connection.proxy.proxy ? `${describeProxy(connection.proxy.proxy)} (from ${connection.proxy.source})` : `none: ${connection.proxy.why}`}`);
-  out.line(`CA        ${url.protocol === 'https:' ? connection.trust.description : 'none needed (plain http on this machine)'}`);
+  out.line(
+    `proxy     ${connection.proxy.proxy ? `${describeProxy(connection.proxy.proxy)} (from ${connection.proxy.source})` : `none: ${connection.proxy.why}`}`,
+  );
+  out.line(
+    `CA        ${url.protocol === 'https:' ? connection.trust.description : 'none needed (plain http on this machine)'}`,
+  );
   out.line(`key       ${redactSecret(connection.apiKey)}`);
   await checkSteps(connection, url, out);
   const client = createClient({
@@ -97,7 +101,9 @@ async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): 
     }),
   );
   const { protocol, subject, issuer, validTo } = tls.value;
-  out.line(`ok  TLS       ${protocol}, certificate for ${subject}, issued by ${issuer}, valid until ${validTo} (${tls.ms} ms)`);
+  out.line(
+    `ok  TLS       ${protocol}, certificate for ${subject}, issued by ${issuer}, valid until ${validTo} (${tls.ms} ms)`,
+  );
 }
 
 async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
@@ -107,7 +113,11 @@ async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
     if (error instanceof CliError) throw error;
     const code = (error as { code?: unknown }).code;
     const why = error instanceof Error ? error.message : String(error);
-    throw new CliError(`${what} failed: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}.`, ExitCode.service, 'Check the base URL, the proxy and the network; `prospect doctor` shows where each setting came from.');
+    throw new CliError(
+      `${what} failed: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}.`,
+      ExitCode.service,
+      'Check the base URL, the proxy and the network; `prospect doctor` shows where each setting came from.',
+    );
   }
 }
 
@@ -118,13 +128,17 @@ async function checkPlan(client: ProspectClient, where: string, out: DoctorOutpu
   try {
     for await (const page of client.companies({ technology: PROBE_TECHNOLOGY }, { pageSize: 1 })) {
       out.line(`ok  HTTP      ${where} answered GET /companies (${Math.round(performance.now() - startedAt)} ms)`);
-      findings.push(`rows 2 and 1: a page of limit=1 held ${page.data.length} row, and ${page.nextCursor === null ? 'no next page' : 'a next_cursor to follow'}`);
+      findings.push(
+        `rows 2 and 1: a page of limit=1 held ${page.data.length} row, and ${page.nextCursor === null ? 'no next page' : 'a next_cursor to follow'}`,
+      );
       break;
     }
     out.line('ok  plan      companies: open to this key');
   } catch (error) {
     if (!(error instanceof UnanswerableError)) throw planFailure(error);
-    out.line(`ok  HTTP      ${where} answered GET /companies with 422 (${Math.round(performance.now() - startedAt)} ms)`);
+    out.line(
+      `ok  HTTP      ${where} answered GET /companies with 422 (${Math.round(performance.now() - startedAt)} ms)`,
+    );
     out.line('ok  plan      companies: open to this key');
     findings.push(`rows 7 and 8: a 422 carries its code and reason (${error.code ?? 'no code'})`);
   }
@@ -134,7 +148,9 @@ async function checkPlan(client: ProspectClient, where: string, out: DoctorOutpu
     findings.push('row 18: the contacts envelope is one the client reads');
   } catch (error) {
     if (!(error instanceof AuthError) || error.code !== 'plan_required') throw planFailure(error);
-    out.line('ok  plan      contacts: not on this key\'s plan (403 plan_required: Free or Starter); companies, count and verify still work');
+    out.line(
+      "ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter); companies, count and verify still work",
+    );
     findings.push('row 11: the plan gate is 403 plan_required');
   }
   return findings;

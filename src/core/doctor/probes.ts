@@ -27,7 +27,9 @@ function withDeadline<T extends Socket>(socket: T, timeoutMs: number, event: str
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new StepTimeoutError(`no ${event === 'connect' ? 'connection' : 'TLS handshake'} within ${timeoutMs / 1000} s`));
+      reject(
+        new StepTimeoutError(`no ${event === 'connect' ? 'connection' : 'TLS handshake'} within ${timeoutMs / 1000} s`),
+      );
     }, timeoutMs);
     socket.once(event, () => {
       clearTimeout(timer);
@@ -61,9 +63,19 @@ export interface Handshake {
 }
 
 /** A TLS handshake with the name as the client sends it and the CAs the client trusts. */
-export function shakeHands(host: string, port: number, ca: readonly string[] | undefined, timeoutMs: number): Promise<Timed<Handshake>> {
+export function shakeHands(
+  host: string,
+  port: number,
+  ca: readonly string[] | undefined,
+  timeoutMs: number,
+): Promise<Timed<Handshake>> {
   return timed(async () => {
-    const options = { host, port, servername: host.includes(':') || /^[\d.]+$/.test(host) ? undefined : host, ...(ca ? { ca: [...ca] } : {}) };
+    const options = {
+      host,
+      port,
+      servername: host.includes(':') || /^[\d.]+$/.test(host) ? undefined : host,
+      ...(ca ? { ca: [...ca] } : {}),
+    };
     const socket = await withDeadline<TLSSocket>(connectTls(options), timeoutMs, 'secureConnect');
     const certificate: PeerCertificate = socket.getPeerCertificate();
     const handshake = {

@@ -56,10 +56,17 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<CompanyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
+  const writer = await createRowWriter<CompanyRow>(format, output.sink, {
+    columns,
+    toJson: (row) => row,
+    escapeFormulas: options.escapeFormulas,
+    bom: options.bom,
+  });
   const stackFilter = localStackFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
-  const keep = suppression.active ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain) : stackFilter;
+  const keep = suppression.active
+    ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain)
+    : stackFilter;
   let meta: CompaniesMeta | undefined;
   let written = 0;
   let fetched = 0;
@@ -73,7 +80,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   const clientReadsAhead = options.max === undefined;
   // With --max and every filter applied by the service, one page of --max rows per query holds every
   // row that will be written: `--max 5` asks for 5 rows, not a page of 1,000 to throw 995 away.
-  const pageSize = options.max !== undefined && keep === undefined ? Math.min(options.max, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize) : undefined;
+  const pageSize =
+    options.max !== undefined && keep === undefined
+      ? Math.min(options.max, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize)
+      : undefined;
   // A long listing is split into parts walked at once where that lists the same companies (company-partition.ts).
   const split = splitOptions(ctx.reporter, options.filters, options.concurrency, options.max);
   const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead, pageSize, split });
@@ -127,7 +137,9 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       // Stopped at --max with pages left: let the listing go (nothing is in flight).
       await walk.chunks.return(undefined);
       if (written === 0) throw noMatch(options.filters, fetched, suppression.removed.domains);
-      await writer.finish(documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record));
+      await writer.finish(
+        documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record),
+      );
       await output.writeSidecar('.meta.json', metaJson(record()));
       await output.commit();
     },
@@ -157,9 +169,17 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
 /** The service had companies for the first technology, but the filters it cannot express left none. */
 function noMatch(filters: CompanyFilters, fetched: number, excluded: number): EmptyResultError {
   if (excluded > 0) {
-    return new EmptyResultError(`no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`);
+    return new EmptyResultError(
+      `no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`,
+    );
   }
-  const others = describeFilters({ ...filters, technologies: filters.technologies.slice(1), notTechnologies: filters.notTechnologies.slice(1), employeeRanges: [], countries: [] });
+  const others = describeFilters({
+    ...filters,
+    technologies: filters.technologies.slice(1),
+    notTechnologies: filters.notTechnologies.slice(1),
+    employeeRanges: [],
+    countries: [],
+  });
   return new EmptyResultError(
     `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${filters.technologies[0]}", none of which also ${others}.`,
   );
@@ -173,5 +193,8 @@ function noMatch(filters: CompanyFilters, fetched: number, excluded: number): Em
 function countFields(meta: CompaniesMeta | undefined, count: SetCount): Record<string, unknown> {
   const { total, contact_count, ...fields } = countRecord(count);
   if (total === undefined) return { total: undefined, contact_count: undefined, ...fields };
-  return { ...(meta?.total === undefined ? {} : { total }), ...(meta?.contact_count === undefined ? {} : { contact_count }) };
+  return {
+    ...(meta?.total === undefined ? {} : { total }),
+    ...(meta?.contact_count === undefined ? {} : { contact_count }),
+  };
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { CLIENT_DEFAULTS, RequestError, type CompanyQuery, type CompanyRow, type ProspectClient } from '../../api/index.js';
+import {
+  CLIENT_DEFAULTS,
+  RequestError,
+  type CompanyQuery,
+  type CompanyRow,
+  type ProspectClient,
+} from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import type { Column } from '../../io/columns.js';
 import { selectColumns } from '../../io/columns.js';
@@ -12,7 +18,14 @@ import { NOT_AVAILABLE, renderBarChart, type ChartRow } from '../../ui/bar-chart
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { Progress } from '../../ui/progress.js';
 import { splitOptions } from '../company-partition.js';
-import { describeFilters, filtersRecord, normalizeCountries, validateCompanyFilters, withCompanyFilters, type CompanyFilters } from '../company-filters.js';
+import {
+  describeFilters,
+  filtersRecord,
+  normalizeCountries,
+  validateCompanyFilters,
+  withCompanyFilters,
+  type CompanyFilters,
+} from '../company-filters.js';
 import { outputOptions, suppressionOptions } from '../job-options.js';
 import { Suppression } from '../suppression.js';
 import { provenanceLine } from '../provenance.js';
@@ -57,8 +70,16 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
   validateCompanyFilters(parsed.filters);
   const dimension = parseDimension(parsed.by);
   const svg = parsed.output !== undefined && /\.svg$/i.test(parsed.output);
-  if (svg && dimension === undefined) throw new UsageError(`-o ${parsed.output} draws the chart of a breakdown: add --by ${DIMENSIONS.join('|')}.`);
-  const format = svg ? 'svg' : resolveFormat({ format: parsed.format, outputPath: parsed.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY), bom: parsed.bom });
+  if (svg && dimension === undefined)
+    throw new UsageError(`-o ${parsed.output} draws the chart of a breakdown: add --by ${DIMENSIONS.join('|')}.`);
+  const format = svg
+    ? 'svg'
+    : resolveFormat({
+        format: parsed.format,
+        outputPath: parsed.output,
+        stdoutIsTTY: Boolean(ctx.stdout.isTTY),
+        bom: parsed.bom,
+      });
   await checkOutputPath(parsed.output);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
@@ -76,19 +97,31 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
     output,
     async work(progress) {
       counted =
-        dimension === undefined ? { size: await sizeOf(ctx, client, options, pageSize, progress, accept) } : await breakdownOf(ctx, client, options, dimension, pageSize, progress, accept);
+        dimension === undefined
+          ? { size: await sizeOf(ctx, client, options, pageSize, progress, accept) }
+          : await breakdownOf(ctx, client, options, dimension, pageSize, progress, accept);
       progress.stop();
       if (format === 'svg') {
         const { renderSvgChart } = await import('../../io/svg-chart.js');
-        await output.sink.write(renderSvgChart(chartRows(counted.breakdown!, options.top), chartTitle(counted.breakdown!, options.filters)));
+        await output.sink.write(
+          renderSvgChart(chartRows(counted.breakdown!, options.top), chartTitle(counted.breakdown!, options.filters)),
+        );
       } else if (format === 'table') {
-        await output.sink.write(counted.breakdown ? renderBarChart(chartRows(counted.breakdown, options.top), ctx.stdout.columns ?? 80) : totalText(counted.size));
+        await output.sink.write(
+          counted.breakdown
+            ? renderBarChart(chartRows(counted.breakdown, options.top), ctx.stdout.columns ?? 80)
+            : totalText(counted.size),
+        );
       } else {
         await writeRows(format, output.sink, options, counted, suppression);
       }
       await output.commit();
     },
-    written: () => ({ rows: counted?.breakdown ? counted.breakdown.segments.length : 1, noun: counted?.breakdown ? ['segment', 'segments'] : ['count', 'counts'], path: parsed.output }),
+    written: () => ({
+      rows: counted?.breakdown ? counted.breakdown.segments.length : 1,
+      noun: counted?.breakdown ? ['segment', 'segments'] : ['count', 'counts'],
+      path: parsed.output,
+    }),
     report() {
       if (counted === undefined) return;
       reportCount(ctx, options, counted);
@@ -100,24 +133,49 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
 function parseDimension(by: string | undefined): Dimension | undefined {
   if (by === undefined) return undefined;
   const dimension = by.trim().toLowerCase().replace('-', '_');
-  if (!(DIMENSIONS as readonly string[]).includes(dimension)) throw new UsageError(`unknown --by "${by}".`, `Break a set down by one of: ${DIMENSIONS.join(', ')}.`);
+  if (!(DIMENSIONS as readonly string[]).includes(dimension))
+    throw new UsageError(`unknown --by "${by}".`, `Break a set down by one of: ${DIMENSIONS.join(', ')}.`);
   return dimension as Dimension;
 }
 
 /** The set's size: one call per service query where the service counts it, else a walk of the set. */
-async function sizeOf(ctx: RunContext, client: ProspectClient, options: CountOptions, pageSize: number, progress: Progress, accept: RowFilter | undefined): Promise<SetSize> {
+async function sizeOf(
+  ctx: RunContext,
+  client: ProspectClient,
+  options: CountOptions,
+  pageSize: number,
+  progress: Progress,
+  accept: RowFilter | undefined,
+): Promise<SetSize> {
   const asked = accept ? undefined : await askSetSize(client, options.filters, options.concurrency);
   if (asked !== undefined) return asked;
   return walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, () => {}, accept);
 }
 
-async function breakdownOf(ctx: RunContext, client: ProspectClient, options: CountOptions, dimension: Dimension, pageSize: number, progress: Progress, accept: RowFilter | undefined): Promise<Counted> {
+async function breakdownOf(
+  ctx: RunContext,
+  client: ProspectClient,
+  options: CountOptions,
+  dimension: Dimension,
+  pageSize: number,
+  progress: Progress,
+  accept: RowFilter | undefined,
+): Promise<Counted> {
   if (isQueryDimension(dimension) && !accept) {
-    const values = dimension === 'country' ? await countriesOf(ctx, client, options.filters) : employeeRangeLabels(options.filters);
+    const values =
+      dimension === 'country' ? await countriesOf(ctx, client, options.filters) : employeeRangeLabels(options.filters);
     if (values !== undefined) {
-      progress.update({ done: 0, total: values.length, noun: dimension === 'country' ? 'countries' : 'employee ranges' });
+      progress.update({
+        done: 0,
+        total: values.length,
+        noun: dimension === 'country' ? 'countries' : 'employee ranges',
+      });
       const breakdown = await breakdownByQueries(client, options.filters, dimension, values, options.concurrency);
-      if (breakdown !== undefined) return { size: { ...breakdown.total, byService: true, meta: breakdown.meta, queries: breakdown.queries ?? [] }, breakdown };
+      if (breakdown !== undefined)
+        return {
+          size: { ...breakdown.total, byService: true, meta: breakdown.meta, queries: breakdown.queries ?? [] },
+          breakdown,
+        };
     }
   }
   const tally = rowTally(dimension, options.filters);
@@ -127,18 +185,34 @@ async function breakdownOf(ctx: RunContext, client: ProspectClient, options: Cou
   if (dimension !== 'technology' || walked.segments.length === 0 || accept) return { size, breakdown: walked };
   // A co-used technology is a filter of the service: the contacts of the segments shown are counted there.
   const shown = options.top > 0 ? Math.min(options.top, walked.segments.length) : walked.segments.length;
-  ctx.reporter.info(`Counting the contacts of the ${countOf(shown, 'technology', 'technologies')} shown: one query each.`);
-  return { size, breakdown: await withTechnologyContacts(client, options.filters, walked, options.top, options.concurrency) };
+  ctx.reporter.info(
+    `Counting the contacts of the ${countOf(shown, 'technology', 'technologies')} shown: one query each.`,
+  );
+  return {
+    size,
+    breakdown: await withTechnologyContacts(client, options.filters, walked, options.top, options.concurrency),
+  };
 }
 
 /** The countries to ask one by one: those of --country, else the service's list (contract row 36); undefined: walk. */
-async function countriesOf(ctx: RunContext, client: ProspectClient, filters: CompanyFilters): Promise<string[] | undefined> {
+async function countriesOf(
+  ctx: RunContext,
+  client: ProspectClient,
+  filters: CompanyFilters,
+): Promise<string[] | undefined> {
   if (filters.countries.length > 0) return filters.countries.map((country) => country.toLowerCase());
   try {
     return await client.countries();
   } catch (error) {
     // A service without the list (404, or an answer not shaped as one): the set is walked instead.
-    if (!(error instanceof RequestError) || error.status === undefined || error.status === 401 || error.status === 403 || error.status >= 500) throw error;
+    if (
+      !(error instanceof RequestError) ||
+      error.status === undefined ||
+      error.status === 401 ||
+      error.status === 403 ||
+      error.status >= 500
+    )
+      throw error;
     ctx.reporter.warn('the service does not list its countries, so the set is walked to find them.');
     return undefined;
   }
@@ -155,13 +229,29 @@ async function walkSet(
   onRow: Parameters<Awaited<ReturnType<typeof planSetWalk>>['run']>[0],
   accept?: RowFilter,
 ): Promise<SetSize> {
-  const walk = await planSetWalk(client, filters, pageSize, concurrency, accept, splitOptions(ctx.reporter, filters, concurrency));
-  ctx.reporter.info(`Walking the set to count it: ${countOf(walk.pages, 'page')} of ${countOf(walk.serviceCompanies, 'company', 'companies')}.`);
-  return walk.run(onRow, (page) => progress.update({ done: Math.min(page, walk.pages), total: walk.pages, noun: 'pages' }));
+  const walk = await planSetWalk(
+    client,
+    filters,
+    pageSize,
+    concurrency,
+    accept,
+    splitOptions(ctx.reporter, filters, concurrency),
+  );
+  ctx.reporter.info(
+    `Walking the set to count it: ${countOf(walk.pages, 'page')} of ${countOf(walk.serviceCompanies, 'company', 'companies')}.`,
+  );
+  return walk.run(onRow, (page) =>
+    progress.update({ done: Math.min(page, walk.pages), total: walk.pages, noun: 'pages' }),
+  );
 }
 
 function chartRows(breakdown: Breakdown, top: number): ChartRow[] {
-  return breakdownRows(breakdown, top).map((row) => ({ label: row.value, companies: row.companies, contacts: row.contacts, share: row.share }));
+  return breakdownRows(breakdown, top).map((row) => ({
+    label: row.value,
+    companies: row.companies,
+    contacts: row.contacts,
+    share: row.share,
+  }));
 }
 
 function chartTitle(breakdown: Breakdown, filters: CompanyFilters): string {
@@ -173,7 +263,13 @@ function totalText(size: SetSize): string {
   return `${countOf(size.companies, 'company', 'companies')} · ${contacts}\n`;
 }
 
-async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameters<typeof createRowWriter>[1], options: CountOptions, counted: Counted, suppression: Suppression): Promise<void> {
+async function writeRows(
+  format: Exclude<OutputFormat, 'table'>,
+  sink: Parameters<typeof createRowWriter>[1],
+  options: CountOptions,
+  counted: Counted,
+  suppression: Suppression,
+): Promise<void> {
   const meta = { ...countMeta(options, counted), ...(suppression.active ? { excluded: suppression.record() } : {}) };
   if (counted.breakdown) {
     const dimension = counted.breakdown.dimension;
@@ -185,7 +281,13 @@ async function writeRows(format: Exclude<OutputFormat, 'table'>, sink: Parameter
     ];
     const writer = await createRowWriter(format, sink, {
       columns: selectColumns(all, options.columns),
-      toJson: (row) => ({ [dimension]: row.value, companies: row.companies, contacts: row.contacts ?? null, share: row.share, ...(row.other ? { other: true } : {}) }),
+      toJson: (row) => ({
+        [dimension]: row.value,
+        companies: row.companies,
+        contacts: row.contacts ?? null,
+        share: row.share,
+        ...(row.other ? { other: true } : {}),
+      }),
       escapeFormulas: options.escapeFormulas,
       bom: options.bom,
     });
@@ -259,7 +361,9 @@ function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): 
   const { size, breakdown } = counted;
   const provenance = provenanceLine(size.meta);
   if (provenance) ctx.reporter.info(provenance);
-  ctx.reporter.info((breakdown ? breakdown.byService : size.byService) ? 'Counted by the service.' : 'Counted by walking the set.');
+  ctx.reporter.info(
+    (breakdown ? breakdown.byService : size.byService) ? 'Counted by the service.' : 'Counted by walking the set.',
+  );
   const notCounted = breakdown ? breakdownRows(breakdown, options.top).filter((row) => row.contacts === undefined) : [];
   if (breakdown && notCounted.some((row) => !row.other)) {
     ctx.reporter.caveat(
@@ -268,11 +372,18 @@ function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): 
   } else if (breakdown && notCounted.length > 0) {
     ctx.reporter.info(`Contacts of the "other" row are not available: ${segmentContactsReason(breakdown)}.`);
   } else if (!breakdown && size.contacts === undefined) {
-    ctx.reporter.caveat('contacts are not counted: the service did not count this set (it was walked), and company rows do not carry contacts.');
+    ctx.reporter.caveat(
+      'contacts are not counted: the service did not count this set (it was walked), and company rows do not carry contacts.',
+    );
   }
-  if (breakdown?.overlapping) ctx.reporter.info(`A company has several ${breakdown.dimension === 'technology' ? 'technologies' : 'categories'}: shares add up to more than 100%.`);
+  if (breakdown?.overlapping)
+    ctx.reporter.info(
+      `A company has several ${breakdown.dimension === 'technology' ? 'technologies' : 'categories'}: shares add up to more than 100%.`,
+    );
   if (breakdown && options.top > 0 && breakdown.segments.length > options.top) {
-    ctx.reporter.info(`Showing the top ${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments (--top 0 for all).`);
+    ctx.reporter.info(
+      `Showing the top ${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments (--top 0 for all).`,
+    );
   }
   if (options.output) ctx.reporter.info(`Wrote ${options.output}.`);
 }

@@ -22,13 +22,24 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { companyQueries, localStackFilter, normalizeCountries, validateCompanyFilters, type CompanyFilters } from '../company-filters.js';
+import {
+  companyQueries,
+  localStackFilter,
+  normalizeCountries,
+  validateCompanyFilters,
+  type CompanyFilters,
+} from '../company-filters.js';
 import { countSet } from '../company-set-count.js';
 import { checkLocalTechnologies, walkCompanies } from '../company-walk.js';
 import { parseContactFlags, type ContactSettings } from '../contact-options.js';
 import type { ContactRow } from '../contact-rows.js';
 import { contactRowsFor } from '../domain-rows.js';
-import { fetchContactsInOrder, MAX_CONTACTS_PER_CALL, MAX_DOMAINS_PER_CALL, newFanoutStats } from '../contacts-fanout.js';
+import {
+  fetchContactsInOrder,
+  MAX_CONTACTS_PER_CALL,
+  MAX_DOMAINS_PER_CALL,
+  newFanoutStats,
+} from '../contacts-fanout.js';
 import { ExportsLedger } from '../pipeline/exports-ledger.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { StateDirectory } from '../pipeline/state-directory.js';
@@ -118,7 +129,10 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   validateCompanyFilters(parsed.filters);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   // The cap a real run would have (flag or config); nothing is asked: nothing is paid.
-  const budget = options.stale === 'verify' ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget : undefined;
+  const budget =
+    options.stale === 'verify'
+      ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget
+      : undefined;
   // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
   planPipeline(ctx, options, budget, suppression.parameters());
@@ -126,10 +140,16 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   const settings = parseContactFlags(options, now);
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince: cacheCutoff(options.cacheTtl, now) });
+  const ledger = openLedger(ctx, connection, {
+    useCache: options.cache,
+    cacheFreshSince: cacheCutoff(options.cacheTtl, now),
+  });
   ctx.onCleanup(() => ledger.close());
   // The same lookup as a run's, in the same ledger: nothing of the state's history is loaded.
-  const exported = options.onlyNew && options.state !== undefined && existsSync(options.state) ? await ExportsLedger.openIfAny(await StateDirectory.open(options.state)) : undefined;
+  const exported =
+    options.onlyNew && options.state !== undefined && existsSync(options.state)
+      ? await ExportsLedger.openIfAny(await StateDirectory.open(options.state))
+      : undefined;
   if (exported) ctx.onCleanup(() => exported.close());
   const keepNew = exported ? (rows: ContactRow[]) => exported.newOnly(rows) : undefined;
   let estimate: DryRunEstimate | undefined;
@@ -142,11 +162,25 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       const timed = timedClient(client);
       const pageSize = ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize;
       const size = await askSetSize(timed.client, options.filters, settings.concurrency);
-      const strata = size === undefined ? [await widerStratum(timed.client, options.filters, settings.concurrency)] : await strataOf(timed.client, options.filters, size, settings.concurrency);
+      const strata =
+        size === undefined
+          ? [await widerStratum(timed.client, options.filters, settings.concurrency)]
+          : await strataOf(timed.client, options.filters, size, settings.concurrency);
       progress.update({ done: 0, noun: 'companies sampled' });
-      const sample = await sampleContacts(timed.client, strata, pageSize, settings, now, keepNew, (email) => ledger.get(emailKey(email)) !== undefined, suppression);
+      const sample = await sampleContacts(
+        timed.client,
+        strata,
+        pageSize,
+        settings,
+        now,
+        keepNew,
+        (email) => ledger.get(emailKey(email)) !== undefined,
+        suppression,
+      );
       estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
-      ctx.stdout.write(options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget));
+      ctx.stdout.write(
+        options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget),
+      );
     },
     written: () => ({ rows: 1, noun: ['estimate', 'estimates'], path: undefined }),
     report() {
@@ -181,13 +215,24 @@ function timedClient(client: ProspectClient) {
  * The set's employee ranges, each counted by the service (one call each), or the set as one stratum
  * where the ranges do not add up to it (a company without a range, a service that does not count them).
  */
-async function strataOf(client: ProspectClient, filters: CompanyFilters, size: SetSize, concurrency: number): Promise<Stratum[]> {
+async function strataOf(
+  client: ProspectClient,
+  filters: CompanyFilters,
+  size: SetSize,
+  concurrency: number,
+): Promise<Stratum[]> {
   const whole: Stratum[] = [{ filters, companies: size.companies, contacts: size.contacts, wider: false }];
   if (size.contacts === undefined) return whole;
   const labels = employeeRangeLabels(filters);
   const ranges = await breakdownByQueries(client, filters, 'employee_range', labels, concurrency);
-  if (ranges === undefined || ranges.total.companies !== size.companies || ranges.total.contacts !== size.contacts) return whole;
-  return ranges.segments.map((segment) => ({ filters: { ...filters, employeeRanges: [segment.value] }, companies: segment.companies, contacts: segment.contacts, wider: false }));
+  if (ranges === undefined || ranges.total.companies !== size.companies || ranges.total.contacts !== size.contacts)
+    return whole;
+  return ranges.segments.map((segment) => ({
+    filters: { ...filters, employeeRanges: [segment.value] },
+    companies: segment.companies,
+    contacts: segment.contacts,
+    wider: false,
+  }));
 }
 
 /** The service's count of the set without the technologies it cannot take: the sample then scales its companies. */
@@ -203,7 +248,10 @@ function quotas(strata: Stratum[]): number[] {
   const companies = strata.reduce((sum, stratum) => sum + stratum.companies, 0);
   const contacts = strata.reduce((sum, stratum) => sum + (stratum.contacts ?? 0), 0);
   return strata.map((stratum) => {
-    const share = contacts > 0 ? 0.5 * (stratum.companies / companies) + 0.5 * ((stratum.contacts ?? 0) / contacts) : stratum.companies / companies;
+    const share =
+      contacts > 0
+        ? 0.5 * (stratum.companies / companies) + 0.5 * ((stratum.contacts ?? 0) / contacts)
+        : stratum.companies / companies;
     return stratum.companies === 0 ? 0 : Math.max(1, Math.round(SAMPLE_COMPANIES * share));
   });
 }
@@ -226,7 +274,9 @@ async function sampleContacts(
   await checkLocalTechnologies(client, strata[0]!.filters);
   const slots = new Semaphore(settings.concurrency);
   const wanted = quotas(strata);
-  const strataSamples = await Promise.all(strata.map((stratum, i) => slots.run(() => pickCompanies(client, stratum, wanted[i]!, pageSize, suppression))));
+  const strataSamples = await Promise.all(
+    strata.map((stratum, i) => slots.run(() => pickCompanies(client, stratum, wanted[i]!, pageSize, suppression))),
+  );
   const sample: Sample = { strata: strataSamples, calls: 0, callMs: [] };
   // A call that comes back full was cut after its least senior contacts, which would skew the
   // seniority shares: the fan-out splits such calls and asks again, as a real run does.
@@ -248,10 +298,19 @@ async function sampleContacts(
   await Promise.all(
     strataSamples.map(async (picked) => {
       const { stratum } = picked;
-      const contactsPerDomain = stratum.contacts === undefined || stratum.companies === 0 ? undefined : stratum.contacts / stratum.companies;
+      const contactsPerDomain =
+        stratum.contacts === undefined || stratum.companies === 0 ? undefined : stratum.contacts / stratum.companies;
       const options = { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, contactsPerDomain };
       for await (const found of fetchContactsInOrder(timed, picked.domains, (domain) => domain, options, stats)) {
-        await tallyDomain(picked.tally, suppression.keepContacts(found.contacts), found.source, settings, now, keepNew, paidBefore);
+        await tallyDomain(
+          picked.tally,
+          suppression.keepContacts(found.contacts),
+          found.source,
+          settings,
+          now,
+          keepNew,
+          paidBefore,
+        );
       }
     }),
   );
@@ -260,8 +319,21 @@ async function sampleContacts(
 }
 
 /** A stratum's sample: `quota` companies spread evenly over its first pages. */
-async function pickCompanies(client: ProspectClient, stratum: Stratum, quota: number, pageSize: number, suppression: Suppression): Promise<StratumSample> {
-  const picked: StratumSample = { stratum, domains: [], listed: 0, kept: 0, excluded: 0, tally: { companies: 0, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0 } };
+async function pickCompanies(
+  client: ProspectClient,
+  stratum: Stratum,
+  quota: number,
+  pageSize: number,
+  suppression: Suppression,
+): Promise<StratumSample> {
+  const picked: StratumSample = {
+    stratum,
+    domains: [],
+    listed: 0,
+    kept: 0,
+    excluded: 0,
+    tally: { companies: 0, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0 },
+  };
   if (quota === 0) return picked;
   const keep = localStackFilter(stratum.filters);
   const span = Math.min(stratum.companies, SAMPLE_PAGES_PER_STRATUM * pageSize);
@@ -297,14 +369,19 @@ async function tallyDomain(
 ): Promise<void> {
   tally.contacts += contacts.length;
   // A run asks with the seniority filter and gets every such contact (calls that fill --limit are split).
-  const asked = settings.seniority === undefined ? contacts : contacts.filter((contact) => settings.seniority!.includes(contact.seniority as never));
+  const asked =
+    settings.seniority === undefined
+      ? contacts
+      : contacts.filter((contact) => settings.seniority!.includes(contact.seniority as never));
   tally.asked += asked.length;
   // No verifier: the rows come back unverified, and no unit is spent.
   const result = await contactRowsFor(asked, source, settings, now, undefined, keepNew);
   tally.rows += result.rows.length;
   tally.alreadyExported += result.alreadyExported;
   const emails = new Set(
-    result.rows.filter((row) => (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && row.business_email).map((row) => emailKey(row.business_email!)),
+    result.rows
+      .filter((row) => (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && row.business_email)
+      .map((row) => emailKey(row.business_email!)),
   );
   tally.toVerify += emails.size;
   for (const email of emails) if (paidBefore(email)) tally.alreadyPaid += 1;
@@ -313,7 +390,9 @@ async function tallyDomain(
 const TALLY_FIELDS = ['companies', 'contacts', 'asked', 'rows', 'alreadyExported', 'toVerify', 'alreadyPaid'] as const;
 
 function addTallies(tallies: Tally[]): Tally {
-  return Object.fromEntries(TALLY_FIELDS.map((field) => [field, tallies.reduce((sum, tally) => sum + tally[field], 0)])) as unknown as Tally;
+  return Object.fromEntries(
+    TALLY_FIELDS.map((field) => [field, tallies.reduce((sum, tally) => sum + tally[field], 0)]),
+  ) as unknown as Tally;
 }
 
 /**
@@ -329,14 +408,23 @@ function scaleStratum(picked: StratumSample, pooled: Tally): (field: keyof Tally
     const basis = tally.contacts > 0 ? tally : pooled;
     return (field) => (basis.contacts === 0 ? 0 : (left * stratum.contacts! * basis[field]) / basis.contacts);
   }
-  const companies = stratum.wider && picked.listed > 0 ? (stratum.companies * picked.kept) / picked.listed : stratum.companies;
+  const companies =
+    stratum.wider && picked.listed > 0 ? (stratum.companies * picked.kept) / picked.listed : stratum.companies;
   return (field) => (tally.companies === 0 ? 0 : (left * companies * tally[field]) / tally.companies);
 }
 
 /** The set's companies that the lists leave out, stratum by stratum as the sample saw them; null without any. */
 function excludedOf(sample: Sample): number | null {
   if (sample.strata.every((picked) => picked.excluded === 0)) return null;
-  return Math.round(sample.strata.reduce((sum, picked) => (picked.kept + picked.excluded === 0 ? sum : sum + (picked.stratum.companies * picked.excluded) / (picked.kept + picked.excluded)), 0));
+  return Math.round(
+    sample.strata.reduce(
+      (sum, picked) =>
+        picked.kept + picked.excluded === 0
+          ? sum
+          : sum + (picked.stratum.companies * picked.excluded) / (picked.kept + picked.excluded),
+      0,
+    ),
+  );
 }
 
 export function estimateRun(
@@ -350,7 +438,14 @@ export function estimateRun(
 ): DryRunEstimate {
   const pooled = addTallies(sample.strata.map((picked) => picked.tally));
   const scales = sample.strata.map((picked) => scaleStratum(picked, pooled));
-  const setCompanies = size?.companies ?? Math.round(sample.strata.reduce((sum, picked) => sum + (picked.listed > 0 ? (picked.stratum.companies * picked.kept) / picked.listed : 0), 0));
+  const setCompanies =
+    size?.companies ??
+    Math.round(
+      sample.strata.reduce(
+        (sum, picked) => sum + (picked.listed > 0 ? (picked.stratum.companies * picked.kept) / picked.listed : 0),
+        0,
+      ),
+    );
   const excludedCompanies = excludedOf(sample);
   const left = setCompanies - (excludedCompanies ?? 0);
   // --max below what is left: the run does that many companies, and the figures are scaled down to them.
@@ -362,21 +457,33 @@ export function estimateRun(
   const addressesToVerify = options.stale === 'verify' ? scale('toVerify') : 0;
   const alreadyPaid = options.stale === 'verify' ? scale('alreadyPaid') : 0;
   const units = Math.min(Math.max(addressesToVerify - alreadyPaid, 0), budget ?? Number.POSITIVE_INFINITY);
-  const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
+  const mean = (values: number[]) =>
+    values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
   const companyPages = Math.ceil(companies / pageSize);
   // The fewest calls for the run's contacts, times what the sample's own calls took over their fewest.
-  const fewest = (domains: number, contacts: number) => Math.max(Math.ceil(domains / MAX_DOMAINS_PER_CALL), Math.ceil(contacts / Math.min(settings.limit, MAX_CONTACTS_PER_CALL)));
+  const fewest = (domains: number, contacts: number) =>
+    Math.max(
+      Math.ceil(domains / MAX_DOMAINS_PER_CALL),
+      Math.ceil(contacts / Math.min(settings.limit, MAX_CONTACTS_PER_CALL)),
+    );
   const sampleFewest = fewest(pooled.companies, pooled.contacts);
-  const contactCalls = Math.ceil(fewest(companies, scale('asked')) * (sampleFewest > 0 ? Math.max(1, sample.calls / sampleFewest) : 1));
+  const contactCalls = Math.ceil(
+    fewest(companies, scale('asked')) * (sampleFewest > 0 ? Math.max(1, sample.calls / sampleFewest) : 1),
+  );
   // Contacts calls and verifications run `concurrency` at once; a verification takes about a contacts call's time.
-  const seconds = (companyPages * mean(companyMs) + ((contactCalls + units) * mean(sample.callMs)) / settings.concurrency) / 1000;
+  const seconds =
+    (companyPages * mean(companyMs) + ((contactCalls + units) * mean(sample.callMs)) / settings.concurrency) / 1000;
   return {
     companies: setCompanies,
     contacts: size?.contacts,
     excludedCompanies,
     maxCompanies,
     countedBy: size?.byService ? 'service' : 'sample',
-    sample: { ...pooled, calls: sample.calls, strata: sample.strata.filter((picked) => picked.tally.companies > 0).length },
+    sample: {
+      ...pooled,
+      calls: sample.calls,
+      strata: sample.strata.filter((picked) => picked.tally.companies > 0).length,
+    },
     leads,
     alreadyExported: scale('alreadyExported'),
     staleShare: leads === 0 ? 0 : scale('toVerify') / leads,
@@ -392,18 +499,33 @@ function dryRunText(estimate: DryRunEstimate, options: PipelineOptions, budget: 
   const lines = [
     `Dry run: nothing was spent and nothing was written.`,
     `Set: ${countOf(estimate.companies, 'company', 'companies')}${estimate.contacts === undefined ? ' (estimated from the sample)' : `, ${countOf(estimate.contacts, 'named contact')}`} (${estimate.countedBy === 'service' ? 'counted by the service' : 'the service counted a wider set'}).`,
-    ...(estimate.excludedCompanies === null ? [] : [`--exclude-domains: about ${formatCount(estimate.excludedCompanies)} of them are left out (estimated from the pages sampled).`]),
-    ...(estimate.maxCompanies === null ? [] : [`--max ${formatCount(estimate.maxCompanies)}: the run stops after that many companies; the figures below are for them.`]),
+    ...(estimate.excludedCompanies === null
+      ? []
+      : [
+          `--exclude-domains: about ${formatCount(estimate.excludedCompanies)} of them are left out (estimated from the pages sampled).`,
+        ]),
+    ...(estimate.maxCompanies === null
+      ? []
+      : [
+          `--max ${formatCount(estimate.maxCompanies)}: the run stops after that many companies; the figures below are for them.`,
+        ]),
     `Sample: ${countOf(estimate.sample.companies, 'company', 'companies')} of ${countOf(estimate.sample.strata, 'employee range')}, ${countOf(estimate.sample.contacts, 'contact')} in ${countOf(estimate.sample.calls, 'contacts call')}; the figures below are scaled from it, range by range.`,
     `Leads written: ${about(estimate.leads)}.`,
   ];
-  if (options.onlyNew) lines.push(`--only-new leaves out ${about(estimate.alreadyExported)} leads exported by earlier runs.`);
-  lines.push(`Stale or undated addresses: ${(estimate.staleShare * 100).toFixed(1)}% of the leads (--max-age ${options.maxAge}).`);
+  if (options.onlyNew)
+    lines.push(`--only-new leaves out ${about(estimate.alreadyExported)} leads exported by earlier runs.`);
+  lines.push(
+    `Stale or undated addresses: ${(estimate.staleShare * 100).toFixed(1)}% of the leads (--max-age ${options.maxAge}).`,
+  );
   if (options.stale === 'verify') {
     const cap = budget === undefined ? 'no cap' : `--verify-budget ${formatCount(budget)}`;
-    lines.push(`Verification: ${about(estimate.addressesToVerify)} addresses to check, ${about(estimate.alreadyPaid)} already paid for in the ledger (estimated from the sample); ${about(estimate.units)} ${estimate.units === 1 ? 'unit' : 'units'} to pay (${cap}).`);
+    lines.push(
+      `Verification: ${about(estimate.addressesToVerify)} addresses to check, ${about(estimate.alreadyPaid)} already paid for in the ledger (estimated from the sample); ${about(estimate.units)} ${estimate.units === 1 ? 'unit' : 'units'} to pay (${cap}).`,
+    );
   }
-  lines.push(`Time: about ${durationText(estimate.seconds)} at the latency observed (--concurrency ${formatCount(options.concurrency)}).`);
+  lines.push(
+    `Time: about ${durationText(estimate.seconds)} at the latency observed (--concurrency ${formatCount(options.concurrency)}).`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -12,7 +12,14 @@ import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats } from '../contacts-fanout.js';
-import { keepEmptyOption, outputOptions, presetOption, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
+import {
+  keepEmptyOption,
+  outputOptions,
+  presetOption,
+  summaryOption,
+  suppressionOptions,
+  verifyCacheOptions,
+} from '../job-options.js';
 import { stoppedAtMaxLine } from '../caveats.js';
 import { emptyContactRow } from '../keep-empty.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
@@ -64,7 +71,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const parsed = pipelineOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
-  const consent = options.stale === 'verify' ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget }) : undefined;
+  const consent =
+    options.stale === 'verify'
+      ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })
+      : undefined;
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
   const plan = planPipeline(ctx, options, consent?.budget, suppression.parameters());
   consent?.assertMayPay('pipeline --stale verify');
@@ -72,7 +82,12 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
 
-  const { state, ledger, checkpoint, resumed } = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
+  const { state, ledger, checkpoint, resumed } = await openRunState(
+    ctx,
+    options.state,
+    plan.fingerprint,
+    plan.formerFingerprints,
+  );
   if (options.onlyNew && ledger) refuseToReplaceExports(ledger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
@@ -96,23 +111,50 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   // A paying run's id is on disk before its first paid call, so a run stopped before its first page
   // resumes as the same run: its Idempotency-Keys and its paid results (even with --no-cache) are found again.
   if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
-  const leads = await LeadOutput.open(ctx, { format: plan.format, columns: plan.columns, escapeFormulas: options.escapeFormulas, bom: options.bom, output: options.output, spooled }, state, checkpoint, resumed);
+  const leads = await LeadOutput.open(
+    ctx,
+    {
+      format: plan.format,
+      columns: plan.columns,
+      escapeFormulas: options.escapeFormulas,
+      bom: options.bom,
+      output: options.output,
+      spooled,
+    },
+    state,
+    checkpoint,
+    resumed,
+  );
 
   let noMatchReason: string | null = null;
   /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
   let committedRows = checkpoint.rows_written;
   /** The service would not answer before any company was written: there is nothing to resume. */
-  const noCompanyMatched = (error: unknown): error is UnanswerableError => error instanceof UnanswerableError && counters.companies_seen === 0;
+  const noCompanyMatched = (error: unknown): error is UnanswerableError =>
+    error instanceof UnanswerableError && counters.companies_seen === 0;
   /**
    * Valid filters that match nobody, or a listing that left no lead to write (exit 3): the one failure
    * --allow-empty makes an empty success; never a typo (exit 2).
    */
   const matchedNobody = (error: unknown): error is Error =>
-    error instanceof EmptyResultError || (noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable);
-  const publish = async (record: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string }) => {
+    error instanceof EmptyResultError ||
+    (noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable);
+  const publish = async (record: {
+    rows: number;
+    output?: string | null;
+    only_new?: boolean;
+    no_match_reason?: string;
+  }) => {
     // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
     const outputPath = leads.filePath;
-    const success = state ? await markPublishing(state, { run_id: checkpoint.run_id, finished_at: new Date().toISOString(), ...record, output_path: outputPath ?? null }) : undefined;
+    const success = state
+      ? await markPublishing(state, {
+          run_id: checkpoint.run_id,
+          finished_at: new Date().toISOString(),
+          ...record,
+          output_path: outputPath ?? null,
+        })
+      : undefined;
     await leads.publish();
     const sidecar = leads.sidecarPath('.meta.json');
     if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(runRecordNow()));
@@ -174,11 +216,24 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
       const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
       const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split, excludedAfterLast });
-      const answered = fetchContactsInOrder(client, companies, (item) => item.company.domain.toLowerCase(), settings, fanout);
+      const answered = fetchContactsInOrder(
+        client,
+        companies,
+        (item) => item.company.domain.toLowerCase(),
+        settings,
+        fanout,
+      );
       const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
         // Where a contact is accepted: an excluded address is never verified, paid for or written.
         const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(contacts, found.source, settings, now, spooled ? undefined : verifier, keepNew);
+        const result = await contactRowsFor(
+          contacts,
+          found.source,
+          settings,
+          now,
+          spooled ? undefined : verifier,
+          keepNew,
+        );
         const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
         return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
       });
@@ -195,23 +250,41 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         }
         const pageEnd = found.item.pageEnd;
         if (pageEnd && leads.keepsCheckpoints) {
-          passPage(checkpoint, pageEnd.positions, verifier ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked } : counters.verification);
+          passPage(
+            checkpoint,
+            pageEnd.positions,
+            verifier
+              ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked }
+              : counters.verification,
+          );
           await leads.commitPage(checkpoint);
           committedRows = checkpoint.rows_written;
         }
         const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
-        progress.update({ done: counters.companies_seen, total: progressTotal(found.item.listingTotal, options.max), noun: 'companies', detail: `${countOf(counters.contacts.written, 'lead')}${units}` });
+        progress.update({
+          done: counters.companies_seen,
+          total: progressTotal(found.item.listingTotal, options.max),
+          noun: 'companies',
+          detail: `${countOf(counters.contacts.written, 'lead')}${units}`,
+        });
       }
       // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
-      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0) throw new EmptyResultError(noLeadReason(counters, settings.seniority));
-      if (spooled && verifier && consent) await planSpend(leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
+      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0)
+        throw new EmptyResultError(noLeadReason(counters, settings.seniority));
+      if (spooled && verifier && consent)
+        await planSpend(leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await leads.finish(
         documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow),
         verifier &&
           ((rows) =>
             verifiedInOrder(rows, verifier, settings.concurrency * 4, (done) =>
-              progress.update({ done, total: checkpoint.rows_written, noun: 'leads verified and written', detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent` }),
+              progress.update({
+                done,
+                total: checkpoint.rows_written,
+                noun: 'leads verified and written',
+                detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent`,
+              }),
             )),
       );
       await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
@@ -227,14 +300,20 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       } else if (state && !(error instanceof UnanswerableError)) {
         // A cleanup runs after the error line is printed, so the hint reads as the last word.
         ctx.onCleanup(() => {
-          ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${countOf(committedRows, 'committed row')}; run the same command again to resume.`);
+          ctx.reporter.notice(
+            `the checkpoint in ${state.dir} keeps ${countOf(committedRows, 'committed row')}; run the same command again to resume.`,
+          );
         });
       }
     },
     async writeEmptyResult(error) {
       if (!(matchedNobody(error) && options.allowEmpty)) return false;
       // A listing that ran has its provenance to end the document with; a refused one has none.
-      await leads.finish(error instanceof EmptyResultError ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow) : undefined);
+      await leads.finish(
+        error instanceof EmptyResultError
+          ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow)
+          : undefined,
+      );
       await publish({ rows: 0, no_match_reason: error.message });
       return true;
     },
@@ -242,9 +321,17 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     report() {
       reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew);
       ctx.reporter.info(`Contacts: ${callsText(fanout)}${resumed ? ' this run' : ''}.`);
-      if (counters.kept_empty > 0) ctx.reporter.info(`${countOf(counters.kept_empty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`);
-      if (counters.stopped_at_max && options.max !== undefined) ctx.reporter.caveat(stoppedAtMaxLine(options.max, stoppedAt ?? { exact: false, wider: undefined }));
-      suppression.report(ctx, { domains: ['company', 'companies'], emails: ['contact', 'contacts'] }, { domains: counters.excluded.companies, emails: counters.excluded.contacts });
+      if (counters.kept_empty > 0)
+        ctx.reporter.info(
+          `${countOf(counters.kept_empty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`,
+        );
+      if (counters.stopped_at_max && options.max !== undefined)
+        ctx.reporter.caveat(stoppedAtMaxLine(options.max, stoppedAt ?? { exact: false, wider: undefined }));
+      suppression.report(
+        ctx,
+        { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
+        { domains: counters.excluded.companies, emails: counters.excluded.contacts },
+      );
     },
   });
 }
@@ -255,7 +342,12 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
  * as leads arrive. A resumed run keeps the way its checkpoint's files were written; one started with
  * --yes is not resumed without it, since it would pay as leads arrive without asking.
  */
-function spoolsLeads(checkpoint: Checkpoint, resumed: boolean, consent: SpendConsent | undefined, stateDir: string | undefined): boolean {
+function spoolsLeads(
+  checkpoint: Checkpoint,
+  resumed: boolean,
+  consent: SpendConsent | undefined,
+  stateDir: string | undefined,
+): boolean {
   if (!resumed) {
     checkpoint.spooled = consent?.plansFirst ?? false;
     return checkpoint.spooled;
@@ -282,10 +374,15 @@ function noLeadReason(counters: Counters, seniority: readonly string[] | undefin
       : 'no lead to write: no company matched all the filters.';
   }
   const companies = countOf(counters.companies_seen, 'company', 'companies');
-  if (counters.domains_with_contacts === 0) return `no lead to write: the ${companies} that matched the filters have no named contact${seniority ? ` at ${seniority.join(', ')}` : ''}.`;
+  if (counters.domains_with_contacts === 0)
+    return `no lead to write: the ${companies} that matched the filters have no named contact${seniority ? ` at ${seniority.join(', ')}` : ''}.`;
   const why = [
-    counters.contacts.droppedStale > 0 ? `${countOf(counters.contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)` : undefined,
-    counters.excluded.contacts > 0 ? `${countOf(counters.excluded.contacts, 'contact')} on --exclude-emails` : undefined,
+    counters.contacts.droppedStale > 0
+      ? `${countOf(counters.contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)`
+      : undefined,
+    counters.excluded.contacts > 0
+      ? `${countOf(counters.excluded.contacts, 'contact')} on --exclude-emails`
+      : undefined,
   ].filter((reason) => reason !== undefined);
   return `no lead to write from the ${companies} that matched the filters${why.length > 0 ? `: ${why.join(', ')}` : ''}.`;
 }

@@ -68,7 +68,9 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     await job.onFailure?.(error);
     if (await job.writeEmptyResult?.(error)) {
       await writeSummary(ctx, job, ExitCode.ok, error);
-      ctx.reporter.caveat(`${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`);
+      ctx.reporter.caveat(
+        `${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`,
+      );
       return ExitCode.ok;
     }
     await job.output?.abort();
@@ -92,9 +94,19 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
  */
 const summarized = new WeakSet<RunContext>();
 
-async function writeSummary(ctx: RunContext, job: Job, exitCode: number, error?: unknown, extra: Record<string, unknown> = {}): Promise<void> {
+async function writeSummary(
+  ctx: RunContext,
+  job: Job,
+  exitCode: number,
+  error?: unknown,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   if (job.summary?.path === undefined) return;
-  await writeNamedFile(job.summary.path, summaryText({ ...job.summary.record(), ...extra }, job.startedAt, exitCode, error), ctx.stdout);
+  await writeNamedFile(
+    job.summary.path,
+    summaryText({ ...job.summary.record(), ...extra }, job.startedAt, exitCode, error),
+    ctx.stdout,
+  );
   summarized.add(ctx);
 }
 
@@ -138,6 +150,14 @@ export async function writeEarlySummary(
   if (run.ctx !== undefined && summarized.has(run.ctx)) return;
   const requested = requestedSummary(args);
   if (requested === undefined) return;
-  const record = runRecord({ command: requested.command, parameters: {}, startedAt: run.startedAt, output: undefined, rows: 0 });
-  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout).catch(() => {});
+  const record = runRecord({
+    command: requested.command,
+    parameters: {},
+    startedAt: run.startedAt,
+    output: undefined,
+    rows: 0,
+  });
+  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout).catch(
+    () => {},
+  );
 }

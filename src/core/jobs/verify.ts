@@ -10,7 +10,13 @@ import { createRowWriter } from '../../io/writers.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../entries-input.js';
-import { entriesOptions, outputOptions, summaryOption, suppressionOptions, verifyCacheOptions } from '../job-options.js';
+import {
+  entriesOptions,
+  outputOptions,
+  summaryOption,
+  suppressionOptions,
+  verifyCacheOptions,
+} from '../job-options.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
 import { mapInOrder } from '../ordered-pool.js';
@@ -62,7 +68,12 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const options = verifyOptionsSchema.parse(flags);
   const now = new Date();
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
-  const format = resolveFormat({ format: options.format, outputPath: options.output, stdoutIsTTY: Boolean(ctx.stdout.isTTY), bom: options.bom });
+  const format = resolveFormat({
+    format: options.format,
+    outputPath: options.output,
+    stdoutIsTTY: Boolean(ctx.stdout.isTTY),
+    bom: options.bom,
+  });
   await checkOutputPath(options.output, { sidecar: '.meta.json' });
   await checkOutputPath(options.summary);
   const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
@@ -86,11 +97,19 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   );
   failOnInputProblems(problems.shown, source.origin, problems.count);
   const emailColumn = planned.column;
-  if (emailColumn === null) throw new UsageError(`cannot find the email column in ${source.origin}.`, `Columns are: ${planned.header.join(', ')}; name one with --email-column.`);
+  if (emailColumn === null)
+    throw new UsageError(
+      `cannot find the email column in ${source.origin}.`,
+      `Columns are: ${planned.header.join(', ')}; name one with --email-column.`,
+    );
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
   if (planned.unique.size === 0) {
     const removed = suppression.removed.emails;
-    throw new UsageError(removed > 0 ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.` : 'no valid email address in the input.');
+    throw new UsageError(
+      removed > 0
+        ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.`
+        : 'no valid email address in the input.',
+    );
   }
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
 
@@ -113,7 +132,10 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   }
   if (units > 0) {
     consent.assertMayPay('verify');
-    const typedCap = await consent.confirm({ addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length }, options.confirmOver);
+    const typedCap = await consent.confirm(
+      { addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length },
+      options.confirmOver,
+    );
     if (typedCap !== undefined) {
       budget = Math.min(typedCap, budget ?? typedCap);
       payable = oldestFirst(toPay, planned.lastSeen, budget);
@@ -121,15 +143,32 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     }
   }
 
-  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, { useCache: options.cache, cacheFreshSince, budget, concurrency: options.concurrency, ledger });
+  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    useCache: options.cache,
+    cacheFreshSince,
+    budget,
+    concurrency: options.concurrency,
+    ledger,
+  });
   verifier.payOnly(payable);
   const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<VerifyRow>(format, output.sink, { columns, toJson: (row) => row, escapeFormulas: options.escapeFormulas, bom: options.bom });
+  const writer = await createRowWriter<VerifyRow>(format, output.sink, {
+    columns,
+    toJson: (row) => row,
+    escapeFormulas: options.escapeFormulas,
+    bom: options.bom,
+  });
   const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
   const record = () =>
     runRecord({
       command: 'verify',
-      parameters: { budget: budget ?? null, cache: options.cache, cache_ttl: options.cacheTtl, concurrency: options.concurrency, ...suppression.parameters() },
+      parameters: {
+        budget: budget ?? null,
+        cache: options.cache,
+        cache_ttl: options.cacheTtl,
+        concurrency: options.concurrency,
+        ...suppression.parameters(),
+      },
       startedAt,
       output: options.output,
       rows: planned.rows,
@@ -147,12 +186,17 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     summary: { path: options.summary, record },
     async work(progress) {
       // The same rows again, read with the format and column the plan found (its problems were fatal then).
-      const again = await streamRows(source.open(), { ...parseOptions, format: planned.format, column: emailColumn }, { problem() {}, blank() {} });
+      const again = await streamRows(
+        source.open(),
+        { ...parseOptions, format: planned.format, column: emailColumn },
+        { problem() {}, blank() {} },
+      );
       // The rows planned: the excluded ones are left out again, without counting them twice.
       const kept = keptItems(again.rows, (row) => suppression.keepsEmail(row.record[emailColumn], false));
       const results = mapInOrder(kept, options.concurrency * 4, async ({ record }): Promise<VerifyRow> => {
         const row = planRow(record, emailColumn);
-        if (row.key === undefined || row.email === undefined) return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
+        if (row.key === undefined || row.email === undefined)
+          return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
         const outcome = await verifier.verify(row.key, row.email);
         return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
       });
@@ -160,7 +204,12 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       for await (const row of results) {
         await writer.writeRows([row]);
         done += 1;
-        progress.update({ done, total: planned.rows, noun: 'rows', detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent` });
+        progress.update({
+          done,
+          total: planned.rows,
+          noun: 'rows',
+          detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent`,
+        });
       }
       await writer.finish(documentMeta(format, undefined, record));
       await output.writeSidecar('.meta.json', metaJson(record()));
@@ -215,7 +264,17 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
       verifiedInInput.set(row.key, { email: row.email, status, verified_at: verifiedAt });
     }
   }
-  return { format: input.format, column: input.column(), header: input.header(), rows, invalid, invalidCount, unique, lastSeen, verifiedInInput };
+  return {
+    format: input.format,
+    column: input.column(),
+    header: input.header(),
+    rows,
+    invalid,
+    invalidCount,
+    unique,
+    lastSeen,
+    verifiedInInput,
+  };
 }
 
 type CachedResult = NonNullable<ReturnType<VerifyCache['get']>>;
@@ -228,6 +287,10 @@ function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, 
 }
 
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
-  const names = [...header.filter((name) => name !== 'verification' && name !== 'verified_at'), 'verification', 'verified_at'];
+  const names = [
+    ...header.filter((name) => name !== 'verification' && name !== 'verified_at'),
+    'verification',
+    'verified_at',
+  ];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
 }

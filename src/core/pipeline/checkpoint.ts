@@ -70,10 +70,14 @@ const checkpointFields = z.object({
 /** An unfinished run, as current/checkpoint.json keeps it. */
 export const checkpointSchema = z.preprocess(
   withPositions,
-  checkpointFields.refine((checkpoint) => checkpoint.partition === undefined || checkpoint.positions?.length === checkpoint.partition.queries.length, {
-    message: 'a partition needs one position per part',
-    path: ['positions'],
-  }),
+  checkpointFields.refine(
+    (checkpoint) =>
+      checkpoint.partition === undefined || checkpoint.positions?.length === checkpoint.partition.queries.length,
+    {
+      message: 'a partition needs one position per part',
+      path: ['positions'],
+    },
+  ),
 );
 export type Checkpoint = z.output<typeof checkpointSchema>;
 
@@ -95,7 +99,11 @@ export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
 }
 
 /** One company's leads are written: they count, in the checkpoint's counters, as committed output. */
-export function countCompany(checkpoint: Checkpoint, found: Pick<DomainContacts<unknown>, 'domain' | 'contacts' | 'truncated'>, result: DomainRows): void {
+export function countCompany(
+  checkpoint: Checkpoint,
+  found: Pick<DomainContacts<unknown>, 'domain' | 'contacts' | 'truncated'>,
+  result: DomainRows,
+): void {
   const { counters } = checkpoint;
   counters.companies_seen += 1;
   if (found.contacts.length > 0) counters.domains_with_contacts += 1;
@@ -105,7 +113,11 @@ export function countCompany(checkpoint: Checkpoint, found: Pick<DomainContacts<
 }
 
 /** A company chunk's last lead is written: a resume starts after it. */
-export function passPage(checkpoint: Checkpoint, positions: WalkPosition[], verification: Counters['verification']): void {
+export function passPage(
+  checkpoint: Checkpoint,
+  positions: WalkPosition[],
+  verification: Counters['verification'],
+): void {
   checkpoint.positions = positions;
   checkpoint.listing_done = positions.every((position) => position.done);
   checkpoint.pages_done += 1;
@@ -123,7 +135,11 @@ export async function readCheckpoint(state: StateDirectory): Promise<Checkpoint 
 }
 
 /** The cursor is committed only after the data it covers is on disk (fsync), never before. */
-export async function commitCheckpoint(state: StateDirectory, checkpoint: Checkpoint, files: AppendOnlyFile[]): Promise<void> {
+export async function commitCheckpoint(
+  state: StateDirectory,
+  checkpoint: Checkpoint,
+  files: AppendOnlyFile[],
+): Promise<void> {
   for (const file of files) await file.sync();
   await writeFileAtomic(state.checkpointPath, JSON.stringify(checkpoint), 0o600);
 }

@@ -75,7 +75,13 @@ export async function* listCompanies(
         yield { company, listingTotal };
         continue;
       }
-      yield { company, pageEnd: { positions }, listingTotal, excluded, ...(stopped ? { stoppedAtMax: countSet(filters, walk.answers) } : {}) };
+      yield {
+        company,
+        pageEnd: { positions },
+        listingTotal,
+        excluded,
+        ...(stopped ? { stoppedAtMax: countSet(filters, walk.answers) } : {}),
+      };
       excluded = 0;
     }
     if (capped) return;

@@ -75,17 +75,23 @@ export class ExportsLedger {
   ) {
     // One statement for a whole batch of keys: their hex as a JSON array, each looked up by the
     // primary key (SQLite gathers the list in an index first, so the lookups go in key order).
-    this.lookup = db.prepare<[string], Buffer>('SELECT key FROM exported WHERE key IN (SELECT unhex(value) FROM json_each(?))').pluck();
+    this.lookup = db
+      .prepare<[string], Buffer>('SELECT key FROM exported WHERE key IN (SELECT unhex(value) FROM json_each(?))')
+      .pluck();
     // Keys to add are appended to a temporary table first (a file, not memory), then sorted by
     // SQLite's external sorter (runs of a few megabytes, merged from files) and merged into the
     // ledger in key order: the ledger's B-tree is walked once, each page it changes read and
     // written once, instead of a random page per key.
     db.exec('CREATE TEMP TABLE IF NOT EXISTS staged (key BLOB NOT NULL)');
     this.stageKey = db.prepare<[Buffer]>('INSERT INTO temp.staged (key) VALUES (?)');
-    this.mergeStaged = db.prepare<[]>('INSERT OR IGNORE INTO main.exported (key) SELECT key FROM temp.staged ORDER BY key');
+    this.mergeStaged = db.prepare<[]>(
+      'INSERT OR IGNORE INTO main.exported (key) SELECT key FROM temp.staged ORDER BY key',
+    );
     this.clearStaged = db.prepare<[]>('DELETE FROM temp.staged');
     this.runRecorded = db.prepare<[string], number>('SELECT 1 FROM runs WHERE run_id = ?').pluck();
-    this.insertRun = db.prepare<[string, string, number, string]>('INSERT INTO runs (run_id, finished_at, new_keys, record) VALUES (?, ?, ?, ?)');
+    this.insertRun = db.prepare<[string, string, number, string]>(
+      'INSERT INTO runs (run_id, finished_at, new_keys, record) VALUES (?, ?, ?, ?)',
+    );
     this.runRecords = db.prepare<[], string>('SELECT record FROM runs ORDER BY finished_at DESC').pluck();
   }
 
@@ -133,12 +139,19 @@ export class ExportsLedger {
         db.pragma(`temp.cache_size = -${CACHE_KIB}`);
         const version = db.pragma('user_version', { simple: true }) as number;
         if (version > SCHEMA_VERSION) {
-          throw new UsageError(`${path} was written by a newer version of prospect (ledger version ${version}).`, 'Update prospect, or use another --state directory.');
+          throw new UsageError(
+            `${path} was written by a newer version of prospect (ledger version ${version}).`,
+            'Update prospect, or use another --state directory.',
+          );
         }
         if (version < SCHEMA_VERSION) {
           db.transaction(() => {
-            db.exec(`CREATE TABLE IF NOT EXISTS exported (key BLOB PRIMARY KEY NOT NULL CHECK (length(key) = ${KEY_BYTES})) WITHOUT ROWID`);
-            db.exec('CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY NOT NULL, finished_at TEXT NOT NULL, new_keys INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID');
+            db.exec(
+              `CREATE TABLE IF NOT EXISTS exported (key BLOB PRIMARY KEY NOT NULL CHECK (length(key) = ${KEY_BYTES})) WITHOUT ROWID`,
+            );
+            db.exec(
+              'CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY NOT NULL, finished_at TEXT NOT NULL, new_keys INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID',
+            );
             db.pragma(`user_version = ${SCHEMA_VERSION}`);
           }).immediate();
         }
@@ -362,7 +375,10 @@ async function appendRunLine(path: string, record: z.output<typeof runRecordSche
 
 /** The run id of the last line of runs.ndjson's tail, if it reads as a run's line. */
 function lastRunId(tail: string): unknown {
-  const last = tail.split('\n').filter((line) => line !== '').at(-1);
+  const last = tail
+    .split('\n')
+    .filter((line) => line !== '')
+    .at(-1);
   if (last === undefined) return undefined;
   try {
     return (JSON.parse(last) as { run_id?: unknown }).run_id;
@@ -413,16 +429,39 @@ function storeFailure(path: string, error: unknown): CliError | undefined {
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
   const reason = (error as Error).message;
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-    return damaged({ name: `the exports ledger ${path}`, startOver: `Remove ${path} to start over: every lead then counts as new again.` }, reason);
+    return damaged(
+      {
+        name: `the exports ledger ${path}`,
+        startOver: `Remove ${path} to start over: every lead then counts as new again.`,
+      },
+      reason,
+    );
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new CliError(`the exports ledger ${path} is busy: another prospect process is writing it.`, ExitCode.locked, 'Run again once it has finished.');
+    return new CliError(
+      `the exports ledger ${path} is busy: another prospect process is writing it.`,
+      ExitCode.locked,
+      'Run again once it has finished.',
+    );
   }
   if (code === 'SQLITE_FULL') {
-    return new CliError(`could not write ${path}: the disk is full (SQLITE_FULL).`, ExitCode.output, 'Free space, then run the same command again: nothing was recorded half-way.');
+    return new CliError(
+      `could not write ${path}: the disk is full (SQLITE_FULL).`,
+      ExitCode.output,
+      'Free space, then run the same command again: nothing was recorded half-way.',
+    );
   }
-  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code.startsWith('SQLITE_IOERR')) {
-    return new CliError(`could not use the exports ledger ${path}: ${reason} (${code}).`, ExitCode.output, 'Check the --state directory (permissions, free space, the disk), then run the same command again.');
+  if (
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code.startsWith('SQLITE_READONLY') ||
+    code === 'SQLITE_PERM' ||
+    code.startsWith('SQLITE_IOERR')
+  ) {
+    return new CliError(
+      `could not use the exports ledger ${path}: ${reason} (${code}).`,
+      ExitCode.output,
+      'Check the --state directory (permissions, free space, the disk), then run the same command again.',
+    );
   }
   return undefined;
 }

@@ -48,10 +48,22 @@ export class LeadOutput {
   /** A spooled run with --state: current/output, written by finish from the spool. */
   private finalFile: AppendOnlyFile | undefined;
 
-  static async open(ctx: RunContext, options: LeadOutputOptions, state: StateDirectory | undefined, checkpoint: Checkpoint, resumed: boolean): Promise<LeadOutput> {
+  static async open(
+    ctx: RunContext,
+    options: LeadOutputOptions,
+    state: StateDirectory | undefined,
+    checkpoint: Checkpoint,
+    resumed: boolean,
+  ): Promise<LeadOutput> {
     // Spooled, the checkpoint's output_bytes are the spool's: current/output is written at the end, from its start.
     const stateFiles = state
-      ? { state, output: await (options.spooled ? state.openRows(checkpoint.output_bytes) : state.openOutput(checkpoint.output_bytes)), keys: await state.openKeys(checkpoint.keys_bytes) }
+      ? {
+          state,
+          output: await (options.spooled
+            ? state.openRows(checkpoint.output_bytes)
+            : state.openOutput(checkpoint.output_bytes)),
+          keys: await state.openKeys(checkpoint.keys_bytes),
+        }
       : undefined;
     if (stateFiles) {
       ctx.onCleanup(async () => {
@@ -60,16 +72,32 @@ export class LeadOutput {
       });
     }
     if (options.spooled) {
-      const spool = stateFiles ? await RowSpool.over<LeadRow>(stateFiles.output, stateFiles.state.rowsPath) : await RowSpool.temporary<LeadRow>(ctx);
+      const spool = stateFiles
+        ? await RowSpool.over<LeadRow>(stateFiles.output, stateFiles.state.rowsPath)
+        : await RowSpool.temporary<LeadRow>(ctx);
       return new LeadOutput(ctx, options, spool.writer, stateFiles, undefined, spool);
     }
     const plainOutput = stateFiles ? undefined : await openOutput(options.output, ctx.stdout);
-    const writer = await LeadOutput.outputWriter(options, stateFiles?.output ?? plainOutput!.sink, resumed ? { rowsWritten: checkpoint.rows_written, started: checkpoint.output_bytes > 0 } : undefined);
+    const writer = await LeadOutput.outputWriter(
+      options,
+      stateFiles?.output ?? plainOutput!.sink,
+      resumed ? { rowsWritten: checkpoint.rows_written, started: checkpoint.output_bytes > 0 } : undefined,
+    );
     return new LeadOutput(ctx, options, writer, stateFiles, plainOutput, undefined);
   }
 
-  private static outputWriter(options: LeadOutputOptions, sink: TextSink, resume?: { rowsWritten: number; started: boolean }): Promise<RowWriter<LeadRow>> {
-    return createRowWriter<LeadRow>(options.format, sink, { columns: options.columns, toJson: leadJson, escapeFormulas: options.escapeFormulas, bom: options.bom, resume });
+  private static outputWriter(
+    options: LeadOutputOptions,
+    sink: TextSink,
+    resume?: { rowsWritten: number; started: boolean },
+  ): Promise<RowWriter<LeadRow>> {
+    return createRowWriter<LeadRow>(options.format, sink, {
+      columns: options.columns,
+      toJson: leadJson,
+      escapeFormulas: options.escapeFormulas,
+      bom: options.bom,
+      resume,
+    });
   }
 
   /** The end of the rows: closes the document (its meta last). A spooled run writes its whole output here, from the spool. */
@@ -97,7 +125,8 @@ export class LeadOutput {
   /** One company's leads, and (with --state) their keys for --only-new. */
   async write(rows: LeadRow[]): Promise<void> {
     await this.writer.writeRows(rows);
-    if (this.stateFiles && rows.length > 0) await this.stateFiles.keys.write(rows.map((row) => `${leadKey(row)}\n`).join(''));
+    if (this.stateFiles && rows.length > 0)
+      await this.stateFiles.keys.write(rows.map((row) => `${leadKey(row)}\n`).join(''));
   }
 
   /** With --state: the page is on disk, so the checkpoint may now point past it. */
@@ -124,7 +153,8 @@ export class LeadOutput {
     }
     const { state } = this.stateFiles;
     await (this.finalFile ?? this.stateFiles.output).sync();
-    const target = this.options.output === undefined ? ({ kind: 'stdout' } as const) : outputTarget(this.options.output);
+    const target =
+      this.options.output === undefined ? ({ kind: 'stdout' } as const) : outputTarget(this.options.output);
     if (target.kind !== 'file') {
       const direct = await openOutput(this.options.output, this.ctx.stdout);
       for await (const chunk of createReadStream(state.outputPath)) await direct.sink.write(chunk as Buffer);

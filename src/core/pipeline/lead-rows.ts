@@ -11,7 +11,15 @@ export const LEAD_COLUMNS: ReadonlyArray<Column<LeadRow>> = [
   ...LEAD_COMPANY_COLUMNS.map((column) => ({ name: column.name, get: (row: LeadRow) => column.get(row.company) })),
 ];
 
-export const LEAD_TABLE_COLUMNS = ['domain', 'company_name', 'full_name', 'title', 'business_email', 'email_freshness', 'verification'];
+export const LEAD_TABLE_COLUMNS = [
+  'domain',
+  'company_name',
+  'full_name',
+  'title',
+  'business_email',
+  'email_freshness',
+  'verification',
+];
 
 /** JSON form of a lead: the contact's fields, and the company's listed fields beside them (not its whole record). */
 export function leadJson(row: LeadRow): Record<string, unknown> {

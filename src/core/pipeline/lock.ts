@@ -19,7 +19,12 @@ type LockHolder = z.output<typeof lockHolderSchema>;
  * says who holds it. A lock left by a dead process is taken over. Resolves to the release.
  */
 export async function takeStateLock(lockPath: string, stateDir: string, command: string): Promise<() => Promise<void>> {
-  const mine: LockHolder & { command: string } = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command };
+  const mine: LockHolder & { command: string } = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    command,
+  };
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       await appendFile(lockPath, JSON.stringify(mine), { flag: 'wx', mode: 0o600 });
@@ -44,7 +49,10 @@ export async function takeStateLock(lockPath: string, stateDir: string, command:
     }
     await rm(lockPath, { force: true });
   }
-  throw new LockedError(`could not take the lock of --state ${stateDir}.`, 'Another run may have taken it at the same moment; try again.');
+  throw new LockedError(
+    `could not take the lock of --state ${stateDir}.`,
+    'Another run may have taken it at the same moment; try again.',
+  );
 }
 
 async function readLock(path: string): Promise<LockHolder> {

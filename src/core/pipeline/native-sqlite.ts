@@ -36,7 +36,10 @@ async function probe(): Promise<DatabaseConstructor> {
 
 function brokenInstall(error: unknown): CliError {
   // The first sentence: "Could not locate the bindings file", "... was compiled against a different Node.js version ...".
-  const reason = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0]!.trim().replace(/[.:]$/, '');
+  const reason = (error instanceof Error ? error.message : String(error))
+    .split(/\.\s|\n/)[0]!
+    .trim()
+    .replace(/[.:]$/, '');
   return new CliError(
     `the native module better-sqlite3, which --state needs, does not load (${reason.length > 120 ? `${reason.slice(0, 117)}...` : reason}); nothing was sent.`,
     ExitCode.internal,

@@ -44,7 +44,12 @@ export function pipelineSummary(outcome: PipelineOutcome): RunSummary {
 }
 
 /** The lines on stderr after a successful run. */
-export function reportPipeline(ctx: RunContext, counters: Counters, verification: VerificationSnapshot | undefined, onlyNew: boolean): void {
+export function reportPipeline(
+  ctx: RunContext,
+  counters: Counters,
+  verification: VerificationSnapshot | undefined,
+  onlyNew: boolean,
+): void {
   const { contacts } = counters;
   ctx.reporter.info(
     `${countOf(contacts.written, 'lead')} from ${countOf(counters.companies_seen, 'company', 'companies')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
@@ -53,6 +58,7 @@ export function reportPipeline(ctx: RunContext, counters: Counters, verification
   );
   if (verification) reportVerification(ctx, verification);
   // Nothing new is a week going as planned, not a warning: cron stays silent (the summary counts it).
-  if (onlyNew && contacts.written === 0) ctx.reporter.info('No new leads since the last run; wrote a header-only result.');
+  if (onlyNew && contacts.written === 0)
+    ctx.reporter.info('No new leads since the last run; wrote a header-only result.');
   reportCutDomains(ctx.reporter, counters.truncated_at_limit);
 }

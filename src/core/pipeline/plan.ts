@@ -17,7 +17,12 @@ const FORMER_DEFAULT_LIMIT = 200;
  * Every check of the user's input, before the state is touched or a call made; and the command's
  * parameters, whose fingerprint ties a checkpoint to the command that wrote it.
  */
-export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBudget: number | undefined, suppression: Record<string, string[]> = {}) {
+export function planPipeline(
+  ctx: RunContext,
+  options: PipelineOptions,
+  verifyBudget: number | undefined,
+  suppression: Record<string, string[]> = {},
+) {
   validateCompanyFilters(options.filters);
   const settings = parseContactFlags(options, new Date());
   if (options.onlyNew && options.state === undefined) {
@@ -26,7 +31,10 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBu
   const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
   const { format, columns } = planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
   if (format === 'xlsx' && options.state !== undefined) {
-    throw new UsageError('--state cannot resume an .xlsx file: a workbook is one zip, not rows that can be continued.', 'Write CSV with --state (-o leads.csv), or leave --state out.');
+    throw new UsageError(
+      '--state cannot resume an .xlsx file: a workbook is one zip, not rows that can be continued.',
+      'Write CSV with --state (-o leads.csv), or leave --state out.',
+    );
   }
   const parameters = {
     filters: filtersRecord(options.filters),
@@ -50,6 +58,8 @@ export function planPipeline(ctx: RunContext, options: PipelineOptions, verifyBu
   // --limit changes the calls, never the output: it is left out of the fingerprint. A checkpoint
   // written while it was in (before issue 28; 200 was its default then) still resumes.
   const { limit, ...rest } = parameters;
-  const formerFingerprints = [...new Set([limit, FORMER_DEFAULT_LIMIT])].map((former) => fingerprint({ ...parameters, limit: former }));
+  const formerFingerprints = [...new Set([limit, FORMER_DEFAULT_LIMIT])].map((former) =>
+    fingerprint({ ...parameters, limit: former }),
+  );
   return { format, columns, parameters, fingerprint: fingerprint(rest), formerFingerprints, cacheFreshSince };
 }

@@ -16,7 +16,12 @@ export interface RunState {
   resumed: boolean;
 }
 
-export async function openRunState(ctx: RunContext, stateDir: string | undefined, fingerprint: string, formerFingerprints: readonly string[] = []): Promise<RunState> {
+export async function openRunState(
+  ctx: RunContext,
+  stateDir: string | undefined,
+  fingerprint: string,
+  formerFingerprints: readonly string[] = [],
+): Promise<RunState> {
   const state = stateDir !== undefined ? await StateDirectory.open(stateDir) : undefined;
   if (state) ctx.onCleanup(await state.lock('pipeline'));
   const ledger = state ? await ExportsLedger.open(state, { exclusive: true }) : undefined;
@@ -24,7 +29,10 @@ export async function openRunState(ctx: RunContext, stateDir: string | undefined
   // A run that died between moving its output into place and recording it is recorded first,
   // whatever command this one is: its output is out there, so its leads are exported.
   const published = state && ledger ? await finishPublishedRun(state, ledger) : undefined;
-  if (published !== undefined) ctx.reporter.info(`The run ${published} had put its output in place before it stopped; its leads are now recorded as exported.`);
+  if (published !== undefined)
+    ctx.reporter.info(
+      `The run ${published} had put its output in place before it stopped; its leads are now recorded as exported.`,
+    );
   const previous = state ? await readCheckpoint(state) : undefined;
   if (previous && previous.fingerprint !== fingerprint && !formerFingerprints.includes(previous.fingerprint)) {
     throw new UsageError(
@@ -33,7 +41,10 @@ export async function openRunState(ctx: RunContext, stateDir: string | undefined
     );
   }
   const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
-  if (previous) ctx.reporter.info(`Resuming the unfinished run ${checkpoint.run_id} (${countOf(checkpoint.rows_written, 'committed row')} already written).`);
+  if (previous)
+    ctx.reporter.info(
+      `Resuming the unfinished run ${checkpoint.run_id} (${countOf(checkpoint.rows_written, 'committed row')} already written).`,
+    );
   return { state, ledger, checkpoint, resumed: previous !== undefined };
 }
 

@@ -27,7 +27,9 @@ export class StateDirectory {
     try {
       makeDirectoryDurable(join(dir, 'current'), 0o700);
     } catch (error) {
-      throw new UsageError(`cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+      throw new UsageError(
+        `cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      );
     }
     return new StateDirectory(dir);
   }

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, fstatSync, openSync, readSync, rmdirSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fstatSync,
+  openSync,
+  readSync,
+  rmdirSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -185,7 +196,8 @@ export class VerifyCache {
    */
   private cutTornLine(): void {
     if (this.torn === undefined) return;
-    if (statSync(this.path, { throwIfNoEntry: false })?.size === this.torn.size) truncateSync(this.path, this.torn.from);
+    if (statSync(this.path, { throwIfNoEntry: false })?.size === this.torn.size)
+      truncateSync(this.path, this.torn.from);
     this.torn = undefined;
   }
 
@@ -204,7 +216,8 @@ export class VerifyCache {
         startOver: `Remove ${this.path} to start over: its results are then asked for, and paid, again.`,
       });
       // An expired result is simply not reused, unless this very run paid for it.
-      if (new Date(entry.verified_at) >= this.freshSince || (this.ownRun !== undefined && entry.run === this.ownRun)) this.entries.set(key, entry);
+      if (new Date(entry.verified_at) >= this.freshSince || (this.ownRun !== undefined && entry.run === this.ownRun))
+        this.entries.set(key, entry);
     }
     this.readUpTo = offset + complete;
   }

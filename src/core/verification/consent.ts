@@ -29,7 +29,8 @@ export interface SpendEstimate {
   budgetLeft?: number | undefined;
 }
 
-const WAYS_TO_AGREE = 'Cap it with --verify-budget N, agree to any spend with --yes, or set a default cap once: prospect config set verify-budget N.';
+const WAYS_TO_AGREE =
+  'Cap it with --verify-budget N, agree to any spend with --yes, or set a default cap once: prospect config set verify-budget N.';
 
 export class SpendConsent {
   private constructor(
@@ -69,7 +70,10 @@ export class SpendConsent {
   /** Off a terminal, a run that may pay needs a cap or --yes: exit 2, before any paid call and any output. */
   assertMayPay(what: string): void {
     if (this.interactive || this.yes || this.budget !== undefined) return;
-    throw new UsageError(`${what} pays one unit per address, and off a terminal prospect cannot ask first; nothing was spent.`, WAYS_TO_AGREE);
+    throw new UsageError(
+      `${what} pays one unit per address, and off a terminal prospect cannot ask first; nothing was spent.`,
+      WAYS_TO_AGREE,
+    );
   }
 
   /**
@@ -86,7 +90,12 @@ export class SpendConsent {
     const keyboard = this.ctx.stdin.isTTY ? undefined : new ReadStream(openSync(controllingTerminal()!, 'r'));
     const prompt = createInterface({ input: keyboard ?? this.ctx.stdin, output: this.ctx.stderr });
     try {
-      const answer = (await prompt.question(`${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N, or a number of units to cap it at] `, { signal: this.ctx.signal })).trim();
+      const answer = (
+        await prompt.question(
+          `${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N, or a number of units to cap it at] `,
+          { signal: this.ctx.signal },
+        )
+      ).trim();
       if (/^\d+$/.test(answer)) return Number(answer);
       if (!/^y(es)?$/i.test(answer)) throw new CancelledError();
       return undefined;
@@ -125,12 +134,20 @@ function canRead(path: string): boolean {
  * "Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200),
  * the oldest first." Every count is exact: the run has found all its addresses before it asks.
  */
-export function spendQuestion(estimate: SpendEstimate, budget: number | undefined, budgetFrom: string | undefined): string {
+export function spendQuestion(
+  estimate: SpendEstimate,
+  budget: number | undefined,
+  budgetFrom: string | undefined,
+): string {
   const toPay = estimate.addresses - estimate.alreadyPaid;
   const known = `${formatCount(estimate.alreadyPaid)} already paid for, ${formatCount(toPay)} to pay for`;
   const cap = estimate.budgetLeft ?? budget;
   const units = countOf(Math.min(toPay, cap ?? Number.POSITIVE_INFINITY), 'unit');
-  const capText = budget === undefined ? undefined : `${budgetFrom} ${formatCount(budget)}${estimate.budgetLeft === undefined ? '' : `, ${formatCount(estimate.budgetLeft)} left`}`;
-  const spend = capText === undefined ? units : `${units} at most (${capText})${cap! < toPay ? ', the oldest first' : ''}`;
+  const capText =
+    budget === undefined
+      ? undefined
+      : `${budgetFrom} ${formatCount(budget)}${estimate.budgetLeft === undefined ? '' : `, ${formatCount(estimate.budgetLeft)} left`}`;
+  const spend =
+    capText === undefined ? units : `${units} at most (${capText})${cap! < toPay ? ', the oldest first' : ''}`;
   return `Verifying ${countOf(estimate.addresses, 'address', 'addresses')}: ${known}, ${spend}.`;
 }

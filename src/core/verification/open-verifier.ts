@@ -31,10 +31,23 @@ export interface VerificationSnapshot {
 }
 
 /** The ledger-backed verifier shared by `verify`, `contacts --stale verify` and `pipeline`. */
-export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'verify'>, connection: Connection, options: VerifierOptions): OpenedVerifier {
+export function openVerifier(
+  ctx: RunContext,
+  client: Pick<ProspectClient, 'verify'>,
+  connection: Connection,
+  options: VerifierOptions,
+): OpenedVerifier {
   const ledger = options.ledger ?? openLedger(ctx, connection, options);
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
-  const resume = options.stateDir !== undefined ? VerifyCache.open(options.stateDir, ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince, options.runId) : undefined;
+  const resume =
+    options.stateDir !== undefined
+      ? VerifyCache.open(
+          options.stateDir,
+          ledgerFileName(connection.serviceIdentity, connection.apiKey),
+          options.cacheFreshSince,
+          options.runId,
+        )
+      : undefined;
   const run = newVerificationRun(options.budget);
   // A resumed run has already paid for what its own entries say; they count against the budget.
   if (options.runId !== undefined && resume) run.unitsSpent = resume.countPaidBy(options.runId);
@@ -49,7 +62,11 @@ export function openVerifier(ctx: RunContext, client: Pick<ProspectClient, 'veri
     signal: ctx.signal,
   });
   return Object.assign(verifier, {
-    snapshot: () => ({ units_spent: verifier.run.unitsSpent, from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked }),
+    snapshot: () => ({
+      units_spent: verifier.run.unitsSpent,
+      from_cache: verifier.run.fromCache,
+      unchecked: verifier.run.unchecked,
+    }),
     close: () => {
       ledger.close();
       resume?.close();
@@ -68,9 +85,17 @@ export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<P
 }
 
 /** The ledger of paid results for this service and key, in the user's cache; one that keeps nothing with --no-cache. */
-export function openLedger(ctx: RunContext, connection: Connection, options: Pick<VerifierOptions, 'useCache' | 'cacheFreshSince'>): VerifyCache {
+export function openLedger(
+  ctx: RunContext,
+  connection: Connection,
+  options: Pick<VerifierOptions, 'useCache' | 'cacheFreshSince'>,
+): VerifyCache {
   if (!options.useCache) return VerifyCache.disabled();
-  return VerifyCache.open(cacheDirectory(ctx.env), ledgerFileName(connection.serviceIdentity, connection.apiKey), options.cacheFreshSince);
+  return VerifyCache.open(
+    cacheDirectory(ctx.env),
+    ledgerFileName(connection.serviceIdentity, connection.apiKey),
+    options.cacheFreshSince,
+  );
 }
 
 export function cacheCutoff(ttl: string, now: Date): Date {

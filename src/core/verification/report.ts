@@ -7,9 +7,17 @@ import type { VerificationSnapshot } from './open-verifier.js';
  * (a detail for the terminal), and, when the budget left addresses unchecked, a caveat that reaches
  * cron too: "verified 100 of 349; 249 left unchecked (budget)".
  */
-export function reportVerification(ctx: RunContext, { units_spent, from_cache, unchecked }: VerificationSnapshot): void {
+export function reportVerification(
+  ctx: RunContext,
+  { units_spent, from_cache, unchecked }: VerificationSnapshot,
+): void {
   const checked = units_spent + from_cache;
   if (checked + unchecked === 0) return;
-  ctx.reporter.info(`Verified ${countOf(checked, 'address', 'addresses')}: ${countOf(units_spent, 'unit')} spent, ${formatCount(from_cache)} already paid for.`);
-  if (unchecked > 0) ctx.reporter.caveat(`verified ${formatCount(checked)} of ${formatCount(checked + unchecked)}; ${formatCount(unchecked)} left unchecked (budget)`);
+  ctx.reporter.info(
+    `Verified ${countOf(checked, 'address', 'addresses')}: ${countOf(units_spent, 'unit')} spent, ${formatCount(from_cache)} already paid for.`,
+  );
+  if (unchecked > 0)
+    ctx.reporter.caveat(
+      `verified ${formatCount(checked)} of ${formatCount(checked + unchecked)}; ${formatCount(unchecked)} left unchecked (budget)`,
+    );
 }

@@ -31,10 +31,16 @@ export function needsVerification(row: ContactRow): row is ContactRow & { busine
  * The addresses a short budget pays for: the longest unconfirmed first (no date at all before the
  * oldest date: nothing says it was ever confirmed), then in input order.
  */
-export function oldestFirst(keys: readonly string[], lastSeen: ReadonlyMap<string, string>, budget: number | undefined): Set<string> {
+export function oldestFirst(
+  keys: readonly string[],
+  lastSeen: ReadonlyMap<string, string>,
+  budget: number | undefined,
+): Set<string> {
   if (budget === undefined || budget >= keys.length) return new Set(keys);
   const age = (key: string) => lastSeen.get(key) ?? '';
-  const ranked = keys.map((key, index) => ({ key, index })).sort((a, b) => age(a.key).localeCompare(age(b.key)) || a.index - b.index);
+  const ranked = keys
+    .map((key, index) => ({ key, index }))
+    .sort((a, b) => age(a.key).localeCompare(age(b.key)) || a.index - b.index);
   return new Set(ranked.slice(0, Math.max(0, budget)).map(({ key }) => key));
 }
 
@@ -64,9 +70,13 @@ export async function planSpend(
     if (row.business_email_last_seen) lastSeen.set(key, row.business_email_last_seen);
   }
   // A resumed run has spent part of its budget already, on the oldest addresses its first part planned.
-  const left = (budget: number | undefined) => (budget === undefined ? undefined : Math.max(0, budget - verifier.run.unitsSpent));
+  const left = (budget: number | undefined) =>
+    budget === undefined ? undefined : Math.max(0, budget - verifier.run.unitsSpent);
   const budgetLeft = verifier.run.unitsSpent > 0 ? left(consent.budget) : undefined;
-  const typedCap = toPay.length === 0 ? undefined : await suspend(() => consent.confirm({ addresses, alreadyPaid: addresses - toPay.length, budgetLeft }));
+  const typedCap =
+    toPay.length === 0
+      ? undefined
+      : await suspend(() => consent.confirm({ addresses, alreadyPaid: addresses - toPay.length, budgetLeft }));
   const budget = typedCap === undefined ? consent.budget : Math.min(typedCap, consent.budget ?? typedCap);
   if (typedCap !== undefined) verifier.run.budget = budget!;
   verifier.payOnly(oldestFirst(toPay, lastSeen, left(budget)));
@@ -76,7 +86,12 @@ export async function planSpend(
  * Each row as it is written: its address verified (or left unchecked by the plan), in the rows'
  * order. `progress` hears of each row handed on (the paid calls are the slow part of such a run).
  */
-export async function* verifiedInOrder<Row extends ContactRow>(rows: AsyncIterable<Row>, verifier: Verifier, window: number, progress?: (rowsDone: number) => void): AsyncGenerator<Row> {
+export async function* verifiedInOrder<Row extends ContactRow>(
+  rows: AsyncIterable<Row>,
+  verifier: Verifier,
+  window: number,
+  progress?: (rowsDone: number) => void,
+): AsyncGenerator<Row> {
   let done = 0;
   for await (const row of mapInOrder(rows, window, async (row) => {
     if (!needsVerification(row)) return row;
@@ -101,7 +116,11 @@ export class RowSpool<Row> {
   ) {}
 
   static async over<Row>(file: AppendOnlyFile, path: string): Promise<RowSpool<Row>> {
-    return new RowSpool(file, path, await createRowWriter<Row>('ndjson', file, { columns: [], toJson: (row) => row, escapeFormulas: false }));
+    return new RowSpool(
+      file,
+      path,
+      await createRowWriter<Row>('ndjson', file, { columns: [], toJson: (row) => row, escapeFormulas: false }),
+    );
   }
 
   /** A spool in a temporary file of this run, removed when the run ends (or by a signal handler). */
@@ -137,7 +156,10 @@ function parseRow<Row>(text: string, path: string, line: number): Row {
     row = undefined;
   }
   if (typeof row !== 'object' || row === null || typeof (row as { domain?: unknown }).domain !== 'string') {
-    throw new UsageError(`${path} line ${line} is damaged: it is not a row prospect wrote.`, 'Remove the unfinished run (the current folder of the --state directory) to start over; paid verifications are kept.');
+    throw new UsageError(
+      `${path} line ${line} is damaged: it is not a row prospect wrote.`,
+      'Remove the unfinished run (the current folder of the --state directory) to start over; paid verifications are kept.',
+    );
   }
   return row as Row;
 }

@@ -114,7 +114,11 @@ export class Verifier {
     const known = this.known(key);
     if (!known) return undefined;
     if (!known.ownRun) this.run.fromCache += 1;
-    return { verification: known.result.status, verified_at: known.result.verified_at, from: known.ownRun ? 'service' : 'cache' };
+    return {
+      verification: known.result.status,
+      verified_at: known.result.verified_at,
+      from: known.ownRun ? 'service' : 'cache',
+    };
   }
 
   private async resolve(key: string, email: string): Promise<VerificationOutcome> {

@@ -18,7 +18,11 @@ export function listColumnName(options: ParseOptions): string {
 
 /** `Business Email`, `business-email` and `BUSINESS_EMAIL` all name the `business_email` column. */
 export function sameColumn(a: string, b: string): boolean {
-  const canonical = (name: string): string => name.trim().toLowerCase().replace(/[\s_-]+/g, '_');
+  const canonical = (name: string): string =>
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_-]+/g, '_');
   return canonical(a) === canonical(b);
 }
 
@@ -33,7 +37,9 @@ export function findColumn(header: readonly string[], options: ParseOptions): st
 const MAX_LISTED_COLUMNS = 20;
 
 export function columnNotFound(header: readonly string[], options: ParseOptions, line: number): InputProblem {
-  const wanted = columnCandidates(options).map((name) => `"${name}"`).join(' or ');
+  const wanted = columnCandidates(options)
+    .map((name) => `"${name}"`)
+    .join(' or ');
   const listed = header.slice(0, MAX_LISTED_COLUMNS).map(shortForMessage).join(', ');
   const more = header.length > MAX_LISTED_COLUMNS ? ` and ${header.length - MAX_LISTED_COLUMNS} more` : '';
   const available = header.length === 0 ? '(none)' : `${listed}${more}`;

@@ -52,7 +52,12 @@ export function firstCsvRecord(text: string, delimiter: string): CsvRecord | nul
  * to `onRow`, each unreadable record to `onProblem`.
  * `headerLine` is where the header record starts (firstCsvRecord), for a problem before any row.
  */
-export function csvRecordReader(delimiter: string, headerLine: number | undefined, onRow: (row: InputRow) => void, onProblem: (problem: InputProblem) => void) {
+export function csvRecordReader(
+  delimiter: string,
+  headerLine: number | undefined,
+  onRow: (row: InputRow) => void,
+  onProblem: (problem: InputProblem) => void,
+) {
   let header: string[] = [];
   let lastRowLine: number | undefined;
   const options = {
@@ -64,14 +69,17 @@ export function csvRecordReader(delimiter: string, headerLine: number | undefine
     columns: (names: string[]) => (header = uniqueNames(names.map((name) => name.trim()))),
     raw: true,
     on_record: ({ record, raw }: { record: Record<string, string>; raw: string }, context: { lines: number }) => {
-      const cells = header.map((name): [string, string] => [name, Object.hasOwn(record, name) ? unescapeFormula(record[name]!) : '']);
+      const cells = header.map((name): [string, string] => [
+        name,
+        Object.hasOwn(record, name) ? unescapeFormula(record[name]!) : '',
+      ]);
       lastRowLine = context.lines - countNewlines(recordText(raw));
       onRow({ line: lastRowLine, record: Object.fromEntries(cells) });
       return null;
     },
     on_skip: (error: { code?: string } | undefined) => {
       // csv-parse does not say where an unreadable record starts: just after the last one read.
-      const line = (lastRowLine ?? (header.length > 0 ? headerLine ?? 0 : 0)) + 1;
+      const line = (lastRowLine ?? (header.length > 0 ? (headerLine ?? 0) : 0)) + 1;
       onProblem({ line, message: csvErrorMessage(error?.code) });
       return undefined;
     },

@@ -97,10 +97,13 @@ export class EntryCollector implements EntryStreamSink {
 }
 
 /** The accepted entries of a text as it arrives. */
-export async function* streamEntries(chunks: AsyncIterable<string>, options: ParseOptions, collector: EntryCollector): AsyncGenerator<string> {
+export async function* streamEntries(
+  chunks: AsyncIterable<string>,
+  options: ParseOptions,
+  collector: EntryCollector,
+): AsyncGenerator<string> {
   for await (const { value, line } of streamEntryValues(chunks, options, collector)) {
     const accepted = collector.accept(value, line);
     if (accepted !== null) yield accepted;
   }
 }
-

@@ -53,7 +53,8 @@ export class SeenKeys {
   private slotOf(high: number, low: number): number {
     const mask = this.slots() - 1;
     let slot = (low ^ high) & mask;
-    while (this.used(slot) && (this.hashes[2 * slot] !== high || this.hashes[2 * slot + 1] !== low)) slot = (slot + 1) & mask;
+    while (this.used(slot) && (this.hashes[2 * slot] !== high || this.hashes[2 * slot + 1] !== low))
+      slot = (slot + 1) & mask;
     return slot;
   }
 

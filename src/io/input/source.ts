@@ -38,7 +38,8 @@ export function openInputStream(source: InputSource): InputStream | null {
   if (args.length > 0 && source.file !== undefined) {
     throw new UsageError('give the entries either as arguments or in a file, not both');
   }
-  if (args.length > 0) return { origin: 'the command line', format: 'lines', open: () => oneChunk(args.join('\n')), reopenable: true };
+  if (args.length > 0)
+    return { origin: 'the command line', format: 'lines', open: () => oneChunk(args.join('\n')), reopenable: true };
   if (source.file !== undefined && source.file !== '-') {
     const path = source.file;
     return { origin: path, open: () => fileChunks(path), reopenable: true };
@@ -54,7 +55,11 @@ export function openInputStream(source: InputSource): InputStream | null {
  * (and a signal handler, if the run is cut short), so it can be read twice without holding it in
  * memory: --strict reads the whole input before the first call, then again to work on it.
  */
-export async function spoolToFile(input: InputStream, stdin: NodeJS.ReadableStream, onCleanup: (task: () => Promise<void>) => void): Promise<InputStream> {
+export async function spoolToFile(
+  input: InputStream,
+  stdin: NodeJS.ReadableStream,
+  onCleanup: (task: () => Promise<void>) => void,
+): Promise<InputStream> {
   const path = join(tmpdir(), `prospect-input-${process.pid}-${randomUUID()}`);
   trackTempFile(path);
   onCleanup(async () => {

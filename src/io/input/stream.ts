@@ -28,7 +28,11 @@ export interface EntryValue {
 }
 
 /** The raw values of the entry column, as they arrive; rows with an empty cell are counted as blanks. */
-export async function* streamEntryValues(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink): AsyncGenerator<EntryValue> {
+export async function* streamEntryValues(
+  chunks: AsyncIterable<string>,
+  options: ParseOptions,
+  sink: EntryStreamSink,
+): AsyncGenerator<EntryValue> {
   const reader = await streamRows(chunks, options, sink, { entryOnly: true });
   for await (const row of reader.rows) {
     const column = reader.column();
@@ -53,7 +57,12 @@ export interface RowStream {
  * Reads until the first non-blank line to tell the format, then hands out the rows one by one.
  * `entryOnly`: the rows may hold the entry column alone (the header is then not kept either).
  */
-export async function streamRows(chunks: AsyncIterable<string>, options: ParseOptions, sink: EntryStreamSink, { entryOnly = false } = {}): Promise<RowStream> {
+export async function streamRows(
+  chunks: AsyncIterable<string>,
+  options: ParseOptions,
+  sink: EntryStreamSink,
+  { entryOnly = false } = {},
+): Promise<RowStream> {
   const peeked = await peekFirstContentLine(normalizedChunks(chunks));
   const format = options.format ?? detectFromFirstLine(peeked.firstLine, options);
   sink.format?.(format);
@@ -62,15 +71,29 @@ export async function streamRows(chunks: AsyncIterable<string>, options: ParseOp
 
 type RowReader = Omit<RowStream, 'format'>;
 
-function rowsOf(format: InputFormat, peeked: Peeked, options: ParseOptions, sink: EntryStreamSink, entryOnly: boolean): RowReader {
+function rowsOf(
+  format: InputFormat,
+  peeked: Peeked,
+  options: ParseOptions,
+  sink: EntryStreamSink,
+  entryOnly: boolean,
+): RowReader {
   switch (format) {
     case 'lines': {
       const column = listColumnName(options);
-      return { rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)), column: () => column, header: () => [column] };
+      return {
+        rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)),
+        column: () => column,
+        header: () => [column],
+      };
     }
     case 'ndjson': {
       const reader = new NdjsonLineReader(options, (problem) => sink.problem(problem), entryOnly);
-      return { rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)), column: () => reader.entryColumn ?? null, header: () => reader.header };
+      return {
+        rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)),
+        column: () => reader.entryColumn ?? null,
+        header: () => reader.header,
+      };
     }
     case 'csv':
       return csvRows(peeked, options, sink);
@@ -106,7 +129,12 @@ function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): 
   const headerLine = firstCsvRecord(peeked.head, delimiter)?.line;
   let column: string | null | undefined;
   const ready: InputRow[] = [];
-  const reader = csvRecordReader(delimiter, headerLine, (row) => ready.push(row), (problem) => sink.problem(problem));
+  const reader = csvRecordReader(
+    delimiter,
+    headerLine,
+    (row) => ready.push(row),
+    (problem) => sink.problem(problem),
+  );
   /** Once the header is read (or the input ended without one), whether it names the entry column. */
   const resolveColumn = () => {
     if (column !== undefined) return;
@@ -135,7 +163,10 @@ function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): 
   return { rows: rows(), column: () => column ?? null, header: () => reader.header };
 }
 
-async function* mapLines(text: AsyncIterable<string>, toRow: (raw: string, line: number) => InputRow | null): AsyncGenerator<InputRow> {
+async function* mapLines(
+  text: AsyncIterable<string>,
+  toRow: (raw: string, line: number) => InputRow | null,
+): AsyncGenerator<InputRow> {
   let line = 0;
   for await (const raw of linesOf(text)) {
     line += 1;

@@ -17,7 +17,19 @@ import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/
 const KEY = SANDBOX_KEYS.growth;
 // One service query (one technology and country) in pages of 100 companies, of a set where most
 // companies have named contacts: many pages end with a company that has leads.
-const ARGS = ['--page-size', '100', 'pipeline', '-t', 'jQuery', '--country', 'us', '--seniority', 'cxo', '--max', '1500'];
+const ARGS = [
+  '--page-size',
+  '100',
+  'pipeline',
+  '-t',
+  'jQuery',
+  '--country',
+  'us',
+  '--seniority',
+  'cxo',
+  '--max',
+  '1500',
+];
 
 let sandbox: TestSandbox;
 let gate: PageGate;
@@ -42,9 +54,16 @@ interface Committed {
 /** The committed part of current/output and current/keys, as the checkpoint on disk bounds them. */
 async function committed(state: string): Promise<Committed> {
   const checkpoint = JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8'));
-  const output = (await readFile(join(state, 'current', 'output'))).subarray(0, checkpoint.output_bytes).toString('utf8');
+  const output = (await readFile(join(state, 'current', 'output')))
+    .subarray(0, checkpoint.output_bytes)
+    .toString('utf8');
   const keys = (await readFile(join(state, 'current', 'keys'))).subarray(0, checkpoint.keys_bytes).toString('utf8');
-  return { pagesDone: checkpoint.pages_done, rowsWritten: checkpoint.rows_written, rows: csvRecords(output), keys: keys.split('\n').filter(Boolean) };
+  return {
+    pagesDone: checkpoint.pages_done,
+    rowsWritten: checkpoint.rows_written,
+    rows: csvRecords(output),
+    keys: keys.split('\n').filter(Boolean),
+  };
 }
 
 /**
@@ -52,11 +71,20 @@ async function committed(state: string): Promise<Committed> {
  * checkpointed. A contacts batch (at most 100 domains) may wait for the page after its last
  * company, so the run stops with `page` or `page + 1` checkpointed, never another.
  */
-async function stopAfterPage(args: string[], cwd: string, state: string, page: number, pagesBefore: number): Promise<Committed> {
+async function stopAfterPage(
+  args: string[],
+  cwd: string,
+  state: string,
+  page: number,
+  pagesBefore: number,
+): Promise<Committed> {
   gate.allow(page + 1 - pagesBefore);
   const child: ChildProcess = startCli(args, options(cwd));
   const finished = finishCli(child, options(cwd));
-  await vi.waitFor(async () => expect((await committed(state).catch(() => undefined))?.pagesDone).toBeGreaterThanOrEqual(page), { timeout: 60_000, interval: 25 });
+  await vi.waitFor(
+    async () => expect((await committed(state).catch(() => undefined))?.pagesDone).toBeGreaterThanOrEqual(page),
+    { timeout: 60_000, interval: 25 },
+  );
   child.kill('SIGKILL');
   expect((await finished).signal).toBe('SIGKILL');
   const onDisk = await committed(state);
@@ -68,7 +96,10 @@ describe('pipeline --state, stopped at a page boundary', () => {
   it('commits exactly the rows written, with the last company of the page, and resumes to the same bytes', async () => {
     const reference = await scratchDir();
     gate.allow(Number.POSITIVE_INFINITY);
-    const clean = await runCli([...ARGS, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')], options(reference));
+    const clean = await runCli(
+      [...ARGS, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')],
+      options(reference),
+    );
     expect(clean.code, clean.stderr).toBe(0);
     const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
     const leadDomains = new Set(csvRecords(expected).map((row) => row.domain));
@@ -76,7 +107,9 @@ describe('pipeline --state, stopped at a page boundary', () => {
     // Where both this page and the next end with a company that has leads, a stop at either loses
     // that company's leads if the checkpoint runs ahead of the data. Not the last page: the run must not end.
     const endsWithLeads = referencePages.map((domains) => leadDomains.has(domains.at(-1)!));
-    const stops = endsWithLeads.flatMap((ends, index) => (ends && endsWithLeads[index + 1] && index + 2 < referencePages.length ? [index + 1] : []));
+    const stops = endsWithLeads.flatMap((ends, index) =>
+      ends && endsWithLeads[index + 1] && index + 2 < referencePages.length ? [index + 1] : [],
+    );
     const chosen = [stops[0]!, stops.find((page) => page > stops[0]! + 1)!];
     expect(chosen.every((page) => page !== undefined)).toBe(true);
 

@@ -81,7 +81,7 @@ describe('reading a checkpoint back', () => {
     expect((await readCheckpoint(await stateWith(JSON.stringify({ ...older, spooled: true }))))?.spooled).toBe(true);
   });
 
-  it('reads the one cursor of a checkpoint written before any-of filters as its one query\'s position', async () => {
+  it("reads the one cursor of a checkpoint written before any-of filters as its one query's position", async () => {
     const { positions: _positions, ...older } = { ...FIRST_PAGE_NOT_YET_DONE, cursor: 'c3', pages_done: 3 };
     const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(older)));
     expect(checkpoint?.positions).toEqual([{ cursor: 'c3', skip: 0, done: false }]);
@@ -119,9 +119,27 @@ describe('reading a checkpoint back', () => {
     ['a negative byte count', { output_bytes: -1 }, /output_bytes/],
     ['another version', { version: 2 }, /version/],
     ['a clock that is no date', { now: 'yesterday' }, /now/],
-    ['a partition without a position per part', { positions: [{ cursor: null, skip: 0, done: false }], partition: { queries: [{ technology: 'a' }, { technology: 'a', moreTechnologies: ['b'] }], total: 3 } }, /positions/],
-    ['a partition of one part', { positions: [{ cursor: null, skip: 0, done: false }], partition: { queries: [{ technology: 'a' }], total: 3 } }, /partition/],
-    ['a part without its technology', { positions: [START, START], partition: { queries: [{ notTechnology: 'b' }, { technology: 'a', moreTechnologies: ['b'] }], total: 3 } }, /partition/],
+    [
+      'a partition without a position per part',
+      {
+        positions: [{ cursor: null, skip: 0, done: false }],
+        partition: { queries: [{ technology: 'a' }, { technology: 'a', moreTechnologies: ['b'] }], total: 3 },
+      },
+      /positions/,
+    ],
+    [
+      'a partition of one part',
+      { positions: [{ cursor: null, skip: 0, done: false }], partition: { queries: [{ technology: 'a' }], total: 3 } },
+      /partition/,
+    ],
+    [
+      'a part without its technology',
+      {
+        positions: [START, START],
+        partition: { queries: [{ notTechnology: 'b' }, { technology: 'a', moreTechnologies: ['b'] }], total: 3 },
+      },
+      /partition/,
+    ],
   ])('refuses %s, naming the file and how to start over', async (_what, change, field) => {
     const state = await stateWith(JSON.stringify({ ...FIRST_PAGE_NOT_YET_DONE, ...change }));
     const error = await readCheckpoint(state).then(
@@ -131,18 +149,32 @@ describe('reading a checkpoint back', () => {
     expect(error?.exitCode).toBe(2);
     expect(error?.message).toMatch(field);
     expect(error?.message).toContain(state.checkpointPath);
-    expect(error?.hint).toBe(`Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`);
+    expect(error?.hint).toBe(
+      `Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`,
+    );
   });
 });
 
 describe('committing a checkpoint', () => {
   it('syncs every data file before the checkpoint that names its length replaces the last one', async () => {
     const state = await stateWith(JSON.stringify(FIRST_PAGE_NOT_YET_DONE));
-    const next = checkpointSchema.parse({ ...FIRST_PAGE_NOT_YET_DONE, output_bytes: 300, keys_bytes: 40, rows_written: 3, pages_done: 1 });
+    const next = checkpointSchema.parse({
+      ...FIRST_PAGE_NOT_YET_DONE,
+      output_bytes: 300,
+      keys_bytes: 40,
+      rows_written: 3,
+      pages_done: 1,
+    });
     // What each data file's sync found on disk: the checkpoint must still be the previous one.
     const seenAtSync: Array<{ file: string; checkpoint: unknown }> = [];
     const dataFile = (file: string) =>
-      ({ sync: async () => void seenAtSync.push({ file, checkpoint: JSON.parse(await readFile(state.checkpointPath, 'utf8')).pages_done }) }) as unknown as AppendOnlyFile;
+      ({
+        sync: async () =>
+          void seenAtSync.push({
+            file,
+            checkpoint: JSON.parse(await readFile(state.checkpointPath, 'utf8')).pages_done,
+          }),
+      }) as unknown as AppendOnlyFile;
 
     await commitCheckpoint(state, next, [dataFile('output'), dataFile('keys')]);
 
@@ -150,6 +182,10 @@ describe('committing a checkpoint', () => {
       { file: 'output', checkpoint: 0 },
       { file: 'keys', checkpoint: 0 },
     ]);
-    expect(JSON.parse(await readFile(state.checkpointPath, 'utf8'))).toMatchObject({ pages_done: 1, output_bytes: 300, keys_bytes: 40 });
+    expect(JSON.parse(await readFile(state.checkpointPath, 'utf8'))).toMatchObject({
+      pages_done: 1,
+      output_bytes: 300,
+      keys_bytes: 40,
+    });
   });
 });

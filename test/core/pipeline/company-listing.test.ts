@@ -21,7 +21,10 @@ async function listExcluding(excluded: Set<string>) {
   let afterLast = 0;
   const listed: string[] = [];
   let carried = 0;
-  const limits = { accept: (row: { domain: string }) => !excluded.has(row.domain), excludedAfterLast: (count: number) => (afterLast += count) };
+  const limits = {
+    accept: (row: { domain: string }) => !excluded.has(row.domain),
+    excludedAfterLast: (count: number) => (afterLast += count),
+  };
   for await (const item of listCompanies(client, filters, newCheckpoint('test', new Date()), limits)) {
     listed.push(item.company.domain);
     carried += item.excluded ?? 0;

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../../src/exit-codes.js';
-import { ExportsLedger, finishPublishedRun, keyBatches, markPublishing, recordSuccess } from '../../../src/core/pipeline/exports-ledger.js';
+import {
+  ExportsLedger,
+  finishPublishedRun,
+  keyBatches,
+  markPublishing,
+  recordSuccess,
+} from '../../../src/core/pipeline/exports-ledger.js';
 import { openRunState } from '../../../src/core/pipeline/run-state.js';
 import { newCheckpoint } from '../../../src/core/pipeline/checkpoint.js';
 import { StateDirectory } from '../../../src/core/pipeline/state-directory.js';
@@ -23,7 +29,13 @@ import { scratchDir } from '../../helpers/scratch.js';
 function lead(n: number) {
   const domain = `company${n}.com`;
   const business_email = `person${n}@${domain}`;
-  return { domain, business_email, full_name: `Person ${n}`, title: 'CEO', key: createHash('sha256').update(`${business_email}|${domain}`).digest('hex').slice(0, 24) };
+  return {
+    domain,
+    business_email,
+    full_name: `Person ${n}`,
+    title: 'CEO',
+    key: createHash('sha256').update(`${business_email}|${domain}`).digest('hex').slice(0, 24),
+  };
 }
 const leads = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => lead(from + i));
 const keyLines = (rows: Array<{ key: string }>) => rows.map((row) => `${row.key}\n`).join('');
@@ -33,16 +45,30 @@ async function freshState(): Promise<StateDirectory> {
 }
 
 /** The run's current/keys as the pipeline leaves it, and its success recorded. */
-async function succeed(state: StateDirectory, ledger: ExportsLedger, runId: string, rows: Array<{ key: string }>): Promise<void> {
+async function succeed(
+  state: StateDirectory,
+  ledger: ExportsLedger,
+  runId: string,
+  rows: Array<{ key: string }>,
+): Promise<void> {
   await writeFile(state.keysPath, keyLines(rows));
-  await recordSuccess(state, ledger, { run_id: runId, finished_at: '2026-01-05T03:00:00.000Z', rows: rows.length, only_new: true });
+  await recordSuccess(state, ledger, {
+    run_id: runId,
+    finished_at: '2026-01-05T03:00:00.000Z',
+    rows: rows.length,
+    only_new: true,
+  });
 }
 
 /** Every key the ledger file holds, read with a connection of its own. */
 function storedKeys(state: StateDirectory): string[] {
   const db = new Database(state.ledgerPath, { readonly: true });
   try {
-    return db.prepare<[], Buffer>('SELECT key FROM exported ORDER BY key').pluck().all().map((key) => key.toString('hex'));
+    return db
+      .prepare<[], Buffer>('SELECT key FROM exported ORDER BY key')
+      .pluck()
+      .all()
+      .map((key) => key.toString('hex'));
   } finally {
     db.close();
   }
@@ -50,7 +76,10 @@ function storedKeys(state: StateDirectory): string[] {
 
 async function runLines(state: StateDirectory): Promise<Array<{ run_id: string }>> {
   const text = await readFile(state.runsPath, 'utf8').catch(() => '');
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
 }
 
 const sorted = (keys: string[]) => [...keys].sort();
@@ -64,9 +93,22 @@ describe('looking leads up', () => {
       expect(ledger.newOnly(week1)).toEqual(week1);
       // Hashes only, but private like the rest of the state.
       expect((await stat(state.ledgerPath)).mode & 0o777).toBe(0o600);
-      await succeed(state, ledger, 'run-1', week1.filter((_, i) => i % 2 === 0));
+      await succeed(
+        state,
+        ledger,
+        'run-1',
+        week1.filter((_, i) => i % 2 === 0),
+      );
       // Exported: 0, 2, 4, …, 48.
-      expect(ledger.newOnly([...leads(44, 52), ...leads(0, 4)])).toEqual([lead(45), lead(47), lead(49), lead(50), lead(51), lead(1), lead(3)]);
+      expect(ledger.newOnly([...leads(44, 52), ...leads(0, 4)])).toEqual([
+        lead(45),
+        lead(47),
+        lead(49),
+        lead(50),
+        lead(51),
+        lead(1),
+        lead(3),
+      ]);
       expect(ledger.newOnly([])).toEqual([]);
     } finally {
       ledger.close();
@@ -125,8 +167,16 @@ describe('a success is recorded once, whatever crash comes between its steps', (
       const record = { run_id: 'run-1', finished_at: '2026-01-05T03:00:00.000Z', rows: 10 };
       // Died after the ledger's commit, before runs.ndjson: the commit alone.
       await writeFile(state.keysPath, keyLines(leads(0, 10)));
-      await ledger.recordRun(record, keyBatches(state.keysPath, (line) => ({ name: `keys:${line}`, startOver: '' })));
-      expect(await ledger.recordRun(record, keyBatches(state.keysPath, (line) => ({ name: `keys:${line}`, startOver: '' })))).toBeUndefined();
+      await ledger.recordRun(
+        record,
+        keyBatches(state.keysPath, (line) => ({ name: `keys:${line}`, startOver: '' })),
+      );
+      expect(
+        await ledger.recordRun(
+          record,
+          keyBatches(state.keysPath, (line) => ({ name: `keys:${line}`, startOver: '' })),
+        ),
+      ).toBeUndefined();
       await recordSuccess(state, ledger, record);
       // Died after the runs.ndjson line, before current/ was cleared: done once more.
       await writeFile(state.keysPath, keyLines(leads(0, 10)));
@@ -141,14 +191,26 @@ describe('a success is recorded once, whatever crash comes between its steps', (
 
   it('a run that died after moving its output into place is recorded by the next open, even of another command', async () => {
     const state = await freshState();
-    const record = { run_id: 'run-died', finished_at: '2026-01-05T03:00:00.000Z', rows: 3, output: 'leads.csv', only_new: true };
+    const record = {
+      run_id: 'run-died',
+      finished_at: '2026-01-05T03:00:00.000Z',
+      rows: 3,
+      output: 'leads.csv',
+      only_new: true,
+    };
     // What the state holds after the rename: the checkpoint, the keys, the record, and no current/output.
-    await writeFile(state.checkpointPath, JSON.stringify({ ...newCheckpoint('fingerprint-of-that-run', new Date()), listing_done: true }));
+    await writeFile(
+      state.checkpointPath,
+      JSON.stringify({ ...newCheckpoint('fingerprint-of-that-run', new Date()), listing_done: true }),
+    );
     await writeFile(state.keysPath, keyLines(leads(0, 3)));
     await markPublishing(state, record);
     const said: string[] = [];
     const cleanups: Array<() => Promise<void> | void> = [];
-    const ctx = { reporter: { info: (line: string) => said.push(line) }, onCleanup: (task: () => Promise<void> | void) => cleanups.push(task) } as unknown as RunContext;
+    const ctx = {
+      reporter: { info: (line: string) => said.push(line) },
+      onCleanup: (task: () => Promise<void> | void) => cleanups.push(task),
+    } as unknown as RunContext;
     try {
       const opened = await openRunState(ctx, state.dir, 'fingerprint-of-another-command');
       expect(opened.resumed).toBe(false);
@@ -184,12 +246,18 @@ describe('a state directory from before the ledger', () => {
     const state = await freshState();
     await mkdir(state.legacyExportedDir, { recursive: true });
     for (const [name, text] of Object.entries(files)) await writeFile(join(state.legacyExportedDir, name), text);
-    await writeFile(state.runsPath, '{"run_id":"20260105T030000-aaaaaa","finished_at":"2026-01-05T03:00:00.000Z","rows":30}\n');
+    await writeFile(
+      state.runsPath,
+      '{"run_id":"20260105T030000-aaaaaa","finished_at":"2026-01-05T03:00:00.000Z","rows":30}\n',
+    );
     return state;
   }
 
   it('is converted on first use: every exported/<run>.keys imported, then the files removed; runs.ndjson kept', async () => {
-    const state = await legacyState({ '20260105T030000-aaaaaa.keys': keyLines(leads(0, 30)), '20260112T030000-bbbbbb.keys': keyLines(leads(25, 40)) });
+    const state = await legacyState({
+      '20260105T030000-aaaaaa.keys': keyLines(leads(0, 30)),
+      '20260112T030000-bbbbbb.keys': keyLines(leads(25, 40)),
+    });
     const ledger = await ExportsLedger.open(state);
     try {
       expect(storedKeys(state)).toEqual(sorted(leads(0, 40).map((row) => row.key)));
@@ -211,8 +279,12 @@ describe('a state directory from before the ledger', () => {
     expect(failure).toBeInstanceOf(UsageError);
     expect((failure as UsageError).exitCode).toBe(ExitCode.usage);
     const bad = join(state.legacyExportedDir, 'b.keys');
-    expect((failure as UsageError).message).toBe(`the exported-leads file ${bad}:4 is damaged ("not-a-key" is not a lead key).`);
-    expect((failure as UsageError).hint).toBe(`Remove ${bad} to start over: the leads of that run then count as new again.`);
+    expect((failure as UsageError).message).toBe(
+      `the exported-leads file ${bad}:4 is damaged ("not-a-key" is not a lead key).`,
+    );
+    expect((failure as UsageError).hint).toBe(
+      `Remove ${bad} to start over: the leads of that run then count as new again.`,
+    );
     // One transaction: a.keys, read before the damage was found, is not half in.
     expect(storedKeys(state)).toEqual([]);
     expect(sorted(await readdir(state.legacyExportedDir))).toEqual(['a.keys', 'b.keys']);
@@ -284,7 +356,9 @@ describe('a process killed with SIGKILL in the middle of a transaction', () => {
       ],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (data: Buffer) => (data.toString().includes('ready') ? resolve() : undefined));
       child.on('exit', () => reject(new Error('the child exited before its transaction was under way')));

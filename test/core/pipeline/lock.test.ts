@@ -37,6 +37,9 @@ describe('the lock of a --state directory', () => {
     const taking = takeStateLock(path, 'state', 'pipeline');
     await expect(taking).rejects.toBeInstanceOf(LockedError);
     await expect(taking).rejects.toThrow(/cron-box-2\.example\.internal/);
-    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ pid: DEAD_PID, host: 'cron-box-2.example.internal' });
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({
+      pid: DEAD_PID,
+      host: 'cron-box-2.example.internal',
+    });
   });
 });

@@ -18,14 +18,16 @@ let install: string;
 /** The package as npm would install it with scripts off: better-sqlite3's JavaScript, no compiled binary. */
 async function installWithoutScripts(): Promise<string> {
   const dir = join(await scratchDir(), 'prospect-cli');
-  for (const entry of ['package.json', 'bin', 'dist']) await cp(join(ROOT, entry), join(dir, entry), { recursive: true });
+  for (const entry of ['package.json', 'bin', 'dist'])
+    await cp(join(ROOT, entry), join(dir, entry), { recursive: true });
   await mkdir(join(dir, 'node_modules'));
   for (const name of await readdir(join(ROOT, 'node_modules'))) {
     if (name === 'better-sqlite3' || name === '.bin') continue;
     await symlink(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
   }
   const sqlite = join(ROOT, 'node_modules', 'better-sqlite3');
-  for (const entry of ['package.json', 'lib']) await cp(join(sqlite, entry), join(dir, 'node_modules', 'better-sqlite3', entry), { recursive: true });
+  for (const entry of ['package.json', 'lib'])
+    await cp(join(sqlite, entry), join(dir, 'node_modules', 'better-sqlite3', entry), { recursive: true });
   return dir;
 }
 
@@ -41,16 +43,23 @@ describe('an install that cannot load the native module', () => {
   it('pipeline --state: one line that says how to repair it, exit 1, before any request', async () => {
     const dir = await scratchDir();
     const before = (await sandboxStats(sandbox.url)).requests.total;
-    const run = await runCli(['pipeline', '-t', 'Shopify', '--max', '2', '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')], {
-      url: sandbox.url,
-      apiKey: SANDBOX_KEYS.growth,
-      wrap: (argv) => ({ command: process.execPath, args: [join(install, 'bin', 'prospect.js'), ...argv.slice(1)] }),
-    });
+    const run = await runCli(
+      ['pipeline', '-t', 'Shopify', '--max', '2', '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')],
+      {
+        url: sandbox.url,
+        apiKey: SANDBOX_KEYS.growth,
+        wrap: (argv) => ({ command: process.execPath, args: [join(install, 'bin', 'prospect.js'), ...argv.slice(1)] }),
+      },
+    );
     expect(run.code).toBe(1);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toBe('prospect: the native module better-sqlite3, which --state needs, does not load (Could not locate the bindings file); nothing was sent.');
-    expect(lines[1]).toBe(`Repair the install: cd ${install} && npm rebuild better-sqlite3 (an install with --ignore-scripts skips its build).`);
+    expect(lines[0]).toBe(
+      'prospect: the native module better-sqlite3, which --state needs, does not load (Could not locate the bindings file); nothing was sent.',
+    );
+    expect(lines[1]).toBe(
+      `Repair the install: cd ${install} && npm rebuild better-sqlite3 (an install with --ignore-scripts skips its build).`,
+    );
     expect(run.stderr).not.toMatch(/internal error|This is a bug/);
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
   });

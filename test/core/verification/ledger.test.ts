@@ -50,7 +50,9 @@ describe('the ledger of paid results', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(secondHasIt).toBe(false);
     await release();
-    await (await waiting)();
+    await (
+      await waiting
+    )();
     expect(secondHasIt).toBe(true);
   });
 });
@@ -60,8 +62,12 @@ describe('the spend question', () => {
     expect(spendQuestion({ addresses: 349, alreadyPaid: 100 }, 200, '--verify-budget')).toBe(
       'Verifying 349 addresses: 100 already paid for, 249 to pay for, 200 units at most (--verify-budget 200), the oldest first.',
     );
-    expect(spendQuestion({ addresses: 349, alreadyPaid: 100 }, 300, '--verify-budget')).toBe('Verifying 349 addresses: 100 already paid for, 249 to pay for, 249 units at most (--verify-budget 300).');
-    expect(spendQuestion({ addresses: 2, alreadyPaid: 1 }, undefined, undefined)).toBe('Verifying 2 addresses: 1 already paid for, 1 to pay for, 1 unit.');
+    expect(spendQuestion({ addresses: 349, alreadyPaid: 100 }, 300, '--verify-budget')).toBe(
+      'Verifying 349 addresses: 100 already paid for, 249 to pay for, 249 units at most (--verify-budget 300).',
+    );
+    expect(spendQuestion({ addresses: 2, alreadyPaid: 1 }, undefined, undefined)).toBe(
+      'Verifying 2 addresses: 1 already paid for, 1 to pay for, 1 unit.',
+    );
     expect(spendQuestion({ addresses: 12_400, alreadyPaid: 0, budgetLeft: 1 }, 5, 'config verify-budget')).toBe(
       'Verifying 12,400 addresses: 0 already paid for, 12,400 to pay for, 1 unit at most (config verify-budget 5, 1 left), the oldest first.',
     );

@@ -22,12 +22,17 @@ let lastSeen: Map<string, string>;
 beforeAll(async () => {
   const sandbox = await startTestSandbox();
   try {
-    const { body } = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 6 })}`, { key: KEY });
+    const { body } = await call(
+      sandbox.url,
+      `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 6 })}`,
+      { key: KEY },
+    );
     domains = (body.data as Array<{ domain: string }>).map((company) => company.domain);
     lastSeen = new Map();
     for (const domain of domains) {
       for (const contact of await contactsOfDomain(sandbox.url, KEY, domain)) {
-        if (contact.business_email) lastSeen.set(contact.business_email.toLowerCase(), contact.business_email_last_seen ?? '');
+        if (contact.business_email)
+          lastSeen.set(contact.business_email.toLowerCase(), contact.business_email_last_seen ?? '');
       }
     }
   } finally {
@@ -50,8 +55,14 @@ async function recording<T>(body: (sandbox: RunningSandbox) => Promise<T>): Prom
 function expectOldestFirst(charged: string[], budget: number): void {
   expect(charged).toHaveLength(budget);
   const paid = new Set(charged);
-  const youngestPaid = charged.map((email) => lastSeen.get(email)!).sort().at(-1)!;
-  const oldestUnpaid = [...lastSeen].filter(([email]) => !paid.has(email)).map(([, seen]) => seen).sort()[0]!;
+  const youngestPaid = charged
+    .map((email) => lastSeen.get(email)!)
+    .sort()
+    .at(-1)!;
+  const oldestUnpaid = [...lastSeen]
+    .filter(([email]) => !paid.has(email))
+    .map(([, seen]) => seen)
+    .sort()[0]!;
   expect(youngestPaid <= oldestUnpaid, `paid up to ${youngestPaid}, left ${oldestUnpaid}`).toBe(true);
 }
 
@@ -63,7 +74,10 @@ describe('a capped budget goes to the addresses confirmed longest ago, in every 
       'verify',
       async (dir) => {
         const file = join(dir, 'people.csv');
-        await writeFile(file, `business_email,business_email_last_seen\n${[...lastSeen].map(([email, seen]) => `${email},${seen}`).join('\n')}\n`);
+        await writeFile(
+          file,
+          `business_email,business_email_last_seen\n${[...lastSeen].map(([email, seen]) => `${email},${seen}`).join('\n')}\n`,
+        );
         return ['verify', '--file', file, '--verify-budget', '25', '--format', 'csv'];
       },
     ],
@@ -72,7 +86,10 @@ describe('a capped budget goes to the addresses confirmed longest ago, in every 
     await recording(async (sandbox) => {
       const args = await argsIn(await scratchDir());
       // The pipeline spawned; the others run the same main() in process.
-      const run = name === 'pipeline' ? await runCli(args, { url: sandbox.url, apiKey: KEY }) : await runInProcess(args, { url: sandbox.url, apiKey: KEY });
+      const run =
+        name === 'pipeline'
+          ? await runCli(args, { url: sandbox.url, apiKey: KEY })
+          : await runInProcess(args, { url: sandbox.url, apiKey: KEY });
       expect(run.code, run.stderr).toBe(0);
       expect(sandbox.stats().units.growth).toBe(25);
       expectOldestFirst(sandbox.stats().verified_emails!, 25);
@@ -83,14 +100,21 @@ describe('a capped budget goes to the addresses confirmed longest ago, in every 
 /** prospect on a pseudo-terminal, `piped` on its stdin, answering the question; `units`: what the question said it would spend. */
 async function onTerminal(sandbox: RunningSandbox, args: string[], answer: string, piped?: string) {
   const run = await answerOnTerminal(args, answer, { url: sandbox.url, apiKey: KEY, piped });
-  const question = /Verifying ([\d,]+) addresses: ([\d,]+) already paid for, ([\d,]+) to pay for, ([\d,]+) units?/.exec(run.screen);
+  const question = /Verifying ([\d,]+) addresses: ([\d,]+) already paid for, ([\d,]+) to pay for, ([\d,]+) units?/.exec(
+    run.screen,
+  );
   return { ...run, units: question ? Number(question[4]!.replace(/,/g, '')) : undefined };
 }
 
 describe.skipIf(SCRIPT.skip)('the question states what the run then spends, and takes a cap', () => {
   it('companies … | contacts --stale verify asks on the terminal; "y" spends exactly the units it said', async () => {
     await recording(async (sandbox) => {
-      const run = await onTerminal(sandbox, ['contacts', '--stale', 'verify', '--format', 'csv'], 'y\r', `${domains.join('\n')}\n`);
+      const run = await onTerminal(
+        sandbox,
+        ['contacts', '--stale', 'verify', '--format', 'csv'],
+        'y\r',
+        `${domains.join('\n')}\n`,
+      );
       expect(run.asked).toBe(true);
       expect(run.code, run.screen).toBe(0);
       expect(run.units).toBe(lastSeen.size);
@@ -101,7 +125,11 @@ describe.skipIf(SCRIPT.skip)('the question states what the run then spends, and 
 
   it('pipeline: a number for an answer is the cap, paid to the oldest addresses', async () => {
     await recording(async (sandbox) => {
-      const run = await onTerminal(sandbox, ['pipeline', ...SET, '--stale', 'verify', '--format', 'csv', '-o', join(await scratchDir(), 'leads.csv')], '12\r');
+      const run = await onTerminal(
+        sandbox,
+        ['pipeline', ...SET, '--stale', 'verify', '--format', 'csv', '-o', join(await scratchDir(), 'leads.csv')],
+        '12\r',
+      );
       expect(run.asked).toBe(true);
       expect(run.code, run.screen).toBe(0);
       expect(run.units).toBe(lastSeen.size);

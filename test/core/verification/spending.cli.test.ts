@@ -25,7 +25,11 @@ let domains: string[];
 beforeAll(async () => {
   // A sandbox of today: its verified_at dates are within the default --cache-ttl of 30 days.
   sandbox = await startTestSandbox({ asOf: todayUtc() });
-  const { body } = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 12 })}`, { key: KEY });
+  const { body } = await call(
+    sandbox.url,
+    `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 12 })}`,
+    { key: KEY },
+  );
   domains = (body.data as Array<{ domain: string }>).map((company) => company.domain);
   expect(domains).toHaveLength(12);
 });
@@ -41,7 +45,9 @@ function prospect(args: string[], options: CliOptions = {}) {
 
 /** Distinct addresses of a CSV output that were never paid for (empty or unchecked verification). */
 function neverPaid(rows: Array<Record<string, string>>): number {
-  const addresses = rows.filter((row) => row.business_email && !PAID.has(row.verification ?? '')).map((row) => row.business_email!.toLowerCase());
+  const addresses = rows
+    .filter((row) => row.business_email && !PAID.has(row.verification ?? ''))
+    .map((row) => row.business_email!.toLowerCase());
   return new Set(addresses).size;
 }
 
@@ -51,7 +57,11 @@ async function addressesOnly(rows: Array<Record<string, string>>, path: string):
 }
 
 /** `verify --file` on the addresses alone (from an earlier run's rows) pays for exactly the ones that run did not pay for. */
-async function expectVerifyPaysOnlyNeverPaid(rows: Array<Record<string, string>>, dir: string, env: Record<string, string>): Promise<void> {
+async function expectVerifyPaysOnlyNeverPaid(
+  rows: Array<Record<string, string>>,
+  dir: string,
+  env: Record<string, string>,
+): Promise<void> {
   const expected = neverPaid(rows);
   expect(expected).toBeGreaterThan(0);
   await addressesOnly(rows, join(dir, 'addresses.csv'));
@@ -60,14 +70,23 @@ async function expectVerifyPaysOnlyNeverPaid(rows: Array<Record<string, string>>
   expect(verify.code, verify.stderr).toBe(0);
   expect((await units()) - before).toBe(expected);
   // What was paid before comes back as it was paid, and nothing is left unchecked: no budget was set.
-  const paidBefore = new Map(rows.filter((row) => row.business_email && PAID.has(row.verification ?? '')).map((row) => [row.business_email!.toLowerCase(), row]));
+  const paidBefore = new Map(
+    rows
+      .filter((row) => row.business_email && PAID.has(row.verification ?? ''))
+      .map((row) => [row.business_email!.toLowerCase(), row]),
+  );
   expect(paidBefore.size).toBeGreaterThan(0);
   const answered = csvRecords(verify.stdout).filter((row) => row.business_email);
   expect(answered.length).toBeGreaterThanOrEqual(paidBefore.size + expected);
   for (const row of answered) {
     expect(row.verification, row.business_email).not.toBe('unchecked');
     const earlier = paidBefore.get(row.business_email!.toLowerCase());
-    if (earlier) expect([row.business_email, row.verification, row.verified_at]).toEqual([row.business_email, earlier.verification, earlier.verified_at]);
+    if (earlier)
+      expect([row.business_email, row.verification, row.verified_at]).toEqual([
+        row.business_email,
+        earlier.verification,
+        earlier.verified_at,
+      ]);
   }
   expect(verify.stderr).not.toMatch(/budget|unchecked/);
 }
@@ -75,8 +94,14 @@ async function expectVerifyPaysOnlyNeverPaid(rows: Array<Record<string, string>>
 describe('off a terminal, a run that would pay needs a cap', () => {
   const commands = [
     { name: 'verify', args: (out: string) => ['verify', 'ana@example.com', 'bob@example.com', '-o', out] },
-    { name: 'contacts --stale verify', args: (out: string) => ['contacts', ...domains.slice(0, 3), '--stale', 'verify', '-o', out] },
-    { name: 'pipeline --stale verify', args: (out: string) => ['pipeline', '-t', 'Shopify', '--country', 'germany', '--stale', 'verify', '-o', out] },
+    {
+      name: 'contacts --stale verify',
+      args: (out: string) => ['contacts', ...domains.slice(0, 3), '--stale', 'verify', '-o', out],
+    },
+    {
+      name: 'pipeline --stale verify',
+      args: (out: string) => ['pipeline', '-t', 'Shopify', '--country', 'germany', '--stale', 'verify', '-o', out],
+    },
   ];
   for (const command of commands) {
     it(`${command.name} exits 2 before any paid call and any output, naming the three ways`, async () => {
@@ -84,7 +109,10 @@ describe('off a terminal, a run that would pay needs a cap', () => {
       const out = join(dir, 'out.csv');
       const before = await units();
       // verify spawned; the other commands run the same main() in process.
-      const run = command.name === 'verify' ? await prospect(command.args(out), { cwd: dir }) : await runInProcess(command.args(out), { url: sandbox.url, apiKey: KEY });
+      const run =
+        command.name === 'verify'
+          ? await prospect(command.args(out), { cwd: dir })
+          : await runInProcess(command.args(out), { url: sandbox.url, apiKey: KEY });
       expect(run.code).toBe(2);
       expect(await units()).toBe(before);
       expect(existsSync(out)).toBe(false);
@@ -97,9 +125,13 @@ describe('off a terminal, a run that would pay needs a cap', () => {
   it('a verify-budget in prospect config is the cap that lets a pipe spend, and no more', async () => {
     const config = await scratchDir();
     // Set up in process; the run it caps is spawned.
-    expect((await runInProcess(['config', 'set', 'verify-budget', '4'], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(0);
+    expect(
+      (await runInProcess(['config', 'set', 'verify-budget', '4'], { env: { PROSPECT_CONFIG_DIR: config } })).code,
+    ).toBe(0);
     const before = await units();
-    const run = await prospect(['contacts', ...domains.slice(0, 6), '--stale', 'verify', '--format', 'csv'], { env: { PROSPECT_CONFIG_DIR: config } });
+    const run = await prospect(['contacts', ...domains.slice(0, 6), '--stale', 'verify', '--format', 'csv'], {
+      env: { PROSPECT_CONFIG_DIR: config },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect((await units()) - before).toBe(4);
     expect(run.stderr).toMatch(/warning: verified 4 of \d+; \d+ left unchecked \(budget\)/);
@@ -112,7 +144,10 @@ describe('one ledger of paid results, shared by every command', () => {
     const dir = await scratchDir();
     const env = { PROSPECT_CACHE_DIR: cache };
     const start = await units();
-    const contacts = await prospect(['contacts', ...domains, '--stale', 'verify', '--verify-budget', '15', '--format', 'csv'], { env });
+    const contacts = await prospect(
+      ['contacts', ...domains, '--stale', 'verify', '--verify-budget', '15', '--format', 'csv'],
+      { env },
+    );
     expect(contacts.code, contacts.stderr).toBe(0);
     expect((await units()) - start).toBe(15);
     await expectVerifyPaysOnlyNeverPaid(csvRecords(contacts.stdout), dir, env);
@@ -125,12 +160,24 @@ describe('one ledger of paid results, shared by every command', () => {
 
   it('verify reads the verification and verified_at columns of its input: a recently verified row costs nothing', async () => {
     const dir = await scratchDir();
-    const contacts = await prospect(['contacts', ...domains.slice(0, 4), '--stale', 'verify', '--verify-budget', '6', '--no-cache', '--format', 'csv']);
+    const contacts = await prospect([
+      'contacts',
+      ...domains.slice(0, 4),
+      '--stale',
+      'verify',
+      '--verify-budget',
+      '6',
+      '--no-cache',
+      '--format',
+      'csv',
+    ]);
     expect(contacts.code, contacts.stderr).toBe(0);
     await writeFile(join(dir, 'people.csv'), contacts.stdout);
     const before = await units();
     // Another cache (empty), so only the input's own columns say what was paid for.
-    const verify = await prospect(['verify', '--file', join(dir, 'people.csv'), '--yes', '--format', 'csv'], { env: { PROSPECT_CACHE_DIR: await scratchDir() } });
+    const verify = await prospect(['verify', '--file', join(dir, 'people.csv'), '--yes', '--format', 'csv'], {
+      env: { PROSPECT_CACHE_DIR: await scratchDir() },
+    });
     expect(verify.code, verify.stderr).toBe(0);
     expect((await units()) - before).toBe(neverPaid(csvRecords(contacts.stdout)));
   });
@@ -140,7 +187,26 @@ describe('one ledger of paid results, shared by every command', () => {
     const dir = await scratchDir();
     const env = { PROSPECT_CACHE_DIR: cache };
     const start = await units();
-    const pipeline = await prospect(['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '12', '--state', 'state', '-o', 'leads.csv'], { env, cwd: dir });
+    const pipeline = await prospect(
+      [
+        'pipeline',
+        '-t',
+        'Shopify',
+        '--country',
+        'germany',
+        '--seniority',
+        'cxo',
+        '--stale',
+        'verify',
+        '--verify-budget',
+        '12',
+        '--state',
+        'state',
+        '-o',
+        'leads.csv',
+      ],
+      { env, cwd: dir },
+    );
     expect(pipeline.code, pipeline.stderr).toBe(0);
     expect((await units()) - start).toBe(12);
     await expectVerifyPaysOnlyNeverPaid(csvRecords(await readFile(join(dir, 'leads.csv'), 'utf8')), dir, env);
@@ -150,10 +216,23 @@ describe('one ledger of paid results, shared by every command', () => {
     const emails = ['new@example-1.com', 'old@example-2.com', 'mid@example-3.com', 'older@example-4.com'];
     const seen = ['2026-01-01', '2021-05-01', '2024-03-01', '2019-02-01'];
     const dir = await scratchDir();
-    await writeFile(join(dir, 'people.csv'), `business_email,business_email_last_seen\n${emails.map((email, index) => `${email},${seen[index]}`).join('\n')}\n`);
-    const run = await prospect(['verify', '--file', join(dir, 'people.csv'), '--verify-budget', '2', '--format', 'csv']);
+    await writeFile(
+      join(dir, 'people.csv'),
+      `business_email,business_email_last_seen\n${emails.map((email, index) => `${email},${seen[index]}`).join('\n')}\n`,
+    );
+    const run = await prospect([
+      'verify',
+      '--file',
+      join(dir, 'people.csv'),
+      '--verify-budget',
+      '2',
+      '--format',
+      'csv',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    const checked = csvRecords(run.stdout).filter((row) => row.verification !== 'unchecked').map((row) => row.business_email);
+    const checked = csvRecords(run.stdout)
+      .filter((row) => row.verification !== 'unchecked')
+      .map((row) => row.business_email);
     expect(checked.sort()).toEqual(['old@example-2.com', 'older@example-4.com']);
     expect(run.stderr).toContain('warning: verified 2 of 4; 2 left unchecked (budget)');
   });
@@ -164,7 +243,10 @@ describe('one ledger of paid results, shared by every command', () => {
       const cache = await scratchDir();
       const input = Array.from({ length: 120 }, (_, index) => `person${index}@example-${index % 7}.com`).join('\n');
       const options = { url: slow.url, apiKey: KEY, input, env: { PROSPECT_CACHE_DIR: cache } };
-      const [first, second] = await Promise.all([runCli(['verify', '--yes', '--format', 'csv'], options), runCli(['verify', '--yes', '--format', 'csv'], options)]);
+      const [first, second] = await Promise.all([
+        runCli(['verify', '--yes', '--format', 'csv'], options),
+        runCli(['verify', '--yes', '--format', 'csv'], options),
+      ]);
       expect(first.code, first.stderr).toBe(0);
       expect(second.code, second.stderr).toBe(0);
       expect((await sandboxStats(slow.url)).units.growth).toBe(120);
@@ -228,7 +310,21 @@ describe.skipIf(SCRIPT.skip)('on a terminal, the question comes before the first
   });
 
   it('pipeline --stale verify asks too; "n" spends nothing and exits 130, "y" spends within the budget', async () => {
-    const args = ['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--stale', 'verify', '--verify-budget', '3', '--format', 'csv'];
+    const args = [
+      'pipeline',
+      '-t',
+      'Shopify',
+      '--country',
+      'germany',
+      '--seniority',
+      'cxo',
+      '--stale',
+      'verify',
+      '--verify-budget',
+      '3',
+      '--format',
+      'csv',
+    ];
     const before = await units();
     const no = await onTerminal(args, 'n\r');
     expect(no.asked).toBe(true);

@@ -13,7 +13,18 @@ import { finishCli, runCli, scratchDir, startCli } from '../../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const SET = ['-t', 'Shopify', '--country', 'united states', '--max', '40', '--seniority', 'cxo,vp', '--stale', 'verify'];
+const SET = [
+  '-t',
+  'Shopify',
+  '--country',
+  'united states',
+  '--max',
+  '40',
+  '--seniority',
+  'cxo,vp',
+  '--stale',
+  'verify',
+];
 
 let reference: RunningSandbox;
 beforeAll(async () => {
@@ -30,7 +41,10 @@ const units = (sandbox: RunningSandbox): number => sandbox.stats().units.growth;
 async function uninterrupted(spend: string[]): Promise<{ bytes: string; charged: number }> {
   const dir = await scratchDir();
   const before = units(reference);
-  const run = await runCli(['pipeline', ...SET, ...spend, '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')], { url: reference.url, apiKey: KEY });
+  const run = await runCli(
+    ['pipeline', ...SET, ...spend, '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')],
+    { url: reference.url, apiKey: KEY },
+  );
   expect(run.code, run.stderr).toBe(0);
   return { bytes: await readFile(join(dir, 'leads.csv'), 'utf8'), charged: units(reference) - before };
 }
@@ -41,7 +55,8 @@ async function killedAfter(sandbox: RunningSandbox, args: string[], after: numbe
   const child = startCli(args, { url: sandbox.url, apiKey: KEY });
   child.stdin!.end();
   const finished = finishCli(child, { apiKey: KEY });
-  while (units(sandbox) - before < after && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (units(sandbox) - before < after && child.exitCode === null)
+    await new Promise((resolve) => setTimeout(resolve, 5));
   child.kill('SIGTERM');
   const run = await finished;
   return { run, charged: units(sandbox) - before };
@@ -59,7 +74,17 @@ describe('a paid pipeline killed and resumed pays once per address, for the byte
     const sandbox = await startTestSandbox({ latencyMs: 40, ignoreIdempotencyKey });
     try {
       const dir = await scratchDir();
-      const args = ['pipeline', ...SET, ...spend, '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv'), '--summary', join(dir, 'run.json')];
+      const args = [
+        'pipeline',
+        ...SET,
+        ...spend,
+        '--state',
+        join(dir, 'state'),
+        '-o',
+        join(dir, 'leads.csv'),
+        '--summary',
+        join(dir, 'run.json'),
+      ];
       const killed = await killedAfter(sandbox, args, 10);
       expect(killed.run.code, killed.run.stderr).toBe(143);
       expect(killed.charged).toBeLessThan(expected.charged);

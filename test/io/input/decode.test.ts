@@ -71,22 +71,37 @@ describe('decodeStream', () => {
     const latin = Buffer.from('Website\r\nacme.com\r\nwww.b\xfccher.de\r\n', 'latin1');
     const error = await refusal(latin);
     expect(error.exitCode).toBe(2);
-    expect(error.message).toBe('list.csv line 3 is not UTF-8 text: it looks like Windows-1252 (Excel\'s "CSV" on Windows) or another 8-bit encoding, there "www.bücher.de"; nothing was sent.');
+    expect(error.message).toBe(
+      'list.csv line 3 is not UTF-8 text: it looks like Windows-1252 (Excel\'s "CSV" on Windows) or another 8-bit encoding, there "www.bücher.de"; nothing was sent.',
+    );
     expect(error.hint).toContain('iconv -f windows-1252 -t utf-8 list.csv');
     // The bad byte at the end of a line, and on the first line, are found on their own line.
-    expect((await refusal(Buffer.from('caf\xe9\r\nx.com\r\n', 'latin1'))).message).toMatch(/^list\.csv line 1 .* there "café"/);
+    expect((await refusal(Buffer.from('caf\xe9\r\nx.com\r\n', 'latin1'))).message).toMatch(
+      /^list\.csv line 1 .* there "café"/,
+    );
     expect((await refusal(Buffer.from('a.com\nb.com\ncaf\xe9\n', 'latin1'))).message).toMatch(/^list\.csv line 3 /);
   });
 
   it('finds the line of a bad byte far into the input, past many chunks', async () => {
     const lines = Array.from({ length: 5000 }, (_, i) => `company-${i}.com`);
-    const bytes = Buffer.concat([Buffer.from(`${lines.join('\n')}\n`, 'utf8'), Buffer.from('m\xfcnchen.de\n', 'latin1')]);
+    const bytes = Buffer.concat([
+      Buffer.from(`${lines.join('\n')}\n`, 'utf8'),
+      Buffer.from('m\xfcnchen.de\n', 'latin1'),
+    ]);
     expect((await refusal(bytes)).message).toMatch(/^list\.csv line 5001 .* there "münchen\.de"/);
   });
 
   it('refuses UTF-16 without a BOM (NUL bytes) and broken UTF-16 after a BOM', async () => {
-    expect((await refusal(Buffer.from('a.com\nb.com\n', 'utf16le'))).message).toMatch(/^list\.csv line 1 holds NUL bytes: it is not UTF-8 text \(UTF-16 saved without a byte-order mark/);
-    const lone = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a.com\n', 'utf16le'), Buffer.from([0x00, 0xd8, 0x41, 0x00])]);
-    expect((await refusal(lone)).message).toMatch(/^list\.csv starts with a UTF-16 LE byte-order mark, but line 2 is not valid UTF-16 text/);
+    expect((await refusal(Buffer.from('a.com\nb.com\n', 'utf16le'))).message).toMatch(
+      /^list\.csv line 1 holds NUL bytes: it is not UTF-8 text \(UTF-16 saved without a byte-order mark/,
+    );
+    const lone = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('a.com\n', 'utf16le'),
+      Buffer.from([0x00, 0xd8, 0x41, 0x00]),
+    ]);
+    expect((await refusal(lone)).message).toMatch(
+      /^list\.csv starts with a UTF-16 LE byte-order mark, but line 2 is not valid UTF-16 text/,
+    );
   });
 });

@@ -20,7 +20,8 @@ async function readInputText(source: InputSource) {
   return { text, origin: stream.origin, ...(stream.format === undefined ? {} : { format: stream.format }) };
 }
 
-const COMPANIES_HEADER = 'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies';
+const COMPANIES_HEADER =
+  'domain,company_name,employee_range,industry,country,crux_rank,phone,linkedin_url,tech_count,technologies';
 
 function company(domain: string, name: string): Record<string, unknown> {
   return {
@@ -42,9 +43,24 @@ function company(domain: string, name: string): Record<string, unknown> {
 
 describe('plain lines', () => {
   it('ignores blank lines and comments, tolerates quotes and trailing commas', async () => {
-    const text = ['# prospects for Q3', '', 'acme.com', '  "foo.com",', "'bar.com'", 'baz.com;', 'qux.com  # the big one', '   ', ''].join('\n');
+    const text = [
+      '# prospects for Q3',
+      '',
+      'acme.com',
+      '  "foo.com",',
+      "'bar.com'",
+      'baz.com;',
+      'qux.com  # the big one',
+      '   ',
+      '',
+    ].join('\n');
     const result = await collectDomains(text);
-    expect(result).toMatchObject({ format: 'lines', domains: ['acme.com', 'foo.com', 'bar.com', 'baz.com', 'qux.com'], invalid: [], problems: [] });
+    expect(result).toMatchObject({
+      format: 'lines',
+      domains: ['acme.com', 'foo.com', 'bar.com', 'baz.com', 'qux.com'],
+      invalid: [],
+      problems: [],
+    });
   });
 
   it('reports junk with the line numbers of the original text', async () => {
@@ -63,7 +79,7 @@ describe('plain lines', () => {
   });
 
   it('counts CRLF and lone CR as one line break each', async () => {
-    expect((await entryValues('a.com\r\n\r\nb.com\rc.com\r\n', { kind: 'domain' }))).toEqual([
+    expect(await entryValues('a.com\r\n\r\nb.com\rc.com\r\n', { kind: 'domain' })).toEqual([
       { value: 'a.com', line: 1 },
       { value: 'b.com', line: 3 },
       { value: 'c.com', line: 4 },
@@ -87,8 +103,15 @@ describe('plain lines', () => {
   });
 
   it('treats command-line arguments as lines whatever they look like', async () => {
-    expect(await collectDomains('domain\nacme.com', { format: 'lines' })).toMatchObject({ domains: ['acme.com'], invalid: [{ line: 1, value: 'domain' }] });
-    expect(await collectDomains('domain\nacme.com')).toMatchObject({ domains: ['acme.com'], invalid: [], format: 'csv' });
+    expect(await collectDomains('domain\nacme.com', { format: 'lines' })).toMatchObject({
+      domains: ['acme.com'],
+      invalid: [{ line: 1, value: 'domain' }],
+    });
+    expect(await collectDomains('domain\nacme.com')).toMatchObject({
+      domains: ['acme.com'],
+      invalid: [],
+      format: 'csv',
+    });
   });
 });
 
@@ -108,7 +131,7 @@ describe('CSV', () => {
   it('reads what `prospect companies` writes, formula-escaped cells included', async () => {
     const text = [
       COMPANIES_HEADER,
-      'acme.com,Acme,11-50,Software,DE,1000,\'+49 30 1234567,,2,React;Stripe',
+      "acme.com,Acme,11-50,Software,DE,1000,'+49 30 1234567,,2,React;Stripe",
       'foo.com,"\'=HYPERLINK(""x"")",51-200,Retail,FR,2000,,https://www.linkedin.com/company/foo,1,Shopify',
       '',
     ].join('\n');
@@ -126,18 +149,32 @@ describe('CSV', () => {
   });
 
   it('detects semicolon and tab delimiters', async () => {
-    expect(await collectDomains('Name;Domain\nAcme;acme.com\n"A;B";b.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com', 'b.com'] });
-    expect(await collectDomains('name\tdomain\nAcme, Inc\tacme.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com'] });
+    expect(await collectDomains('Name;Domain\nAcme;acme.com\n"A;B";b.com\n')).toMatchObject({
+      format: 'csv',
+      domains: ['acme.com', 'b.com'],
+    });
+    expect(await collectDomains('name\tdomain\nAcme, Inc\tacme.com\n')).toMatchObject({
+      format: 'csv',
+      domains: ['acme.com'],
+    });
   });
 
   it('reads a single-column CSV whose header is the column name', async () => {
-    expect(await collectDomains('Domain\nacme.com\nfoo.com\n')).toMatchObject({ format: 'csv', domains: ['acme.com', 'foo.com'], invalid: [] });
+    expect(await collectDomains('Domain\nacme.com\nfoo.com\n')).toMatchObject({
+      format: 'csv',
+      domains: ['acme.com', 'foo.com'],
+      invalid: [],
+    });
     expect(await collectEmails('email\njane@acme.com\n')).toMatchObject({ format: 'csv', emails: ['jane@acme.com'] });
   });
 
   it('uses an explicitly named column, matched case- and spacing-insensitively', async () => {
     const text = 'Company,Web Site\nAcme,https://acme.com\n';
-    expect(await collectDomains(text, { column: 'web_site' })).toMatchObject({ format: 'csv', domains: ['acme.com'], problems: [] });
+    expect(await collectDomains(text, { column: 'web_site' })).toMatchObject({
+      format: 'csv',
+      domains: ['acme.com'],
+      problems: [],
+    });
   });
 
   it('reports a missing explicit column with the columns there are', async () => {
@@ -153,11 +190,15 @@ describe('CSV', () => {
   });
 
   it('keeps reading a list whose lines merely end with commas', async () => {
-    expect(await collectDomains('acme.com,\nfoo.com,\n')).toMatchObject({ format: 'lines', domains: ['acme.com', 'foo.com'] });
+    expect(await collectDomains('acme.com,\nfoo.com,\n')).toMatchObject({
+      format: 'lines',
+      domains: ['acme.com', 'foo.com'],
+    });
   });
 
   it('prefers business_email, then email, and counts rows without an address', async () => {
-    const text = 'full_name,Business Email,email\nJane,Jane@ACME.com,x@y.com\nAl,,al@y.com\nBo,jane@acme.com,\nCy,broken@,\n';
+    const text =
+      'full_name,Business Email,email\nJane,Jane@ACME.com,x@y.com\nAl,,al@y.com\nBo,jane@acme.com,\nCy,broken@,\n';
     expect(await collectEmails(text)).toEqual({
       format: 'csv',
       emails: ['Jane@acme.com'],
@@ -178,11 +219,15 @@ describe('CSV', () => {
   it('reports an unclosed quote instead of silently dropping the rest of the file', async () => {
     const result = await collectDomains('domain,name\nacme.com,Acme\nfoo.com,"Foo\nbar.com,Bar\n');
     expect(result.domains).toEqual(['acme.com']);
-    expect(result.problems).toEqual([{ line: 3, message: 'a quoted field is never closed, so the rest of the file could not be read' }]);
+    expect(result.problems).toEqual([
+      { line: 3, message: 'a quoted field is never closed, so the rest of the file could not be read' },
+    ]);
   });
 
   it('tolerates stray quotes, short and long rows', async () => {
-    const table = await readTable('email,name\njane@acme.com,Jane "JD" Doe\nbob@acme.com\nal@acme.com,Al,extra\n', { kind: 'email' });
+    const table = await readTable('email,name\njane@acme.com,Jane "JD" Doe\nbob@acme.com\nal@acme.com,Al,extra\n', {
+      kind: 'email',
+    });
     expect(table.rows.map((row) => row.record)).toEqual([
       { email: 'jane@acme.com', name: 'Jane "JD" Doe' },
       { email: 'bob@acme.com', name: '' },
@@ -193,7 +238,14 @@ describe('CSV', () => {
 
 describe('JSON and NDJSON', () => {
   it('reads the `prospect companies --format json` envelope with each record line', async () => {
-    const text = JSON.stringify({ data: [company('acme.com', 'Acme'), company('bad_domain', 'Bad'), company('foo.com', 'Foo')], meta: { total: 3 } }, null, 2);
+    const text = JSON.stringify(
+      {
+        data: [company('acme.com', 'Acme'), company('bad_domain', 'Bad'), company('foo.com', 'Foo')],
+        meta: { total: 3 },
+      },
+      null,
+      2,
+    );
     const lines = text.split('\n');
     const startOf = (domain: string): number => lines.findIndex((line) => line.includes(`"domain": "${domain}"`));
     const result = await collectDomains(text);
@@ -206,12 +258,25 @@ describe('JSON and NDJSON', () => {
     const table = await readTable(text, { kind: 'domain' });
     expect(table).toMatchObject({ format: 'json', column: 'domain', problems: [] });
     expect(table.header).toEqual(COMPANIES_HEADER.split(','));
-    expect(table.rows[0]?.record).toMatchObject({ domain: 'acme.com', crux_rank: '1000', linkedin_url: '', technologies: '[{"n":"React","v":"18.2.0"},{"n":"Stripe","v":null}]' });
+    expect(table.rows[0]?.record).toMatchObject({
+      domain: 'acme.com',
+      crux_rank: '1000',
+      linkedin_url: '',
+      technologies: '[{"n":"React","v":"18.2.0"},{"n":"Stripe","v":null}]',
+    });
   });
 
   it('reads `prospect companies --format ndjson` output, one record per line', async () => {
-    const text = [company('acme.com', 'Acme'), company('foo.com', 'Foo'), company('acme.com', 'Again')].map((c) => JSON.stringify(c)).join('\n') + '\n';
-    expect(await collectDomains(text)).toMatchObject({ format: 'ndjson', domains: ['acme.com', 'foo.com'], duplicates: 1, problems: [] });
+    const text =
+      [company('acme.com', 'Acme'), company('foo.com', 'Foo'), company('acme.com', 'Again')]
+        .map((c) => JSON.stringify(c))
+        .join('\n') + '\n';
+    expect(await collectDomains(text)).toMatchObject({
+      format: 'ndjson',
+      domains: ['acme.com', 'foo.com'],
+      duplicates: 1,
+      problems: [],
+    });
   });
 
   it('reports a broken NDJSON line by its number and keeps the others', async () => {
@@ -224,27 +289,34 @@ describe('JSON and NDJSON', () => {
   });
 
   it('reads an array of strings and an array of objects, with line numbers', async () => {
-    expect((await entryValues('[\n  "acme.com",\n  "foo.com"\n]', { kind: 'domain' }))).toEqual([
+    expect(await entryValues('[\n  "acme.com",\n  "foo.com"\n]', { kind: 'domain' })).toEqual([
       { value: 'acme.com', line: 2 },
       { value: 'foo.com', line: 3 },
     ]);
-    expect((await entryValues('[{"domain": "a.com"},\n {"domain": "b.com"}]', { kind: 'domain' }))).toEqual([
+    expect(await entryValues('[{"domain": "a.com"},\n {"domain": "b.com"}]', { kind: 'domain' })).toEqual([
       { value: 'a.com', line: 1 },
       { value: 'b.com', line: 2 },
     ]);
   });
 
   it('locates elements correctly when strings contain brackets, commas and escaped quotes', async () => {
-    const text = '{"meta": {"note": "a [tricky], \\"one\\""}, "data": [\n{"domain": "a.com", "x": "],["},\n\n{"domain": "b_c.com"}]}';
+    const text =
+      '{"meta": {"note": "a [tricky], \\"one\\""}, "data": [\n{"domain": "a.com", "x": "],["},\n\n{"domain": "b_c.com"}]}';
     expect((await collectDomains(text)).invalid).toEqual([{ line: 4, value: 'b_c.com', reason: 'contains "_"' }]);
   });
 
   it('reads a single JSON object on one line as one record (an NDJSON line: the first line decides)', async () => {
-    expect(await collectDomains('{"domain": "acme.com", "name": "Acme"}')).toMatchObject({ format: 'ndjson', domains: ['acme.com'] });
+    expect(await collectDomains('{"domain": "acme.com", "name": "Acme"}')).toMatchObject({
+      format: 'ndjson',
+      domains: ['acme.com'],
+    });
   });
 
   it('reads a single JSON object over several lines as one record', async () => {
-    expect(await collectDomains('{\n  "domain": "acme.com",\n  "name": "Acme"\n}\n')).toMatchObject({ format: 'json', domains: ['acme.com'] });
+    expect(await collectDomains('{\n  "domain": "acme.com",\n  "name": "Acme"\n}\n')).toMatchObject({
+      format: 'json',
+      domains: ['acme.com'],
+    });
   });
 
   it('reads contacts JSON for emails, counting contacts without one', async () => {
@@ -252,7 +324,11 @@ describe('JSON and NDJSON', () => {
       { domain: 'acme.com', full_name: 'Jane', business_email: 'jane@acme.com' },
       { domain: 'acme.com', full_name: 'Al', business_email: null },
     ];
-    expect(await collectEmails(JSON.stringify({ data: contacts, meta: {} }))).toMatchObject({ emails: ['jane@acme.com'], blanks: 1, problems: [] });
+    expect(await collectEmails(JSON.stringify({ data: contacts, meta: {} }))).toMatchObject({
+      emails: ['jane@acme.com'],
+      blanks: 1,
+      problems: [],
+    });
   });
 
   it('reports invalid JSON at the line where parsing failed', async () => {
@@ -268,8 +344,12 @@ describe('JSON and NDJSON', () => {
       { line: 1, message: 'expected a JSON object or string' },
       { line: 1, message: 'expected a JSON object or string' },
     ]);
-    expect((await collectDomains('[{"website": "acme.com"}]')).problems).toEqual([{ line: 1, message: 'column "domain" not found; columns are: website' }]);
-    expect((await collectDomains('{"data": 5}')).problems).toEqual([{ line: 1, message: 'column "domain" not found; columns are: data' }]);
+    expect((await collectDomains('[{"website": "acme.com"}]')).problems).toEqual([
+      { line: 1, message: 'column "domain" not found; columns are: website' },
+    ]);
+    expect((await collectDomains('{"data": 5}')).problems).toEqual([
+      { line: 1, message: 'column "domain" not found; columns are: data' },
+    ]);
     // A bare JSON string is not JSON input at all: it is a one-line list with quotes around it.
     expect(await collectDomains('"acme.com"')).toMatchObject({ format: 'lines', domains: ['acme.com'] });
   });
@@ -311,8 +391,14 @@ describe('parseRecords (for prospect verify)', () => {
   it("round-trips what prospect's CSV writer writes: any cell text, with the formula guard on", async () => {
     // A leading "'" before a formula character is exactly what the writer adds, so such text
     // cannot survive a round trip; carriage returns become line feeds.
-    const cell = fc.string({ unit: 'binary', maxLength: 20 }).filter((text) => !text.startsWith("'") && !text.includes('\r'));
-    const row = fc.record({ domain: fc.domain().filter((d) => d.length <= 253 && !d.startsWith('www.')), company_name: cell, phone: cell });
+    const cell = fc
+      .string({ unit: 'binary', maxLength: 20 })
+      .filter((text) => !text.startsWith("'") && !text.includes('\r'));
+    const row = fc.record({
+      domain: fc.domain().filter((d) => d.length <= 253 && !d.startsWith('www.')),
+      company_name: cell,
+      phone: cell,
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 8 }), async (rows) => {
         const written = await renderCsv(
@@ -332,24 +418,56 @@ describe('parseRecords (for prospect verify)', () => {
 
 describe('input properties', () => {
   it('never throws, whatever the text, for both kinds', async () => {
-    const piece = fc.constantFrom('\n', '\r\n', '\r', ',', ';', '\t', '"', '{', '}', '[', ']', ':', 'domain', 'email', 'acme.com', '#', ' ', '\uFEFF', "'", 'a@b.com', 'data');
-    const structured = fc.array(fc.oneof(piece, fc.string({ maxLength: 5 })), { maxLength: 30 }).map((parts) => parts.join(''));
+    const piece = fc.constantFrom(
+      '\n',
+      '\r\n',
+      '\r',
+      ',',
+      ';',
+      '\t',
+      '"',
+      '{',
+      '}',
+      '[',
+      ']',
+      ':',
+      'domain',
+      'email',
+      'acme.com',
+      '#',
+      ' ',
+      '\uFEFF',
+      "'",
+      'a@b.com',
+      'data',
+    );
+    const structured = fc
+      .array(fc.oneof(piece, fc.string({ maxLength: 5 })), { maxLength: 30 })
+      .map((parts) => parts.join(''));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(structured, fc.string(), fc.string({ unit: 'binary' })), fc.option(fc.constantFrom('domain', 'Email', 'x')), async (text, column) => {
-        const options = column === null ? {} : { column };
-        const domains = await collectDomains(text, options);
-        const emails = await collectEmails(text, options);
-        for (const { line } of [...domains.invalid, ...domains.problems, ...emails.invalid, ...emails.problems]) {
-          expect(line).toBeGreaterThanOrEqual(1);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(structured, fc.string(), fc.string({ unit: 'binary' })),
+        fc.option(fc.constantFrom('domain', 'Email', 'x')),
+        async (text, column) => {
+          const options = column === null ? {} : { column };
+          const domains = await collectDomains(text, options);
+          const emails = await collectEmails(text, options);
+          for (const { line } of [...domains.invalid, ...domains.problems, ...emails.invalid, ...emails.problems]) {
+            expect(line).toBeGreaterThanOrEqual(1);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('recovers any list of domains, whatever the line endings, blanks and duplicates', async () => {
     const eol = fc.constantFrom('\n', '\r\n', '\r');
-    const item = fc.tuple(fc.domain().filter((d) => d.length <= 253), eol, fc.constantFrom('', '\n', '  \n', '# note\n'));
+    const item = fc.tuple(
+      fc.domain().filter((d) => d.length <= 253),
+      eol,
+      fc.constantFrom('', '\n', '  \n', '# note\n'),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(item, { minLength: 1, maxLength: 20 }), fc.boolean(), async (items, bom) => {
         const text = (bom ? '\uFEFF' : '') + items.map(([domain, end, extra]) => `${domain}${end}${extra}`).join('');
@@ -371,9 +489,15 @@ function stripWww(domain: string): string {
 
 describe('messages', () => {
   it('formats invalid entries and problems for the user', async () => {
-    expect(formatInvalidEntry({ line: 7, value: 'http//foo', reason: 'no dot' }, 'domain')).toBe('line 7: "http//foo" is not a domain (no dot)');
-    expect(formatInvalidEntry({ line: 2, value: ' bad@ ', reason: 'domain: empty' }, 'email')).toBe('line 2: "bad@" is not a valid email address (domain: empty)');
-    expect(formatInvalidEntry({ line: 1, value: 'x'.repeat(100), reason: 'no dot' }, 'domain')).toContain(`"${'x'.repeat(57)}..."`);
+    expect(formatInvalidEntry({ line: 7, value: 'http//foo', reason: 'no dot' }, 'domain')).toBe(
+      'line 7: "http//foo" is not a domain (no dot)',
+    );
+    expect(formatInvalidEntry({ line: 2, value: ' bad@ ', reason: 'domain: empty' }, 'email')).toBe(
+      'line 2: "bad@" is not a valid email address (domain: empty)',
+    );
+    expect(formatInvalidEntry({ line: 1, value: 'x'.repeat(100), reason: 'no dot' }, 'domain')).toContain(
+      `"${'x'.repeat(57)}..."`,
+    );
     expect(formatProblem({ line: 3, message: 'not valid JSON' })).toBe('line 3: not valid JSON');
   });
 });
@@ -385,7 +509,11 @@ describe('openInputStream', () => {
   });
 
   it('joins arguments as lines and marks them as a plain list', async () => {
-    expect(await readInputText({ args: ['acme.com', 'foo.com'] })).toEqual({ text: 'acme.com\nfoo.com', origin: 'the command line', format: 'lines' });
+    expect(await readInputText({ args: ['acme.com', 'foo.com'] })).toEqual({
+      text: 'acme.com\nfoo.com',
+      origin: 'the command line',
+      format: 'lines',
+    });
   });
 
   it('reads a file', async () => {
@@ -403,7 +531,15 @@ describe('openInputStream', () => {
 
   it('decodes a large read in pieces without splitting a character at a piece boundary', async () => {
     // 'ü' is two bytes and 'ş' two, '€' three: each starts one byte before a 32 KiB boundary inside a 256 KiB read.
-    const pieces = ['a'.repeat(32 * 1024 - 1), 'ü', 'b'.repeat(32 * 1024 - 2), 'ş', 'c'.repeat(32 * 1024 - 3), '€', 'd'.repeat(100_000)];
+    const pieces = [
+      'a'.repeat(32 * 1024 - 1),
+      'ü',
+      'b'.repeat(32 * 1024 - 2),
+      'ş',
+      'c'.repeat(32 * 1024 - 3),
+      '€',
+      'd'.repeat(100_000),
+    ];
     const text = pieces.join('');
     const bytes = Buffer.from(text);
     expect(bytes.length).toBeGreaterThan(3 * 32 * 1024);

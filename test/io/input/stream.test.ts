@@ -9,24 +9,65 @@ import { domainEntries, emailEntries, streamEntries } from '../../../src/io/inpu
 import { SeenKeys } from '../../../src/io/input/seen-keys.js';
 import { collectEntries } from '../../helpers/input.js';
 
-const company = (domain: string) => ({ domain, company_name: 'A, "B"\nC', technologies: [{ n: 'React' }], crux_rank: 1 });
-const domainish = fc.oneof(fc.domain(), fc.constantFrom('WWW.Acme.com', 'http://foo.com:80/x', 'bad_domain', 'bücher.de', 'bob@acme.com', '', '  ', 'acme.com'));
+const company = (domain: string) => ({
+  domain,
+  company_name: 'A, "B"\nC',
+  technologies: [{ n: 'React' }],
+  crux_rank: 1,
+});
+const domainish = fc.oneof(
+  fc.domain(),
+  fc.constantFrom(
+    'WWW.Acme.com',
+    'http://foo.com:80/x',
+    'bad_domain',
+    'bücher.de',
+    'bob@acme.com',
+    '',
+    '  ',
+    'acme.com',
+  ),
+);
 const eol = fc.constantFrom('\n', '\r\n', '\r');
 
 /** Texts of every streamed format, with the mess users give: BOMs, blank lines, CRLF, duplicates, junk. */
 const documents = fc.oneof(
-  fc.tuple(fc.array(domainish, { maxLength: 12 }), eol, fc.boolean()).map(([domains, end, bom]) => (bom ? '\uFEFF' : '') + domains.map((d) => `${d}${end}`).join('') + `# note${end}`),
-  fc.tuple(fc.array(domainish, { maxLength: 12 }), eol).map(([domains, end]) => `\n\nname,Domain${end}` + domains.map((d, i) => `"n${i}, ""x""",${d}${end}`).join('') + `bad,"never closed${end}x.com${end}`),
-  fc.tuple(fc.array(domainish, { maxLength: 12 }), fc.boolean()).map(([domains, broken]) => domains.map((d) => JSON.stringify(company(d))).join('\n') + (broken ? '\n{"domain": "trunc' : '\n')),
-  fc.array(domainish, { maxLength: 12 }).map((domains) => JSON.stringify({ data: domains.map(company), meta: {} }, null, 2)),
-  fc.constantFrom('', '\n\n', 'company,website\nAcme,acme.com\n', '[{"website": "acme.com"}]', '{"domain": 5}\n{"domain": "a.com"}\n'),
+  fc
+    .tuple(fc.array(domainish, { maxLength: 12 }), eol, fc.boolean())
+    .map(([domains, end, bom]) => (bom ? '\uFEFF' : '') + domains.map((d) => `${d}${end}`).join('') + `# note${end}`),
+  fc
+    .tuple(fc.array(domainish, { maxLength: 12 }), eol)
+    .map(
+      ([domains, end]) =>
+        `\n\nname,Domain${end}` +
+        domains.map((d, i) => `"n${i}, ""x""",${d}${end}`).join('') +
+        `bad,"never closed${end}x.com${end}`,
+    ),
+  fc
+    .tuple(fc.array(domainish, { maxLength: 12 }), fc.boolean())
+    .map(
+      ([domains, broken]) =>
+        domains.map((d) => JSON.stringify(company(d))).join('\n') + (broken ? '\n{"domain": "trunc' : '\n'),
+    ),
+  fc
+    .array(domainish, { maxLength: 12 })
+    .map((domains) => JSON.stringify({ data: domains.map(company), meta: {} }, null, 2)),
+  fc.constantFrom(
+    '',
+    '\n\n',
+    'company,website\nAcme,acme.com\n',
+    '[{"website": "acme.com"}]',
+    '{"domain": 5}\n{"domain": "a.com"}\n',
+  ),
 );
 
 describe('streamEntries', () => {
   it('gives the same entries, invalid entries, problems and counts however the text is cut', async () => {
     await fc.assert(
       fc.asyncProperty(documents, fc.array(fc.nat(), { maxLength: 8 }), async (text, cuts) => {
-        expect(await collectEntries(text, { kind: 'domain' }, cuts)).toEqual(await collectEntries(text, { kind: 'domain' }));
+        expect(await collectEntries(text, { kind: 'domain' }, cuts)).toEqual(
+          await collectEntries(text, { kind: 'domain' }),
+        );
       }),
       { numRuns: 400 },
     );

@@ -45,7 +45,9 @@ describe('contacts per company', () => {
   it('averages about 117 where present, skewed, with a tail for large companies', () => {
     const counts = [...ds.contactCounts].filter((n) => n > 0).sort((a, b) => a - b);
     const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
-    console.log(`contacts where present: mean ${mean.toFixed(1)}, median ${counts[counts.length >> 1]}, max ${counts.at(-1)}`);
+    console.log(
+      `contacts where present: mean ${mean.toFixed(1)}, median ${counts[counts.length >> 1]}, max ${counts.at(-1)}`,
+    );
     expect(mean).toBeGreaterThanOrEqual(100);
     expect(mean).toBeLessThanOrEqual(135);
     expect(counts[0]).toBe(1);
@@ -80,7 +82,18 @@ describe('contact records', () => {
       expect(new Set(contacts.map((c) => c.full_name)).size).toBe(contacts.length);
       for (const c of contacts) {
         expect(Object.keys(c).sort()).toEqual(
-          ['business_email', 'business_email_last_seen', 'department', 'domain', 'first_name', 'full_name', 'last_name', 'linkedin_url', 'seniority', 'title'].sort(),
+          [
+            'business_email',
+            'business_email_last_seen',
+            'department',
+            'domain',
+            'first_name',
+            'full_name',
+            'last_name',
+            'linkedin_url',
+            'seniority',
+            'title',
+          ].sort(),
         );
         expect(c.domain).toBe(ds.domains[i]);
         expect(c.full_name).toBe(`${c.first_name} ${c.last_name}`);
@@ -90,7 +103,9 @@ describe('contact records', () => {
           withoutEmail++;
           expect(c.business_email_last_seen).toBeNull();
         } else {
-          expect(c.business_email).toMatch(new RegExp(`^[a-z0-9._]+@${(ds.domains[i] as string).replace(/\./g, '\\.')}$`));
+          expect(c.business_email).toMatch(
+            new RegExp(`^[a-z0-9._]+@${(ds.domains[i] as string).replace(/\./g, '\\.')}$`),
+          );
           const seen = Date.parse(`${c.business_email_last_seen}T00:00:00Z`);
           expect(seen).toBeGreaterThanOrEqual(windowStart);
           expect(seen).toBeLessThanOrEqual(Date.parse(`${TEST_AS_OF}T00:00:00Z`));
@@ -105,7 +120,8 @@ describe('contact records', () => {
 
   it('matches titles to seniority', () => {
     const contacts: Contact[] = sample().flatMap((i) => ds.contactsOf(i, TEST_AS_OF));
-    for (const c of contacts.filter((c) => c.seniority === 'vp')) expect(c.title).toMatch(/V(ice )?P|Vice President|Counsel/);
+    for (const c of contacts.filter((c) => c.seniority === 'vp'))
+      expect(c.title).toMatch(/V(ice )?P|Vice President|Counsel/);
     for (const c of contacts.filter((c) => c.seniority === 'manager')) expect(c.title).toMatch(/Manager|Lead|Owner/);
   });
 
@@ -117,7 +133,9 @@ describe('contact records', () => {
     expect(later.map((c) => c.business_email)).toEqual(now.map((c) => c.business_email));
     const shifted = later.find((c) => c.business_email_last_seen !== null);
     const original = now.find((c) => c.business_email === shifted?.business_email);
-    expect(Date.parse(shifted?.business_email_last_seen ?? '') - Date.parse(original?.business_email_last_seen ?? '')).toBe(30 * 86_400_000);
+    expect(
+      Date.parse(shifted?.business_email_last_seen ?? '') - Date.parse(original?.business_email_last_seen ?? ''),
+    ).toBe(30 * 86_400_000);
   });
 
   it('uses name pools whose ASCII forms are unique (addresses stay unambiguous)', () => {

@@ -56,7 +56,9 @@ describe('determinism across processes', () => {
     }
     const verify = `/api/v1/verify?${qs({ email: 'jane.doe@example.com' })}`;
     expect((await get(urls.b, verify)).text).toBe((await get(urls.a, verify)).text);
-    const domains = (await get(urls.a, '/api/v1/companies?technology=jQuery&limit=20')).body.data.map((row: { domain: string }) => row.domain).join(',');
+    const domains = (await get(urls.a, '/api/v1/companies?technology=jQuery&limit=20')).body.data
+      .map((row: { domain: string }) => row.domain)
+      .join(',');
     const contacts = `/api/v1/contacts?${qs({ domain: domains, limit: 1000 })}`;
     const [contactsA, contactsB] = await Promise.all([get(urls.a, contacts), get(urls.b, contacts)]);
     expect(contactsA.body.data.length).toBeGreaterThan(0);
@@ -94,7 +96,10 @@ describe('determinism across processes', () => {
     const [fromA, fromOther] = await Promise.all([get(urls.a, path), get(urls.other, path)]);
     expect(fromOther.status).toBe(200);
     expect(fromOther.text).not.toBe(fromA.text);
-    const foreign = await get(urls.other, `/api/v1/companies?${qs({ ...LISTINGS[0]!, cursor: fromA.body.next_cursor })}`);
+    const foreign = await get(
+      urls.other,
+      `/api/v1/companies?${qs({ ...LISTINGS[0]!, cursor: fromA.body.next_cursor })}`,
+    );
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.code).toBe('invalid_cursor');
   });

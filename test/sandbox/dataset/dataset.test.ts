@@ -3,7 +3,13 @@
  * (platform exclusivity, correlations, head shares, a long tail).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDataset, EMPLOYEE_RANGES, generateDataset, RANK_BUCKETS, type Dataset } from '../../../src/sandbox/dataset/index.js';
+import {
+  buildDataset,
+  EMPLOYEE_RANGES,
+  generateDataset,
+  RANK_BUCKETS,
+  type Dataset,
+} from '../../../src/sandbox/dataset/index.js';
 import { shadowedDuplicates } from '../../../src/sandbox/dataset/stacks.js';
 import { testDataset } from '../../helpers/sandbox.js';
 
@@ -30,7 +36,8 @@ describe('dataset rows', () => {
       expect(RANK_BUCKETS).toContain(row.crux_rank);
       expect(row.crux_rank).toBeLessThanOrEqual(1_000_000);
       if (row.phone !== null) expect(row.phone).toMatch(/^\+\d{1,3} [\d ()-]+$/);
-      if (row.linkedin_url !== null) expect(row.linkedin_url).toMatch(/^https:\/\/www\.linkedin\.com\/company\/[a-z0-9-]+$/);
+      if (row.linkedin_url !== null)
+        expect(row.linkedin_url).toMatch(/^https:\/\/www\.linkedin\.com\/company\/[a-z0-9-]+$/);
       if ('description' in row) expect(typeof row.description).toBe('string');
       expect(row.tech_count).toBe(row.technologies.length);
       for (const tech of row.technologies) {
@@ -144,7 +151,17 @@ describe('technology stacks', () => {
   });
 
   it('runs one primary platform per site', () => {
-    const platforms = ['WordPress', 'Shopify', 'Wix', 'Squarespace', 'Drupal', 'Magento', 'BigCommerce', 'Joomla', 'Webflow'].map((n) => ds.catalog.indexOf(n));
+    const platforms = [
+      'WordPress',
+      'Shopify',
+      'Wix',
+      'Squarespace',
+      'Drupal',
+      'Magento',
+      'BigCommerce',
+      'Joomla',
+      'Webflow',
+    ].map((n) => ds.catalog.indexOf(n));
     const several: number[] = [];
     for (let i = 0; i < ds.size; i++) if (platforms.filter((t) => ds.hasTechnology(i, t)).length > 1) several.push(i);
     expect(several).toEqual([]);
@@ -192,7 +209,9 @@ describe('determinism', () => {
 
   it('caches per (companies, seed) within a process', () => {
     expect(buildDataset({ companies: 50_000, seed: 1 })).toBe(ds);
-    expect(JSON.stringify(generateDataset({ companies: 50_000, seed: 1 }).companyRow(123))).toBe(JSON.stringify(ds.companyRow(123)));
+    expect(JSON.stringify(generateDataset({ companies: 50_000, seed: 1 }).companyRow(123))).toBe(
+      JSON.stringify(ds.companyRow(123)),
+    );
   });
 });
 
