@@ -4,7 +4,7 @@
  * request; not a stack of internal-error lines. The broken install is made here: a copy of the built
  * package whose node_modules links every dependency but better-sqlite3, copied without its build/.
  */
-import { cp, mkdir, readdir, symlink } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratchDir } from '../../helpers/cli.js';
@@ -40,11 +40,26 @@ afterAll(async () => {
 });
 
 describe('an install that cannot load the native module', () => {
-  it('pipeline --state: one line that says how to repair it, exit 1, before any request', async () => {
+  it('pipeline --state: one line that says how to repair it, exit 1 (in --summary too), before any request', async () => {
     const dir = await scratchDir();
+    // Last week's record of a success: the failed run must replace it.
+    const summary = join(dir, 'run.json');
+    await writeFile(summary, '{"command":"pipeline","exit_code":0}\n');
     const before = (await sandboxStats(sandbox.url)).requests.total;
     const run = await runCli(
-      ['pipeline', '-t', 'Shopify', '--max', '2', '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')],
+      [
+        'pipeline',
+        '-t',
+        'Shopify',
+        '--max',
+        '2',
+        '--state',
+        join(dir, 'state'),
+        '-o',
+        join(dir, 'leads.csv'),
+        '--summary',
+        summary,
+      ],
       {
         url: sandbox.url,
         apiKey: SANDBOX_KEYS.growth,
@@ -62,6 +77,12 @@ describe('an install that cannot load the native module', () => {
     );
     expect(run.stderr).not.toMatch(/internal error|This is a bug/);
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
+    expect(JSON.parse(await readFile(summary, 'utf8'))).toMatchObject({
+      command: 'pipeline',
+      rows: 0,
+      exit_code: 1,
+      error: expect.stringContaining('better-sqlite3'),
+    });
   });
 
   it('a run without --state does not need it', async () => {
