@@ -24,7 +24,7 @@ import { formatCount } from '../ui/format-count.js';
 import type { Reporter } from '../ui/reporter.js';
 import { isRecord } from '../util/is-record.js';
 import type { CompanyFilters } from './company-filters.js';
-import type { QueryAnswer } from './company-walk.js';
+import type { QueryAnswer } from './query-answer.js';
 
 /** At most 2^3 = 8 parts: each part holds a page or two in the merge, and asks its first page of its own. */
 export const MAX_SPLIT_LEVELS = 3;

@@ -5,15 +5,10 @@
  * A long listing of one query is split into parts walked at once where that is proven to list the
  * same companies (company-partition.ts).
  */
-import {
-  UnanswerableError,
-  type CompaniesMeta,
-  type CompanyQuery,
-  type CompanyRow,
-  type ProspectClient,
-} from '../api/index.js';
+import { UnanswerableError, type CompanyQuery, type CompanyRow, type ProspectClient } from '../api/index.js';
 import { countOf, formatCount } from '../ui/format-count.js';
 import { localTechnologies, type CompanyFilters } from './company-filters.js';
+import type { QueryAnswer } from './query-answer.js';
 import {
   chooseSplitters,
   describeSplit,
@@ -47,8 +42,7 @@ export interface CompanyWalkOptions {
   partition?: Partition | undefined;
 }
 
-/** What the service said of one query: its first page's meta, or that it matches nobody. */
-export type QueryAnswer = { kind: 'meta'; meta: CompaniesMeta } | { kind: 'no_match'; error: UnanswerableError };
+export type { QueryAnswer };
 
 export interface CompanyWalk {
   chunks: AsyncGenerator<MergedChunk<CompanyRow>, void, undefined>;

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import { Help } from 'commander';
-import type { RowWriter, WriterOptions } from './writers.js';
+import type { RowWriter, WriterOptions } from './row-writer.js';
 import type { TextSink } from './sink.js';
 import { planLayout, type TableLayout } from './table-layout.js';
 

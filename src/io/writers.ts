@@ -1,27 +1,13 @@
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
-import type { Column } from './columns.js';
 import { neutralizeFormula } from './formula.js';
 import type { TextSink } from './sink.js';
+import type { RowWriter, WriterOptions } from './row-writer.js';
 
 export const OUTPUT_FORMATS = ['csv', 'json', 'ndjson', 'table', 'xlsx'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Writes rows as they arrive; `finish` closes the document (JSON needs its closing bracket). */
-export interface RowWriter<Row> {
-  writeRows(rows: readonly Row[]): Promise<void>;
-  finish(meta?: unknown): Promise<void>;
-}
-
-export interface WriterOptions<Row> {
-  columns: ReadonlyArray<Column<Row>>;
-  /** The full JSON form of a row (JSON and NDJSON keep nested data such as technology entries). */
-  toJson: (row: Row) => unknown;
-  escapeFormulas: boolean;
-  /** A UTF-8 byte-order mark before the CSV header (--bom): Excel on Windows otherwise reads UTF-8 as its ANSI code page. */
-  bom?: boolean;
-  /** Continue a document a resumed run already started (pipeline --state): no second header or opening. */
-  resume?: { rowsWritten: number; started: boolean };
-}
+export type { RowWriter, WriterOptions };
 
 export async function createRowWriter<Row>(
   format: OutputFormat,

@@ -6,7 +6,7 @@ import { UsageError } from '../exit-codes.js';
 import { formatCount } from '../ui/format-count.js';
 import type { Cell } from './columns.js';
 import type { TextSink } from './sink.js';
-import type { RowWriter, WriterOptions } from './writers.js';
+import type { RowWriter, WriterOptions } from './row-writer.js';
 
 /** An Excel sheet holds 1,048,576 rows; the header takes one. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;

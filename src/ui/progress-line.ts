@@ -1,9 +1,20 @@
 import stringWidth from 'string-width';
 import { formatDuration } from './duration.js';
 import { formatCount } from './format-count.js';
-import type { ProgressState } from './progress.js';
 
 const BAR_CELLS = 20;
+
+/** How far a job has got: a bar once the total is known, a spinner with the count until then. */
+export interface ProgressState {
+  /** Units of work done (companies listed, domains asked, rows verified). */
+  done: number;
+  /** The number of units in all, once known. */
+  total?: number | undefined;
+  /** What `done` counts, in the plural: "companies". */
+  noun: string;
+  /** Other counts for the same line: "1,020 contacts · 12 units spent". */
+  detail?: string;
+}
 
 /**
  * "Fetching companies ██████░░░░░░ 31% · 3,100/10,000 companies · 1,240/s · ETA 7s · detail",

@@ -1,17 +1,8 @@
 import type { Reporter } from './reporter.js';
 import { terminalSize } from './terminal-size.js';
+import type { ProgressState } from './progress-line.js';
 
-/** How far a job has got: a bar once the total is known, a spinner with the count until then. */
-export interface ProgressState {
-  /** Units of work done (companies listed, domains asked, rows verified). */
-  done: number;
-  /** The number of units in all, once known. */
-  total?: number | undefined;
-  /** What `done` counts, in the plural: "companies". */
-  noun: string;
-  /** Other counts for the same line: "1,020 contacts · 12 units spent". */
-  detail?: string;
-}
+export type { ProgressState };
 
 /** What a job calls while it works; the runner stops it (success, error or Ctrl-C) before anything else is said. */
 export interface Progress {

@@ -48,7 +48,7 @@ import { breakdownByQueries, employeeRangeLabels } from '../set-breakdown.js';
 import { answerAll, askSetSize, type SetSize } from '../set-size.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
-import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './pipeline.js';
+import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from '../pipeline/options.js';
 import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
 

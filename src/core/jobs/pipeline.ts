@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { UnanswerableError, type CompanyRow } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -7,19 +6,11 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
-import { filtersRecord, normalizeCountries, validateCompanyFilters, withCompanyFilters } from '../company-filters.js';
-import { contactOptions, parseContactFlags } from '../contact-options.js';
+import { filtersRecord, normalizeCountries, validateCompanyFilters } from '../company-filters.js';
+import { parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats } from '../contacts-fanout.js';
-import {
-  keepEmptyOption,
-  outputOptions,
-  presetOption,
-  summaryOption,
-  suppressionOptions,
-  verifyCacheOptions,
-} from '../job-options.js';
 import { stoppedAtMaxLine } from '../caveats.js';
 import { emptyContactRow } from '../keep-empty.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
@@ -31,6 +22,7 @@ import { listCompanies } from '../pipeline/company-listing.js';
 import { markPublishing, recordSuccess } from '../pipeline/exports-ledger.js';
 import { LeadOutput } from '../pipeline/lead-output.js';
 import { pipelineSummary, reportPipeline } from '../pipeline/outcome.js';
+import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from '../pipeline/options.js';
 import { planPipeline } from '../pipeline/plan.js';
 import { checkNativeSqlite } from '../pipeline/native-sqlite.js';
 import { openRunState, refuseToReplaceExports } from '../pipeline/run-state.js';
@@ -40,23 +32,7 @@ import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { splitOptions } from '../company-partition.js';
 import { runJob } from './runner.js';
 
-/** `prospect pipeline`: its flags (the input) and the job's options (the output). */
-export const pipelineOptionsSchema = withCompanyFilters({
-  ...contactOptions,
-  ...outputOptions,
-  ...presetOption,
-  ...summaryOption,
-  ...verifyCacheOptions,
-  ...suppressionOptions,
-  ...keepEmptyOption,
-  max: z.number().int().optional(),
-  state: z.string().optional(),
-  onlyNew: z.boolean().default(false),
-  allowEmpty: z.boolean().default(false),
-  dryRun: z.boolean().default(false),
-});
-export type PipelineFlags = z.input<typeof pipelineOptionsSchema>;
-export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
+export { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions };
 
 /**
  * companies → contacts → freshness → verification as one export: company pages feed the contacts

@@ -6,7 +6,7 @@ import { planOutput } from '../output-plan.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verification/open-verifier.js';
 import { fingerprint } from './checkpoint.js';
-import type { PipelineOptions } from '../jobs/pipeline.js';
+import type { PipelineOptions } from './options.js';
 
 export type PipelinePlan = ReturnType<typeof planPipeline>;
 
