@@ -51,17 +51,6 @@ export class ContactSizing {
     this.atLeast.set(seniority, Math.max(this.atLeast.get(seniority) ?? 0, rows / domains));
   }
 
-  /** Contacts per domain at these seniorities together; undefined until each has been learned. */
-  perDomain(seniorities: readonly Seniority[]): number | undefined {
-    let sum = 0;
-    for (const seniority of seniorities) {
-      const mean = this.mean(seniority);
-      if (mean === undefined) return undefined;
-      sum += mean;
-    }
-    return sum;
-  }
-
   private mean(seniority: Seniority): number | undefined {
     const domains = this.domains.get(seniority) ?? 0;
     return domains < LEARNED_AFTER ? undefined : this.contacts.get(seniority)! / domains;

@@ -127,9 +127,10 @@ export async function* fetchContactsInOrder<Item>(
       sizing.learn(domains.length, proven, kept);
       const rest = seniorities.slice(proven.length);
       const parts = sizing.partsFor(domains.length, rest, proven, kept.length, 1);
+      const keptByDomain = groupByDomain(domains, kept);
       return withRest(
-        resolvedAs(groupByDomain(domains, kept), false, source),
-        await resolveParts(splitByWeight(domains, groupByDomain(domains, kept), parts), rest),
+        resolvedAs(keptByDomain, false, source),
+        await resolveParts(splitByWeight(domains, keptByDomain, parts), rest),
       );
     }
     // The most senior seniority asked fills the call alone.

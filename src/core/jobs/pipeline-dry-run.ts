@@ -48,6 +48,7 @@ import { breakdownByQueries, employeeRangeLabels } from '../set-breakdown.js';
 import { answerAll, askSetSize, type SetSize } from '../set-size.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
+import { needsVerification } from '../verification/spend-plan.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from '../pipeline/options.js';
 import { Suppression } from '../suppression.js';
 import { runJob } from './runner.js';
@@ -378,11 +379,7 @@ async function tallyDomain(
   const result = await contactRowsFor(asked, source, settings, now, undefined, keepNew);
   tally.rows += result.rows.length;
   tally.alreadyExported += result.alreadyExported;
-  const emails = new Set(
-    result.rows
-      .filter((row) => (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && row.business_email)
-      .map((row) => emailKey(row.business_email!)),
-  );
+  const emails = new Set(result.rows.filter(needsVerification).map((row) => emailKey(row.business_email)));
   tally.toVerify += emails.size;
   for (const email of emails) if (paidBefore(email)) tally.alreadyPaid += 1;
 }

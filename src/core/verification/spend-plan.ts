@@ -56,7 +56,6 @@ export async function planSpend(
   suspend: <T>(during: () => Promise<T>) => Promise<T>,
 ): Promise<void> {
   const lastSeen = new Map<string, string>();
-  let addresses = 0;
   const toPay: string[] = [];
   const seen = new Set<string>();
   for await (const row of rows) {
@@ -64,7 +63,6 @@ export async function planSpend(
     const key = emailKey(row.business_email);
     if (seen.has(key)) continue;
     seen.add(key);
-    addresses += 1;
     if (verifier.isKnown(key)) continue;
     toPay.push(key);
     if (row.business_email_last_seen) lastSeen.set(key, row.business_email_last_seen);
@@ -76,7 +74,9 @@ export async function planSpend(
   const typedCap =
     toPay.length === 0
       ? undefined
-      : await suspend(() => consent.confirm({ addresses, alreadyPaid: addresses - toPay.length, budgetLeft }));
+      : await suspend(() =>
+          consent.confirm({ addresses: seen.size, alreadyPaid: seen.size - toPay.length, budgetLeft }),
+        );
   const budget = typedCap === undefined ? consent.budget : Math.min(typedCap, consent.budget ?? typedCap);
   if (typedCap !== undefined) verifier.run.budget = budget!;
   verifier.payOnly(oldestFirst(toPay, lastSeen, left(budget)));
