@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { assertReplaceable, syncDirectory, tempPathFor } from '../../io/atomic-file.js';
 import type { Column } from '../../io/columns.js';
 import { openOutput, type Output } from '../../io/output.js';
-import { outputTarget } from '../../io/output-target.js';
+import { outputTarget, type OutputTarget } from '../../io/output-target.js';
 import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
 import { leadJson, type LeadRow } from './lead-rows.js';
@@ -153,8 +153,7 @@ export class LeadOutput {
     }
     const { state } = this.stateFiles;
     await (this.finalFile ?? this.stateFiles.output).sync();
-    const target =
-      this.options.output === undefined ? ({ kind: 'stdout' } as const) : outputTarget(this.options.output);
+    const target = this.target;
     if (target.kind !== 'file') {
       const direct = await openOutput(this.options.output, this.ctx.stdout);
       for await (const chunk of createReadStream(state.outputPath)) await direct.sink.write(chunk as Buffer);
@@ -171,10 +170,17 @@ export class LeadOutput {
     syncDirectory(dirname(target.path));
   }
 
+  /** What -o names (stdout without it), looked at once: publish and the paths beside it agree. */
+  private get target(): OutputTarget {
+    this.knownTarget ??= this.options.output === undefined ? { kind: 'stdout' } : outputTarget(this.options.output);
+    return this.knownTarget;
+  }
+
+  private knownTarget: OutputTarget | undefined;
+
   /** The regular file -o names, as an absolute path; undefined for stdout or a device. */
   get filePath(): string | undefined {
-    if (this.options.output === undefined) return undefined;
-    const target = outputTarget(this.options.output);
+    const target = this.target;
     return target.kind === 'file' ? target.path : undefined;
   }
 
