@@ -8,6 +8,7 @@ import { packageVersion } from '../package.js';
 import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
+import { isLoopbackHost } from './proxy.js';
 import { createHttpClient, type HttpClient, type JsonAnswer, type RequestEvent } from './request-loop.js';
 import type { WaitNotice } from './wait-watch.js';
 import { checkCompaniesPage } from './companies-page.js';
@@ -377,12 +378,7 @@ function unitsFromHeader(value: string | string[] | undefined): number | undefin
 // ---------------------------------------------------------------------------------------------
 // Option checks
 
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  // The WHATWG URL parser already normalised 127.1, 0x7f.0.0.1 and friends to dotted quads.
-  return LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
+export { isLoopbackHost };
 
 /**
  * The key goes in a header of every request, so where requests go is a security decision:

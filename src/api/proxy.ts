@@ -21,12 +21,10 @@ export interface ProxySources {
 
 export type ProxyDecision = { proxy: URL; source: string } | { proxy: undefined; why: string };
 
-const LOOPBACK_NAMES = new Set(['localhost', '::1']);
-
 /** The proxy for requests to `target`, with where it came from; or why there is none. */
 export function decideProxy(target: URL, sources: ProxySources): ProxyDecision {
   const host = bareHost(target.hostname);
-  if (isThisMachine(host)) return { proxy: undefined, why: `${host} is this machine` };
+  if (isLoopbackHost(target.hostname)) return { proxy: undefined, why: `${host} is this machine` };
   const found = proxySetting(target.protocol, sources);
   if (found === undefined) return { proxy: undefined, why: 'no proxy is set' };
   const noProxy = firstSet(sources.env, ['no_proxy', 'NO_PROXY']);
@@ -86,9 +84,12 @@ function portOf(url: URL): number {
   return url.protocol === 'https:' ? 443 : 80;
 }
 
-function isThisMachine(host: string): boolean {
-  if (LOOPBACK_NAMES.has(host)) return true;
-  return isIP(host) === 4 && host.startsWith('127.');
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+
+/** This machine, as the URL parser writes its hostname: requests there need no proxy, and may be plain http. */
+export function isLoopbackHost(hostname: string): boolean {
+  // The WHATWG URL parser already normalised 127.1, 0x7f.0.0.1 and friends to dotted quads.
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** The NO_PROXY entry that covers host:port, as written in the list; undefined when none does. */
