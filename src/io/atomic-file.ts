@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
-import { access, constants, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, copyFile, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -75,6 +75,17 @@ export async function writeFileAtomic(target: string, content: string, mode = US
   const tempPath = tempPathFor(target);
   trackTempFile(tempPath);
   await moveIntoPlace(tempPath, target, () => writeFile(tempPath, content, { mode, flag: 'wx', flush: true }));
+}
+
+/** Copies a file over `target` atomically and durably, where a rename cannot (another file system). */
+export async function copyFileAtomic(source: string, target: string): Promise<void> {
+  const tempPath = tempPathFor(target);
+  trackTempFile(tempPath);
+  await moveIntoPlace(tempPath, target, async () => {
+    await copyFile(source, tempPath);
+    const handle = await open(tempPath, 'r+');
+    await handle.sync().finally(() => handle.close());
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -154,6 +154,31 @@ describe('prospect pipeline', () => {
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
     expect(JSON.parse(await readFile(join(state, 'lock'), 'utf8'))).toEqual(lock);
     expect(existsSync(join(work, 'a.csv'))).toBe(false);
+  });
+
+  it('publishes the same bytes when the state is on another file system than -o (a copy, not a rename)', async () => {
+    const work = await scratchDir();
+    // /dev/shm is a tmpfs: another file system than the scratch directory's.
+    const elsewhere = await mkdtemp('/dev/shm/prospect-state-');
+    try {
+      expect(statSync(elsewhere).dev).not.toBe(statSync(work).dev);
+      const args = ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '5'];
+      const here = await runCli(
+        [...args, '--state', join(work, 'state'), '-o', join(work, 'here.csv')],
+        options({ cwd: work }),
+      );
+      const across = await runCli(
+        [...args, '--state', elsewhere, '-o', join(work, 'across.csv')],
+        options({ cwd: work }),
+      );
+      expect([here.code, across.code]).toEqual([0, 0]);
+      const expected = await readFile(join(work, 'here.csv'), 'utf8');
+      expect(csvRecords(expected).length).toBeGreaterThan(0);
+      expect(await readFile(join(work, 'across.csv'), 'utf8')).toBe(expected);
+      expect((await readdir(work)).filter((name) => name.includes('prospect-tmp'))).toEqual([]);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('recovers a lock left by a dead process', async () => {

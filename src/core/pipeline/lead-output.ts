@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, open, rename, rm } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { assertReplaceable, syncDirectory, tempPathFor } from '../../io/atomic-file.js';
+import { assertReplaceable, copyFileAtomic, syncDirectory } from '../../io/atomic-file.js';
 import type { Column } from '../../io/columns.js';
 import { openOutput, type Output } from '../../io/output.js';
 import { outputTarget, type OutputTarget } from '../../io/output-target.js';
@@ -165,7 +165,8 @@ export class LeadOutput {
       await rename(state.outputPath, target.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-      await copyBeside(state.outputPath, target.path);
+      // The state and the output are on different file systems.
+      await copyFileAtomic(state.outputPath, target.path);
     }
     syncDirectory(dirname(target.path));
   }
@@ -193,19 +194,5 @@ export class LeadOutput {
   /** A failed run without --state leaves no partial output; with it, the committed part stays for a resume. */
   async abort(): Promise<void> {
     await this.plainOutput?.abort();
-  }
-}
-
-/** The state and the output are on different file systems: copied beside the target, fsynced, then renamed. */
-async function copyBeside(source: string, target: string): Promise<void> {
-  const temp = tempPathFor(target);
-  try {
-    await copyFile(source, temp);
-    const handle = await open(temp, 'r+');
-    await handle.sync().finally(() => handle.close());
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
   }
 }
