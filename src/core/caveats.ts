@@ -27,3 +27,19 @@ export function stoppedAtMaxLine(max: number, count: SetCount): string {
     return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
   return `Stopped at --max ${formatCount(max)}; more companies match.`;
 }
+
+/** " at cxo, vp" when --seniority narrowed the ask; nothing otherwise. For the empty-result reasons. */
+export function atSeniority(seniority: readonly string[] | undefined): string {
+  return seniority ? ` at ${seniority.join(', ')}` : '';
+}
+
+/** Why contacts that were found were not written (": 3 stale addresses dropped (--stale drop), …"); nothing when none was left out. */
+export function leftOutText(droppedStale: number, excludedEmails: number): string {
+  const why = [
+    droppedStale > 0
+      ? `${countOf(droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)`
+      : undefined,
+    excludedEmails > 0 ? `${countOf(excludedEmails, 'contact')} on --exclude-emails` : undefined,
+  ].filter((reason) => reason !== undefined);
+  return why.length > 0 ? `: ${why.join(', ')}` : '';
+}

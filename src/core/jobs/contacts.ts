@@ -6,7 +6,7 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { reportCutDomains } from '../caveats.js';
+import { atSeniority, leftOutText, reportCutDomains } from '../caveats.js';
 import { contactOptions, parseContactFlags } from '../contact-options.js';
 import { contactRowsFor, countRows, newContactCounts } from '../domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from '../contact-rows.js';
@@ -159,16 +159,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       return `no contact to write: every domain of the input is on --exclude-domains.`;
     const asked = countOf(domains.valid - suppression.removed.domains, 'domain');
     if (domains.with_contacts === 0)
-      return `no contact to write: the service has no named contact${settings.seniority ? ` at ${settings.seniority.join(', ')}` : ''} for the ${asked} asked for.`;
-    const why = [
-      contacts.droppedStale > 0
-        ? `${countOf(contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)`
-        : undefined,
-      suppression.removed.emails > 0
-        ? `${countOf(suppression.removed.emails, 'contact')} on --exclude-emails`
-        : undefined,
-    ].filter((reason) => reason !== undefined);
-    return `no contact to write from the ${asked} asked for${why.length > 0 ? `: ${why.join(', ')}` : ''}.`;
+      return `no contact to write: the service has no named contact${atSeniority(settings.seniority)} for the ${asked} asked for.`;
+    return `no contact to write from the ${asked} asked for${leftOutText(contacts.droppedStale, suppression.removed.emails)}.`;
   };
   const inputCounts = () => ({
     ...summary.domains,

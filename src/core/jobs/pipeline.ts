@@ -11,7 +11,7 @@ import { parseContactFlags } from '../contact-options.js';
 import { contactRowsFor } from '../domain-rows.js';
 import type { ContactRow } from '../contact-rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats } from '../contacts-fanout.js';
-import { stoppedAtMaxLine } from '../caveats.js';
+import { atSeniority, leftOutText, stoppedAtMaxLine } from '../caveats.js';
 import { emptyContactRow } from '../keep-empty.js';
 import { documentMeta, metaJson, runRecord } from '../provenance.js';
 import { Suppression } from '../suppression.js';
@@ -351,16 +351,8 @@ function noLeadReason(counters: Counters, seniority: readonly string[] | undefin
   }
   const companies = countOf(counters.companies_seen, 'company', 'companies');
   if (counters.domains_with_contacts === 0)
-    return `no lead to write: the ${companies} that matched the filters have no named contact${seniority ? ` at ${seniority.join(', ')}` : ''}.`;
-  const why = [
-    counters.contacts.droppedStale > 0
-      ? `${countOf(counters.contacts.droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)`
-      : undefined,
-    counters.excluded.contacts > 0
-      ? `${countOf(counters.excluded.contacts, 'contact')} on --exclude-emails`
-      : undefined,
-  ].filter((reason) => reason !== undefined);
-  return `no lead to write from the ${companies} that matched the filters${why.length > 0 ? `: ${why.join(', ')}` : ''}.`;
+    return `no lead to write: the ${companies} that matched the filters have no named contact${atSeniority(seniority)}.`;
+  return `no lead to write from the ${companies} that matched the filters${leftOutText(counters.contacts.droppedStale, counters.excluded.contacts)}.`;
 }
 
 /** A company's leads; a company without any is still one write, since a CSV's first write puts its header out. */
