@@ -13,7 +13,15 @@ export {
 } from './client.js';
 export { MAX_RATE_LIMITED_ATTEMPTS, type RequestEvent } from './request-loop.js';
 export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
-export { decideProxy, describeProxy, parseProxyUrl, type ProxyDecision, type ProxySources } from './proxy.js';
+export {
+  bareHost,
+  decideProxy,
+  describeProxy,
+  parseProxyUrl,
+  portOf,
+  type ProxyDecision,
+  type ProxySources,
+} from './proxy.js';
 export { hostAndPort, tlsFailureError } from './transport-errors.js';
 export { WAIT_NOTICE_AFTER_MS, type WaitNotice } from './wait-watch.js';
 export {

@@ -75,11 +75,13 @@ function firstSet(env: ProxySources['env'], names: readonly string[]): { name: s
   return undefined;
 }
 
-function bareHost(hostname: string): string {
+/** A URL's hostname without the brackets of an IPv6 address, in lower case. */
+export function bareHost(hostname: string): string {
   return hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 }
 
-function portOf(url: URL): number {
+/** A URL's port, or its scheme's default. */
+export function portOf(url: URL): number {
   if (url.port !== '') return Number(url.port);
   return url.protocol === 'https:' ? 443 : 80;
 }

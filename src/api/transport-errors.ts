@@ -5,7 +5,7 @@
  */
 import { redact, type LastFailure, type NetworkFailureClass } from './error-responses.js';
 import { RequestError, ServiceError } from './errors.js';
-import { describeProxy } from './proxy.js';
+import { describeProxy, portOf } from './proxy.js';
 import { classifyTransportFailure, isTlsFailureCode } from './retry.js';
 
 const NETWORK_WORDS: Record<string, [NetworkFailureClass, string]> = {
@@ -98,7 +98,7 @@ export interface TransportFacts {
 
 /** `api.example.com:443`: the host and port a request goes to, the default port written out. */
 export function hostAndPort(url: URL): string {
-  return `${url.hostname}:${url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80'}`;
+  return `${url.hostname}:${portOf(url)}`;
 }
 
 /** A failure worth another attempt (LastFailure), or the error to end the request with. */

@@ -7,12 +7,14 @@
  */
 import {
   AuthError,
+  bareHost,
   CLIENT_DEFAULTS,
   createClient,
   DEFAULT_CONNECT_TIMEOUT_MS,
   describeProxy,
   hostAndPort,
   MAX_RATE_LIMITED_ATTEMPTS,
+  portOf,
   RequestError,
   RETRY_DEFAULTS,
   tlsFailureError,
@@ -83,8 +85,8 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
 async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): Promise<void> {
   const proxy = connection.proxy.proxy;
   const target = proxy ?? url;
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+  const host = bareHost(target.hostname);
+  const port = portOf(target);
   const label = proxy ? 'the proxy ' : '';
   const dns = await step(`DNS of ${label}${host}`, () => lookUp(host));
   out.line(`ok  DNS       ${label}${host} → ${dns.value.join(', ')} (${dns.ms} ms)`);
