@@ -246,7 +246,7 @@ export function callsSection(c, { int, spread, x, ms }) {
   );
   lines.push('');
   lines.push(
-    "How (src/core/contacts-fanout.ts): every call asks for the most the service sends (`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every contact of the seniorities above its last row's (the service sends the most senior first), so those are kept and only the rest is asked again; a full answer that completes no seniority is asked again in halves. New batches are sized at twice the limit at the contacts per domain learned so far (most come back full, and what they prove sizes the calls that follow); the rest at 0.8 of the limit (src/core/contact-sizing.ts). The order is checked on every answer: a service that breaks it gets the old split, nothing kept from a full answer (src/core/contact-proofs.ts, test/core/contacts-fanout.order.test.ts).",
+    "How (src/core/contacts/fanout.ts): every call asks for the most the service sends (`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every contact of the seniorities above its last row's (the service sends the most senior first), so those are kept and only the rest is asked again; a full answer that completes no seniority is asked again in halves. New batches are sized at twice the limit at the contacts per domain learned so far (most come back full, and what they prove sizes the calls that follow); the rest at 0.8 of the limit (src/core/contacts/sizing.ts). The order is checked on every answer: a service that breaks it gets the old split, nothing kept from a full answer (src/core/contacts/proofs.ts, test/core/contacts/fanout.order.test.ts).",
   );
   lines.push('');
   lines.push(

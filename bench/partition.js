@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Issue 17, point 2: a companies export split into parts walked at once (src/core/company-partition.ts)
+// Issue 17, point 2: a companies export split into parts walked at once (src/core/companies/split.ts)
 // against the single cursor, on a sandbox with latency. Runs interleaved (one run of each
 // --concurrency in turn, `runs` times), whole processes as users run them, medians with their
 // spread; every export's bytes are checked against the --concurrency 1 export.

@@ -783,7 +783,7 @@ function report(r) {
     }
     lines.push('');
     lines.push(
-      'The local-CPU figure of issue 8 (parse + check + CSV of recorded pages, no network, target 200,000 rows/s) is retired (issue 12): it measured nothing a user waits for. Pages are parsed with `JSON.parse`, checked by their zod schema and written by csv-stringify; that CPU is hidden behind the network because the next page is on the wire while the current one is checked and written (src/api/client.ts reads one page ahead; src/core/jobs/companies.ts one more). Section 2b measures what a user waits for.',
+      'The local-CPU figure of issue 8 (parse + check + CSV of recorded pages, no network, target 200,000 rows/s) is retired (issue 12): it measured nothing a user waits for. Pages are parsed with `JSON.parse`, checked by their zod schema and written by csv-stringify; that CPU is hidden behind the network because the next page is on the wire while the current one is checked and written (src/api/client.ts reads one page ahead; src/core/companies/job.ts one more). Section 2b measures what a user waits for.',
     );
     lines.push('');
   }

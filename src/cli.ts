@@ -113,13 +113,13 @@ function buildProgram(run: CommandRunner): Command {
 
 const asksForSummary = (argv: string[]) => argv.some((word) => word === '--summary' || word.startsWith('--summary='));
 
-/** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/jobs/runner.ts). */
+/** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/shared/runner.ts). */
 async function recordFailure(
   argv: string[],
   run: { startedAt: number; exitCode: number; error: unknown; ctx?: RunContext },
 ): Promise<void> {
   if (!asksForSummary(argv)) return;
-  const { writeEarlySummary } = await import('./core/jobs/runner.js');
+  const { writeEarlySummary } = await import('./core/shared/runner.js');
   await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });
 }
 

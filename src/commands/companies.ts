@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CompaniesFlags } from '../core/jobs/companies.js';
+import type { CompaniesFlags } from '../core/companies/job.js';
 import { integerInRange, positiveInteger } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
 import {
@@ -50,7 +50,7 @@ Examples:
     )
     .action(async (flags: CompaniesFlags) =>
       run(async (ctx) => {
-        const { runCompanies } = await import('../core/jobs/companies.js');
+        const { runCompanies } = await import('../core/companies/job.js');
         return runCompanies(ctx, flags);
       }),
     );

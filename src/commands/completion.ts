@@ -52,7 +52,7 @@ export async function completionScript(program: Command, shell: Shell): Promise<
     import('../completion/model.js'),
     import('../api/index.js'),
     import('../io/writers.js'),
-    import('../core/contact-options.js'),
+    import('../core/contacts/options.js'),
     import('../sandbox/fault-kinds.js'),
     import('../io/presets.js'),
   ]);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ContactsFlags } from '../core/jobs/contacts.js';
+import type { ContactsFlags } from '../core/contacts/job.js';
 import { declareCommand } from './command-tree.js';
 import {
   addAllowEmptyOption,
@@ -47,7 +47,7 @@ Examples:
     )
     .action(async (domains: string[], flags: Omit<ContactsFlags, 'args'>) =>
       run(async (ctx) => {
-        const { runContacts } = await import('../core/jobs/contacts.js');
+        const { runContacts } = await import('../core/contacts/job.js');
         return runContacts(ctx, { ...flags, args: domains });
       }),
     );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CountFlags } from '../core/jobs/count.js';
+import type { CountFlags } from '../core/count/job.js';
 import { integerInRange } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
 import { addCompanyFilterOptions, addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
@@ -44,7 +44,7 @@ Examples:
     )
     .action(async (flags: CountFlags) =>
       run(async (ctx) => {
-        const { runCount } = await import('../core/jobs/count.js');
+        const { runCount } = await import('../core/count/job.js');
         return runCount(ctx, flags);
       }),
     );

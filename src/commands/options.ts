@@ -65,7 +65,7 @@ export function addContactOptions(command: Command): Command {
 }
 
 /**
- * Suppression lists (src/core/suppression.ts), repeatable: what the command takes of them. A file is
+ * Suppression lists (src/core/shared/suppression.ts), repeatable: what the command takes of them. A file is
  * anything the domain or address input reads: a CRM export with a Website or Email column, a list, JSON.
  */
 export function addSuppressionOptions(command: Command, kinds: { domains: boolean; emails: boolean }): Command {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { PipelineFlags } from '../core/jobs/pipeline.js';
+import type { PipelineFlags } from '../core/pipeline/job.js';
 import { positiveInteger } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
 import {
@@ -57,7 +57,7 @@ Examples:
     )
     .action(async (flags: PipelineFlags) =>
       run(async (ctx) => {
-        const { runPipeline } = await import('../core/jobs/pipeline.js');
+        const { runPipeline } = await import('../core/pipeline/job.js');
         return runPipeline(ctx, flags);
       }),
     );

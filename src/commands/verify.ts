@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { VerifyFlags } from '../core/jobs/verify.js';
+import type { VerifyFlags } from '../core/verification/job.js';
 import { integerInRange } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
 import { addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
@@ -61,7 +61,7 @@ Examples:
     )
     .action(async (addresses: string[], flags: Omit<VerifyFlags, 'args'>) =>
       run(async (ctx) => {
-        const { runVerify } = await import('../core/jobs/verify.js');
+        const { runVerify } = await import('../core/verification/job.js');
         return runVerify(ctx, { ...flags, args: addresses });
       }),
     );

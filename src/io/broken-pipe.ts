@@ -1,6 +1,6 @@
 /**
  * `| head -3` closes stdout while a job still writes it. The job ends itself, exit 0, with its
- * --summary (src/core/jobs/runner.ts); only when no job is writing does the process just exit 0
+ * --summary (src/core/shared/runner.ts); only when no job is writing does the process just exit 0
  * (src/runtime/context.ts). No imports: the CLI's start-up handler reads it.
  */
 let jobsWriting = 0;

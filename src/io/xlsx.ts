@@ -116,7 +116,7 @@ async function zipCaughtUp(sheet: ExcelJS.Worksheet): Promise<void> {
 
 /**
  * The provenance, one field a row: `source.dataset | Licensed contacts`. The jobs hand over their run
- * record (the fields of --summary and FILE.meta.json, src/core/provenance.ts); `rows` is the sheet's own count.
+ * record (the fields of --summary and FILE.meta.json, src/core/shared/provenance.ts); `rows` is the sheet's own count.
  */
 function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, rows: number, meta: unknown): void {
   const fields: Array<[string, Cell]> = [['rows', rows], ...flatten(meta, '').filter(([name]) => name !== 'rows')];

@@ -1,7 +1,7 @@
 import type { CompanyRow } from '../../api/index.js';
 import type { Column } from '../../io/columns.js';
-import { LEAD_COMPANY_COLUMNS, LEAD_COMPANY_FIELDS } from '../company-columns.js';
-import { CONTACT_COLUMNS, type ContactRow } from '../contact-rows.js';
+import { LEAD_COMPANY_COLUMNS, LEAD_COMPANY_FIELDS } from '../companies/columns.js';
+import { CONTACT_COLUMNS, type ContactRow } from '../contacts/rows.js';
 
 /** A pipeline row: the contact, then the company it works for. */
 export type LeadRow = ContactRow & { company: CompanyRow };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { withCompanyFilters } from '../company-filters.js';
-import { contactOptions } from '../contact-options.js';
+import { withCompanyFilters } from '../companies/filters.js';
+import { contactOptions } from '../contacts/options.js';
 import {
   keepEmptyOption,
   outputOptions,
@@ -8,7 +8,7 @@ import {
   summaryOption,
   suppressionOptions,
   verifyCacheOptions,
-} from '../job-options.js';
+} from '../shared/flags.js';
 
 /** `prospect pipeline`: its flags (the input) and the job's options (the output). */
 export const pipelineOptionsSchema = withCompanyFilters({

@@ -2,10 +2,10 @@ import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerificationSnapshot } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
-import { reportCutDomains } from '../caveats.js';
-import type { RunSummary } from '../jobs/runner.js';
+import { reportCutDomains } from '../shared/caveats.js';
+import type { RunSummary } from '../shared/runner.js';
 import type { VerificationRun } from '../verification/verifier.js';
-import type { Counters } from './checkpoint.js';
+import type { Counters } from './state/checkpoint.js';
 
 export interface PipelineOutcome {
   parameters: Record<string, unknown>;

@@ -1,11 +1,11 @@
 import { UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
-import { filtersRecord, validateCompanyFilters } from '../company-filters.js';
-import { parseContactFlags } from '../contact-options.js';
-import { planOutput } from '../output-plan.js';
+import { filtersRecord, validateCompanyFilters } from '../companies/filters.js';
+import { parseContactFlags } from '../contacts/options.js';
+import { planOutput } from '../shared/output-plan.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verification/open-verifier.js';
-import { fingerprint } from './checkpoint.js';
+import { fingerprint } from './state/checkpoint.js';
 import type { PipelineOptions } from './options.js';
 
 export type PipelinePlan = ReturnType<typeof planPipeline>;

@@ -3,9 +3,9 @@ import { UsageError } from '../../exit-codes.js';
 import { outputTarget } from '../../io/output-target.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
-import { newCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint.js';
-import { ExportsLedger, finishPublishedRun } from './exports-ledger.js';
-import { StateDirectory } from './state-directory.js';
+import { newCheckpoint, readCheckpoint, type Checkpoint } from './state/checkpoint.js';
+import { ExportsLedger, finishPublishedRun } from './state/exports-ledger.js';
+import { StateDirectory } from './state/state-directory.js';
 
 /** The run's place in its --state directory: locked, and either resuming a checkpoint or starting one. */
 export interface RunState {

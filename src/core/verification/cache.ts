@@ -18,7 +18,7 @@ import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { processIsAlive } from '../../process-alive.js';
-import { parseStoredJson } from '../stored-json.js';
+import { parseStoredJson } from '../shared/stored-json.js';
 
 /** A line of a verification ledger: one paid result. */
 const cachedLineSchema = z.object({

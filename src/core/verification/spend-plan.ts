@@ -16,9 +16,9 @@ import { linesOf } from '../../io/input/stream.js';
 import { trackTempFile, untrackTempFile } from '../../io/temp-files.js';
 import { createRowWriter, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
-import type { ContactRow } from '../contact-rows.js';
-import { mapInOrder } from '../ordered-pool.js';
-import { AppendOnlyFile } from '../pipeline/append-only-file.js';
+import type { ContactRow } from '../contacts/rows.js';
+import { mapInOrder } from '../../util/ordered-pool.js';
+import { AppendOnlyFile } from '../pipeline/state/append-only-file.js';
 import type { SpendConsent } from './consent.js';
 import type { Verifier } from './verifier.js';
 

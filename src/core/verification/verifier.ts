@@ -1,5 +1,5 @@
 import type { ProspectClient } from '../../api/index.js';
-import { Semaphore } from '../ordered-pool.js';
+import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerifyCache } from './cache.js';
 
 /** The `verification` column: the service's status, or why there is none. */

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { pipelineOptionsSchema } from '../../../src/core/jobs/pipeline.js';
-import { newCheckpoint } from '../../../src/core/pipeline/checkpoint.js';
+import { pipelineOptionsSchema } from '../../../src/core/pipeline/job.js';
+import { newCheckpoint } from '../../../src/core/pipeline/state/checkpoint.js';
 import { planPipeline } from '../../../src/core/pipeline/plan.js';
 import { openRunState } from '../../../src/core/pipeline/run-state.js';
-import { StateDirectory } from '../../../src/core/pipeline/state-directory.js';
+import { StateDirectory } from '../../../src/core/pipeline/state/state-directory.js';
 import type { RunContext } from '../../../src/runtime/context.js';
 import { scratchDir } from '../../helpers/scratch.js';
 

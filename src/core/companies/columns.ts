@@ -1,0 +1,47 @@
+import type { CompanyRow } from '../../api/index.js';
+import { selectColumns, type Column } from '../../io/columns.js';
+
+/** The stable CSV columns of `prospect companies`, documented in the README; order matters. */
+export const COMPANY_COLUMNS: ReadonlyArray<Column<CompanyRow>> = [
+  { name: 'domain', get: (row) => row.domain },
+  { name: 'company_name', get: (row) => row.company_name },
+  { name: 'employee_range', get: (row) => row.employee_range },
+  { name: 'industry', get: (row) => row.industry },
+  { name: 'country', get: (row) => row.country },
+  { name: 'crux_rank', get: (row) => row.crux_rank },
+  { name: 'phone', get: (row) => row.phone },
+  { name: 'linkedin_url', get: (row) => row.linkedin_url },
+  { name: 'tech_count', get: (row) => row.tech_count },
+  { name: 'technologies', get: (row) => technologyNames(row) },
+];
+
+/** A terminal is narrow: the table leaves out the long columns unless --columns asks for them. */
+export const COMPANY_TABLE_COLUMNS = ['domain', 'company_name', 'employee_range', 'country', 'crux_rank', 'tech_count'];
+
+/**
+ * The names joined once per company: a pipeline writes this cell on every lead of the company, and
+ * joining its whole stack again for each lead (with the source column's text, src/core/contacts/rows.ts)
+ * was 8% of what a pipeline allocated.
+ */
+const joinedNames = new WeakMap<readonly { t: string }[], string>();
+
+export function technologyNames(row: Pick<CompanyRow, 'technologies'>): string {
+  const technologies = row.technologies ?? [];
+  let names = joinedNames.get(technologies);
+  if (names === undefined) {
+    names = technologies.map((entry) => entry.t).join(';');
+    joinedNames.set(technologies, names);
+  }
+  return names;
+}
+
+/** The company's fields a pipeline lead carries beside its contact, in this order. */
+export const LEAD_COMPANY_FIELDS = [
+  'company_name',
+  'employee_range',
+  'industry',
+  'country',
+  'crux_rank',
+  'technologies',
+] as const;
+export const LEAD_COMPANY_COLUMNS = selectColumns(COMPANY_COLUMNS, LEAD_COMPANY_FIELDS.join(','));

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import type { CompanyQuery, CompanyRow } from '../../api/index.js';
+import { UsageError } from '../../exit-codes.js';
+
+/**
+ * The company filters `companies` and `pipeline` share: the flags as commander gives them (the
+ * input type), and the filters as the jobs name them (the output type). Technologies are all-of:
+ * the service takes one of each kind, the rest is checked here on each row's stack. Employee ranges
+ * and countries are any-of (a company has one of each): the service takes one value per parameter,
+ * so the set is walked as one service query per combination (companyQueries) and merged.
+ */
+export const companyFiltersSchema = z
+  .object({
+    technology: z.array(z.string()),
+    notTechnology: z.array(z.string()),
+    employeeRange: z.array(z.string()).default([]),
+    country: z.array(z.string()).default([]),
+  })
+  .transform(({ technology, notTechnology, employeeRange, country }) => ({
+    technologies: technology,
+    notTechnologies: notTechnology,
+    // `--employee-range 1-10,51-200` is a list too; a country name may itself hold a comma.
+    employeeRanges: unique(employeeRange.flatMap((value) => value.split(',')).map((value) => value.trim())),
+    countries: unique(country.map((value) => value.trim())),
+  }));
+export type CompanyFilterFlags = z.input<typeof companyFiltersSchema>;
+export type CompanyFilters = z.output<typeof companyFiltersSchema>;
+
+/** A command's flag schema with the company filter flags in it; its output holds them as `filters`. */
+export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object({ ...companyFiltersSchema.in.shape, ...shape }).transform((flags) => {
+    const { technology, notTechnology, employeeRange, country, ...rest } = flags as CompanyFilterFlags &
+      Omit<z.output<z.ZodObject<Shape>>, keyof CompanyFilterFlags>;
+    return { ...rest, filters: companyFiltersSchema.parse({ technology, notTechnology, employeeRange, country }) };
+  });
+}
+
+const CLOSED_RANGE = /^(\d{1,9})-(\d{1,9})$/;
+const OPEN_RANGE = /^(\d{1,9})\+$/;
+/**
+ * An open band (`500+`) is asked as a closed one up to the high bound of the contract's largest label
+ * (`10001-100000`, contract row 5): every label from the low bound up lies inside it, and the
+ * service's messages read as the labels do.
+ */
+const LARGEST_LABEL_HIGH = 100_000;
+
+/** Every check of the filters that needs no call; throws a UsageError (exit 2) before any. */
+export function validateCompanyFilters(filters: CompanyFilters): void {
+  const clean = (names: string[]) => names.map((name) => name.trim());
+  if (clean(filters.technologies).filter(Boolean).length === 0) {
+    throw new UsageError('--technology is required (for example --technology Shopify).');
+  }
+  if ([...clean(filters.technologies), ...clean(filters.notTechnologies)].some((name) => name === '')) {
+    throw new UsageError('a technology name cannot be empty.');
+  }
+  const both = clean(filters.technologies).filter((name) =>
+    clean(filters.notTechnologies).some((other) => other.toLowerCase() === name.toLowerCase()),
+  );
+  if (both.length > 0)
+    throw new UsageError(`"${both[0]}" is both a --technology and a --not-technology: nothing can match.`);
+  for (const range of filters.employeeRanges) serviceRange(range);
+  if (filters.countries.some((country) => country === '')) throw new UsageError('--country cannot be empty.');
+}
+
+/** `11-500` as it is, `500+` as a closed range the service reads; a UsageError for anything else. */
+export function serviceRange(range: string): string {
+  const open = OPEN_RANGE.exec(range);
+  if (open) return `${Number(open[1])}-${Math.max(Number(open[1]), LARGEST_LABEL_HIGH)}`;
+  const closed = CLOSED_RANGE.exec(range);
+  if (!closed || Number(closed[1]) > Number(closed[2])) {
+    throw new UsageError(
+      `--employee-range must look like 11-500 (low-high) or 500+ (500 and more), not "${range}".`,
+      'Give several as a list (1-10,51-200) or repeat the flag: a company in any of them matches.',
+    );
+  }
+  return range;
+}
+
+/**
+ * The filters with each country as the service names it (`USA`, `us`, `United States` →
+ * `united states`), duplicates dropped. The countries library is loaded only when there is a country.
+ */
+export async function normalizeCountries(filters: CompanyFilters): Promise<CompanyFilters> {
+  if (filters.countries.length === 0) return filters;
+  const { normalizeCountry } = await import('./countries.js');
+  return { ...filters, countries: unique(filters.countries.map(normalizeCountry)) };
+}
+
+/**
+ * The service queries whose union is the set: one per country and employee range (the cross product),
+ * each with the first technology of each kind.
+ */
+export function companyQueries(filters: CompanyFilters): CompanyQuery[] {
+  const base = { technology: filters.technologies[0]!.trim(), notTechnology: filters.notTechnologies[0]?.trim() };
+  const ranges: Array<string | undefined> =
+    filters.employeeRanges.length > 0 ? filters.employeeRanges.map(serviceRange) : [undefined];
+  const countries: Array<string | undefined> =
+    filters.countries.length > 0 ? filters.countries.map((country) => country.toLowerCase()) : [undefined];
+  return countries.flatMap((country) => ranges.map((employeeRange) => ({ ...base, employeeRange, country })));
+}
+
+/**
+ * Whether no company can be in two of the queries: countries are distinct, and two employee ranges
+ * that do not overlap share no label (a label lies inside a range). Their counts then add up.
+ */
+export function queriesAreDisjoint(filters: CompanyFilters): boolean {
+  const bounds = filters.employeeRanges
+    .map((range) => serviceRange(range).split('-').map(Number) as [number, number])
+    .sort((a, b) => a[0] - b[0]);
+  return bounds.every((range, i) => i === 0 || range[0] > bounds[i - 1]![1]);
+}
+
+/** The technologies checked here rather than by the service (all but the first of each kind). */
+export function localTechnologies(filters: CompanyFilters): { required: string[]; excluded: string[] } {
+  return {
+    required: filters.technologies.slice(1).map((name) => name.trim()),
+    excluded: filters.notTechnologies.slice(1).map((name) => name.trim()),
+  };
+}
+
+/** The filters the service cannot express, applied to each row's whole stack. */
+export function localStackFilter(filters: CompanyFilters): ((row: CompanyRow) => boolean) | undefined {
+  const local = localTechnologies(filters);
+  const required = local.required.map(lower);
+  const excluded = local.excluded.map(lower);
+  if (required.length === 0 && excluded.length === 0) return undefined;
+  return (row) => {
+    const stack = new Set((row.technologies ?? []).map((entry) => lower(entry.t)));
+    return required.every((name) => stack.has(name)) && !excluded.some((name) => stack.has(name));
+  };
+}
+
+export function describeFilters(filters: CompanyFilters): string {
+  const parts = [
+    ...filters.technologies.map((name) => `runs ${name}`),
+    ...filters.notTechnologies.map((name) => `not ${name}`),
+    ...(filters.employeeRanges.length > 0 ? [`${filters.employeeRanges.join(' or ')} employees`] : []),
+    ...(filters.countries.length > 0 ? [`in ${filters.countries.join(' or ')}`] : []),
+  ];
+  return parts.join(', ');
+}
+
+/**
+ * The filters as the sidecar and the checkpoint's fingerprint record them: under the names they have
+ * always had (a single range or country stays a string, so an earlier run's checkpoint still
+ * resumes), several values as a list, nothing for what was not given.
+ */
+export function filtersRecord(filters: CompanyFilters): Record<string, unknown> {
+  const oneOrList = (values: string[]) => (values.length === 0 ? undefined : values.length === 1 ? values[0] : values);
+  return {
+    technologies: filters.technologies,
+    notTechnologies: filters.notTechnologies,
+    employeeRange: oneOrList(filters.employeeRanges),
+    country: oneOrList(filters.countries),
+  };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function lower(name: string): string {
+  return name.trim().toLowerCase();
+}

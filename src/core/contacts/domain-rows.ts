@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import type { Contact, ContactsMeta } from '../../api/index.js';
+import { emailKey } from '../../io/emails.js';
+import type { ContactSettings } from './options.js';
+import { mostUseful, toContactRow, type ContactRow } from './rows.js';
+import { needsVerification } from '../verification/spend-plan.js';
+import type { Verifier } from '../verification/verifier.js';
+
+const count = z.number().int().nonnegative().default(0);
+
+/** A run's contact counts; a pipeline keeps them in its checkpoint (read back through this schema). */
+export const contactCountsSchema = z.object({
+  written: count,
+  fresh: count,
+  stale: count,
+  unknown: count,
+  none: count,
+  droppedStale: count,
+  /** --only-new: leads left out because an earlier run exported them. */
+  alreadyExported: count,
+});
+export type ContactCounts = z.output<typeof contactCountsSchema>;
+
+export function newContactCounts(): ContactCounts {
+  return contactCountsSchema.parse({});
+}
+
+export interface DomainRows {
+  rows: ContactRow[];
+  droppedStale: number;
+  alreadyExported: number;
+}
+
+/** Adds one domain's rows to the run's counts, when they are written (so a resumed run never counts twice). */
+export function countRows(counts: ContactCounts, result: DomainRows): void {
+  for (const row of result.rows) counts[row.email_freshness] += 1;
+  counts.written += result.rows.length;
+  counts.droppedStale += result.droppedStale;
+  counts.alreadyExported += result.alreadyExported;
+}
+
+/**
+ * One domain's contacts as output rows: classified by freshness, stale ones dropped as the user
+ * asked, then the N most useful of the rest (--per-company, see mostUseful), verified as asked.
+ */
+export async function contactRowsFor(
+  contacts: Contact[],
+  source: ContactsMeta['source'] | undefined,
+  settings: ContactSettings,
+  now: Date,
+  verifier: Verifier | undefined,
+  /** --only-new: the rows no earlier run exported (one lookup for the domain's rows). */
+  keepNew: (rows: ContactRow[]) => ContactRow[] = (rows) => rows,
+): Promise<DomainRows> {
+  const all = contacts.map((contact) => toContactRow(contact, source, settings.cutoff, now));
+  const keep = (rows: ContactRow[]) =>
+    settings.perCompany === undefined ? rows : mostUseful(rows, settings.perCompany);
+  const isStale = (row: ContactRow) => row.email_freshness === 'stale';
+  let rows = keep(settings.stale === 'drop' ? all.filter((row) => !isStale(row)) : all);
+  // Dropped: the stale addresses that would have been written without --stale drop.
+  const droppedStale = settings.stale === 'drop' ? keep(all).filter(isStale).length : 0;
+  // Leads exported before are left out before verification: no unit is spent on what is not written.
+  const beforeNew = rows.length;
+  rows = keepNew(rows);
+  if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
+  return { rows, droppedStale, alreadyExported: beforeNew - rows.length };
+}
+
+async function verifyOldAddresses(rows: ContactRow[], verifier: Verifier): Promise<void> {
+  await Promise.all(
+    rows.filter(needsVerification).map(async (row) => {
+      const outcome = await verifier.verify(emailKey(row.business_email), row.business_email);
+      row.verification = outcome.verification;
+      row.verified_at = outcome.verified_at;
+    }),
+  );
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { isSeniority, SENIORITIES, type Seniority } from '../../api/index.js';
+import { UsageError } from '../../exit-codes.js';
+import { parseMaxAge } from '../../io/max-age.js';
+
+export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
+export type StalePolicy = (typeof STALE_POLICIES)[number];
+
+/** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses (addContactOptions). */
+export const contactOptions = {
+  seniority: z.string().optional(),
+  limit: z.number().int(),
+  perCompany: z.number().int().optional(),
+  maxAge: z.string(),
+  stale: z.string(),
+  verifyBudget: z.number().int().optional(),
+  /** --yes: consent to spend without a question (verification/consent.ts). */
+  yes: z.boolean().default(false),
+  concurrency: z.number().int(),
+};
+export type ContactFlags = z.output<z.ZodObject<typeof contactOptions>>;
+
+export interface ContactSettings {
+  seniority?: Seniority[];
+  limit: number;
+  perCompany?: number;
+  cutoff: Date;
+  maxAgeText: string;
+  stale: StalePolicy;
+  verifyBudget?: number;
+  concurrency: number;
+}
+
+/** Every check that can fail on the user's input, done before any request. */
+export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettings {
+  const maxAge = parseMaxAge(flags.maxAge, now);
+  if (!maxAge.ok) throw new UsageError(`--max-age "${flags.maxAge}": ${maxAge.reason}.`);
+  if (!(STALE_POLICIES as readonly string[]).includes(flags.stale)) {
+    throw new UsageError(`unknown --stale "${flags.stale}".`, `Use one of: ${STALE_POLICIES.join(', ')}.`);
+  }
+  if (flags.verifyBudget !== undefined && flags.stale !== 'verify') {
+    throw new UsageError('--verify-budget only applies with --stale verify.');
+  }
+  if (flags.yes && flags.stale !== 'verify') {
+    throw new UsageError('--yes only applies with --stale verify: nothing else spends paid units.');
+  }
+  return {
+    seniority: flags.seniority === undefined ? undefined : parseSeniority(flags.seniority),
+    limit: flags.limit,
+    perCompany: flags.perCompany,
+    cutoff: maxAge.cutoff,
+    maxAgeText: flags.maxAge,
+    stale: flags.stale as StalePolicy,
+    verifyBudget: flags.verifyBudget,
+    concurrency: flags.concurrency,
+  };
+}
+
+export function parseSeniority(text: string): Seniority[] {
+  const values = text
+    .split(',')
+    .map((value) => value.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = values.filter((value) => !isSeniority(value));
+  if (values.length === 0 || unknown.length > 0) {
+    const what =
+      values.length === 0
+        ? 'an empty --seniority'
+        : `unknown seniority ${unknown.map((value) => `"${value}"`).join(', ')}`;
+    throw new UsageError(
+      `${what}.`,
+      `Seniorities are: ${SENIORITIES.join(', ')} (comma-separated, e.g. --seniority cxo,vp).`,
+    );
+  }
+  return [...new Set(values)] as Seniority[];
+}

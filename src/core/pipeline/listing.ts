@@ -1,0 +1,90 @@
+import type { CompanyRow, ProspectClient } from '../../api/index.js';
+import { companyQueries, localStackFilter, type CompanyFilters } from '../companies/filters.js';
+import { countSet, listedCompanies, type SetCount } from '../companies/set-count.js';
+import type { SplitOptions } from '../companies/split.js';
+import { checkLocalTechnologies, walkCompanies } from '../companies/walk.js';
+import type { WalkPosition } from '../companies/merge.js';
+import type { Checkpoint } from './state/checkpoint.js';
+
+export interface CompanyItem {
+  company: CompanyRow;
+  /** Set on a chunk's last kept row: once it is written, the run can resume from these positions. */
+  pageEnd?: { positions: WalkPosition[] };
+  /** How many companies the service lists for the queries (the sum of their meta.total), for the progress bar. */
+  listingTotal?: number | undefined;
+  /** Companies left out by the run's `accept` (--exclude-domains) since the previous item, counted when this one is written. */
+  excluded?: number;
+  /** Set on the item at which --max stopped a listing that had more companies: what the service counted of the set. */
+  stoppedAtMax?: SetCount;
+}
+
+export interface ListingLimits {
+  /** False for a company the run must leave out before its contacts are asked for (--exclude-domains). */
+  accept?: (company: CompanyRow) => boolean;
+  /** --max: companies this run may still list (the cap less those a resumed run already did). */
+  max?: number;
+  /** Split a long listing into parts walked at once (companies/split.ts); its --max is `max`. */
+  split?: SplitOptions;
+  /**
+   * The companies `accept` left out after the last one listed (the set's last pages, or all of it):
+   * no item is left to carry them, so they are handed over here once the listing ends.
+   */
+  excludedAfterLast?: (excluded: number) => void;
+}
+
+/**
+ * The companies a pipeline run still has to do, one at a time: every service query of the filters
+ * merged (companies/walk.ts), from the checkpoint's positions, with the filters the service cannot
+ * express applied. The first page's provenance goes into the checkpoint, so a resumed JSON document
+ * ends exactly as an uninterrupted one; so do the parts of a split listing, so a resume walks them.
+ */
+export async function* listCompanies(
+  client: Pick<ProspectClient, 'companies'>,
+  filters: CompanyFilters,
+  checkpoint: Checkpoint,
+  limits: ListingLimits = {},
+): AsyncGenerator<CompanyItem> {
+  if (checkpoint.listing_done) return;
+  let left = limits.max ?? Infinity;
+  if (left <= 0) return;
+  await checkLocalTechnologies(client, filters);
+  const keep = localStackFilter(filters);
+  const walk = walkCompanies(client, companyQueries(filters), {
+    positions: checkpoint.positions ?? undefined,
+    partition: checkpoint.partition,
+    split: limits.split && { ...limits.split, max: limits.max },
+  });
+  let excluded = 0;
+  for await (const chunk of walk.chunks) {
+    // The chunk's positions are of these parts: both are committed together.
+    if (walk.partition !== undefined) checkpoint.partition = walk.partition;
+    const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
+    if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
+    const listed = keep ? chunk.rows.filter(keep) : chunk.rows;
+    let rows = limits.accept ? listed.filter(limits.accept) : listed;
+    excluded += listed.length - rows.length;
+    const capped = rows.length >= left;
+    const stopped = capped && (rows.length > left || !chunk.last);
+    if (capped) rows = rows.slice(0, left);
+    left -= rows.length;
+    // A listing stopped by --max is done: a resume finishes the output instead of listing on.
+    const positions = capped ? chunk.positions.map((position) => ({ ...position, done: true })) : chunk.positions;
+    const listingTotal = listedCompanies(walk.answers);
+    for (const [index, company] of rows.entries()) {
+      if (index < rows.length - 1) {
+        yield { company, listingTotal };
+        continue;
+      }
+      yield {
+        company,
+        pageEnd: { positions },
+        listingTotal,
+        excluded,
+        ...(stopped ? { stoppedAtMax: countSet(filters, walk.answers) } : {}),
+      };
+      excluded = 0;
+    }
+    if (capped) return;
+  }
+  if (excluded > 0) limits.excludedAfterLast?.(excluded);
+}

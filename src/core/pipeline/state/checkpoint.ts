@@ -1,0 +1,154 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { writeFileAtomic } from '../../../io/atomic-file.js';
+import { contactCountsSchema, countRows, type DomainRows } from '../../contacts/domain-rows.js';
+import type { DomainContacts } from '../../contacts/fanout.js';
+import { partitionSchema } from '../../companies/split.js';
+import type { WalkPosition } from '../../companies/merge.js';
+import { parseStoredJson } from '../../shared/stored-json.js';
+import type { AppendOnlyFile } from './append-only-file.js';
+import type { StateDirectory } from './state-directory.js';
+
+const count = z.number().int().nonnegative();
+
+/** Counts that belong to committed output only, so they survive a resume exactly. */
+export const countersSchema = z.object({
+  companies_seen: count.default(0),
+  domains_with_contacts: count.default(0),
+  truncated_at_limit: z.array(z.string()).default([]),
+  contacts: contactCountsSchema.prefault({}),
+  verification: z.object({ from_cache: count.default(0), unchecked: count.default(0) }).prefault({}),
+  /** --exclude-domains / --exclude-emails: companies and contacts left out of the committed output. */
+  excluded: z.object({ companies: count.default(0), contacts: count.default(0) }).prefault({}),
+  /** --keep-empty: rows written for companies without a named contact. */
+  kept_empty: count.default(0),
+  /** --max stopped the listing while more companies matched. */
+  stopped_at_max: z.boolean().default(false),
+});
+export type Counters = z.output<typeof countersSchema>;
+
+const walkPositionSchema = z.object({ cursor: z.string().nullable(), skip: count, done: z.boolean() });
+
+/** A checkpoint written before any-of filters kept one `cursor`: its one query's position. */
+function withPositions(stored: unknown): unknown {
+  if (typeof stored !== 'object' || stored === null || !('cursor' in stored) || 'positions' in stored) return stored;
+  const { cursor, ...rest } = stored as { cursor: unknown; listing_done?: unknown };
+  return { ...rest, positions: cursor === null ? null : [{ cursor, skip: 0, done: rest.listing_done === true }] };
+}
+
+const checkpointFields = z.object({
+  version: z.literal(1),
+  run_id: z.string().min(1),
+  fingerprint: z.string(),
+  command: z.string(),
+  /** The run's clock, kept so a resumed run classifies freshness exactly as the first part did. */
+  now: z.iso.datetime(),
+  /** Where each of the filters' service queries (or each part of `partition`) stands (companies/walk.ts); null before the first page. */
+  positions: z.array(walkPositionSchema).nullable(),
+  /**
+   * The parts the listing was split into (companies/split.ts), so a resume walks the same parts
+   * from their positions. Absent: one cursor per query (and in a checkpoint written before splits).
+   */
+  partition: partitionSchema.optional(),
+  /** The last company page is committed: a resume only has to finish the output. */
+  listing_done: z.boolean(),
+  /** The provenance of the listing, so a resumed JSON document ends exactly as an uninterrupted one. */
+  meta: z.object({ source: z.unknown().optional(), scope: z.unknown().optional() }).nullable(),
+  output_bytes: count,
+  keys_bytes: count,
+  /**
+   * The rows go to current/rows, unverified, and current/output is written from them at the end
+   * (spend-plan.ts: a capped or asking --stale verify run); output_bytes then counts current/rows.
+   */
+  spooled: z.boolean().default(false),
+  rows_written: count,
+  pages_done: count,
+  counters: countersSchema.prefault({}),
+});
+
+/** An unfinished run, as current/checkpoint.json keeps it. */
+export const checkpointSchema = z.preprocess(
+  withPositions,
+  checkpointFields.refine(
+    (checkpoint) =>
+      checkpoint.partition === undefined || checkpoint.positions?.length === checkpoint.partition.queries.length,
+    {
+      message: 'a partition needs one position per part',
+      path: ['positions'],
+    },
+  ),
+);
+export type Checkpoint = z.output<typeof checkpointSchema>;
+
+export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
+  return checkpointSchema.parse({
+    version: 1,
+    run_id: newRunId(),
+    fingerprint,
+    command: 'pipeline',
+    now: now.toISOString(),
+    positions: null,
+    listing_done: false,
+    meta: null,
+    output_bytes: 0,
+    keys_bytes: 0,
+    rows_written: 0,
+    pages_done: 0,
+  });
+}
+
+/** One company's leads are written: they count, in the checkpoint's counters, as committed output. */
+export function countCompany(
+  checkpoint: Checkpoint,
+  found: Pick<DomainContacts<unknown>, 'domain' | 'contacts' | 'truncated'>,
+  result: DomainRows,
+): void {
+  const { counters } = checkpoint;
+  counters.companies_seen += 1;
+  if (found.contacts.length > 0) counters.domains_with_contacts += 1;
+  if (found.truncated) counters.truncated_at_limit.push(found.domain);
+  countRows(counters.contacts, result);
+  checkpoint.rows_written += result.rows.length;
+}
+
+/** A company chunk's last lead is written: a resume starts after it. */
+export function passPage(
+  checkpoint: Checkpoint,
+  positions: WalkPosition[],
+  verification: Counters['verification'],
+): void {
+  checkpoint.positions = positions;
+  checkpoint.listing_done = positions.every((position) => position.done);
+  checkpoint.pages_done += 1;
+  checkpoint.counters.verification = verification;
+}
+
+/** The unfinished run in the state directory, checked against its schema; undefined when there is none. */
+export async function readCheckpoint(state: StateDirectory): Promise<Checkpoint | undefined> {
+  const text = await readFile(state.checkpointPath, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  return parseStoredJson(text, checkpointSchema, {
+    name: `the checkpoint ${state.checkpointPath}`,
+    startOver: `Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`,
+  });
+}
+
+/** The cursor is committed only after the data it covers is on disk (fsync), never before. */
+export async function commitCheckpoint(
+  state: StateDirectory,
+  checkpoint: Checkpoint,
+  files: AppendOnlyFile[],
+): Promise<void> {
+  for (const file of files) await file.sync();
+  await writeFileAtomic(state.checkpointPath, JSON.stringify(checkpoint), 0o600);
+}
+
+function newRunId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Identifies a command (its filters and options): a checkpoint resumes only the command that wrote it. */
+export function fingerprint(parameters: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parameters)).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,97 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeDirectoryDurable } from '../../../io/atomic-file.js';
+import { UsageError } from '../../../exit-codes.js';
+import { AppendOnlyFile } from './append-only-file.js';
+import { takeStateLock } from './lock.js';
+
+/**
+ * A pipeline's --state directory:
+ *   lock                     the running process (pid, host, start), so two runs never share the state (lock.ts)
+ *   current/checkpoint.json  an unfinished run: its command's fingerprint, the next company cursor,
+ *                            and how many bytes of current/output (or current/rows) and current/keys are committed (checkpoint.ts)
+ *   current/output           the rows written so far, in the final format
+ *   current/rows             a paying run that plans first (spend-plan.ts): its rows, unverified, one JSON object
+ *                            a line; current/output is then written from them once every address is known
+ *   current/keys             the lead keys written so far (for --only-new)
+ *   current/publishing.json  the run's record, written just before its output is moved into place (exports-ledger.ts)
+ *   exported.sqlite          the lead keys every successful run exported, and those runs (exports-ledger.ts)
+ *   runs.ndjson              one line per successful run (exports-ledger.ts)
+ *   exported/<run>.keys      before the ledger: each run's keys; imported into it, then removed
+ *   verify-*.ndjson          verification results paid for (never paid twice, even across a crash)
+ */
+export class StateDirectory {
+  private constructor(readonly dir: string) {}
+
+  static async open(dir: string): Promise<StateDirectory> {
+    try {
+      makeDirectoryDurable(join(dir, 'current'), 0o700);
+    } catch (error) {
+      throw new UsageError(
+        `cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      );
+    }
+    return new StateDirectory(dir);
+  }
+
+  get currentDir(): string {
+    return join(this.dir, 'current');
+  }
+
+  get checkpointPath(): string {
+    return join(this.dir, 'current', 'checkpoint.json');
+  }
+
+  get outputPath(): string {
+    return join(this.dir, 'current', 'output');
+  }
+
+  get rowsPath(): string {
+    return join(this.dir, 'current', 'rows');
+  }
+
+  get keysPath(): string {
+    return join(this.dir, 'current', 'keys');
+  }
+
+  get publishingPath(): string {
+    return join(this.dir, 'current', 'publishing.json');
+  }
+
+  get ledgerPath(): string {
+    return join(this.dir, 'exported.sqlite');
+  }
+
+  /** Where a state directory from before the ledger kept each run's keys (exported/<run>.keys). */
+  get legacyExportedDir(): string {
+    return join(this.dir, 'exported');
+  }
+
+  get runsPath(): string {
+    return join(this.dir, 'runs.ndjson');
+  }
+
+  /** Takes the lock, or says who holds it; resolves to its release. */
+  lock(command: string): Promise<() => Promise<void>> {
+    return takeStateLock(join(this.dir, 'lock'), this.dir, command);
+  }
+
+  /** The rows so far: renamed over -o when the run is done, so created as any output is (0666 less the umask; the directory is private meanwhile). */
+  openOutput(committedBytes: number): Promise<AppendOnlyFile> {
+    return AppendOnlyFile.open(this.outputPath, committedBytes, 0o666);
+  }
+
+  openRows(committedBytes: number): Promise<AppendOnlyFile> {
+    return AppendOnlyFile.open(this.rowsPath, committedBytes);
+  }
+
+  openKeys(committedBytes: number): Promise<AppendOnlyFile> {
+    return AppendOnlyFile.open(this.keysPath, committedBytes);
+  }
+
+  /** Forgets the unfinished run: after a success, or when its output was discarded (e.g. a 422: nothing to resume). */
+  async discardCurrent(): Promise<void> {
+    await rm(this.currentDir, { recursive: true, force: true });
+    await mkdir(this.currentDir, { recursive: true, mode: 0o700 });
+  }
+}

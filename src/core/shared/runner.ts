@@ -1,0 +1,163 @@
+import type { Writable } from 'node:stream';
+import { ExitCode, exitCodeOf, knownFailure } from '../../exit-codes.js';
+import { isBrokenPipe, jobHandlesBrokenPipe } from '../../io/broken-pipe.js';
+import { writeNamedFile } from '../../io/output.js';
+import { runRecord, ROW_COMMANDS, type RowCommand } from './provenance.js';
+import type { RunContext } from '../../runtime/context.js';
+import { closingLine, type Written } from '../../ui/closing.js';
+import { startProgress, type Progress } from '../../ui/progress.js';
+
+/**
+ * The machine-readable record of a run (`--summary FILE`): cron users read it instead of parsing
+ * logs. Written on success and on failure, so a failed run still says how far it got. The job
+ * fills in what it counts; the runner adds how the run ended.
+ */
+export interface RunSummary {
+  command: string;
+  parameters: Record<string, unknown>;
+  started_at: string;
+  [field: string]: unknown;
+}
+
+/** What a job hands the runner: its work, and the few things only the job knows. */
+export interface Job {
+  /** When the run started (Date.now()); the summary's clock and the progress rate's. */
+  startedAt: number;
+  /** The progress line's first words: "Fetching companies". */
+  progress: string;
+  /** The output that a failed run must discard, so no half-written file is left. */
+  output: { abort(): Promise<void> } | undefined;
+  /** `--summary FILE` and the job's counts at the moment the run ends. */
+  summary?: { path: string | undefined; record(): RunSummary };
+  /** The work, to the committed output. */
+  work(progress: Progress): Promise<void>;
+  /** What a failure means to this job's own files (a checkpoint to keep or to drop), before anything else. */
+  onFailure?(error: unknown): Promise<void> | void;
+  /**
+   * --allow-empty: when this failure is "nothing matched" and the user allowed an empty result,
+   * writes one and resolves to true; the run then succeeds.
+   */
+  writeEmptyResult?(error: unknown): Promise<boolean>;
+  /** Runs once the work has ended, either way (closes caches). */
+  close?(): void;
+  /** What the run wrote and where: the first line of its summary ("Wrote 120 companies to a.csv in 2.1s."). */
+  written(): Written;
+  /** The summary lines on stderr after a success, below that first line. */
+  report(): void;
+}
+
+/**
+ * Runs a job the same way for every command: progress while it works; on failure the output is
+ * discarded, the summary records the exit code that exitCodeOf decides (the same the process exits
+ * with), and the error goes on to the command runner, which reports it. A reader that closed stdout
+ * (`| head`, EPIPE) ends the run with exit 0 and a summary that says `stdout_closed`.
+ */
+export async function runJob(ctx: RunContext, job: Job): Promise<number> {
+  const progress = await startProgress(ctx.reporter, ctx.stderr, job.progress, ctx.env);
+  const brokenPipeHandled = jobHandlesBrokenPipe();
+  try {
+    await job.work(progress);
+  } catch (error) {
+    progress.stop();
+    // `| head` took what it wanted: a success that says so, as a pipeline's writer exits 0.
+    if (isBrokenPipe(error)) {
+      await job.output?.abort();
+      await writeSummary(ctx, job, ExitCode.ok, undefined, { stdout_closed: true });
+      return ExitCode.ok;
+    }
+    await job.onFailure?.(error);
+    if (await job.writeEmptyResult?.(error)) {
+      await writeSummary(ctx, job, ExitCode.ok, error);
+      ctx.reporter.caveat(
+        `${error instanceof Error ? error.message : String(error)} Wrote an empty result (--allow-empty).`,
+      );
+      return ExitCode.ok;
+    }
+    await job.output?.abort();
+    await writeSummary(ctx, job, exitCodeOf(error, ctx.signal), error);
+    throw error;
+  } finally {
+    brokenPipeHandled();
+    job.close?.();
+  }
+  progress.stop();
+  await writeSummary(ctx, job, ExitCode.ok);
+  ctx.reporter.info(closingLine(job.written(), Boolean(ctx.stdout.isTTY), Date.now() - job.startedAt));
+  job.report();
+  return ExitCode.ok;
+}
+
+/**
+ * The runs whose --summary runJob wrote, with the job's counts. A run that fails before its job
+ * starts (a bad flag, a missing input or folder, the lock) gets the short record of
+ * writeEarlySummary instead, so no failure leaves the previous run's `"exit_code": 0` in place.
+ */
+const summarized = new WeakSet<RunContext>();
+
+async function writeSummary(
+  ctx: RunContext,
+  job: Job,
+  exitCode: number,
+  error?: unknown,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  if (job.summary?.path === undefined) return;
+  await writeNamedFile(
+    job.summary.path,
+    summaryText({ ...job.summary.record(), ...extra }, job.startedAt, exitCode, error),
+    ctx.stdout,
+  );
+  summarized.add(ctx);
+}
+
+/** The record, with how the run ended; a run that matched nobody (exit 3) says why, whichever command it was. */
+function summaryText(record: RunSummary, startedAt: number, exitCode: number, error: unknown): string {
+  const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+  const noMatch = knownFailure(error)?.exitCode === ExitCode.unanswerable ? message : undefined;
+  const ended = {
+    ...record,
+    ...(noMatch !== undefined && record['no_match_reason'] == null ? { no_match_reason: noMatch } : {}),
+    finished_at: new Date().toISOString(),
+    duration_ms: Date.now() - startedAt,
+    exit_code: exitCode,
+    error: exitCode === ExitCode.ok ? undefined : message,
+  };
+  return `${JSON.stringify(ended, null, 2)}\n`;
+}
+
+/** `--summary FILE` as the command line asks for it: the row command and the path (the last one given, as commander takes it). */
+export function requestedSummary(args: readonly string[]): { command: RowCommand; path: string } | undefined {
+  const end = args.indexOf('--');
+  const words = end === -1 ? args : args.slice(0, end);
+  const command = words.find((word): word is RowCommand => (ROW_COMMANDS as readonly string[]).includes(word));
+  let path: string | undefined;
+  words.forEach((word, index) => {
+    if (word === '--summary') path = words[index + 1];
+    else if (word.startsWith('--summary=')) path = word.slice('--summary='.length);
+  });
+  return command === undefined || path === undefined ? undefined : { command, path };
+}
+
+/**
+ * A run that failed before its job could write its --summary (or without a job at all: commander
+ * refused a flag): the record with nothing counted, its exit code and the error. Best effort: a
+ * summary that cannot be written (its folder is the missing one) must not hide the first error.
+ */
+export async function writeEarlySummary(
+  args: readonly string[],
+  run: { startedAt: number; exitCode: number; error: unknown; stdout: Writable; ctx?: RunContext },
+): Promise<void> {
+  if (run.ctx !== undefined && summarized.has(run.ctx)) return;
+  const requested = requestedSummary(args);
+  if (requested === undefined) return;
+  const record = runRecord({
+    command: requested.command,
+    parameters: {},
+    startedAt: run.startedAt,
+    output: undefined,
+    rows: 0,
+  });
+  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout).catch(
+    () => {},
+  );
+}

@@ -1,0 +1,296 @@
+import { z } from 'zod';
+import { ExitCode, UsageError } from '../../exit-codes.js';
+import { selectColumns, type Column } from '../../io/columns.js';
+import { checkEmailSyntax, emailKey } from '../../io/emails.js';
+import type { InvalidEntry } from '../../io/input/entries.js';
+import type { InputProblem, ParseOptions } from '../../io/input/model.js';
+import { streamRows, type RowStream } from '../../io/input/stream.js';
+import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
+import { createRowWriter } from '../../io/writers.js';
+import { resolveConnection } from '../../runtime/connection.js';
+import type { RunContext } from '../../runtime/context.js';
+import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../shared/input.js';
+import {
+  entriesOptions,
+  outputOptions,
+  summaryOption,
+  suppressionOptions,
+  verifyCacheOptions,
+} from '../shared/flags.js';
+import { documentMeta, metaJson, runRecord } from '../shared/provenance.js';
+import { Suppression } from '../shared/suppression.js';
+import { mapInOrder } from '../../util/ordered-pool.js';
+import { keptItems } from '../../util/async-iterables.js';
+import { countOf, formatCount } from '../../ui/format-count.js';
+import type { VerifyCache } from './cache.js';
+import { SpendConsent } from './consent.js';
+import { cacheCutoff, openLedger, openVerifier, paidCallsClient } from './open-verifier.js';
+import { oldestFirst } from './spend-plan.js';
+import { reportVerification } from './report.js';
+import { runJob } from '../shared/runner.js';
+
+/** `prospect verify`: its flags (the input) and the job's options (the output). */
+export const verifyOptionsSchema = z.object({
+  ...entriesOptions,
+  ...outputOptions,
+  ...summaryOption,
+  ...verifyCacheOptions,
+  excludeEmails: suppressionOptions.excludeEmails,
+  emailColumn: z.string().optional(),
+  verifyBudget: z.number().int().optional(),
+  /** The older name of --verify-budget, kept working. */
+  budget: z.number().int().optional(),
+  dryRun: z.boolean().default(false),
+  yes: z.boolean().default(false),
+  confirmOver: z.number().int().default(0),
+  concurrency: z.number().int(),
+});
+export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
+
+/** Syntax-check verdict for an address that is never sent. */
+export const MALFORMED = 'malformed';
+
+type VerifyRow = Record<string, string | null> & { verification: string; verified_at: string | null };
+
+interface PlannedRow {
+  record: Record<string, string>;
+  email: string | undefined;
+  key: string | undefined;
+  /** No address at all (a contact without a business email): nothing to check, not malformed. */
+  blank?: boolean;
+}
+
+/** The service's answers, as an input's `verification` column may hold them from an earlier run. */
+const SERVICE_STATUSES = new Set(['valid', 'invalid', 'risky', 'unknown']);
+
+export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<number> {
+  const startedAt = Date.now();
+  const options = verifyOptionsSchema.parse(flags);
+  const now = new Date();
+  const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
+  const format = resolveFormat({
+    format: options.format,
+    outputPath: options.output,
+    stdoutIsTTY: Boolean(ctx.stdout.isTTY),
+    bom: options.bom,
+  });
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
+  await checkOutputPath(options.summary);
+  const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
+
+  // The budget goes to the oldest addresses of the whole input, and the spend is confirmed for all
+  // of it: verify plans the whole input before its first call, then reads it again to work on it
+  // (standard input through a temporary file). Memory holds the distinct addresses, not the rows.
+  const source = await openRereadableInput(ctx, options, 'email');
+  const parseOptions: ParseOptions = { kind: 'email', format: source.format, column: options.emailColumn || undefined };
+  const problems = { shown: [] as InputProblem[], count: 0 };
+  const planned = await planInput(
+    await streamRows(source.open(), parseOptions, {
+      problem(problem) {
+        problems.count += 1;
+        if (problems.shown.length < SHOWN_INVALID) problems.shown.push(problem);
+      },
+      blank() {},
+    }),
+    // Where a row is accepted: an excluded address is not planned, so it is never paid for, estimated or written.
+    (email) => suppression.keepsEmail(email),
+  );
+  failOnInputProblems(problems.shown, source.origin, problems.count);
+  const emailColumn = planned.column;
+  if (emailColumn === null)
+    throw new UsageError(
+      `cannot find the email column in ${source.origin}.`,
+      `Columns are: ${planned.header.join(', ')}; name one with --email-column.`,
+    );
+  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
+  if (planned.unique.size === 0) {
+    const removed = suppression.removed.emails;
+    throw new UsageError(
+      removed > 0
+        ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.`
+        : 'no valid email address in the input.',
+    );
+  }
+  const columns = selectColumns(verifyColumns(planned.header), options.columns);
+
+  const connection = await resolveConnection(ctx);
+  const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
+  const consent = await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget ?? options.budget });
+  let budget = consent.budget;
+  const toPay = [...planned.unique].filter((key) => !ledger.get(key));
+  let payable = oldestFirst(toPay, planned.lastSeen, budget);
+  let units = payable.size;
+  if (options.dryRun) {
+    ledger.close();
+    ctx.stdout.write(
+      `would spend ${countOf(units, 'unit')}: ${countOf(planned.unique.size, 'unique valid address', 'unique valid addresses')}, ${formatCount(planned.unique.size - toPay.length)} already paid for, ${formatCount(planned.invalidCount)} malformed (never paid)` +
+        (units < toPay.length ? `, ${toPay.length - units} left unchecked by the budget of ${budget}` : '') +
+        '.\n',
+    );
+    return ExitCode.ok;
+  }
+  if (units > 0) {
+    consent.assertMayPay('verify');
+    const typedCap = await consent.confirm(
+      { addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length },
+      options.confirmOver,
+    );
+    if (typedCap !== undefined) {
+      budget = Math.min(typedCap, budget ?? typedCap);
+      payable = oldestFirst(toPay, planned.lastSeen, budget);
+      units = payable.size;
+    }
+  }
+
+  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    useCache: options.cache,
+    cacheFreshSince,
+    budget,
+    concurrency: options.concurrency,
+    ledger,
+  });
+  verifier.payOnly(payable);
+  const output = await openOutput(options.output, ctx.stdout);
+  const writer = await createRowWriter<VerifyRow>(format, output.sink, {
+    columns,
+    toJson: (row) => row,
+    escapeFormulas: options.escapeFormulas,
+    bom: options.bom,
+  });
+  const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
+  const record = () =>
+    runRecord({
+      command: 'verify',
+      parameters: {
+        budget: budget ?? null,
+        cache: options.cache,
+        cache_ttl: options.cacheTtl,
+        concurrency: options.concurrency,
+        ...suppression.parameters(),
+      },
+      startedAt,
+      output: options.output,
+      rows: planned.rows,
+      excluded: suppression.record(),
+      details: {
+        addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
+        verification: { ...verification, ...verifier.snapshot() },
+      },
+    });
+
+  return runJob(ctx, {
+    startedAt,
+    progress: 'Verifying',
+    output,
+    summary: { path: options.summary, record },
+    async work(progress) {
+      // The same rows again, read with the format and column the plan found (its problems were fatal then).
+      const again = await streamRows(
+        source.open(),
+        { ...parseOptions, format: planned.format, column: emailColumn },
+        { problem() {}, blank() {} },
+      );
+      // The rows planned: the excluded ones are left out again, without counting them twice.
+      const kept = keptItems(again.rows, (row) => suppression.keepsEmail(row.record[emailColumn], false));
+      const results = mapInOrder(kept, options.concurrency * 4, async ({ record }): Promise<VerifyRow> => {
+        const row = planRow(record, emailColumn);
+        if (row.key === undefined || row.email === undefined)
+          return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
+        const outcome = await verifier.verify(row.key, row.email);
+        return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
+      });
+      let done = 0;
+      for await (const row of results) {
+        await writer.writeRows([row]);
+        done += 1;
+        progress.update({
+          done,
+          total: planned.rows,
+          noun: 'rows',
+          detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent`,
+        });
+      }
+      await writer.finish(documentMeta(format, undefined, record));
+      await output.writeSidecar('.meta.json', metaJson(record()));
+      await output.commit();
+    },
+    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+    onFailure: () => verifier.settle(),
+    close: () => verifier.close(),
+    written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
+    report() {
+      reportVerification(ctx, verifier.snapshot());
+      suppression.report(ctx, { emails: ['address', 'addresses'] });
+    },
+  });
+}
+
+/** One row's address: checked and keyed, blank (nothing to check), or malformed with the reason. */
+function planRow(record: Record<string, string>, emailColumn: string): PlannedRow & { reason?: string } {
+  const value = record[emailColumn] ?? '';
+  if (value.trim() === '') return { record, email: undefined, key: undefined, blank: true };
+  const checked = checkEmailSyntax(value);
+  if (!checked.ok) return { record, email: undefined, key: undefined, reason: checked.reason };
+  return { record, email: checked.email, key: emailKey(checked.email) };
+}
+
+/** The whole input read once: its counts, distinct addresses and what the input says of them. */
+async function planInput(input: RowStream, keepsEmail: (email: string | undefined) => boolean) {
+  const invalid: InvalidEntry[] = [];
+  let invalidCount = 0;
+  let rows = 0;
+  const unique = new Set<string>();
+  /** business_email_last_seen of each address, where the input has it: the budget goes to the oldest. */
+  const lastSeen = new Map<string, string>();
+  const verifiedInInput = new Map<string, CachedResult>();
+  for await (const { line, record } of input.rows) {
+    const column = input.column();
+    if (column !== null && !keepsEmail(record[column])) continue;
+    rows += 1;
+    if (column === null) continue;
+    const row = planRow(record, column);
+    if (row.reason !== undefined) {
+      invalidCount += 1;
+      if (invalid.length < SHOWN_INVALID) invalid.push({ line, value: record[column] ?? '', reason: row.reason });
+    }
+    if (row.key === undefined || row.email === undefined) continue;
+    unique.add(row.key);
+    const seen = record['business_email_last_seen'];
+    if (seen) lastSeen.set(row.key, seen);
+    const status = record['verification'];
+    const verifiedAt = record['verified_at'];
+    if (status && SERVICE_STATUSES.has(status) && verifiedAt && !Number.isNaN(Date.parse(verifiedAt))) {
+      verifiedInInput.set(row.key, { email: row.email, status, verified_at: verifiedAt });
+    }
+  }
+  return {
+    format: input.format,
+    column: input.column(),
+    header: input.header(),
+    rows,
+    invalid,
+    invalidCount,
+    unique,
+    lastSeen,
+    verifiedInInput,
+  };
+}
+
+type CachedResult = NonNullable<ReturnType<VerifyCache['get']>>;
+
+/** A row the input says was verified within --cache-ttl was paid for already (by contacts, or an earlier verify). */
+function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, CachedResult>, freshSince: Date): void {
+  for (const [key, result] of results) {
+    if (new Date(result.verified_at) >= freshSince && !ledger.get(key)) ledger.remember(key, result);
+  }
+}
+
+function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
+  const names = [
+    ...header.filter((name) => name !== 'verification' && name !== 'verified_at'),
+    'verification',
+    'verified_at',
+  ];
+  return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
+}

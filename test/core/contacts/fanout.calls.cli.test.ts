@@ -1,0 +1,157 @@
+/**
+ * What the contacts fan-out costs (issue 28), end to end: `prospect contacts` at default flags against
+ * the sandbox, its calls against the fewest the service allows, max(⌈domains / 100⌉, ⌈contacts /
+ * 1,000⌉) (spec §4.2, §8), and the contact rows the service built against those written. Calls and
+ * rows are the sandbox's own counters (/_sandbox/stats); domains and contacts come from the sandbox's
+ * data (its dataset, or single-domain calls of the independent client), never from prospect.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, scratchDir } from '../../helpers/cli.js';
+import { call, everyContactOfDomain, qs, sandboxStats } from '../../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, type RunningSandbox } from '../../helpers/sandbox.js';
+
+const KEY = SANDBOX_KEYS.growth;
+/** The service's largest answer (spec §8): a domain with more at one seniority is written with the first 1,000 of it. */
+const MOST_PER_CALL = 1000;
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** The first `max` companies of a set, paged by the independent client: their distinct domains. */
+async function domainsOf(filters: Record<string, string>, max: number): Promise<string[]> {
+  const rows: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call(sandbox.url, `/api/v1/companies?${qs({ ...filters, limit: 1000, cursor })}`, { key: KEY });
+    expect(page.status).toBe(200);
+    rows.push(...page.body.data);
+    cursor = page.body.next_cursor || undefined;
+  } while (cursor !== undefined && rows.length < max);
+  return [...new Set(rows.slice(0, max).map((row) => String(row.domain).toLowerCase()))];
+}
+
+/** Contacts a complete run writes for a domain, from the sandbox's dataset: all of them, at most 1,000 a seniority. */
+function contactsWritten(domain: string): number {
+  const dataset = testDataset();
+  const index = dataset.companyIndex(domain);
+  if (index === undefined) return 0;
+  const bySeniority = new Map<string, number>();
+  for (const contact of dataset.contactsOf(index, TEST_AS_OF))
+    bySeniority.set(contact.seniority, (bySeniority.get(contact.seniority) ?? 0) + 1);
+  return [...bySeniority.values()].reduce((sum, count) => sum + Math.min(count, MOST_PER_CALL), 0);
+}
+
+function fewestCalls(domains: number, contacts: number): number {
+  return Math.max(Math.ceil(domains / 100), Math.ceil(contacts / MOST_PER_CALL));
+}
+
+async function contactsRun(domains: string[]) {
+  const dir = await scratchDir();
+  const before = await sandboxStats(sandbox.url);
+  const run = await runCli(['contacts', '--format', 'ndjson', '--summary', join(dir, 'summary.json')], {
+    url: sandbox.url,
+    apiKey: KEY,
+    input: `${domains.join('\n')}\n`,
+  });
+  const after = await sandboxStats(sandbox.url);
+  expect(run.code, run.stderr).toBe(0);
+  const rows = run.stdout
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+  return {
+    rows,
+    summary,
+    calls: after.requests.contacts - before.requests.contacts,
+    built: after.rows.contacts - before.rows.contacts,
+  };
+}
+
+function countByDomain(rows: any[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.domain, (counts.get(row.domain) ?? 0) + 1);
+  return counts;
+}
+
+const identity = (contact: any) => `${contact.seniority} ${contact.full_name} <${contact.business_email ?? ''}>`;
+
+describe('contacts at default flags: calls against the fewest the service allows (spawned, against the sandbox)', () => {
+  // Bounds with room: the calls a run makes depend on which of its concurrent calls answer first (what
+  // the later ones are sized by). Issue 28's targets (1.5 times the fewest calls, 1.3 rows built per row
+  // written) are measured by `npm run bench` (BENCHMARKS.md section 3); here, bounds no run came near,
+  // so that a regression shows. Before issue 28 these sets took 278 and 331 calls.
+  it('-t Shopify --country us: every contact in order; calls and rows built against the fewest', async () => {
+    const domains = await domainsOf({ technology: 'Shopify', country: 'united states' }, 600);
+    const expected = new Map<string, any[]>();
+    for (const domain of domains) expected.set(domain, (await everyContactOfDomain(sandbox.url, KEY, domain)).contacts);
+    const written = [...expected.values()].reduce((sum, contacts) => sum + contacts.length, 0);
+    // The set the issue measured: 300 domains and 20,033 contacts, heavy-tailed (one domain has 1,705).
+    expect([domains.length, written]).toEqual([300, 20_033]);
+    expect(domains.reduce((sum, domain) => sum + contactsWritten(domain), 0)).toBe(written);
+
+    const { rows, summary, calls, built } = await contactsRun(domains);
+    // The output is what single-domain calls give, domain by domain, in input order.
+    const got = new Map<string, any[]>();
+    for (const row of rows) got.set(row.domain, [...(got.get(row.domain) ?? []), row]);
+    for (const domain of domains)
+      expect((got.get(domain) ?? []).map(identity), domain).toEqual(expected.get(domain)!.map(identity));
+    expect([...got.keys()]).toEqual(domains.filter((domain) => expected.get(domain)!.length > 0));
+
+    const floor = fewestCalls(domains.length, written);
+    expect(floor).toBe(21);
+    // Measured: 29 to 31 calls, 1.27 to 1.34 rows built per row written.
+    expect(calls).toBeLessThanOrEqual(1.7 * floor);
+    expect(built).toBeLessThanOrEqual(1.45 * written);
+    // The run says what it cost: the sandbox's own counts.
+    expect([summary.calls, summary.rows_received, summary.rows]).toEqual([calls, built, written]);
+  });
+
+  it('-t WordPress --max 2000: every contact, domain by domain (a domain with 4,900 cut at 1,000 a seniority); calls and rows against the fewest', async () => {
+    const domains = await domainsOf({ technology: 'WordPress' }, 2000);
+    const expected = new Map(domains.map((domain) => [domain, contactsWritten(domain)]));
+    const written = [...expected.values()].reduce((sum, count) => sum + count, 0);
+    expect([domains.length, written]).toEqual([2000, 18_976]);
+
+    const { rows, summary, calls, built } = await contactsRun(domains);
+    const got = countByDomain(rows);
+    for (const domain of domains) expect(got.get(domain) ?? 0, domain).toBe(expected.get(domain));
+    expect(summary.domains.truncated_at_limit).toHaveLength(1);
+
+    const floor = fewestCalls(domains.length, written);
+    expect(floor).toBe(20);
+    // Measured: 37 to 42 calls (the 1.5 times target is missed on this set: BENCHMARKS.md section 3
+    // says why), 1.29 to 1.44 rows built per row written.
+    expect(calls).toBeLessThanOrEqual(2.4 * floor);
+    expect(built).toBeLessThanOrEqual(1.6 * written);
+    expect([summary.calls, summary.rows_received]).toEqual([calls, built]);
+  });
+
+  it('--seniority cxo,vp asks only those, and the rows built are the rows written', async () => {
+    const domains = await domainsOf({ technology: 'Shopify', country: 'united states' }, 600);
+    const dir = await scratchDir();
+    const before = await sandboxStats(sandbox.url);
+    const run = await runCli(
+      ['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson', '--summary', join(dir, 's.json')],
+      { url: sandbox.url, apiKey: KEY, input: `${domains.join('\n')}\n` },
+    );
+    const after = await sandboxStats(sandbox.url);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(new Set(rows.map((row) => row.seniority))).toEqual(new Set(['cxo', 'vp']));
+    const calls = after.requests.contacts - before.requests.contacts;
+    expect(calls).toBeLessThanOrEqual(1.5 * fewestCalls(domains.length, rows.length));
+    expect(after.rows.contacts - before.rows.contacts).toBeLessThanOrEqual(1.3 * rows.length);
+  });
+});
