@@ -170,21 +170,25 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     log: (text) => process.stderr.write(`bench: ${text}\n`),
   });
   process.stdout.write(`${JSON.stringify(result, (key, value) => (key === 'values' ? undefined : value), 2)}\n`);
+  const seconds = (valueMs) => (valueMs / 1000).toFixed(2);
+  const times = (s) => `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
   for (const [level, data] of Object.entries(result.levels)) {
     process.stderr.write(
-      `--concurrency ${level}: ${(data.wall.median / 1000).toFixed(2)} s (${(data.wall.min / 1000).toFixed(2)}–${(data.wall.max / 1000).toFixed(2)}), ` +
-        `${data.speedup.median.toFixed(2)}× (${data.speedup.min.toFixed(2)}–${data.speedup.max.toFixed(2)}), peak RSS ${data.rssMb.median.toFixed(0)} MB, ${data.calls.median} calls\n`,
+      `--concurrency ${level}: ${seconds(data.wall.median)} s (${seconds(data.wall.min)}–${seconds(data.wall.max)}), ` +
+        `${times(data.speedup)}, peak RSS ${data.rssMb.median.toFixed(0)} MB, ${data.calls.median} calls\n`,
     );
   }
   if (result.ceiling) {
     const { ceiling } = result;
     process.stderr.write(
-      `bare fetch of the ${ceiling.parts} parts (${ceiling.pages} pages): ${(ceiling.wall.median / 1000).toFixed(2)} s, ${ceiling.speedup.median.toFixed(2)}× (${ceiling.speedup.min.toFixed(2)}–${ceiling.speedup.max.toFixed(2)}) the first level\n`,
+      `bare fetch of the ${ceiling.parts} parts (${ceiling.pages} pages): ${seconds(ceiling.wall.median)} s, ` +
+        `${times(ceiling.speedup)} the first level\n`,
     );
   }
   for (const [level, data] of Object.entries(result.replay)) {
     process.stderr.write(
-      `replayed, --concurrency ${level}: ${(data.wall.median / 1000).toFixed(2)} s, ${data.speedup.median.toFixed(2)}× (${data.speedup.min.toFixed(2)}–${data.speedup.max.toFixed(2)}), CPU ${(data.cpuMs.median / 1000).toFixed(2)} s\n`,
+      `replayed, --concurrency ${level}: ${seconds(data.wall.median)} s, ${times(data.speedup)}, ` +
+        `CPU ${seconds(data.cpuMs.median)} s\n`,
     );
   }
   process.stderr.write(`load average before ${result.loadBefore.join(' ')}, after ${result.loadAfter.join(' ')}\n`);

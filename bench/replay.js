@@ -23,7 +23,7 @@ function closer(server) {
   return () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections());
 }
 
-/** Forwards every request to `upstream` (the Authorization header with it) and keeps each answer's status, type and bytes. */
+/** Forwards every request to `upstream` (Authorization header included); keeps each answer's status, type and bytes. */
 export async function startRecorder(upstream) {
   const answers = new Map();
   const server = createServer(async (request, response) => {

@@ -4,7 +4,8 @@
 // `next_cursor` with Node's own fetch, one request at a time per part; bodies parsed for the cursor
 // and thrown away. No checks, no merge, no output.
 //
-//   BASE_URL=… API_KEY=… node bench/baseline/fetch-parts.js 'limit=1000&technology=jQuery' 'limit=1000&technology=jQuery&technology=MySQL' …
+//   BASE_URL=… API_KEY=… node bench/baseline/fetch-parts.js \
+//     'limit=1000&technology=jQuery' 'limit=1000&technology=jQuery&technology=MySQL' …
 const [sample, ...parts] = process.argv.slice(2);
 const { BASE_URL, API_KEY } = process.env;
 if (!sample || parts.length === 0 || !BASE_URL || !API_KEY) {
