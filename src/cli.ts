@@ -59,7 +59,9 @@ export async function main(argv: string[]): Promise<number> {
 function buildProgram(run: CommandRunner): Command {
   const program = new Command('prospect')
     .description(
-      'Build prospect lists from the company and contact data service: the companies that run a technology, their decision-makers, and fresh, verified email addresses, as a table on a terminal or CSV, JSON or NDJSON for everything else.',
+      'Build prospect lists from the company and contact data service: the companies that run a technology, ' +
+        'their decision-makers, and fresh, verified email addresses, as a table on a terminal or CSV, JSON or ' +
+        'NDJSON for everything else.',
     )
     .version(packageVersion(), '-V, --version')
     .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
@@ -113,7 +115,9 @@ function buildProgram(run: CommandRunner): Command {
 
 const asksForSummary = (argv: string[]) => argv.some((word) => word === '--summary' || word.startsWith('--summary='));
 
-/** Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/shared/runner.ts). */
+/**
+ * Every early exit rewrites --summary FILE, so a monitor never reads last week's success (src/core/shared/runner.ts).
+ */
 async function recordFailure(
   argv: string[],
   run: { startedAt: number; exitCode: number; error: unknown; ctx?: RunContext },

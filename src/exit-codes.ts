@@ -36,19 +36,22 @@ export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: strin
     code: ExitCode.internal,
     short: 'a bug, or a broken install',
     meaning:
-      'Internal error: a bug in prospect (rerun with --debug and report it), or a broken install (a native module that does not load; the message says how to repair it).',
+      'Internal error: a bug in prospect (rerun with --debug and report it), or a broken install (a native ' +
+      'module that does not load; the message says how to repair it).',
   },
   {
     code: ExitCode.usage,
     short: 'a usage or input mistake',
     meaning:
-      'Usage or input error, found before any request (bad flag, bad value, invalid input, an unknown technology, country or range, no API key set); nothing was paid for.',
+      'Usage or input error, found before any request (bad flag, bad value, invalid input, an unknown ' +
+      'technology, country or range, no API key set); nothing was paid for.',
   },
   {
     code: ExitCode.unanswerable,
     short: 'nothing matched (an empty result)',
     meaning:
-      'Nothing matched: the filters are valid but match nobody (422 no_match), or the result is empty (no contact for the domains, no lead); --allow-empty writes an empty result and exits 0 instead.',
+      'Nothing matched: the filters are valid but match nobody (422 no_match), or the result is empty (no ' +
+      'contact for the domains, no lead); --allow-empty writes an empty result and exits 0 instead.',
   },
   {
     code: ExitCode.auth,
@@ -65,7 +68,8 @@ export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: strin
     code: ExitCode.output,
     short: 'the output could not be written',
     meaning:
-      'The output could not be written (a missing directory, no permission, disk full, ...); the old file is untouched.',
+      'The output could not be written (a missing directory, no permission, disk full, ...); the old file is ' +
+      'untouched.',
   },
   {
     code: ExitCode.interrupted,
@@ -151,7 +155,8 @@ export function outputFailure(error: unknown): CliError | undefined {
   return new CliError(
     `could not write${where}: ${explanation} (${failure.code}).`,
     ExitCode.output,
-    'Nothing was replaced: an earlier output file, if any, is as it was. Free space or fix permissions, then run again.',
+    'Nothing was replaced: an earlier output file, if any, is as it was. Free space or fix permissions, then ' +
+      'run again.',
   );
 }
 

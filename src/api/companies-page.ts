@@ -14,13 +14,9 @@ export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse
 }
 
 /**
- * A page of 1,000 companies carries about 70,000 technology entries but only about 3,000 different
- * ones. Rows that run the same technology, with the same category and version, are given the first
- * such entry of the page: a page waiting its turn (read ahead, or while a pipeline asks for its
- * contacts) then holds 1 MB of heap, not 3.7 MB, and the rest is freed young. Nothing in prospect
- * writes to an entry. Only entries of the contract's three fields are shared: one with fields of
- * its own stays its own, and so does a version that is neither a string nor null (comparing such
- * values would cost more than sharing saves).
+ * Rows of a page that run the same technology (same category and version) share one entry, so a page waiting
+ * its turn holds a fraction of the heap; nothing writes to an entry. Entries with extra fields, or a version that
+ * is neither a string nor null, stay their own: comparing them would cost more than sharing saves.
  */
 function shareTechnologyEntries(page: CompaniesResponse): void {
   const firstByName = new Map<string, TechnologyEntry>();

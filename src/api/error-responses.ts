@@ -148,12 +148,15 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   if (status >= 300 && status <= 399) return redirectError(facts, init);
   if (status === 400 && asksForClientCertificate(facts.bodyText)) {
     return new ServiceError(
-      `the service at this base URL asks for a client certificate, which prospect does not send (400: ${CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText)?.[0]})`,
+      `the service at this base URL asks for a client certificate, which prospect does not send (400: ` +
+        `${CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText)?.[0]})`,
       {
         ...init,
         retryable: false,
         code: 'client_certificate_required',
-        hint: 'prospect does not support client certificates; ask for API-key access without one, or reach the service another way.',
+        hint:
+          'prospect does not support client certificates; ask for API-key access without one, or reach ' +
+          'the service another way.',
       },
     );
   }
@@ -194,7 +197,8 @@ function redirectError(facts: ResponseFacts, init: RequestErrorInit): ServiceErr
   const target = facts.location !== undefined ? originOf(facts.location) : undefined;
   const where = target !== undefined ? ` to ${redact(target, facts.secret)}` : '';
   return new ServiceError(
-    `the service redirected${where} (${describeStatus(facts.status)}); prospect does not follow redirects with your key`,
+    `the service redirected${where} (${describeStatus(facts.status)}); prospect does not follow redirects ` +
+      `with your key`,
     { ...init, hint: 'Use the final address as the base URL if you trust it.' },
   );
 }
@@ -211,7 +215,8 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestEr
   if (body.code === 'plan_required') {
     const message =
       endpoint === '/contacts'
-        ? "the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required)."
+        ? "the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 " +
+          'plan_required).'
         : `this key's plan does not include ${endpoint} (403 plan_required)${said}`;
     return new AuthError(message, {
       ...init,
@@ -236,7 +241,9 @@ function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit): Unans
       `the service refused the request (422${codeText}) without the reason the specification promises`,
       {
         ...init,
-        hint: 'This is the service breaking its contract; try again later, and report it to the service if it persists.',
+        hint:
+          'This is the service breaking its contract; try again later, and report it to the service if it ' +
+          'persists.',
       },
     );
   }
@@ -301,7 +308,8 @@ const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'status', string>> = 
   timeout: 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.',
   TLS: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
   proxy:
-    'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY lists hosts reached directly.',
+    'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY ' +
+    'lists hosts reached directly.',
   connection: 'The connection kept failing: try again later; check the service status and the base URL.',
   status: 'Try again later; check the service status.',
 };
@@ -338,7 +346,8 @@ export function rateLimitedError(
   last: RequestError,
 ): ServiceError {
   return new ServiceError(
-    `${service} kept refusing ${endpoint} as over its rate limit (rate limit: 429 after ${attempts} attempts, each after the wait it asked for)`,
+    `${service} kept refusing ${endpoint} as over its rate limit (rate limit: 429 after ${attempts} attempts, ` +
+      `each after the wait it asked for)`,
     {
       endpoint,
       attempts,
@@ -360,7 +369,8 @@ export function retryAfterTooLongError(
   last: RequestError,
 ): ServiceError {
   return new ServiceError(
-    `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again (${last.status === 429 ? 'rate limit: ' : ''}${describeStatus(last.status ?? 0, last.code)}), ` +
+    `the service asked to wait ${formatSeconds(waitMs)} before asking ${endpoint} again ` +
+      `(${last.status === 429 ? 'rate limit: ' : ''}${describeStatus(last.status ?? 0, last.code)}), ` +
       `longer than prospect waits (${formatSeconds(maxWaitMs)}); try again later`,
     {
       endpoint,

@@ -58,7 +58,8 @@ export async function* walkCursor<P>(walk: CursorWalk<P>): AsyncGenerator<Walked
     const nextCursor = normalizeCursor(fetched.nextCursor);
     if (nextCursor !== null && seen.has(nextCursor)) {
       throw new MalformedResponseError(
-        `the service returned the same cursor twice while listing ${walk.endpoint} (page ${pageNumber}); stopping instead of looping`,
+        `the service returned the same cursor twice while listing ${walk.endpoint} (page ${pageNumber}); ` +
+          `stopping instead of looping`,
         { endpoint: walk.endpoint, status: 200, reason: 'cursor loop' },
       );
     }

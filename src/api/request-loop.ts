@@ -103,9 +103,8 @@ type AttemptResult<T> =
   | { kind: 'retryable'; failure: RetryableFailure; status?: number | undefined; retryAfterMs?: number | undefined };
 
 /**
- * undici is loaded with the first request, not with this module: every command that only needs the
- * API's defaults, checks or errors (config, a refused flag) would otherwise load and run all of it
- * at start, about 100 ms of CPU.
+ * undici is loaded with the first request, not with this module, so a command that only needs the API's
+ * defaults, checks or errors (config, a refused flag) starts without it.
  */
 let undici: Promise<typeof import('undici')> | undefined;
 // A CommonJS package imported at run time: Node gives its exports as named ones and as `default`,
@@ -365,7 +364,9 @@ function describeForEvent(failure: RetryableFailure, endpoint: string): string {
 // ---------------------------------------------------------------------------------------------
 // URL
 
-/** baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +); empty values are left out. */
+/**
+ * baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +); empty values are left out.
+ */
 export function buildUrl(baseUrl: URL, endpoint: string, params: GetJsonRequest<unknown>['params']): string {
   const basePath = baseUrl.pathname.replace(/\/+$/, '');
   // Tolerate a base URL given with the API prefix already on it.

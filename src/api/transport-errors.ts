@@ -26,7 +26,8 @@ const NETWORK_WORDS: Record<string, [NetworkFailureClass, string]> = {
 };
 
 const UNTRUSTED_HINT =
-  'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that signed it, or add it to NODE_EXTRA_CA_CERTS.';
+  'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that ' +
+  'signed it, or add it to NODE_EXTRA_CA_CERTS.';
 
 /** Certificate and TLS-version failures: each is final, said with what is wrong and how to fix it. */
 const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
@@ -47,7 +48,9 @@ const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
   },
   ERR_TLS_CERT_ALTNAME_INVALID: {
     what: 'its certificate is for another host name',
-    hint: 'Use the host name the certificate names in the base URL (check for a typo or an IP address in place of the name).',
+    hint:
+      'Use the host name the certificate names in the base URL (check for a typo or an IP address in ' +
+      'place of the name).',
   },
   ERR_SSL_WRONG_VERSION_NUMBER: {
     what: 'it does not speak TLS on this port',
@@ -145,7 +148,9 @@ export function describeTransportFailure(
       error: new ServiceError(`cannot reach the service at ${where} (${failureClass}: ${description})`, {
         reason: description,
         code,
-        hint: 'Check the host name in the base URL; behind a proxy, set HTTPS_PROXY (or `prospect config set proxy URL`).',
+        hint:
+          'Check the host name in the base URL; behind a proxy, set HTTPS_PROXY (or `prospect config set ' +
+          'proxy URL`).',
         cause: error,
       }),
     };
@@ -191,7 +196,8 @@ function proxyRefusal(
         hint:
           proxy.username !== ''
             ? 'The proxy refused the user name and password in its URL; check them.'
-            : 'Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or `prospect config set proxy URL`).',
+            : 'Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or `prospect config set ' +
+              'proxy URL`).',
         cause,
       }),
     };
@@ -202,7 +208,9 @@ function proxyRefusal(
       error: new ServiceError(`the proxy ${proxyName} refused to connect to ${where} (403)`, {
         status,
         code: 'proxy_refused',
-        hint: 'The proxy does not allow this host or port; ask its administrator, or add the host to NO_PROXY if it is reachable directly.',
+        hint:
+          'The proxy does not allow this host or port; ask its administrator, or add the host to NO_PROXY ' +
+          'if it is reachable directly.',
         cause,
       }),
     };
@@ -217,7 +225,10 @@ function proxyRefusal(
   };
 }
 
-/** A certificate or TLS-version failure met outside a request (`prospect doctor`'s handshake), said as a request says it; undefined for any other error. */
+/**
+ * A certificate or TLS-version failure met outside a request (`prospect doctor`'s handshake), said as a request says
+ * it; undefined for any other error.
+ */
 export function tlsFailureError(error: unknown, baseUrl: URL): ServiceError | undefined {
   const code = errorCode(error);
   if (code === undefined || !isTlsFailureCode(code)) return undefined;

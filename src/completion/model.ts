@@ -60,7 +60,10 @@ function describeCommand(command: Command, extras: ModelExtras, parent?: Command
   };
 }
 
-/** `help` (commander's implicit one under `config` as well as ours) takes its siblings' names, and at the top the topics. */
+/**
+ * `help` (commander's implicit one under `config` as well as ours) takes its siblings' names, and at the top the
+ * topics.
+ */
 function helpTopics(parent: Command, extras: ModelExtras): string[] {
   const siblings = parent.commands.map((sibling) => sibling.name()).filter((name) => name !== 'help');
   return parent.parent ? siblings : [...siblings, ...extras.helpTopics];

@@ -10,7 +10,10 @@ import type { ConfigValues } from './store.js';
 interface FlagDefault {
   /** The ConfigValues property, which is also the option's attribute name (--max-age → maxAge). */
   name: 'maxAge' | 'concurrency' | 'format';
-  /** An option that, when given, decides instead: `-o leads.json` picks JSON by its extension, as it does without a config file. */
+  /**
+   * An option that, when given, decides instead: `-o leads.json` picks JSON by its extension, as it does without a
+   * config file.
+   */
   yieldsTo?: string;
 }
 

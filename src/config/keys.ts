@@ -48,7 +48,8 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
   },
   proxy: {
     summary:
-      'the proxy to reach the service through, http://[user:password@]host:port; before HTTPS_PROXY, ALL_PROXY (NO_PROXY still applies)',
+      'the proxy to reach the service through, http://[user:password@]host:port; before HTTPS_PROXY, ' +
+      'ALL_PROXY (NO_PROXY still applies)',
     fallback: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, else none',
     secret: false,
     url: true,
@@ -88,7 +89,8 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
   },
   'verify-budget': {
     summary:
-      'default --verify-budget: at most this many paid verifications a run, and consent to spend them in a pipe or cron',
+      'default --verify-budget: at most this many paid verifications a run, and consent to spend them in a ' +
+      'pipe or cron',
     fallback: 'none: a paid run off a terminal needs --verify-budget or --yes',
     secret: false,
     example: '200',
@@ -101,7 +103,8 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
   },
   'exclude-emails': {
     summary:
-      'a standing --exclude-emails list (do not contact) applied to every run (a file; it must exist when set and at every run)',
+      'a standing --exclude-emails list (do not contact) applied to every run (a file; it must exist when set ' +
+      'and at every run)',
     fallback: 'none',
     secret: false,
     example: 'do-not-contact.csv',

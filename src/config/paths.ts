@@ -1,15 +1,16 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** conf's defaults for projectName 'prospect': env-paths adds the suffix "-nodejs" to avoid clashing with native apps. */
+/**
+ * conf's defaults for projectName 'prospect': env-paths adds the suffix "-nodejs" to avoid clashing with native apps.
+ */
 const PROJECT_DIRECTORY = 'prospect-nodejs';
 export const CONFIG_FILE_NAME = 'config.json';
 
 /**
- * The directory that holds the config file: PROSPECT_CONFIG_DIR when set (tests, or a second
- * profile), otherwise conf's standard per-user location. It is computed here rather than by conf
- * because reading the config happens on every run and importing conf costs ~70 ms; conf is then
- * always given this directory as its `cwd`, so reader and writer cannot disagree.
+ * The directory that holds the config file: PROSPECT_CONFIG_DIR when set (tests, or a second profile), otherwise
+ * conf's per-user location. Computed here so that reading the config, on every run, does not import conf; conf
+ * is always given this directory as its `cwd`, so reader and writer cannot disagree.
  */
 export function configDirectory(
   env: NodeJS.ProcessEnv,

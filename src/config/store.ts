@@ -73,7 +73,8 @@ function whereParsingFailed(text: string, error: unknown): string {
 function corruptFileError(path: string, why: string): UsageError {
   return new UsageError(
     `the config file ${path} is unusable: ${why}.`,
-    'Fix it in an editor, or delete it and set the values again with `prospect config set`; prospect leaves it as it is.',
+    'Fix it in an editor, or delete it and set the values again with `prospect config set`; prospect leaves ' +
+      'it as it is.',
   );
 }
 
@@ -83,7 +84,9 @@ function invalidSettingError(
   key: ConfigKey,
   { reason, hint }: { reason: string; hint?: string | undefined },
 ): UsageError {
-  const fix = `Fix it with \`prospect config set ${key}${CONFIG_KEY_SPECS[key].secret ? '' : ' VALUE'}\` or remove it with \`prospect config unset ${key}\`.`;
+  const fix =
+    `Fix it with \`prospect config set ${key}${CONFIG_KEY_SPECS[key].secret ? '' : ' VALUE'}\` or ` +
+    `remove it with \`prospect config unset ${key}\`.`;
   return new UsageError(`the config file ${path} has an invalid ${key}: ${reason}.`, hint ? `${hint} ${fix}` : fix);
 }
 
@@ -135,7 +138,10 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   };
 }
 
-/** conf's atomic write creates a new file with configFileMode (minus the umask), but its in-place fallbacks (Snap, EXDEV) keep an older file's mode: chmod after every write. */
+/**
+ * conf's atomic write creates a new file with configFileMode (minus the umask), but its in-place fallbacks (Snap,
+ * EXDEV) keep an older file's mode: chmod after every write.
+ */
 function makePrivate(path: string): void {
   if (process.platform !== 'win32') chmodSync(path, PRIVATE_FILE_MODE);
 }

@@ -28,14 +28,18 @@ const PARSERS = {
   'exclude-emails': parseListPath,
 } satisfies Record<ConfigKey, (text: string) => string | number>;
 
-/** A value given to `config set`: checked as a stored one is, and a list file must exist now (its absolute path is kept). */
+/**
+ * A value given to `config set`: checked as a stored one is, and a list file must exist now (its absolute path is
+ * kept).
+ */
 export function parseConfigValue(key: ConfigKey, text: string): string | number {
   const value = PARSERS[key](text);
   if (key === 'ca-file') readCaFile(String(value), 'ca-file');
   if ((key === 'exclude-domains' || key === 'exclude-emails') && !existsSync(String(value))) {
     throw new UsageError(
       `${String(value)} does not exist`,
-      `Give the path of the ${key === 'exclude-domains' ? 'domain' : 'address'} list (a CRM export CSV, a plain list or JSON).`,
+      `Give the path of the ${key === 'exclude-domains' ? 'domain' : 'address'} list (a CRM export CSV, a ` +
+        `plain list or JSON).`,
     );
   }
   return value;
@@ -137,7 +141,10 @@ function parseProxySetting(text: string): string {
   return text.trim();
 }
 
-/** Absolute, so a cron job in another directory finds it; whether it is readable PEM is checked by `config set` and every run. */
+/**
+ * Absolute, so a cron job in another directory finds it; whether it is readable PEM is checked by `config set` and
+ * every run.
+ */
 function parseCaFilePath(text: string): string {
   const path = text.trim();
   if (path === '') throw new UsageError('the path is empty');

@@ -45,7 +45,7 @@ const USER_FILE_MODE = 0o666;
 export async function openAtomicFile(target: string): Promise<AtomicFile> {
   await sweepOrphanedTempFiles(target);
   const tempPath = tempPathFor(target);
-  // flush: the data is fsynced before the file is closed, so the rename never publishes an empty file after a power cut.
+  // flush: the data is fsynced before the file is closed, so after a power cut the rename never shows an empty file.
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: USER_FILE_MODE, flush: true });
   trackTempFile(tempPath);
   await once(stream, 'open');
@@ -123,7 +123,8 @@ export async function assertReplaceable(target: string): Promise<void> {
     ));
   if (writable) return;
   throw new CliError(
-    `cannot write ${target}: the file is read-only (mode ${(existing.mode & 0o777).toString(8).padStart(4, '0')}), so prospect does not replace it.`,
+    `cannot write ${target}: the file is read-only (mode ` +
+      `${(existing.mode & 0o777).toString(8).padStart(4, '0')}), so prospect does not replace it.`,
     ExitCode.output,
     'Make it writable (chmod u+w) or remove it if it may go, or give another path.',
   );

@@ -63,7 +63,10 @@ export function selectColumns<Row>(
   return columns;
 }
 
-/** An entry that is a column's whole name is that column, even when the name holds a colon (verify keeps the input's headers). */
+/**
+ * An entry that is a column's whole name is that column, even when the name holds a colon (verify keeps the input's
+ * headers).
+ */
 function parseColumnChoices(spec: string, known: ReadonlyMap<string, unknown>): ColumnChoice[] {
   const choices = spec
     .split(',')

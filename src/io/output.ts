@@ -56,7 +56,8 @@ function formatOfPath(outputPath: string): OutputFormat {
   if (format !== undefined) return format;
   throw new UsageError(
     `cannot write ${extension} files (-o ${outputPath}): prospect writes CSV, JSON, NDJSON and Excel (.xlsx).`,
-    `Name it ${Object.keys(FORMAT_BY_EXTENSION).join(', ')}, or add --format ${OUTPUT_FORMATS.filter((name) => name !== 'table').join('|')} to write one of those under this name.`,
+    `Name it ${Object.keys(FORMAT_BY_EXTENSION).join(', ')}, or add --format ` +
+      `${OUTPUT_FORMATS.filter((name) => name !== 'table').join('|')} to write one of those under this name.`,
   );
 }
 
@@ -126,7 +127,7 @@ export interface Output {
   path: string | undefined;
   commit(): Promise<void>;
   abort(): Promise<void>;
-  /** A sidecar next to the file output (FILE.meta.json), written once the output itself is in place; nothing for stdout or a device. */
+  /** FILE.meta.json beside the output, written once the output is in place; nothing for stdout or a device. */
   writeSidecar(suffix: string, content: string): Promise<void>;
   /** Where a sidecar goes, or undefined when none is written (stdout, a device). */
   sidecarPath(suffix: string): string | undefined;

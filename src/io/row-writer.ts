@@ -11,7 +11,7 @@ export interface WriterOptions<Row> {
   /** The full JSON form of a row (JSON and NDJSON keep nested data such as technology entries). */
   toJson: (row: Row) => unknown;
   escapeFormulas: boolean;
-  /** A UTF-8 byte-order mark before the CSV header (--bom): Excel on Windows otherwise reads UTF-8 as its ANSI code page. */
+  /** A UTF-8 byte-order mark before the CSV header (--bom): Excel on Windows otherwise reads its ANSI code page. */
   bom?: boolean;
   /** Continue a document a resumed run already started (pipeline --state): no second header or opening. */
   resume?: { rowsWritten: number; started: boolean };

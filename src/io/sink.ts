@@ -14,7 +14,7 @@ export function streamSink(stream: Writable & { isTTY?: boolean; columns?: numbe
   return {
     async write(text: string | Uint8Array): Promise<void> {
       if (text.length === 0) return;
-      // A stream that failed since the last write (a reader that closed the pipe: EPIPE) says so now, instead of never draining.
+      // A stream that failed since the last write (a reader closed the pipe: EPIPE) says so now, not by never draining.
       if (stream.errored) throw stream.errored;
       if (!stream.write(text)) await once(stream, 'drain');
     },

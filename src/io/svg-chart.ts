@@ -27,7 +27,9 @@ export function renderSvgChart(rows: readonly ChartRow[], title: string): string
   const lines = rows.map((row, i) => {
     const y = TOP + i * ROW_HEIGHT;
     const barLength = row.companies > 0 ? Math.max(2, Math.round((row.companies / largest) * BAR_WIDTH)) : 0;
-    const figures = `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'} · ${contactsText(row)} · ${percentText(row.share)}`;
+    const figures =
+      `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'} · ` +
+      `${contactsText(row)} · ${percentText(row.share)}`;
     return [
       `  <text x="${LABEL_WIDTH - 8}" y="${y + 17}" text-anchor="end">${escapeXml(clip(row.label, 30))}</text>`,
       `  <rect x="${LABEL_WIDTH}" y="${y + 4}" width="${barLength}" height="${ROW_HEIGHT - 8}" fill="${BAR_COLOUR}"/>`,
@@ -36,7 +38,8 @@ export function renderSvgChart(rows: readonly ChartRow[], title: string): string
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="13">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ` +
+      `${height}" font-family="Helvetica, Arial, sans-serif" font-size="13">`,
     `  <rect width="100%" height="100%" fill="#ffffff"/>`,
     `  <text x="16" y="28" font-size="16" font-weight="bold">${escapeXml(title)}</text>`,
     ...lines,

@@ -77,7 +77,9 @@ function omittedNote(omitted: readonly string[], width: number): string {
   if (omitted.length === 0) return '';
   const help = new Help();
   help.minWidthToWrap = 1;
-  const note = `${omitted.length} column${omitted.length === 1 ? '' : 's'} left out to fit ${width} columns: ${omitted.join(', ')}. Choose columns with --columns.`;
+  const note =
+    `${omitted.length} column${omitted.length === 1 ? '' : 's'} left out to fit ${width} columns: ` +
+    `${omitted.join(', ')}. Choose columns with --columns.`;
   return `${help.boxWrap(note, width)}\n`;
 }
 

@@ -82,9 +82,8 @@ function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<
 }
 
 /**
- * Rows formatted and written a few dozen at a time. A page of 1,000 companies is megabytes of text,
- * and one string that size goes to V8's large-object space, freed only by a full collection: a
- * `companies | contacts` producer held 20 MB of dead pages there. Pieces this size die young.
+ * Rows formatted and written a few dozen at a time: one string for a whole page would go to V8's large-object
+ * space, freed only by a full collection, where pieces this size die young.
  */
 const ROWS_PER_PIECE = 32;
 

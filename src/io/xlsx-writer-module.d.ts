@@ -1,7 +1,6 @@
 /**
- * exceljs' streaming workbook writer by its own module: the package's main entry also loads the
- * reader, CSV and unzip code, 12 MB of resident memory an export does not need. Same class as
- * `ExcelJS.stream.xlsx.WorkbookWriter`, whose types it borrows.
+ * exceljs' streaming workbook writer by its own module: the package's main entry also loads the reader, CSV and
+ * unzip code, memory an export does not need. Same class as `ExcelJS.stream.xlsx.WorkbookWriter`, typed as it.
  */
 declare module 'exceljs/lib/stream/xlsx/workbook-writer.js' {
   import type ExcelJS from 'exceljs';

@@ -67,7 +67,8 @@ export function xlsxWriter<Row>(
       if (rows.length === 0) return;
       if (rowsWritten + rows.length > limits.maxDataRows) {
         throw new UsageError(
-          `the list has more than ${formatCount(limits.maxDataRows)} rows, more than an Excel sheet holds; no .xlsx was written.`,
+          `the list has more than ${formatCount(limits.maxDataRows)} rows, more than an Excel sheet holds; no ` +
+            `.xlsx was written.`,
           'Write CSV instead (-o FILE.csv or --format csv): it has no row limit.',
         );
       }
@@ -146,7 +147,8 @@ function xlsxCell(value: Cell): string | number | null {
   const text = String(value);
   if (text.length > EXCEL_MAX_CELL_CHARS) {
     throw new UsageError(
-      `a cell holds ${formatCount(text.length)} characters, more than Excel keeps in one cell (${formatCount(EXCEL_MAX_CELL_CHARS)}); no .xlsx was written.`,
+      `a cell holds ${formatCount(text.length)} characters, more than Excel keeps in one cell ` +
+        `(${formatCount(EXCEL_MAX_CELL_CHARS)}); no .xlsx was written.`,
       'Write CSV instead (-o FILE.csv or --format csv).',
     );
   }

@@ -49,5 +49,8 @@ function waitNotices(ctx: RunContext): (notice: WaitNotice | undefined) => void 
 function describeRequest(event: RequestEvent): string {
   const outcome = event.status !== undefined ? String(event.status) : (event.error ?? 'no answer');
   const retry = event.retryInMs !== undefined ? `, retry in ${event.retryInMs} ms` : '';
-  return `${event.method} ${event.url} (Authorization: Bearer ***) -> ${outcome} in ${Math.round(event.durationMs)} ms, attempt ${event.attempt}${retry}`;
+  return (
+    `${event.method} ${event.url} (Authorization: Bearer ***) -> ${outcome} in ` +
+    `${Math.round(event.durationMs)} ms, attempt ${event.attempt}${retry}`
+  );
 }

@@ -103,7 +103,10 @@ export class CompanyQueryEngine {
     };
   }
 
-  /** With several technologies of a kind (contract row 4): the catalog's names the answer applied, for `meta.technologies`. */
+  /**
+   * With several technologies of a kind (contract row 4): the catalog's names the answer applied, for
+   * `meta.technologies`.
+   */
   appliedTechnologies(filters: CompanyFilters): { all_of: string[]; none_of: string[] } | undefined {
     if (filters.alsoRequired.length + filters.alsoExcluded.length === 0) return undefined;
     const names = (list: ReadonlyArray<number | undefined>) =>

@@ -1,15 +1,7 @@
 /**
- * The fault plan: what goes wrong, on purpose, when a test asks for it (`--latency`, `--fail-rate`,
- * `--faults`, `--latency-spike`). Off by default.
- *
- * Reproducible: whether the n-th API request to arrive fails, and whether it gets a latency spike,
- * is drawn from a PRNG seeded with (fault seed, n) alone, so the same fault seed and the same
- * sequence of requests fail the same requests the same way, and a lower rate fails a subset of the
- * requests a higher one fails. The kind of each failure is dealt like a card from a deck of the
- * kinds, shuffled by the fault seed and dealt again once used up: any K failures in a row
- * (K = number of kinds) starting at a deck's first card meet every kind once, so a test that meets
- * K faults has met them all, whatever the order its concurrent requests arrived in.
- *
+ * The fault plan: what goes wrong, on purpose, when a test asks for it (`--latency`, `--fail-rate`, `--faults`,
+ * `--latency-spike`). Off by default. Each request's fate depends on the fault seed and its arrival index only,
+ * so a run can be replayed and every kind is met (docs/api-contract.md, "--fault-seed").
  * To add a fault kind, add its name to FAULT_KIND_NAMES (fault-kinds.ts) and its outcome here.
  */
 import { hash32, Random } from './dataset/random.js';
@@ -35,7 +27,8 @@ export type FaultOutcome =
 const RETRY_AFTER_SECONDS = 1;
 
 const BAD_GATEWAY_PAGE =
-  '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>injected by prospect sandbox</p></body></html>';
+  '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>injected by prospect ' +
+  'sandbox</p></body></html>';
 
 export const FAULT_KINDS: Readonly<Record<FaultKindName, () => FaultOutcome>> = {
   '500': () => ({
@@ -136,7 +129,9 @@ export class FaultPlan {
     };
   }
 
-  /** Whether request `index` (0-based, in arrival order) fails and is spiked: a function of the seed and the index only. */
+  /**
+   * Whether request `index` (0-based, in arrival order) fails and is spiked: a function of the seed and the index only.
+   */
   private drawFor(index: number): { fails: boolean; spiked: boolean } {
     const { seed, failRate, after, spikeMs, spikeRate } = this.options;
     if (index < after) return { fails: false, spiked: false };

@@ -1,7 +1,6 @@
 /**
- * 12400 → "12,400": what `toLocaleString('en-US')` writes for a whole number, without it. The
- * first toLocaleString maps ICU's locale data into memory (about 5 MB of the process), and these
- * counts are formatted on every page of an export.
+ * 12400 → "12,400", as `toLocaleString('en-US')` writes a whole number, without it: the first toLocaleString
+ * maps ICU's locale data into memory, and these counts are formatted on every page of an export.
  */
 export function formatCount(n: number): string {
   if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en-US');

@@ -14,7 +14,7 @@ export interface Progress {
 
 const SILENT: Progress = { update() {}, stop() {}, suspend: (during) => during() };
 
-/** Redrawing on every page of a fast export costs more than the page; 10 times a second is plenty. */
+/** Redrawing on every page of a fast export costs more than the page; a few times a second is plenty. */
 const REDRAW_EVERY_MS = 100;
 
 /**

@@ -7,7 +7,9 @@ export interface TerminalSize {
 /** What a terminal that reports nothing believable is taken to be. */
 export const FALLBACK_SIZE: Readonly<TerminalSize> = { columns: 80, rows: 24 };
 
-/** A reported size outside these bounds is a terminal that cannot say (0×0 under `script`, some CI runners, `docker exec -t`). */
+/**
+ * A size outside these bounds is a terminal that cannot say (0×0 under `script`, some CI runners, `docker exec -t`).
+ */
 const BELIEVABLE = { columns: { min: 20, max: 1000 }, rows: { min: 5, max: 1000 } } as const;
 
 /**

@@ -20,10 +20,8 @@ const BYTE_ORDER_MARKS: ReadonlyArray<{ bytes: readonly number[]; encoding: Enco
 const LONGEST_MARK = 3;
 
 /**
- * A piece of input decoded at once, in bytes. A 64 KB read holding one accented letter decodes to a
- * string of two bytes a character: 128 KB, which V8 keeps in its large-object space until a full
- * collection. A piece of 32 KB stays in the young generation, where it dies cheaply: reading 1 GB of
- * NDJSON from a pipe peaked 12 MB higher with whole reads.
+ * A piece of input decoded at once, in bytes: small enough that its string (two bytes a character once one
+ * letter is not Latin-1) stays in V8's young generation and dies cheaply, instead of the large-object space.
  */
 const DECODED_PIECE_BYTES = 32 * 1024;
 
@@ -89,7 +87,8 @@ export class InputDecoder {
     const line = this.lines + lineBreaksIn(piece.subarray(0, bad)) + 1;
     const shown = lineAround(piece, bad);
     return new UsageError(
-      `${this.origin} line ${line} is not UTF-8 text: it looks like Windows-1252 (Excel's "CSV" on Windows) or another 8-bit encoding, there ${shown}; nothing was sent.`,
+      `${this.origin} line ${line} is not UTF-8 text: it looks like Windows-1252 (Excel's "CSV" on Windows) ` +
+        `or another 8-bit encoding, there ${shown}; nothing was sent.`,
       `${SAVE_AS_UTF8}, or convert it: iconv -f windows-1252 -t utf-8 ${this.origin} > utf8.csv`,
     );
   }
@@ -99,7 +98,8 @@ export class InputDecoder {
     const lenient = new TextDecoder(this.encoding, { ignoreBOM: true }).decode(piece);
     const line = this.lines + lineBreaks(lenient.slice(0, Math.max(0, lenient.indexOf('\uFFFD')))) + 1;
     return new UsageError(
-      `${this.origin} starts with a ${this.encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'} byte-order mark, but line ${line} is not valid UTF-16 text; nothing was sent.`,
+      `${this.origin} starts with a ${this.encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'} byte-order ` +
+        `mark, but line ${line} is not valid UTF-16 text; nothing was sent.`,
       'Save the file again from the program that made it (Excel: Save As > "CSV UTF-8").',
     );
   }
@@ -107,7 +107,8 @@ export class InputDecoder {
   private nulBytes(text: string): UsageError {
     const line = this.lines + lineBreaks(text.slice(0, text.indexOf('\u0000'))) + 1;
     return new UsageError(
-      `${this.origin} line ${line} holds NUL bytes: it is not UTF-8 text (UTF-16 saved without a byte-order mark, or a binary file such as .xlsx); nothing was sent.`,
+      `${this.origin} line ${line} holds NUL bytes: it is not UTF-8 text (UTF-16 saved without a byte-order ` +
+        `mark, or a binary file such as .xlsx); nothing was sent.`,
       `${SAVE_AS_UTF8}.`,
     );
   }

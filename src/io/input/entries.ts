@@ -77,7 +77,7 @@ export class EntryCollector implements EntryStreamSink {
     return result.value;
   }
 
-  /** True when an accepted entry had this key (a normalised domain, an emailKey); see SeenKeys for the odds of a false yes. */
+  /** True when an accepted entry had this key (a normalised domain, an emailKey); SeenKeys says how sure. */
   hasKey(key: string): boolean {
     return this.seen.has(key);
   }

@@ -1,24 +1,16 @@
 /**
- * The keys an input has already given (normalised domains, email keys), so a repeated one is
- * counted as a duplicate and never sent twice.
+ * The keys an input has already given (normalised domains, email keys), so a repeated one is counted as a
+ * duplicate and never sent twice. A 64-bit hash per key in one open-addressing typed array, not a Set of strings,
+ * keeps streaming input flat in memory (BENCHMARKS.md section 7).
  *
- * Why not a `Set<string>`: streaming input keeps nothing else in proportion to its size, and a Set
- * of 1,000,000 domains measured 58 MB of heap on Node 20 (each ~20-character key is a V8 string
- * of about 40 bytes plus the Set's own entry) - most of the 150 MB a `contacts` run over a
- * million companies may use. This set keeps a 64-bit hash of each key in an open-addressing table
- * (one Uint32Array, the two halves of a hash side by side so a probe reads one cache line), at
- * most three quarters full: 8 bytes a slot, 16 MB for a million keys, nothing per key on the heap.
- * Growing holds the old table and the new, twice its size, for a moment: that moment was the peak
- * of a `contacts` run over 700,000 domains (24 MB of tables when the table was kept half full).
- *
- * The price is a false "duplicate" when two different keys share all 64 bits: about n^2 / 2^65,
- * i.e. 3 in 100 million for a million distinct keys. That is far below the rate at which a service
- * answer is lost to anything else, and such a key would only be reported as a duplicate (counted,
- * never silently changed). The hash is two independent 32-bit multiply-xorshift lanes over the
- * key's UTF-16 units (murmur3's finaliser); node:crypto's digests measured 3 us a key, too slow.
+ * Two keys sharing all 64 bits would read as one, which is counted as a duplicate and never changed silently;
+ * the odds are far below any other way an answer is lost. The hash is two 32-bit murmur3-finaliser lanes over
+ * the key's UTF-16 units: node:crypto's digests are too slow for every key of an input.
  */
 export class SeenKeys {
-  /** Slot s is hashes[2s] (high half) and hashes[2s + 1] (low half); an empty slot holds 0/0, so a hash of exactly 0/0 is stored as 0/1. */
+  /**
+   * Slot s is hashes[2s] (high half) and hashes[2s + 1] (low half); an empty slot holds 0/0, so 0/0 is stored as 0/1.
+   */
   private hashes = new Uint32Array(2 << 10);
   private count = 0;
 
