@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run bench` (issues 8 and 12): prospect measured against its baselines, on this machine, in one run.
-// Prints the figures and writes BENCHMARKS.md (with --quick: a reduced run, written to
+// Prints the figures and writes BENCHMARKS.md through bench/report.js (with --quick: a reduced run, written to
 // bench/out/BENCHMARKS.quick.md unless --write is given). Needs `npm run build` first (the bench
 // times bin/prospect.js as users run it); the shell baselines need curl and jq.
 //
 //   npm run bench                 # about 8 minutes on an idle 2-core machine
 //   npm run bench -- --quick      # about 2 minutes
-//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input
+//   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
 //
 // Every sandbox is a `prospect sandbox` child process on loopback, so the service's CPU is not the
@@ -90,7 +90,8 @@ const CONFIG = QUICK
       ledger: { companies: 20_000, keys: 10_000_000, runs: 3 },
     };
 
-if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) {
+const REPORT_ONLY = args.includes('--report-only');
+if (!REPORT_ONLY && !existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) {
   process.stderr.write('bench: dist/ is missing; run `npm run build` first.\n');
   process.exit(2);
 }
@@ -98,7 +99,6 @@ const SHELL_OK = hasCommand('curl') && hasCommand('jq') && hasCommand('bash');
 const scratch = mkdtempSync(join(tmpdir(), 'prospect-bench-run-'));
 const log = (text) => process.stderr.write(`bench: ${text}\n`);
 const node = process.execPath;
-const REPORT_ONLY = args.includes('--report-only');
 const results = REPORT_ONLY
   ? JSON.parse(readFileSync(join(ROOT, 'bench', 'out', QUICK ? 'results.quick.json' : 'results.json'), 'utf8'))
   : {
