@@ -6,7 +6,7 @@
 //
 // For bench/run.js: `results.ledger = await benchLedger({ scratch, log, config: CONFIG.ledger })`
 // with CONFIG.ledger = { companies: 20_000, keys: 10_000_000, runs: 3 } (quick: { companies: 5_000,
-// keys: 1_000_000, runs: 1 }), and ledgerRows(results.ledger, helpers) in report(). Alone:
+// keys: 1_000_000, runs: 1 }), and ledgerRows(results.ledger, FORMAT) in bench/report.js. Alone:
 //
 //   npm run build && node bench/ledger.js [keys] [runs] [companies]
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FORMAT } from './format.js';
 import { BIN, ROOT, measure, prospectEnv, startSandbox, summarize } from './lib.js';
 
 export const LEDGER_TARGETS = { rssRatio: 1.2, wallRatio: 1.3 };
@@ -142,21 +143,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       config: { companies, keys, runs },
     });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    const ms = (value) =>
-      value >= 10_000
-        ? `${(value / 1000).toFixed(1)} s`
-        : value >= 1000
-          ? `${(value / 1000).toFixed(2)} s`
-          : `${value.toFixed(0)} ms`;
-    const helpers = {
-      int: (value) => Math.round(value).toLocaleString('en-US'),
-      spread: (s, format) => `${format(s.median)} (${format(s.min)}–${format(s.max)}, n=${s.n})`,
-      ms,
-      mb: (value) => `${value.toFixed(0)} MB`,
-      x: (value) => `${value.toFixed(2)}×`,
-      verdict: (ok) => (ok ? '**met**' : '**missed**'),
-    };
-    process.stdout.write(`${ledgerRows(result, helpers).join('\n')}\n`);
+    process.stdout.write(`${ledgerRows(result, FORMAT).join('\n')}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // BENCHMARKS.md from the results of `npm run bench` (bench/run.js): one summary table first, then a section per
 // measurement, then the history of earlier issues, so a reader gets the figures before their story.
 import { callsRows, callsSection } from './calls.js';
+import { FORMAT, int, mb, ms, spread, verdict, x } from './format.js';
 import { ledgerRows } from './ledger.js';
 
 export const TECHNOLOGY = 'jQuery';
@@ -34,18 +35,6 @@ const BEFORE = {
   ],
 };
 
-const ms = (value) =>
-  value >= 10_000
-    ? `${(value / 1000).toFixed(1)} s`
-    : value >= 1000
-      ? `${(value / 1000).toFixed(2)} s`
-      : `${value.toFixed(0)} ms`;
-const int = (value) => Math.round(value).toLocaleString('en-US');
-const spread = (s, format) => `${format(s.median)} (${format(s.min)}–${format(s.max)}, n=${s.n})`;
-const x = (value) => `${value.toFixed(2)}×`;
-const mb = (value) => `${value.toFixed(0)} MB`;
-const verdict = (ok) => (ok ? '**met**' : '**missed**');
-const FORMAT = { int, spread, x, ms, mb, verdict };
 /** A paragraph written as several source lines. */
 const para = (...parts) => parts.join(' ');
 
