@@ -22,7 +22,7 @@ import {
   suppressionOptions,
   verifyCacheOptions,
 } from '../shared/flags.js';
-import { emptyContactRow } from '../shared/keep-empty.js';
+import { emptyContactRow, reportKeptEmpty } from '../shared/keep-empty.js';
 import { runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
@@ -303,10 +303,7 @@ function reportContacts(ctx: RunContext, run: ContactsRun): void {
   ctx.reporter.info(
     `${countOf(contacts.written, 'contact')} from ${domainsText} in ${callsText(run.fanout)} · ${freshness}${dropped}`,
   );
-  if (keptEmpty > 0)
-    ctx.reporter.info(
-      `${countOf(keptEmpty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`,
-    );
+  reportKeptEmpty(ctx.reporter, keptEmpty);
   if (run.verifier) reportVerification(ctx, run.verifier.snapshot());
   reportCutDomains(ctx.reporter, domains.truncated_at_limit);
   run.suppression.report(ctx);
