@@ -21,7 +21,8 @@ import { stoppedAtMaxLine } from '../shared/caveats.js';
 import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from './set-count.js';
 import { splitOptions } from './split.js';
 import { checkLocalTechnologies, walkCompanies, type CompanyWalk } from './walk.js';
-import { outputOptions, summaryOption, suppressionOptions } from '../shared/flags.js';
+import { COMPANIES_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 import { planOutput } from '../shared/output-plan.js';
 import { provenanceLine, runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
@@ -29,14 +30,7 @@ import { checkRunFiles, runRowJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
-export const companiesOptionsSchema = withCompanyFilters({
-  ...outputOptions,
-  ...summaryOption,
-  ...suppressionOptions,
-  max: z.number().int().optional(),
-  allowEmpty: z.boolean().default(false),
-  concurrency: z.number().int().default(1),
-});
+export const companiesOptionsSchema = withCompanyFilters(flagShape(COMPANIES_FLAGS));
 export type CompaniesFlags = z.input<typeof companiesOptionsSchema>;
 export type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
 

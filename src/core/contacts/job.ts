@@ -8,20 +8,13 @@ import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { atSeniority, leftOutText, reportCutDomains } from '../shared/caveats.js';
-import { contactOptions, parseContactFlags, type ContactSettings } from './options.js';
+import { parseContactFlags, type ContactSettings } from './options.js';
 import { contactRowsFor, countRows, newContactCounts } from './domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from './rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } from './fanout.js';
 import { streamEntriesInput, type StreamedEntries } from '../shared/input.js';
-import {
-  entriesOptions,
-  keepEmptyOption,
-  outputOptions,
-  presetOption,
-  summaryOption,
-  suppressionOptions,
-  verifyCacheOptions,
-} from '../shared/flags.js';
+import { CONTACTS_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 import { emptyContactRow, reportKeptEmpty } from '../shared/keep-empty.js';
 import { runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
@@ -39,20 +32,8 @@ const INPUT_PAUSE_MS = 200;
 
 /** `prospect contacts`: its flags (the input) and the job's options (the output). */
 export const contactsOptionsSchema = z
-  .object({
-    ...entriesOptions,
-    ...contactOptions,
-    ...outputOptions,
-    ...presetOption,
-    ...summaryOption,
-    ...suppressionOptions,
-    ...keepEmptyOption,
-    ...verifyCacheOptions,
-    domainsFile: z.string().optional(),
-    domainColumn: z.string().optional(),
-    allowEmpty: z.boolean().default(false),
-  })
-  .transform(({ domainsFile, file, ...rest }) => ({ ...rest, file: domainsFile ?? file }));
+  .object({ ...flagShape(CONTACTS_FLAGS), args: z.array(z.string()) })
+  .transform(({ domainsFile, ...rest }) => ({ ...rest, file: domainsFile }));
 export type ContactsFlags = z.input<typeof contactsOptionsSchema>;
 
 export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promise<number> {

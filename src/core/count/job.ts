@@ -26,7 +26,8 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from '../companies/filters.js';
-import { outputOptions, suppressionOptions } from '../shared/flags.js';
+import { COUNT_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 import { Suppression } from '../shared/suppression.js';
 import { provenanceLine } from '../shared/provenance.js';
 import {
@@ -46,13 +47,7 @@ import { askSetSize, planSetWalk, type SetSize } from './set-size.js';
 import { runJob } from '../shared/runner.js';
 
 /** `prospect count`: its flags (the input) and the job's options (the output). */
-export const countOptionsSchema = withCompanyFilters({
-  ...outputOptions,
-  excludeDomains: suppressionOptions.excludeDomains,
-  by: z.string().optional(),
-  top: z.number().int().default(10),
-  concurrency: z.number().int().default(4),
-});
+export const countOptionsSchema = withCompanyFilters(flagShape(COUNT_FLAGS));
 export type CountFlags = z.input<typeof countOptionsSchema>;
 export type CountOptions = z.output<typeof countOptionsSchema>;
 

@@ -10,13 +10,8 @@ import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../shared/input.js';
 import type { InputStream } from '../../io/input/source.js';
-import {
-  entriesOptions,
-  outputOptions,
-  summaryOption,
-  suppressionOptions,
-  verifyCacheOptions,
-} from '../shared/flags.js';
+import { VERIFY_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 import { runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
@@ -30,21 +25,7 @@ import { reportVerification } from './report.js';
 import { checkRunFiles, runRowJob } from '../shared/runner.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
-export const verifyOptionsSchema = z.object({
-  ...entriesOptions,
-  ...outputOptions,
-  ...summaryOption,
-  ...verifyCacheOptions,
-  excludeEmails: suppressionOptions.excludeEmails,
-  emailColumn: z.string().optional(),
-  verifyBudget: z.number().int().optional(),
-  /** The older name of --verify-budget, kept working. */
-  budget: z.number().int().optional(),
-  dryRun: z.boolean().default(false),
-  yes: z.boolean().default(false),
-  confirmOver: z.number().int().default(0),
-  concurrency: z.number().int(),
-});
+export const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
 export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
 
 /** Syntax-check verdict for an address that is never sent. */
