@@ -18,9 +18,9 @@ function defineContacts(command: Command, run: CommandRunner): void {
   command
     .description(
       'Named decision-makers for a list of domains: from arguments, --domains-file, or stdin (plain lines, a CSV ' +
-        'with a domain column, or what `prospect companies` writes). At most 100 domains and 1,000 contacts go in one ' +
-        'call; a call that comes back full keeps the seniorities it holds whole and asks again for the rest, until ' +
-        'nothing is cut. Every row says how old its address is (--max-age).',
+        'with a domain column, or what `prospect companies` writes). At most 100 domains and 1,000 contacts go ' +
+        'in one call; a call that comes back full keeps the seniorities it holds whole and asks again for the ' +
+        'rest, until nothing is cut. Every row says how old its address is (--max-age).',
     )
     .argument('[domains...]', 'domains or URLs (https://www.acme.com/about becomes acme.com)');
   addFlags(command, CONTACTS_FLAGS)

@@ -33,7 +33,8 @@ Examples:
   $ prospect pipeline -t Shopify --max 20 --exclude-domains customers.csv --exclude-emails do-not-contact.csv \
       --keep-empty -o leads.csv --summary run.json
   # crontab: every Monday at 03:00 (cron's PATH: README, Scheduled exports); one file a run, never replaced
-  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new -o "weekly-$(date +\\%F).csv" --summary weekly.json`,
+  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new ` +
+        `-o "weekly-$(date +\\%F).csv" --summary weekly.json`,
     )
     .action(async (flags: PipelineFlags) =>
       run(async (ctx) => {

@@ -21,7 +21,8 @@ function defineVerify(command: Command, run: CommandRunner): void {
         'or stdin: plain lines, or a CSV whose --email-column (default business_email, then email) holds them. ' +
         'Malformed addresses are reported and never paid for; duplicates are paid once; results are kept in a ledger ' +
         'shared by every command, and rows whose verification and verified_at columns are recent are not paid again. ' +
-        'On a terminal it asks first; in a pipe or cron it needs --verify-budget N, --yes or `prospect config set verify-budget N`.',
+        'On a terminal it asks first; in a pipe or cron it needs --verify-budget N, --yes or ' +
+        '`prospect config set verify-budget N`.',
     )
     .argument('[addresses...]', 'email addresses');
   addFlags(command, VERIFY_FLAGS)
