@@ -26,7 +26,7 @@ import { flagShape } from '../shared/flags.js';
 import { planOutput } from '../shared/output-plan.js';
 import { provenanceLine, runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
-import { checkRunFiles, runRowJob } from '../shared/runner.js';
+import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
@@ -48,7 +48,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   return runRowJob<CompanyRow>(ctx, {
     startedAt,
     progress: 'Fetching companies',
-    file: { path: options.output, format, columns, escapeFormulas: options.escapeFormulas, bom: options.bom },
+    file: rowFile(options, format, columns),
     summary: { path: options.summary, record },
     async work(writer, progress) {
       await checkLocalTechnologies(client, options.filters);

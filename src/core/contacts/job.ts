@@ -8,7 +8,7 @@ import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { atSeniority, leftOutText, reportCutDomains } from '../shared/caveats.js';
-import { parseContactFlags, type ContactSettings } from './options.js';
+import { contactParameters, parseContactFlags, type ContactSettings } from './options.js';
 import { contactRowsFor, countRows, newContactCounts } from './domain-rows.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from './rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } from './fanout.js';
@@ -25,7 +25,7 @@ import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openVerifier, paidCallsClient, type OpenedVerifier } from '../verification/open-verifier.js';
 import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
 import { reportVerification } from '../verification/report.js';
-import { checkRunFiles, runRowJob } from '../shared/runner.js';
+import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 
 /** How long the input may pause before a partial batch of domains is asked for. */
 const INPUT_PAUSE_MS = 200;
@@ -82,7 +82,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   return runRowJob<ContactRow>(ctx, {
     startedAt,
     progress: 'Fetching contacts',
-    file: { path: options.output, format, columns, escapeFormulas: options.escapeFormulas, bom: options.bom },
+    file: rowFile(options, format, columns),
     summary: { path: options.summary, record },
     async work(writer, progress) {
       await writeContacts(run, run.spool?.writer ?? writer, progress);
@@ -244,11 +244,7 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
   return runRecord({
     command: 'contacts',
     parameters: {
-      seniority: settings.seniority ?? null,
-      limit: settings.limit,
-      per_company: settings.perCompany ?? null,
-      max_age: settings.maxAgeText,
-      stale: settings.stale,
+      ...contactParameters(settings),
       verify_budget: verifyBudget ?? null,
       concurrency: settings.concurrency,
       ...(options.keepEmpty ? { keep_empty: true } : {}),

@@ -47,6 +47,17 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
   };
 }
 
+/** How a run asks for contacts and treats old addresses, as its record and fingerprint name them. */
+export function contactParameters(settings: ContactSettings) {
+  return {
+    seniority: settings.seniority ?? null,
+    limit: settings.limit,
+    per_company: settings.perCompany ?? null,
+    max_age: settings.maxAgeText,
+    stale: settings.stale,
+  };
+}
+
 export function parseSeniority(text: string): Seniority[] {
   const values = text
     .split(',')

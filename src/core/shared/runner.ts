@@ -104,6 +104,15 @@ export interface RowFile<Row> {
   bom: boolean;
 }
 
+/** The row file of a command's output flags (-o, --no-escape-formulas, --bom). */
+export function rowFile<Row>(
+  options: { output?: string | undefined; escapeFormulas: boolean; bom: boolean },
+  format: OutputFormat,
+  columns: ReadonlyArray<Column<Row>>,
+): RowFile<Row> {
+  return { path: options.output, format, columns, escapeFormulas: options.escapeFormulas, bom: options.bom };
+}
+
 /** A job that writes rows, with FILE.meta.json beside -o FILE: runRowJob opens, ends and commits its output. */
 export interface RowJob<Row> extends Omit<Job, 'output' | 'summary' | 'work' | 'writeEmptyResult' | 'report'> {
   file: RowFile<Row>;

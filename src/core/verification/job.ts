@@ -22,7 +22,7 @@ import { SpendConsent } from './consent.js';
 import { cacheCutoff, openLedger, openVerifier, paidCallsClient, type OpenedVerifier } from './open-verifier.js';
 import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
-import { checkRunFiles, runRowJob } from '../shared/runner.js';
+import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
 export const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
@@ -76,13 +76,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   return runRowJob<VerifyRow>(ctx, {
     startedAt,
     progress: 'Verifying',
-    file: {
-      path: options.output,
-      format,
-      columns: input.columns,
-      escapeFormulas: options.escapeFormulas,
-      bom: options.bom,
-    },
+    file: rowFile(options, format, input.columns),
     summary: { path: options.summary, record },
     async work(writer, progress) {
       let done = 0;
