@@ -125,7 +125,7 @@ describe('applyConfigFileDefaults (the preAction hook)', () => {
     expect(errors.join('')).toMatch(/config\.json is unusable: it is not valid JSON/);
   });
 
-  it('is not read at all when every flag was given, or the command has none (so `config set` can repair it)', async () => {
+  it('is not read when every flag was given, or the command has none (so `config set` can repair it)', async () => {
     const env = await configDir('{nope');
     const { program: root, seen } = program((command) => applyConfigFileDefaults(command, env));
     await root.parseAsync(['config'], { from: 'user' });
