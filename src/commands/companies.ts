@@ -1,14 +1,9 @@
 import type { Command } from 'commander';
 import type { CompaniesFlags } from '../core/companies/job.js';
-import { integerInRange, positiveInteger } from '../options/values.js';
+import { COMPANIES_FLAGS } from '../options/command-flags.js';
+import { addFlags } from '../options/flag.js';
 import { declareCommand } from './command-tree.js';
-import {
-  addCompanyFilterOptions,
-  addOutputOptions,
-  addSummaryOption,
-  addSuppressionOptions,
-  type CommandRunner,
-} from './options.js';
+import type { CommandRunner } from './options.js';
 
 export function registerCompaniesCommand(program: Command, run: CommandRunner): void {
   declareCommand(
@@ -26,17 +21,7 @@ function defineCompanies(command: Command, run: CommandRunner): void {
       'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
       'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
   );
-  addCompanyFilterOptions(command)
-    .option('--max <n>', 'stop after N rows', positiveInteger('--max'))
-    .option(
-      '--concurrency <n>',
-      'service calls in flight at once, 1 to 32: a listing of more than 4 pages is split into up to N parts (8 at most) walked at once, same rows in the same order; 1 walks one cursor',
-      integerInRange('--concurrency', 1, 32),
-      1,
-    );
-  addSuppressionOptions(command, { domains: true, emails: false });
-  addSummaryOption(command);
-  addOutputOptions(command)
+  addFlags(command, COMPANIES_FLAGS)
     .addHelpText(
       'after',
       `

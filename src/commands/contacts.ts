@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
 import type { ContactsFlags } from '../core/contacts/job.js';
+import { CONTACTS_FLAGS } from '../options/command-flags.js';
+import { addFlags } from '../options/flag.js';
 import { declareCommand } from './command-tree.js';
-import {
-  addAllowEmptyOption,
-  addContactOptions,
-  addKeepEmptyOption,
-  addOutputOptions,
-  addPresetOption,
-  addSuppressionOptions,
-  type CommandRunner,
-} from './options.js';
+import type { CommandRunner } from './options.js';
 
 export function registerContactsCommand(program: Command, run: CommandRunner): void {
   declareCommand(
@@ -24,17 +18,12 @@ function defineContacts(command: Command, run: CommandRunner): void {
   command
     .description(
       'Named decision-makers for a list of domains: from arguments, --domains-file, or stdin (plain lines, a CSV ' +
-        'with a domain column, or what `prospect companies` writes). At most 100 domains and 1,000 contacts go in one ' +
-        'call; a call that comes back full keeps the seniorities it holds whole and asks again for the rest, until ' +
-        'nothing is cut. Every row says how old its address is (--max-age).',
+        'with a domain column, or what `prospect companies` writes). At most 100 domains and 1,000 contacts go ' +
+        'in one call; a call that comes back full keeps the seniorities it holds whole and asks again for the ' +
+        'rest, until nothing is cut. Every row says how old its address is (--max-age).',
     )
-    .argument('[domains...]', 'domains or URLs (https://www.acme.com/about becomes acme.com)')
-    .option('--domains-file <file>', 'read domains from FILE ("-" for stdin)')
-    .option('--domain-column <name>', 'the CSV column that holds the domain (default: domain)')
-    .option('--strict', 'any invalid domain in the input is an error (exit 2) before any request');
-  addContactOptions(command);
-  addAllowEmptyOption(addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true })));
-  addPresetOption(addOutputOptions(command))
+    .argument('[domains...]', 'domains or URLs (https://www.acme.com/about becomes acme.com)');
+  addFlags(command, CONTACTS_FLAGS)
     .addHelpText(
       'after',
       `

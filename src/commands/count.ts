@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { CountFlags } from '../core/count/job.js';
-import { integerInRange } from '../options/values.js';
+import { COUNT_FLAGS } from '../options/command-flags.js';
+import { addFlags } from '../options/flag.js';
 import { declareCommand } from './command-tree.js';
-import { addCompanyFilterOptions, addOutputOptions, addSuppressionOptions, type CommandRunner } from './options.js';
+import type { CommandRunner } from './options.js';
 
 export function registerCountCommand(program: Command, run: CommandRunner): void {
   declareCommand(
@@ -21,17 +22,7 @@ function defineCount(command: Command, run: CommandRunner): void {
       '(what else the set runs) and category walk the set (its cost in pages is shown first). A terminal gets a\n' +
       'bar chart, a pipe gets CSV (segment, companies, contacts, share); -o chart.svg draws the chart as SVG.',
   );
-  addCompanyFilterOptions(command)
-    .option('--by <dimension>', 'break the set down by country, employee_range, industry, technology or category')
-    .option(
-      '--top <n>',
-      'with --by: the N largest segments, the rest as one "other" row (0: all)',
-      integerInRange('--top', 0),
-      10,
-    )
-    .option('--concurrency <n>', 'service calls in flight at once, 1 to 32', integerInRange('--concurrency', 1, 32), 4);
-  addSuppressionOptions(command, { domains: true, emails: false });
-  addOutputOptions(command)
+  addFlags(command, COUNT_FLAGS)
     .addHelpText(
       'after',
       `

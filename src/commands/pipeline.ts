@@ -1,16 +1,9 @@
 import type { Command } from 'commander';
 import type { PipelineFlags } from '../core/pipeline/job.js';
-import { positiveInteger } from '../options/values.js';
+import { PIPELINE_FLAGS } from '../options/command-flags.js';
+import { addFlags } from '../options/flag.js';
 import { declareCommand } from './command-tree.js';
-import {
-  addCompanyFilterOptions,
-  addContactOptions,
-  addKeepEmptyOption,
-  addOutputOptions,
-  addPresetOption,
-  addSuppressionOptions,
-  type CommandRunner,
-} from './options.js';
+import type { CommandRunner } from './options.js';
 
 export function registerPipelineCommand(program: Command, run: CommandRunner): void {
   declareCommand(
@@ -28,20 +21,7 @@ function definePipeline(command: Command, run: CommandRunner): void {
       'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads ' +
       'no earlier run exported, and a second run on the same state exits 6 at once.',
   );
-  addCompanyFilterOptions(command).option(
-    '--max <n>',
-    'stop after N companies (their leads are all written)',
-    positiveInteger('--max'),
-  );
-  addKeepEmptyOption(addSuppressionOptions(command, { domains: true, emails: true }));
-  addContactOptions(command)
-    .option('--state <dir>', 'keep a checkpoint, the exported leads and paid verifications in DIR')
-    .option('--only-new', 'with --state: write only leads that no earlier successful run exported')
-    .option(
-      '--dry-run',
-      'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing',
-    );
-  addPresetOption(addOutputOptions(command))
+  addFlags(command, PIPELINE_FLAGS)
     .addHelpText(
       'after',
       `
@@ -53,7 +33,8 @@ Examples:
   $ prospect pipeline -t Shopify --max 20 --exclude-domains customers.csv --exclude-emails do-not-contact.csv \
       --keep-empty -o leads.csv --summary run.json
   # crontab: every Monday at 03:00 (cron's PATH: README, Scheduled exports); one file a run, never replaced
-  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new -o "weekly-$(date +\\%F).csv" --summary weekly.json`,
+  0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new ` +
+        `-o "weekly-$(date +\\%F).csv" --summary weekly.json`,
     )
     .action(async (flags: PipelineFlags) =>
       run(async (ctx) => {

@@ -5,27 +5,13 @@
  */
 import { CommanderError, type Command } from 'commander';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { CONFIGURABLE_FLAGS } from '../options/command-flags.js';
 import type { ConfigValues } from './store.js';
-
-interface FlagDefault {
-  /** The ConfigValues property, which is also the option's attribute name (--max-age → maxAge). */
-  name: 'maxAge' | 'concurrency' | 'format';
-  /**
-   * An option that, when given, decides instead: `-o leads.json` picks JSON by its extension, as it does without a
-   * config file.
-   */
-  yieldsTo?: string;
-}
-
-const FLAG_DEFAULTS: readonly FlagDefault[] = [
-  { name: 'maxAge' },
-  { name: 'concurrency' },
-  { name: 'format', yieldsTo: 'output' },
-];
 
 export function applyConfigDefaults(command: Command, values: ConfigValues): void {
   for (const name of flagsLeftToDefault(command)) {
-    const value = values[name];
+    // The config file's values go by the name of the flag they default (--max-age → maxAge).
+    const value: unknown = values[name as keyof ConfigValues];
     if (value !== undefined) command.setOptionValueWithSource(name, value, 'config');
   }
 }
@@ -49,15 +35,16 @@ export async function applyConfigFileDefaults(command: Command, env: NodeJS.Proc
 }
 
 /** The configurable flags this command has and the user did not give. */
-function flagsLeftToDefault(command: Command): Array<FlagDefault['name']> {
+function flagsLeftToDefault(command: Command): string[] {
   const has = (name: string) => command.options.some((option) => option.attributeName() === name);
   const notGiven = (name: string) => {
     const source = command.getOptionValueSource(name);
     return source === undefined || source === 'default';
   };
-  return FLAG_DEFAULTS.filter(
-    ({ name, yieldsTo }) => has(name) && notGiven(name) && (yieldsTo === undefined || notGiven(yieldsTo)),
-  ).map(({ name }) => name);
+  return CONFIGURABLE_FLAGS.filter(({ name, config }) => {
+    const yieldsTo = config?.yieldsTo;
+    return has(name) && notGiven(name) && (yieldsTo === undefined || notGiven(yieldsTo));
+  }).map(({ name }) => name);
 }
 
 /**

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { integerInRange } from '../../src/options/values.js';
+import { addFlags } from '../../src/options/flag.js';
+import { CONCURRENCY, FORMAT, MAX_AGE, OUTPUT } from '../../src/options/flags.js';
 import { applyConfigDefaults, applyConfigFileDefaults } from '../../src/config/defaults.js';
 import type { ConfigValues } from '../../src/config/store.js';
 import { ExitCode } from '../../src/exit-codes.js';
@@ -13,7 +14,7 @@ interface Seen {
   sources: Record<string, string | undefined>;
 }
 
-/** A program shaped like ours: `contacts` has the three flags (with our defaults), `config` has none. */
+/** A program shaped like ours: `contacts` has the three flags (ours, with their defaults), `config` has none. */
 function program(
   hook: (command: Command) => void | Promise<void>,
   errors: string[] = [],
@@ -28,13 +29,7 @@ function program(
   const root = new Command('prospect')
     .exitOverride()
     .configureOutput({ writeErr: (text) => errors.push(text), writeOut: () => {} });
-  root
-    .command('contacts')
-    .option('--max-age <age>', 'stale after', '90d')
-    .option('--concurrency <n>', 'in flight', integerInRange('--concurrency', 1, 32), 4)
-    .option('-f, --format <format>', 'csv, json, ndjson or table')
-    .option('-o, --output <file>', 'write to FILE')
-    .action(record);
+  addFlags(root.command('contacts'), [MAX_AGE, CONCURRENCY, FORMAT, OUTPUT]).action(record);
   root.command('config').option('--other <x>', 'unrelated').action(record);
   root.hook('preAction', (_program, actionCommand) => hook(actionCommand));
   return { program: root, seen };
@@ -130,7 +125,7 @@ describe('applyConfigFileDefaults (the preAction hook)', () => {
     expect(errors.join('')).toMatch(/config\.json is unusable: it is not valid JSON/);
   });
 
-  it('is not read at all when every flag was given, or the command has none (so `config set` can repair it)', async () => {
+  it('is not read when every flag was given, or the command has none (so `config set` can repair it)', async () => {
     const env = await configDir('{nope');
     const { program: root, seen } = program((command) => applyConfigFileDefaults(command, env));
     await root.parseAsync(['config'], { from: 'user' });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { CompanyQuery, CompanyRow } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
+import { COMPANY_FILTER_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 
 /**
  * The company filters `companies` and `pipeline` share: the flags as commander gives them (the
@@ -10,12 +12,7 @@ import { UsageError } from '../../exit-codes.js';
  * so the set is walked as one service query per combination (companyQueries) and merged.
  */
 export const companyFiltersSchema = z
-  .object({
-    technology: z.array(z.string()),
-    notTechnology: z.array(z.string()),
-    employeeRange: z.array(z.string()).default([]),
-    country: z.array(z.string()).default([]),
-  })
+  .object(flagShape(COMPANY_FILTER_FLAGS))
   .transform(({ technology, notTechnology, employeeRange, country }) => ({
     technologies: technology,
     notTechnologies: notTechnology,

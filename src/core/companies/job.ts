@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { CLIENT_DEFAULTS, type CompaniesMeta, type CompanyRow } from '../../api/index.js';
+import { CLIENT_DEFAULTS, type CompaniesMeta, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
-import { checkOutputPath, openOutput } from '../../io/output.js';
-import { createRowWriter } from '../../io/writers.js';
+import type { RowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
@@ -21,63 +20,97 @@ import {
 import { stoppedAtMaxLine } from '../shared/caveats.js';
 import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from './set-count.js';
 import { splitOptions } from './split.js';
-import { checkLocalTechnologies, walkCompanies } from './walk.js';
-import type { MergedChunk } from './merge.js';
-import { outputOptions, summaryOption, suppressionOptions } from '../shared/flags.js';
+import { checkLocalTechnologies, walkCompanies, type CompanyWalk } from './walk.js';
+import { COMPANIES_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 import { planOutput } from '../shared/output-plan.js';
-import { documentMeta, metaJson, provenanceLine, runRecord } from '../shared/provenance.js';
+import { provenanceLine, runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
-import { runJob } from '../shared/runner.js';
+import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
+import type { Progress } from '../../ui/progress.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
-export const companiesOptionsSchema = withCompanyFilters({
-  ...outputOptions,
-  ...summaryOption,
-  ...suppressionOptions,
-  max: z.number().int().optional(),
-  allowEmpty: z.boolean().default(false),
-  concurrency: z.number().int().default(1),
-});
+export const companiesOptionsSchema = withCompanyFilters(flagShape(COMPANIES_FLAGS));
 export type CompaniesFlags = z.input<typeof companiesOptionsSchema>;
 export type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
 
 export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Promise<number> {
   const startedAt = Date.now();
+  const parsed = parseCompaniesFlags(flags);
+  const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
+  await checkRunFiles(parsed);
+  const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
+  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
+  const client = createApiClient(ctx, await resolveConnection(ctx));
+  const listing = openListing(ctx, client, options, suppression);
+  const record = () => companiesRecord(listing, suppression, startedAt);
+
+  return runRowJob<CompanyRow>(ctx, {
+    startedAt,
+    progress: 'Fetching companies',
+    file: rowFile(options, format, columns),
+    summary: { path: options.summary, record },
+    async work(writer, progress) {
+      await checkLocalTechnologies(client, options.filters);
+      await writeCompanies(listing, writer, progress);
+      if (listing.written === 0) throw noMatch(options.filters, listing.fetched, suppression.removed.domains);
+      const { meta } = listing;
+      return meta === undefined ? undefined : { ...meta, ...countFields(meta, listing.count()) };
+    },
+    onFailure() {
+      // Not awaited: a page asked for ahead may still be in flight; closing the client (cleanup) ends it.
+      void listing.walk.chunks.return(undefined).catch(() => {});
+    },
+    // Only valid filters that match nobody (exit 3); a typo stays an error whatever --allow-empty says.
+    emptyResult: (error) =>
+      options.allowEmpty && knownFailure(error)?.exitCode === ExitCode.unanswerable
+        ? { meta: listing.meta, sidecar: false }
+        : undefined,
+    written: () => ({ rows: listing.written, noun: ['company', 'companies'], path: options.output }),
+    report(sidecar) {
+      const provenance = provenanceLine(listing.meta);
+      if (provenance) ctx.reporter.info(provenance);
+      if (listing.stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, listing.count()));
+      suppression.report(ctx);
+      if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
+    },
+  });
+}
+
+/** The flags as the job reads them, every check that needs no file or call done. */
+function parseCompaniesFlags(flags: CompaniesFlags): CompaniesOptions {
   const parsed = companiesOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);
   if (parsed.max !== undefined && (!Number.isInteger(parsed.max) || parsed.max < 1)) {
     throw new UsageError('--max must be a whole number of at least 1.');
   }
-  const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
-  await checkOutputPath(parsed.output, { sidecar: '.meta.json' });
-  await checkOutputPath(parsed.summary);
-  const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
+  return parsed;
+}
 
-  const client = createApiClient(ctx, await resolveConnection(ctx));
-  const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<CompanyRow>(format, output.sink, {
-    columns,
-    toJson: (row) => row,
-    escapeFormulas: options.escapeFormulas,
-    bom: options.bom,
-  });
+/** The set being listed and what the run has made of it so far. */
+interface Listing {
+  options: CompaniesOptions;
+  walk: CompanyWalk;
+  /** The filters the service cannot apply, and --exclude-domains: a row they refuse is not written. */
+  keep: ((row: CompanyRow) => boolean) | undefined;
+  meta: CompaniesMeta | undefined;
+  written: number;
+  fetched: number;
+  stoppedAtMax: boolean;
+  count(): SetCount;
+}
+
+function openListing(
+  ctx: RunContext,
+  client: ProspectClient,
+  options: CompaniesOptions,
+  suppression: Suppression,
+): Listing {
   const stackFilter = localStackFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
   const keep = suppression.active
     ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain)
     : stackFilter;
-  let meta: CompaniesMeta | undefined;
-  let written = 0;
-  let fetched = 0;
-  let stoppedAtMax = false;
-  // One page ahead: the next page is on its way (the service builds it, undici reads it) while this
-  // one is checked and written, so a long export takes about the service's time per page rather
-  // than the service's plus ours. Without --max the client does it, asking for the next page as soon
-  // as a body arrives; with --max the job does, once it knows the page will be written (no call is
-  // made for a page that is not written), which is after the check. One page ahead, never two: each
-  // page held is megabytes.
-  const clientReadsAhead = options.max === undefined;
   // With --max and every filter applied by the service, one page of --max rows per query holds every
   // row that will be written: `--max 5` asks for 5 rows, not a page of 1,000 to throw 995 away.
   const pageSize =
@@ -86,91 +119,69 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       : undefined;
   // A long listing is split into parts walked at once where that lists the same companies (companies/split.ts).
   const split = splitOptions(ctx.reporter, options.filters, options.concurrency, options.max);
-  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead: clientReadsAhead, pageSize, split });
-  const count = (): SetCount => countSet(options.filters, walk.answers);
-  const record = () =>
-    runRecord({
-      command: 'companies',
-      parameters: { max: options.max ?? null, ...suppression.parameters() },
-      startedAt,
-      output: options.output,
-      rows: written,
-      filters: filtersRecord(options.filters),
-      meta,
-      setCount: countFields(meta, count()),
-      stoppedAtMax,
-      excluded: suppression.record(),
-    });
+  // The client asks for each next page as a body arrives; with --max it does not, so no call is made
+  // for a page that is not written.
+  const readAhead = options.max === undefined;
+  const walk = walkCompanies(client, companyQueries(options.filters), { readAhead, pageSize, split });
+  return {
+    options,
+    walk,
+    keep,
+    meta: undefined,
+    written: 0,
+    fetched: 0,
+    stoppedAtMax: false,
+    count: () => countSet(options.filters, walk.answers),
+  };
+}
 
-  return runJob(ctx, {
+/** The listing's pages, written as they come, to --max if there is one. */
+async function writeCompanies(listing: Listing, writer: RowWriter<CompanyRow>, progress: Progress): Promise<void> {
+  const { options, walk, keep } = listing;
+  const max = options.max;
+  for await (const chunk of walk.chunks) {
+    listing.meta = setMeta(options.filters, walk.answers);
+    listing.fetched += chunk.rows.length;
+    let rows = keep ? chunk.rows.filter(keep) : chunk.rows;
+    const reachesMax = max !== undefined && listing.written + rows.length >= max;
+    if (reachesMax) {
+      listing.stoppedAtMax = listing.written + rows.length > max || !chunk.last;
+      rows = rows.slice(0, max - listing.written);
+    }
+    await writer.writeRows(rows);
+    listing.written += rows.length;
+    // --max ends the run at its count; without it, the service's count is the whole listing.
+    const listed = listedCompanies(walk.answers);
+    const total = max !== undefined ? Math.min(listed ?? max, max) : listed;
+    progress.update({ done: max !== undefined ? listing.written : listing.fetched, total, noun: 'companies' });
+    // Leaving the loop lets the listing go (nothing is in flight without read-ahead).
+    if (reachesMax) break;
+  }
+}
+
+function companiesRecord(listing: Listing, suppression: Suppression, startedAt: number) {
+  const { options } = listing;
+  return runRecord({
+    command: 'companies',
+    parameters: { max: options.max ?? null, ...suppression.parameters() },
     startedAt,
-    progress: 'Fetching companies',
-    output,
-    summary: { path: options.summary, record },
-    async work(progress) {
-      await checkLocalTechnologies(client, options.filters);
-      let nextChunk: Promise<IteratorResult<MergedChunk<CompanyRow>>> | undefined = walk.chunks.next();
-      while (nextChunk !== undefined) {
-        const result: IteratorResult<MergedChunk<CompanyRow>> = await nextChunk;
-        nextChunk = undefined;
-        if (result.done) break;
-        const chunk = result.value;
-        meta = setMeta(options.filters, walk.answers);
-        fetched += chunk.rows.length;
-        let rows = keep ? chunk.rows.filter(keep) : chunk.rows;
-        if (options.max !== undefined && written + rows.length >= options.max) {
-          stoppedAtMax = written + rows.length > options.max || !chunk.last;
-          rows = rows.slice(0, options.max - written);
-        } else if (!chunk.last && !clientReadsAhead) {
-          nextChunk = walk.chunks.next();
-          // Its failure, if any, is thrown when its turn comes; until then it must not count as unhandled.
-          nextChunk.catch(() => {});
-        }
-        await writer.writeRows(rows);
-        if (clientReadsAhead && !chunk.last) nextChunk = walk.chunks.next();
-        written += rows.length;
-        // --max ends the run at its count; without it, the service's count is the whole listing.
-        const listed = listedCompanies(walk.answers);
-        const total = options.max !== undefined ? Math.min(listed ?? options.max, options.max) : listed;
-        progress.update({ done: options.max !== undefined ? written : fetched, total, noun: 'companies' });
-      }
-      // Stopped at --max with pages left: let the listing go (nothing is in flight).
-      await walk.chunks.return(undefined);
-      if (written === 0) throw noMatch(options.filters, fetched, suppression.removed.domains);
-      await writer.finish(
-        documentMeta(format, meta === undefined ? undefined : { ...meta, ...countFields(meta, count()) }, record),
-      );
-      await output.writeSidecar('.meta.json', metaJson(record()));
-      await output.commit();
-    },
-    onFailure() {
-      // Not awaited: a page fetched ahead may still be in flight; closing the client (cleanup) ends it.
-      void walk.chunks.return(undefined).catch(() => {});
-    },
-    async writeEmptyResult(error) {
-      // Only valid filters that match nobody (exit 3); a typo stays an error whatever --allow-empty says.
-      if (!(options.allowEmpty && knownFailure(error)?.exitCode === ExitCode.unanswerable)) return false;
-      await writer.finish(documentMeta(format, meta, record));
-      await output.commit();
-      return true;
-    },
-    written: () => ({ rows: written, noun: ['company', 'companies'], path: options.output }),
-    report() {
-      const provenance = provenanceLine(meta);
-      if (provenance) ctx.reporter.info(provenance);
-      if (stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, count()));
-      suppression.report(ctx);
-      const sidecar = output.sidecarPath('.meta.json');
-      if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
-    },
+    output: options.output,
+    rows: listing.written,
+    filters: filtersRecord(options.filters),
+    meta: listing.meta,
+    setCount: countFields(listing.meta, listing.count()),
+    stoppedAtMax: listing.stoppedAtMax,
+    excluded: suppression.record(),
   });
 }
 
 /** The service had companies for the first technology, but the filters it cannot express left none. */
 function noMatch(filters: CompanyFilters, fetched: number, excluded: number): EmptyResultError {
   if (excluded > 0) {
+    const companies = countOf(excluded, 'company', 'companies');
     return new EmptyResultError(
-      `no company is left to write: the ${countOf(excluded, 'company', 'companies')} that matched all the filters ${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`,
+      `no company is left to write: the ${companies} that matched all the filters ` +
+        `${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`,
     );
   }
   const others = describeFilters({
@@ -180,8 +191,10 @@ function noMatch(filters: CompanyFilters, fetched: number, excluded: number): Em
     employeeRanges: [],
     countries: [],
   });
+  const had = `${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'}`;
   return new EmptyResultError(
-    `no company matched all the filters: the service had ${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'} for "${filters.technologies[0]}", none of which also ${others}.`,
+    `no company matched all the filters: the service had ${had} for "${filters.technologies[0]}", ` +
+      `none of which also ${others}.`,
   );
 }
 

@@ -85,7 +85,8 @@ export function setMeta(
 export function widerCountText(wider: NonNullable<Extract<SetCount, { exact: false }>['wider']>): string {
   const names = wider.appliedLocally;
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  return `${formatCount(wider.companies)} ${wider.counted}; the ${list} ${names.length === 1 ? 'filter is' : 'filters are'} applied locally`;
+  const filters = names.length === 1 ? 'filter is' : 'filters are';
+  return `${formatCount(wider.companies)} ${wider.counted}; the ${list} ${filters} applied locally`;
 }
 
 /** The sidecar's fields: `total` and `contact_count` only for the set itself, else what the service counted. */

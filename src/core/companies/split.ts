@@ -208,7 +208,9 @@ export function proveSplit(
     if (!appliedAsSent(part, answer.meta)) {
       return {
         complete: false,
-        why: `the service did not say it applied every technology of part ${i + 1} of ${parts.length} (meta.technologies, contract row 36)`,
+        why:
+          `the service did not say it applied every technology of part ${i + 1} of ${parts.length} ` +
+          '(meta.technologies, contract row 36)',
       };
     }
     if (answer.meta.total === undefined)
@@ -224,7 +226,10 @@ export function proveSplit(
   return { complete: true };
 }
 
-/** A part query the service will not answer as asked (400 for a repeated parameter, a 422 other than no_match): walk one cursor instead. */
+/**
+ * A part query the service will not answer as asked (400 for a repeated parameter, a 422 other than
+ * no_match): walk one cursor instead.
+ */
 export function refusedPart(error: unknown): error is BadRequestError | UnanswerableError {
   return error instanceof BadRequestError || error instanceof UnanswerableError;
 }

@@ -195,7 +195,8 @@ async function planSplit(
   const proof = proveSplit(whole.meta, parts, partAnswers);
   if (!proof.complete) return oneCursor(proof.why);
   split.explain?.(
-    `Walking the listing of ${countOf(total, 'company', 'companies')} as ${formatCount(parts.length)} parts at once (${describeSplit(splitters)}).`,
+    `Walking the listing of ${countOf(total, 'company', 'companies')} as ${formatCount(parts.length)} ` +
+      `parts at once (${describeSplit(splitters)}).`,
     false,
   );
   return {
@@ -218,7 +219,10 @@ async function planSplit(
   };
 }
 
-/** The parts of a checkpoint's partition, each from its position, read ahead; the set's answer is the first part's meta with the set's counts. */
+/**
+ * The parts of a checkpoint's partition, each from its position, read ahead; the set's answer is the
+ * first part's meta with the set's counts.
+ */
 function resumedParts(
   client: Pick<ProspectClient, 'companies'>,
   partition: Partition,
@@ -308,7 +312,10 @@ async function* pagesOf(
   }
 }
 
-/** A query's first page alone (undefined: the query is no_match), its listing closed at once: nothing is asked ahead. */
+/**
+ * A query's first page alone (undefined: the query is no_match), its listing closed at once: nothing
+ * is asked ahead.
+ */
 async function firstPageOf(
   client: Pick<ProspectClient, 'companies'>,
   query: CompanyQuery,
@@ -410,7 +417,8 @@ function noneMatched(answers: Array<Extract<QueryAnswer, { kind: 'no_match' }>>)
   if (answers.length === 1) return answers[0]!.error;
   const first = answers[0]!.error;
   return new UnanswerableError(
-    `the service would not answer any of the ${answers.length} queries (422 no_match): ${answers.map((answer) => answer.error.reason).join(' ')}`,
+    `the service would not answer any of the ${answers.length} queries (422 no_match): ` +
+      answers.map((answer) => answer.error.reason).join(' '),
     {
       status: 422,
       code: 'no_match',

@@ -1,24 +1,15 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isSeniority, SENIORITIES, type Seniority } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseMaxAge } from '../../io/max-age.js';
+import type { CONTACT_FLAGS } from '../../options/command-flags.js';
+import type { flagShape } from '../shared/flags.js';
 
 export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
 export type StalePolicy = (typeof STALE_POLICIES)[number];
 
-/** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses (addContactOptions). */
-export const contactOptions = {
-  seniority: z.string().optional(),
-  limit: z.number().int(),
-  perCompany: z.number().int().optional(),
-  maxAge: z.string(),
-  stale: z.string(),
-  verifyBudget: z.number().int().optional(),
-  /** --yes: consent to spend without a question (verification/consent.ts). */
-  yes: z.boolean().default(false),
-  concurrency: z.number().int(),
-};
-export type ContactFlags = z.output<z.ZodObject<typeof contactOptions>>;
+/** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses (CONTACT_FLAGS). */
+export type ContactFlags = z.output<z.ZodObject<ReturnType<typeof flagShape<typeof CONTACT_FLAGS>>>>;
 
 export interface ContactSettings {
   seniority?: Seniority[];
@@ -53,6 +44,17 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
     stale: flags.stale as StalePolicy,
     verifyBudget: flags.verifyBudget,
     concurrency: flags.concurrency,
+  };
+}
+
+/** How a run asks for contacts and treats old addresses, as its record and fingerprint name them. */
+export function contactParameters(settings: ContactSettings) {
+  return {
+    seniority: settings.seniority ?? null,
+    limit: settings.limit,
+    per_company: settings.perCompany ?? null,
+    max_age: settings.maxAgeText,
+    stale: settings.stale,
   };
 }
 

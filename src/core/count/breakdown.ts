@@ -28,7 +28,10 @@ export const EMPLOYEE_RANGE_LABELS = [
 export interface Segment {
   value: string;
   companies: number;
-  /** undefined: not counted (industry and category, the "other" row of a technology breakdown, a service that did not count). */
+  /**
+   * undefined: not counted (industry and category, the "other" row of a technology breakdown, a
+   * service that did not count).
+   */
   contacts: number | undefined;
 }
 
@@ -63,7 +66,10 @@ export function segmentContactsUnavailable(dimension: Dimension): string | undef
   return undefined;
 }
 
-/** The contract's labels (row 5), within the --employee-range bands when given: the segments of `--by employee_range`. */
+/**
+ * The contract's labels (row 5), within the --employee-range bands when given: the segments of
+ * `--by employee_range`.
+ */
 export function employeeRangeLabels(filters: CompanyFilters): string[] {
   if (filters.employeeRanges.length === 0) return [...EMPLOYEE_RANGE_LABELS];
   const bands = filters.employeeRanges.map((range) => serviceRange(range).split('-').map(Number) as [number, number]);

@@ -26,7 +26,8 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from '../companies/filters.js';
-import { outputOptions, suppressionOptions } from '../shared/flags.js';
+import { COUNT_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
 import { Suppression } from '../shared/suppression.js';
 import { provenanceLine } from '../shared/provenance.js';
 import {
@@ -46,13 +47,7 @@ import { askSetSize, planSetWalk, type SetSize } from './set-size.js';
 import { runJob } from '../shared/runner.js';
 
 /** `prospect count`: its flags (the input) and the job's options (the output). */
-export const countOptionsSchema = withCompanyFilters({
-  ...outputOptions,
-  excludeDomains: suppressionOptions.excludeDomains,
-  by: z.string().optional(),
-  top: z.number().int().default(10),
-  concurrency: z.number().int().default(4),
-});
+export const countOptionsSchema = withCompanyFilters(flagShape(COUNT_FLAGS));
 export type CountFlags = z.input<typeof countOptionsSchema>;
 export type CountOptions = z.output<typeof countOptionsSchema>;
 
@@ -181,7 +176,8 @@ async function breakdownOf(
   const tally = rowTally(dimension, options.filters);
   const size = await walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, tally.add, accept);
   const walked = tally.finish(size);
-  // Contacts per co-used technology are the service's counts of whole segments: with a suppression list they would count removed companies.
+  // Contacts per co-used technology are the service's counts of whole segments: with a suppression
+  // list they would count removed companies.
   if (dimension !== 'technology' || walked.segments.length === 0 || accept) return { size, breakdown: walked };
   // A co-used technology is a filter of the service: the contacts of the segments shown are counted there.
   const shown = options.top > 0 ? Math.min(options.top, walked.segments.length) : walked.segments.length;
@@ -238,7 +234,8 @@ async function walkSet(
     splitOptions(ctx.reporter, filters, concurrency),
   );
   ctx.reporter.info(
-    `Walking the set to count it: ${countOf(walk.pages, 'page')} of ${countOf(walk.serviceCompanies, 'company', 'companies')}.`,
+    `Walking the set to count it: ${countOf(walk.pages, 'page')} of ` +
+      `${countOf(walk.serviceCompanies, 'company', 'companies')}.`,
   );
   return walk.run(onRow, (page) =>
     progress.update({ done: Math.min(page, walk.pages), total: walk.pages, noun: 'pages' }),
@@ -255,7 +252,8 @@ function chartRows(breakdown: Breakdown, top: number): ChartRow[] {
 }
 
 function chartTitle(breakdown: Breakdown, filters: CompanyFilters): string {
-  return `${formatCount(breakdown.total.companies)} companies (${describeFilters(filters)}) by ${breakdown.dimension.replace('_', ' ')}`;
+  const by = breakdown.dimension.replace('_', ' ');
+  return `${formatCount(breakdown.total.companies)} companies (${describeFilters(filters)}) by ${by}`;
 }
 
 function totalText(size: SetSize): string {
@@ -367,23 +365,31 @@ function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): 
   const notCounted = breakdown ? breakdownRows(breakdown, options.top).filter((row) => row.contacts === undefined) : [];
   if (breakdown && notCounted.some((row) => !row.other)) {
     ctx.reporter.caveat(
-      `contacts per ${breakdown.dimension.replace('_', ' ')} are not available (${segmentContactsReason(breakdown)})${size.contacts === undefined ? '' : `; the set has ${countOf(size.contacts, 'named contact')}`}.`,
+      `contacts per ${breakdown.dimension.replace('_', ' ')} are not available ` +
+        `(${segmentContactsReason(breakdown)})${setContactsText(size.contacts)}.`,
     );
   } else if (breakdown && notCounted.length > 0) {
     ctx.reporter.info(`Contacts of the "other" row are not available: ${segmentContactsReason(breakdown)}.`);
   } else if (!breakdown && size.contacts === undefined) {
     ctx.reporter.caveat(
-      'contacts are not counted: the service did not count this set (it was walked), and company rows do not carry contacts.',
+      'contacts are not counted: the service did not count this set (it was walked), and company rows ' +
+        'do not carry contacts.',
     );
   }
   if (breakdown?.overlapping)
     ctx.reporter.info(
-      `A company has several ${breakdown.dimension === 'technology' ? 'technologies' : 'categories'}: shares add up to more than 100%.`,
+      `A company has several ${breakdown.dimension === 'technology' ? 'technologies' : 'categories'}: ` +
+        'shares add up to more than 100%.',
     );
   if (breakdown && options.top > 0 && breakdown.segments.length > options.top) {
     ctx.reporter.info(
-      `Showing the top ${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments (--top 0 for all).`,
+      `Showing the top ${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments ` +
+        '(--top 0 for all).',
     );
   }
   if (options.output) ctx.reporter.info(`Wrote ${options.output}.`);
+}
+
+function setContactsText(contacts: number | undefined): string {
+  return contacts === undefined ? '' : `; the set has ${countOf(contacts, 'named contact')}`;
 }

@@ -118,7 +118,10 @@ export async function planSetWalk(
   filters: CompanyFilters,
   pageSize: number,
   concurrency: number,
-  /** False for a company the count leaves out (--exclude-domains); the service's contact count then no longer applies. */
+  /**
+   * False for a company the count leaves out (--exclude-domains); the service's contact count then
+   * no longer applies.
+   */
   accept?: (row: CompanyRow) => boolean,
   /** Split a long listing into parts walked at once (companies/split.ts). */
   split?: SplitOptions,

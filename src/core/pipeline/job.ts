@@ -1,36 +1,37 @@
-import { UnanswerableError, type CompanyRow } from '../../api/index.js';
+import { UnanswerableError, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
-import { checkOutputPath } from '../../io/output.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
 import { filtersRecord, normalizeCountries, validateCompanyFilters } from '../companies/filters.js';
-import { parseContactFlags } from '../contacts/options.js';
+import { parseContactFlags, type ContactSettings } from '../contacts/options.js';
 import { contactRowsFor } from '../contacts/domain-rows.js';
 import type { ContactRow } from '../contacts/rows.js';
-import { callsText, fetchContactsInOrder, newFanoutStats } from '../contacts/fanout.js';
+import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } from '../contacts/fanout.js';
 import { atSeniority, leftOutText, stoppedAtMaxLine } from '../shared/caveats.js';
-import { emptyContactRow } from '../shared/keep-empty.js';
-import { documentMeta, metaJson, runRecord } from '../shared/provenance.js';
+import { emptyContactRow, reportKeptEmpty } from '../shared/keep-empty.js';
+import { documentMeta, metaJson, runRecord, type RunRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
 import type { SetCount } from '../companies/set-count.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from './state/checkpoint.js';
-import { listCompanies } from './listing.js';
+import { listCompanies, type CompanyItem } from './listing.js';
 import { markPublishing, recordSuccess } from './state/exports-ledger.js';
 import { LeadOutput } from './lead-output.js';
+import type { LeadRow } from './lead-rows.js';
 import { pipelineSummary, reportPipeline } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
-import { planPipeline } from './plan.js';
+import { planPipeline, type PipelinePlan } from './plan.js';
 import { checkNativeSqlite } from './state/native-sqlite.js';
-import { openRunState, refuseToReplaceExports } from './run-state.js';
+import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import { openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { openVerifier, paidCallsClient, type OpenedVerifier } from '../verification/open-verifier.js';
 import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { splitOptions } from '../companies/split.js';
-import { runJob } from '../shared/runner.js';
+import { checkRunFiles, runJob } from '../shared/runner.js';
+import type { Progress } from '../../ui/progress.js';
 
 export { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions };
 
@@ -54,28 +55,87 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
   const plan = planPipeline(ctx, options, consent?.budget, suppression.parameters());
   consent?.assertMayPay('pipeline --stale verify');
-  const verifyBudget = consent?.budget;
-  await checkOutputPath(options.output, { sidecar: '.meta.json' });
-  await checkOutputPath(options.summary);
+  await checkRunFiles(options);
+  const run = await openPipelineRun(ctx, { options, consent, suppression, plan });
+  const record = () => pipelineRecord(run, startedAt);
 
-  const { state, ledger, checkpoint, resumed } = await openRunState(
-    ctx,
-    options.state,
-    plan.fingerprint,
-    plan.formerFingerprints,
-  );
+  return runJob(ctx, {
+    startedAt,
+    progress: 'Building the lead list',
+    output: run.leads,
+    summary: { path: options.summary, record },
+    async work(progress) {
+      await writeLeadList(ctx, run, progress);
+      const { checkpoint, counters, verifier } = run;
+      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
+      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0)
+        throw new EmptyResultError(noLeadReason(counters, run.settings.seniority));
+      if (run.spooled && verifier && consent)
+        await planSpend(run.leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
+      // No page at all (nothing listed) leaves no provenance to end the document with.
+      await run.leads.finish(endOfDocument(run, record), verifier && verifyAsWritten(run, verifier, progress));
+      await publish(run, record, {
+        rows: checkpoint.rows_written,
+        output: options.output ?? null,
+        only_new: options.onlyNew,
+      });
+    },
+    onFailure: (error) => keepOrDropCheckpoint(ctx, run, error),
+    async writeEmptyResult(error) {
+      if (!(matchedNobody(run, error) && options.allowEmpty)) return false;
+      // A listing that ran has its provenance to end the document with; a refused one has none.
+      await run.leads.finish(error instanceof EmptyResultError ? endOfDocument(run, record) : undefined);
+      await publish(run, record, { rows: 0, no_match_reason: error.message });
+      return true;
+    },
+    written: () => ({ rows: run.checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
+    report: () => reportPipelineRun(ctx, run),
+  });
+}
+
+/** What the checks made of the flags, before the state is touched or a call made. */
+interface PreparedRun {
+  options: PipelineOptions;
+  consent: SpendConsent | undefined;
+  suppression: Suppression;
+  plan: PipelinePlan;
+}
+
+/** One run of the pipeline: its state, its clients and output, and what it has done so far. */
+interface PipelineRun extends PreparedRun, RunState {
+  now: Date;
+  settings: ContactSettings;
+  counters: Counters;
+  client: ProspectClient;
+  verifier: OpenedVerifier | undefined;
+  spooled: boolean;
+  leads: LeadOutput;
+  /** This run's contacts calls (a resumed run counts its own, not the earlier runs'). */
+  fanout: FanoutStats;
+  /** Why the run wrote nothing, when it did: the record's no_match_reason. */
+  noMatchReason: string | null;
+  /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
+  committedRows: number;
+  /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
+  stoppedAt: SetCount | undefined;
+}
+
+/** The state locked and read, the clients and the output open: everything the run works with. */
+async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<PipelineRun> {
+  const { options, consent, plan } = prepared;
+  const runState = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
+  const { state, ledger, checkpoint, resumed } = runState;
   if (options.onlyNew && ledger) refuseToReplaceExports(ledger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
-
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
   const verifier = consent
     ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
-        budget: verifyBudget,
+        budget: consent.budget,
         concurrency: settings.concurrency,
         stateDir: state?.dir,
         runId: state ? checkpoint.run_id : undefined,
@@ -87,229 +147,211 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   // A paying run's id is on disk before its first paid call, so a run stopped before its first page
   // resumes as the same run: its Idempotency-Keys and its paid results (even with --no-cache) are found again.
   if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
-  const leads = await LeadOutput.open(
-    ctx,
-    {
-      format: plan.format,
-      columns: plan.columns,
-      escapeFormulas: options.escapeFormulas,
-      bom: options.bom,
-      output: options.output,
-      spooled,
-    },
-    state,
-    checkpoint,
-    resumed,
-  );
+  const { format, columns } = plan;
+  const { escapeFormulas, bom, output } = options;
+  const leadOptions = { format, columns, escapeFormulas, bom, output, spooled };
+  const leads = await LeadOutput.open(ctx, leadOptions, state, checkpoint, resumed);
+  return {
+    ...prepared,
+    ...runState,
+    now,
+    settings,
+    counters,
+    client,
+    verifier,
+    spooled,
+    leads,
+    fanout: newFanoutStats(),
+    noMatchReason: null,
+    committedRows: checkpoint.rows_written,
+    stoppedAt: undefined,
+  };
+}
 
-  let noMatchReason: string | null = null;
-  /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
-  let committedRows = checkpoint.rows_written;
-  /** The service would not answer before any company was written: there is nothing to resume. */
-  const noCompanyMatched = (error: unknown): error is UnanswerableError =>
-    error instanceof UnanswerableError && counters.companies_seen === 0;
-  /**
-   * Valid filters that match nobody, or a listing that left no lead to write (exit 3): the one failure
-   * --allow-empty makes an empty success; never a typo (exit 2).
-   */
-  const matchedNobody = (error: unknown): error is Error =>
+/** The listing's companies, their contacts asked for as pages arrive, each company's leads written in order. */
+async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progress): Promise<void> {
+  const { options, checkpoint, counters, verifier, leads } = run;
+  for await (const { found, result, empty, excludedContacts } of leadsByCompany(ctx, run)) {
+    await writeLeads(leads, found.item.company, [...result.rows, ...empty]);
+    countCompany(checkpoint, found, result);
+    checkpoint.rows_written += empty.length;
+    counters.kept_empty += empty.length;
+    counters.excluded.companies += found.item.excluded ?? 0;
+    counters.excluded.contacts += excludedContacts;
+    if (found.item.stoppedAtMax) {
+      counters.stopped_at_max = true;
+      run.stoppedAt = found.item.stoppedAtMax;
+    }
+    const pageEnd = found.item.pageEnd;
+    if (pageEnd && leads.keepsCheckpoints) {
+      const verified = verifier
+        ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked }
+        : counters.verification;
+      passPage(checkpoint, pageEnd.positions, verified);
+      await leads.commitPage(checkpoint);
+      run.committedRows = checkpoint.rows_written;
+    }
+    const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
+    progress.update({
+      done: counters.companies_seen,
+      total: progressTotal(found.item.listingTotal, options.max),
+      noun: 'companies',
+      detail: `${countOf(counters.contacts.written, 'lead')}${units}`,
+    });
+  }
+}
+
+/** Each listed company with its rows, in listing order, while the next companies' contacts are asked for. */
+function leadsByCompany(ctx: RunContext, run: PipelineRun) {
+  const { options, suppression, settings, checkpoint, counters, ledger } = run;
+  const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
+  // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
+  const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
+  const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
+  // The listing gets a quarter of --concurrency: a page of companies feeds about ten contacts calls,
+  // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
+  const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
+  const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
+  const limits = { accept, max, split, excludedAfterLast };
+  const companies = listCompanies(run.client, options.filters, checkpoint, limits);
+  const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
+  const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
+  return mapInOrder(answered, settings.concurrency * 2, async (found) => {
+    // Where a contact is accepted: an excluded address is never verified, paid for or written.
+    const contacts = suppression.keepContacts(found.contacts);
+    const verifier = run.spooled ? undefined : run.verifier;
+    const result = await contactRowsFor(contacts, found.source, settings, run.now, verifier, keepNew);
+    const keptEmpty = options.keepEmpty && contacts.length === 0;
+    const empty = keptEmpty ? [emptyContactRow(found.domain, settings, run.now)] : [];
+    return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
+  });
+}
+
+/** A spooled run's leads, verified in order as they are written, with their own progress. */
+function verifyAsWritten(run: PipelineRun, verifier: OpenedVerifier, progress: Progress) {
+  return (rows: AsyncIterable<LeadRow>) =>
+    verifiedInOrder(rows, verifier, run.settings.concurrency * 4, (done) =>
+      progress.update({
+        done,
+        total: run.checkpoint.rows_written,
+        noun: 'leads verified and written',
+        detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent`,
+      }),
+    );
+}
+
+function endOfDocument(run: PipelineRun, record: () => RunRecord): unknown {
+  return documentMeta(run.plan.format, run.checkpoint.meta ?? { source: undefined, scope: undefined }, record);
+}
+
+/** The output moved into place, with its sidecar; with --state, the run recorded as exported. */
+async function publish(
+  run: PipelineRun,
+  record: () => RunRecord,
+  outcome: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string },
+): Promise<void> {
+  const { state, ledger, leads } = run;
+  // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
+  const success = state
+    ? await markPublishing(state, {
+        run_id: run.checkpoint.run_id,
+        finished_at: new Date().toISOString(),
+        ...outcome,
+        output_path: leads.filePath ?? null,
+      })
+    : undefined;
+  await leads.publish();
+  const sidecar = leads.sidecarPath('.meta.json');
+  if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(record()));
+  if (state && ledger && success) await recordSuccess(state, ledger, success);
+}
+
+/** The service would not answer before any company was written: there is nothing to resume. */
+function noCompanyMatched(run: PipelineRun, error: unknown): error is UnanswerableError {
+  return error instanceof UnanswerableError && run.counters.companies_seen === 0;
+}
+
+/**
+ * Valid filters that match nobody, or a listing that left no lead to write (exit 3): the one failure
+ * --allow-empty makes an empty success; never a typo (exit 2).
+ */
+function matchedNobody(run: PipelineRun, error: unknown): error is Error {
+  return (
     error instanceof EmptyResultError ||
-    (noCompanyMatched(error) && knownFailure(error)?.exitCode === ExitCode.unanswerable);
-  const publish = async (record: {
-    rows: number;
-    output?: string | null;
-    only_new?: boolean;
-    no_match_reason?: string;
-  }) => {
-    // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
-    const outputPath = leads.filePath;
-    const success = state
-      ? await markPublishing(state, {
-          run_id: checkpoint.run_id,
-          finished_at: new Date().toISOString(),
-          ...record,
-          output_path: outputPath ?? null,
-        })
-      : undefined;
-    await leads.publish();
-    const sidecar = leads.sidecarPath('.meta.json');
-    if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(runRecordNow()));
-    if (state && ledger && success) await recordSuccess(state, ledger, success);
-  };
-  /** This run's contacts calls (a resumed run counts its own, not the earlier runs'). */
-  const fanout = newFanoutStats();
-  /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
-  let stoppedAt: SetCount | undefined;
-  const runRecordNow = () => {
-    const legacy = pipelineSummary({
-      parameters: plan.parameters,
-      runId: checkpoint.run_id,
-      resumed,
-      startedAt,
-      counters,
-      verification: verifier?.run,
-      verifyBudget,
-      noMatchReason,
-      output: options.output,
-    });
-    return runRecord({
-      command: 'pipeline',
-      parameters: plan.parameters,
-      startedAt,
-      output: options.output,
-      rows: checkpoint.rows_written,
-      filters: filtersRecord(options.filters),
-      meta: checkpoint.meta,
-      stoppedAtMax: counters.stopped_at_max,
-      excluded: suppression.record({ domains: counters.excluded.companies, emails: counters.excluded.contacts }),
-      keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
-      details: {
-        run_id: checkpoint.run_id,
-        resumed,
-        companies_seen: counters.companies_seen,
-        contacts: legacy['contacts'],
-        domains: legacy['domains'],
-        verification: legacy['verification'],
-        calls: fanout.calls,
-        rows_received: fanout.rows,
-        no_match_reason: noMatchReason,
-      },
-    });
-  };
+    (noCompanyMatched(run, error) && knownFailure(error)?.exitCode === ExitCode.unanswerable)
+  );
+}
 
-  return runJob(ctx, {
+/** A failed run keeps its checkpoint to resume from, unless there is nothing to resume. */
+async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: unknown): Promise<void> {
+  const { state } = run;
+  // A paid call already sent is let finish and kept in the state: the resume must not pay for it again.
+  await run.verifier?.settle();
+  if (matchedNobody(run, error)) {
+    run.noMatchReason = error.message;
+    if (!run.options.allowEmpty) await state?.discardCurrent();
+  } else if (noCompanyMatched(run, error)) {
+    await state?.discardCurrent();
+  } else if (state && !(error instanceof UnanswerableError)) {
+    // A cleanup runs after the error line is printed, so the hint reads as the last word.
+    const kept = countOf(run.committedRows, 'committed row');
+    ctx.onCleanup(() => {
+      ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${kept}; run the same command again to resume.`);
+    });
+  }
+}
+
+function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
+  const { options, plan, checkpoint, counters, resumed } = run;
+  const legacy = pipelineSummary({
+    parameters: plan.parameters,
+    runId: checkpoint.run_id,
+    resumed,
     startedAt,
-    progress: 'Building the lead list',
-    output: leads,
-    summary: { path: options.summary, record: runRecordNow },
-    async work(progress) {
-      const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
-      // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
-      const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
-      const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
-      // The listing gets a quarter of --concurrency: a page of companies feeds about ten contacts calls,
-      // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
-      const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
-      const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
-      const companies = listCompanies(client, options.filters, checkpoint, { accept, max, split, excludedAfterLast });
-      const answered = fetchContactsInOrder(
-        client,
-        companies,
-        (item) => item.company.domain.toLowerCase(),
-        settings,
-        fanout,
-      );
-      const rowsByCompany = mapInOrder(answered, settings.concurrency * 2, async (found) => {
-        // Where a contact is accepted: an excluded address is never verified, paid for or written.
-        const contacts = suppression.keepContacts(found.contacts);
-        const result = await contactRowsFor(
-          contacts,
-          found.source,
-          settings,
-          now,
-          spooled ? undefined : verifier,
-          keepNew,
-        );
-        const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
-        return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
-      });
-      for await (const { found, result, empty, excludedContacts } of rowsByCompany) {
-        await writeLeads(leads, found.item.company, [...result.rows, ...empty]);
-        countCompany(checkpoint, found, result);
-        checkpoint.rows_written += empty.length;
-        counters.kept_empty += empty.length;
-        counters.excluded.companies += found.item.excluded ?? 0;
-        counters.excluded.contacts += excludedContacts;
-        if (found.item.stoppedAtMax) {
-          counters.stopped_at_max = true;
-          stoppedAt = found.item.stoppedAtMax;
-        }
-        const pageEnd = found.item.pageEnd;
-        if (pageEnd && leads.keepsCheckpoints) {
-          passPage(
-            checkpoint,
-            pageEnd.positions,
-            verifier
-              ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked }
-              : counters.verification,
-          );
-          await leads.commitPage(checkpoint);
-          committedRows = checkpoint.rows_written;
-        }
-        const units = verifier ? ` · ${countOf(verifier.run.unitsSpent, 'unit')} spent` : '';
-        progress.update({
-          done: counters.companies_seen,
-          total: progressTotal(found.item.listingTotal, options.max),
-          noun: 'companies',
-          detail: `${countOf(counters.contacts.written, 'lead')}${units}`,
-        });
-      }
-      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
-      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0)
-        throw new EmptyResultError(noLeadReason(counters, settings.seniority));
-      if (spooled && verifier && consent)
-        await planSpend(leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
-      // No page at all (nothing listed) leaves no provenance to end the document with.
-      await leads.finish(
-        documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow),
-        verifier &&
-          ((rows) =>
-            verifiedInOrder(rows, verifier, settings.concurrency * 4, (done) =>
-              progress.update({
-                done,
-                total: checkpoint.rows_written,
-                noun: 'leads verified and written',
-                detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent`,
-              }),
-            )),
-      );
-      await publish({ rows: checkpoint.rows_written, output: options.output ?? null, only_new: options.onlyNew });
-    },
-    async onFailure(error) {
-      // A paid call already sent is let finish and kept in the state: the resume must not pay for it again.
-      await verifier?.settle();
-      if (matchedNobody(error)) {
-        noMatchReason = error.message;
-        if (!options.allowEmpty) await state?.discardCurrent();
-      } else if (noCompanyMatched(error)) {
-        await state?.discardCurrent();
-      } else if (state && !(error instanceof UnanswerableError)) {
-        // A cleanup runs after the error line is printed, so the hint reads as the last word.
-        ctx.onCleanup(() => {
-          ctx.reporter.notice(
-            `the checkpoint in ${state.dir} keeps ${countOf(committedRows, 'committed row')}; run the same command again to resume.`,
-          );
-        });
-      }
-    },
-    async writeEmptyResult(error) {
-      if (!(matchedNobody(error) && options.allowEmpty)) return false;
-      // A listing that ran has its provenance to end the document with; a refused one has none.
-      await leads.finish(
-        error instanceof EmptyResultError
-          ? documentMeta(plan.format, checkpoint.meta ?? { source: undefined, scope: undefined }, runRecordNow)
-          : undefined,
-      );
-      await publish({ rows: 0, no_match_reason: error.message });
-      return true;
-    },
-    written: () => ({ rows: checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
-    report() {
-      reportPipeline(ctx, counters, verifier?.snapshot(), options.onlyNew);
-      ctx.reporter.info(`Contacts: ${callsText(fanout)}${resumed ? ' this run' : ''}.`);
-      if (counters.kept_empty > 0)
-        ctx.reporter.info(
-          `${countOf(counters.kept_empty, 'company', 'companies')} without a named contact kept as empty rows (--keep-empty).`,
-        );
-      if (counters.stopped_at_max && options.max !== undefined)
-        ctx.reporter.caveat(stoppedAtMaxLine(options.max, stoppedAt ?? { exact: false, wider: undefined }));
-      suppression.report(
-        ctx,
-        { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
-        { domains: counters.excluded.companies, emails: counters.excluded.contacts },
-      );
+    counters,
+    verification: run.verifier?.run,
+    verifyBudget: run.consent?.budget,
+    noMatchReason: run.noMatchReason,
+    output: options.output,
+  });
+  const { companies, contacts } = counters.excluded;
+  return runRecord({
+    command: 'pipeline',
+    parameters: plan.parameters,
+    startedAt,
+    output: options.output,
+    rows: checkpoint.rows_written,
+    filters: filtersRecord(options.filters),
+    meta: checkpoint.meta,
+    stoppedAtMax: counters.stopped_at_max,
+    excluded: run.suppression.record({ domains: companies, emails: contacts }),
+    keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
+    details: {
+      run_id: checkpoint.run_id,
+      resumed,
+      companies_seen: counters.companies_seen,
+      contacts: legacy['contacts'],
+      domains: legacy['domains'],
+      verification: legacy['verification'],
+      calls: run.fanout.calls,
+      rows_received: run.fanout.rows,
+      no_match_reason: run.noMatchReason,
     },
   });
+}
+
+function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
+  const { options, counters } = run;
+  reportPipeline(ctx, counters, run.verifier?.snapshot(), options.onlyNew);
+  ctx.reporter.info(`Contacts: ${callsText(run.fanout)}${run.resumed ? ' this run' : ''}.`);
+  reportKeptEmpty(ctx.reporter, counters.kept_empty);
+  if (counters.stopped_at_max && options.max !== undefined)
+    ctx.reporter.caveat(stoppedAtMaxLine(options.max, run.stoppedAt ?? { exact: false, wider: undefined }));
+  run.suppression.report(
+    ctx,
+    { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
+    { domains: counters.excluded.companies, emails: counters.excluded.contacts },
+  );
 }
 
 /**
@@ -330,7 +372,8 @@ function spoolsLeads(
   }
   if (!checkpoint.spooled && consent?.plansFirst) {
     throw new UsageError(
-      `--state ${stateDir} holds an unfinished run started with --yes, which verifies addresses as leads arrive; without --yes it would pay without asking.`,
+      `--state ${stateDir} holds an unfinished run started with --yes, which verifies addresses as leads ` +
+        'arrive; without --yes it would pay without asking.',
       `Run it again with --yes to finish it, or remove ${stateDir}/current to start over.`,
     );
   }
@@ -345,14 +388,18 @@ function progressTotal(listed: number | undefined, max: number | undefined): num
 /** Why a pipeline that listed its set has no lead to write. */
 function noLeadReason(counters: Counters, seniority: readonly string[] | undefined): string {
   if (counters.companies_seen === 0) {
-    return counters.excluded.companies > 0
-      ? `no lead to write: the ${countOf(counters.excluded.companies, 'company', 'companies')} that matched the filters ${counters.excluded.companies === 1 ? 'is' : 'are'} on --exclude-domains.`
-      : 'no lead to write: no company matched all the filters.';
+    const excluded = counters.excluded.companies;
+    if (excluded === 0) return 'no lead to write: no company matched all the filters.';
+    const companies = countOf(excluded, 'company', 'companies');
+    const are = excluded === 1 ? 'is' : 'are';
+    return `no lead to write: the ${companies} that matched the filters ${are} on --exclude-domains.`;
   }
   const companies = countOf(counters.companies_seen, 'company', 'companies');
+  const at = atSeniority(seniority);
   if (counters.domains_with_contacts === 0)
-    return `no lead to write: the ${companies} that matched the filters have no named contact${atSeniority(seniority)}.`;
-  return `no lead to write from the ${companies} that matched the filters${leftOutText(counters.contacts.droppedStale, counters.excluded.contacts)}.`;
+    return `no lead to write: the ${companies} that matched the filters have no named contact${at}.`;
+  const leftOut = leftOutText(counters.contacts.droppedStale, counters.excluded.contacts);
+  return `no lead to write from the ${companies} that matched the filters${leftOut}.`;
 }
 
 /** A company's leads; a company without any is still one write, since a CSV's first write puts its header out. */

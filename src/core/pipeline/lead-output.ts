@@ -100,7 +100,10 @@ export class LeadOutput {
     });
   }
 
-  /** The end of the rows: closes the document (its meta last). A spooled run writes its whole output here, from the spool. */
+  /**
+   * The end of the rows: closes the document (its meta last). A spooled run writes its whole output
+   * here, from the spool.
+   */
   async finish(meta: unknown, spooled?: (rows: AsyncIterable<LeadRow>) => AsyncIterable<LeadRow>): Promise<void> {
     if (!this.spool) {
       await this.writer.finish(meta);

@@ -12,7 +12,10 @@ export interface CompanyItem {
   pageEnd?: { positions: WalkPosition[] };
   /** How many companies the service lists for the queries (the sum of their meta.total), for the progress bar. */
   listingTotal?: number | undefined;
-  /** Companies left out by the run's `accept` (--exclude-domains) since the previous item, counted when this one is written. */
+  /**
+   * Companies left out by the run's `accept` (--exclude-domains) since the previous item, counted
+   * when this one is written.
+   */
   excluded?: number;
   /** Set on the item at which --max stopped a listing that had more companies: what the service counted of the set. */
   stoppedAtMax?: SetCount;

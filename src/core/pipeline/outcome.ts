@@ -52,7 +52,9 @@ export function reportPipeline(
 ): void {
   const { contacts } = counters;
   ctx.reporter.info(
-    `${countOf(contacts.written, 'lead')} from ${countOf(counters.companies_seen, 'company', 'companies')} · fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
+    `${countOf(contacts.written, 'lead')} from ${countOf(counters.companies_seen, 'company', 'companies')} · ` +
+      `fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, ` +
+      `unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
       (verification !== undefined ? ` · ${countOf(verification.units_spent, 'unit')} spent` : '') +
       (onlyNew ? ` · ${formatCount(contacts.alreadyExported)} already exported before` : ''),
   );

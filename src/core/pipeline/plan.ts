@@ -1,7 +1,7 @@
 import { UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { filtersRecord, validateCompanyFilters } from '../companies/filters.js';
-import { parseContactFlags } from '../contacts/options.js';
+import { contactParameters, parseContactFlags } from '../contacts/options.js';
 import { planOutput } from '../shared/output-plan.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verification/open-verifier.js';
@@ -38,11 +38,7 @@ export function planPipeline(
   }
   const parameters = {
     filters: filtersRecord(options.filters),
-    seniority: settings.seniority ?? null,
-    limit: settings.limit,
-    per_company: settings.perCompany ?? null,
-    max_age: settings.maxAgeText,
-    stale: settings.stale,
+    ...contactParameters(settings),
     // The cap in force (flag or config): a resume under another cap would not give the same file.
     verify_budget: verifyBudget ?? null,
     only_new: options.onlyNew,

@@ -36,14 +36,17 @@ export async function openRunState(
   const previous = state ? await readCheckpoint(state) : undefined;
   if (previous && previous.fingerprint !== fingerprint && !formerFingerprints.includes(previous.fingerprint)) {
     throw new UsageError(
-      `--state ${stateDir} holds an unfinished run of a different command (other filters or options), so this one cannot resume from it.`,
-      `Run the original command again to finish it, use another --state directory, or remove ${stateDir}/current to start over.`,
+      `--state ${stateDir} holds an unfinished run of a different command (other filters or options), ` +
+        'so this one cannot resume from it.',
+      'Run the original command again to finish it, use another --state directory, ' +
+        `or remove ${stateDir}/current to start over.`,
     );
   }
   const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
   if (previous)
     ctx.reporter.info(
-      `Resuming the unfinished run ${checkpoint.run_id} (${countOf(checkpoint.rows_written, 'committed row')} already written).`,
+      `Resuming the unfinished run ${checkpoint.run_id} ` +
+        `(${countOf(checkpoint.rows_written, 'committed row')} already written).`,
     );
   return { state, ledger, checkpoint, resumed: previous !== undefined };
 }
@@ -61,7 +64,10 @@ export function refuseToReplaceExports(ledger: ExportsLedger, output: string | u
   const earlier = ledger.runThatWrote(target.path);
   if (earlier === undefined) return;
   throw new UsageError(
-    `${output} holds the ${countOf(earlier.rows, 'lead')} of the run ${earlier.run_id} (finished ${earlier.finished_at}), which --state ${stateDir} counts as exported; --only-new would replace them with only the leads that are new since, and they would never come out again.`,
-    `Move or rename ${output} first, or give another -o (with the time, for example: -o "leads-$(date +%F-%H%M).csv"). Nothing was spent.`,
+    `${output} holds the ${countOf(earlier.rows, 'lead')} of the run ${earlier.run_id} ` +
+      `(finished ${earlier.finished_at}), which --state ${stateDir} counts as exported; --only-new would ` +
+      'replace them with only the leads that are new since, and they would never come out again.',
+    `Move or rename ${output} first, or give another -o ` +
+      '(with the time, for example: -o "leads-$(date +%F-%H%M).csv"). Nothing was spent.',
   );
 }

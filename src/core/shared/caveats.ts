@@ -13,8 +13,9 @@ export function reportCutDomains(reporter: Reporter, domains: readonly string[])
   if (domains.length === 0) return;
   const max = formatCount(MAX_CONTACTS_PER_CALL);
   reporter.caveat(
-    `${countOf(domains.length, 'domain has', 'domains have')} more than ${max} contacts at one seniority, the most the service returns: ` +
-      `the output has the first ${max} of that seniority (--summary lists them${reporter.chatty ? '' : ', and so does --verbose'}).`,
+    `${countOf(domains.length, 'domain has', 'domains have')} more than ${max} contacts at one seniority, ` +
+      `the most the service returns: the output has the first ${max} of that seniority ` +
+      `(--summary lists them${reporter.chatty ? '' : ', and so does --verbose'}).`,
   );
   reporter.details(domains);
 }
@@ -33,7 +34,10 @@ export function atSeniority(seniority: readonly string[] | undefined): string {
   return seniority ? ` at ${seniority.join(', ')}` : '';
 }
 
-/** Why contacts that were found were not written (": 3 stale addresses dropped (--stale drop), …"); nothing when none was left out. */
+/**
+ * Why contacts that were found were not written (": 3 stale addresses dropped (--stale drop), …");
+ * nothing when none was left out.
+ */
 export function leftOutText(droppedStale: number, excludedEmails: number): string {
   const why = [
     droppedStale > 0

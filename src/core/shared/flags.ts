@@ -1,57 +1,24 @@
 import { z } from 'zod';
+import type { Flag } from '../../options/flag.js';
+
+type FlagSchema<F extends Flag> = ReturnType<F['schema']>;
+
+/** A flag's schema, with the flag's default when it has one: commander's default, stated once. */
+type Shape<Flags extends readonly Flag[]> = {
+  [F in Flags[number] as F['name']]: F extends { default: unknown } ? z.ZodDefault<FlagSchema<F>> : FlagSchema<F>;
+};
 
 /**
- * The flags the job commands share, as zod shapes: a command's flags are its schema's input type,
- * the job's options its output type, so no shape is written twice. Commander has already parsed and
- * bounded each value (src/commands/options.ts); these schemas state the types and turn an absent
- * switch into false.
+ * A command's flags (src/options/command-flags.ts) as a zod shape: a command's flags are its
+ * schema's input type, the job's options its output type, so no flag is declared twice. Commander
+ * has already parsed and bounded each value; the schema states the types and turns an absent switch
+ * into false.
  */
-
-/** -f, -o, --columns, --no-escape-formulas (addOutputOptions). */
-export const outputOptions = {
-  format: z.string().optional(),
-  /** `-o -` is stdout, as for most programs that take a file name. */
-  output: z
-    .string()
-    .optional()
-    .transform((path) => (path === '-' ? undefined : path)),
-  columns: z.string().optional(),
-  escapeFormulas: z.boolean(),
-  /** --bom: a UTF-8 byte-order mark before a CSV, for Excel on Windows. */
-  bom: z.boolean().default(false),
-};
-
-/** --preset NAME (contacts, pipeline): CRM headers, src/io/presets.ts. */
-export const presetOption = {
-  preset: z.string().optional(),
-};
-
-/** --summary FILE: a JSON record of the run. */
-export const summaryOption = {
-  summary: z.string().optional(),
-};
-
-/** --exclude-domains FILE and --exclude-emails FILE, repeatable (src/core/shared/suppression.ts). */
-export const suppressionOptions = {
-  excludeDomains: z.array(z.string()).default([]),
-  excludeEmails: z.array(z.string()).default([]),
-};
-
-/** --keep-empty (contacts, pipeline): a row for every company without a named contact. */
-export const keepEmptyOption = {
-  keepEmpty: z.boolean().default(false),
-};
-
-/** --cache-ttl and --no-cache, for every command that verifies. */
-export const verifyCacheOptions = {
-  cache: z.boolean(),
-  cacheTtl: z.string(),
-};
-
-/** The domains or addresses given as arguments, and the file to read them from. */
-export const entriesOptions = {
-  args: z.array(z.string()),
-  file: z.string().optional(),
-  /** --strict: an invalid entry is an error before any request. */
-  strict: z.boolean().default(false),
-};
+export function flagShape<const Flags extends readonly Flag[]>(flags: Flags): Shape<Flags> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const flag of flags) {
+    const schema = flag.schema(z);
+    shape[flag.name] = flag.default === undefined ? schema : schema.default(flag.default as never);
+  }
+  return shape as Shape<Flags>;
+}

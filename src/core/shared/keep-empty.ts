@@ -1,9 +1,12 @@
 import type { ContactSettings } from '../contacts/options.js';
 import { toContactRow, type ContactRow } from '../contacts/rows.js';
+import type { Reporter } from '../../ui/reporter.js';
+import { countOf } from '../../ui/format-count.js';
 
 /**
  * --keep-empty: the row that shows a company without any named contact (none at the service, or all
- * of them on --exclude-emails), so a list owner sees the coverage. Every contact column is empty; `email_freshness` is `none`, as for any row without an address.
+ * of them on --exclude-emails), so a list owner sees the coverage. Every contact column is empty;
+ * `email_freshness` is `none`, as for any row without an address.
  */
 export function emptyContactRow(domain: string, settings: Pick<ContactSettings, 'cutoff'>, now: Date): ContactRow {
   const nobody = {
@@ -19,4 +22,11 @@ export function emptyContactRow(domain: string, settings: Pick<ContactSettings, 
     linkedin_url: null,
   };
   return toContactRow(nobody, undefined, settings.cutoff, now);
+}
+
+/** The summary line of --keep-empty's rows, when there are any. */
+export function reportKeptEmpty(reporter: Reporter, keptEmpty: number): void {
+  if (keptEmpty === 0) return;
+  const companies = countOf(keptEmpty, 'company', 'companies');
+  reporter.info(`${companies} without a named contact kept as empty rows (--keep-empty).`);
 }

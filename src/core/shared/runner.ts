@@ -1,8 +1,10 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, exitCodeOf, knownFailure } from '../../exit-codes.js';
 import { isBrokenPipe, jobHandlesBrokenPipe } from '../../io/broken-pipe.js';
-import { writeNamedFile } from '../../io/output.js';
-import { runRecord, ROW_COMMANDS, type RowCommand } from './provenance.js';
+import type { Column } from '../../io/columns.js';
+import { checkOutputPath, openOutput, writeNamedFile } from '../../io/output.js';
+import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/writers.js';
+import { documentMeta, metaJson, runRecord, ROW_COMMANDS, type RowCommand, type RunRecord } from './provenance.js';
 import type { RunContext } from '../../runtime/context.js';
 import { closingLine, type Written } from '../../ui/closing.js';
 import { startProgress, type Progress } from '../../ui/progress.js';
@@ -87,6 +89,74 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   return ExitCode.ok;
 }
 
+/** -o FILE (with its FILE.meta.json) and --summary FILE can be written: checked before any call. */
+export async function checkRunFiles(options: { output?: string; summary?: string }): Promise<void> {
+  await checkOutputPath(options.output, { sidecar: '.meta.json' });
+  await checkOutputPath(options.summary);
+}
+
+/** Where and how a row job writes: -o FILE or stdout, in the planned format and columns. */
+export interface RowFile<Row> {
+  path: string | undefined;
+  format: OutputFormat;
+  columns: ReadonlyArray<Column<Row>>;
+  escapeFormulas: boolean;
+  bom: boolean;
+}
+
+/** The row file of a command's output flags (-o, --no-escape-formulas, --bom). */
+export function rowFile<Row>(
+  options: { output?: string | undefined; escapeFormulas: boolean; bom: boolean },
+  format: OutputFormat,
+  columns: ReadonlyArray<Column<Row>>,
+): RowFile<Row> {
+  return { path: options.output, format, columns, escapeFormulas: options.escapeFormulas, bom: options.bom };
+}
+
+/** A job that writes rows, with FILE.meta.json beside -o FILE: runRowJob opens, ends and commits its output. */
+export interface RowJob<Row> extends Omit<Job, 'output' | 'summary' | 'work' | 'writeEmptyResult' | 'report'> {
+  file: RowFile<Row>;
+  summary: { path: string | undefined; record(): RunRecord };
+  /** Writes the rows; resolves to the meta a JSON document ends with. */
+  work(writer: RowWriter<Row>, progress: Progress): Promise<unknown>;
+  /**
+   * --allow-empty: for the failure "nothing matched" that the user allowed, what the empty document
+   * ends with, and whether FILE.meta.json is written; undefined when the failure stands.
+   */
+  emptyResult?(error: unknown): { meta: unknown; sidecar: boolean } | undefined;
+  /** The summary lines after a success; `sidecar` is where FILE.meta.json went, if anywhere. */
+  report(sidecar: string | undefined): void;
+}
+
+/** runJob for a job that writes rows: the document's end, its sidecar and the commit are the same for every one. */
+export async function runRowJob<Row>(ctx: RunContext, job: RowJob<Row>): Promise<number> {
+  const { file } = job;
+  const output = await openOutput(file.path, ctx.stdout);
+  const writer = await createRowWriter<Row>(file.format, output.sink, {
+    columns: file.columns,
+    toJson: (row) => row,
+    escapeFormulas: file.escapeFormulas,
+    bom: file.bom,
+  });
+  const finish = async (meta: unknown, sidecar: boolean) => {
+    await writer.finish(documentMeta(file.format, meta, job.summary.record));
+    if (sidecar) await output.writeSidecar('.meta.json', metaJson(job.summary.record()));
+    await output.commit();
+  };
+  return runJob(ctx, {
+    ...job,
+    output,
+    work: async (progress) => finish(await job.work(writer, progress), true),
+    async writeEmptyResult(error) {
+      const empty = job.emptyResult?.(error);
+      if (empty === undefined) return false;
+      await finish(empty.meta, empty.sidecar);
+      return true;
+    },
+    report: () => job.report(output.sidecarPath('.meta.json')),
+  });
+}
+
 /**
  * The runs whose --summary runJob wrote, with the job's counts. A run that fails before its job
  * starts (a bad flag, a missing input or folder, the lock) gets the short record of
@@ -125,7 +195,10 @@ function summaryText(record: RunSummary, startedAt: number, exitCode: number, er
   return `${JSON.stringify(ended, null, 2)}\n`;
 }
 
-/** `--summary FILE` as the command line asks for it: the row command and the path (the last one given, as commander takes it). */
+/**
+ * `--summary FILE` as the command line asks for it: the row command and the path (the last one
+ * given, as commander takes it).
+ */
 export function requestedSummary(args: readonly string[]): { command: RowCommand; path: string } | undefined {
   const end = args.indexOf('--');
   const words = end === -1 ? args : args.slice(0, end);

@@ -97,7 +97,8 @@ export class Suppression {
 
   /**
    * Reads every list before any call: a file that cannot be read (a row, its encoding, its column),
-   * or that yields no entry, stops the run with exit 2. `kinds` says which lists the command takes (verify has no domains).
+   * or that yields no entry, stops the run with exit 2. `kinds` says which lists the command takes
+   * (verify has no domains).
    */
   static async load(
     ctx: RunContext,
@@ -184,7 +185,10 @@ export class Suppression {
   }
 }
 
-/** The config's standing files, each checked to exist: a cron job whose list vanished must stop, not export customers. */
+/**
+ * The config's standing files, each checked to exist: a cron job whose list vanished must stop, not
+ * export customers.
+ */
 async function standingLists(ctx: RunContext): Promise<StandingLists> {
   const { readConfigValues } = await import('../../config/store.js');
   const values = readConfigValues(ctx.env);
@@ -196,7 +200,8 @@ async function standingLists(ctx: RunContext): Promise<StandingLists> {
     if (file !== undefined && !existsSync(file)) {
       throw new UsageError(
         `the standing ${key} list ${file} (prospect config) does not exist; nothing was sent.`,
-        `Restore the file, point the setting at the new one (prospect config set ${key} FILE), or drop it (prospect config unset ${key}).`,
+        `Restore the file, point the setting at the new one (prospect config set ${key} FILE), ` +
+          `or drop it (prospect config unset ${key}).`,
       );
     }
   }
@@ -230,14 +235,19 @@ async function readList(files: readonly string[], kind: EntryKind): Promise<Entr
     const invalid = entries.invalidCount - before.invalid;
     if (invalid > 0) {
       const shown = entries.invalid.slice(0, 3); // the earlier files had none: these are this file's
+      const listed = shown.map((entry) => formatInvalidEntry(entry, kind)).join('; ');
       throw new UsageError(
-        `${flag} ${file}: ${countOf(invalid, 'row', 'rows')} cannot be read as ${kind === 'domain' ? 'a domain' : 'an address'} (${shown.map((entry) => formatInvalidEntry(entry, kind)).join('; ')}${invalid > shown.length ? '; ...' : ''}); nothing was sent.`,
+        `${flag} ${file}: ${countOf(invalid, 'row', 'rows')} cannot be read as ` +
+          `${kind === 'domain' ? 'a domain' : 'an address'} (${listed}${invalid > shown.length ? '; ...' : ''}); ` +
+          'nothing was sent.',
         'A row that cannot be read keeps nobody out: fix or remove it, then run again.',
       );
     }
     if (entries.accepted + entries.duplicates === before.read) {
+      const why =
+        entries.blanks > 0 || entries.inputFormat !== 'lines' ? 'only a header or blank cells' : 'the file is empty';
       throw new UsageError(
-        `${flag} ${file} holds no ${kind === 'domain' ? 'domain' : 'address'} (${entries.blanks > 0 || entries.inputFormat !== 'lines' ? 'only a header or blank cells' : 'the file is empty'}); nothing was sent.`,
+        `${flag} ${file} holds no ${kind === 'domain' ? 'domain' : 'address'} (${why}); nothing was sent.`,
         'An empty list keeps nobody out: a CRM export that failed? Export it again, or leave the flag out.',
       );
     }

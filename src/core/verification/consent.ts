@@ -30,7 +30,8 @@ export interface SpendEstimate {
 }
 
 const WAYS_TO_AGREE =
-  'Cap it with --verify-budget N, agree to any spend with --yes, or set a default cap once: prospect config set verify-budget N.';
+  'Cap it with --verify-budget N, agree to any spend with --yes, or set a default cap once: ' +
+  'prospect config set verify-budget N.';
 
 export class SpendConsent {
   private constructor(
@@ -92,7 +93,8 @@ export class SpendConsent {
     try {
       const answer = (
         await prompt.question(
-          `${spendQuestion(estimate, this.budget, this.budgetFrom)} Continue? [y/N, or a number of units to cap it at] `,
+          `${spendQuestion(estimate, this.budget, this.budgetFrom)} ` +
+            'Continue? [y/N, or a number of units to cap it at] ',
           { signal: this.ctx.signal },
         )
       ).trim();
@@ -143,10 +145,8 @@ export function spendQuestion(
   const known = `${formatCount(estimate.alreadyPaid)} already paid for, ${formatCount(toPay)} to pay for`;
   const cap = estimate.budgetLeft ?? budget;
   const units = countOf(Math.min(toPay, cap ?? Number.POSITIVE_INFINITY), 'unit');
-  const capText =
-    budget === undefined
-      ? undefined
-      : `${budgetFrom} ${formatCount(budget)}${estimate.budgetLeft === undefined ? '' : `, ${formatCount(estimate.budgetLeft)} left`}`;
+  const left = estimate.budgetLeft === undefined ? '' : `, ${formatCount(estimate.budgetLeft)} left`;
+  const capText = budget === undefined ? undefined : `${budgetFrom} ${formatCount(budget)}${left}`;
   const spend =
     capText === undefined ? units : `${units} at most (${capText})${cap! < toPay ? ', the oldest first' : ''}`;
   return `Verifying ${countOf(estimate.addresses, 'address', 'addresses')}: ${known}, ${spend}.`;

@@ -5,46 +5,27 @@ import { checkEmailSyntax, emailKey } from '../../io/emails.js';
 import type { InvalidEntry } from '../../io/input/entries.js';
 import type { InputProblem, ParseOptions } from '../../io/input/model.js';
 import { streamRows, type RowStream } from '../../io/input/stream.js';
-import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
-import { createRowWriter } from '../../io/writers.js';
+import { resolveFormat } from '../../io/output.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../shared/input.js';
-import {
-  entriesOptions,
-  outputOptions,
-  summaryOption,
-  suppressionOptions,
-  verifyCacheOptions,
-} from '../shared/flags.js';
-import { documentMeta, metaJson, runRecord } from '../shared/provenance.js';
+import type { InputStream } from '../../io/input/source.js';
+import { VERIFY_FLAGS } from '../../options/command-flags.js';
+import { flagShape } from '../shared/flags.js';
+import { runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerifyCache } from './cache.js';
 import { SpendConsent } from './consent.js';
-import { cacheCutoff, openLedger, openVerifier, paidCallsClient } from './open-verifier.js';
+import { cacheCutoff, openLedger, openVerifier, paidCallsClient, type OpenedVerifier } from './open-verifier.js';
 import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
-import { runJob } from '../shared/runner.js';
+import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
-export const verifyOptionsSchema = z.object({
-  ...entriesOptions,
-  ...outputOptions,
-  ...summaryOption,
-  ...verifyCacheOptions,
-  excludeEmails: suppressionOptions.excludeEmails,
-  emailColumn: z.string().optional(),
-  verifyBudget: z.number().int().optional(),
-  /** The older name of --verify-budget, kept working. */
-  budget: z.number().int().optional(),
-  dryRun: z.boolean().default(false),
-  yes: z.boolean().default(false),
-  confirmOver: z.number().int().default(0),
-  concurrency: z.number().int(),
-});
+export const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
 export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
 
 /** Syntax-check verdict for an address that is never sent. */
@@ -66,21 +47,80 @@ const SERVICE_STATUSES = new Set(['valid', 'invalid', 'risky', 'unknown']);
 export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<number> {
   const startedAt = Date.now();
   const options = verifyOptionsSchema.parse(flags);
-  const now = new Date();
-  const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
+  const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
   const format = resolveFormat({
     format: options.format,
     outputPath: options.output,
     stdoutIsTTY: Boolean(ctx.stdout.isTTY),
     bom: options.bom,
   });
-  await checkOutputPath(options.output, { sidecar: '.meta.json' });
-  await checkOutputPath(options.summary);
+  await checkRunFiles(options);
   const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
+  const input = await readVerifyInput(ctx, options, suppression);
+  const { planned } = input;
+  const connection = await resolveConnection(ctx);
+  const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
+  const spend = await decideSpend(ctx, options, planned, ledger);
+  if (spend === undefined) return ExitCode.ok;
+  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    useCache: options.cache,
+    cacheFreshSince,
+    budget: spend.budget,
+    concurrency: options.concurrency,
+    ledger,
+  });
+  verifier.payOnly(spend.payable);
+  const record = () => verifyRecord(options, planned, spend.budget, verifier, suppression, startedAt);
 
-  // The budget goes to the oldest addresses of the whole input, and the spend is confirmed for all
-  // of it: verify plans the whole input before its first call, then reads it again to work on it
-  // (standard input through a temporary file). Memory holds the distinct addresses, not the rows.
+  return runRowJob<VerifyRow>(ctx, {
+    startedAt,
+    progress: 'Verifying',
+    file: rowFile(options, format, input.columns),
+    summary: { path: options.summary, record },
+    async work(writer, progress) {
+      let done = 0;
+      for await (const row of await verifiedRows(input, options.concurrency, verifier, suppression)) {
+        await writer.writeRows([row]);
+        done += 1;
+        progress.update({
+          done,
+          total: planned.rows,
+          noun: 'rows',
+          detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(spend.payable.size, 'unit')} spent`,
+        });
+      }
+      return undefined;
+    },
+    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+    onFailure: () => verifier.settle(),
+    close: () => verifier.close(),
+    written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
+    report() {
+      reportVerification(ctx, verifier.snapshot());
+      suppression.report(ctx, { emails: ['address', 'addresses'] });
+    },
+  });
+}
+
+type VerifyOptions = z.output<typeof verifyOptionsSchema>;
+type PlannedInput = Awaited<ReturnType<typeof planInput>>;
+
+/** The input, read once to plan: where it is, how it parses, what it holds. */
+interface VerifyInput {
+  source: InputStream;
+  parseOptions: ParseOptions;
+  planned: PlannedInput;
+  emailColumn: string;
+  columns: Column<VerifyRow>[];
+}
+
+/**
+ * The budget goes to the oldest addresses of the whole input, and the spend is confirmed for all
+ * of it: verify plans the whole input before its first call, then reads it again to work on it
+ * (standard input through a temporary file). Memory holds the distinct addresses, not the rows.
+ */
+async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppression: Suppression) {
   const source = await openRereadableInput(ctx, options, 'email');
   const parseOptions: ParseOptions = { kind: 'email', format: source.format, column: options.emailColumn || undefined };
   const problems = { shown: [] as InputProblem[], count: 0 };
@@ -103,34 +143,34 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       `Columns are: ${planned.header.join(', ')}; name one with --email-column.`,
     );
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
-  if (planned.unique.size === 0) {
-    const removed = suppression.removed.emails;
-    throw new UsageError(
-      removed > 0
-        ? `no address is left to verify: ${countOf(removed, 'address', 'addresses')} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.`
-        : 'no valid email address in the input.',
-    );
-  }
+  if (planned.unique.size === 0) throw nothingToVerify(suppression.removed.emails);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
+  return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
+}
 
-  const connection = await resolveConnection(ctx);
-  const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
-  if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
+function nothingToVerify(removed: number): UsageError {
+  if (removed === 0) return new UsageError('no valid email address in the input.');
+  const addresses = countOf(removed, 'address', 'addresses');
+  return new UsageError(
+    `no address is left to verify: ${addresses} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.`,
+  );
+}
+
+/**
+ * What the run may spend, and on which addresses: the consent, the cap (flag, config, or typed at
+ * the question), the oldest addresses first. --dry-run says it and resolves to undefined.
+ */
+async function decideSpend(ctx: RunContext, options: VerifyOptions, planned: PlannedInput, ledger: VerifyCache) {
   const consent = await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget ?? options.budget });
   let budget = consent.budget;
   const toPay = [...planned.unique].filter((key) => !ledger.get(key));
   let payable = oldestFirst(toPay, planned.lastSeen, budget);
-  let units = payable.size;
   if (options.dryRun) {
     ledger.close();
-    ctx.stdout.write(
-      `would spend ${countOf(units, 'unit')}: ${countOf(planned.unique.size, 'unique valid address', 'unique valid addresses')}, ${formatCount(planned.unique.size - toPay.length)} already paid for, ${formatCount(planned.invalidCount)} malformed (never paid)` +
-        (units < toPay.length ? `, ${toPay.length - units} left unchecked by the budget of ${budget}` : '') +
-        '.\n',
-    );
-    return ExitCode.ok;
+    ctx.stdout.write(dryRunText(planned, toPay.length, payable.size, budget));
+    return undefined;
   }
-  if (units > 0) {
+  if (payable.size > 0) {
     consent.assertMayPay('verify');
     const typedCap = await consent.confirm(
       { addresses: planned.unique.size, alreadyPaid: planned.unique.size - toPay.length },
@@ -139,89 +179,69 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     if (typedCap !== undefined) {
       budget = Math.min(typedCap, budget ?? typedCap);
       payable = oldestFirst(toPay, planned.lastSeen, budget);
-      units = payable.size;
     }
   }
+  return { budget, payable };
+}
 
-  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
-    useCache: options.cache,
-    cacheFreshSince,
-    budget,
-    concurrency: options.concurrency,
-    ledger,
+function dryRunText(planned: PlannedInput, toPay: number, units: number, budget: number | undefined): string {
+  const unique = countOf(planned.unique.size, 'unique valid address', 'unique valid addresses');
+  const unchecked = units < toPay ? `, ${toPay - units} left unchecked by the budget of ${budget}` : '';
+  return (
+    `would spend ${countOf(units, 'unit')}: ${unique}, ${formatCount(planned.unique.size - toPay)} already paid for, ` +
+    `${formatCount(planned.invalidCount)} malformed (never paid)${unchecked}.\n`
+  );
+}
+
+/** The input read again with the format and column the plan found (its problems were fatal then), verified in order. */
+async function verifiedRows(
+  input: VerifyInput,
+  concurrency: number,
+  verifier: OpenedVerifier,
+  suppression: Suppression,
+): Promise<AsyncIterable<VerifyRow>> {
+  const { emailColumn } = input;
+  const again = await streamRows(
+    input.source.open(),
+    { ...input.parseOptions, format: input.planned.format, column: emailColumn },
+    { problem() {}, blank() {} },
+  );
+  // The rows planned: the excluded ones are left out again, without counting them twice.
+  const kept = keptItems(again.rows, (row) => suppression.keepsEmail(row.record[emailColumn], false));
+  return mapInOrder(kept, concurrency * 4, async ({ record }): Promise<VerifyRow> => {
+    const row = planRow(record, emailColumn);
+    if (row.key === undefined || row.email === undefined)
+      return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
+    const outcome = await verifier.verify(row.key, row.email);
+    return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
   });
-  verifier.payOnly(payable);
-  const output = await openOutput(options.output, ctx.stdout);
-  const writer = await createRowWriter<VerifyRow>(format, output.sink, {
-    columns,
-    toJson: (row) => row,
-    escapeFormulas: options.escapeFormulas,
-    bom: options.bom,
-  });
+}
+
+function verifyRecord(
+  options: VerifyOptions,
+  planned: PlannedInput,
+  budget: number | undefined,
+  verifier: OpenedVerifier,
+  suppression: Suppression,
+  startedAt: number,
+) {
   const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
-  const record = () =>
-    runRecord({
-      command: 'verify',
-      parameters: {
-        budget: budget ?? null,
-        cache: options.cache,
-        cache_ttl: options.cacheTtl,
-        concurrency: options.concurrency,
-        ...suppression.parameters(),
-      },
-      startedAt,
-      output: options.output,
-      rows: planned.rows,
-      excluded: suppression.record(),
-      details: {
-        addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
-        verification: { ...verification, ...verifier.snapshot() },
-      },
-    });
-
-  return runJob(ctx, {
-    startedAt,
-    progress: 'Verifying',
-    output,
-    summary: { path: options.summary, record },
-    async work(progress) {
-      // The same rows again, read with the format and column the plan found (its problems were fatal then).
-      const again = await streamRows(
-        source.open(),
-        { ...parseOptions, format: planned.format, column: emailColumn },
-        { problem() {}, blank() {} },
-      );
-      // The rows planned: the excluded ones are left out again, without counting them twice.
-      const kept = keptItems(again.rows, (row) => suppression.keepsEmail(row.record[emailColumn], false));
-      const results = mapInOrder(kept, options.concurrency * 4, async ({ record }): Promise<VerifyRow> => {
-        const row = planRow(record, emailColumn);
-        if (row.key === undefined || row.email === undefined)
-          return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
-        const outcome = await verifier.verify(row.key, row.email);
-        return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
-      });
-      let done = 0;
-      for await (const row of results) {
-        await writer.writeRows([row]);
-        done += 1;
-        progress.update({
-          done,
-          total: planned.rows,
-          noun: 'rows',
-          detail: `${formatCount(verifier.run.unitsSpent)}/${countOf(units, 'unit')} spent`,
-        });
-      }
-      await writer.finish(documentMeta(format, undefined, record));
-      await output.writeSidecar('.meta.json', metaJson(record()));
-      await output.commit();
+  return runRecord({
+    command: 'verify',
+    parameters: {
+      budget: budget ?? null,
+      cache: options.cache,
+      cache_ttl: options.cacheTtl,
+      concurrency: options.concurrency,
+      ...suppression.parameters(),
     },
-    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
-    onFailure: () => verifier.settle(),
-    close: () => verifier.close(),
-    written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
-    report() {
-      reportVerification(ctx, verifier.snapshot());
-      suppression.report(ctx, { emails: ['address', 'addresses'] });
+    startedAt,
+    output: options.output,
+    rows: planned.rows,
+    excluded: suppression.record(),
+    details: {
+      addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
+      verification: { ...verification, ...verifier.snapshot() },
     },
   });
 }

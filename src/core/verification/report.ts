@@ -14,10 +14,12 @@ export function reportVerification(
   const checked = units_spent + from_cache;
   if (checked + unchecked === 0) return;
   ctx.reporter.info(
-    `Verified ${countOf(checked, 'address', 'addresses')}: ${countOf(units_spent, 'unit')} spent, ${formatCount(from_cache)} already paid for.`,
+    `Verified ${countOf(checked, 'address', 'addresses')}: ${countOf(units_spent, 'unit')} spent, ` +
+      `${formatCount(from_cache)} already paid for.`,
   );
   if (unchecked > 0)
     ctx.reporter.caveat(
-      `verified ${formatCount(checked)} of ${formatCount(checked + unchecked)}; ${formatCount(unchecked)} left unchecked (budget)`,
+      `verified ${formatCount(checked)} of ${formatCount(checked + unchecked)}; ` +
+        `${formatCount(unchecked)} left unchecked (budget)`,
     );
 }

@@ -44,7 +44,10 @@ const checkpointFields = z.object({
   command: z.string(),
   /** The run's clock, kept so a resumed run classifies freshness exactly as the first part did. */
   now: z.iso.datetime(),
-  /** Where each of the filters' service queries (or each part of `partition`) stands (companies/walk.ts); null before the first page. */
+  /**
+   * Where each of the filters' service queries (or each part of `partition`) stands
+   * (companies/walk.ts); null before the first page.
+   */
   positions: z.array(walkPositionSchema).nullable(),
   /**
    * The parts the listing was split into (companies/split.ts), so a resume walks the same parts
@@ -130,7 +133,9 @@ export async function readCheckpoint(state: StateDirectory): Promise<Checkpoint 
   if (text === undefined) return undefined;
   return parseStoredJson(text, checkpointSchema, {
     name: `the checkpoint ${state.checkpointPath}`,
-    startOver: `Remove ${state.currentDir} to start over: the unfinished run is dropped; earlier exports and paid verifications are kept.`,
+    startOver:
+      `Remove ${state.currentDir} to start over: the unfinished run is dropped; ` +
+      'earlier exports and paid verifications are kept.',
   });
 }
 

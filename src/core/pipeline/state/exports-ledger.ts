@@ -59,7 +59,10 @@ const READ_BATCH = 8192;
 
 type Database = BetterSqlite3.Database;
 
-/** The exports ledger of one state directory; opened by the run that holds the state's lock (or by a dry run, to read). */
+/**
+ * The exports ledger of one state directory; opened by the run that holds the state's lock (or by a
+ * dry run, to read).
+ */
 export class ExportsLedger {
   private readonly lookup: BetterSqlite3.Statement<[string], Buffer>;
   private readonly stageKey: BetterSqlite3.Statement<[Buffer]>;
@@ -147,10 +150,12 @@ export class ExportsLedger {
         if (version < SCHEMA_VERSION) {
           db.transaction(() => {
             db.exec(
-              `CREATE TABLE IF NOT EXISTS exported (key BLOB PRIMARY KEY NOT NULL CHECK (length(key) = ${KEY_BYTES})) WITHOUT ROWID`,
+              'CREATE TABLE IF NOT EXISTS exported ' +
+                `(key BLOB PRIMARY KEY NOT NULL CHECK (length(key) = ${KEY_BYTES})) WITHOUT ROWID`,
             );
             db.exec(
-              'CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY NOT NULL, finished_at TEXT NOT NULL, new_keys INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID',
+              'CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY NOT NULL, finished_at TEXT NOT NULL, ' +
+                'new_keys INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID',
             );
             db.pragma(`user_version = ${SCHEMA_VERSION}`);
           }).immediate();
@@ -335,7 +340,8 @@ export async function markPublishing(state: StateDirectory, record: RunRecord): 
 export async function recordSuccess(state: StateDirectory, ledger: ExportsLedger, record: RunRecord): Promise<void> {
   const keysFile = (line: number): StoredFile => ({
     name: `the run's lead keys ${state.keysPath}:${line}`,
-    startOver: `Remove ${state.currentDir} to start over: the output is in place, but its leads will count as new again.`,
+    startOver:
+      `Remove ${state.currentDir} to start over: the output is in place, ` + 'but its leads will count as new again.',
   });
   await ledger.recordRun(record, existsSync(state.keysPath) ? keyBatches(state.keysPath, keysFile) : noBatches());
   await appendRunLine(state.runsPath, runRecordSchema.parse(record));
@@ -356,7 +362,9 @@ export async function finishPublishedRun(state: StateDirectory, ledger: ExportsL
   }
   const record = parseStoredJson(text, runRecordSchema, {
     name: `the record of a finished run ${state.publishingPath}`,
-    startOver: `Remove ${state.currentDir} to start over: that run's output is in place, but its leads will count as new again.`,
+    startOver:
+      `Remove ${state.currentDir} to start over: that run's output is in place, ` +
+      'but its leads will count as new again.',
   });
   await recordSuccess(state, ledger, record);
   return record.run_id;
@@ -422,7 +430,10 @@ function storeCall<T>(path: string, call: () => T): T {
   }
 }
 
-/** What an SQLite failure means for the person running prospect; undefined for what is not SQLite's (already a CliError, or a bug). */
+/**
+ * What an SQLite failure means for the person running prospect; undefined for what is not SQLite's
+ * (already a CliError, or a bug).
+ */
 function storeFailure(path: string, error: unknown): CliError | undefined {
   if (error instanceof CliError) return error;
   const code = (error as { code?: unknown }).code;

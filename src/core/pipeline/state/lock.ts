@@ -37,7 +37,8 @@ export async function takeStateLock(lockPath: string, stateDir: string, command:
     const holder = await readLock(lockPath);
     if (holder.host !== hostname()) {
       throw new LockedError(
-        `another pipeline run on ${holder.host} (pid ${holder.pid}, started ${holder.started_at}) holds --state ${stateDir}.`,
+        `another pipeline run on ${holder.host} (pid ${holder.pid}, started ${holder.started_at}) ` +
+          `holds --state ${stateDir}.`,
         `Its process cannot be checked from here: when it has stopped, remove ${lockPath} and run again.`,
       );
     }

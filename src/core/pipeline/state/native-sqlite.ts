@@ -13,7 +13,10 @@ type DatabaseConstructor = typeof BetterSqlite3;
 
 let loaded: Promise<DatabaseConstructor> | undefined;
 
-/** The Database class, once its native binary has opened a database; a CliError (exit 1) that says how to repair it otherwise. */
+/**
+ * The Database class, once its native binary has opened a database; a CliError (exit 1) that says
+ * how to repair it otherwise.
+ */
 export function loadSqlite(): Promise<DatabaseConstructor> {
   loaded ??= probe();
   return loaded;
@@ -35,15 +38,18 @@ async function probe(): Promise<DatabaseConstructor> {
 }
 
 function brokenInstall(error: unknown): CliError {
-  // The first sentence: "Could not locate the bindings file", "... was compiled against a different Node.js version ...".
+  // The first sentence: "Could not locate the bindings file", "... was compiled against a different
+  // Node.js version ...".
   const reason = (error instanceof Error ? error.message : String(error))
     .split(/\.\s|\n/)[0]!
     .trim()
     .replace(/[.:]$/, '');
   return new CliError(
-    `the native module better-sqlite3, which --state needs, does not load (${reason.length > 120 ? `${reason.slice(0, 117)}...` : reason}); nothing was sent.`,
+    'the native module better-sqlite3, which --state needs, does not load ' +
+      `(${reason.length > 120 ? `${reason.slice(0, 117)}...` : reason}); nothing was sent.`,
     ExitCode.internal,
-    `Repair the install: cd ${installFolder()} && npm rebuild better-sqlite3 (an install with --ignore-scripts skips its build).`,
+    `Repair the install: cd ${installFolder()} && npm rebuild better-sqlite3 ` +
+      '(an install with --ignore-scripts skips its build).',
   );
 }
 

@@ -7,9 +7,11 @@ import { takeStateLock } from './lock.js';
 
 /**
  * A pipeline's --state directory:
- *   lock                     the running process (pid, host, start), so two runs never share the state (lock.ts)
+ *   lock                     the running process (pid, host, start), so two runs never share the
+ *                            state (lock.ts)
  *   current/checkpoint.json  an unfinished run: its command's fingerprint, the next company cursor,
- *                            and how many bytes of current/output (or current/rows) and current/keys are committed (checkpoint.ts)
+ *                            and how many bytes of current/output (or current/rows) and current/keys
+ *                            are committed (checkpoint.ts)
  *   current/output           the rows written so far, in the final format
  *   current/rows             a paying run that plans first (spend-plan.ts): its rows, unverified, one JSON object
  *                            a line; current/output is then written from them once every address is known
@@ -76,7 +78,10 @@ export class StateDirectory {
     return takeStateLock(join(this.dir, 'lock'), this.dir, command);
   }
 
-  /** The rows so far: renamed over -o when the run is done, so created as any output is (0666 less the umask; the directory is private meanwhile). */
+  /**
+   * The rows so far: renamed over -o when the run is done, so created as any output is (0666 less
+   * the umask; the directory is private meanwhile).
+   */
   openOutput(committedBytes: number): Promise<AppendOnlyFile> {
     return AppendOnlyFile.open(this.outputPath, committedBytes, 0o666);
   }

@@ -1,0 +1,112 @@
+/**
+ * Each job command's flags, in the order its help lists them: the command adds them as options
+ * (src/commands/), the job builds its schema from them (src/core/). Where a command says more of a
+ * flag than the others, it changes the help (and the default) and keeps the rest of the flag.
+ */
+import { defineFlag, type Flag } from './flag.js';
+import * as flag from './flags.js';
+
+const OUTPUT_FLAGS = [flag.FORMAT, flag.OUTPUT, flag.COLUMNS, flag.ESCAPE_FORMULAS, flag.BOM] as const;
+export const COMPANY_FILTER_FLAGS = [flag.TECHNOLOGY, flag.NOT_TECHNOLOGY, flag.EMPLOYEE_RANGE, flag.COUNTRY] as const;
+
+/** What `contacts` and `pipeline` share, with one set of defaults and bounds. */
+export const CONTACT_FLAGS = [
+  flag.SENIORITY,
+  flag.LIMIT,
+  flag.PER_COMPANY,
+  flag.MAX_AGE,
+  flag.STALE,
+  flag.VERIFY_BUDGET,
+  flag.YES,
+  flag.CONCURRENCY,
+  flag.CACHE_TTL,
+  flag.CACHE,
+  flag.SUMMARY,
+] as const;
+
+export const COMPANIES_FLAGS = [
+  ...COMPANY_FILTER_FLAGS,
+  flag.ALLOW_EMPTY,
+  flag.MAX,
+  defineFlag({
+    ...flag.CONCURRENCY,
+    help:
+      'service calls in flight at once, 1 to 32: a listing of more than 4 pages is split into up to N parts ' +
+      '(8 at most) walked at once, same rows in the same order; 1 walks one cursor',
+    default: 1,
+  }),
+  flag.EXCLUDE_DOMAINS,
+  flag.SUMMARY,
+  ...OUTPUT_FLAGS,
+] as const;
+
+export const CONTACTS_FLAGS = [
+  flag.DOMAINS_FILE,
+  flag.DOMAIN_COLUMN,
+  flag.STRICT,
+  ...CONTACT_FLAGS,
+  flag.EXCLUDE_DOMAINS,
+  flag.EXCLUDE_EMAILS,
+  flag.KEEP_EMPTY,
+  flag.ALLOW_EMPTY,
+  ...OUTPUT_FLAGS,
+  flag.PRESET,
+] as const;
+
+export const VERIFY_FLAGS = [
+  flag.FILE,
+  flag.EMAIL_COLUMN,
+  defineFlag({
+    ...flag.VERIFY_BUDGET,
+    help: 'spend at most this many units (oldest addresses first); the rest are marked unchecked',
+  }),
+  flag.BUDGET,
+  flag.DRY_RUN,
+  defineFlag({ ...flag.YES, help: 'spend without asking (a pipe or cron needs --yes or a budget)' }),
+  flag.CONFIRM_OVER,
+  defineFlag({ ...flag.CONCURRENCY, help: 'checks in flight at once, 1 to 32' }),
+  defineFlag({ ...flag.CACHE_TTL, help: 'reuse results younger than this (30d, 6m, …)' }),
+  defineFlag({ ...flag.CACHE, help: 'do not reuse or store results' }),
+  defineFlag({ ...flag.STRICT, help: 'any malformed address is an error (exit 2) before any request' }),
+  flag.SUMMARY,
+  flag.EXCLUDE_EMAILS,
+  ...OUTPUT_FLAGS,
+] as const;
+
+export const PIPELINE_FLAGS = [
+  ...COMPANY_FILTER_FLAGS,
+  flag.ALLOW_EMPTY,
+  defineFlag({ ...flag.MAX, help: 'stop after N companies (their leads are all written)' }),
+  flag.EXCLUDE_DOMAINS,
+  flag.EXCLUDE_EMAILS,
+  flag.KEEP_EMPTY,
+  ...CONTACT_FLAGS,
+  flag.STATE,
+  flag.ONLY_NEW,
+  defineFlag({
+    ...flag.DRY_RUN,
+    help: 'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing',
+  }),
+  ...OUTPUT_FLAGS,
+  flag.PRESET,
+] as const;
+
+export const COUNT_FLAGS = [
+  ...COMPANY_FILTER_FLAGS,
+  flag.ALLOW_EMPTY,
+  flag.BY,
+  flag.TOP,
+  flag.CONCURRENCY,
+  flag.EXCLUDE_DOMAINS,
+  ...OUTPUT_FLAGS,
+] as const;
+
+/** The flags whose default the config file may set (src/config/defaults.ts), once each. */
+export const CONFIGURABLE_FLAGS: readonly Flag[] = [
+  ...new Map(
+    [COMPANIES_FLAGS, CONTACTS_FLAGS, VERIFY_FLAGS, PIPELINE_FLAGS, COUNT_FLAGS]
+      .flat()
+      .filter((each) => each.config !== undefined)
+      .map((each) => [each.name, each]),
+  ).values(),
+];

@@ -1,0 +1,320 @@
+/**
+ * Every flag of the job commands, declared once (src/options/flag.ts): commander builds the option
+ * from it and the job its zod schema. Kept free of zod and of heavy imports: commands load it at
+ * start-up, to build their help.
+ */
+import type { z } from 'zod';
+import { defineFlag } from './flag.js';
+import { collect, integerInRange, positiveInteger } from './values.js';
+
+type Zod = typeof z;
+const optionalText = (zod: Zod) => zod.string().optional();
+const list = (zod: Zod) => zod.array(zod.string());
+const optionalCount = (zod: Zod) => zod.number().int().optional();
+const count = (zod: Zod) => zod.number().int();
+/** A switch: absent is false (commander leaves it undefined, and shows no default in the help). */
+const off = (zod: Zod) => zod.boolean().default(false);
+
+// Output: every command that writes.
+
+export const FORMAT = defineFlag({
+  name: 'format',
+  flags: '-f, --format <format>',
+  help: 'csv, json, ndjson, table or xlsx (default: table on a terminal, csv otherwise)',
+  config: { key: 'format', yieldsTo: 'output' },
+  schema: optionalText,
+});
+export const OUTPUT = defineFlag({
+  name: 'output',
+  flags: '-o, --output <file>',
+  help:
+    'write to FILE atomically (a failed run leaves no partial file); - is stdout, a device or FIFO is ' +
+    'written directly',
+  // `-o -` is stdout, as for most programs that take a file name.
+  schema: (z) =>
+    z
+      .string()
+      .optional()
+      .transform((path) => (path === '-' ? undefined : path)),
+});
+export const COLUMNS = defineFlag({
+  name: 'columns',
+  flags: '--columns <list>',
+  help: 'columns to keep, in order; source:Header renames one (docs/crm-import.md)',
+  schema: optionalText,
+});
+export const ESCAPE_FORMULAS = defineFlag({
+  name: 'escapeFormulas',
+  flags: '--no-escape-formulas',
+  help: "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)",
+  schema: (z) => z.boolean(),
+});
+export const BOM = defineFlag({
+  name: 'bom',
+  flags: '--bom',
+  help:
+    'start a CSV with a UTF-8 byte-order mark, so Excel on Windows reads accents right ' +
+    '(Procházka, not ProchÃ¡zka)',
+  schema: off,
+});
+/**
+ * CRM contact and lead importers are what presets are for. The names are written out
+ * (src/io/presets.ts is not loaded at start-up; a test checks they match).
+ */
+export const PRESET = defineFlag({
+  name: 'preset',
+  flags: '--preset <crm>',
+  help: 'headers a CRM importer maps by default: hubspot or salesforce; --columns adjusts them',
+  schema: optionalText,
+});
+export const SUMMARY = defineFlag({
+  name: 'summary',
+  flags: '--summary <file>',
+  help: 'write a JSON record of the run to FILE (the fields of FILE.meta.json: docs/run-record.md)',
+  schema: optionalText,
+});
+/** An empty result is exit 3 without it. */
+export const ALLOW_EMPTY = defineFlag({
+  name: 'allowEmpty',
+  flags: '--allow-empty',
+  help: 'when nothing matches (no row to write), write an empty result and exit 0 instead of exit 3',
+  schema: off,
+});
+
+// Company filters: companies, count, pipeline (src/core/companies/filters.ts).
+
+export const TECHNOLOGY = defineFlag({
+  name: 'technology',
+  flags: '-t, --technology <name>',
+  help: 'a technology the company runs (repeatable: all must match)',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+export const NOT_TECHNOLOGY = defineFlag({
+  name: 'notTechnology',
+  flags: '-T, --not-technology <name>',
+  help: 'a technology the company must not run (repeatable)',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+export const EMPLOYEE_RANGE = defineFlag({
+  name: 'employeeRange',
+  flags: '--employee-range <ranges>',
+  help: 'employee range: 11-500 (covers 11-50, 51-200, 201-500) or 500+; a list or repeated: any of them',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+export const COUNTRY = defineFlag({
+  name: 'country',
+  flags: '--country <name>',
+  help: 'country name or ISO code, e.g. "united states", US, UK, Deutschland (repeatable: any of them)',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+export const MAX = defineFlag({
+  name: 'max',
+  flags: '--max <n>',
+  help: 'stop after N rows',
+  parse: positiveInteger('--max'),
+  schema: optionalCount,
+});
+
+// Suppression lists (src/core/shared/suppression.ts): a file is anything the domain or address
+// input reads, a CRM export with a Website or Email column, a list, JSON.
+
+export const EXCLUDE_DOMAINS = defineFlag({
+  name: 'excludeDomains',
+  flags: '--exclude-domains <file>',
+  help: 'leave out the companies in FILE (a CRM export with a Website column, a list, JSON; repeatable)',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+export const EXCLUDE_EMAILS = defineFlag({
+  name: 'excludeEmails',
+  flags: '--exclude-emails <file>',
+  help: 'leave out the addresses in FILE, never verified or written (an Email column, a list, JSON; repeatable)',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+export const KEEP_EMPTY = defineFlag({
+  name: 'keepEmpty',
+  flags: '--keep-empty',
+  help: 'also write one row for each company without a named contact (contact columns empty, email_freshness none)',
+  schema: off,
+});
+
+// Contacts: what `contacts` and `pipeline` ask for, and what they do with old addresses.
+
+export const SENIORITY = defineFlag({
+  name: 'seniority',
+  flags: '-s, --seniority <list>',
+  help: 'only these seniorities: cxo, vp, director, manager, staff (comma-separated)',
+  schema: optionalText,
+});
+export const LIMIT = defineFlag({
+  name: 'limit',
+  flags: '--limit <n>',
+  help:
+    'contacts a call asks for at most, 1 to 1000 (the most the service sends); nothing is cut at any value, ' +
+    'a lower one only costs calls',
+  parse: integerInRange('--limit', 1, 1000),
+  default: 1000,
+  schema: count,
+});
+export const PER_COMPANY = defineFlag({
+  name: 'perCompany',
+  flags: '--per-company <n>',
+  help: 'keep the N most useful contacts of each company: most senior, then fresh, then most recently confirmed',
+  parse: positiveInteger('--per-company'),
+  schema: optionalCount,
+});
+export const MAX_AGE = defineFlag({
+  name: 'maxAge',
+  flags: '--max-age <age>',
+  help: 'an address last seen longer ago is stale: 90d, 6m, 1y or a date',
+  default: '90d',
+  config: { key: 'max-age' },
+  schema: (z) => z.string(),
+});
+export const STALE = defineFlag({
+  name: 'stale',
+  flags: '--stale <policy>',
+  help: 'what to do with stale addresses: keep, drop or verify',
+  default: 'keep',
+  schema: (z) => z.string(),
+});
+export const CONCURRENCY = defineFlag({
+  name: 'concurrency',
+  flags: '--concurrency <n>',
+  help: 'service calls in flight at once, 1 to 32',
+  parse: integerInRange('--concurrency', 1, 32),
+  default: 4,
+  config: { key: 'concurrency' },
+  schema: count,
+});
+
+// Spending (src/core/verification/consent.ts): every command that verifies.
+
+export const VERIFY_BUDGET = defineFlag({
+  name: 'verifyBudget',
+  flags: '--verify-budget <units>',
+  help: 'with --stale verify: at most this many paid verifications (oldest first)',
+  parse: integerInRange('--verify-budget', 0),
+  schema: optionalCount,
+});
+/** Consent to spend without a question. */
+export const YES = defineFlag({
+  name: 'yes',
+  flags: '-y, --yes',
+  help: 'with --stale verify: spend without asking (a pipe or cron needs --yes or a budget)',
+  schema: off,
+});
+export const CACHE_TTL = defineFlag({
+  name: 'cacheTtl',
+  flags: '--cache-ttl <age>',
+  help: 'reuse verification results younger than this',
+  default: '30d',
+  schema: (z) => z.string(),
+});
+export const CACHE = defineFlag({
+  name: 'cache',
+  flags: '--no-cache',
+  help: 'do not reuse or store verification results',
+  schema: (z) => z.boolean(),
+});
+
+// Inputs of domains or addresses.
+
+export const STRICT = defineFlag({
+  name: 'strict',
+  flags: '--strict',
+  help: 'any invalid domain in the input is an error (exit 2) before any request',
+  schema: off,
+});
+export const DOMAINS_FILE = defineFlag({
+  name: 'domainsFile',
+  flags: '--domains-file <file>',
+  help: 'read domains from FILE ("-" for stdin)',
+  schema: optionalText,
+});
+export const DOMAIN_COLUMN = defineFlag({
+  name: 'domainColumn',
+  flags: '--domain-column <name>',
+  help: 'the CSV column that holds the domain (default: domain)',
+  schema: optionalText,
+});
+export const FILE = defineFlag({
+  name: 'file',
+  flags: '--file <file>',
+  help: 'read addresses from FILE ("-" for stdin)',
+  schema: optionalText,
+});
+export const EMAIL_COLUMN = defineFlag({
+  name: 'emailColumn',
+  flags: '--email-column <name>',
+  help: 'the CSV column that holds the address (default: business_email, then email)',
+  schema: optionalText,
+});
+
+// verify
+
+/** The older name of --verify-budget, kept working. */
+export const BUDGET = defineFlag({
+  name: 'budget',
+  flags: '--budget <units>',
+  help: 'the same as --verify-budget (its older name)',
+  parse: integerInRange('--budget', 0),
+  schema: optionalCount,
+});
+export const CONFIRM_OVER = defineFlag({
+  name: 'confirmOver',
+  flags: '--confirm-over <units>',
+  help: 'on a terminal, ask only before spending more than this',
+  parse: integerInRange('--confirm-over', 0),
+  default: 0,
+  schema: count,
+});
+export const DRY_RUN = defineFlag({
+  name: 'dryRun',
+  flags: '--dry-run',
+  help: 'print how many units the run would spend, and spend none',
+  schema: off,
+});
+
+// pipeline
+
+export const STATE = defineFlag({
+  name: 'state',
+  flags: '--state <dir>',
+  help: 'keep a checkpoint, the exported leads and paid verifications in DIR',
+  schema: optionalText,
+});
+export const ONLY_NEW = defineFlag({
+  name: 'onlyNew',
+  flags: '--only-new',
+  help: 'with --state: write only leads that no earlier successful run exported',
+  schema: off,
+});
+
+// count
+
+export const BY = defineFlag({
+  name: 'by',
+  flags: '--by <dimension>',
+  help: 'break the set down by country, employee_range, industry, technology or category',
+  schema: optionalText,
+});
+export const TOP = defineFlag({
+  name: 'top',
+  flags: '--top <n>',
+  help: 'with --by: the N largest segments, the rest as one "other" row (0: all)',
+  parse: integerInRange('--top', 0),
+  default: 10,
+  schema: count,
+});
