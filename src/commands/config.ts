@@ -21,7 +21,8 @@ function defineConfig(config: Command, run: CommandRunner): void {
     .description(
       'Settings kept in a config file in your user config directory (`prospect config path` shows where; ' +
         'PROSPECT_CONFIG_DIR moves it), readable by you alone (mode 0600). A flag wins over the environment ' +
-        '(PROSPECT_API_KEY, PROSPECT_BASE_URL, PROSPECT_CURSOR_PARAM), which wins over this file, which wins over the default.',
+        '(PROSPECT_API_KEY, PROSPECT_BASE_URL, PROSPECT_CURSOR_PARAM), which wins over this file, which wins over ' +
+        'the default.',
     )
     .addHelpText(
       'after',
@@ -129,8 +130,10 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
 function secretOnCommandLine(key: ConfigKey): UsageError {
   // The value is deliberately not repeated: this message may end up in a log.
   return new UsageError(
-    `refusing to take ${key} from the command line: it would stay in your shell history and be visible to other users in \`ps\`.`,
-    `Pipe it in (printf %s "$KEY" | prospect config set ${key}) or run \`prospect config set ${key}\` on a terminal and paste it at the prompt. ` +
+    `refusing to take ${key} from the command line: it would stay in your shell history and be visible to other ` +
+      `users in \`ps\`.`,
+    `Pipe it in (printf %s "$KEY" | prospect config set ${key}) or run \`prospect config set ${key}\` ` +
+      'on a terminal and paste it at the prompt. ' +
       'If you just typed a real key, it is now in your shell history: consider replacing it.',
   );
 }

@@ -16,7 +16,8 @@ function defineDoctor(command: Command, run: CommandRunner): void {
     .description(
       'The first thing to run against a real service. Says which base URL, proxy and CAs a run would use and where\n' +
         "each came from, times each step of a request (DNS, TCP, TLS, the HTTP round trip), shows the key's plan\n" +
-        '(one companies call of one row, one contacts call of one domain: no paid unit is spent), which decisions of\n' +
+        '(one companies call of one row, one contacts call of one domain: no paid unit is spent), ' +
+        'which decisions of\n' +
         'docs/api-contract.md the answers bear out, and the tolerances the client uses. Exit 0 when the service is\n' +
         'usable from here; otherwise the exit code and message a command would have met (5 for the network).',
     )

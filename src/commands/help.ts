@@ -108,7 +108,10 @@ function unknownTopic(helpCommand: Command, parent: Command, word: string): neve
   helpCommand.error(`error: unknown help topic '${word}'\n${todo}`, { exitCode: 2, code: 'commander.unknownCommand' });
 }
 
-/** Blocks to text: prose wrapped to `width` with commander's wrapper, examples as written, lists with hanging indents. */
+/**
+ * Blocks to text: prose wrapped to `width` with commander's wrapper, examples as written,
+ * lists with hanging indents.
+ */
 function render(paragraphs: Block[], width: number): string {
   const help = new Help();
   const blocks = paragraphs.map((block) => {
@@ -133,38 +136,60 @@ function exitCodeParagraphs(): Block[] {
 function formatParagraphs(): Block[] {
   return [
     'Output formats',
-    '--format (-f) chooses; without it, the extension of -o does (.csv, .json, .ndjson or .jsonl); without either, a terminal gets a table and a pipe or a file gets CSV. The config key "format" changes that default.',
+    '--format (-f) chooses; without it, the extension of -o does (.csv, .json, .ndjson or .jsonl); without either, ' +
+      'a terminal gets a table and a pipe or a file gets CSV. The config key "format" changes that default.',
     [
       [
         'csv',
-        "a header row, then one row per record (LF line ends). Cells that start with = + - @ get a leading ' (--no-escape-formulas turns it off).",
+        "a header row, then one row per record (LF line ends). Cells that start with = + - @ get a leading ' " +
+          '(--no-escape-formulas turns it off).',
       ],
       ['json', '{"data":[...],"meta":{...}}, written as rows arrive; meta says where the data came from.'],
       ['ndjson', 'one JSON object per line, nothing else: for jq and for streaming.'],
       ['table', 'for people at a terminal (below).'],
     ],
-    'A table is one table for the whole result. Its column widths are set from the first screenful of rows (every row when the result is smaller); the header is drawn once and the rows stream on under it. It fits the terminal: when it is too wide, cells are cut with "…" in this order: technologies, then titles, company and person names, industry, department, source and linkedin_url; then headers wider than their cells; then the widest other column; domain and email last. Only when the columns cannot fit at all are whole columns left out, in the same order, and a line under the table says which. --columns picks the columns yourself.',
-    `Into a file or a pipe (--format table -o report.txt, or | less), a table is 160 columns wide, with its widths set from its first 100 rows. A terminal that reports no size (0 columns under some CI runners, \`script\` or \`docker exec -t\`) is taken as 80×24.`,
-    'The progress line (a bar with done/total, the rate and an ETA) and every message go to stderr, so data on stdout stays clean; the line is drawn only on a terminal, never with -q or TERM=dumb.',
+    'A table is one table for the whole result. Its column widths are set from the first screenful of rows (every ' +
+      'row when the result is smaller); the header is drawn once and the rows stream on under it. It fits the ' +
+      'terminal: when it is too wide, cells are cut with "…" in this order: technologies, then titles, company and ' +
+      'person names, industry, department, source and linkedin_url; then headers wider than their cells; then the ' +
+      'widest other column; domain and email last. Only when the columns cannot fit at all are whole columns left ' +
+      'out, in the same order, and a line under the table says which. --columns picks the columns yourself.',
+    `Into a file or a pipe (--format table -o report.txt, or | less), a table is 160 columns wide, with its widths ` +
+      `set from its first 100 rows. A terminal that reports no size (0 columns under some CI runners, \`script\` or ` +
+      `\`docker exec -t\`) is taken as 80×24.`,
+    'The progress line (a bar with done/total, the rate and an ETA) and every message go to stderr, so data on ' +
+      'stdout stays clean; the line is drawn only on a terminal, never with -q or TERM=dumb.',
   ];
 }
 
 function configurationParagraphs(): Block[] {
   return [
     'Configuration',
-    'A flag wins over the environment (PROSPECT_API_KEY, PROSPECT_BASE_URL, PROSPECT_CURSOR_PARAM), which wins over the config file, which wins over the default. The config file lives in your user config directory, readable by you alone; PROSPECT_CONFIG_DIR moves it, and PROSPECT_CACHE_DIR moves the verification cache.',
-    '  $ prospect config list\n  $ prospect config set max-age 6m\n  $ printf %s "$KEY" | prospect config set api-key\n  $ prospect config path',
+    'A flag wins over the environment (PROSPECT_API_KEY, PROSPECT_BASE_URL, PROSPECT_CURSOR_PARAM), which wins ' +
+      'over the config file, which wins over the default. The config file lives in your user config directory, ' +
+      'readable by you alone; PROSPECT_CONFIG_DIR moves it, and PROSPECT_CACHE_DIR moves the verification cache.',
+    '  $ prospect config list\n  $ prospect config set max-age 6m\n  $ printf %s "$KEY" | prospect config set ' +
+      'api-key\n  $ prospect config path',
     'config list shows every key, the value in effect and where it comes from.',
-    'The API key is read from stdin or a hidden prompt, never from the command line, and it is never printed: config get and list show its last 4 characters. NO_COLOR turns colours off. See prospect config --help for the keys.',
+    'The API key is read from stdin or a hidden prompt, never from the command line, and it is never printed: ' +
+      'config get and list show its last 4 characters. NO_COLOR turns colours off. See prospect config --help for ' +
+      'the keys.',
   ];
 }
 
 function schedulingParagraphs(): Block[] {
   return [
     'Scheduling (cron, CI)',
-    'Off a terminal prospect is quiet: stdout carries only data and stderr only errors and the warnings that change what the output means (skipped inputs, cut domains, unchecked addresses, a stopped --max), one line per kind. -q silences the warnings too; -v adds the summaries a terminal shows. No progress line is drawn, and no question is asked.',
-    '  $ prospect pipeline -t Shopify --seniority cxo,vp --state /var/lib/prospect --only-new -o "leads-$(date +%F).csv" --summary run.json',
-    'With -o the file appears whole or not at all. --summary FILE writes a JSON record of the run, on success and on failure, with the exit code. With --state DIR a run that dies resumes where it stopped when run again, pays for no verification twice, and --only-new writes only the leads no earlier run exported; a second run on the same state exits 6 at once instead of waiting.',
+    'Off a terminal prospect is quiet: stdout carries only data and stderr only errors and the warnings that ' +
+      'change what the output means (skipped inputs, cut domains, unchecked addresses, a stopped --max), one line ' +
+      'per kind. -q silences the warnings too; -v adds the summaries a terminal shows. No progress line is drawn, ' +
+      'and no question is asked.',
+    '  $ prospect pipeline -t Shopify --seniority cxo,vp --state /var/lib/prospect --only-new -o "leads-$(date ' +
+      '+%F).csv" --summary run.json',
+    'With -o the file appears whole or not at all. --summary FILE writes a JSON record of the run, on success and ' +
+      'on failure, with the exit code. With --state DIR a run that dies resumes where it stopped when run again, ' +
+      'pays for no verification twice, and --only-new writes only the leads no earlier run exported; a second run on ' +
+      'the same state exits 6 at once instead of waiting.',
     `The exit status says what happened (prospect help exit-codes): ${exitCodesInOneLine()}.`,
   ];
 }

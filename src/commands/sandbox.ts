@@ -82,12 +82,14 @@ function defineSandbox(command: Command): void {
     .option('--latency <ms>', 'delay added before every API response', integerInRange('--latency', 0, 600_000))
     .option(
       '--fail-rate <p>',
-      'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault seed',
+      'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault ' +
+        'seed',
       probability('--fail-rate'),
     )
     .option(
       '--faults <kinds>',
-      `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; kinds below)`,
+      `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; ` +
+        `kinds below)`,
       faultKinds,
     )
     .option(
@@ -117,13 +119,15 @@ function defineSandbox(command: Command): void {
     )
     .option(
       '--record-traffic',
-      `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows with every call)`,
+      `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows ` +
+        `with every call)`,
     )
     .option('--public', 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)')
     .showHelpAfterError(false)
     .addHelpText(
       'after',
-      `\nThe base URL is the first line on stdout. Counters: GET ${STATS_PATH} (no key). Stop with Ctrl-C or SIGTERM.\n`,
+      `\nThe base URL is the first line on stdout. Counters: GET ${STATS_PATH} (no key). Stop with Ctrl-C or ` +
+        `SIGTERM.\n`,
     )
     .addHelpText(
       'after',
@@ -148,7 +152,8 @@ function defineSandbox(command: Command): void {
     .action(async (flags: SandboxFlags, command: Command) => {
       if (!flags.public && !(await isLoopback(flags.host))) {
         command.error(
-          `prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the sandbox keys are public).`,
+          `prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the ` +
+            `sandbox keys are public).`,
           {
             exitCode: ExitCode.usage,
             code: 'prospect.sandbox.host',
@@ -226,12 +231,10 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
     flags.rateLimit ? `rate limit ${flags.rateLimit}/s per key` : '',
   ].filter(Boolean);
   const lines = [
-    `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, snapshot ${flags.asOf ?? todayUtc()}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
+    `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +
+      `snapshot ${flags.asOf ?? todayUtc()}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
     'Keys (send "Authorization: Bearer <key>"):',
-    ...PLANS.map(
-      (plan) =>
-        `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${plan === 'free' || plan === 'starter' ? 'companies, verify' : 'companies, contacts, verify'}`,
-    ),
+    ...PLANS.map((plan) => `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${endpointsOf(plan)}`),
     `Counters: ${sandbox.url}${STATS_PATH}. Stop with Ctrl-C.`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
@@ -275,4 +278,8 @@ function faultKinds(value: string): FaultKindName[] {
   const parsed = parseFaultKinds(value);
   if (!parsed.ok) throw new InvalidArgumentError(`--faults: ${parsed.reason}.`);
   return parsed.kinds;
+}
+
+function endpointsOf(plan: string): string {
+  return plan === 'free' || plan === 'starter' ? 'companies, verify' : 'companies, contacts, verify';
 }

@@ -17,7 +17,7 @@ export interface ProgressState {
 }
 
 /**
- * "Fetching companies ██████░░░░░░ 31% · 3,100/10,000 companies · 1,240/s · ETA 7s · detail",
+ * "Fetching companies ██░░ 31% · 3,100/10,000 companies · 1,240/s · ETA 7s · detail",
  * made to fit `width` columns: the detail goes first, then the rate, then the bar; what is still
  * too long is cut with "…". Without a total: "Fetching companies · 3,100 companies · 1,240/s".
  */
