@@ -102,7 +102,7 @@ export class ContactScheduler {
     this.waiting.clear();
   }
 
-  /** Starts calls while slots are free and a call is worth making now. */
+  /** Starts calls while slots are free and a domain waits. */
   private pump(): void {
     while (this.active < this.concurrency && this.error === undefined) {
       const call = this.plan();
@@ -190,8 +190,8 @@ export class ContactScheduler {
   /**
    * The next call: the oldest domain waiting, with the others waiting at the same seniority, asked
    * for the run of seniorities that packs the most contacts expected without going over the fill;
-   * undefined when nothing waits, or when the call would go out mostly empty while answers that
-   * may add to it are on their way.
+   * undefined when nothing waits. A slot is never left idle to wait for a fuller call: under a rate
+   * limit the pace, not the packing, sets the time.
    */
   private plan(): Call | undefined {
     const free = this.work.filter((w) => !w.busy);
@@ -201,13 +201,8 @@ export class ContactScheduler {
     const group = free.filter((w) => w.from === from);
     const last = this.wanted.length - 1;
     // A domain a service out of order filled a call with alone is asked alone, a seniority a call.
-    const { call, expected } = head.oneSeniority
-      ? this.pack([head], from, from, false)
-      : (this.sliced(group, from) ?? this.pack(group, from, last, true));
-    const full = call.work.length >= Math.min(MAX_DOMAINS_PER_CALL, ...call.work.map((w) => w.peers));
-    const worthWaiting = expected >= 0 && expected < WAIT_BELOW * this.fill(call.limit);
-    if (this.active > 0 && !full && worthWaiting) return undefined;
-    return call;
+    if (head.oneSeniority) return this.pack([head], from, from, false).call;
+    return (this.sliced(group, from) ?? this.pack(group, from, last, true)).call;
   }
 
   /**
@@ -282,8 +277,6 @@ export class ContactScheduler {
 
 /** Calls are filled to this share of the limit at the contacts expected: sizes are heavy-tailed. */
 const FILL = 0.8;
-/** While answers are on their way, a call expected below this share of the fill waits for them. */
-const WAIT_BELOW = 0.5;
 /**
  * New domains are asked 100 a call, for every seniority, while 100 of them are expected to hold at
  * most this many times the limit: their sizes are heavy-tailed, so most such calls hold less than the mean.
