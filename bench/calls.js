@@ -30,6 +30,7 @@ export async function benchCalls({ scratch, log, config }) {
   const node = process.execPath;
   const sandbox = await startSandbox({ companies: 50_000 });
   const sets = [];
+  let dryRun;
   try {
     const env = prospectEnv(sandbox.url);
     for (const set of CALL_SETS) {
@@ -54,12 +55,27 @@ export async function benchCalls({ scratch, log, config }) {
         pipeline: withFloor(pipeline, domains),
       });
     }
+    dryRun = await dryRunCalls(sandbox, config.runs, log);
   } finally {
     await sandbox.stop();
   }
   const large = await pipelineOver(scratch, config.pipelineCompanies, config.runs, log);
   const timed = await timedAgainst(scratch, config, log);
-  return { sets, large, timed };
+  return { sets, dryRun, large, timed };
+}
+
+/** The contacts calls of `pipeline --dry-run` on the first set's filters (without --max): the target is 20. */
+async function dryRunCalls(sandbox, runs, log) {
+  const args = ['pipeline', '--dry-run', '-t', 'Shopify', '--country', 'us'];
+  const calls = [];
+  for (let index = 0; index < runs; index++) {
+    log(`calls: ${args.join(' ')}, run ${index + 1}/${runs}`);
+    const before = await sandbox.fullStats();
+    await measure(process.execPath, [BIN, ...args], { env: prospectEnv(sandbox.url) });
+    const after = await sandbox.fullStats();
+    calls.push(after.requests.contacts - before.requests.contacts);
+  }
+  return { command: args.join(' '), calls: summarize(calls) };
 }
 
 /** `runs` runs of one command, each counted by the sandbox: calls, rows built, rows written. */
@@ -195,13 +211,26 @@ export function callsRows(c, { int, spread, x, ms, verdict }) {
       ['pipeline', set.pipeline],
     ]) {
       lines.push(
-        `| 3 | \`${command}\` ${set.name}: calls / rows built per row written | ${spread(data.calls, int)} calls = ${spread(data.callsRatio, x)} the floor; ${spread(data.rowsRatio, x)} | floor ${int(data.floor)} (${int(set.domains)} domains, ${int(data.written)} contacts) | ≤ 1.5×; ≤ 1.3× | ${verdict(data.callsRatio.median <= 1.5)}; ${verdict(data.rowsRatio.median <= 1.3)} |`,
+        `| 3 | \`${command}\` ${set.name}: calls / rows built per row written | ` +
+          `${spread(data.calls, int)} calls = ${spread(data.callsRatio, x)} the floor; ` +
+          `${spread(data.rowsRatio, x)} | ` +
+          `floor ${int(data.floor)} (${int(set.domains)} domains, ${int(data.written)} contacts) | ` +
+          `≤ 1.5×; ≤ 1.3× | ` +
+          `${verdict(data.callsRatio.median <= 1.5)}; ${verdict(data.rowsRatio.median <= 1.3)} |`,
       );
     }
   }
+  if (c.dryRun)
+    lines.push(
+      `| 3 | \`${c.dryRun.command}\`: contacts calls of its sample | ${spread(c.dryRun.calls, int)} | ` +
+        `| ≤ 20 | ${verdict(c.dryRun.calls.median <= 20)} |`,
+    );
   const l = c.large;
   lines.push(
-    `| 3 | \`pipeline -t jQuery\`, ${int(l.companies)} companies: calls / rows built per row written | ${spread(l.calls, int)} calls = ${spread(l.callsRatio, x)} the floor; ${spread(l.rowsRatio, x)} | floor ${int(l.floor)} (${int(l.listed)} companies, ${int(l.written)} leads) | ≤ 1.5×; ≤ 1.3× | ${verdict(l.callsRatio.median <= 1.5)}; ${verdict(l.rowsRatio.median <= 1.3)} |`,
+    `| 3 | \`pipeline -t jQuery\`, ${int(l.companies)} companies: calls / rows built per row written | ` +
+      `${spread(l.calls, int)} calls = ${spread(l.callsRatio, x)} the floor; ${spread(l.rowsRatio, x)} | ` +
+      `floor ${int(l.floor)} (${int(l.listed)} companies, ${int(l.written)} leads) | ≤ 1.5×; ≤ 1.3× | ` +
+      `${verdict(l.callsRatio.median <= 1.5)}; ${verdict(l.rowsRatio.median <= 1.3)} |`,
   );
   for (const t of c.timed) {
     const bound = t.rateLimit
@@ -209,7 +238,10 @@ export function callsRows(c, { int, spread, x, ms, verdict }) {
       : '';
     const met = t.rateLimit ? verdict(t.wall.median <= 1500 * (t.floorCalls / t.rateLimit) + t.startupMs) : '';
     lines.push(
-      `| 3 | \`contacts\` ${CALL_SETS[0].name} against \`${t.service}\` | ${spread(t.wall, ms)} (${spread(t.calls, int)} calls) = ${spread(t.ratio, x)} the floor's time | the floor's ${int(t.floorCalls)} calls, bare: ${spread(t.floorWall, ms)}${bound} | ${t.rateLimit ? '≤ 1.5×' : '(reported)'} | ${met} |`,
+      `| 3 | \`contacts\` ${CALL_SETS[0].name} against \`${t.service}\` | ` +
+        `${spread(t.wall, ms)} (${spread(t.calls, int)} calls) = ${spread(t.ratio, x)} the floor's time | ` +
+        `the floor's ${int(t.floorCalls)} calls, bare: ${spread(t.floorWall, ms)}${bound} | ` +
+        `${t.rateLimit ? '≤ 1.5×' : '(reported)'} | ${met} |`,
     );
   }
   return lines;
@@ -221,7 +253,12 @@ export function callsSection(c, { int, spread, x, ms }) {
   lines.push('## 3. Contacts calls against the fewest the service allows');
   lines.push('');
   lines.push(
-    "The fewest calls a contacts job can make is max(⌈domains / 100⌉, ⌈contacts / 1,000⌉): at most 100 domains and 1,000 contacts come back per call (spec §4.2, §8). Calls and the rows the service built are the sandbox's own counters (`/_sandbox/stats`: `requests.contacts`, `rows.contacts`), before and after each run; contacts written are the output's rows. Default flags, the default dataset (50,000 companies), `contacts` fed the set's `companies --format ndjson`, `pipeline` given the same filters.",
+    'The fewest calls a contacts job can make is max(⌈domains / 100⌉, ⌈contacts / 1,000⌉): at most 100 ' +
+      'domains and 1,000 contacts come back per call (spec §4.2, §8). Calls and the rows the service built ' +
+      "are the sandbox's own counters (`/_sandbox/stats`: `requests.contacts`, `rows.contacts`), before " +
+      "and after each run; contacts written are the output's rows. Default flags, the default dataset " +
+      "(50,000 companies), `contacts` fed the set's `companies --format ndjson`, `pipeline` given the same " +
+      'filters.',
   );
   lines.push('');
   lines.push('| Set | Command | Domains | Contacts written | Floor | Calls | × floor | Rows built / written |');
@@ -232,42 +269,83 @@ export function callsSection(c, { int, spread, x, ms }) {
       ['pipeline', set.pipeline],
     ]) {
       lines.push(
-        `| \`${set.name}\` | ${command} | ${int(set.domains)} | ${int(data.written)}${data.sameRows ? '' : ' (differs between runs!)'} | ${int(data.floor)} | ${spread(data.calls, int)} | ${spread(data.callsRatio, x)} | ${spread(data.rowsRatio, x)} |`,
+        `| \`${set.name}\` | ${command} | ${int(set.domains)} | ` +
+          `${int(data.written)}${data.sameRows ? '' : ' (differs between runs!)'} | ${int(data.floor)} | ` +
+          `${spread(data.calls, int)} | ${spread(data.callsRatio, x)} | ${spread(data.rowsRatio, x)} |`,
       );
     }
   }
   const l = c.large;
   lines.push(
-    `| \`-t jQuery\`, ${int(l.companies)}-company sandbox | pipeline | ${int(l.listed)} | ${int(l.written)} | ${int(l.floor)} | ${spread(l.calls, int)} | ${spread(l.callsRatio, x)} | ${spread(l.rowsRatio, x)} |`,
+    `| \`-t jQuery\`, ${int(l.companies)}-company sandbox | pipeline | ${int(l.listed)} | ` +
+      `${int(l.written)} | ${int(l.floor)} | ${spread(l.calls, int)} | ${spread(l.callsRatio, x)} | ` +
+      `${spread(l.rowsRatio, x)} |`,
+  );
+  lines.push('');
+  if (c.dryRun)
+    lines.push(
+      `\`${c.dryRun.command}\` (the default dataset): ${spread(c.dryRun.calls, int)} contacts calls for its ` +
+        'sample (target: at most 20; its estimate is checked against the real run in test/commands/count.test.ts).',
+      '',
+    );
+  lines.push(
+    'Before issue 28 (measured by hand on the same sets, `contacts` at default flags): 278, 331 and 1,176 calls ' +
+      '(13×, 17×, 20× the floor), 2.6× to 3.2× rows built per row written; the 20,000-company pipeline made ' +
+      '2,738 calls (19×). At 3311ad6 (kept proofs, each batch resolved on its own): 30, 37 and 88 calls ' +
+      '(1.43×, 1.85×, 1.52×), rows 1.31×, 1.29×, 1.17×; the 20,000-company pipeline 260 calls (1.79×); ' +
+      'the dry run 32 contacts calls.',
   );
   lines.push('');
   lines.push(
-    'Before issue 28 (measured by hand on the same sets, `contacts` at default flags): 278, 331 and 1,176 calls (13×, 17×, 20× the floor), 2.6× to 3.2× rows built per row written; the 20,000-company pipeline made 2,738 calls (19×).',
+    'How (src/core/contacts/fanout.ts, scheduler.ts): every call asks for the most the service sends ' +
+      '(`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every ' +
+      "contact of the seniorities above its last row's (the service sends the most senior first), so those are " +
+      'kept and only the rest is asked again. One scheduler plans the calls of every batch in flight: what the ' +
+      'full answers of one batch left is packed with what other batches left, each call filled to 0.8 of the ' +
+      'limit at the contacts expected of its domains (the mean per seniority learned so far, scaled by what ' +
+      'each domain showed in the seniorities already kept; src/core/contacts/sizing.ts). New domains are asked ' +
+      '100 a call for every seniority where 100 of them are expected to hold at most twice the limit; otherwise ' +
+      'first for the most senior seniorities only, as many domains as fit, which tells the calls for the rest ' +
+      'how large each domain is. A full answer that completes no seniority sends the domain that filled most of ' +
+      'it into smaller calls. The order is checked on every answer: a service that breaks it gets the old ' +
+      'split, nothing kept from a full answer (src/core/contacts/proofs.ts, ' +
+      'test/core/contacts/fanout.order.test.ts). The dry run samples companies whose contacts, as the service ' +
+      'counted them range by range, come to about 10,000, and asks them in one fan-out.',
   );
   lines.push('');
   lines.push(
-    "How (src/core/contacts/fanout.ts): every call asks for the most the service sends (`--limit` defaults to 1,000; nothing is cut at any value). A call that comes back full holds every contact of the seniorities above its last row's (the service sends the most senior first), so those are kept and only the rest is asked again; a full answer that completes no seniority is asked again in halves. New batches are sized at twice the limit at the contacts per domain learned so far (most come back full, and what they prove sizes the calls that follow); the rest at 0.8 of the limit (src/core/contacts/sizing.ts). The order is checked on every answer: a service that breaks it gets the old split, nothing kept from a full answer (src/core/contacts/proofs.ts, test/core/contacts/fanout.order.test.ts).",
-  );
-  lines.push('');
-  lines.push(
-    'Why the domain-bound set misses: `-t WordPress --max 2000` has 2,000 domains and 18,976 contacts, so its floor (20) is its domains; 90% of its domains have no contact and a few hold most of them (one has 4,900). Every call must carry 100 domains to reach the floor, and a 100-domain call holds more than 1,000 contacts whenever one of the large domains is in it; what is left of such a call is again close to 100 domains (a domain without a contact in the seniorities already proven may still have some in the others), so it cannot share a call with what is left of another. Each of those batches costs two calls or more where the floor counts one. The 20,000-company pipeline mixes both kinds of batch, and misses for the same reason.',
+    'Why the domain-bound set misses: `-t WordPress --max 2000` has 2,000 domains and 18,976 contacts, so its ' +
+      'floor (20) is its domains; 90% of its domains have no contact and a few hold most of them (one has ' +
+      '4,900). Every call must carry 100 domains to reach the floor, and a 100-domain call holds more than 1,000 ' +
+      'contacts whenever one of the large domains is in it; nothing tells a new domain from an empty one before ' +
+      'it is asked, and what is left of such a call is again close to 100 domains (a domain without a contact ' +
+      'in the seniorities already proven may still have some in the others), each of which takes a place in a ' +
+      'later call. The 20,000-company pipeline (about 10 contacts per company) is bound by its domains and its ' +
+      'contacts at once, and misses for the same reason.',
   );
   lines.push('');
   lines.push('### Under a rate limit and against latency');
   lines.push('');
   lines.push(
-    `\`contacts\` for \`${CALL_SETS[0].name}\` against a sandbox with each flag, next to bench/baseline/floor-calls.js making the floor's number of contacts calls (100 domains each, \`limit=1000\`, 4 at a time, waiting out \`Retry-After\` on a 429) against the same sandbox; interleaved, whole processes.`,
+    `\`contacts\` for \`${CALL_SETS[0].name}\` against a sandbox with each flag, next to ` +
+      "bench/baseline/floor-calls.js making the floor's number of contacts calls (100 domains each, " +
+      '`limit=1000`, 4 at a time, waiting out `Retry-After` on a 429) against the same sandbox; ' +
+      'interleaved, whole processes.',
   );
   lines.push('');
   lines.push("| Service | Calls | Wall | Floor's calls, bare | Ratio |");
   lines.push('|---|---|---|---|---|');
   for (const t of c.timed)
     lines.push(
-      `| \`${t.service}\` | ${spread(t.calls, int)} | ${spread(t.wall, ms)} | ${int(t.floorCalls)}: ${spread(t.floorWall, ms)} | ${spread(t.ratio, x)} |`,
+      `| \`${t.service}\` | ${spread(t.calls, int)} | ${spread(t.wall, ms)} | ` +
+        `${int(t.floorCalls)}: ${spread(t.floorWall, ms)} | ${spread(t.ratio, x)} |`,
     );
   lines.push('');
   lines.push(
-    "Under `--rate-limit` the calls counted include the requests answered 429: prospect retries them after a backoff, each of its 4 workers on its own, so it keeps running into the limit; the floor's loop waits out `Retry-After`. Pacing every worker by one shared limiter is issue 27's; this section measures what fewer calls buy with it. Against `--latency`, part of the gap is the start-up and the calls that follow a full answer, which wait for it.",
+    'Under `--rate-limit` the calls counted include any request answered 429; prospect paces every worker ' +
+      "by one shared pacer (src/api/pacer.ts), the floor's loop waits out `Retry-After`. Against `--latency`, " +
+      'part of the gap is the start-up and the calls that wait for an earlier answer (what is left of a full ' +
+      'answer, and the calls it sizes).',
   );
   lines.push('');
   return lines;

@@ -55,6 +55,8 @@ import { runJob } from '../shared/runner.js';
 
 /** Companies whose contacts are sampled, over all strata: a few calls of 100 domains, whatever the set. */
 export const SAMPLE_COMPANIES = 1000;
+/** Contacts the sample's companies may hold, as the service counted them: about ten calls' worth. */
+const SAMPLE_CONTACTS = 10_000;
 /** Each stratum's sample is spread over its first pages (free calls), not only its first companies. */
 const SAMPLE_PAGES_PER_STRATUM = 2;
 /**
@@ -85,7 +87,10 @@ export interface Stratum {
   companies: number;
   /** undefined: the service did not count them (the sample then scales by companies). */
   contacts: number | undefined;
-  /** The service counted a wider set (technologies it could not take): its companies are scaled by the share the sample kept. */
+  /**
+   * The service counted a wider set (technologies it could not take): its companies are scaled by the
+   * share the sample kept.
+   */
   wider: boolean;
 }
 
@@ -244,17 +249,35 @@ async function widerStratum(client: ProspectClient, filters: CompanyFilters, con
   return { filters, companies: wider?.companies ?? 0, contacts: undefined, wider: true };
 }
 
-/** Each stratum's share of the sample: half by its companies, half by its contacts (where most leads are). */
+/**
+ * Each stratum's share of the sample: half by its companies, half by its contacts (where most leads
+ * are); all scaled down where the companies picked would hold more than SAMPLE_CONTACTS contacts, as
+ * the service counted them, so that a set of large companies costs a few calls too.
+ */
 function quotas(strata: Stratum[]): number[] {
   const companies = strata.reduce((sum, stratum) => sum + stratum.companies, 0);
   const contacts = strata.reduce((sum, stratum) => sum + (stratum.contacts ?? 0), 0);
-  return strata.map((stratum) => {
+  const wanted = strata.map((stratum) => {
     const share =
       contacts > 0
         ? 0.5 * (stratum.companies / companies) + 0.5 * ((stratum.contacts ?? 0) / contacts)
         : stratum.companies / companies;
     return stratum.companies === 0 ? 0 : Math.max(1, Math.round(SAMPLE_COMPANIES * share));
   });
+  const held = (stratum: Stratum, quota: number) =>
+    stratum.companies === 0 ? 0 : (Math.min(quota, stratum.companies) * (stratum.contacts ?? 0)) / stratum.companies;
+  const expected = strata.reduce((sum, stratum, i) => sum + held(stratum, wanted[i]!), 0);
+  if (expected <= SAMPLE_CONTACTS) return wanted;
+  return wanted.map((quota, i) =>
+    quota === 0 ? 0 : Math.max(1, Math.round((Math.min(quota, strata[i]!.companies) * SAMPLE_CONTACTS) / expected)),
+  );
+}
+
+/** Contacts per company the service counted over the strata it counted; undefined where it counted none. */
+function priorOf(strata: Stratum[]): number | undefined {
+  const counted = strata.filter((stratum) => stratum.contacts !== undefined && stratum.companies > 0);
+  const companies = counted.reduce((sum, stratum) => sum + stratum.companies, 0);
+  return companies === 0 ? undefined : counted.reduce((sum, stratum) => sum + stratum.contacts!, 0) / companies;
 }
 
 /**
@@ -293,28 +316,29 @@ async function sampleContacts(
         }
       }),
   };
-  // A fan-out per stratum, its first calls sized by the contacts per company the service counted
-  // there; a call that comes back full keeps what it proves, as in a real run.
+  // One fan-out over every stratum's companies, so that its calls pack the strata together; a call
+  // that comes back full keeps what it proves, as in a real run.
   const stats = newFanoutStats();
-  await Promise.all(
-    strataSamples.map(async (picked) => {
-      const { stratum } = picked;
-      const contactsPerDomain =
-        stratum.contacts === undefined || stratum.companies === 0 ? undefined : stratum.contacts / stratum.companies;
-      const options = { limit: SAMPLE_LIMIT, concurrency: settings.concurrency, contactsPerDomain };
-      for await (const found of fetchContactsInOrder(timed, picked.domains, (domain) => domain, options, stats)) {
-        await tallyDomain(
-          picked.tally,
-          suppression.keepContacts(found.contacts),
-          found.source,
-          settings,
-          now,
-          keepNew,
-          paidBefore,
-        );
-      }
-    }),
-  );
+  const items = strataSamples.flatMap((picked) => picked.domains.map((domain) => ({ picked, domain })));
+  const options = {
+    limit: SAMPLE_LIMIT,
+    concurrency: settings.concurrency,
+    contactsPerDomain: priorOf(strata),
+    // Each company is expected to hold its stratum's contacts per company, as the service counted them.
+    expectedContacts: ({ picked: { stratum } }: (typeof items)[number]) =>
+      stratum.contacts === undefined || stratum.companies === 0 ? undefined : stratum.contacts / stratum.companies,
+  };
+  for await (const found of fetchContactsInOrder(timed, items, (item) => item.domain, options, stats)) {
+    await tallyDomain(
+      found.item.picked.tally,
+      suppression.keepContacts(found.contacts),
+      found.source,
+      settings,
+      now,
+      keepNew,
+      paidBefore,
+    );
+  }
   sample.calls = stats.calls;
   return sample;
 }
@@ -338,7 +362,8 @@ async function pickCompanies(
   if (quota === 0) return picked;
   const keep = localStackFilter(stratum.filters);
   const span = Math.min(stratum.companies, SAMPLE_PAGES_PER_STRATUM * pageSize);
-  const stride = Math.max(1, Math.floor(span / quota));
+  // Evenly spaced over the span, a fraction of a row apart if need be: its first rows alone are its largest sites.
+  const step = Math.max(1, span / quota);
   const walk = walkCompanies(client, companyQueries(stratum.filters), { readAhead: false });
   let pages = 0;
   for await (const chunk of walk.chunks) {
@@ -349,7 +374,8 @@ async function pickCompanies(
         picked.excluded += 1;
         continue;
       }
-      if (picked.kept % stride === 0 && picked.domains.length < quota) picked.domains.push(row.domain.toLowerCase());
+      if (picked.kept >= Math.ceil(picked.domains.length * step) && picked.domains.length < quota)
+        picked.domains.push(row.domain.toLowerCase());
       picked.kept += 1;
     }
     pages += 1;
@@ -495,33 +521,45 @@ function dryRunText(estimate: DryRunEstimate, options: PipelineOptions, budget: 
   const about = (n: number) => `about ${formatCount(n)}`;
   const lines = [
     `Dry run: nothing was spent and nothing was written.`,
-    `Set: ${countOf(estimate.companies, 'company', 'companies')}${estimate.contacts === undefined ? ' (estimated from the sample)' : `, ${countOf(estimate.contacts, 'named contact')}`} (${estimate.countedBy === 'service' ? 'counted by the service' : 'the service counted a wider set'}).`,
+    `Set: ${countOf(estimate.companies, 'company', 'companies')}` +
+      (estimate.contacts === undefined
+        ? ' (estimated from the sample)'
+        : `, ${countOf(estimate.contacts, 'named contact')}`) +
+      ` (${estimate.countedBy === 'service' ? 'counted by the service' : 'the service counted a wider set'}).`,
     ...(estimate.excludedCompanies === null
       ? []
       : [
-          `--exclude-domains: about ${formatCount(estimate.excludedCompanies)} of them are left out (estimated from the pages sampled).`,
+          `--exclude-domains: about ${formatCount(estimate.excludedCompanies)} of them are left out ` +
+            '(estimated from the pages sampled).',
         ]),
     ...(estimate.maxCompanies === null
       ? []
       : [
-          `--max ${formatCount(estimate.maxCompanies)}: the run stops after that many companies; the figures below are for them.`,
+          `--max ${formatCount(estimate.maxCompanies)}: the run stops after that many companies; ` +
+            'the figures below are for them.',
         ]),
-    `Sample: ${countOf(estimate.sample.companies, 'company', 'companies')} of ${countOf(estimate.sample.strata, 'employee range')}, ${countOf(estimate.sample.contacts, 'contact')} in ${countOf(estimate.sample.calls, 'contacts call')}; the figures below are scaled from it, range by range.`,
+    `Sample: ${countOf(estimate.sample.companies, 'company', 'companies')} of ` +
+      `${countOf(estimate.sample.strata, 'employee range')}, ${countOf(estimate.sample.contacts, 'contact')} in ` +
+      `${countOf(estimate.sample.calls, 'contacts call')}; the figures below are scaled from it, range by range.`,
     `Leads written: ${about(estimate.leads)}.`,
   ];
   if (options.onlyNew)
     lines.push(`--only-new leaves out ${about(estimate.alreadyExported)} leads exported by earlier runs.`);
   lines.push(
-    `Stale or undated addresses: ${(estimate.staleShare * 100).toFixed(1)}% of the leads (--max-age ${options.maxAge}).`,
+    `Stale or undated addresses: ${(estimate.staleShare * 100).toFixed(1)}% of the leads ` +
+      `(--max-age ${options.maxAge}).`,
   );
   if (options.stale === 'verify') {
     const cap = budget === undefined ? 'no cap' : `--verify-budget ${formatCount(budget)}`;
     lines.push(
-      `Verification: ${about(estimate.addressesToVerify)} addresses to check, ${about(estimate.alreadyPaid)} already paid for in the ledger (estimated from the sample); ${about(estimate.units)} ${estimate.units === 1 ? 'unit' : 'units'} to pay (${cap}).`,
+      `Verification: ${about(estimate.addressesToVerify)} addresses to check, ` +
+        `${about(estimate.alreadyPaid)} already paid for in the ledger (estimated from the sample); ` +
+        `${about(estimate.units)} ${estimate.units === 1 ? 'unit' : 'units'} to pay (${cap}).`,
     );
   }
   lines.push(
-    `Time: about ${durationText(estimate.seconds)} at the latency observed (--concurrency ${formatCount(options.concurrency)}).`,
+    `Time: about ${durationText(estimate.seconds)} at the latency observed ` +
+      `(--concurrency ${formatCount(options.concurrency)}).`,
   );
   return `${lines.join('\n')}\n`;
 }

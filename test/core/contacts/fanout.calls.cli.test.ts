@@ -13,7 +13,7 @@ import { call, everyContactOfDomain, qs, sandboxStats } from '../../helpers/inde
 import { SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, testDataset, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-/** The service's largest answer (spec §8): a domain with more at one seniority is written with the first 1,000 of it. */
+/** The service's largest answer (spec §8): a domain with more at one seniority is written with its first 1,000. */
 const MOST_PER_CALL = 1000;
 
 let sandbox: RunningSandbox;
@@ -82,13 +82,30 @@ function countByDomain(rows: any[]): Map<string, number> {
   return counts;
 }
 
+/**
+ * `contacts` over the first `max` companies of a set: each domain gets what the dataset says it has,
+ * and the run states its own cost. `shape`: the set's domains, contacts written and fewest calls.
+ */
+async function countedAgainstDataset(filters: Record<string, string>, max: number, shape: number[]) {
+  const domains = await domainsOf(filters, max);
+  const expected = new Map(domains.map((domain) => [domain, contactsWritten(domain)]));
+  const written = [...expected.values()].reduce((sum, count) => sum + count, 0);
+  const floor = fewestCalls(domains.length, written);
+  expect([domains.length, written, floor]).toEqual(shape);
+  const { rows, summary, calls, built } = await contactsRun(domains);
+  const got = countByDomain(rows);
+  for (const domain of domains) expect(got.get(domain) ?? 0, domain).toBe(expected.get(domain));
+  expect([summary.calls, summary.rows_received]).toEqual([calls, built]);
+  return { summary, calls, built, written, floor };
+}
+
 const identity = (contact: any) => `${contact.seniority} ${contact.full_name} <${contact.business_email ?? ''}>`;
 
-describe('contacts at default flags: calls against the fewest the service allows (spawned, against the sandbox)', () => {
-  // Bounds with room: the calls a run makes depend on which of its concurrent calls answer first (what
-  // the later ones are sized by). Issue 28's targets (1.5 times the fewest calls, 1.3 rows built per row
-  // written) are measured by `npm run bench` (BENCHMARKS.md section 3); here, bounds no run came near,
-  // so that a regression shows. Before issue 28 these sets took 278 and 331 calls.
+describe('contacts at default flags: calls against the fewest the service allows (spawned, sandbox)', () => {
+  // The calls a run makes depend a little on which of its concurrent calls answer first (what the later
+  // ones are packed by): a few calls either way. Issue 28's targets are 1.5 times the fewest calls and
+  // 1.3 rows built per row written (`npm run bench`, BENCHMARKS.md section 3). Before issue 28 these
+  // sets took 278, 331 and 1,176 calls.
   it('-t Shopify --country us: every contact in order; calls and rows built against the fewest', async () => {
     const domains = await domainsOf({ technology: 'Shopify', country: 'united states' }, 600);
     const expected = new Map<string, any[]>();
@@ -108,31 +125,32 @@ describe('contacts at default flags: calls against the fewest the service allows
 
     const floor = fewestCalls(domains.length, written);
     expect(floor).toBe(21);
-    // Measured: 29 to 31 calls, 1.27 to 1.34 rows built per row written.
-    expect(calls).toBeLessThanOrEqual(1.7 * floor);
-    expect(built).toBeLessThanOrEqual(1.45 * written);
+    // Measured: 29 to 30 calls, 1.16 to 1.21 rows built per row written (the target is 1.5 times the
+    // fewest calls; a call more or less depends on which answer comes first).
+    expect(calls).toBeLessThanOrEqual(1.55 * floor);
+    expect(built).toBeLessThanOrEqual(1.3 * written);
     // The run says what it cost: the sandbox's own counts.
     expect([summary.calls, summary.rows_received, summary.rows]).toEqual([calls, built, written]);
   });
 
-  it('-t WordPress --max 2000: every contact, domain by domain (a domain with 4,900 cut at 1,000 a seniority); calls and rows against the fewest', async () => {
-    const domains = await domainsOf({ technology: 'WordPress' }, 2000);
-    const expected = new Map(domains.map((domain) => [domain, contactsWritten(domain)]));
-    const written = [...expected.values()].reduce((sum, count) => sum + count, 0);
-    expect([domains.length, written]).toEqual([2000, 18_976]);
+  it('-t WordPress --max 2000: every contact (one domain cut at 1,000 a seniority); calls and rows', async () => {
+    const run = await countedAgainstDataset({ technology: 'WordPress' }, 2000, [2000, 18_976, 20]);
+    expect(run.summary.domains.truncated_at_limit).toHaveLength(1);
+    // Measured: 36 to 39 calls (the 1.5 times target is missed on this set: BENCHMARKS.md section 3
+    // says why), 1.25 to 1.30 rows built per row written.
+    expect(run.calls).toBeLessThanOrEqual(2.1 * run.floor);
+    expect(run.built).toBeLessThanOrEqual(1.35 * run.written);
+  });
 
-    const { rows, summary, calls, built } = await contactsRun(domains);
-    const got = countByDomain(rows);
-    for (const domain of domains) expect(got.get(domain) ?? 0, domain).toBe(expected.get(domain));
-    expect(summary.domains.truncated_at_limit).toHaveLength(1);
-
-    const floor = fewestCalls(domains.length, written);
-    expect(floor).toBe(20);
-    // Measured: 37 to 42 calls (the 1.5 times target is missed on this set: BENCHMARKS.md section 3
-    // says why), 1.29 to 1.44 rows built per row written.
-    expect(calls).toBeLessThanOrEqual(2.4 * floor);
-    expect(built).toBeLessThanOrEqual(1.6 * written);
-    expect([summary.calls, summary.rows_received]).toEqual([calls, built]);
+  it('-t jQuery --employee-range 11-500 --max 2000: every contact; calls and rows against the fewest', async () => {
+    const run = await countedAgainstDataset(
+      { technology: 'jQuery', employee_range: '11-500' },
+      2000,
+      [2000, 57_449, 58],
+    );
+    // Measured: 82 to 89 calls, 1.03 to 1.09 rows built per row written.
+    expect(run.calls).toBeLessThanOrEqual(1.6 * run.floor);
+    expect(run.built).toBeLessThanOrEqual(1.15 * run.written);
   });
 
   it('--seniority cxo,vp asks only those, and the rows built are the rows written', async () => {
