@@ -7,9 +7,9 @@
  * - a pipeline with --state that meets an outage mid-run resumes, once a healthy sandbox with the same
  *   seed answers on another port, to output byte-identical to a clean run.
  *
- * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. The
- * runs of a table go concurrently, each against its own sandbox: they mostly wait on timeouts and
- * backoff, so together they take about as long as the slowest.
+ * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. Every
+ * test runs concurrently with the others (all three blocks at once), each against its own sandbox:
+ * they mostly wait on timeouts and backoff, so together they take about as long as the slowest.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -83,7 +83,7 @@ async function timed(args: string[], options: CliOptions) {
 const totalFaults = (sandbox: RunningSandbox) =>
   FAULT_KIND_NAMES.reduce((sum, kind) => sum + sandbox.stats().faults[kind], 0);
 
-describe('30% faults of every kind, and latency spikes: output byte-identical to a fault-free run', () => {
+describe.concurrent('30% faults of every kind, and latency spikes: output byte-identical to a fault-free run', () => {
   // Retries enough that no request meets nine faults in a row (0.3^9 ≈ 2e-5); a 1 s timeout keeps
   // the silent kinds (stall-mid-body, no-response) cheap.
   const RETRIES = ['--timeout', '1', '--max-retries', '8'];
@@ -143,7 +143,7 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
   });
 });
 
-describe('a total outage: exit 5 within the retry budget, one line, no output file', () => {
+describe.concurrent('a total outage: exit 5 within the retry budget, one line, no output file', () => {
   const TIMEOUT_SECONDS = 1;
   const MAX_RETRIES = 2;
   const RETRIES = ['--timeout', String(TIMEOUT_SECONDS), '--max-retries', String(MAX_RETRIES)];
@@ -222,7 +222,7 @@ describe('a total outage: exit 5 within the retry budget, one line, no output fi
   );
 });
 
-describe('pipeline --state through an outage mid-run', () => {
+describe.concurrent('pipeline --state through an outage mid-run', () => {
   const ARGS = (state: string, out: string) => [
     '--page-size',
     '25',
@@ -242,7 +242,9 @@ describe('pipeline --state through an outage mid-run', () => {
   ];
   const RETRIES = ['--timeout', '1', '--max-retries', '2'];
 
-  it('exits 5 within the retry budget, keeps a checkpoint, and resumes on a healthy same-seed sandbox to byte-identical output', async () => {
+  it('exits 5 within the retry budget, keeps a checkpoint, and resumes on a healthy same-seed sandbox to byte-identical output', async ({
+    expect,
+  }) => {
     const reference = await scratchDir();
     const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], {
       url: healthy.url,
