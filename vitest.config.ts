@@ -54,7 +54,7 @@ export default defineConfig({
     // Builds dist/ when it is stale (the spawned-binary tests run it) and owns the run's scratch root.
     globalSetup: ['test/helpers/global-setup.ts'],
     // Removes each file's scratch directories and stray child processes when the file ends.
-    setupFiles: ['test/helpers/cpu-probe.ts', 'test/helpers/file-setup.ts'],
+    setupFiles: ['test/helpers/file-setup.ts'],
     // Spawned-binary tests mostly wait on child processes and servers: three files at once keep two cores busy.
     pool: 'forks',
     maxWorkers: 3,

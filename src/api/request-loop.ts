@@ -59,6 +59,8 @@ export interface HttpClientOptions {
   onRequest?: ((event: RequestEvent) => void) | undefined;
   /** Told while a request has waited a while for its answer, and once more (undefined) when none waits. */
   onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
+  /** A pacer shared with the other clients of the same service and key; default: one of this client's own. */
+  pacer?: RequestPacer | undefined;
 }
 
 export interface GetJsonRequest<T> {
@@ -142,7 +144,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   );
   setMaxListeners(0, stopAll.controller.signal);
   const stopSignals = [stopAll.controller.signal];
-  const pacer = new RequestPacer({ maxInFlight: options.connections });
+  const pacer = options.pacer ?? new RequestPacer({ maxInFlight: options.connections });
   const waitWatch = options.onWaiting ? new WaitWatch(service, options.onWaiting) : undefined;
 
   /** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */
@@ -341,7 +343,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (lifetime.signal.aborted) return;
     lifetime.abort();
     stopAll.dispose();
-    pacer.close(new Error('the API client was closed while a request waited its turn'));
+    // A shared pacer outlives this client: its waiters for this client left when `lifetime` was aborted.
+    if (options.pacer === undefined)
+      pacer.close(new Error('the API client was closed while a request waited its turn'));
     waitWatch?.close();
     if (agent !== undefined) await (await agent).close();
   }
