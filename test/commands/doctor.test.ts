@@ -5,7 +5,7 @@
  * said in the message, so no stopwatch is needed).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runInProcess } from '../helpers/cli.js';
 import {
   NGINX,
   OPENSSL,
@@ -65,6 +65,25 @@ describe('prospect doctor', () => {
     expect(run.stdout).toContain("ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter)");
     expect(run.stdout).toContain('ok  contract  row 11: the plan gate is 403 plan_required');
     expect(run.stdout).toMatch(/tolerances: --timeout 12 s a request \(connect 10 s\)/);
+  });
+
+  it('a base URL the commands refuse: exit 2 before any connection, with the line a command gives', async () => {
+    const spawned = await runCli(['doctor'], { url: 'not a url', apiKey: SANDBOX_KEYS.growth });
+    expect(spawned.code).toBe(2);
+    expect(spawned.stdout).toBe('');
+    expect(spawned.stderr).toBe(
+      'prospect: the base URL "not a url" is not a valid URL\nGive the service root, e.g. https://api.example.com\n',
+    );
+    // The other refusals, in process (no connection is tried, so nothing leaves this machine).
+    for (const [url, first] of [
+      ['ftp://127.0.0.1', 'prospect: the base URL must start with https:// (got ftp://)'],
+      ['http://example.com', 'prospect: refusing to send the API key over plain http to example.com; use https://'],
+    ]) {
+      const run = await runInProcess(['doctor'], { url, apiKey: SANDBOX_KEYS.growth });
+      expect(run.code, url).toBe(2);
+      expect(run.stdout, url).toBe('');
+      expect(run.stderr.split('\n')[0], url).toBe(first);
+    }
   });
 
   it('an unknown key: exit 4, as a command would', async () => {

@@ -8,6 +8,7 @@
 import {
   AuthError,
   bareHost,
+  checkBaseUrl,
   CLIENT_DEFAULTS,
   createClient,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -45,7 +46,8 @@ export interface Tolerances {
 
 /** Runs every check, says each as it ends; resolves to the exit code (0: usable). */
 export async function diagnose(connection: Connection, out: DoctorOutput, tolerances: Tolerances): Promise<number> {
-  const url = new URL(connection.baseUrl);
+  // The check every command makes: a base URL that is no URL is a usage error (exit 2), never a TypeError.
+  const url = checkBaseUrl(connection.baseUrl);
   const where = hostAndPort(url);
   out.line(`base URL  ${connection.baseUrl} (from ${connection.baseUrlSource})`);
   out.line(
