@@ -11,6 +11,7 @@ import { checkJsonBody } from './body-check.js';
 import { createDispatcher, type NetworkOptions } from './dispatcher.js';
 import { AbortedError, RequestError } from './errors.js';
 import {
+  describeFailure,
   errorFromResponse,
   malformedAnswerError,
   rateLimitedError,
@@ -20,7 +21,7 @@ import {
   type LastFailure,
 } from './error-responses.js';
 import { decodedBody } from './content-encoding.js';
-import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryPolicy } from './retry.js';
+import { decideRetry, isRetryableStatus, requestedWaitMs, retryAfterTooLong, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
 import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-signals.js';
@@ -190,7 +191,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // A 429 is the pacer's to wait out, for every request at once; it uses up no --max-retries.
       if (result.status === 429 && failure.kind === 'status') {
         rateLimited++;
-        if (result.retryAfterMs !== undefined && result.retryAfterMs > options.policy.maxDelayMs) {
+        if (retryAfterTooLong(result.retryAfterMs, options.policy)) {
           options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint) });
           throw retryAfterTooLongError(
             req.endpoint,
@@ -353,17 +354,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return { getJson, close };
 }
 
+/** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */
 function describeForEvent(failure: RetryableFailure, endpoint: string): string {
-  switch (failure.kind) {
-    case 'malformed':
-      return `the service answered ${endpoint} with ${failure.problem}`;
-    case 'status':
-      return failure.error.message;
-    case 'network':
-      return `${failure.failureClass}: ${failure.description}`;
-    case 'timeout':
-      return `timeout: ${failure.words ?? 'no complete answer'} after ${failure.timeoutMs} ms`;
-  }
+  return failure.kind === 'malformed'
+    ? `the service answered ${endpoint} with ${failure.problem}`
+    : describeFailure(failure);
 }
 
 // ---------------------------------------------------------------------------------------------
