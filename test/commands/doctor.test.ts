@@ -108,7 +108,8 @@ describe('prospect doctor', () => {
       expect(run.code).toBe(5);
       expect(run.stderr).toMatch(
         new RegExp(
-          `^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt \\(last: timeout: no complete answer within 4 s\\)\\n`,
+          `^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt ` +
+            `\\(last: timeout: no complete answer within 4 s\\)\\n`,
         ),
       );
     });
@@ -169,12 +170,19 @@ describe('prospect doctor', () => {
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(
-        /^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m,
+        new RegExp(
+          String.raw`^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, ` +
+            String.raw`DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$`,
+          'm',
+        ),
       );
       const untrusted = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth });
       expect(untrusted.code).toBe(5);
       expect(untrusted.stderr).toMatch(
-        /^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted \(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file /,
+        new RegExp(
+          String.raw`^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted ` +
+            String.raw`\(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file `,
+        ),
       );
     });
   });

@@ -29,7 +29,7 @@ const SET = [
 
 const units = (sandbox: RunningSandbox): number => sandbox.stats().units.growth;
 
-/** The uninterrupted run, on a sandbox of its own (the same seed gives the same answers): its bytes and what it cost. */
+/** The uninterrupted run, on a sandbox of its own (the same seed gives the same answers): its bytes and cost. */
 async function uninterrupted(spend: string[]): Promise<{ bytes: string; charged: number }> {
   const dir = await scratchDir();
   const reference = await startTestSandbox();
