@@ -7,9 +7,11 @@
  * - a pipeline with --state that meets an outage mid-run resumes, once a healthy sandbox with the same
  *   seed answers on another port, to output byte-identical to a clean run.
  *
- * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. Every
- * test runs concurrently with the others (all three blocks at once), each against its own sandbox:
- * they mostly wait on timeouts and backoff, so together they take about as long as the slowest.
+ * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. The
+ * runs of a table go concurrently, each against its own sandbox, and the outage table and the
+ * mid-run outage run at once: they mostly wait on timeouts and backoff, so together they take about
+ * as long as the slowest. The fault table runs alone: its clean runs at once are a burst of CPU
+ * that other files' rate-limited runs (api/pacer.cli.test.ts) must not meet on top of these.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -83,7 +85,7 @@ async function timed(args: string[], options: CliOptions) {
 const totalFaults = (sandbox: RunningSandbox) =>
   FAULT_KIND_NAMES.reduce((sum, kind) => sum + sandbox.stats().faults[kind], 0);
 
-describe.concurrent('30% faults of every kind, and latency spikes: output byte-identical to a fault-free run', () => {
+describe('30% faults of every kind, and latency spikes: output byte-identical to a fault-free run', () => {
   // Retries enough that no request meets nine faults in a row (0.3^9 ≈ 2e-5); a 1 s timeout keeps
   // the silent kinds (stall-mid-body, no-response) cheap.
   const RETRIES = ['--timeout', '1', '--max-retries', '8'];
