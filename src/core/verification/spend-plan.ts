@@ -153,7 +153,8 @@ function parseRow<Row>(text: string, path: string, line: number): Row {
   if (typeof row !== 'object' || row === null || typeof (row as { domain?: unknown }).domain !== 'string') {
     throw new UsageError(
       `${path} line ${line} is damaged: it is not a row prospect wrote.`,
-      'Remove the unfinished run (the current folder of the --state directory) to start over; paid verifications are kept.',
+      'Remove the unfinished run (the current folder of the --state directory) to start over; ' +
+        'paid verifications are kept.',
     );
   }
   return row as Row;
