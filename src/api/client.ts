@@ -9,6 +9,7 @@ import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { isLoopbackHost } from './proxy.js';
+import type { RequestPacer } from './pacer.js';
 import { createHttpClient, type HttpClient, type JsonAnswer, type RequestEvent } from './request-loop.js';
 import type { WaitNotice } from './wait-watch.js';
 import { checkCompaniesPage } from './companies-page.js';
@@ -63,6 +64,11 @@ export interface ClientOptions {
   connectTimeoutMs?: number | undefined;
   /** Told while a request has waited a while for its answer (WAIT_NOTICE_AFTER_MS), and when none does any more. */
   onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
+  /**
+   * One pace for several clients of the same service and key (a run's paid calls and its listing):
+   * the service's rate limit counts them all. Default: a pacer of this client's own.
+   */
+  pacer?: RequestPacer | undefined;
 }
 
 export interface CompanyQuery {
@@ -171,6 +177,7 @@ export function createClient(options: ClientOptions): ProspectClient {
     signal: options.signal,
     onRequest: options.onRequest,
     onWaiting: options.onWaiting,
+    pacer: options.pacer,
   });
 
   return {

@@ -279,7 +279,7 @@ function hintFromDetails(details: Record<string, unknown>): string | undefined {
 // Giving up after retries
 
 /** The kind of a failure that got no answer, as messages name it. */
-export type NetworkFailureClass = 'DNS' | 'refused' | 'timeout' | 'TLS' | 'proxy' | 'connection';
+export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
 
 /** What the last failed attempt was, for the "after N attempts (last: ...)" message. */
 export type LastFailure =
@@ -302,11 +302,10 @@ export function describeFailure(failure: LastFailure): string {
 }
 
 /** What to do once a request has failed every attempt, by the kind of its last failure. */
-const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'status', string>> = {
+const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'timeout' | 'status', string>> = {
   DNS: "Check the host name in the base URL and this machine's DNS; behind a proxy, set HTTPS_PROXY.",
   refused: "Nothing accepts connections there: check the base URL's host and port, and that the service is up.",
   timeout: 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.',
-  TLS: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
   proxy:
     'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY ' +
     'lists hosts reached directly.',

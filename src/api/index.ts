@@ -12,6 +12,7 @@ export {
   type ProspectClient,
 } from './client.js';
 export { MAX_RATE_LIMITED_ATTEMPTS, type RequestEvent } from './request-loop.js';
+export { RequestPacer } from './pacer.js';
 export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 export {
   bareHost,

@@ -11,6 +11,7 @@ import { checkJsonBody } from './body-check.js';
 import { createDispatcher, type NetworkOptions } from './dispatcher.js';
 import { AbortedError, RequestError } from './errors.js';
 import {
+  describeFailure,
   errorFromResponse,
   malformedAnswerError,
   rateLimitedError,
@@ -20,7 +21,7 @@ import {
   type LastFailure,
 } from './error-responses.js';
 import { decodedBody } from './content-encoding.js';
-import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryPolicy } from './retry.js';
+import { decideRetry, isRetryableStatus, requestedWaitMs, retryAfterTooLong, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
 import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-signals.js';
@@ -59,6 +60,8 @@ export interface HttpClientOptions {
   onRequest?: ((event: RequestEvent) => void) | undefined;
   /** Told while a request has waited a while for its answer, and once more (undefined) when none waits. */
   onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
+  /** A pacer shared with the other clients of the same service and key; default: one of this client's own. */
+  pacer?: RequestPacer | undefined;
 }
 
 export interface GetJsonRequest<T> {
@@ -141,7 +144,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   );
   setMaxListeners(0, stopAll.controller.signal);
   const stopSignals = [stopAll.controller.signal];
-  const pacer = new RequestPacer({ maxInFlight: options.connections });
+  const pacer = options.pacer ?? new RequestPacer({ maxInFlight: options.connections });
   const waitWatch = options.onWaiting ? new WaitWatch(service, options.onWaiting) : undefined;
 
   /** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */
@@ -187,7 +190,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // A 429 is the pacer's to wait out, for every request at once; it uses up no --max-retries.
       if (result.status === 429 && failure.kind === 'status') {
         rateLimited++;
-        if (result.retryAfterMs !== undefined && result.retryAfterMs > options.policy.maxDelayMs) {
+        if (retryAfterTooLong(result.retryAfterMs, options.policy)) {
           options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint) });
           throw retryAfterTooLongError(
             req.endpoint,
@@ -340,7 +343,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (lifetime.signal.aborted) return;
     lifetime.abort();
     stopAll.dispose();
-    pacer.close(new Error('the API client was closed while a request waited its turn'));
+    // A shared pacer outlives this client: its waiters for this client left when `lifetime` was aborted.
+    if (options.pacer === undefined)
+      pacer.close(new Error('the API client was closed while a request waited its turn'));
     waitWatch?.close();
     if (agent !== undefined) await (await agent).close();
   }
@@ -348,17 +353,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return { getJson, close };
 }
 
+/** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */
 function describeForEvent(failure: RetryableFailure, endpoint: string): string {
-  switch (failure.kind) {
-    case 'malformed':
-      return `the service answered ${endpoint} with ${failure.problem}`;
-    case 'status':
-      return failure.error.message;
-    case 'network':
-      return `${failure.failureClass}: ${failure.description}`;
-    case 'timeout':
-      return `timeout: ${failure.words ?? 'no complete answer'} after ${failure.timeoutMs} ms`;
-  }
+  return failure.kind === 'malformed'
+    ? `the service answered ${endpoint} with ${failure.problem}`
+    : describeFailure(failure);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -163,15 +163,18 @@ export interface FailedAttempt {
  * once: waiting minutes silently would look like a hang, and waiting less than asked would only
  * earn another 429.
  */
+/** A Retry-After longer than the cap ends the request at once, a 429's (which the pacer waits out) as any other's. */
+export function retryAfterTooLong(retryAfterMs: number | undefined, policy: RetryPolicy): retryAfterMs is number {
+  return retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs;
+}
+
 export function decideRetry(failed: FailedAttempt, policy: RetryPolicy): RetryDecision {
   if (failed.malformed && (failed.chargedPerAnswer || (failed.malformedRetries ?? 0) >= MAX_MALFORMED_RETRIES)) {
     return { retry: false, why: 'exhausted' };
   }
   if (failed.retryIndex >= policy.maxRetries) return { retry: false, why: 'exhausted' };
   const { retryAfterMs } = failed;
-  if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) {
-    return { retry: false, why: 'retry-after-too-long', retryAfterMs };
-  }
+  if (retryAfterTooLong(retryAfterMs, policy)) return { retry: false, why: 'retry-after-too-long', retryAfterMs };
   const jittered = backoffDelayMs(failed.retryIndex, policy);
   return { retry: true, delayMs: Math.max(jittered, retryAfterMs ?? 0) };
 }

@@ -19,10 +19,14 @@ const NETWORK_WORDS: Record<string, [NetworkFailureClass, string]> = {
   EHOSTUNREACH: ['connection', 'host unreachable'],
   ENETUNREACH: ['connection', 'network unreachable'],
   ENOTFOUND: ['DNS', 'host not found'],
-  UND_ERR_CONNECT_TIMEOUT: ['timeout', 'no connection'],
-  UND_ERR_HEADERS_TIMEOUT: ['timeout', 'no answer'],
-  UND_ERR_BODY_TIMEOUT: ['timeout', 'the answer stopped coming'],
-  ETIMEDOUT: ['timeout', 'no connection'],
+};
+
+/** What each timeout code means; a timeout is its own kind of failure (LastFailure `timeout`), not a network class. */
+const TIMEOUT_WORDS: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'no connection',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer',
+  UND_ERR_BODY_TIMEOUT: 'the answer stopped coming',
+  ETIMEDOUT: 'no connection',
 };
 
 const UNTRUSTED_HINT =
@@ -113,7 +117,7 @@ export function describeTransportFailure(
   const where = hostAndPort(facts.baseUrl);
   const verdict = classifyTransportFailure(code, facts.timedOut);
   if (verdict === 'timeout') {
-    const words = code !== undefined ? NETWORK_WORDS[code]?.[1] : undefined;
+    const words = code !== undefined ? TIMEOUT_WORDS[code] : undefined;
     return {
       kind: 'timeout',
       timeoutMs: facts.timeoutMs,

@@ -1,8 +1,30 @@
-import { createClient, type ProspectClient, type RequestEvent, type WaitNotice } from '../api/index.js';
+import {
+  CLIENT_DEFAULTS,
+  createClient,
+  RequestPacer,
+  type ProspectClient,
+  type RequestEvent,
+  type WaitNotice,
+} from '../api/index.js';
 import type { Connection } from './connection.js';
 import type { RunContext } from './context.js';
 
-/** The one place the CLI builds its client: debug logging and cancellation are wired here. */
+/**
+ * One pacer per connection: every client of a run (the listing's and the paid calls') shares it, so
+ * the service's rate limit sees one polite client, not one per kind of call (issue 27).
+ */
+const pacers = new WeakMap<Connection, RequestPacer>();
+
+function pacerOf(connection: Connection): RequestPacer {
+  let pacer = pacers.get(connection);
+  if (pacer === undefined) {
+    pacer = new RequestPacer({ maxInFlight: CLIENT_DEFAULTS.connections });
+    pacers.set(connection, pacer);
+  }
+  return pacer;
+}
+
+/** The one place the CLI builds its client: debug logging, cancellation and the shared pacer are wired here. */
 export function createApiClient(ctx: RunContext, connection: Connection): ProspectClient {
   const client = createClient({
     baseUrl: connection.baseUrl,
@@ -18,6 +40,7 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
       ? (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event))
       : undefined,
     onWaiting: ctx.reporter.showsProgress ? waitNotices(ctx) : undefined,
+    pacer: pacerOf(connection),
   });
   ctx.onCleanup(() => client.close());
   return client;
@@ -49,8 +72,6 @@ function waitNotices(ctx: RunContext): (notice: WaitNotice | undefined) => void 
 function describeRequest(event: RequestEvent): string {
   const outcome = event.status !== undefined ? String(event.status) : (event.error ?? 'no answer');
   const retry = event.retryInMs !== undefined ? `, retry in ${event.retryInMs} ms` : '';
-  return (
-    `${event.method} ${event.url} (Authorization: Bearer ***) -> ${outcome} in ` +
-    `${Math.round(event.durationMs)} ms, attempt ${event.attempt}${retry}`
-  );
+  const took = `${Math.round(event.durationMs)} ms, attempt ${event.attempt}${retry}`;
+  return `${event.method} ${event.url} (Authorization: Bearer ***) -> ${outcome} in ${took}`;
 }

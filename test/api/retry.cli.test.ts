@@ -8,8 +8,10 @@
  *   seed answers on another port, to output byte-identical to a clean run.
  *
  * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. The
- * runs of a table go concurrently, each against its own sandbox: they mostly wait on timeouts and
- * backoff, so together they take about as long as the slowest.
+ * runs of a table go concurrently, each against its own sandbox, and the outage table and the
+ * mid-run outage run at once: they mostly wait on timeouts and backoff, so together they take about
+ * as long as the slowest. The fault table runs alone: its clean runs at once are a burst of CPU
+ * that other files' rate-limited runs (api/pacer.cli.test.ts) must not meet on top of these.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -130,7 +132,8 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
       const faulty = await timed([...RETRIES, ...args], { url: flaky.url, ...(input ? { input: input() } : {}) });
       const { faults, requests } = flaky.stats();
       console.log(
-        `${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ${requests.total} requests, ${totalFaults(flaky)} faults ${JSON.stringify(faults)}`,
+        `${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ` +
+          `${requests.total} requests, ${totalFaults(flaky)} faults ${JSON.stringify(faults)}`,
       );
       expect(faulty.stderr).toBe('');
       expect(faulty.code).toBe(0);
@@ -143,7 +146,7 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
   });
 });
 
-describe('a total outage: exit 5 within the retry budget, one line, no output file', () => {
+describe.concurrent('a total outage: exit 5 within the retry budget, one line, no output file', () => {
   const TIMEOUT_SECONDS = 1;
   const MAX_RETRIES = 2;
   const RETRIES = ['--timeout', String(TIMEOUT_SECONDS), '--max-retries', String(MAX_RETRIES)];
@@ -191,15 +194,18 @@ describe('a total outage: exit 5 within the retry budget, one line, no output fi
           ...(input ? { input: input() } : {}),
         });
         console.log(
-          `outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms (budget ${budgetMs} ms, bound ${HEADROOM}x), ${down.stats().requests.total} requests`,
+          `outage, ${name}, ${mix}: ${Math.round(run.elapsedMs)} ms ` +
+            `(budget ${budgetMs} ms, bound ${HEADROOM}x), ${down.stats().requests.total} requests`,
         );
         expect(run.code).toBe(5);
-        // A 429 uses up no --max-retries (everyone waits out its Retry-After instead): each one met is one attempt more, and a wait.
+        // A 429 uses up no --max-retries (everyone waits out its Retry-After instead): each one met is one
+        // attempt more, and a wait.
         const rateLimited = down.stats().faults['429'] + down.stats().faults['429-no-retry-after'];
         expect(run.elapsedMs).toBeLessThan(HEADROOM * (budgetMs + rateLimited * INJECTED_RETRY_AFTER_MS));
         const lines = run.stderr.trimEnd().split('\n');
         const failure = new RegExp(
-          `^prospect: no answer from 127\\.0\\.0\\.1:${new URL(down.url).port} for ${endpoint} after \\d+ attempts \\(last: .+\\)$`,
+          `^prospect: no answer from 127\\.0\\.0\\.1:${new URL(down.url).port} for ${endpoint} ` +
+            `after \\d+ attempts \\(last: .+\\)$`,
         );
         // One line says what failed, the next what to do; a pipeline with --state adds one saying how to resume.
         const failureAt = lines.findIndex((line) => failure.test(line));
@@ -222,7 +228,7 @@ describe('a total outage: exit 5 within the retry budget, one line, no output fi
   );
 });
 
-describe('pipeline --state through an outage mid-run', () => {
+describe.concurrent('pipeline --state through an outage mid-run', () => {
   const ARGS = (state: string, out: string) => [
     '--page-size',
     '25',
@@ -242,52 +248,60 @@ describe('pipeline --state through an outage mid-run', () => {
   ];
   const RETRIES = ['--timeout', '1', '--max-retries', '2'];
 
-  it('exits 5 within the retry budget, keeps a checkpoint, and resumes on a healthy same-seed sandbox to byte-identical output', async () => {
-    const reference = await scratchDir();
-    const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], {
-      url: healthy.url,
-      cwd: reference,
-    });
-    expect(clean.code).toBe(0);
-    const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
+  const NAME =
+    'exits 5 within the retry budget, keeps a checkpoint, ' +
+    'and resumes on a healthy same-seed sandbox to byte-identical output';
+  it(
+    NAME,
+    async ({ expect }) => {
+      const reference = await scratchDir();
+      const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], {
+        url: healthy.url,
+        cwd: reference,
+      });
+      expect(clean.code).toBe(0);
+      const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
 
-    const work = await scratchDir();
-    const state = join(work, 'state');
-    const out = join(work, 'leads.csv');
-    await writeFile(out, 'last week\n');
-    // The service answers 25 of the ~45 requests a clean run makes, then fails every one, with every
-    // kind of fault. (Company pages run ahead of contact calls, so the first pages are committed only
-    // after ~20 requests.)
-    const outage = await withSandbox(
-      { ...DATA, failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 },
-      (down) => timed([...RETRIES, ...ARGS(state, out)], { url: down.url, cwd: work }),
-    );
-    const budgetMs = retryBudgetMs(1, 2);
-    console.log(
-      `outage mid-run: ${Math.round(outage.elapsedMs)} ms (clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms, bound ${HEADROOM}x)`,
-    );
-    expect(outage.code).toBe(5);
-    expect(outage.elapsedMs).toBeLessThan(HEADROOM * (clean.elapsedMs + budgetMs));
-    expect(outage.stderr).toMatch(
-      /^prospect: no answer from 127\.0\.0\.1:\d+ for \/(companies|contacts) after \d+ attempts/m,
-    );
-    expect(outage.stderr).toMatch(
-      /^prospect: the checkpoint in .* keeps \d+ committed rows; run the same command again to resume\.$/m,
-    );
-    expect(await readFile(out, 'utf8')).toBe('last week\n');
-    const checkpoint = JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8'));
-    expect(checkpoint.pages_done).toBeGreaterThanOrEqual(1);
-    expect(checkpoint.listing_done).toBe(false);
+      const work = await scratchDir();
+      const state = join(work, 'state');
+      const out = join(work, 'leads.csv');
+      await writeFile(out, 'last week\n');
+      // The service answers 25 of the ~45 requests a clean run makes, then fails every one, with every
+      // kind of fault. (Company pages run ahead of contact calls, so the first pages are committed only
+      // after ~20 requests.)
+      const outage = await withSandbox(
+        { ...DATA, failRate: 1, faults: EVERY_KIND, faultSeed: FAULT_SEED, faultsAfter: 25 },
+        (down) => timed([...RETRIES, ...ARGS(state, out)], { url: down.url, cwd: work }),
+      );
+      const budgetMs = retryBudgetMs(1, 2);
+      console.log(
+        `outage mid-run: ${Math.round(outage.elapsedMs)} ms ` +
+          `(clean run ${Math.round(clean.elapsedMs)} ms + budget ${budgetMs} ms, bound ${HEADROOM}x)`,
+      );
+      expect(outage.code).toBe(5);
+      expect(outage.elapsedMs).toBeLessThan(HEADROOM * (clean.elapsedMs + budgetMs));
+      expect(outage.stderr).toMatch(
+        /^prospect: no answer from 127\.0\.0\.1:\d+ for \/(companies|contacts) after \d+ attempts/m,
+      );
+      expect(outage.stderr).toMatch(
+        /^prospect: the checkpoint in .* keeps \d+ committed rows; run the same command again to resume\.$/m,
+      );
+      expect(await readFile(out, 'utf8')).toBe('last week\n');
+      const checkpoint = JSON.parse(await readFile(join(state, 'current', 'checkpoint.json'), 'utf8'));
+      expect(checkpoint.pages_done).toBeGreaterThanOrEqual(1);
+      expect(checkpoint.listing_done).toBe(false);
 
-    // The faults stop: a healthy sandbox with the same seed, on another port. Its cursors are sealed
-    // with the dataset, so the checkpoint's cursor is valid there.
-    await withSandbox(DATA, async (revived) => {
-      expect(revived.url).not.toBe(healthy.url);
-      const resumed = await timed(['--verbose', ...RETRIES, ...ARGS(state, out)], { url: revived.url, cwd: work });
-      expect(resumed.code).toBe(0);
-      expect(resumed.stderr).toMatch(new RegExp(`Resuming the unfinished run ${checkpoint.run_id}`));
-    });
-    expect(await readFile(out, 'utf8')).toBe(expected);
-    expect(existsSync(join(state, 'current', 'checkpoint.json'))).toBe(false);
-  }, 120_000);
+      // The faults stop: a healthy sandbox with the same seed, on another port. Its cursors are sealed
+      // with the dataset, so the checkpoint's cursor is valid there.
+      await withSandbox(DATA, async (revived) => {
+        expect(revived.url).not.toBe(healthy.url);
+        const resumed = await timed(['--verbose', ...RETRIES, ...ARGS(state, out)], { url: revived.url, cwd: work });
+        expect(resumed.code).toBe(0);
+        expect(resumed.stderr).toMatch(new RegExp(`Resuming the unfinished run ${checkpoint.run_id}`));
+      });
+      expect(await readFile(out, 'utf8')).toBe(expected);
+      expect(existsSync(join(state, 'current', 'checkpoint.json'))).toBe(false);
+    },
+    120_000,
+  );
 });

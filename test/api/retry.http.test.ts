@@ -96,6 +96,20 @@ describe('retries recover', () => {
     expect(events[0]?.error).toMatch(/^timeout: /);
   });
 
+  it('a timeout at every attempt: each attempt is said as the error says the last one', async () => {
+    const { server, client } = await setup([{ neverRespond: true }], { timeoutMs: 150, maxRetries: 1 });
+    const error = await firstPage(client).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(server.requests).toHaveLength(2);
+    const { reason, message } = error as ServiceError;
+    expect(reason).toBe('timeout: no complete answer within 150 ms');
+    expect(message).toContain(`(last: ${reason})`);
+    expect(events.map((event) => event.error)).toEqual([reason, reason]);
+  });
+
   it('from a body that stalls past the timeout', async () => {
     const { server, client } = await setup([{ stallMidBodyMs: 2_000, body: companiesPage(['a.com']) }, ok], {
       timeoutMs: 150,
@@ -122,7 +136,10 @@ describe('retries recover', () => {
     await c.close();
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.message).toMatch(
-      /^no answer from 127\.0\.0\.1:\d+ for \/companies after 3 attempts \(last: refused: connection refused \(ECONNREFUSED\)\)$/,
+      new RegExp(
+        String.raw`^no answer from 127\.0\.0\.1:\d+ for /companies after 3 attempts ` +
+          String.raw`\(last: refused: connection refused \(ECONNREFUSED\)\)$`,
+      ),
     );
   });
 });
@@ -188,10 +205,28 @@ describe('Retry-After', () => {
     const error = await failure(firstPage(client));
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.message).toBe(
-      'the service asked to wait 120 s before asking /companies again (rate limit: 429 rate_limited), longer than prospect waits (10 s); try again later',
+      'the service asked to wait 120 s before asking /companies again (rate limit: 429 rate_limited), ' +
+        'longer than prospect waits (10 s); try again later',
     );
     expect(server.requests).toHaveLength(1);
   });
+
+  it.each([429, 503])(
+    'a %i meets the one cap: a Retry-After of the cap is waited, a longer one is not',
+    async (status) => {
+      const asked = (seconds: string): ScriptedResponse => ({
+        status,
+        headers: { 'retry-after': seconds },
+        body: errorBody(status === 429 ? 'rate_limited' : 'unavailable', 'wait'),
+      });
+      const waited = await setup([asked('0.2'), ok], { maxRetryDelayMs: 200 });
+      expect((await firstPage(waited.client)).data).toHaveLength(1);
+      expect(waited.server.requests).toHaveLength(2);
+      const refused = await setup([asked('0.3'), ok], { maxRetryDelayMs: 200 });
+      expect((await failure(firstPage(refused.client))).message).toMatch(/^the service asked to wait 300 ms before/);
+      expect(refused.server.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('not retried', () => {
@@ -243,7 +278,8 @@ describe('retry cap', () => {
     expect(exitCodeOf(error)).toBe(ExitCode.service);
     expect((error as ServiceError).attempts).toBe(4);
     expect(error.message).toBe(
-      `no answer from 127.0.0.1:${new URL(server.url).port} for /companies after 4 attempts (last: 503 internal_error "down for maintenance")`,
+      `no answer from 127.0.0.1:${new URL(server.url).port} for /companies after 4 attempts ` +
+        `(last: 503 internal_error "down for maintenance")`,
     );
     expect(server.requests).toHaveLength(4);
     expect(events.map((event) => event.attempt)).toEqual([1, 2, 3, 4]);

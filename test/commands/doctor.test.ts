@@ -5,7 +5,7 @@
  * said in the message, so no stopwatch is needed).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runInProcess } from '../helpers/cli.js';
 import {
   NGINX,
   OPENSSL,
@@ -67,6 +67,25 @@ describe('prospect doctor', () => {
     expect(run.stdout).toMatch(/tolerances: --timeout 12 s a request \(connect 10 s\)/);
   });
 
+  it('a base URL the commands refuse: exit 2 before any connection, with the line a command gives', async () => {
+    const spawned = await runCli(['doctor'], { url: 'not a url', apiKey: SANDBOX_KEYS.growth });
+    expect(spawned.code).toBe(2);
+    expect(spawned.stdout).toBe('');
+    expect(spawned.stderr).toBe(
+      'prospect: the base URL "not a url" is not a valid URL\nGive the service root, e.g. https://api.example.com\n',
+    );
+    // The other refusals, in process (no connection is tried, so nothing leaves this machine).
+    for (const [url, first] of [
+      ['ftp://127.0.0.1', 'prospect: the base URL must start with https:// (got ftp://)'],
+      ['http://example.com', 'prospect: refusing to send the API key over plain http to example.com; use https://'],
+    ]) {
+      const run = await runInProcess(['doctor'], { url, apiKey: SANDBOX_KEYS.growth });
+      expect(run.code, url).toBe(2);
+      expect(run.stdout, url).toBe('');
+      expect(run.stderr.split('\n')[0], url).toBe(first);
+    }
+  });
+
   it('an unknown key: exit 4, as a command would', async () => {
     const run = await runCli(['doctor'], { url: sandbox.url, apiKey: 'not-a-key-at-all-000' });
     expect(run.code).toBe(4);
@@ -89,7 +108,8 @@ describe('prospect doctor', () => {
       expect(run.code).toBe(5);
       expect(run.stderr).toMatch(
         new RegExp(
-          `^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt \\(last: timeout: no complete answer within 4 s\\)\\n`,
+          `^prospect: no answer from 127\\.0\\.0\\.1:${port} for /companies after 1 attempt ` +
+            `\\(last: timeout: no complete answer within 4 s\\)\\n`,
         ),
       );
     });
@@ -150,12 +170,19 @@ describe('prospect doctor', () => {
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(
-        /^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$/m,
+        new RegExp(
+          String.raw`^ok {2}TLS {7}TLSv1\.3, certificate for IP Address:127\.0\.0\.1, DNS:localhost, ` +
+            String.raw`DNS:api\.prospect\.test, issued by prospect test CA, valid until .+ \(\d+ ms\)$`,
+          'm',
+        ),
       );
       const untrusted = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth });
       expect(untrusted.code).toBe(5);
       expect(untrusted.stderr).toMatch(
-        /^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted \(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file /,
+        new RegExp(
+          String.raw`^prospect: cannot trust the service at 127\.0\.0\.1:\d+: its certificate is not trusted ` +
+            String.raw`\(TLS: UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\nSet ca-file `,
+        ),
       );
     });
   });

@@ -8,6 +8,7 @@
 import {
   AuthError,
   bareHost,
+  checkBaseUrl,
   CLIENT_DEFAULTS,
   createClient,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -45,15 +46,14 @@ export interface Tolerances {
 
 /** Runs every check, says each as it ends; resolves to the exit code (0: usable). */
 export async function diagnose(connection: Connection, out: DoctorOutput, tolerances: Tolerances): Promise<number> {
-  const url = new URL(connection.baseUrl);
+  // The check every command makes: a base URL that is no URL is a usage error (exit 2), never a TypeError.
+  const url = checkBaseUrl(connection.baseUrl);
   const where = hostAndPort(url);
   out.line(`base URL  ${connection.baseUrl} (from ${connection.baseUrlSource})`);
-  out.line(
-    `proxy     ${connection.proxy.proxy ? `${describeProxy(connection.proxy.proxy)} (from ${connection.proxy.source})` : `none: ${connection.proxy.why}`}`,
-  );
-  out.line(
-    `CA        ${url.protocol === 'https:' ? connection.trust.description : 'none needed (plain http on this machine)'}`,
-  );
+  const { proxy } = connection;
+  out.line(`proxy     ${proxy.proxy ? `${describeProxy(proxy.proxy)} (from ${proxy.source})` : `none: ${proxy.why}`}`);
+  const trust = url.protocol === 'https:' ? connection.trust.description : 'none needed (plain http on this machine)';
+  out.line(`CA        ${trust}`);
   out.line(`key       ${redactSecret(connection.apiKey)}`);
   await checkSteps(connection, url, out);
   const client = createClient({
@@ -72,16 +72,25 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
   } finally {
     await client.close();
   }
+  const connectSeconds = Math.min(DEFAULT_CONNECT_TIMEOUT_MS, tolerances.timeoutMs) / 1000;
+  const maxDelaySeconds = RETRY_DEFAULTS.maxDelayMs / 1000;
+  const cursorParam = connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   out.line(
-    `tolerances: --timeout ${tolerances.timeoutMs / 1000} s a request (connect ${Math.min(DEFAULT_CONNECT_TIMEOUT_MS, tolerances.timeoutMs) / 1000} s), --max-retries ${tolerances.maxRetries} ` +
-      `with backoff from ${RETRY_DEFAULTS.baseDelayMs} ms to ${RETRY_DEFAULTS.maxDelayMs / 1000} s; a 429 waits its Retry-After (at most ${RETRY_DEFAULTS.maxDelayMs / 1000} s) for every request at once, ` +
-      `up to ${MAX_RATE_LIMITED_ATTEMPTS} times a request; pages of ${CLIENT_DEFAULTS.pageSize} rows by "${connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam}".`,
+    `tolerances: --timeout ${tolerances.timeoutMs / 1000} s a request (connect ${connectSeconds} s), ` +
+      `--max-retries ${tolerances.maxRetries} ` +
+      `with backoff from ${RETRY_DEFAULTS.baseDelayMs} ms to ${maxDelaySeconds} s; ` +
+      `a 429 waits its Retry-After (at most ${maxDelaySeconds} s) for every request at once, ` +
+      `up to ${MAX_RATE_LIMITED_ATTEMPTS} times a request; ` +
+      `pages of ${CLIENT_DEFAULTS.pageSize} rows by "${cursorParam}".`,
   );
   out.line('The service is usable from here.');
   return ExitCode.ok;
 }
 
-/** DNS, TCP and TLS, timed; through a proxy, the connection to the proxy. Throws a CliError (exit 5) at the first that fails. */
+/**
+ * DNS, TCP and TLS, timed; through a proxy, the connection to the proxy. Throws a CliError (exit 5)
+ * at the first that fails.
+ */
 async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): Promise<void> {
   const proxy = connection.proxy.proxy;
   const target = proxy ?? url;
@@ -130,9 +139,8 @@ async function checkPlan(client: ProspectClient, where: string, out: DoctorOutpu
   try {
     for await (const page of client.companies({ technology: PROBE_TECHNOLOGY }, { pageSize: 1 })) {
       out.line(`ok  HTTP      ${where} answered GET /companies (${Math.round(performance.now() - startedAt)} ms)`);
-      findings.push(
-        `rows 2 and 1: a page of limit=1 held ${page.data.length} row, and ${page.nextCursor === null ? 'no next page' : 'a next_cursor to follow'}`,
-      );
+      const next = page.nextCursor === null ? 'no next page' : 'a next_cursor to follow';
+      findings.push(`rows 2 and 1: a page of limit=1 held ${page.data.length} row, and ${next}`);
       break;
     }
     out.line('ok  plan      companies: open to this key');
@@ -151,7 +159,8 @@ async function checkPlan(client: ProspectClient, where: string, out: DoctorOutpu
   } catch (error) {
     if (!(error instanceof AuthError) || error.code !== 'plan_required') throw planFailure(error);
     out.line(
-      "ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter); companies, count and verify still work",
+      "ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter); " +
+        'companies, count and verify still work',
     );
     findings.push('row 11: the plan gate is 403 plan_required');
   }

@@ -6,14 +6,10 @@
  * write the rows in their order; `verify` plans over its input read once.
  */
 import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UsageError } from '../../exit-codes.js';
 import { emailKey } from '../../io/emails.js';
 import { linesOf } from '../../io/input/stream.js';
-import { trackTempFile, untrackTempFile } from '../../io/temp-files.js';
+import { runTempFile } from '../../io/run-temp-file.js';
 import { createRowWriter, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
 import type { ContactRow } from '../contacts/rows.js';
@@ -125,15 +121,14 @@ export class RowSpool<Row> {
 
   /** A spool in a temporary file of this run, removed when the run ends (or by a signal handler). */
   static async temporary<Row>(ctx: RunContext): Promise<RowSpool<Row>> {
-    const path = join(tmpdir(), `prospect-rows-${process.pid}-${randomUUID()}`);
-    trackTempFile(path);
-    const file = await AppendOnlyFile.open(path, 0);
-    ctx.onCleanup(async () => {
-      await file.close().catch(() => {});
-      untrackTempFile(path);
-      await rm(path, { force: true });
-    });
-    return RowSpool.over(file, path);
+    const opened: { file?: AppendOnlyFile } = {};
+    const path = runTempFile(
+      'rows',
+      (task) => ctx.onCleanup(task),
+      async () => opened.file?.close(),
+    );
+    opened.file = await AppendOnlyFile.open(path, 0);
+    return RowSpool.over(opened.file, path);
   }
 
   /** The rows written so far (up to the file's committed length), in their order. */

@@ -1,12 +1,8 @@
 /** Where a command's input text comes from: its arguments, a file, or standard input. */
-import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../exit-codes.js';
-import { trackTempFile, untrackTempFile } from '../temp-files.js';
+import { runTempFile } from '../run-temp-file.js';
 import { decodeStream } from './decode.js';
 import type { InputFormat } from './model.js';
 
@@ -60,12 +56,7 @@ export async function spoolToFile(
   stdin: NodeJS.ReadableStream,
   onCleanup: (task: () => Promise<void>) => void,
 ): Promise<InputStream> {
-  const path = join(tmpdir(), `prospect-input-${process.pid}-${randomUUID()}`);
-  trackTempFile(path);
-  onCleanup(async () => {
-    untrackTempFile(path);
-    await rm(path, { force: true });
-  });
+  const path = runTempFile('input', onCleanup);
   await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
   return { origin: input.origin, open: () => fileChunks(path, input.origin), reopenable: true };
 }

@@ -4,11 +4,12 @@
  * the service charged. Also against a service that does not honour Idempotency-Key, with --no-cache
  * (only the run's own state knows what it paid), and for a capped run killed while it pays. Money
  * is the sandbox's unit counter; every run has a cache directory of its own (test/helpers/cli.ts),
- * so nothing but the --state directory carries what was paid from one run to the next.
+ * so nothing but the --state directory carries what was paid from one run to the next. Each case has
+ * sandboxes of its own, so the three run at once (they mostly wait on the service's latency).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { finishCli, runCli, scratchDir, startCli } from '../../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
@@ -26,27 +27,22 @@ const SET = [
   'verify',
 ];
 
-let reference: RunningSandbox;
-beforeAll(async () => {
-  // The uninterrupted runs are made on a sandbox of their own: the same seed gives the same answers.
-  reference = await startTestSandbox();
-});
-afterAll(async () => {
-  await reference?.close();
-});
-
 const units = (sandbox: RunningSandbox): number => sandbox.stats().units.growth;
 
-/** The uninterrupted run: its bytes and what it cost. */
+/** The uninterrupted run, on a sandbox of its own (the same seed gives the same answers): its bytes and cost. */
 async function uninterrupted(spend: string[]): Promise<{ bytes: string; charged: number }> {
   const dir = await scratchDir();
-  const before = units(reference);
-  const run = await runCli(
-    ['pipeline', ...SET, ...spend, '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')],
-    { url: reference.url, apiKey: KEY },
-  );
-  expect(run.code, run.stderr).toBe(0);
-  return { bytes: await readFile(join(dir, 'leads.csv'), 'utf8'), charged: units(reference) - before };
+  const reference = await startTestSandbox();
+  try {
+    const run = await runCli(
+      ['pipeline', ...SET, ...spend, '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')],
+      { url: reference.url, apiKey: KEY },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    return { bytes: await readFile(join(dir, 'leads.csv'), 'utf8'), charged: units(reference) };
+  } finally {
+    await reference.close();
+  }
 }
 
 /** Starts the run, sends SIGTERM once the service has charged `after` units, and waits for it to end. */
@@ -63,11 +59,11 @@ async function killedAfter(sandbox: RunningSandbox, args: string[], after: numbe
 }
 
 describe('a paid pipeline killed and resumed pays once per address, for the bytes of an uninterrupted run', () => {
-  it.each([
+  it.concurrent.for<[string, string[], boolean]>([
     ['--yes, a service that honours Idempotency-Key', ['--yes'], false],
     ['--yes --no-cache, a service that ignores Idempotency-Key', ['--yes', '--no-cache'], true],
     ['--verify-budget, killed while it pays the oldest', ['--verify-budget', '60'], true],
-  ])('%s', async (_name, spend, ignoreIdempotencyKey) => {
+  ])('%s', async ([_name, spend, ignoreIdempotencyKey], { expect }) => {
     const expected = await uninterrupted(spend);
     expect(expected.charged).toBeGreaterThan(40);
     // Latency, so that the kill lands while paid calls are in flight.
