@@ -11,7 +11,7 @@ import { readCaFile } from './ca-file.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../io/writers.js';
-import { integerInRange } from '../options/values.js';
+import { concurrencyValue, verifyBudgetValue } from '../options/values.js';
 import type { ConfigKey } from './keys.js';
 
 const PARSERS = {
@@ -169,8 +169,8 @@ function parseMaxAgeSetting(text: string): string {
   return text.trim();
 }
 
-const checkConcurrency = integerInRange('concurrency', 1, 32);
-const checkVerifyBudget = integerInRange('verify-budget', 0);
+const checkConcurrency = concurrencyValue('concurrency');
+const checkVerifyBudget = verifyBudgetValue('verify-budget');
 
 function parseConcurrency(text: string): number {
   return asUsageError(() => checkConcurrency(text));

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { defineFlag } from './flag.js';
-import { collect, integerInRange, positiveInteger } from './values.js';
+import { collect, concurrencyValue, integerInRange, positiveInteger, verifyBudgetValue } from './values.js';
 
 type Zod = typeof z;
 const optionalText = (zod: Zod) => zod.string().optional();
@@ -193,7 +193,7 @@ export const CONCURRENCY = defineFlag({
   name: 'concurrency',
   flags: '--concurrency <n>',
   help: 'service calls in flight at once, 1 to 32',
-  parse: integerInRange('--concurrency', 1, 32),
+  parse: concurrencyValue('--concurrency'),
   default: 4,
   config: { key: 'concurrency' },
   schema: count,
@@ -205,7 +205,7 @@ export const VERIFY_BUDGET = defineFlag({
   name: 'verifyBudget',
   flags: '--verify-budget <units>',
   help: 'with --stale verify: at most this many paid verifications (oldest first)',
-  parse: integerInRange('--verify-budget', 0),
+  parse: verifyBudgetValue('--verify-budget'),
   schema: optionalCount,
 });
 /** Consent to spend without a question. */

@@ -22,6 +22,11 @@ export function integerInRange(flag: string, min: number, max = Number.MAX_SAFE_
   };
 }
 
+/** The bounds of --concurrency and of the config key `concurrency`, named `name` in errors. */
+export const concurrencyValue = (name: string) => integerInRange(name, 1, 32);
+/** The bounds of --verify-budget and of the config key `verify-budget`. */
+export const verifyBudgetValue = (name: string) => integerInRange(name, 0);
+
 export function positiveInteger(flag: string): (value: string) => number {
   return integerInRange(flag, 1);
 }

@@ -66,7 +66,7 @@ export interface SuppressionRecord {
 
 /**
  * One kind of list: its entries' keys as the input reader keeps them (a 64-bit hash each, SeenKeys),
- * so a list of millions costs 16 MB a million. A key that is not on the list but shares all 64 bits
+ * so a list of millions costs a hash an entry, never its text. A key that is not on the list but shares all 64 bits
  * with one that is (odds about n·m / 2^64 for m lookups) would be kept out and counted as removed.
  */
 class ExclusionList {
