@@ -59,6 +59,24 @@ async function killAfterCheckpoint(
 }
 
 describe('prospect pipeline', () => {
+  it('stops at --max, and asks the service for no more companies than it lists', async () => {
+    const before = await sandboxStats(sandbox.url);
+    const args = ['pipeline', '-t', 'jQuery', '--seniority', 'cxo', '--max', '7', '--format', 'ndjson'];
+    const run = await runCli(args, options());
+    expect(run.code).toBe(0);
+    const domains = new Set(
+      run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).domain),
+    );
+    expect(domains.size).toBeGreaterThan(0);
+    expect(domains.size).toBeLessThanOrEqual(7);
+    const after = await sandboxStats(sandbox.url);
+    expect(after.requests.companies - before.requests.companies).toBe(1);
+    expect(after.rows.companies - before.rows.companies).toBe(7);
+  });
+
   it('resumes after SIGKILL at several points with byte-identical output and no unit paid twice', async () => {
     const cacheA = await scratchDir();
     const reference = await scratchDir();

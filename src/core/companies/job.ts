@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_DEFAULTS, type CompaniesMeta, type CompanyRow, type ProspectClient } from '../../api/index.js';
+import { type CompaniesMeta, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import type { RowWriter } from '../../io/writers.js';
 import { createApiClient } from '../../runtime/api-client.js';
@@ -20,7 +20,7 @@ import {
 import { stoppedAtMaxLine } from '../shared/caveats.js';
 import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from './set-count.js';
 import { splitOptions } from './split.js';
-import { checkLocalTechnologies, walkCompanies, type CompanyWalk } from './walk.js';
+import { checkLocalTechnologies, pageSizeForMax, walkCompanies, type CompanyWalk } from './walk.js';
 import { COMPANIES_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
 import { planOutput } from '../shared/output-plan.js';
@@ -111,12 +111,7 @@ function openListing(
   const keep = suppression.active
     ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain)
     : stackFilter;
-  // With --max and every filter applied by the service, one page of --max rows per query holds every
-  // row that will be written: `--max 5` asks for 5 rows, not a page of 1,000 to throw 995 away.
-  const pageSize =
-    options.max !== undefined && keep === undefined
-      ? Math.min(options.max, ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize)
-      : undefined;
+  const pageSize = pageSizeForMax(options.max, keep !== undefined, ctx.global.pageSize);
   // A long listing is split into parts walked at once where that lists the same companies (companies/split.ts).
   const split = splitOptions(ctx.reporter, options.filters, options.concurrency, options.max);
   // The client asks for each next page as a body arrives; with --max it does not, so no call is made

@@ -5,7 +5,13 @@
  * A long listing of one query is split into parts walked at once where that is proven to list the
  * same companies (companies/split.ts).
  */
-import { UnanswerableError, type CompanyQuery, type CompanyRow, type ProspectClient } from '../../api/index.js';
+import {
+  CLIENT_DEFAULTS,
+  UnanswerableError,
+  type CompanyQuery,
+  type CompanyRow,
+  type ProspectClient,
+} from '../../api/index.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { localTechnologies, type CompanyFilters } from './filters.js';
 import type { QueryAnswer } from './query-answer.js';
@@ -50,6 +56,18 @@ export interface CompanyWalk {
 
 /** What a user does to walk a split listing with one cursor instead. */
 const UNSPLIT = 'Give --concurrency 1 to walk it with one cursor.';
+
+/**
+ * With --max and every filter applied by the service, a page of --max rows per query holds every row
+ * that will be written: `--max 5` asks for 5 rows, not a page of 1,000 to throw 995 away.
+ */
+export function pageSizeForMax(
+  max: number | undefined,
+  filteredHere: boolean,
+  pageSize: number = CLIENT_DEFAULTS.pageSize,
+): number | undefined {
+  return max !== undefined && !filteredHere ? Math.min(max, pageSize) : undefined;
+}
 
 /** The contract's order of company rows: crux_rank ascending, then domain by code points. */
 export function compareCompanies(a: CompanyRow, b: CompanyRow): number {

@@ -212,7 +212,7 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
   const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
   const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
-  const limits = { accept, max, split, excludedAfterLast };
+  const limits = { accept, max, split, excludedAfterLast, pageSize: ctx.global.pageSize };
   const companies = listCompanies(run.client, options.filters, checkpoint, limits);
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);

@@ -2,7 +2,7 @@ import type { CompanyRow, ProspectClient } from '../../api/index.js';
 import { companyQueries, localStackFilter, type CompanyFilters } from '../companies/filters.js';
 import { countSet, listedCompanies, type SetCount } from '../companies/set-count.js';
 import type { SplitOptions } from '../companies/split.js';
-import { checkLocalTechnologies, walkCompanies } from '../companies/walk.js';
+import { checkLocalTechnologies, pageSizeForMax, walkCompanies } from '../companies/walk.js';
 import type { WalkPosition } from '../companies/merge.js';
 import type { Checkpoint } from './state/checkpoint.js';
 
@@ -26,6 +26,8 @@ export interface ListingLimits {
   accept?: (company: CompanyRow) => boolean;
   /** --max: companies this run may still list (the cap less those a resumed run already did). */
   max?: number;
+  /** Rows per page the run asks for (--page-size), unless --max needs fewer. */
+  pageSize?: number | undefined;
   /** Split a long listing into parts walked at once (companies/split.ts); its --max is `max`. */
   split?: SplitOptions;
   /**
@@ -56,6 +58,7 @@ export async function* listCompanies(
     positions: checkpoint.positions ?? undefined,
     partition: checkpoint.partition,
     split: limits.split && { ...limits.split, max: limits.max },
+    pageSize: pageSizeForMax(limits.max, keep !== undefined || limits.accept !== undefined, limits.pageSize),
   });
   let excluded = 0;
   for await (const chunk of walk.chunks) {
