@@ -26,7 +26,7 @@ interface Waiter {
 /** A rate the service allowed is kept for a minute: long enough for per-minute limits. */
 const REMEMBERED_MS = 60_000;
 /** Requests start this much further apart than the rate the service was seen to allow. */
-const SAFETY_MARGIN = 1.1;
+const SAFETY_MARGIN = 1.05;
 /** After this many answers without a 429 the spacing shrinks by RELAX_FACTOR, to find a raised limit. */
 const RELAX_AFTER_ANSWERS = 100;
 const RELAX_FACTOR = 0.95;
