@@ -1,3 +1,4 @@
+import { ContactSchema } from '../../api/index.js';
 import type { ContactSettings } from '../contacts/options.js';
 import { toContactRow, type ContactRow } from '../contacts/rows.js';
 import type { Reporter } from '../../ui/reporter.js';
@@ -9,18 +10,8 @@ import { countOf } from '../../ui/format-count.js';
  * `email_freshness` is `none`, as for any row without an address.
  */
 export function emptyContactRow(domain: string, settings: Pick<ContactSettings, 'cutoff'>, now: Date): ContactRow {
-  const nobody = {
-    domain,
-    full_name: null,
-    first_name: null,
-    last_name: null,
-    title: null,
-    seniority: null,
-    department: null,
-    business_email: null,
-    business_email_last_seen: null,
-    linkedin_url: null,
-  };
+  // The contract's contact with only a domain: every other field null.
+  const nobody = ContactSchema.parse({ domain });
   return toContactRow(nobody, undefined, settings.cutoff, now);
 }
 
