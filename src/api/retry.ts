@@ -157,17 +157,17 @@ export interface FailedAttempt {
   chargedPerAnswer?: boolean;
 }
 
+/** A Retry-After longer than the cap ends the request at once, a 429's (which the pacer waits out) as any other's. */
+export function retryAfterTooLong(retryAfterMs: number | undefined, policy: RetryPolicy): retryAfterMs is number {
+  return retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs;
+}
+
 /**
  * Whether to try again after a failed attempt, and how long to wait. `retryAfterMs` is a floor: the
  * wait is never shorter than the service asked. A Retry-After longer than the cap ends the run at
  * once: waiting minutes silently would look like a hang, and waiting less than asked would only
  * earn another 429.
  */
-/** A Retry-After longer than the cap ends the request at once, a 429's (which the pacer waits out) as any other's. */
-export function retryAfterTooLong(retryAfterMs: number | undefined, policy: RetryPolicy): retryAfterMs is number {
-  return retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs;
-}
-
 export function decideRetry(failed: FailedAttempt, policy: RetryPolicy): RetryDecision {
   if (failed.malformed && (failed.chargedPerAnswer || (failed.malformedRetries ?? 0) >= MAX_MALFORMED_RETRIES)) {
     return { retry: false, why: 'exhausted' };
