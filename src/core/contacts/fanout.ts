@@ -80,9 +80,9 @@ export async function* fetchContactsInOrder<Item>(
   options: FanoutOptions<Item>,
   stats: FanoutStats = newFanoutStats(),
 ): AsyncGenerator<DomainContacts<Item>> {
-  const sizing = new ContactSizing(options.contactsPerDomain);
   /** The seniorities asked for, most senior first. */
   const wanted = SENIORITIES.filter((seniority) => options.seniority?.includes(seniority) ?? true);
+  const sizing = new ContactSizing(wanted.length, options.contactsPerDomain);
   const ask: Ask = async (domains, limit, seniorities) => {
     // The first call for a domain goes out as the user asked (no filter, or theirs); later ones name what is left.
     const seniority = seniorities.length === wanted.length ? options.seniority : [...seniorities];

@@ -1,4 +1,4 @@
-import { SENIORITIES, type Contact, type ContactsMeta, type Seniority } from '../../api/index.js';
+import { type Contact, type ContactsMeta, type Seniority } from '../../api/index.js';
 import type { SeniorityOrder } from './proofs.js';
 import { ContactSizing, MAX_DOMAINS_PER_CALL } from './sizing.js';
 
@@ -33,6 +33,8 @@ class Work {
   /** `wanted[from..]` are still to ask; those above are in `kept`, whole. */
   from = 0;
   kept: Contact[] = [];
+  /** Contacts kept at each seniority index above `from`. */
+  counts: number[] = [];
   truncated = false;
   source: Source;
   busy = false;
@@ -52,11 +54,11 @@ class Work {
 }
 
 /**
- * Plans the contacts calls of every batch in flight together, so that what the full answers of one batch
- * left is asked together with what other batches left, each call packed close to the limit at the
- * contacts per domain learned so far (sizing.ts) without filling it. A full answer keeps what the
- * seniority order proves (proofs.ts). Only the number of calls depends on the planning, never the
- * contacts a domain ends with.
+ * Plans the contacts calls of every batch in flight together. Domains never asked go 100 a call for
+ * every seniority: most such calls come back whole. What the full answers left is packed with what
+ * other batches left, at the contacts each domain is expected to hold below what it showed (sizing.ts),
+ * each call close to the limit without filling it. A full answer keeps what the seniority order proves
+ * (proofs.ts). Only the number of calls depends on the planning, never the contacts a domain ends with.
  */
 export class ContactScheduler {
   private readonly work: Work[] = [];
@@ -129,16 +131,18 @@ export class ContactScheduler {
       w.busy = false;
       w.source ??= meta?.source;
     }
+    // Only first calls teach the means of domains never asked: later ones carry domains picked by size.
+    const first = call.from === 0;
     if (data.length < call.limit) {
-      this.sizing.learn(domains.length, seniorities, data);
+      if (first) this.sizing.learnLayers(domains.length, call.from, call.to, this.countsOf(data));
       for (const w of call.work) this.keep(w, grouped.get(w.domain)!, call.to + 1);
       return;
     }
     const proven = this.order.provenBy(data, seniorities);
     if (proven === undefined) return this.splitUnordered(call, grouped);
-    const cutIn = seniorities[proven.length]!;
-    const cutRows = data.filter((row) => row.seniority === cutIn);
-    this.sizing.learnCut(domains.length, cutIn, cutRows.length);
+    const cutAt = call.from + proven.length;
+    const cutRows = data.filter((row) => row.seniority === this.wanted[cutAt]);
+    if (first) this.sizing.learnCut(domains.length, cutAt, cutRows.length);
     if (proven.length === 0 && domains.length === 1) {
       // The most senior seniority asked fills the largest call alone: the domain is cut there.
       const w = call.work[0]!;
@@ -146,18 +150,28 @@ export class ContactScheduler {
       return this.keep(w, data, call.from + 1);
     }
     const kept = data.filter((row) => proven.includes(row.seniority!));
-    this.sizing.learn(domains.length, proven, kept);
+    if (first && cutAt > 0) this.sizing.learnLayers(domains.length, 0, cutAt - 1, this.countsOf(kept));
     const keptByDomain = groupByDomain(domains, kept);
     const cutByDomain = groupByDomain(domains, cutRows);
     for (const w of call.work) {
-      this.keep(w, keptByDomain.get(w.domain)!, call.from + proven.length);
-      if (w.from === call.from + proven.length) w.atLeast = cutByDomain.get(w.domain)!.length;
+      this.keep(w, keptByDomain.get(w.domain)!, cutAt);
+      if (w.from === cutAt) w.atLeast = Math.max(w.atLeast, cutByDomain.get(w.domain)!.length);
     }
     // Nothing proven: the domain that filled most of the call goes in smaller calls, until it is alone.
     if (proven.length === 0) {
       const largest = call.work.reduce((most, w) => (w.atLeast > most.atLeast ? w : most));
       largest.peers = Math.min(largest.peers, Math.ceil(domains.length / 2));
     }
+  }
+
+  /** Contacts per seniority index. */
+  private countsOf(rows: readonly Contact[]): number[] {
+    const counts = new Array<number>(this.wanted.length).fill(0);
+    for (const row of rows) {
+      const layer = this.wanted.indexOf(row.seniority!);
+      if (layer !== -1) counts[layer]! += 1;
+    }
+    return counts;
   }
 
   /** A full answer from a service that does not keep the order: nothing of it is kept. */
@@ -176,6 +190,7 @@ export class ContactScheduler {
 
   private keep(w: Work, rows: Contact[], from: number): void {
     if (from > w.from) {
+      w.counts.push(...this.countsOf(rows).slice(w.from, from));
       w.kept.push(...rows);
       w.from = from;
       w.atLeast = 0;
@@ -183,109 +198,102 @@ export class ContactScheduler {
     }
     if (w.from >= this.wanted.length) {
       this.work.splice(this.work.indexOf(w), 1);
+      if (!w.truncated && this.order.isTrusted) this.sizing.learnDomain(w.counts);
       w.done();
     }
   }
 
+  /** Contacts expected of a domain at `wanted[w.from..to]`; undefined when nothing is known yet. */
+  private expected(w: Work, to: number): number | undefined {
+    let expected: number | undefined;
+    if (w.from > 0) expected = this.sizing.rest(w.kept.length, w.from, to);
+    else if (w.prior === undefined) expected = this.sizing.fresh(0, to);
+    else {
+      const share = this.sizing.fresh(0, to);
+      const all = this.sizing.fresh(0, this.wanted.length - 1);
+      expected = w.prior * (share !== undefined && all ? share / all : (to + 1) / this.wanted.length);
+    }
+    return expected === undefined ? undefined : Math.max(expected, w.atLeast);
+  }
+
   /**
-   * The next call: the oldest domain waiting, with the others waiting at the same seniority, asked
-   * for the run of seniorities that packs the most contacts expected without going over the fill;
-   * undefined when nothing waits. A slot is never left idle to wait for a fuller call: under a rate
-   * limit the pace, not the packing, sets the time.
+   * The next call: the oldest domain waiting, with others waiting at the same seniority; undefined
+   * when nothing waits. A slot is never left idle to wait for a fuller call: under a rate limit the
+   * pace, not the packing, sets the time.
    */
   private plan(): Call | undefined {
     const free = this.work.filter((w) => !w.busy);
     const head = free[0];
     if (head === undefined) return undefined;
     const from = head.from;
-    const group = free.filter((w) => w.from === from);
     const last = this.wanted.length - 1;
+    const group = free.filter((w) => w.from === from);
     // A domain a service out of order filled a call with alone is asked alone, a seniority a call.
-    if (head.oneSeniority) return this.pack([head], from, from, false).call;
-    return (this.sliced(group, from) ?? this.pack(group, from, last, true)).call;
+    if (head.oneSeniority) return { work: [head], from, to: from, limit: MAX_CONTACTS_PER_CALL };
+    const all = this.expected(head, last);
+    if (!this.order.isTrusted || all === undefined) return this.byCount(group, from, last);
+    if (from === 0 && head.prior === undefined) return this.firstCall(group, all);
+    if (all <= this.fill(MAX_CONTACTS_PER_CALL)) return this.byExpected(group, from, last);
+    // Expected to go over alone: the widest run of its seniorities expected to fit, asked alone.
+    let to = Math.max(from, last - 1);
+    while (to > from && this.expected(head, to)! > this.fill(MAX_CONTACTS_PER_CALL)) to--;
+    return { work: [head], from, to, limit: MAX_CONTACTS_PER_CALL };
   }
 
   /**
-   * The run of seniorities from `from` whose call packs the most contacts expected, once sizes are
-   * known and the order is trusted; undefined where every domain's call should ask all that is left:
-   * nothing is known yet, or new domains hold so few contacts that a call of 100 is about the limit.
+   * Domains never asked: 100 a call for every seniority, unless 100 of them are expected to hold many
+   * times the limit; then 100 for the most senior seniorities that fit, or as many as fit the first.
    */
-  private sliced(group: Work[], from: number): { call: Call; expected: number } | undefined {
-    const all = this.expected(group[0]!, from, this.wanted.length - 1);
-    if (!this.order.isTrusted || all === undefined) return undefined;
-    if (from === 0 && all * MAX_DOMAINS_PER_CALL <= DOMAIN_BOUND * this.limit) return undefined;
-    const packs = [];
-    for (let to = from; to < this.wanted.length; to++) packs.push(this.pack(group, from, to, false));
-    const most = Math.max(...packs.map((packed) => packed.expected));
-    // Even one domain alone is expected to go over: its narrowest run.
-    if (most <= 0) return packs[0];
-    const good = packs.reverse().filter((packed) => packed.expected >= SLICE_GAIN * most);
-    // Each narrower run leaves another call for what it leaves out: the widest that packs about as much.
-    // Domains never asked are alike: the run that asks the most of them at once learns the most.
-    if (from > 0 || group[0]!.atLeast > 0) return good[0] ?? packs[0];
-    return good.reduce((most, packed) => (packed.call.work.length > most.call.work.length ? packed : most), good[0]!);
+  private firstCall(group: Work[], all: number): Call {
+    const last = this.wanted.length - 1;
+    if (all * MAX_DOMAINS_PER_CALL <= DENSE * this.limit) return this.byCount(group, 0, last);
+    for (let to = last - 1; to >= 0; to--)
+      if (this.expected(group[0]!, to)! * MAX_DOMAINS_PER_CALL <= this.fill(this.limit))
+        return this.byCount(group, 0, to);
+    return this.byExpected(group, 0, 0);
   }
 
   private fill(limit: number): number {
     return FILL * limit;
   }
 
-  /** Contacts expected of a domain at `wanted[from..to]`, before what it showed; undefined when nothing is known. */
-  private expected(w: Work, from: number, to: number): number | undefined {
-    const range = this.wanted.slice(from, to + 1);
-    const mean = this.sizing.perDomain(range);
-    if (w.prior === undefined) return mean;
-    const all = this.sizing.perDomain(SENIORITIES);
-    return w.prior * (mean !== undefined && all ? mean / all : range.length / SENIORITIES.length);
-  }
-
-  /**
-   * The group's oldest domains that fit one call for `wanted[from..to]`, and the contacts expected of
-   * it (negative when the first domain alone is expected to go over); `byCount`: up to 100, whatever their size.
-   */
-  private pack(group: Work[], from: number, to: number, byCount: boolean): { call: Call; expected: number } {
-    const estimate = (w: Work) => {
-      const expected = this.expected(w, w.from, to);
-      if (expected === undefined) return undefined;
-      // A domain's proven seniorities say how it compares with what was expected: its rest is scaled alike.
-      const keptExpected = w.from === 0 ? undefined : this.expected(w, 0, w.from - 1);
-      const scale = keptExpected === undefined ? 1 : (w.kept.length + PSEUDO_ROWS) / (keptExpected + PSEUDO_ROWS);
-      return Math.max(expected * scale, w.atLeast);
-    };
-    const unknown = group[0] !== undefined && estimate(group[0]) === undefined;
+  /** The group's oldest domains, up to 100 whatever their size. */
+  private byCount(group: Work[], from: number, to: number): Call {
     const work: Work[] = [];
-    const domains = new Set<string>();
-    let expected = 0;
     let cap = MAX_DOMAINS_PER_CALL;
     for (const w of group) {
-      if (domains.has(w.domain) || work.length >= Math.min(cap, w.peers)) continue;
-      const limit = work.length === 0 ? MAX_CONTACTS_PER_CALL : this.limit;
-      const size = estimate(w);
-      if (!byCount && work.length > 0 && size !== undefined && expected + size > this.fill(limit)) continue;
+      if (work.length >= Math.min(cap, w.peers)) continue;
       work.push(w);
-      domains.add(w.domain);
       cap = Math.min(cap, w.peers);
-      expected += size ?? 0;
-      if (!byCount && size !== undefined && work.length === 1 && size > this.fill(limit)) break;
     }
-    // A domain alone is asked with the largest limit: if it fills that at one seniority, it is cut there.
-    const limit = work.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit;
-    const over = !byCount && expected > this.fill(limit);
-    return { call: { work, from, to, limit }, expected: unknown ? Infinity : over ? -expected : expected };
+    return { work, from, to, limit: work.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit };
+  }
+
+  /** The group's oldest domains whose contacts expected at `from..to` fit one call together. */
+  private byExpected(group: Work[], from: number, to: number): Call {
+    const work: Work[] = [];
+    let cap = MAX_DOMAINS_PER_CALL;
+    let expected = 0;
+    for (const w of group) {
+      if (work.length >= Math.min(cap, w.peers)) continue;
+      const size = this.expected(w, to) ?? 0;
+      const limit = work.length === 0 ? MAX_CONTACTS_PER_CALL : this.limit;
+      if (work.length > 0 && expected + size > this.fill(limit)) continue;
+      work.push(w);
+      cap = Math.min(cap, w.peers);
+      expected += size;
+    }
+    return { work, from, to, limit: work.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit };
   }
 }
 
 /** Calls are filled to this share of the limit at the contacts expected: sizes are heavy-tailed. */
-const FILL = 0.8;
+const FILL = 0.9;
 /**
- * New domains are asked 100 a call, for every seniority, while 100 of them are expected to hold at
- * most this many times the limit: their sizes are heavy-tailed, so most such calls hold less than the mean.
+ * Domains never asked go 100 a call for every seniority while 100 of them are expected to hold at most
+ * this many times the limit: most such calls hold less than the mean, and a cut one keeps what it proves.
  */
-const DOMAIN_BOUND = 2;
-/** A run of seniorities narrower than all that is left is asked only where it packs this much less. */
-const SLICE_GAIN = 0.9;
-/** Rows added to a domain's proven count and to the mean before comparing them (a small count says little). */
-const PSEUDO_ROWS = 2;
+const DENSE = 4;
 
 /** Groups a call's contacts by domain, keeping the service's order within each domain. */
 export function groupByDomain(domains: string[], contacts: Contact[]): Map<string, Contact[]> {
