@@ -30,7 +30,7 @@ Examples:
       --seniority cxo,vp --stale verify --verify-budget 500 --state ~/.prospect/shopify --only-new \\
       -o "leads-$(date +%F).csv" --summary run.json
   $ prospect --sandbox pipeline -t Shopify --seniority cxo --per-company 2 --format table
-  $ prospect pipeline -t Shopify --max 20 --exclude-domains customers.csv --exclude-emails do-not-contact.csv \
+  $ prospect pipeline -t Shopify --max 20 --exclude-domains customers.csv --exclude-emails do-not-contact.csv \\
       --keep-empty -o leads.csv --summary run.json
   # crontab: every Monday at 03:00 (cron's PATH: README, Scheduled exports); one file a run, never replaced
   0 3 * * 1  cd ~/leads && prospect pipeline -t Shopify --seniority cxo,vp --state state --only-new ` +

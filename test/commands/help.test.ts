@@ -68,6 +68,9 @@ describe('--help of every command', () => {
     expect(examples.length).toBeGreaterThanOrEqual(2);
     for (const example of examples)
       expect(example).toMatch(/^ {2}\$ (\S+=\S+ )*(prospect|printf|source|curl|"\$EDITOR"|PROSPECT_\w+=)/);
+    // A line continuation lost in the source (`\` instead of `\\`) runs two lines into one.
+    for (const line of help.stdout.split('\n').filter((text) => text.startsWith('  ')))
+      expect(line.trim(), line).not.toMatch(/\S {3,}-/);
   });
 
   it('the top-level help has an example of each of the four main jobs and lists the help topics', () => {
