@@ -246,7 +246,9 @@ export class ContactScheduler {
    */
   private firstCall(group: Work[], all: number): Call {
     const last = this.wanted.length - 1;
-    if (all * MAX_DOMAINS_PER_CALL <= DENSE * this.limit) return this.byCount(group, 0, last);
+    // A cut in the most senior seniority asked proves nothing: 100 domains go whole only where it is expected to fit.
+    const firstFits = this.expected(group[0]!, 0)! * MAX_DOMAINS_PER_CALL <= this.fill(this.limit);
+    if (all * MAX_DOMAINS_PER_CALL <= DENSE * this.limit && firstFits) return this.byCount(group, 0, last);
     for (let to = last - 1; to >= 0; to--)
       if (this.expected(group[0]!, to)! * MAX_DOMAINS_PER_CALL <= this.fill(this.limit))
         return this.byCount(group, 0, to);
