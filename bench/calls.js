@@ -315,7 +315,8 @@ export function callsSection(c, { int, spread, x, ms }) {
       "contact of the seniorities above its last row's (the service sends the most senior first), so those are " +
       'kept and only the rest is asked again. One scheduler plans the calls of every batch in flight. New ' +
       'domains are asked 100 a call for every seniority, unless 100 of them are expected to hold more than 4 ' +
-      'times the limit (then 100 for the most senior seniorities that fit, or as many as fit the first). What ' +
+      'times the limit or to fill a call in the most senior seniority asked, where a cut proves nothing (then ' +
+      '100 for the most senior seniorities that fit, or as many as fit the first). What ' +
       'the full answers of one batch left is packed with what other batches left, each call filled to 0.9 of ' +
       'the limit at the contacts each domain is expected to hold below what it showed, learned from the domains ' +
       'answered whole so far: a domain with no contact above is expected to hold what such domains held below, ' +
