@@ -118,6 +118,9 @@ describe('a typo is never an empty success (spawned)', () => {
     const allowed = await prospect(['companies', ...filters, '--allow-empty', '-o', target]);
     expect(allowed.code).toBe(0);
     expect((await readFile(target, 'utf8')).trimEnd().split('\n')).toHaveLength(1);
+    // The record beside the file, as contacts and pipeline write it for their empty results.
+    const record = JSON.parse(await readFile(`${target}.meta.json`, 'utf8'));
+    expect([record.command, record.rows, record.filters.technologies]).toEqual(['companies', 0, ['Shopify']]);
   });
 });
 

@@ -64,7 +64,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     // Only valid filters that match nobody (exit 3); a typo stays an error whatever --allow-empty says.
     emptyResult: (error) =>
       options.allowEmpty && knownFailure(error)?.exitCode === ExitCode.unanswerable
-        ? { meta: listing.meta, sidecar: false }
+        ? { meta: listing.meta, sidecar: true }
         : undefined,
     written: () => ({ rows: listing.written, noun: ['company', 'companies'], path: options.output }),
     report(sidecar) {
