@@ -349,7 +349,7 @@ function startupSection(s) {
     para(
       'How: `npm run build` bundles the CLI with esbuild (scripts/bundle.mjs) into dist/cli/: one entry plus',
       "chunks, each command's heavy modules (API client, undici, zod, writers, the sandbox and its generator)",
-      'behind dynamic imports, so a start reads 8 files instead of about 60 and resolves no package.',
+      'behind dynamic imports, so a start reads only the entry and the small chunks it needs, and resolves no package.',
       '`prospect sandbox` does not load the server and the dataset generator to print its help;',
       'the signal handlers do not load node:crypto; the start does not touch ICU (`toLocaleString`).',
       '`module.enableCompileCache` is called where it exists (Node ≥ 22.1; not on Node 20).',

@@ -13,6 +13,7 @@ import { registerCompletionCommand } from './commands/completion.js';
 import { registerHelpCommand, rootHelpText } from './commands/help.js';
 import { configureHelpAndErrors, defineCommand } from './commands/command-tree.js';
 import { RETRY_DEFAULTS } from './api/retry.js';
+import { MAX_COMPANIES_PER_PAGE } from './api/limits.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import {
   createContext,
@@ -71,8 +72,8 @@ function buildProgram(run: CommandRunner): Command {
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
     .option(
       '--page-size <n>',
-      'companies per request, 1 to 1000 (smaller pages: more, smaller checkpoints)',
-      integerInRange('--page-size', 1, 1000),
+      `companies per request, 1 to ${MAX_COMPANIES_PER_PAGE} (smaller pages: more, smaller checkpoints)`,
+      integerInRange('--page-size', 1, MAX_COMPANIES_PER_PAGE),
     )
     .option(
       '--timeout <seconds>',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { packageVersion } from '../package.js';
 import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
+import { MAX_COMPANIES_PER_PAGE } from './limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { isLoopbackHost } from './proxy.js';
 import type { RequestPacer } from './pacer.js';
@@ -138,7 +139,7 @@ export interface ProspectClient {
 /** The defaults of what is not about retrying (those are RETRY_DEFAULTS in retry.ts). */
 export const CLIENT_DEFAULTS = {
   cursorParam: 'cursor',
-  pageSize: 1000,
+  pageSize: MAX_COMPANIES_PER_PAGE,
   connections: 16,
 } as const;
 
@@ -444,7 +445,7 @@ function checkApiKey(apiKey: string): void {
 const MAX_TIMER_MS = 2_147_483_647;
 
 const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
-  ['pageSize', 1, 1000],
+  ['pageSize', 1, MAX_COMPANIES_PER_PAGE],
   ['timeoutMs', 1, MAX_TIMER_MS],
   ['connectTimeoutMs', 1, MAX_TIMER_MS],
   ['maxRetries', 0, 100],

@@ -4,6 +4,7 @@
  * start-up, to build their help.
  */
 import type { z } from 'zod';
+import { MAX_CONTACTS_PER_CALL } from '../api/limits.js';
 import { defineFlag } from './flag.js';
 import { collect, concurrencyValue, integerInRange, positiveInteger, verifyBudgetValue } from './values.js';
 
@@ -161,10 +162,11 @@ export const LIMIT = defineFlag({
   name: 'limit',
   flags: '--limit <n>',
   help:
-    'contacts a call asks for at most, 1 to 1000 (the most the service sends); nothing is cut at any value, ' +
+    `contacts a call asks for at most, 1 to ${MAX_CONTACTS_PER_CALL} (the most the service sends); ` +
+    'nothing is cut at any value, ' +
     'a lower one only costs calls',
-  parse: integerInRange('--limit', 1, 1000),
-  default: 1000,
+  parse: integerInRange('--limit', 1, MAX_CONTACTS_PER_CALL),
+  default: MAX_CONTACTS_PER_CALL,
   schema: count,
 });
 export const PER_COMPANY = defineFlag({

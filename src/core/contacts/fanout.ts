@@ -1,11 +1,16 @@
-import { SENIORITIES, type Contact, type ContactsMeta, type ProspectClient, type Seniority } from '../../api/index.js';
+import {
+  MAX_DOMAINS_PER_CALL,
+  SENIORITIES,
+  type Contact,
+  type ContactsMeta,
+  type ProspectClient,
+  type Seniority,
+} from '../../api/index.js';
 import { SeniorityOrder } from './proofs.js';
-import { ContactSizing, MAX_DOMAINS_PER_CALL } from './sizing.js';
-import { ContactScheduler, MAX_CONTACTS_PER_CALL, type Ask } from './scheduler.js';
+import { ContactSizing } from './sizing.js';
+import { ContactScheduler, type Ask } from './scheduler.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { countOf } from '../../ui/format-count.js';
-
-export { MAX_CONTACTS_PER_CALL, MAX_DOMAINS_PER_CALL };
 
 export interface FanoutOptions<Item = unknown> {
   seniority?: Seniority[];

@@ -1,9 +1,12 @@
-import { type Contact, type ContactsMeta, type Seniority } from '../../api/index.js';
+import {
+  MAX_CONTACTS_PER_CALL,
+  MAX_DOMAINS_PER_CALL,
+  type Contact,
+  type ContactsMeta,
+  type Seniority,
+} from '../../api/index.js';
 import type { SeniorityOrder } from './proofs.js';
-import { ContactSizing, MAX_DOMAINS_PER_CALL } from './sizing.js';
-
-/** The service's largest `limit` (spec §4.2). */
-export const MAX_CONTACTS_PER_CALL = 1000;
+import type { ContactSizing } from './sizing.js';
 
 type Source = ContactsMeta['source'] | undefined;
 

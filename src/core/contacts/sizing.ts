@@ -1,5 +1,3 @@
-export const MAX_DOMAINS_PER_CALL = 100;
-
 /** Domains seen whole at a seniority, or resolved alike, before their mean is trusted. */
 const LEARNED_AFTER = 20;
 /** Rows added to a domain's proven count and to the mean before comparing them (a small count says little). */

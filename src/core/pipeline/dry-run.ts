@@ -16,7 +16,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Contact, ContactsMeta, ProspectClient } from '../../api/index.js';
-import { CLIENT_DEFAULTS } from '../../api/index.js';
+import { CLIENT_DEFAULTS, MAX_CONTACTS_PER_CALL, MAX_DOMAINS_PER_CALL } from '../../api/index.js';
 import { emailKey } from '../../io/emails.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
@@ -34,12 +34,7 @@ import { checkLocalTechnologies, walkCompanies } from '../companies/walk.js';
 import { parseContactFlags, type ContactSettings } from '../contacts/options.js';
 import type { ContactRow } from '../contacts/rows.js';
 import { contactRowsFor } from '../contacts/domain-rows.js';
-import {
-  fetchContactsInOrder,
-  MAX_CONTACTS_PER_CALL,
-  MAX_DOMAINS_PER_CALL,
-  newFanoutStats,
-} from '../contacts/fanout.js';
+import { fetchContactsInOrder, newFanoutStats } from '../contacts/fanout.js';
 import { ExportsLedger } from './state/exports-ledger.js';
 import { planPipeline } from './plan.js';
 import { StateDirectory } from './state/state-directory.js';
@@ -65,7 +60,7 @@ const SAMPLE_PAGES_PER_STRATUM = 2;
  * run's seniority filter is then applied here as the service applies it (a filter that keeps the
  * service's order), so the sample keeps what the run would be sent.
  */
-const SAMPLE_LIMIT = 1000;
+const SAMPLE_LIMIT = MAX_CONTACTS_PER_CALL;
 
 /** What the sample found, in one stratum or in all. */
 export interface Tally {

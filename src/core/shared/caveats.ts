@@ -1,7 +1,7 @@
 import type { Reporter } from '../../ui/reporter.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { widerCountText, type SetCount } from '../companies/set-count.js';
-import { MAX_CONTACTS_PER_CALL } from '../contacts/fanout.js';
+import { MAX_CONTACTS_PER_CALL } from '../../api/index.js';
 
 /**
  * The caveats that several jobs share: each is one line with its count wherever stderr
