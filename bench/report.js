@@ -672,8 +672,8 @@ function history(r) {
       '220 on the 20,000-company pipeline (1.52×), by the sandbox dataset.',
     ),
     para(
-      '- **Section 5, the 1,000,000-company pipeline** peaks at about the 250 MB line: 248, 255 and 250 MB in',
-      'three runs of one each. What it holds is small: by hand, the 20,000-company pipeline ran in 154 MB',
+      '- **Section 5, the 1,000,000-company pipeline** peaks at about the 250 MB line: 248, 255, 250 and 253 MB in',
+      'four runs of one each. What it holds is small: by hand, the 20,000-company pipeline ran in 154 MB',
       'under `NODE_OPTIONS=--max-old-space-size=64`, against 218–230 MB with V8 left to size its heap.',
     ),
     para(
