@@ -36,8 +36,6 @@ class Work {
   /** `wanted[from..]` are still to ask; those above are in `kept`, whole. */
   from = 0;
   kept: Contact[] = [];
-  /** Contacts kept at each seniority index above `from`. */
-  counts: number[] = [];
   truncated = false;
   source: Source;
   busy = false;
@@ -193,7 +191,6 @@ export class ContactScheduler {
 
   private keep(w: Work, rows: Contact[], from: number): void {
     if (from > w.from) {
-      w.counts.push(...this.countsOf(rows).slice(w.from, from));
       w.kept.push(...rows);
       w.from = from;
       w.atLeast = 0;
@@ -201,7 +198,7 @@ export class ContactScheduler {
     }
     if (w.from >= this.wanted.length) {
       this.work.splice(this.work.indexOf(w), 1);
-      if (!w.truncated && this.order.isTrusted) this.sizing.learnDomain(w.counts);
+      if (!w.truncated && this.order.isTrusted) this.sizing.learnDomain(this.countsOf(w.kept));
       w.done();
     }
   }
