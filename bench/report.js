@@ -230,26 +230,19 @@ function summary(r) {
 function memoryRows(r) {
   const mem = r.memory;
   if (!mem) return [];
-  const rssTarget = `< ${TARGETS.rssMb} MB`;
+  const peak = (run) =>
+    row(
+      4,
+      `Peak RSS, ${int(run.rows)}-row export`,
+      spread(run.rssMb, mb),
+      '',
+      '',
+      `< ${TARGETS.rssMb} MB`,
+      verdict(run.rssMb.median < TARGETS.rssMb),
+    );
   return [
-    row(
-      4,
-      `Peak RSS, ${int(mem.big.rows)}-row export`,
-      spread(mem.big.rssMb, mb),
-      '',
-      '',
-      rssTarget,
-      verdict(mem.big.rssMb.median < TARGETS.rssMb),
-    ),
-    row(
-      4,
-      `Peak RSS, ${int(mem.small.rows)}-row export`,
-      spread(mem.small.rssMb, mb),
-      '',
-      '',
-      rssTarget,
-      verdict(mem.small.rssMb.median < TARGETS.rssMb),
-    ),
+    peak(mem.big),
+    peak(mem.small),
     row(
       4,
       'Growth, big / small',
