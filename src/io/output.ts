@@ -6,7 +6,8 @@ import type { Writable } from 'node:stream';
 import { CliError, ExitCode, UsageError } from '../exit-codes.js';
 import { assertReplaceable, openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
 import { descriptorIsOpen, outputTarget } from './output-target.js';
-import { afterPendingWrites, streamSink, type TextSink } from './sink.js';
+import { afterPendingWrites } from '../util/streams.js';
+import { streamSink, type TextSink } from './sink.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './writers.js';
 
 const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {

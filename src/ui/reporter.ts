@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { afterPendingWrites } from '../io/sink.js';
+import { afterPendingWrites } from '../util/streams.js';
 import { withoutControlCharacters } from '../util/text.js';
 
 /** Who is watching stderr decides how much prospect says there. */

@@ -17,8 +17,7 @@ import {
   withCompanyFilters,
   type CompanyFilters,
 } from './filters.js';
-import { stoppedAtMaxLine } from '../shared/caveats.js';
-import { countRecord, countSet, listedCompanies, setMeta, type SetCount } from './set-count.js';
+import { countRecord, countSet, listedCompanies, setMeta, stoppedAtMaxLine, type SetCount } from './set-count.js';
 import { splitOptions } from './split.js';
 import { checkLocalTechnologies, pageSizeForMax, walkCompanies, type CompanyWalk } from './walk.js';
 import { COMPANIES_FLAGS } from '../../options/command-flags.js';

@@ -89,6 +89,15 @@ export function widerCountText(wider: NonNullable<Extract<SetCount, { exact: fal
   return `${formatCount(wider.companies)} ${wider.counted}; the ${list} ${filters} applied locally`;
 }
 
+/** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
+export function stoppedAtMaxLine(max: number, count: SetCount): string {
+  if (count.exact)
+    return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
+  if (count.wider !== undefined)
+    return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
+  return `Stopped at --max ${formatCount(max)}; more companies match.`;
+}
+
 /** The sidecar's fields: `total` and `contact_count` only for the set itself, else what the service counted. */
 export function countRecord(count: SetCount): Record<string, unknown> {
   if (count.exact) return { total: count.companies, contact_count: count.contacts };

@@ -15,7 +15,7 @@ import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } fro
 import { streamEntriesInput, type StreamedEntries } from '../shared/input.js';
 import { CONTACTS_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
-import { emptyContactRow, reportKeptEmpty } from '../shared/keep-empty.js';
+import { emptyContactRow, reportKeptEmpty } from './keep-empty.js';
 import { runRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';

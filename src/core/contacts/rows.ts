@@ -1,15 +1,10 @@
 import { SENIORITIES, type Contact, type ContactsMeta } from '../../api/index.js';
 import type { Column } from '../../io/columns.js';
-import { classifyFreshness, type EmailFreshness } from '../../io/max-age.js';
+import { classifyFreshness } from '../../io/max-age.js';
 
-/** A contact as prospect writes it: the service's record plus freshness, verification and source. */
-export type ContactRow = Contact & {
-  email_age_days: number | null;
-  email_freshness: EmailFreshness;
-  verification: string | null;
-  verified_at: string | null;
-  source: ContactsMeta['source'] | null;
-};
+import type { ContactRow } from '../shared/contact-row.js';
+
+export type { ContactRow };
 
 export function toContactRow(
   contact: Contact,

@@ -10,11 +10,11 @@ import { parseContactFlags, type ContactSettings } from '../contacts/options.js'
 import { contactRowsFor } from '../contacts/domain-rows.js';
 import type { ContactRow } from '../contacts/rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } from '../contacts/fanout.js';
-import { atSeniority, leftOutText, stoppedAtMaxLine } from '../shared/caveats.js';
-import { emptyContactRow, reportKeptEmpty } from '../shared/keep-empty.js';
+import { atSeniority, leftOutText } from '../shared/caveats.js';
+import { emptyContactRow, reportKeptEmpty } from '../contacts/keep-empty.js';
 import { documentMeta, metaJson, runRecord, type RunRecord } from '../shared/provenance.js';
 import { Suppression } from '../shared/suppression.js';
-import type { SetCount } from '../companies/set-count.js';
+import { stoppedAtMaxLine, type SetCount } from '../companies/set-count.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from './state/checkpoint.js';
 import { listCompanies, type CompanyItem } from './listing.js';

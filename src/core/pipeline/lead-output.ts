@@ -9,7 +9,7 @@ import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/wri
 import type { RunContext } from '../../runtime/context.js';
 import { leadJson, type LeadRow } from './lead-rows.js';
 import { leadKey } from './lead-key.js';
-import type { AppendOnlyFile } from './state/append-only-file.js';
+import type { AppendOnlyFile } from '../../io/append-only-file.js';
 import { commitCheckpoint, type Checkpoint } from './state/checkpoint.js';
 import type { StateDirectory } from './state/state-directory.js';
 import type { TextSink } from '../../io/sink.js';

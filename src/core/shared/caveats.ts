@@ -1,6 +1,5 @@
 import type { Reporter } from '../../ui/reporter.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { widerCountText, type SetCount } from '../companies/set-count.js';
 import { MAX_CONTACTS_PER_CALL } from '../../api/index.js';
 
 /**
@@ -18,15 +17,6 @@ export function reportCutDomains(reporter: Reporter, domains: readonly string[])
       `(--summary lists them${reporter.chatty ? '' : ', and so does --verbose'}).`,
   );
   reporter.details(domains);
-}
-
-/** "Stopped at --max 50 of 2,368", only when 2,368 is the count of the set asked for. */
-export function stoppedAtMaxLine(max: number, count: SetCount): string {
-  if (count.exact)
-    return `Stopped at --max ${formatCount(max)} of ${formatCount(count.companies)}; more companies match.`;
-  if (count.wider !== undefined)
-    return `Stopped at --max ${formatCount(max)}; more companies match (${widerCountText(count.wider)}).`;
-  return `Stopped at --max ${formatCount(max)}; more companies match.`;
 }
 
 /** " at cxo, vp" when --seniority narrowed the ask; nothing otherwise. For the empty-result reasons. */

@@ -12,9 +12,9 @@ import { linesOf } from '../../io/input/stream.js';
 import { runTempFile } from '../../io/run-temp-file.js';
 import { createRowWriter, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
-import type { ContactRow } from '../contacts/rows.js';
+import type { ContactRow } from '../shared/contact-row.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
-import { AppendOnlyFile } from '../pipeline/state/append-only-file.js';
+import { AppendOnlyFile } from '../../io/append-only-file.js';
 import type { SpendConsent } from './consent.js';
 import type { Verifier } from './verifier.js';
 

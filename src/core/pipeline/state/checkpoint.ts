@@ -7,7 +7,7 @@ import type { DomainContacts } from '../../contacts/fanout.js';
 import { partitionSchema } from '../../companies/split.js';
 import type { WalkPosition } from '../../companies/merge.js';
 import { parseStoredJson } from '../../shared/stored-json.js';
-import type { AppendOnlyFile } from './append-only-file.js';
+import type { AppendOnlyFile } from '../../../io/append-only-file.js';
 import type { StateDirectory } from './state-directory.js';
 
 const count = z.number().int().nonnegative();

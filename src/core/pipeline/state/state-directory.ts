@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectoryDurable } from '../../../io/atomic-file.js';
 import { UsageError } from '../../../exit-codes.js';
-import { AppendOnlyFile } from './append-only-file.js';
+import { AppendOnlyFile } from '../../../io/append-only-file.js';
 import { takeStateLock } from './lock.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppendOnlyFile } from '../../../../src/core/pipeline/state/append-only-file.js';
+import type { AppendOnlyFile } from '../../../../src/io/append-only-file.js';
 import { checkpointSchema, commitCheckpoint, readCheckpoint } from '../../../../src/core/pipeline/state/checkpoint.js';
 import { StateDirectory } from '../../../../src/core/pipeline/state/state-directory.js';
 

@@ -1,6 +1,6 @@
 import { ContactSchema } from '../../api/index.js';
-import type { ContactSettings } from '../contacts/options.js';
-import { toContactRow, type ContactRow } from '../contacts/rows.js';
+import type { ContactSettings } from './options.js';
+import { toContactRow, type ContactRow } from './rows.js';
 import type { Reporter } from '../../ui/reporter.js';
 import { countOf } from '../../ui/format-count.js';
 

@@ -1,5 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import type { TextSink } from '../../../io/sink.js';
+import type { TextSink } from './sink.js';
 
 /** A file written in order whose committed length is known; a resumed run cuts it back to that length. */
 export class AppendOnlyFile implements TextSink {
