@@ -28,7 +28,7 @@ const LAYERS = [
 
 /** The sandbox is a separate program (the service itself): only commands and --sandbox reach it. */
 const SANDBOX = '^src/sandbox/';
-const SANDBOX_STARTERS = ['^src/commands/', '^src/runtime/connection\\.ts$'];
+const SANDBOX_STARTERS = ['^src/cli\\.ts$', '^src/commands/', '^src/runtime/connection\\.ts$'];
 
 const below = (index) => LAYERS.slice(index + 1).flatMap((layer) => layer.paths);
 const above = (index) =>

@@ -6,7 +6,7 @@
  * chunks beside it, loaded only by the command that runs. zod's message locales, which prospect
  * never reads, are left out. The library API is not bundled: it stays the tsc output in dist/.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -62,11 +62,13 @@ const options = {
   define: { PROSPECT_BUNDLED_VERSION: JSON.stringify(version) },
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 };
 
 rmSync(outdir, { recursive: true, force: true });
+let metafile;
 try {
-  await build(options);
+  ({ metafile } = await build(options));
 } catch (error) {
   rmSync(outdir, { recursive: true, force: true });
   throw error;
@@ -77,6 +79,14 @@ const fresh = new Set(readdirSync(join(outdir, 'chunks')));
 for (const name of fresh) {
   if (!existsSync(join(target, 'chunks', name))) renameSync(join(outdir, 'chunks', name), join(target, 'chunks', name));
 }
+// Which modules each output file holds (src/ files and packages, by path): the start-up test
+// (test/cli.startup.cli.test.ts) maps the files a start loads back to the modules in them.
+const modulesOf = Object.fromEntries(
+  Object.entries(metafile.outputs)
+    .filter(([output]) => output.endsWith('.js'))
+    .map(([output, { inputs }]) => [output.slice(outdir.length - root.length), Object.keys(inputs).sort()]),
+);
+writeFileSync(join(target, 'modules.json'), `${JSON.stringify(modulesOf, null, 1)}\n`);
 renameSync(join(outdir, 'cli.js'), join(target, 'cli.js'));
 rmSync(outdir, { recursive: true, force: true });
 for (const name of readdirSync(join(target, 'chunks'))) {

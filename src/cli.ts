@@ -22,7 +22,7 @@ import {
   type GlobalOptions,
   type RunContext,
 } from './runtime/context.js';
-import { SANDBOX_PLANS } from './runtime/connection.js';
+import { PLANS } from './sandbox/auth.js';
 import { packageVersion } from './package.js';
 
 /** Runs the CLI and resolves to the exit code; never throws, never calls process.exit on the normal path. */
@@ -66,9 +66,7 @@ function buildProgram(run: CommandRunner): Command {
     )
     .version(packageVersion(), '-V, --version')
     .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
-    .addOption(
-      new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...SANDBOX_PLANS]).default('growth'),
-    )
+    .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...PLANS]).default('growth'))
     .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
     .option(
       '--page-size <n>',

@@ -1,6 +1,6 @@
 /**
  * The service's bounds on one call, stated once: the client, the flags and the planner of contacts calls
- * all read them here. This module imports nothing, so the flag table can use it without loading the client.
+ * all read them here. It imports nothing: the flag table reads it at start-up (README "Start-up").
  */
 
 /** Companies one page may ask for (`limit`; contract row 2: the spec does not show it). */

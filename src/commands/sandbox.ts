@@ -6,7 +6,7 @@
  * (reported through commander, whose errors src/cli.ts maps to the usage exit code).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-// Only the light defaults at start-up: the server and the dataset generator load when the command runs.
+// Start-up loads only the sandbox's light modules (README "Start-up").
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
 import {
   DEFAULT_COMPANIES,
@@ -43,7 +43,7 @@ interface SandboxFlags {
   public?: boolean;
 }
 
-/** The same share as DEFAULT_LATENCY_SPIKE_RATE in src/sandbox/index.ts, repeated to keep start-up light. */
+/** DEFAULT_LATENCY_SPIKE_RATE of src/sandbox/index.ts, copied for start-up (README "Start-up"). */
 const DEFAULT_SPIKE_RATE_TEXT = '0.1';
 
 export function registerSandboxCommand(program: Command): void {
@@ -255,7 +255,7 @@ function untilStopped(): Promise<void> {
 
 async function isLoopback(host: string): Promise<boolean> {
   if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
-  // node:net only here, not at every start of the CLI.
+  // node:net when needed (README "Start-up").
   const { isIP } = await import('node:net');
   return isIP(host) === 4 && host.startsWith('127.');
 }

@@ -1,8 +1,7 @@
 /**
  * The settings `prospect config` knows, where else each can come from, and what applies when
  * nothing sets it. One table, so `config`, the reader, completion and the docs cannot disagree.
- * Kept free of heavy imports: the CLI loads it at start-up for help and completion; the checks of
- * the values live in ./validate.ts.
+ * A start-up module (README "Start-up"); the checks of the values live in ./validate.ts.
  */
 export const CONFIG_KEYS = [
   'api-key',

@@ -1,7 +1,7 @@
 /**
  * `| head -3` closes stdout while a job still writes it. The job ends itself, exit 0, with its
  * --summary (src/core/shared/runner.ts); only when no job is writing does the process just exit 0
- * (src/runtime/context.ts). No imports: the CLI's start-up handler reads it.
+ * (src/runtime/context.ts). A start-up module (README "Start-up").
  */
 let jobsWriting = 0;
 

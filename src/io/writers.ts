@@ -26,7 +26,7 @@ export async function createRowWriter<Row>(
       return tableWriter(sink, options);
     }
     case 'xlsx': {
-      // exceljs is large: loaded only by a run that writes a workbook, so start-up does not pay for it.
+      // exceljs only for a workbook (README "Start-up").
       const { xlsxWriter } = await import('./xlsx.js');
       return xlsxWriter(sink, options);
     }

@@ -23,7 +23,7 @@ export interface Flag<Name extends string = string, Schema extends z.ZodType = z
     /** A flag that, given, decides instead: `-o leads.json` picks JSON by its extension. */
     yieldsTo?: string;
   };
-  /** Its type in the job's options. A function of zod: zod is loaded by the job, not at start-up. */
+  /** Its type in the job's options: a function of zod, which the job loads (README "Start-up"). */
   schema: (zod: typeof z) => Schema;
 }
 

@@ -1,7 +1,6 @@
 /**
  * Every flag of the job commands, declared once (src/options/flag.ts): commander builds the option
- * from it and the job its zod schema. Kept free of zod and of heavy imports: commands load it at
- * start-up, to build their help.
+ * from it and the job its zod schema (a start-up module: README "Start-up").
  */
 import type { z } from 'zod';
 import { MAX_CONTACTS_PER_CALL } from '../api/limits.js';
@@ -59,8 +58,8 @@ export const BOM = defineFlag({
   schema: off,
 });
 /**
- * CRM contact and lead importers are what presets are for. The names are written out
- * (src/io/presets.ts is not loaded at start-up; a test checks they match).
+ * CRM contact and lead importers are what presets are for. The names are copied from src/io/presets.ts
+ * (README "Start-up"); a test checks they match.
  */
 export const PRESET = defineFlag({
   name: 'preset',

@@ -1,11 +1,9 @@
-import { decideProxy, type ProxyDecision } from '../api/index.js';
+import type { ProxyDecision } from '../api/index.js';
 import type { TrustSettings } from '../config/ca-file.js';
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';
 import { nonEmpty } from '../util/text.js';
-
-export const SANDBOX_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
-export type SandboxPlan = (typeof SANDBOX_PLANS)[number];
+import { PLANS, type Plan } from '../sandbox/auth.js';
 
 export interface Connection {
   baseUrl: string;
@@ -52,6 +50,7 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
   }
   const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
   const { trustSettings } = await import('../config/ca-file.js');
+  const { decideProxy } = await import('../api/proxy.js');
   return {
     baseUrl,
     apiKey,
@@ -74,9 +73,9 @@ function firstOf(
 }
 
 async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
-  const plan = (ctx.global.sandboxPlan ?? 'growth') as SandboxPlan;
-  if (!SANDBOX_PLANS.includes(plan)) {
-    throw new UsageError(`unknown --sandbox-plan "${plan}".`, `Plans are: ${SANDBOX_PLANS.join(', ')}.`);
+  const plan = (ctx.global.sandboxPlan ?? 'growth') as Plan;
+  if (!PLANS.includes(plan)) {
+    throw new UsageError(`unknown --sandbox-plan "${plan}".`, `Plans are: ${PLANS.join(', ')}.`);
   }
   const { startSandbox, SANDBOX_KEYS } = await import('../sandbox/index.js');
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });

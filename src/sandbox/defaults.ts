@@ -1,7 +1,6 @@
 /**
- * The sandbox's defaults and small helpers, with no heavy imports: the CLI registers `prospect
- * sandbox` (flags, defaults, help) at every start, and loads the server and the dataset generator
- * only when the command runs.
+ * The sandbox's defaults and small helpers, for `prospect sandbox`'s flags and help (a start-up
+ * module: README "Start-up").
  */
 export { DEFAULT_COMPANIES, MAX_COMPANIES } from './dataset/limits.js';
 

@@ -1,6 +1,6 @@
 /**
- * The names of the sandbox's fault kinds, with no heavy imports: `prospect sandbox` checks
- * `--faults` at every start, before the server code loads. What each kind does is in faults.ts.
+ * The names of the sandbox's fault kinds, for checking `--faults` (a start-up module: README "Start-up").
+ * What each kind does is in faults.ts.
  */
 
 export const FAULT_KIND_NAMES = [

@@ -1,8 +1,7 @@
 /**
  * Countries as people write them (`US`, `usa`, `UK`, `GB`, `Deutschland`, `United States`) made into
  * the service's lower-case English name (`united states`), through the ISO 3166 names of
- * i18n-iso-countries. Loaded only when a command is given --country: the library and its names are
- * read on demand, never at start-up.
+ * i18n-iso-countries, loaded only when a command is given --country (README "Start-up").
  */
 import { createRequire } from 'node:module';
 import type * as IsoCountries from 'i18n-iso-countries';

@@ -1,0 +1,95 @@
+/**
+ * The start-up rule (README "Start-up"): what `prospect --version` and `prospect companies --help` load is
+ * an allow-list. The built binary runs under a module hook that logs each file it loads; each file of the
+ * bundle is mapped back to the src/ modules and packages in it (dist/cli/modules.json, written by
+ * scripts/bundle.mjs). A heavy package (zod, undici, csv-stringify, better-sqlite3, pg, exceljs, ora…)
+ * or a module outside the list on this path fails here, with the list of what came in.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli, scratchDir } from './helpers/cli.js';
+
+const DIST_CLI = resolve(import.meta.dirname, '../dist/cli');
+const HOOK = pathToFileURL(resolve(import.meta.dirname, 'helpers/module-log.mjs')).href;
+
+/** The only package a start may load: the argument parser that prints the help. */
+const START_PACKAGES = ['commander'];
+
+/**
+ * The src/ modules a start may load: the command tree and flag table, and the small leaves they name
+ * (limits, retry defaults, config keys, exit codes, the reporter). Add to it only what is as light.
+ */
+const START_MODULES = new Set([
+  'src/cli.ts',
+  'src/package.ts',
+  'src/exit-codes.ts',
+  'src/exit-code-table.ts',
+  'src/errors.ts',
+  ...[
+    'command-tree',
+    'companies',
+    'completion',
+    'config',
+    'contacts',
+    'count',
+    'doctor',
+    'help',
+    'pipeline',
+    'sandbox',
+    'verify',
+  ].map((name) => `src/commands/${name}.ts`),
+  ...['command-flags', 'flag', 'flags', 'values'].map((name) => `src/options/${name}.ts`),
+  ...['keys', 'paths', 'redact'].map((name) => `src/config/${name}.ts`),
+  'src/runtime/context.ts',
+  'src/io/broken-pipe.ts',
+  'src/io/temp-files.ts',
+  ...['format-count', 'reporter', 'terminal-size'].map((name) => `src/ui/${name}.ts`),
+  ...['errors', 'limits', 'retry'].map((name) => `src/api/${name}.ts`),
+  ...['auth', 'defaults', 'errors', 'fault-kinds', 'dataset/limits'].map((name) => `src/sandbox/${name}.ts`),
+  'src/util/streams.ts',
+  'src/util/text.ts',
+]);
+
+/** The packages and src/ modules one run of the binary loaded. */
+async function loadedBy(args: string[]): Promise<{ packages: string[]; modules: string[]; stdout: string }> {
+  const log = join(await scratchDir('prospect-startup-'), 'modules.log');
+  const run = await runCli(args, {
+    env: { PROSPECT_TEST_MODULE_LOG: log },
+    wrap: (argv) => ({ command: process.execPath, args: ['--import', HOOK, ...argv] }),
+  });
+  expect(run.code, run.stderr).toBe(0);
+  const bundled = JSON.parse(readFileSync(join(DIST_CLI, 'modules.json'), 'utf8')) as Record<string, string[]>;
+  const packages = new Set<string>();
+  const modules = new Set<string>();
+  const add = (path: string): void => {
+    const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+    if (inPackage) packages.add(inPackage[1]!);
+    else if (path.startsWith('src/')) modules.add(path);
+  };
+  for (const url of readFileSync(log, 'utf8').trim().split('\n')) {
+    if (!url.startsWith('file:')) continue; // node: built-ins
+    const path = new URL(url).pathname;
+    if (path.startsWith(`${DIST_CLI}/`)) {
+      const inputs = bundled[path.slice(DIST_CLI.length + 1)];
+      expect(inputs, `${path} is not in dist/cli/modules.json: rebuild`).toBeDefined();
+      inputs!.forEach(add);
+    } else add(path);
+  }
+  return { packages: [...packages].sort(), modules: [...modules].sort(), stdout: run.stdout };
+}
+
+describe('start-up loads only the allow-list (spawned, under a module-logging hook)', () => {
+  for (const args of [['--version'], ['companies', '--help']]) {
+    it(`prospect ${args.join(' ')}`, async () => {
+      const { packages, modules, stdout } = await loadedBy(args);
+      expect(stdout.length).toBeGreaterThan(0);
+      expect(packages).toEqual(START_PACKAGES);
+      expect(modules.filter((module) => !START_MODULES.has(module))).toEqual([]);
+      // The log is real: the entry and the flag table were seen.
+      expect(modules).toContain('src/cli.ts');
+      expect(modules).toContain('src/options/flags.ts');
+    });
+  }
+});
