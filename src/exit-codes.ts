@@ -147,7 +147,7 @@ const OUTPUT_FAILURES: Record<string, string> = {
 };
 
 /** Turns a failed write or rename into the message and exit code a person (or cron) can act on. */
-export function outputFailure(error: unknown): CliError | undefined {
+function outputFailure(error: unknown): CliError | undefined {
   const failure = error as NodeJS.ErrnoException;
   const explanation = typeof failure?.code === 'string' ? OUTPUT_FAILURES[failure.code] : undefined;
   if (explanation === undefined) return undefined;

@@ -93,7 +93,7 @@ export interface CompanyPage {
   cursor: string | null;
 }
 
-export interface CompanyListingOptions {
+interface CompanyListingOptions {
   /** Resume a listing from a saved cursor instead of its first page. */
   startCursor?: string;
   /**

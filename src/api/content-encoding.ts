@@ -14,7 +14,7 @@ const DECODERS: Readonly<Record<string, (bytes: Buffer) => Promise<Buffer>>> = {
   br: promisify(brotliDecompress),
 };
 
-export class UndecodableBodyError extends Error {
+class UndecodableBodyError extends Error {
   override readonly name = 'UndecodableBodyError';
 }
 

@@ -34,7 +34,7 @@ export function redact(text: string, secret: string | undefined): string {
 }
 
 /** `redact` applied to every string inside a JSON-like value (keys included). */
-export function redactDeep(value: unknown, secret: string | undefined): unknown {
+function redactDeep(value: unknown, secret: string | undefined): unknown {
   if (typeof value === 'string') return redact(value, secret);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, secret));
   if (value !== null && typeof value === 'object') {
@@ -112,7 +112,7 @@ function withoutUndefined(parsed: {
 // Status → error
 
 /** `503 internal_error` when the service gave a code, `503 Service Unavailable` otherwise. */
-export function describeStatus(status: number, code?: string): string {
+function describeStatus(status: number, code?: string): string {
   return `${status} ${code ?? STATUS_CODES[status] ?? 'unknown status'}`;
 }
 
@@ -401,7 +401,7 @@ export function malformedAnswerError(
 }
 
 /** `150 ms`, `2 s`, `2.5 s`: short waits in ms so a 150 ms timeout does not read as "0.1 s". */
-export function formatSeconds(ms: number): string {
+function formatSeconds(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;

@@ -95,7 +95,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** The NO_PROXY entry that covers host:port, as written in the list; undefined when none does. */
-export function coveringEntry(host: string, port: number, noProxy: string): string | undefined {
+function coveringEntry(host: string, port: number, noProxy: string): string | undefined {
   for (const written of noProxy.split(/[\s,]+/)) {
     if (written === '') continue;
     if (written === '*') return written;

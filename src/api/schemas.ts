@@ -42,7 +42,7 @@ export const CompanyRowSchema = z.looseObject({
 });
 export type CompanyRow = z.infer<typeof CompanyRowSchema>;
 
-export const CompaniesSourceSchema = z.looseObject({
+const CompaniesSourceSchema = z.looseObject({
   dataset: z.string(),
   method: z.string(),
   publisher: z.string(),
@@ -136,12 +136,6 @@ export const VerifyMetaSchema = z.looseObject({
   units_used: z.number().optional(),
 });
 export type VerifyMeta = z.infer<typeof VerifyMetaSchema>;
-
-/** On the wire: `{data:{...}, meta:{...}}`; a bare `{email,status,...}` is accepted too. */
-export const VerifyResponseSchema = z.union([
-  z.looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() }),
-  VerifyDataSchema,
-]);
 
 /** What `verify()` returns: the data fields plus the usage meta when the service sent any. */
 export const VerifyResultSchema = VerifyDataSchema.extend({ meta: VerifyMetaSchema.optional() });

@@ -60,7 +60,7 @@ export function configureHelpAndErrors(command: Command): void {
  * `error: unknown option '--formt'\n(Did you mean --format?)`
  * → `prospect: unknown option '--formt'\nDid you mean --format?`
  */
-export function parserErrorText(text: string, path: string): string {
+function parserErrorText(text: string, path: string): string {
   const [first = '', ...rest] = text.trimEnd().split('\n');
   // "… is invalid. Allowed choices are …": commander puts what to do on the same line.
   const [, invalid, remedy] = /^(.*? is invalid[^.]*\.) (.+)$/.exec(first) ?? [];

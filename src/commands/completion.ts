@@ -3,7 +3,7 @@ import { ExitCode } from '../exit-codes.js';
 import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
 
-export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
+const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof COMPLETION_SHELLS)[number];
 
 export function registerCompletionCommand(program: Command, run: CommandRunner): void {
@@ -40,7 +40,7 @@ Examples:
     );
 }
 
-export async function completionScript(program: Command, shell: Shell): Promise<string> {
+async function completionScript(program: Command, shell: Shell): Promise<string> {
   const [
     { describeProgram },
     { SENIORITIES },

@@ -1,6 +1,7 @@
 import { Help, type Command } from 'commander';
 import { EXIT_CODE_DOCS, exitCodesInOneLine } from '../exit-codes.js';
 import { declareCommand, defineCommand, helpWidth } from './command-tree.js';
+import { editDistance } from '../util/text.js';
 
 /**
  * A help topic: a title, then paragraphs wrapped once to the terminal by commander's own wrapper.
@@ -203,17 +204,4 @@ function closestWord(word: string, candidates: readonly string[]): string | unde
     if (similarity > 0.4 && (best === undefined || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -253,11 +253,10 @@ function untilStopped(): Promise<void> {
   });
 }
 
+/** A listen address on this machine, by the client's one loopback rule (loaded when needed: README "Start-up"). */
 async function isLoopback(host: string): Promise<boolean> {
-  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
-  // node:net when needed (README "Start-up").
-  const { isIP } = await import('node:net');
-  return isIP(host) === 4 && host.startsWith('127.');
+  const { isLoopbackHost } = await import('../api/proxy.js');
+  return isLoopbackHost(host === '::1' ? '[::1]' : host);
 }
 
 function isoDay(value: string): string {

@@ -32,7 +32,7 @@ export interface CompletedCommand {
 }
 
 /** Values commander cannot know: flags checked by the command itself rather than by .choices(). */
-export interface FixedValues {
+interface FixedValues {
   [longFlag: string]: { values: readonly string[]; commaList?: boolean };
 }
 

@@ -70,7 +70,7 @@ function kindOf(value: unknown): string {
 }
 
 /** The file's settings by their `prospect config` names; other keys are ignored. */
-export const StoredSettingsSchema = z.object({
+const StoredSettingsSchema = z.object({
   'api-key': storedSetting(PARSERS['api-key']),
   'base-url': storedSetting(PARSERS['base-url']),
   proxy: storedSetting(PARSERS.proxy),

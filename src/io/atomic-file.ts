@@ -5,11 +5,9 @@ import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { processIsAlive } from '../process-alive.js';
-import { removeOpenTempFilesSync, trackTempFile, untrackTempFile } from './temp-files.js';
+import { trackTempFile, untrackTempFile } from './temp-files.js';
 
-export { removeOpenTempFilesSync };
-
-export function tempPathFor(target: string): string {
+function tempPathFor(target: string): string {
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
   return join(dirname(target), `.${basename(target)}.prospect-tmp-${suffix}`);
 }

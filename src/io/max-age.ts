@@ -74,15 +74,6 @@ export function parseMaxAge(text: string, now: Date): MaxAgeResult {
   };
 }
 
-/**
- * Whole days between a last-seen value and today, in UTC. Accepts `YYYY-MM-DD` or an ISO date-time,
- * truncated to its date as written (contract decision 25). A date in the future - clocks and
- * time zones differ between the service and us - counts as seen today: age 0.
- */
-export function ageInDays(lastSeen: string | null, now: Date): number | null {
-  return daysSince(parseDay(lastSeen), now);
-}
-
 function daysSince(seen: Date | null, now: Date): number | null {
   const today = startOfUtcDay(now);
   if (seen === null || today === null) return null;

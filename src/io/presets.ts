@@ -5,7 +5,7 @@ import { UsageError } from '../exit-codes.js';
  * comes from the vendor's import documentation; docs/crm-import.md links the page for every one.
  * A source column the command does not write (contacts have no company_name) is left out.
  */
-export const PRESETS = {
+const PRESETS = {
   /** HubSpot contact import: labels of HubSpot's default contact properties. */
   hubspot: [
     ['first_name', 'First Name'],

@@ -4,6 +4,7 @@
  */
 import { formatCount } from '../ui/format-count.js';
 import { contactsText, percentText, type ChartRow } from '../ui/bar-chart.js';
+import { shorten } from '../util/text.js';
 
 const ROW_HEIGHT = 26;
 const TOP = 48;
@@ -12,7 +13,7 @@ const BAR_WIDTH = 330;
 /** Room right of the longest bar for its figures. */
 const FIGURES_WIDTH = 340;
 const WIDTH = LABEL_WIDTH + BAR_WIDTH + FIGURES_WIDTH;
-export const BAR_COLOUR = '#2f6fdf';
+const BAR_COLOUR = '#2f6fdf';
 
 /** Text as XML character data or an attribute value. */
 export function escapeXml(text: string): string {
@@ -31,7 +32,7 @@ export function renderSvgChart(rows: readonly ChartRow[], title: string): string
       `${formatCount(row.companies)} ${row.companies === 1 ? 'company' : 'companies'} · ` +
       `${contactsText(row)} · ${percentText(row.share)}`;
     return [
-      `  <text x="${LABEL_WIDTH - 8}" y="${y + 17}" text-anchor="end">${escapeXml(clip(row.label, 30))}</text>`,
+      `  <text x="${LABEL_WIDTH - 8}" y="${y + 17}" text-anchor="end">${escapeXml(shorten(row.label, 30))}</text>`,
       `  <rect x="${LABEL_WIDTH}" y="${y + 4}" width="${barLength}" height="${ROW_HEIGHT - 8}" fill="${BAR_COLOUR}"/>`,
       `  <text x="${LABEL_WIDTH + barLength + 6}" y="${y + 17}">${escapeXml(figures)}</text>`,
     ].join('\n');
@@ -46,8 +47,4 @@ export function renderSvgChart(rows: readonly ChartRow[], title: string): string
     '</svg>',
     '',
   ].join('\n');
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

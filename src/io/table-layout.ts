@@ -15,11 +15,11 @@ import stringWidth from 'string-width';
  *      (CUT_FIRST, then from the right), and the table says so under its last line.
  * `prospect help formats` (src/commands/help.ts) says the same to users.
  */
-export const MAX_CELL = 48;
+const MAX_CELL = 48;
 export const FIRST_FLOOR = 14;
-export const HEADER_FLOOR = 5;
-export const CUT_FLOOR = 8;
-export const CUT_FIRST: readonly string[] = [
+const HEADER_FLOOR = 5;
+const CUT_FLOOR = 8;
+const CUT_FIRST: readonly string[] = [
   'technologies',
   'title',
   'company_name',
@@ -31,7 +31,7 @@ export const CUT_FIRST: readonly string[] = [
   'source',
   'linkedin_url',
 ];
-export const CUT_LAST: readonly string[] = ['domain', 'business_email', 'email'];
+const CUT_LAST: readonly string[] = ['domain', 'business_email', 'email'];
 
 /** cli-table3's frame: "│ " before each cell, " " after it, and the closing "│". */
 export function frameWidth(columnCount: number): number {

@@ -10,7 +10,7 @@ import { planLayout, type TableLayout } from './table-layout.js';
  * `prospect help formats`.
  */
 export const FILE_TABLE_WIDTH = 160;
-export const FILE_SAMPLE_ROWS = 100;
+const FILE_SAMPLE_ROWS = 100;
 
 /** Lines of a screen the header and the borders take: the sample is the rows that fit below them. */
 const FRAME_LINES = 4;

@@ -9,9 +9,9 @@ import type { TextSink } from './sink.js';
 import type { RowWriter, WriterOptions } from './row-writer.js';
 
 /** An Excel sheet holds 1,048,576 rows; the header takes one. */
-export const EXCEL_MAX_DATA_ROWS = 1_048_575;
+const EXCEL_MAX_DATA_ROWS = 1_048_575;
 /** Excel's most characters in one cell: a longer one is cut when the file is opened. */
-export const EXCEL_MAX_CELL_CHARS = 32_767;
+const EXCEL_MAX_CELL_CHARS = 32_767;
 
 export interface XlsxLimits {
   /** Rows below the header; more is refused before any of them is written. */
@@ -26,8 +26,8 @@ export interface XlsxLimits {
 const DEFAULT_LIMITS: XlsxLimits = { maxDataRows: EXCEL_MAX_DATA_ROWS, widthSampleRows: 1_000 };
 const MIN_WIDTH = 6;
 const MAX_WIDTH = 60;
-export const LIST_SHEET = 'List';
-export const ABOUT_SHEET = 'About this list';
+const LIST_SHEET = 'List';
+const ABOUT_SHEET = 'About this list';
 
 /**
  * A real workbook, streamed: exceljs' WorkbookWriter zips each row as it comes (inline strings, no

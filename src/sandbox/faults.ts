@@ -8,7 +8,7 @@ import { hash32, Random } from './dataset/random.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_FAULT_KINDS, type FaultKindName } from './fault-kinds.js';
 
-export { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
+export { LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
 
 /** What the server does instead of (or to) the real answer. */
 export type FaultOutcome =
@@ -30,7 +30,7 @@ const BAD_GATEWAY_PAGE =
   '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>injected by prospect ' +
   'sandbox</p></body></html>';
 
-export const FAULT_KINDS: Readonly<Record<FaultKindName, () => FaultOutcome>> = {
+const FAULT_KINDS: Readonly<Record<FaultKindName, () => FaultOutcome>> = {
   '500': () => ({
     kind: 'reply',
     error: new ApiError(500, 'internal_error', 'Injected fault: internal error (sandbox --fail-rate).'),
@@ -97,7 +97,7 @@ export interface RequestFate {
 /** Keeps the fault draws apart from any other use of the same seed. */
 const FAULT_STREAM = 0x6661756c; // "faul"
 
-export const NO_FAULTS: FaultOptions = {
+const NO_FAULTS: FaultOptions = {
   seed: 0,
   failRate: 0,
   kinds: DEFAULT_FAULT_KINDS,

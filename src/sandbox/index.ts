@@ -25,10 +25,9 @@ import { verifyRoute } from './routes-verify.js';
 import { createSandboxServer } from './server.js';
 import { sandboxIdentity, StatsCounter, type SandboxStats } from './stats.js';
 
-export { SANDBOX_KEYS, PLANS, type Plan } from './auth.js';
-export type { SandboxStats, FaultCounts } from './stats.js';
-export { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, LATENCY_SPIKE, type FaultKindName } from './fault-kinds.js';
-export { STATS_PATH } from './server.js';
+export { SANDBOX_KEYS } from './auth.js';
+export type { SandboxStats } from './stats.js';
+export { FAULT_KIND_NAMES, type FaultKindName } from './fault-kinds.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -59,7 +58,7 @@ export interface SandboxOptions {
 }
 
 /** Share of requests spiked when only the spike's length is given. */
-export const DEFAULT_LATENCY_SPIKE_RATE = 0.1;
+const DEFAULT_LATENCY_SPIKE_RATE = 0.1;
 
 export interface RunningSandbox {
   url: string;
@@ -70,7 +69,7 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-export { DEFAULT_COMPANIES, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SEED, isIsoDay, MAX_COMPANIES, todayUtc };
+export { todayUtc };
 
 /** Builds (or reuses) the dataset and listens. Resolves once the port is bound. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {

@@ -6,18 +6,18 @@ import { unprocessable } from './errors.js';
 import { integerParameter, singleValues } from './query.js';
 import type { ApiRequest, Reply, Route } from './types.js';
 
-export const COMPANY_SOURCE = {
+const COMPANY_SOURCE = {
   dataset: 'Web technology crawl',
   method: 'monthly crawl of rendered pages',
   publisher: 'prospect sandbox (synthetic data)',
   history_since: '2019',
 } as const;
 
-export const COMPANY_SCOPE = 'Companies whose site has a popularity (CrUX) rank of at most 1,000,000';
+const COMPANY_SCOPE = 'Companies whose site has a popularity (CrUX) rank of at most 1,000,000';
 
 const PARAMETERS = ['technology', 'not_technology', 'employee_range', 'country', 'limit', 'cursor'] as const;
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 1000;
 
 /**
  * GET /api/v1/countries (contract row 36): every value the `country` parameter accepts, the

@@ -11,7 +11,7 @@ import { integerParameter, singleValues, truncate } from './query.js';
 import type { StatsCounter } from './stats.js';
 import type { ApiRequest, Reply, Route } from './types.js';
 
-export const CONTACT_SOURCE = {
+const CONTACT_SOURCE = {
   dataset: 'Licensed contact records',
   method: 'licensed',
   publisher: 'prospect sandbox (synthetic data)',
@@ -19,9 +19,9 @@ export const CONTACT_SOURCE = {
 } as const;
 
 const PARAMETERS = ['domain', 'seniority', 'limit'] as const;
-export const MAX_DOMAINS = 100;
-export const DEFAULT_CONTACT_LIMIT = 200;
-export const MAX_CONTACT_LIMIT = 1000;
+const MAX_DOMAINS = 100;
+const DEFAULT_CONTACT_LIMIT = 200;
+const MAX_CONTACT_LIMIT = 1000;
 
 export function contactsRoute(store: ContactStore, stats: StatsCounter): Route {
   return (request: ApiRequest): Reply => {

@@ -15,7 +15,7 @@ import { singleValues, truncate } from './query.js';
 import type { StatsCounter } from './stats.js';
 import type { ApiRequest, Reply, Route } from './types.js';
 
-export type VerifyStatus = 'valid' | 'invalid' | 'risky' | 'unknown';
+type VerifyStatus = 'valid' | 'invalid' | 'risky' | 'unknown';
 
 /** Odds as [valid, invalid, risky, unknown]. */
 type Odds = readonly [number, number, number, number];

@@ -19,7 +19,6 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Endpoint, StatsCounter } from './stats.js';
 import type { Reply, Route } from './types.js';
 
-export { STATS_PATH };
 /** Room for 100 long domains in one query string; beyond it Node refuses the request (431, JSON). */
 const MAX_HEADER_BYTES = 64 * 1024;
 /** Longer than typical client pools keep idle sockets (undici: 4 s), so the client closes first. */

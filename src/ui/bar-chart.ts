@@ -3,6 +3,7 @@
  * to the width. The bar is the segment's companies against the largest segment's.
  */
 import { formatCount } from './format-count.js';
+import { shorten } from '../util/text.js';
 
 export interface ChartRow {
   label: string;
@@ -36,7 +37,7 @@ export function renderBarChart(rows: readonly ChartRow[], width: number): string
   // Labels give way first (down to MIN_LABEL), so the bar keeps MIN_BAR columns on a narrow terminal.
   const longestLabel = Math.min(MAX_LABEL, Math.max(...rows.map((row) => row.label.length)));
   const labelWidth = Math.max(MIN_LABEL, Math.min(longestLabel, width - 1 - figures - 2 - MIN_BAR));
-  const labels = rows.map((row) => clip(row.label, labelWidth));
+  const labels = rows.map((row) => shorten(row.label, labelWidth));
   const barWidth = Math.max(MIN_BAR, width - 1 - figures - 2 - labelWidth);
   const largest = Math.max(...rows.map((row) => row.companies), 1);
   return rows
@@ -67,8 +68,4 @@ function barOf(fraction: number, width: number): string {
   const partial = eighths % 8;
   const bar = '█'.repeat(full) + (partial > 0 ? String.fromCodePoint(0x2590 - partial) : '');
   return bar === '' && fraction > 0 ? '▏' : bar;
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

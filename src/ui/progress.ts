@@ -2,8 +2,6 @@ import type { Reporter } from './reporter.js';
 import { terminalSize } from './terminal-size.js';
 import type { ProgressState } from './progress-line.js';
 
-export type { ProgressState };
-
 /** What a job calls while it works; the runner stops it (success, error or Ctrl-C) before anything else is said. */
 export interface Progress {
   update(state: ProgressState): void;

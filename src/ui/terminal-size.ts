@@ -5,7 +5,7 @@ export interface TerminalSize {
 }
 
 /** What a terminal that reports nothing believable is taken to be. */
-export const FALLBACK_SIZE: Readonly<TerminalSize> = { columns: 80, rows: 24 };
+const FALLBACK_SIZE: Readonly<TerminalSize> = { columns: 80, rows: 24 };
 
 /**
  * A size outside these bounds is a terminal that cannot say (0×0 under `script`, some CI runners, `docker exec -t`).

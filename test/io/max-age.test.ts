@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ageInDays, classifyFreshness, parseDay, parseMaxAge, type MaxAgeResult } from '../../src/io/max-age.js';
+import { classifyFreshness, parseDay, parseMaxAge, type MaxAgeResult } from '../../src/io/max-age.js';
 
 // Mid-afternoon, so that "start of the UTC day" is visibly different from `now`.
 const NOW = new Date('2026-05-01T15:30:00Z');
@@ -132,7 +132,11 @@ describe('parseMaxAge', () => {
   });
 });
 
-describe('ageInDays', () => {
+/** A contact's age in days as the email_age_days column gives it. */
+const ageInDays = (lastSeen: string | null, now: Date): number | null =>
+  classifyFreshness({ email: 'a@example.com', lastSeen }, new Date(0), now).email_age_days;
+
+describe('email_age_days', () => {
   it.each([
     ['2026-05-01', 0],
     ['2026-04-30', 1],

@@ -45,7 +45,7 @@ export function countryCode(written: string): string | undefined {
  * contains is the short form of it and wins (`United States` over `United States of America`,
  * `Russia` over `Russian Federation`); otherwise the library's first (official) name.
  */
-export function serviceCountryName(code: string): string | undefined {
+function serviceCountryName(code: string): string | undefined {
   const names = isoCountries().getName(code, 'en', { select: 'all' });
   if (names === undefined) return undefined;
   const candidates = names.filter(

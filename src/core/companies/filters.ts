@@ -20,7 +20,7 @@ export const companyFiltersSchema = z
     employeeRanges: unique(employeeRange.flatMap((value) => value.split(',')).map((value) => value.trim())),
     countries: unique(country.map((value) => value.trim())),
   }));
-export type CompanyFilterFlags = z.input<typeof companyFiltersSchema>;
+type CompanyFilterFlags = z.input<typeof companyFiltersSchema>;
 export type CompanyFilters = z.output<typeof companyFiltersSchema>;
 
 /** A command's flag schema with the company filter flags in it; its output holds them as `filters`. */

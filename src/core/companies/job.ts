@@ -29,9 +29,9 @@ import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
-export const companiesOptionsSchema = withCompanyFilters(flagShape(COMPANIES_FLAGS));
+const companiesOptionsSchema = withCompanyFilters(flagShape(COMPANIES_FLAGS));
 export type CompaniesFlags = z.input<typeof companiesOptionsSchema>;
-export type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
+type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
 
 export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Promise<number> {
   const startedAt = Date.now();

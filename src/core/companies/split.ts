@@ -27,13 +27,13 @@ import type { CompanyFilters } from './filters.js';
 import type { QueryAnswer } from './query-answer.js';
 
 /** At most 2^3 = 8 parts: each part holds a page or two in the merge, and asks its first page of its own. */
-export const MAX_SPLIT_LEVELS = 3;
+const MAX_SPLIT_LEVELS = 3;
 
 /**
  * A listing of at most this many pages is walked with one cursor: a split first costs a round trip
  * (the sample), so it pays only when the parts save several.
  */
-export const MAX_PAGES_UNSPLIT = 4;
+const MAX_PAGES_UNSPLIT = 4;
 
 export interface SplitOptions {
   /** --concurrency: service calls in flight at once; the parts are at most as many. */

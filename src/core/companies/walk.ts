@@ -70,12 +70,12 @@ export function pageSizeForMax(
 }
 
 /** The contract's order of company rows: crux_rank ascending, then domain by code points. */
-export function compareCompanies(a: CompanyRow, b: CompanyRow): number {
+function compareCompanies(a: CompanyRow, b: CompanyRow): number {
   if (a.crux_rank !== b.crux_rank) return a.crux_rank - b.crux_rank;
   return a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0;
 }
 
-export function isNoMatch(error: unknown): error is UnanswerableError {
+function isNoMatch(error: unknown): error is UnanswerableError {
   return error instanceof UnanswerableError && error.code === 'no_match';
 }
 

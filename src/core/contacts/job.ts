@@ -31,7 +31,7 @@ import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 const INPUT_PAUSE_MS = 200;
 
 /** `prospect contacts`: its flags (the input) and the job's options (the output). */
-export const contactsOptionsSchema = z
+const contactsOptionsSchema = z
   .object({ ...flagShape(CONTACTS_FLAGS), args: z.array(z.string()) })
   .transform(({ domainsFile, ...rest }) => ({ ...rest, file: domainsFile }));
 export type ContactsFlags = z.input<typeof contactsOptionsSchema>;

@@ -6,7 +6,7 @@ import type { CONTACT_FLAGS } from '../../options/command-flags.js';
 import type { flagShape } from '../shared/flags.js';
 
 export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
-export type StalePolicy = (typeof STALE_POLICIES)[number];
+type StalePolicy = (typeof STALE_POLICIES)[number];
 
 /** What `contacts` and `pipeline` share: how to ask, and what to do with old addresses (CONTACT_FLAGS). */
 export type ContactFlags = z.output<z.ZodObject<ReturnType<typeof flagShape<typeof CONTACT_FLAGS>>>>;
@@ -58,7 +58,7 @@ export function contactParameters(settings: ContactSettings) {
   };
 }
 
-export function parseSeniority(text: string): Seniority[] {
+function parseSeniority(text: string): Seniority[] {
   const values = text
     .split(',')
     .map((value) => value.trim().toLowerCase())

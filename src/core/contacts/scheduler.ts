@@ -298,7 +298,7 @@ const FILL = 0.9;
 const DENSE = 4;
 
 /** Groups a call's contacts by domain, keeping the service's order within each domain. */
-export function groupByDomain(domains: string[], contacts: Contact[]): Map<string, Contact[]> {
+function groupByDomain(domains: string[], contacts: Contact[]): Map<string, Contact[]> {
   const grouped = new Map<string, Contact[]>(domains.map((domain) => [domain, []]));
   for (const contact of contacts) {
     const key = contact.domain.toLowerCase();

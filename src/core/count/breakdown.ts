@@ -14,7 +14,7 @@ export const DIMENSIONS = ['country', 'employee_range', 'industry', 'technology'
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** The contract's employee-range labels (row 5): the segments of `--by employee_range`. */
-export const EMPLOYEE_RANGE_LABELS = [
+const EMPLOYEE_RANGE_LABELS = [
   '1-10',
   '11-50',
   '51-200',
@@ -80,7 +80,7 @@ export function employeeRangeLabels(filters: CompanyFilters): string[] {
 }
 
 /** The set narrowed to one segment, as filters the service takes. */
-export function segmentFilters(filters: CompanyFilters, dimension: CountableDimension, value: string): CompanyFilters {
+function segmentFilters(filters: CompanyFilters, dimension: CountableDimension, value: string): CompanyFilters {
   if (dimension === 'country') return { ...filters, countries: [value] };
   if (dimension === 'employee_range') return { ...filters, employeeRanges: [value] };
   return { ...filters, technologies: [...filters.technologies, value] };
@@ -158,7 +158,7 @@ export async function withTechnologyContacts(
 }
 
 /** The segments a company row is in, for a dimension read from rows. */
-export function segmentsOfRow(dimension: Dimension, row: CompanyRow, filters: CompanyFilters): string[] {
+function segmentsOfRow(dimension: Dimension, row: CompanyRow, filters: CompanyFilters): string[] {
   switch (dimension) {
     case 'country':
       return [row.country ?? 'unknown'];

@@ -47,9 +47,9 @@ import { askSetSize, planSetWalk, type SetSize } from './set-size.js';
 import { runJob } from '../shared/runner.js';
 
 /** `prospect count`: its flags (the input) and the job's options (the output). */
-export const countOptionsSchema = withCompanyFilters(flagShape(COUNT_FLAGS));
+const countOptionsSchema = withCompanyFilters(flagShape(COUNT_FLAGS));
 export type CountFlags = z.input<typeof countOptionsSchema>;
-export type CountOptions = z.output<typeof countOptionsSchema>;
+type CountOptions = z.output<typeof countOptionsSchema>;
 
 type RowFilter = (row: CompanyRow) => boolean;
 

@@ -19,7 +19,7 @@ async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
 }
 
 /** A step that took longer than it may: a silent host, a black hole. */
-export class StepTimeoutError extends Error {
+class StepTimeoutError extends Error {
   readonly code = 'ETIMEDOUT';
 }
 

@@ -22,6 +22,7 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
+import { formatDuration } from '../../ui/duration.js';
 import {
   companyQueries,
   localStackFilter,
@@ -553,14 +554,8 @@ function dryRunText(estimate: DryRunEstimate, options: PipelineOptions, budget: 
     );
   }
   lines.push(
-    `Time: about ${durationText(estimate.seconds)} at the latency observed ` +
+    `Time: about ${formatDuration(Math.max(1, estimate.seconds))} at the latency observed ` +
       `(--concurrency ${formatCount(options.concurrency)}).`,
   );
   return `${lines.join('\n')}\n`;
-}
-
-function durationText(seconds: number): string {
-  if (seconds < 60) return `${Math.max(1, Math.round(seconds))} s`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }

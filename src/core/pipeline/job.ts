@@ -21,7 +21,7 @@ import { listCompanies, type CompanyItem } from './listing.js';
 import { markPublishing, recordSuccess } from './state/exports-ledger.js';
 import { LeadOutput } from './lead-output.js';
 import type { LeadRow } from './lead-rows.js';
-import { pipelineSummary, reportPipeline } from './outcome.js';
+import { reportPipeline, verificationRecord } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
 import { planPipeline, type PipelinePlan } from './plan.js';
 import { checkNativeSqlite } from './state/native-sqlite.js';
@@ -33,7 +33,7 @@ import { splitOptions } from '../companies/split.js';
 import { checkRunFiles, runJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
 
-export { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions };
+export { pipelineOptionsSchema, type PipelineFlags };
 
 /**
  * companies → contacts → freshness → verification as one export: company pages feed the contacts
@@ -303,17 +303,6 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
 
 function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
   const { options, plan, checkpoint, counters, resumed } = run;
-  const legacy = pipelineSummary({
-    parameters: plan.parameters,
-    runId: checkpoint.run_id,
-    resumed,
-    startedAt,
-    counters,
-    verification: run.verifier?.run,
-    verifyBudget: run.consent?.budget,
-    noMatchReason: run.noMatchReason,
-    output: options.output,
-  });
   const { companies, contacts } = counters.excluded;
   return runRecord({
     command: 'pipeline',
@@ -330,9 +319,9 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
       run_id: checkpoint.run_id,
       resumed,
       companies_seen: counters.companies_seen,
-      contacts: legacy['contacts'],
-      domains: legacy['domains'],
-      verification: legacy['verification'],
+      contacts: counters.contacts,
+      domains: { with_contacts: counters.domains_with_contacts, truncated_at_limit: counters.truncated_at_limit },
+      verification: verificationRecord(run.verifier?.run, run.consent?.budget),
       calls: run.fanout.calls,
       rows_received: run.fanout.rows,
       no_match_reason: run.noMatchReason,

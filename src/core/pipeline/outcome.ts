@@ -3,43 +3,20 @@ import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerificationSnapshot } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
 import { reportCutDomains } from '../shared/caveats.js';
-import type { RunSummary } from '../shared/runner.js';
 import type { VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './state/checkpoint.js';
 
-export interface PipelineOutcome {
-  parameters: Record<string, unknown>;
-  runId: string;
-  resumed: boolean;
-  startedAt: number;
-  counters: Counters;
-  verification: VerificationRun | undefined;
-  verifyBudget: number | undefined;
-  noMatchReason: string | null;
-  output: string | undefined;
-}
-
-/** The pipeline's --summary record: the committed counts, so a resumed run's record covers the whole run. */
-export function pipelineSummary(outcome: PipelineOutcome): RunSummary {
-  const { counters, verification: run } = outcome;
+/** The pipeline's --summary verification details: what was spent of the budget, what came from the ledger. */
+export function verificationRecord(
+  run: VerificationRun | undefined,
+  budget: number | undefined,
+): Record<string, unknown> {
   return {
-    command: 'pipeline',
-    parameters: outcome.parameters,
-    run_id: outcome.runId,
-    resumed: outcome.resumed,
-    started_at: new Date(outcome.startedAt).toISOString(),
-    companies_seen: counters.companies_seen,
-    contacts: counters.contacts,
-    domains: { with_contacts: counters.domains_with_contacts, truncated_at_limit: counters.truncated_at_limit },
-    verification: {
-      budget: outcome.verifyBudget ?? null,
-      units_spent: run?.unitsSpent ?? 0,
-      units_left: run && outcome.verifyBudget !== undefined ? outcome.verifyBudget - run.unitsSpent : null,
-      from_cache: run?.fromCache ?? 0,
-      unchecked: run?.unchecked ?? 0,
-    },
-    no_match_reason: outcome.noMatchReason,
-    output: outcome.output ?? null,
+    budget: budget ?? null,
+    units_spent: run?.unitsSpent ?? 0,
+    units_left: run && budget !== undefined ? budget - run.unitsSpent : null,
+    from_cache: run?.fromCache ?? 0,
+    unchecked: run?.unchecked ?? 0,
   };
 }
 

@@ -38,7 +38,7 @@ export const ROW_COMMANDS = ['companies', 'contacts', 'verify', 'pipeline'] as c
 export type RowCommand = (typeof ROW_COMMANDS)[number];
 
 /** A command's own counts: a field it does not count is null in its record, never absent. */
-export interface RunDetails {
+interface RunDetails {
   run_id?: string;
   resumed?: boolean;
   companies_seen?: number;

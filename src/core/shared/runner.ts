@@ -14,7 +14,7 @@ import { startProgress, type Progress } from '../../ui/progress.js';
  * logs. Written on success and on failure, so a failed run still says how far it got. The job
  * fills in what it counts; the runner adds how the run ended.
  */
-export interface RunSummary {
+interface RunSummary {
   command: string;
   parameters: Record<string, unknown>;
   started_at: string;
@@ -199,7 +199,7 @@ function summaryText(record: RunSummary, startedAt: number, exitCode: number, er
  * `--summary FILE` as the command line asks for it: the row command and the path (the last one
  * given, as commander takes it).
  */
-export function requestedSummary(args: readonly string[]): { command: RowCommand; path: string } | undefined {
+function requestedSummary(args: readonly string[]): { command: RowCommand; path: string } | undefined {
   const end = args.indexOf('--');
   const words = end === -1 ? args : args.slice(0, end);
   const command = words.find((word): word is RowCommand => (ROW_COMMANDS as readonly string[]).includes(word));

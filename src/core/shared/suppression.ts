@@ -31,7 +31,7 @@ export interface SuppressionFlags {
 }
 
 /** The standing lists of `prospect config set exclude-domains|exclude-emails FILE`. */
-export interface StandingLists {
+interface StandingLists {
   excludeDomains?: string;
   excludeEmails?: string;
 }
@@ -47,7 +47,7 @@ const EXPORT_COLUMNS: Record<EntryKind, readonly string[]> = {
 };
 
 /** What one kind of list did in a run: its files, its entries, and how many rows it kept out. */
-export interface ListRecord {
+interface ListRecord {
   files: string[];
   entries: number;
   removed: number;

@@ -25,11 +25,11 @@ import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
-export const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
+const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
 export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
 
 /** Syntax-check verdict for an address that is never sent. */
-export const MALFORMED = 'malformed';
+const MALFORMED = 'malformed';
 
 type VerifyRow = Record<string, string | null> & { verification: string; verified_at: string | null };
 

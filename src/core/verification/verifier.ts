@@ -3,7 +3,7 @@ import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerifyCache } from './cache.js';
 
 /** The `verification` column: the service's status, or why there is none. */
-export const NOT_CHECKED = 'unchecked';
+const NOT_CHECKED = 'unchecked';
 
 export interface VerificationOutcome {
   verification: string;

@@ -117,7 +117,7 @@ function unescapeFormula(cell: string): string {
 }
 
 /** Empty and repeated header names get distinct names, so no cell is lost in a record. */
-export function uniqueNames(names: readonly string[]): string[] {
+function uniqueNames(names: readonly string[]): string[] {
   const seen = new Set<string>();
   return names.map((name, index) => {
     const base = name === '' ? `column_${index + 1}` : name;

@@ -28,7 +28,7 @@ const DECODED_PIECE_BYTES = 32 * 1024;
 const SAVE_AS_UTF8 = 'Save it as UTF-8 (Excel: Save As > "CSV UTF-8")';
 
 /** Decodes one input's bytes as they arrive: write() each chunk, then end(). */
-export class InputDecoder {
+class InputDecoder {
   /** The first bytes, kept until they say whether there is a byte-order mark. */
   private head: Buffer | undefined = Buffer.alloc(0);
   private decoder: TextDecoder | undefined;

@@ -197,7 +197,7 @@ const BOM = '\uFEFF';
  * for every format: detection and JSON.parse need it as much as the CSV reader). A chunk ending in
  * `\r` keeps it back until the next chunk says whether a `\n` follows.
  */
-export async function* normalizedChunks(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+async function* normalizedChunks(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   let started = false;
   let carriageReturn = false;
   for await (const raw of chunks) {

@@ -13,7 +13,7 @@ import type { StateDirectory } from './state-directory.js';
 const count = z.number().int().nonnegative();
 
 /** Counts that belong to committed output only, so they survive a resume exactly. */
-export const countersSchema = z.object({
+const countersSchema = z.object({
   companies_seen: count.default(0),
   domains_with_contacts: count.default(0),
   truncated_at_limit: z.array(z.string()).default([]),
