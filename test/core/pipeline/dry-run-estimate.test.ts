@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseContactFlags } from '../../../src/core/contacts/options.js';
-import { estimateRun, type Stratum, type StratumSample, type Tally } from '../../../src/core/pipeline/dry-run.js';
+import { estimateRun } from '../../../src/core/pipeline/dry-run-estimate.js';
+import type { Stratum, StratumSample, Tally } from '../../../src/core/pipeline/dry-run-sample.js';
 import { pipelineOptionsSchema } from '../../../src/core/pipeline/job.js';
 
 const flags = {
