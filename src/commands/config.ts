@@ -36,7 +36,11 @@ Examples:
   $ prospect config set max-age 6m
   $ prospect config list`,
     );
+  defineConfigSubcommands(config, run);
+}
 
+/** set, get, unset, list, path: each a subcommand with its examples. */
+function defineConfigSubcommands(config: Command, run: CommandRunner): void {
   config
     .command('set')
     .description('set a key; api-key is read from stdin or a hidden prompt, never from the command line')
