@@ -1,3 +1,19 @@
+/**
+ * The contacts of many domains at the seniorities asked, batch by batch, in input order; scheduler.ts
+ * plans the calls, proofs.ts says what a full answer proves, sizing.ts what a domain is expected to hold.
+ *
+ * A worked example of one full answer. A call asks 100 domains never asked before for cxo, vp, director
+ * and manager (`wanted[0..3]`), limit 1,000. The answer has 1,000 rows, most senior first: 180 cxo,
+ * 420 vp, then 400 director; its last row is a director. A full answer may have been cut, but only at
+ * its last row's seniority, so every cxo and vp of the 100 domains is in it:
+ * - the 600 cxo and vp rows are kept, each domain's whole, and each domain's `from` moves to director;
+ * - the 400 director rows are dropped; what each domain showed there is its `minimumAtFrom`;
+ * - sizing.ts learns from the answer what a domain holds at cxo, vp and director, and the next calls
+ *   ask director and manager, each packed with domains of any batch up to 90% of the limit at the
+ *   contacts expected of them (FILL_SHARE).
+ * Had all 1,000 rows been cxo, nothing would be proven: the domain that showed most goes into calls of
+ * half as many domains (`maxDomainsPerCall`), until alone it is cut at cxo and marked truncated.
+ */
 import {
   MAX_DOMAINS_PER_CALL,
   SENIORITIES,

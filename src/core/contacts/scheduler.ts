@@ -19,7 +19,7 @@ export interface Resolved {
 
 /** One contacts call: these domains, the seniorities `wanted[from..to]`, at most `limit` rows. */
 interface Call {
-  work: Work[];
+  members: DomainState[];
   from: number;
   to: number;
   limit: number;
@@ -32,7 +32,7 @@ export type Ask = (
 ) => Promise<{ data: Contact[]; meta?: { source?: Source } }>;
 
 /** What is known of one domain of a batch while its seniorities are asked, most senior first. */
-class Work {
+class DomainState {
   /** `wanted[from..]` are still to ask; those above are in `kept`, whole. */
   from = 0;
   kept: Contact[] = [];
@@ -40,9 +40,9 @@ class Work {
   source: Source;
   busy = false;
   /** The most domains a call for it may carry: halved by each full answer that proved nothing. */
-  peers = MAX_DOMAINS_PER_CALL;
+  maxDomainsPerCall = MAX_DOMAINS_PER_CALL;
   /** Rows of seniority `wanted[from]` that a cut answer showed: it has at least that many there. */
-  atLeast = 0;
+  minimumAtFrom = 0;
   /** A service out of order answered it full alone: it is asked one seniority a call. */
   oneSeniority = false;
 
@@ -62,7 +62,7 @@ class Work {
  * (proofs.ts). Only the number of calls depends on the planning, never the contacts a domain ends with.
  */
 export class ContactScheduler {
-  private readonly work: Work[] = [];
+  private readonly states: DomainState[] = [];
   private active = 0;
 
   constructor(
@@ -76,23 +76,25 @@ export class ContactScheduler {
 
   /** Every contact of these (distinct) domains, once all their seniorities are known. */
   async resolve(domains: string[], priorOf?: (domain: string) => number | undefined): Promise<Map<string, Resolved>> {
-    const works = await new Promise<Work[]>((resolve, reject) => {
+    const states = await new Promise<DomainState[]>((resolve, reject) => {
       if (this.error !== undefined) return reject(this.error);
       let left = domains.length;
-      const works = domains.map(
+      const states = domains.map(
         (domain) =>
-          new Work(domain, priorOf?.(domain), () => {
+          new DomainState(domain, priorOf?.(domain), () => {
             if (--left > 0) return;
             this.waiting.delete(reject);
-            resolve(works);
+            resolve(states);
           }),
       );
-      if (left === 0) return resolve(works);
+      if (left === 0) return resolve(states);
       this.waiting.add(reject);
-      this.work.push(...works);
+      this.states.push(...states);
       this.pump();
     });
-    return new Map(works.map((w) => [w.domain, { contacts: w.kept, truncated: w.truncated, source: w.source }]));
+    return new Map(
+      states.map((state) => [state.domain, { contacts: state.kept, truncated: state.truncated, source: state.source }]),
+    );
   }
 
   /** The batches not yet resolved: a failed call fails them all (the run stops). */
@@ -110,7 +112,7 @@ export class ContactScheduler {
     while (this.active < this.concurrency && this.error === undefined) {
       const call = this.plan();
       if (call === undefined) return;
-      for (const w of call.work) w.busy = true;
+      for (const state of call.members) state.busy = true;
       this.active += 1;
       this.run(call).then(
         () => {
@@ -124,19 +126,19 @@ export class ContactScheduler {
 
   private async run(call: Call): Promise<void> {
     const seniorities = this.wanted.slice(call.from, call.to + 1);
-    const domains = call.work.map((w) => w.domain);
+    const domains = call.members.map((state) => state.domain);
     const { data, meta } = await this.ask(domains, call.limit, seniorities);
     this.order.check(data, seniorities);
     const grouped = groupByDomain(domains, data);
-    for (const w of call.work) {
-      w.busy = false;
-      w.source ??= meta?.source;
+    for (const state of call.members) {
+      state.busy = false;
+      state.source ??= meta?.source;
     }
     // Only first calls teach the means of domains never asked: later ones carry domains picked by size.
     const first = call.from === 0;
     if (data.length < call.limit) {
       if (first) this.sizing.learnLayers(domains.length, call.from, call.to, this.countsOf(data));
-      for (const w of call.work) this.keep(w, grouped.get(w.domain)!, call.to + 1);
+      for (const state of call.members) this.keep(state, grouped.get(state.domain)!, call.to + 1);
       return;
     }
     const proven = this.order.provenBy(data, seniorities);
@@ -146,22 +148,23 @@ export class ContactScheduler {
     if (first) this.sizing.learnCut(domains.length, cutAt, cutRows.length);
     if (proven.length === 0 && domains.length === 1) {
       // The most senior seniority asked fills the largest call alone: the domain is cut there.
-      const w = call.work[0]!;
-      w.truncated = true;
-      return this.keep(w, data, call.from + 1);
+      const state = call.members[0]!;
+      state.truncated = true;
+      return this.keep(state, data, call.from + 1);
     }
     const kept = data.filter((row) => proven.includes(row.seniority!));
     if (first && cutAt > 0) this.sizing.learnLayers(domains.length, 0, cutAt - 1, this.countsOf(kept));
     const keptByDomain = groupByDomain(domains, kept);
     const cutByDomain = groupByDomain(domains, cutRows);
-    for (const w of call.work) {
-      this.keep(w, keptByDomain.get(w.domain)!, cutAt);
-      if (w.from === cutAt) w.atLeast = Math.max(w.atLeast, cutByDomain.get(w.domain)!.length);
+    for (const state of call.members) {
+      this.keep(state, keptByDomain.get(state.domain)!, cutAt);
+      if (state.from === cutAt)
+        state.minimumAtFrom = Math.max(state.minimumAtFrom, cutByDomain.get(state.domain)!.length);
     }
     // Nothing proven: the domain that filled most of the call goes in smaller calls, until it is alone.
     if (proven.length === 0) {
-      const largest = call.work.reduce((most, w) => (w.atLeast > most.atLeast ? w : most));
-      largest.peers = Math.min(largest.peers, Math.ceil(domains.length / 2));
+      const largest = call.members.reduce((most, state) => (state.minimumAtFrom > most.minimumAtFrom ? state : most));
+      largest.maxDomainsPerCall = Math.min(largest.maxDomainsPerCall, Math.ceil(domains.length / 2));
     }
   }
 
@@ -177,43 +180,44 @@ export class ContactScheduler {
 
   /** A full answer from a service that does not keep the order: nothing of it is kept. */
   private splitUnordered(call: Call, grouped: Map<string, Contact[]>): void {
-    if (call.work.length > 1) {
-      for (const w of call.work) w.peers = Math.min(w.peers, Math.ceil(call.work.length / 2));
+    if (call.members.length > 1) {
+      for (const state of call.members)
+        state.maxDomainsPerCall = Math.min(state.maxDomainsPerCall, Math.ceil(call.members.length / 2));
       return;
     }
-    const w = call.work[0]!;
+    const state = call.members[0]!;
     if (call.from === call.to) {
-      w.truncated = true;
-      return this.keep(w, grouped.get(w.domain)!, call.to + 1);
+      state.truncated = true;
+      return this.keep(state, grouped.get(state.domain)!, call.to + 1);
     }
-    w.oneSeniority = true;
+    state.oneSeniority = true;
   }
 
-  private keep(w: Work, rows: Contact[], from: number): void {
-    if (from > w.from) {
-      w.kept.push(...rows);
-      w.from = from;
-      w.atLeast = 0;
-      w.peers = MAX_DOMAINS_PER_CALL;
+  private keep(state: DomainState, rows: Contact[], from: number): void {
+    if (from > state.from) {
+      state.kept.push(...rows);
+      state.from = from;
+      state.minimumAtFrom = 0;
+      state.maxDomainsPerCall = MAX_DOMAINS_PER_CALL;
     }
-    if (w.from >= this.wanted.length) {
-      this.work.splice(this.work.indexOf(w), 1);
-      if (!w.truncated && this.order.isTrusted) this.sizing.learnDomain(this.countsOf(w.kept));
-      w.done();
+    if (state.from >= this.wanted.length) {
+      this.states.splice(this.states.indexOf(state), 1);
+      if (!state.truncated && this.order.isTrusted) this.sizing.learnDomain(this.countsOf(state.kept));
+      state.done();
     }
   }
 
-  /** Contacts expected of a domain at `wanted[w.from..to]`; undefined when nothing is known yet. */
-  private expected(w: Work, to: number): number | undefined {
+  /** Contacts expected of a domain at `wanted[state.from..to]`; undefined when nothing is known yet. */
+  private expected(state: DomainState, to: number): number | undefined {
     let expected: number | undefined;
-    if (w.from > 0) expected = this.sizing.rest(w.kept.length, w.from, to);
-    else if (w.prior === undefined) expected = this.sizing.fresh(0, to);
+    if (state.from > 0) expected = this.sizing.expectedBelowKept(state.kept.length, state.from, to);
+    else if (state.prior === undefined) expected = this.sizing.expectedOfNewDomain(0, to);
     else {
-      const share = this.sizing.fresh(0, to);
-      const all = this.sizing.fresh(0, this.wanted.length - 1);
-      expected = w.prior * (share !== undefined && all ? share / all : (to + 1) / this.wanted.length);
+      const share = this.sizing.expectedOfNewDomain(0, to);
+      const all = this.sizing.expectedOfNewDomain(0, this.wanted.length - 1);
+      expected = state.prior * (share !== undefined && all ? share / all : (to + 1) / this.wanted.length);
     }
-    return expected === undefined ? undefined : Math.max(expected, w.atLeast);
+    return expected === undefined ? undefined : Math.max(expected, state.minimumAtFrom);
   }
 
   /**
@@ -222,14 +226,14 @@ export class ContactScheduler {
    * pace, not the packing, sets the time.
    */
   private plan(): Call | undefined {
-    const free = this.work.filter((w) => !w.busy);
+    const free = this.states.filter((state) => !state.busy);
     const head = free[0];
     if (head === undefined) return undefined;
     const from = head.from;
     const last = this.wanted.length - 1;
-    const group = free.filter((w) => w.from === from);
+    const group = free.filter((state) => state.from === from);
     // A domain a service out of order filled a call with alone is asked alone, a seniority a call.
-    if (head.oneSeniority) return { work: [head], from, to: from, limit: MAX_CONTACTS_PER_CALL };
+    if (head.oneSeniority) return { members: [head], from, to: from, limit: MAX_CONTACTS_PER_CALL };
     const all = this.expected(head, last);
     if (!this.order.isTrusted || all === undefined) return this.byCount(group, from, last);
     if (from === 0 && head.prior === undefined) return this.firstCall(group, all);
@@ -237,18 +241,19 @@ export class ContactScheduler {
     // Expected to go over alone: the widest run of its seniorities expected to fit, asked alone.
     let to = Math.max(from, last - 1);
     while (to > from && this.expected(head, to)! > this.fill(MAX_CONTACTS_PER_CALL)) to--;
-    return { work: [head], from, to, limit: MAX_CONTACTS_PER_CALL };
+    return { members: [head], from, to, limit: MAX_CONTACTS_PER_CALL };
   }
 
   /**
    * Domains never asked: 100 a call for every seniority, unless 100 of them are expected to hold many
    * times the limit; then 100 for the most senior seniorities that fit, or as many as fit the first.
    */
-  private firstCall(group: Work[], all: number): Call {
+  private firstCall(group: DomainState[], all: number): Call {
     const last = this.wanted.length - 1;
     // A cut in the most senior seniority asked proves nothing: 100 domains go whole only where it is expected to fit.
     const firstFits = this.expected(group[0]!, 0)! * MAX_DOMAINS_PER_CALL <= this.fill(this.limit);
-    if (all * MAX_DOMAINS_PER_CALL <= DENSE * this.limit && firstFits) return this.byCount(group, 0, last);
+    if (all * MAX_DOMAINS_PER_CALL <= FIRST_CALL_MAX_LIMITS * this.limit && firstFits)
+      return this.byCount(group, 0, last);
     for (let to = last - 1; to >= 0; to--)
       if (this.expected(group[0]!, to)! * MAX_DOMAINS_PER_CALL <= this.fill(this.limit))
         return this.byCount(group, 0, to);
@@ -256,46 +261,46 @@ export class ContactScheduler {
   }
 
   private fill(limit: number): number {
-    return FILL * limit;
+    return FILL_SHARE * limit;
   }
 
   /** The group's oldest domains, up to 100 whatever their size. */
-  private byCount(group: Work[], from: number, to: number): Call {
-    const work: Work[] = [];
+  private byCount(group: DomainState[], from: number, to: number): Call {
+    const members: DomainState[] = [];
     let cap = MAX_DOMAINS_PER_CALL;
-    for (const w of group) {
-      if (work.length >= Math.min(cap, w.peers)) continue;
-      work.push(w);
-      cap = Math.min(cap, w.peers);
+    for (const state of group) {
+      if (members.length >= Math.min(cap, state.maxDomainsPerCall)) continue;
+      members.push(state);
+      cap = Math.min(cap, state.maxDomainsPerCall);
     }
-    return { work, from, to, limit: work.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit };
+    return { members, from, to, limit: members.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit };
   }
 
   /** The group's oldest domains whose contacts expected at `from..to` fit one call together. */
-  private byExpected(group: Work[], from: number, to: number): Call {
-    const work: Work[] = [];
+  private byExpected(group: DomainState[], from: number, to: number): Call {
+    const members: DomainState[] = [];
     let cap = MAX_DOMAINS_PER_CALL;
     let expected = 0;
-    for (const w of group) {
-      if (work.length >= Math.min(cap, w.peers)) continue;
-      const size = this.expected(w, to) ?? 0;
-      const limit = work.length === 0 ? MAX_CONTACTS_PER_CALL : this.limit;
-      if (work.length > 0 && expected + size > this.fill(limit)) continue;
-      work.push(w);
-      cap = Math.min(cap, w.peers);
+    for (const state of group) {
+      if (members.length >= Math.min(cap, state.maxDomainsPerCall)) continue;
+      const size = this.expected(state, to) ?? 0;
+      const limit = members.length === 0 ? MAX_CONTACTS_PER_CALL : this.limit;
+      if (members.length > 0 && expected + size > this.fill(limit)) continue;
+      members.push(state);
+      cap = Math.min(cap, state.maxDomainsPerCall);
       expected += size;
     }
-    return { work, from, to, limit: work.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit };
+    return { members, from, to, limit: members.length === 1 ? MAX_CONTACTS_PER_CALL : this.limit };
   }
 }
 
 /** Calls are filled to this share of the limit at the contacts expected: sizes are heavy-tailed. */
-const FILL = 0.9;
+const FILL_SHARE = 0.9;
 /**
  * Domains never asked go 100 a call for every seniority while 100 of them are expected to hold at most
  * this many times the limit: most such calls hold less than the mean, and a cut one keeps what it proves.
  */
-const DENSE = 4;
+const FIRST_CALL_MAX_LIMITS = 4;
 
 /** Groups a call's contacts by domain, keeping the service's order within each domain. */
 function groupByDomain(domains: string[], contacts: Contact[]): Map<string, Contact[]> {

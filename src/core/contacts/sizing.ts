@@ -70,7 +70,7 @@ export class ContactSizing {
    * taken to hold at least as many as all those above it together (staff outnumber managers, who
    * outnumber directors), and as many as a cut showed; undefined when nothing is known at all.
    */
-  fresh(from: number, to: number): number | undefined {
+  expectedOfNewDomain(from: number, to: number): number | undefined {
     const known = this.layerRows.map((rows, layer) =>
       this.layerDomains[layer]! < LEARNED_AFTER ? undefined : rows / this.layerDomains[layer]!,
     );
@@ -92,15 +92,15 @@ export class ContactSizing {
    * Learned from the domains resolved so far: what those empty above held, or in proportion to what
    * the others held above; before that, the means scaled by how the domain compares with them.
    */
-  rest(kept: number, from: number, to: number): number | undefined {
+  expectedBelowKept(kept: number, from: number, to: number): number | undefined {
     const tally = kept === 0 ? this.emptyAbove[from]! : this.filledAbove[from]!;
     if (tally.domains >= LEARNED_AFTER) {
       let rows = 0;
       for (let layer = from; layer <= to; layer++) rows += tally.rows[layer]!;
       return kept === 0 ? rows / tally.domains : (kept * rows) / tally.above;
     }
-    const restMean = this.fresh(from, to);
-    const aboveMean = this.fresh(0, from - 1);
+    const restMean = this.expectedOfNewDomain(from, to);
+    const aboveMean = this.expectedOfNewDomain(0, from - 1);
     if (restMean === undefined || aboveMean === undefined) return undefined;
     return (restMean * (kept + PSEUDO_ROWS)) / (aboveMean + PSEUDO_ROWS);
   }
