@@ -1,5 +1,6 @@
 // BENCHMARKS.md from the results of `npm run bench` (bench/run.js): one summary table first, then a section per
 // measurement, then the history of earlier issues, so a reader gets the figures before their story.
+import { readFileSync } from 'node:fs';
 import { callsRows, callsSection } from './calls.js';
 import { FORMAT, int, mb, ms, spread, verdict, x } from './format.js';
 import { ledgerRows } from './ledger.js';
@@ -8,32 +9,6 @@ export const TECHNOLOGY = 'jQuery';
 
 /** Issue 29's targets: start-up within 2× bare node; memory flat (1M rows ≤ 1.2× 10k rows) and under 250 MB. */
 export const TARGETS = { startupRatio: 2, exportSpeedup: 3, bareLoopRatio: 1.1, rssMb: 250, rssFlat: 1.2 };
-
-/** bench/run.js run against the code before issue 8, copied by hand into the history. */
-const BEFORE = {
-  date: '2026-11-21',
-  commit: '9aa72db',
-  load: '0.22 → 1.34',
-  rows: [
-    [1, '`prospect --version`', '117 ms (112–133) = 2.00× bare node (59 ms)', '≤ 1.5×'],
-    [1, '`prospect companies --help`', '120 ms (112–141) = 2.05× bare node', '≤ 1.5×'],
-    [
-      2,
-      'Export throughput, 139,561 rows',
-      '20,443 rows/s (6.83 s) = 4.22× the shell loop (4,847 rows/s); peak RSS 172 MB',
-      '≥ 3×',
-    ],
-    [
-      2,
-      'Local CPU: read + check + CSV',
-      '38,344 rows/s (per 1,000 rows: JSON.parse 14.2 ms, zod 5.1 ms, csv-stringify 6.6 ms)',
-      '≥ 200,000 rows/s (retired by issue 12)',
-    ],
-    [3, 'Contacts, 5,000 domains, `--concurrency 1 / 4 / 8`', '1.06× / 1.22× / 1.49× the limit', '≤ 1.3×'],
-    [4, 'Peak RSS, 698,788 / 10,000 rows', '193 MB / 150 MB, growth 1.29×', '< 150 MB, ≤ 1.2×'],
-    [5, 'Pipeline, 20,000 companies', '4.20 s, peak RSS 204 MB', '(reported)'],
-  ],
-};
 
 /** A paragraph written as several source lines. */
 const para = (...parts) => parts.join(' ');
@@ -614,71 +589,19 @@ function networkSection() {
 // ---------------------------------------------------------------------------------------------
 // History: what earlier issues measured and changed, after the figures
 
+/**
+ * The history is prose written by hand (bench/HISTORY.md), kept out of this code; a note is added when
+ * sections were measured again after a change.
+ */
 function history(r) {
-  const lines = ['## History', ''];
-  lines.push('### Before issue 8', '');
-  lines.push(
-    para(
-      `The same harness run on ${BEFORE.date} against commit ${BEFORE.commit} (before issue 8), on this machine`,
-      `(load average ${BEFORE.load}), full configuration; copied here by hand, not measured by this run.`,
-    ),
-    '',
-    '| # | Figure | Before | Target |',
-    '|---|---|---|---|',
-  );
-  for (const [section, figure, value, goal] of BEFORE.rows)
-    lines.push(`| ${section} | ${figure} | ${value} | ${goal} |`);
-  lines.push('', '### Earlier issues', '');
-  lines.push(
-    para(
-      '- **Issue 12** retired the local-CPU target of issue 8 (parse + check + CSV of recorded pages, no',
-      'network, 200,000 rows/s): it measured nothing a user waits for. Section 2b replaced it. Side by side',
-      'at the same moment (by hand: 40 interleaved runs each of `node -e 0`, `prospect --version` built from',
-      'commit ddcf091 before issue 12, and that build, load average 1.1): 121 ms, 163 ms = 1.35×, 167 ms =',
-      '1.38×; issue 12 added two small chunks to the start (the retry defaults for `--timeout` and',
-      '`--max-retries`, and the API error classes that exitCodeOf maps), 5.6 KB. The load inflated every ratio',
-      'there (bare node takes 58 ms on this machine when it is idle).',
-    ),
-    para(
-      "- **Issue 17**, where the client's CPU goes (CPU profiles, by hand, idle machine): a page of 1,000",
-      'companies is 1.75 MB of JSON with 70,000 technology entries. The client spent 50–80 ms of CPU on it:',
-      'UTF-8 decoding 4–6 ms (a page with one non-Latin-1 letter decodes to a two-byte string), `JSON.parse`',
-      '12–14 ms, garbage collection 9–11 ms, the zod check and the sharing of technology entries 6–7 ms, the',
-      'CSV and the technologies cell 7–9 ms, the rest the merge and HTTP. Checking pages on a worker thread was',
-      'tried and dropped: the copy of a checked page back to the main thread costs about as much as parsing',
-      'it, and the worker takes the core the sandbox needs (3.97–4.40 s against 3.64–4.23 s without). Against',
-      "a real service, whose CPU is not on this machine and whose pages take 0.5–2 s, the client's CPU is a",
-      "small share of a round trip, and a split is bounded by the parts' round trips instead. The sandbox",
-      'builds a page in about 25–35 ms of CPU (by hand).',
-    ),
-    para(
-      '- **Issue 27** added the one pacer (src/api/pacer.ts). Before it, in the runs of section 10,',
-      'the default settings met 219 429s in 497 requests, and `--concurrency 8` and `16`',
-      'failed.',
-    ),
-    para(
-      '- **Issue 28**, contacts calls on the three sets of section 3 (Shopify, WordPress, jQuery), by',
-      'earlier runs of this harness: 278, 331 and 1,176 before it (`--limit 200`, a full answer asked again',
-      'in halves); 30, 38 and 84 after its first round (one scheduler, calls filled to 0.8 of the limit);',
-      'the 20,000-company pipeline 254, and 8.20 s against `--rate-limit 5`. Perfect packing of each block',
-      'of 100 new domains, knowing every size beforehand, needs 30 calls on WordPress (1.50× its floor) and',
-      '220 on the 20,000-company pipeline (1.52×), by the sandbox dataset.',
-    ),
-    para(
-      '- **Section 5, the 1,000,000-company pipeline** peaks at about the 250 MB line: 248, 255, 250 and 253 MB in',
-      'four runs of one each. What it holds is small: by hand, the 20,000-company pipeline ran in 154 MB',
-      'under `NODE_OPTIONS=--max-old-space-size=64`, against 218–230 MB with V8 left to size its heap.',
-    ),
-    para(
-      '- **Issue 29** removed every V8 flag set at run time (the pipeline had set',
-      "`--semi-space-growth-factor=1`) and the bundle plugins that rewrote sources, and set today's targets:",
-      'start-up ≤ 2× bare node; memory flat, 1,000,000 rows ≤ 1.2× 10,000 rows, peak ≤ 250 MB (before: 150',
-      'MB).',
-      r.reruns?.length ? 'Sections measured before that change say so under Where the figures come from.' : '',
-    ),
-    '',
-  );
-  return lines;
+  const lines = readFileSync(new URL('./HISTORY.md', import.meta.url), 'utf8')
+    .replace(/\n$/, '')
+    .split('\n');
+  const rerunNote = r.reruns?.length
+    ? 'Sections measured before that change say so under Where the figures come from.'
+    : '';
+  lines[lines.length - 1] += ` ${rerunNote}`;
+  return [...lines, ''];
 }
 
 function running() {
