@@ -1,3 +1,5 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+
 /**
  * Runs async tasks with bounded concurrency and hands back their results in submission order,
  * whatever order they finish in. Results that finish early wait; at most `window` tasks are
@@ -46,21 +48,15 @@ function settled(promise: Promise<unknown>): Promise<boolean> {
   );
 }
 
-/** A counting semaphore: at most `size` holders at once. */
+/** A counting semaphore: at most `size` holders at once (p-limit's queue, first come first served). */
 export class Semaphore {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly limit: LimitFunction;
 
-  constructor(private readonly size: number) {}
+  constructor(size: number) {
+    this.limit = pLimit(size);
+  }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active += 1;
-    try {
-      return await work();
-    } finally {
-      this.active -= 1;
-      this.waiting.shift()?.();
-    }
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return this.limit(work);
   }
 }
