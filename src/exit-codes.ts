@@ -186,7 +186,26 @@ const INPUT_REFUSAL_HINTS: Readonly<Record<string, string>> = {
     'Give a country as the service names it or as people write it: "united states", US, UK, Deutschland.',
 };
 
+/**
+ * What to do about a request failure, in the CLI's words, by the error's code: src/api/ states the
+ * facts (the cap in `details.cap_bytes`), the flags and commands that change them are named here.
+ */
+const REQUEST_FAILURE_HINTS: Readonly<Record<string, (error: RequestError) => string>> = {
+  answer_too_large: (error) =>
+    `If answers this large are expected, raise the cap (now ${capInMiB(error)} MiB): --max-answer-size MIB, ` +
+    'PROSPECT_MAX_ANSWER_SIZE or `prospect config set max-answer-size MIB`.',
+  answer_encoding_refused: () =>
+    'The service or a proxy compressed the answer more than once; it must send at most one layer (gzip).',
+};
+
+function capInMiB(error: RequestError): number {
+  const cap = error.details.cap_bytes;
+  return typeof cap === 'number' ? Math.round((cap / 1024 / 1024) * 10) / 10 : 64;
+}
+
 function requestFailureHint(error: RequestError): string | undefined {
+  const byCode = error.code !== undefined ? REQUEST_FAILURE_HINTS[error.code] : undefined;
+  if (error.hint === undefined && byCode !== undefined) return byCode(error);
   if (error.hint !== undefined || !(error instanceof UnanswerableError) || error.code === undefined) return error.hint;
   const suggestions = error.details.suggestions;
   return Array.isArray(suggestions) && suggestions.length > 0 ? undefined : INPUT_REFUSAL_HINTS[error.code];

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { packageVersion } from '../package.js';
 import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
-import { MAX_COMPANIES_PER_PAGE } from './limits.js';
+import { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES_LIMIT, MAX_COMPANIES_PER_PAGE } from './limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { isLoopbackHost } from './proxy.js';
 import type { RequestPacer } from './pacer.js';
@@ -51,6 +51,8 @@ export interface ClientOptions {
   retryBaseDelayMs?: number | undefined;
   /** Connection pool size per origin; default 16. */
   connections?: number;
+  /** Decoded bytes one answer may have; default DEFAULT_MAX_ANSWER_BYTES (limits.ts). Over it: a final error. */
+  maxAnswerBytes?: number | undefined;
   userAgent?: string;
   /** Aborts everything in flight and every wait (SIGINT). */
   signal?: AbortSignal | undefined;
@@ -169,6 +171,7 @@ export function createClient(options: ClientOptions): ProspectClient {
     timeoutMs,
     policy,
     connections: options.connections ?? CLIENT_DEFAULTS.connections,
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
     network: {
       proxy: options.proxy,
       ca: options.ca,
@@ -439,6 +442,15 @@ function checkApiKey(apiKey: string): void {
       'Check for a stray newline when it was pasted.',
     );
   }
+  // A header carries Latin-1 at most; a character past it (a smart quote pasted from a document)
+  // would fail inside the HTTP library as an internal error, and no service issues such a key.
+  const outside = [...apiKey].findIndex((char) => char.charCodeAt(0) > 0x7e);
+  if (outside !== -1) {
+    throw new ClientOptionError(
+      `the API key contains a character that is not plain ASCII (character ${outside + 1})`,
+      'Keys are letters, digits and punctuation: check for a smart quote or a look-alike letter pasted with it.',
+    );
+  }
 }
 
 /** Node timers overflow (and fire at once) above 2^31-1 ms, so longer waits are refused. */
@@ -452,6 +464,7 @@ const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
   ['maxRetryDelayMs', 0, MAX_TIMER_MS],
   ['retryBaseDelayMs', 0, MAX_TIMER_MS],
   ['connections', 1, 1024],
+  ['maxAnswerBytes', 1024, MAX_ANSWER_BYTES_LIMIT],
 ];
 
 function checkNumbers(options: ClientOptions): void {

@@ -3,7 +3,9 @@
  * in effect (src/api/proxy.ts decides which). Both get the same pool size, timeouts and trusted
  * certificates, for the service and for an https proxy alike.
  */
-import type { Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { buildConnector, Dispatcher, Pool } from 'undici';
 
 export interface NetworkOptions {
   /** The proxy to go through (credentials in the URL become Proxy-Authorization); undefined: direct. */
@@ -20,6 +22,22 @@ export interface NetworkOptions {
 /** The connect timeout when none is given: long enough for a slow handshake, short beside the read timeout. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/** Set on an error met on the way to the proxy, so it is blamed on the proxy, not the service. */
+export const AT_PROXY = Symbol('prospect.atProxy');
+
+/** The proxy refused the tunnel (CONNECT answered other than 200), with what it said in its headers. */
+export class TunnelRefusedError extends Error {
+  override readonly name = 'TunnelRefusedError';
+
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+  ) {
+    // The words undici uses for the same refusal, which transport-errors.ts reads the status from.
+    super(`Proxy response (${status}) !== 200 when HTTP Tunneling`);
+  }
+}
+
 export function createDispatcher(undici: typeof import('undici'), options: NetworkOptions): Dispatcher {
   const tls = { timeout: options.connectTimeoutMs, ...(options.ca !== undefined ? { ca: [...options.ca] } : {}) };
   const pool = {
@@ -28,5 +46,46 @@ export function createDispatcher(undici: typeof import('undici'), options: Netwo
     bodyTimeout: options.readTimeoutMs,
   };
   if (options.proxy === undefined) return new undici.Agent({ ...pool, connect: tls });
-  return new undici.ProxyAgent({ ...pool, uri: options.proxy.href, requestTls: tls, proxyTls: tls });
+  return new undici.ProxyAgent({
+    ...pool,
+    uri: options.proxy.href,
+    requestTls: tls,
+    proxyTls: tls,
+    clientFactory: proxyClientFactory(undici, tls),
+  });
+}
+
+/**
+ * The connection to the proxy itself. Three things undici does not do: an IP address is not sent as
+ * the TLS server name (RFC 6066; Node warns DEP0123 on stderr), an error on the way is marked as the
+ * proxy's, and a refused tunnel keeps the proxy's headers (squid's X-Squid-Error names a DNS failure).
+ */
+function proxyClientFactory(
+  undici: typeof import('undici'),
+  tls: buildConnector.BuildOptions,
+): (origin: URL, options: object) => Dispatcher {
+  const connector = undici.buildConnector(tls);
+  const connect: buildConnector.connector = (params, callback) =>
+    connector(
+      { ...params, servername: params.servername && isIP(params.servername) ? undefined : params.servername },
+      (error, socket) => {
+        if (error !== null) Object.defineProperty(error, AT_PROXY, { value: true });
+        (callback as (error: Error | null, socket: unknown) => void)(error, socket);
+      },
+    );
+  return (origin, options) => {
+    const client: Pool = new undici.Pool(origin, { ...options, connect });
+    const tunnel = client.connect.bind(client) as (
+      params: Dispatcher.ConnectOptions,
+    ) => Promise<Dispatcher.ConnectData>;
+    Object.assign(client, {
+      connect: async (params: Dispatcher.ConnectOptions) => {
+        const answer = await tunnel(params);
+        if (answer.statusCode === 200) return answer;
+        answer.socket.destroy();
+        throw new TunnelRefusedError(answer.statusCode, answer.headers);
+      },
+    });
+    return client;
+  };
 }
