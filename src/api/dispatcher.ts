@@ -22,6 +22,35 @@ export interface NetworkOptions {
 /** The connect timeout when none is given: long enough for a slow handshake, short beside the read timeout. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * TLS alerts a server sent after the handshake, by the connection's local address. Under TLS 1.3 a
+ * server that demands a client certificate says so only then, and undici reports "other side closed"
+ * (naming the socket's addresses, not the alert): the alert is found here by those addresses.
+ */
+const tlsAlerts = new Map<string, Error>();
+const ALERT_KEPT_MS = 60_000;
+
+function watchTlsAlerts(connector: buildConnector.connector): buildConnector.connector {
+  return (params, callback) =>
+    connector(params, (error, socket) => {
+      if (error === null && socket != null) {
+        const key = `${socket.localAddress}:${socket.localPort}`;
+        socket.on('error', (alert: Error & { code?: string }) => {
+          if (!/^ERR_SSL_/.test(alert.code ?? '')) return;
+          tlsAlerts.set(key, alert);
+          setTimeout(() => tlsAlerts.delete(key), ALERT_KEPT_MS).unref();
+        });
+      }
+      (callback as (error: Error | null, socket: unknown) => void)(error, socket);
+    });
+}
+
+/** The TLS alert behind an undici socket error (which carries the socket's local address), if one came. */
+export function tlsAlertBehind(error: unknown): Error | undefined {
+  const socket = (error as { socket?: { localAddress?: string; localPort?: number } } | null)?.socket;
+  return socket?.localPort !== undefined ? tlsAlerts.get(`${socket.localAddress}:${socket.localPort}`) : undefined;
+}
+
 /** Set on an error met on the way to the proxy, so it is blamed on the proxy, not the service. */
 export const AT_PROXY = Symbol('prospect.atProxy');
 
@@ -45,7 +74,8 @@ export function createDispatcher(undici: typeof import('undici'), options: Netwo
     headersTimeout: options.readTimeoutMs,
     bodyTimeout: options.readTimeoutMs,
   };
-  if (options.proxy === undefined) return new undici.Agent({ ...pool, connect: tls });
+  if (options.proxy === undefined)
+    return new undici.Agent({ ...pool, connect: watchTlsAlerts(undici.buildConnector(tls)) });
   return new undici.ProxyAgent({
     ...pool,
     uri: options.proxy.href,

@@ -5,7 +5,7 @@
  */
 import { redact, type LastFailure, type NetworkFailureClass } from './error-responses.js';
 import { RequestError, ServiceError } from './errors.js';
-import { AT_PROXY, TunnelRefusedError } from './dispatcher.js';
+import { AT_PROXY, tlsAlertBehind, TunnelRefusedError } from './dispatcher.js';
 import { describeProxy, portOf } from './proxy.js';
 import { classifyTransportFailure, isTlsFailureCode } from './retry.js';
 
@@ -88,7 +88,7 @@ const WRAPPER_CODES = new Set(['UND_ERR_CONNECT', 'UND_ERR_ABORTED', 'UND_ERR_PR
  */
 function errorCode(error: unknown): string | undefined {
   const tls = causes(error)
-    .map((each) => (each as { code?: unknown }).code)
+    .map((each) => ((tlsAlertBehind(each) ?? each) as { code?: unknown }).code)
     .find((code): code is string => typeof code === 'string' && isTlsFailureCode(code));
   return tls ?? outermostCode(error);
 }
@@ -214,7 +214,8 @@ function tlsProblem(code: string): { what: string; hint: string } {
 
 function tlsError(where: string, code: string, problem: { what: string; hint: string }, cause: unknown): ServiceError {
   const whom = where.startsWith('the proxy ') ? where : `the service at ${where}`;
-  return new ServiceError(`cannot trust ${whom}: ${problem.what} (TLS: ${code})`, {
+  const verb = code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ? 'cannot connect to' : 'cannot trust';
+  return new ServiceError(`${verb} ${whom}: ${problem.what} (TLS: ${code})`, {
     reason: problem.what,
     code,
     hint: problem.hint,
