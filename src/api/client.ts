@@ -101,7 +101,7 @@ export interface CompanyListingOptions {
   /**
    * Ask for the page after the one being waited for as soon as its body has arrived, before the
    * page's rows are checked: the check then runs while the next page is on the wire. At most one
-   * page is asked for that nobody has asked for yet, so a caller that stops early (--max) and must
+   * page is asked for that nobody has asked for yet, so a caller that stops early (at a row cap) and must
    * not make a call for a page it will not write leaves this off.
    */
   readAhead?: boolean;
@@ -109,7 +109,7 @@ export interface CompanyListingOptions {
   pageSize?: number;
   /**
    * Withdraws the listing's requests in flight, a page asked for ahead included: a walk stopped at
-   * --max, or split into parts, ends all of them at once instead of waiting for answers it drops.
+   * a row cap, or split into parts, ends all of them at once instead of waiting for answers it drops.
    */
   signal?: AbortSignal;
 }
@@ -411,7 +411,8 @@ export function checkBaseUrl(baseUrl: string): URL {
   if (url.username !== '' || url.password !== '') {
     throw new ClientOptionError(
       'the base URL must not contain a user name or password',
-      'Put the API key in PROSPECT_API_KEY.',
+      'The key travels in a header, never in the URL.',
+      'credentials_in_base_url',
     );
   }
   if (url.search !== '' || url.hash !== '') {
@@ -430,10 +431,7 @@ export function checkBaseUrl(baseUrl: string): URL {
 
 function checkApiKey(apiKey: string): void {
   if (apiKey === '') {
-    throw new ClientOptionError(
-      'no API key is set',
-      'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
-    );
+    throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
   }
   // Never echo the key: a message about it could end up in a log.
   if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {

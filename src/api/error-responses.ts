@@ -163,7 +163,7 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   if (status === 401) {
     return new AuthError('the service rejected the API key (401 unauthorized).', {
       ...init,
-      hint: 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
+      hint: 'Check the key, and that it is for this service.',
     });
   }
   if (status === 403) return forbiddenError(endpoint, body, init, said);
@@ -220,7 +220,7 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestEr
         : `this key's plan does not include ${endpoint} (403 plan_required)${said}`;
     return new AuthError(message, {
       ...init,
-      hint: 'Use a key on a plan that includes this endpoint, or try --sandbox.',
+      hint: 'Use a key on a plan that includes this endpoint.',
     });
   }
   return new AuthError(
@@ -320,14 +320,12 @@ export function describeFailure(failure: LastFailure): string {
 const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'timeout' | 'connecting' | 'lost' | 'status', string>> = {
   DNS: "Check the host name in the base URL and this machine's DNS; behind a proxy, set HTTPS_PROXY.",
   refused: "Nothing accepts connections there: check the base URL's host and port, and that the service is up.",
-  timeout: 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.',
+  timeout: 'The service is slow or unreachable: try again later, or allow each attempt longer.',
   connecting:
     "Nothing completed a connection there: check the base URL's host and port, a firewall, and whether a proxy " +
     'is needed (HTTPS_PROXY).',
-  lost: 'The service answered but its answers arrived broken or cut short: try again later.',
-  proxy:
-    'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY ' +
-    'lists hosts reached directly.',
+  lost: 'Try again later: the service answered, but its answers arrived broken or cut short.',
+  proxy: 'Check the proxy setting and that the proxy is up; NO_PROXY lists hosts reached directly.',
   connection: 'The connection kept failing: try again later; check the service status and the base URL.',
   status: 'Try again later; check the service status.',
 };
@@ -360,13 +358,16 @@ export function retriesExhaustedError(
       retryable: true,
       hint: GIVE_UP_HINTS[hintKey],
       ...(failure.kind === 'status'
-        ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
+        ? { status: failure.error.status, code: failure.error.code }
         : failure.kind === 'lost'
           ? { status: failure.status, code: 'answer_lost', cause: failure.cause }
           : { code: failure.kind, cause: failure.cause }),
-      ...(answersLost > 0
-        ? { details: { ...(failure.kind === 'status' ? failure.error.details : {}), answers_lost: answersLost } }
-        : {}),
+      details: {
+        ...(failure.kind === 'status' ? failure.error.details : {}),
+        // The kind of the last failure, for advice in the caller's own words: `proxy`, `connecting`, ...
+        ...(hintKey !== failure.kind ? { failure_class: hintKey } : {}),
+        ...(answersLost > 0 ? { answers_lost: answersLost } : {}),
+      },
     },
   );
 }
@@ -385,11 +386,11 @@ export function rateLimitedError(
       endpoint,
       attempts,
       reason: last.reason,
-      details: last.details,
       status: last.status,
       code: last.code,
       retryable: true,
-      hint: 'Another client may be using the same key; try again later, or with a lower --concurrency.',
+      hint: 'Another client may be using the same key; try again later, or with fewer calls at once.',
+      details: { ...last.details, gave_up: 'rate_limit' },
     },
   );
 }

@@ -30,7 +30,7 @@ import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-sign
 import { describeTransportFailure, hostAndPort } from './transport-errors.js';
 import { WaitWatch, type WaitNotice } from './wait-watch.js';
 
-/** Reported once per attempt, after it ends: for --debug and progress. Never carries the key. */
+/** Reported once per attempt, after it ends: for a request log and progress. Never carries the key. */
 export interface RequestEvent {
   method: 'GET';
   /** The full request URL. The key travels in a header, never in the URL. */

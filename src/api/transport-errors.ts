@@ -30,9 +30,7 @@ const TIMEOUT_WORDS: Record<string, string> = {
   ETIMEDOUT: 'no connection',
 };
 
-const UNTRUSTED_HINT =
-  'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that ' +
-  'signed it, or add it to NODE_EXTRA_CA_CERTS.';
+const UNTRUSTED_HINT = 'Trust the certificate of the CA that signed it (the client option `ca`).';
 
 /** Certificate and TLS-version failures: each is final, said with what is wrong and how to fix it. */
 const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
@@ -189,9 +187,7 @@ export function describeTransportFailure(
       error: new ServiceError(`cannot reach the service at ${where} (${failureClass}: ${description})`, {
         reason: description,
         code,
-        hint:
-          'Check the host name in the base URL; behind a proxy, set HTTPS_PROXY (or `prospect config set ' +
-          'proxy URL`).',
+        hint: 'Check the host name in the base URL; behind a proxy, the proxy must be set.',
         cause: error,
       }),
     };
@@ -207,7 +203,7 @@ function tlsProblem(code: string): { what: string; hint: string } {
   return (
     TLS_PROBLEMS[code] ?? {
       what: 'the TLS handshake failed',
-      hint: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
+      hint: 'Check the certificate and TLS settings in effect.',
     }
   );
 }
@@ -219,6 +215,10 @@ function tlsError(where: string, code: string, problem: { what: string; hint: st
     reason: problem.what,
     code,
     hint: problem.hint,
+    // What the caller's advice turns on: a CA to trust, or settings to look at.
+    details: {
+      tls_problem: problem.hint === UNTRUSTED_HINT ? 'untrusted' : code in TLS_PROBLEMS ? 'known' : 'unknown',
+    },
     cause,
   });
 }
@@ -261,11 +261,11 @@ function proxyRefusal(
       error: new ServiceError(`the proxy ${proxyName} asks for credentials (407 Proxy Authentication Required)`, {
         status,
         code: 'proxy_auth',
+        details: { credentials_given: proxy.username !== '' },
         hint:
           proxy.username !== ''
             ? 'The proxy refused the user name and password in its URL; check them.'
-            : 'Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or `prospect config set ' +
-              'proxy URL`).',
+            : 'Put them in the proxy URL: http://user:password@host:port.',
         cause,
       }),
     };
@@ -294,7 +294,7 @@ function proxyRefusal(
 }
 
 /**
- * A certificate or TLS-version failure met outside a request (`prospect doctor`'s handshake), said as a request says
+ * A certificate or TLS-version failure met outside a request (a diagnostic handshake), said as a request says
  * it; undefined for any other error.
  */
 export function tlsFailureError(error: unknown, baseUrl: URL): ServiceError | undefined {
