@@ -7,6 +7,8 @@ import { registerCountCommand } from './commands/count.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import type { CommandRunner } from './commands/options.js';
 import { integerInRange } from './options/values.js';
+import { MAX_ANSWER_SIZE } from './options/flags.js';
+import { flagOption } from './options/flag.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
@@ -85,6 +87,7 @@ function buildProgram(run: CommandRunner): Command {
       integerInRange('--max-retries', 0, 20),
       RETRY_DEFAULTS.maxRetries,
     )
+    .addOption(flagOption(MAX_ANSWER_SIZE))
     .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
     .option('-q, --quiet', 'nothing on stderr but errors')
     .option('--debug', 'log every request (key redacted) and show stack traces')

@@ -69,7 +69,64 @@ const INPUT_REFUSAL_HINTS: Readonly<Record<string, string>> = {
     'Give a country as the service names it or as people write it: "united states", US, UK, Deutschland.',
 };
 
+/**
+ * What to do about a request failure, in the CLI's words, by the error's code: src/api/ states the
+ * facts (the cap in `details.cap_bytes`), the flags and commands that change them are named here.
+ */
+const REQUEST_FAILURE_HINTS: Readonly<Record<string, (error: RequestError) => string | undefined>> = {
+  plan_required: () => 'Use a key on a plan that includes this endpoint, or try --sandbox.',
+  timeout: (error) =>
+    error.details.failure_class === undefined
+      ? 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.'
+      : undefined,
+  network: (error) => (error.details.failure_class === 'proxy' ? PROXY_HINT : undefined),
+  ENOTFOUND: () => `Check the host name in the base URL; behind a proxy, set HTTPS_PROXY (or ${SET_PROXY}).`,
+  proxy_auth: (error) =>
+    error.details.credentials_given === false
+      ? `Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or ${SET_PROXY}).`
+      : undefined,
+  answer_too_large: (error) =>
+    `If answers this large are expected, raise the cap (now ${capInMiB(error)} MiB): --max-answer-size MIB, ` +
+    'PROSPECT_MAX_ANSWER_SIZE or `prospect config set max-answer-size MIB`.',
+  answer_encoding_refused: () =>
+    'The service or a proxy compressed the answer more than once; it must send at most one layer (gzip).',
+};
+
+const SET_PROXY = '`prospect config set proxy URL`';
+const PROXY_HINT =
+  'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY ' +
+  'lists hosts reached directly.';
+const KEY_HINT = 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.';
+
+/** Advice that turns on a fact other than the code: the status, a TLS problem, a rate limit given up on. */
+function hintByFacts(error: RequestError): string | undefined {
+  if (error.status === 401) return KEY_HINT;
+  if (error.details.gave_up === 'rate_limit')
+    return 'Another client may be using the same key; try again later, or with a lower --concurrency.';
+  if (error.details.tls_problem === 'untrusted')
+    return (
+      'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that ' +
+      'signed it, or add it to NODE_EXTRA_CA_CERTS.'
+    );
+  if (error.details.tls_problem === 'unknown')
+    return 'Run `prospect doctor` to see the certificate and TLS settings in effect.';
+  return undefined;
+}
+
+/** The same for an option the client refused. */
+const CLIENT_OPTION_HINTS: Readonly<Record<string, string>> = {
+  no_api_key: KEY_HINT,
+  credentials_in_base_url: 'Put the API key in PROSPECT_API_KEY.',
+};
+
+function capInMiB(error: RequestError): number {
+  const cap = error.details.cap_bytes;
+  return typeof cap === 'number' ? Math.round((cap / 1024 / 1024) * 10) / 10 : 64;
+}
+
 function requestFailureHint(error: RequestError): string | undefined {
+  const cli = hintByFacts(error) ?? (error.code !== undefined ? REQUEST_FAILURE_HINTS[error.code]?.(error) : undefined);
+  if (cli !== undefined) return cli;
   if (error.hint !== undefined || !(error instanceof UnanswerableError) || error.code === undefined) return error.hint;
   const suggestions = error.details.suggestions;
   return Array.isArray(suggestions) && suggestions.length > 0 ? undefined : INPUT_REFUSAL_HINTS[error.code];
@@ -92,7 +149,10 @@ export function knownFailure(
   const output = outputFailure(error);
   if (output !== undefined) return output;
   if (error instanceof CliError) return error;
-  if (error instanceof ClientOptionError) return { message: error.message, hint: error.hint, exitCode: ExitCode.usage };
+  if (error instanceof ClientOptionError) {
+    const hint = (error.code !== undefined ? CLIENT_OPTION_HINTS[error.code] : undefined) ?? error.hint;
+    return { message: error.message, hint, exitCode: ExitCode.usage };
+  }
   if (error instanceof RequestError) {
     return { message: error.message, hint: requestFailureHint(error), exitCode: requestFailureCode(error) };
   }

@@ -15,6 +15,9 @@ export async function checkJsonBody<T>(
   onBody?: (json: unknown) => void,
 ): Promise<BodyCheck<T>> {
   if (bodyText.trim() === '') return { ok: false, problem: `an empty body (status ${status})` };
+  const depth = nestingDepth(bodyText);
+  if (depth > MAX_JSON_DEPTH)
+    return { ok: false, problem: `JSON nested deeper than ${MAX_JSON_DEPTH} levels (status ${status})` };
   let json: unknown;
   try {
     json = JSON.parse(bodyText);
@@ -36,6 +39,32 @@ export async function checkJsonBody<T>(
   const checked = check(json);
   if (checked.ok) return checked;
   return { ok: false, problem: `an unexpected shape (status ${status}): ${checked.problem}` };
+}
+
+/**
+ * The service's pages are 5 levels deep; an answer nested thousands deep (in a field nobody reads)
+ * would overflow the stack of whatever walks it later (JSON output), so it is refused here.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of `[` and `{` in a JSON text, strings skipped; stops counting past the cap. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) i++;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > MAX_JSON_DEPTH) return deepest;
+    } else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 function looksLikeHtml(headers: IncomingHttpHeaders, bodyText: string): boolean {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { packageVersion } from '../package.js';
 import { isRecord } from '../util/is-record.js';
 import { ClientOptionError } from './errors.js';
-import { MAX_COMPANIES_PER_PAGE } from './limits.js';
+import { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES_LIMIT, MAX_COMPANIES_PER_PAGE } from './limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { isLoopbackHost } from './proxy.js';
 import type { RequestPacer } from './pacer.js';
@@ -51,6 +51,8 @@ export interface ClientOptions {
   retryBaseDelayMs?: number | undefined;
   /** Connection pool size per origin; default 16. */
   connections?: number;
+  /** Decoded bytes one answer may have; default DEFAULT_MAX_ANSWER_BYTES (limits.ts). Over it: a final error. */
+  maxAnswerBytes?: number | undefined;
   userAgent?: string;
   /** Aborts everything in flight and every wait (SIGINT). */
   signal?: AbortSignal | undefined;
@@ -99,7 +101,7 @@ interface CompanyListingOptions {
   /**
    * Ask for the page after the one being waited for as soon as its body has arrived, before the
    * page's rows are checked: the check then runs while the next page is on the wire. At most one
-   * page is asked for that nobody has asked for yet, so a caller that stops early (--max) and must
+   * page is asked for that nobody has asked for yet, so a caller that stops early (at a row cap) and must
    * not make a call for a page it will not write leaves this off.
    */
   readAhead?: boolean;
@@ -107,7 +109,7 @@ interface CompanyListingOptions {
   pageSize?: number;
   /**
    * Withdraws the listing's requests in flight, a page asked for ahead included: a walk stopped at
-   * --max, or split into parts, ends all of them at once instead of waiting for answers it drops.
+   * a row cap, or split into parts, ends all of them at once instead of waiting for answers it drops.
    */
   signal?: AbortSignal;
 }
@@ -169,6 +171,7 @@ export function createClient(options: ClientOptions): ProspectClient {
     timeoutMs,
     policy,
     connections: options.connections ?? CLIENT_DEFAULTS.connections,
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
     network: {
       proxy: options.proxy,
       ca: options.ca,
@@ -408,7 +411,8 @@ export function checkBaseUrl(baseUrl: string): URL {
   if (url.username !== '' || url.password !== '') {
     throw new ClientOptionError(
       'the base URL must not contain a user name or password',
-      'Put the API key in PROSPECT_API_KEY.',
+      'The key travels in a header, never in the URL.',
+      'credentials_in_base_url',
     );
   }
   if (url.search !== '' || url.hash !== '') {
@@ -427,16 +431,22 @@ export function checkBaseUrl(baseUrl: string): URL {
 
 function checkApiKey(apiKey: string): void {
   if (apiKey === '') {
-    throw new ClientOptionError(
-      'no API key is set',
-      'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
-    );
+    throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
   }
   // Never echo the key: a message about it could end up in a log.
   if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
     throw new ClientOptionError(
       'the API key contains spaces or control characters',
       'Check for a stray newline when it was pasted.',
+    );
+  }
+  // A header carries Latin-1 at most; a character past it (a smart quote pasted from a document)
+  // would fail inside the HTTP library as an internal error, and no service issues such a key.
+  const outside = [...apiKey].findIndex((char) => char.charCodeAt(0) > 0x7e);
+  if (outside !== -1) {
+    throw new ClientOptionError(
+      `the API key contains a character that is not plain ASCII (character ${outside + 1})`,
+      'Keys are letters, digits and punctuation: check for a smart quote or a look-alike letter pasted with it.',
     );
   }
 }
@@ -452,6 +462,7 @@ const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
   ['maxRetryDelayMs', 0, MAX_TIMER_MS],
   ['retryBaseDelayMs', 0, MAX_TIMER_MS],
   ['connections', 1, 1024],
+  ['maxAnswerBytes', 1024, MAX_ANSWER_BYTES_LIMIT],
 ];
 
 function checkNumbers(options: ClientOptions): void {

@@ -1,42 +1,121 @@
 /**
+ * An answer's body read off the wire, undone of its Content-Encoding, and never larger than a cap.
  * Answers come compressed when we ask (Accept-Encoding: gzip) and sometimes when we do not (a proxy
- * or a misconfigured service): either way the body is decoded by its Content-Encoding before it is
- * read as JSON, so a compressed answer is never "invalid JSON with binary bytes". An encoding that
- * cannot be decoded is a transport failure like a body cut short: the bytes did not arrive usable.
+ * or a misconfigured service), so the body is decoded before it is read as JSON. The bytes are
+ * counted as they arrive and as they are inflated: a gzip bomb stops at the cap, not in the
+ * kernel's OOM killer. One encoding layer at most: `gzip, gzip` multiplies a bomb's ratio.
  */
-import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { Transform, Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
-const DECODERS: Readonly<Record<string, (bytes: Buffer) => Promise<Buffer>>> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress),
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
 };
 
-class UndecodableBodyError extends Error {
+/** An encoding the answer cannot be read in, or one whose bytes are broken or cut short. */
+export class UndecodableBodyError extends Error {
   override readonly name = 'UndecodableBodyError';
 }
 
-/** The body as text, undone of each encoding in Content-Encoding (last applied first). */
-export async function decodedBody(contentEncoding: string | string[] | undefined, bytes: Buffer): Promise<string> {
+/** The answer refused before or while it was read: over the cap, or in more layers than one. */
+export class AnswerRefusedError extends Error {
+  override readonly name = 'AnswerRefusedError';
+
+  constructor(
+    message: string,
+    readonly code: 'answer_too_large' | 'answer_encoding_refused',
+  ) {
+    super(message);
+  }
+}
+
+/** `64 MiB`, `1.5 MiB`, `900 KiB`: a byte count as a person reads a cap. */
+export function formatBytes(bytes: number): string {
+  const mib = bytes / 1024 / 1024;
+  if (mib >= 1) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+  return `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/** The one decoding Content-Encoding asks for (undefined: none), or why the answer is refused. */
+export function answerEncoding(contentEncoding: string | string[] | undefined, capBytes: number): string | undefined {
   const header = Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '');
   const encodings = header
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '' && name !== 'identity');
-  let decoded = bytes;
-  for (const name of encodings.reverse()) {
-    const decode = DECODERS[name];
-    if (decode === undefined)
-      throw new UndecodableBodyError(
-        `an answer in an encoding prospect cannot read (Content-Encoding: ${name.slice(0, 40)})`,
-      );
-    try {
-      decoded = await decode(decoded);
-    } catch {
-      throw new UndecodableBodyError(`an answer whose ${name} encoding is broken or cut short`);
-    }
+  if (encodings.length > 1)
+    throw new AnswerRefusedError(
+      `an answer in ${encodings.length} layers of encoding (Content-Encoding: ${header.slice(0, 40)}); prospect ` +
+        `decodes one, so that no answer can grow past the cap on answers (${formatBytes(capBytes)})`,
+      'answer_encoding_refused',
+    );
+  const [name] = encodings;
+  if (name !== undefined && DECODERS[name] === undefined)
+    throw new UndecodableBodyError(
+      `an answer in an encoding prospect cannot read (Content-Encoding: ${name.slice(0, 40)})`,
+    );
+  return name;
+}
+
+export interface BodyLimits {
+  /** Decoded bytes (and bytes on the wire) an answer may have. */
+  capBytes: number;
+  /** Stops the reading and the decoding alike: the attempt's deadline, or the run's stop. */
+  signal: AbortSignal;
+  /** `api.example.com:443`, for the message of an answer over the cap. */
+  where: string;
+}
+
+/**
+ * The body's decoded bytes. Throws AnswerRefusedError over the cap, UndecodableBodyError for broken
+ * or cut compressed bytes, and the transport's own error when the body stops arriving.
+ */
+export async function readAnswerBody(
+  body: Readable,
+  contentEncoding: string | string[] | undefined,
+  limits: BodyLimits,
+): Promise<Buffer> {
+  const encoding = answerEncoding(contentEncoding, limits.capBytes);
+  const tooLarge = () =>
+    new AnswerRefusedError(
+      `the answer from ${limits.where} is larger than the cap on answers (${formatBytes(limits.capBytes)}, ` +
+        `${limits.capBytes} bytes)${encoding !== undefined ? ` once decoded from ${encoding}` : ''}`,
+      'answer_too_large',
+    );
+  const chunks: Buffer[] = [];
+  let decoded = 0;
+  let onWire = 0;
+  const countWire = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      onWire += chunk.length;
+      done(onWire > limits.capBytes ? tooLarge() : null, chunk);
+    },
+  });
+  const keep = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      decoded += chunk.length;
+      if (decoded > limits.capBytes) return done(tooLarge());
+      chunks.push(chunk);
+      done();
+    },
+  });
+  const decoder = encoding !== undefined ? DECODERS[encoding]!() : undefined;
+  try {
+    if (decoder === undefined) await pipeline(body, countWire, keep, { signal: limits.signal });
+    else await pipeline(body, countWire, decoder, keep, { signal: limits.signal });
+  } catch (error) {
+    if (isZlibError(error))
+      throw new UndecodableBodyError(`an answer whose ${encoding} encoding is broken or cut short`, { cause: error });
+    throw error;
   }
-  return decoded.toString('utf8');
+  return Buffer.concat(chunks, decoded);
+}
+
+function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
 }

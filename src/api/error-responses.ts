@@ -163,7 +163,7 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   if (status === 401) {
     return new AuthError('the service rejected the API key (401 unauthorized).', {
       ...init,
-      hint: 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
+      hint: 'Check the key, and that it is for this service.',
     });
   }
   if (status === 403) return forbiddenError(endpoint, body, init, said);
@@ -220,7 +220,7 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestEr
         : `this key's plan does not include ${endpoint} (403 plan_required)${said}`;
     return new AuthError(message, {
       ...init,
-      hint: 'Use a key on a plan that includes this endpoint, or try --sandbox.',
+      hint: 'Use a key on a plan that includes this endpoint.',
     });
   }
   return new AuthError(
@@ -285,7 +285,20 @@ export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
 export type LastFailure =
   | { kind: 'status'; error: RequestError }
   | { kind: 'network'; failureClass: NetworkFailureClass; where: string; description: string; cause?: unknown }
-  | { kind: 'timeout'; timeoutMs: number; where: string; words?: string | undefined; cause?: unknown };
+  | {
+      kind: 'timeout';
+      timeoutMs: number;
+      where: string;
+      words?: string | undefined;
+      /** The connection (TCP and TLS) did not open in time: the connect timeout, not the attempt's. */
+      connecting?: boolean;
+      cause?: unknown;
+    }
+  /**
+   * An answer lost: a 2xx arrived, so the request reached the service (and a paid call may have been
+   * charged), but its body was cut, broken or stopped coming. Not a connection failure.
+   */
+  | { kind: 'lost'; status: number; where: string; description: string; cause?: unknown };
 
 export function describeFailure(failure: LastFailure): string {
   switch (failure.kind) {
@@ -298,30 +311,44 @@ export function describeFailure(failure: LastFailure): string {
       return `${failure.failureClass}: ${failure.description}`;
     case 'timeout':
       return `timeout: ${failure.words ?? 'no complete answer'} within ${formatSeconds(failure.timeoutMs)}`;
+    case 'lost':
+      return `answer lost: ${failure.status} arrived but ${failure.description}`;
   }
 }
 
 /** What to do once a request has failed every attempt, by the kind of its last failure. */
-const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'timeout' | 'status', string>> = {
+const GIVE_UP_HINTS: Readonly<Record<NetworkFailureClass | 'timeout' | 'connecting' | 'lost' | 'status', string>> = {
   DNS: "Check the host name in the base URL and this machine's DNS; behind a proxy, set HTTPS_PROXY.",
   refused: "Nothing accepts connections there: check the base URL's host and port, and that the service is up.",
-  timeout: 'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.',
-  proxy:
-    'Check the proxy (HTTPS_PROXY, ALL_PROXY or `prospect config set proxy URL`) and that it is up; NO_PROXY ' +
-    'lists hosts reached directly.',
+  timeout: 'The service is slow or unreachable: try again later, or allow each attempt longer.',
+  connecting:
+    "Nothing completed a connection there: check the base URL's host and port, a firewall, and whether a proxy " +
+    'is needed (HTTPS_PROXY).',
+  lost: 'Try again later: the service answered, but its answers arrived broken or cut short.',
+  proxy: 'Check the proxy setting and that the proxy is up; NO_PROXY lists hosts reached directly.',
   connection: 'The connection kept failing: try again later; check the service status and the base URL.',
   status: 'Try again later; check the service status.',
 };
 
+/**
+ * `answersLost`: attempts of this request whose 2xx answer was lost (each reached the service and may
+ * have been charged), in `details.answers_lost` for whoever counts what was spent.
+ */
 export function retriesExhaustedError(
   endpoint: string,
   attempts: number,
   failure: LastFailure,
   service: string,
+  answersLost = 0,
 ): ServiceError {
   const plural = attempts === 1 ? 'attempt' : 'attempts';
   const where = failure.kind === 'status' ? service : failure.where;
-  const hintKey = failure.kind === 'status' ? 'status' : failure.kind === 'timeout' ? 'timeout' : failure.failureClass;
+  const hintKey =
+    failure.kind === 'network'
+      ? failure.failureClass
+      : failure.kind === 'timeout' && failure.connecting === true
+        ? 'connecting'
+        : failure.kind;
   return new ServiceError(
     `no answer from ${where} for ${endpoint} after ${attempts} ${plural} (last: ${describeFailure(failure)})`,
     {
@@ -331,8 +358,16 @@ export function retriesExhaustedError(
       retryable: true,
       hint: GIVE_UP_HINTS[hintKey],
       ...(failure.kind === 'status'
-        ? { status: failure.error.status, details: failure.error.details, code: failure.error.code }
-        : { code: failure.kind, cause: failure.cause }),
+        ? { status: failure.error.status, code: failure.error.code }
+        : failure.kind === 'lost'
+          ? { status: failure.status, code: 'answer_lost', cause: failure.cause }
+          : { code: failure.kind, cause: failure.cause }),
+      details: {
+        ...(failure.kind === 'status' ? failure.error.details : {}),
+        // The kind of the last failure, for advice in the caller's own words: `proxy`, `connecting`, ...
+        ...(hintKey !== failure.kind ? { failure_class: hintKey } : {}),
+        ...(answersLost > 0 ? { answers_lost: answersLost } : {}),
+      },
     },
   );
 }
@@ -351,11 +386,11 @@ export function rateLimitedError(
       endpoint,
       attempts,
       reason: last.reason,
-      details: last.details,
       status: last.status,
       code: last.code,
       retryable: true,
-      hint: 'Another client may be using the same key; try again later, or with a lower --concurrency.',
+      hint: 'Another client may be using the same key; try again later, or with fewer calls at once.',
+      details: { ...last.details, gave_up: 'rate_limit' },
     },
   );
 }
@@ -405,4 +440,25 @@ function formatSeconds(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/**
+ * An answer refused as it was read (over the cap on answers, or in more than one encoding layer):
+ * final, as asking again would bring the same bytes. `cap_bytes` is for the setting's hint.
+ */
+export function answerRefusedError(
+  endpoint: string,
+  attempts: number,
+  refused: { message: string; code: string },
+  capBytes: number,
+  status: number | undefined,
+): ServiceError {
+  return new ServiceError(`${refused.message}, for ${endpoint}; it was not read further and not asked again`, {
+    endpoint,
+    attempts,
+    status,
+    code: refused.code,
+    reason: refused.message,
+    details: { cap_bytes: capBytes },
+  });
 }

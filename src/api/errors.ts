@@ -97,6 +97,8 @@ export class ClientOptionError extends Error {
   constructor(
     message: string,
     readonly hint?: string,
+    /** What is wrong, for the CLI's own advice (`no_api_key`, `credentials_in_base_url`). */
+    readonly code?: string,
   ) {
     super(message);
   }

@@ -11,7 +11,13 @@ export {
   type ContactsResult,
   type ProspectClient,
 } from './client.js';
-export { MAX_COMPANIES_PER_PAGE, MAX_CONTACTS_PER_CALL, MAX_DOMAINS_PER_CALL } from './limits.js';
+export {
+  DEFAULT_MAX_ANSWER_BYTES,
+  MAX_ANSWER_BYTES_LIMIT,
+  MAX_COMPANIES_PER_PAGE,
+  MAX_CONTACTS_PER_CALL,
+  MAX_DOMAINS_PER_CALL,
+} from './limits.js';
 export { MAX_RATE_LIMITED_ATTEMPTS, type RequestEvent } from './request-loop.js';
 export { RequestPacer } from './pacer.js';
 export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';

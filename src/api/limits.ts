@@ -9,3 +9,13 @@ export const MAX_COMPANIES_PER_PAGE = 1000;
 export const MAX_DOMAINS_PER_CALL = 100;
 /** Contacts one contacts call may return (`limit`, spec §4.2 and §8). */
 export const MAX_CONTACTS_PER_CALL = 1000;
+
+/**
+ * Decoded bytes one answer may have, unless the user raises it. A page of 1,000 companies is about
+ * 1.8 MB, and 4.3 MB if every row carried the largest stack the sandbox makes (80 technologies, 4.3 KB
+ * a row); 1,000 contacts are about 1 MB. 64 MiB fits the largest page 15 times and a usual one 36
+ * times, and keeps a run's memory bounded when a server sends a gzip bomb or an endless body.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** The most the setting may raise it to: past 512 MiB, V8 cannot hold the answer's text at all. */
+export const MAX_ANSWER_BYTES_LIMIT = 512 * 1024 * 1024;

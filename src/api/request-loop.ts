@@ -11,6 +11,7 @@ import { checkJsonBody } from './body-check.js';
 import { createDispatcher, type NetworkOptions } from './dispatcher.js';
 import { AbortedError, RequestError } from './errors.js';
 import {
+  answerRefusedError,
   describeFailure,
   errorFromResponse,
   malformedAnswerError,
@@ -20,7 +21,8 @@ import {
   retryAfterTooLongError,
   type LastFailure,
 } from './error-responses.js';
-import { decodedBody } from './content-encoding.js';
+import { AnswerRefusedError, readAnswerBody, UndecodableBodyError } from './content-encoding.js';
+import { answerText, errorAnswerText } from './answer-text.js';
 import { decideRetry, isRetryableStatus, requestedWaitMs, retryAfterTooLong, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
@@ -28,7 +30,7 @@ import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-sign
 import { describeTransportFailure, hostAndPort } from './transport-errors.js';
 import { WaitWatch, type WaitNotice } from './wait-watch.js';
 
-/** Reported once per attempt, after it ends: for --debug and progress. Never carries the key. */
+/** Reported once per attempt, after it ends: for a request log and progress. Never carries the key. */
 export interface RequestEvent {
   method: 'GET';
   /** The full request URL. The key travels in a header, never in the URL. */
@@ -44,6 +46,8 @@ export interface RequestEvent {
   retryInMs?: number | undefined;
   /** One-line description of what went wrong with this attempt. */
   error?: string | undefined;
+  /** A 2xx arrived but its body did not: the request reached the service and may have been charged. */
+  answerLost?: boolean | undefined;
 }
 
 export interface HttpClientOptions {
@@ -53,6 +57,8 @@ export interface HttpClientOptions {
   timeoutMs: number;
   policy: RetryPolicy;
   connections: number;
+  /** Decoded bytes an answer may have (content-encoding.ts): over it, the request fails at once. */
+  maxAnswerBytes: number;
   /** Proxy, trusted certificates and the connect timeout. */
   network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs'>;
   userAgent: string;
@@ -91,6 +97,8 @@ export interface JsonAnswer<T> {
   status: number;
   headers: IncomingHttpHeaders;
   attempts: number;
+  /** Earlier attempts whose 2xx answer was lost: each reached the service and may have been charged. */
+  answersLost: number;
 }
 
 export interface HttpClient {
@@ -160,6 +168,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const url = buildUrl(options.baseUrl, req.endpoint, req.params);
     const stops = req.signal === undefined ? stopSignals : [...stopSignals, req.signal];
     let malformedRetries = 0;
+    let answersLost = 0;
 
     let rateLimited = 0;
     for (let attempt = 1; ; attempt++) {
@@ -179,7 +188,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
       if (result.kind === 'answer') {
         options.onRequest?.(base);
-        return { value: result.value, status: result.status, headers: result.headers, attempts: attempt };
+        return { value: result.value, status: result.status, headers: result.headers, attempts: attempt, answersLost };
       }
       if (result.kind === 'final') {
         options.onRequest?.({ ...base, error: result.error.message });
@@ -187,6 +196,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
 
       const { failure } = result;
+      if (failure.kind === 'lost') answersLost++;
       // A 429 is the pacer's to wait out, for every request at once; it uses up no --max-retries.
       if (result.status === 429 && failure.kind === 'status') {
         rateLimited++;
@@ -223,6 +233,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         ...base,
         error: describeForEvent(failure, req.endpoint),
         retryInMs: decision.retry ? decision.delayMs : undefined,
+        ...(failure.kind === 'lost' ? { answerLost: true } : {}),
       });
       if (!decision.retry) {
         if (decision.why === 'retry-after-too-long' && failure.kind === 'status') {
@@ -236,7 +247,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
         throw failure.kind === 'malformed'
           ? malformedAnswerError(req.endpoint, attempt, failure.status, failure.problem, failure.hint)
-          : retriesExhaustedError(req.endpoint, attempt, failure, service);
+          : retriesExhaustedError(req.endpoint, attempt, failure, service, answersLost);
       }
       if (failure.kind === 'malformed') malformedRetries++;
       await waitUnlessStopped(decision.delayMs, stops, () => stoppedError(req));
@@ -275,7 +286,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const attemptSignal = createAttemptSignal(stops, options.timeoutMs);
     let status: number | undefined;
     let responseHeaders: IncomingHttpHeaders;
-    let body: string;
+    let body: Buffer;
     // Only the transport is inside the try: a failure to interpret a complete answer is not a
     // network error and must not be retried as one.
     try {
@@ -289,18 +300,32 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
       status = response.statusCode;
       responseHeaders = response.headers;
-      body = await decodedBody(response.headers['content-encoding'], Buffer.from(await response.body.arrayBuffer()));
+      body = await readAnswerBody(response.body, response.headers['content-encoding'], {
+        capBytes: options.maxAnswerBytes,
+        signal: attemptSignal.signal,
+        where: service,
+      });
     } catch (error) {
       const stopped = stoppedError(req);
       if (stopped) throw stopped;
+      if (error instanceof AnswerRefusedError)
+        return {
+          kind: 'final',
+          error: answerRefusedError(req.endpoint, 1, error, options.maxAnswerBytes, status),
+          status,
+        };
       const failure = describeTransportFailure(error, {
         timedOut: attemptSignal.timedOut,
         timeoutMs: options.timeoutMs,
+        connectTimeoutMs: options.network.connectTimeoutMs,
         secret: options.apiKey,
         baseUrl: options.baseUrl,
         proxy: options.network.proxy,
       });
-      return failure.kind === 'final' ? { ...failure, status } : { kind: 'retryable', failure, status };
+      if (failure.kind === 'final') return { ...failure, status };
+      if (status !== undefined && status >= 200 && status <= 299)
+        return { kind: 'retryable', failure: lostAnswer(status, service, error, failure), status };
+      return { kind: 'retryable', failure, status };
     } finally {
       attemptSignal.dispose();
     }
@@ -312,10 +337,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     url: string,
     status: number,
     responseHeaders: IncomingHttpHeaders,
-    body: string,
+    bytes: Buffer,
   ): Promise<AttemptResult<T>> {
     if (status >= 200 && status <= 299) {
-      const checked = await checkJsonBody(req.check, status, responseHeaders, body, req.onBody);
+      const text = answerText(bytes, responseHeaders);
+      const checked = text.ok
+        ? await checkJsonBody(req.check, status, responseHeaders, text.text, req.onBody)
+        : { ok: false as const, problem: `${text.problem} (status ${status})`, hint: undefined };
       if (checked.ok) return { kind: 'answer', value: checked.value, status, headers: responseHeaders };
       return {
         kind: 'retryable',
@@ -326,7 +354,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const error = errorFromResponse({
       endpoint: req.endpoint,
       status,
-      bodyText: body,
+      bodyText: errorAnswerText(bytes, responseHeaders),
       secret: options.apiKey,
       location: resolveLocation(responseHeaders.location, url),
     });
@@ -351,6 +379,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   return { getJson, close };
+}
+
+/** A 2xx whose body was cut, broken or stopped coming: the answer was lost, the connection had not failed. */
+function lostAnswer(status: number, where: string, error: unknown, failure: LastFailure): RetryableFailure {
+  const why = error instanceof UndecodableBodyError ? error.message : describeFailure(failure);
+  return { kind: 'lost', status, where, description: `its body did not (${why})`, cause: error };
 }
 
 /** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */

@@ -26,7 +26,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-/** The defaults of the client and of the CLI flags `--timeout` and `--max-retries`. */
+/** The defaults of the client, which the CLI's flags show as theirs. */
 export const RETRY_DEFAULTS = {
   /** Per attempt, covering headers and body. */
   timeoutMs: 30_000,

@@ -5,6 +5,7 @@
  */
 import { redact, type LastFailure, type NetworkFailureClass } from './error-responses.js';
 import { RequestError, ServiceError } from './errors.js';
+import { AT_PROXY, tlsAlertBehind, TunnelRefusedError } from './dispatcher.js';
 import { describeProxy, portOf } from './proxy.js';
 import { classifyTransportFailure, isTlsFailureCode } from './retry.js';
 
@@ -29,9 +30,7 @@ const TIMEOUT_WORDS: Record<string, string> = {
   ETIMEDOUT: 'no connection',
 };
 
-const UNTRUSTED_HINT =
-  'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that ' +
-  'signed it, or add it to NODE_EXTRA_CA_CERTS.';
+const UNTRUSTED_HINT = 'Trust the certificate of the CA that signed it (the client option `ca`).';
 
 /** Certificate and TLS-version failures: each is final, said with what is wrong and how to fix it. */
 const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
@@ -81,21 +80,50 @@ const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
 /** undici's codes for an error that wraps the one that says what happened (its cause). */
 const WRAPPER_CODES = new Set(['UND_ERR_CONNECT', 'UND_ERR_ABORTED', 'UND_ERR_PRX_TLS']);
 
+/**
+ * The code that says what happened. A TLS alert anywhere in the chain wins: under TLS 1.3 a server
+ * that demands a client certificate says so after the handshake, and undici reports the closed socket.
+ */
 function errorCode(error: unknown): string | undefined {
+  const tls = causes(error)
+    .map((each) => ((tlsAlertBehind(each) ?? each) as { code?: unknown }).code)
+    .find((code): code is string => typeof code === 'string' && isTlsFailureCode(code));
+  return tls ?? outermostCode(error);
+}
+
+/** The error and what it wraps (cause, and the first of an AggregateError), outermost first. */
+function causes(error: unknown): object[] {
+  const chain: object[] = [];
+  for (let each = error; each !== null && typeof each === 'object' && chain.length < 8;) {
+    chain.push(each);
+    const errors = (each as { errors?: unknown }).errors;
+    each = Array.isArray(errors) ? errors[0] : (each as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/** Whether the failure was met on the way to the proxy (dispatcher.ts marks those), not to the service. */
+function metAtProxy(error: unknown): boolean {
+  return causes(error).some((each) => (each as { [AT_PROXY]?: boolean })[AT_PROXY] === true);
+}
+
+function outermostCode(error: unknown): string | undefined {
   if (error === null || typeof error !== 'object') return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && !WRAPPER_CODES.has(code)) return code;
   // Happy-eyeballs connects (localhost → ::1 and 127.0.0.1) fail with an AggregateError.
   const first = (error as { errors?: unknown }).errors;
-  if (Array.isArray(first)) return errorCode(first[0]);
+  if (Array.isArray(first)) return outermostCode(first[0]);
   const cause = (error as { cause?: unknown }).cause;
-  return cause !== undefined ? errorCode(cause) : typeof code === 'string' ? code : undefined;
+  return cause !== undefined ? outermostCode(cause) : typeof code === 'string' ? code : undefined;
 }
 
 export interface TransportFacts {
   /** The attempt's own deadline fired. */
   timedOut: boolean;
   timeoutMs: number;
+  /** The connection's own limit (TCP and TLS), shorter than timeoutMs: a connect timeout names it. */
+  connectTimeoutMs?: number | undefined;
   /** The API key, only so it can be redacted from undici's message. */
   secret: string;
   baseUrl: URL;
@@ -118,11 +146,13 @@ export function describeTransportFailure(
   const verdict = classifyTransportFailure(code, facts.timedOut);
   if (verdict === 'timeout') {
     const words = code !== undefined ? TIMEOUT_WORDS[code] : undefined;
+    const connecting = !facts.timedOut && code === 'UND_ERR_CONNECT_TIMEOUT';
     return {
       kind: 'timeout',
-      timeoutMs: facts.timeoutMs,
-      where: facts.proxy && code === 'UND_ERR_CONNECT_TIMEOUT' ? proxyWhere(facts.proxy) : where,
+      timeoutMs: connecting ? (facts.connectTimeoutMs ?? facts.timeoutMs) : facts.timeoutMs,
+      where: facts.proxy && connecting ? proxyWhere(facts.proxy) : where,
       words,
+      connecting,
       cause: error,
     };
   }
@@ -131,11 +161,16 @@ export function describeTransportFailure(
   // A bug in how prospect called undici: a plain Error, which the CLI reports as an internal error.
   if (verdict === 'bug')
     return { kind: 'final', error: new Error(`invalid request to the service: ${message}`, { cause: error }) };
-  if (verdict === 'final' && code !== undefined && isTlsFailureCode(code))
-    return { kind: 'final', error: tlsError(where, code, tlsProblem(code), error) };
+  if (verdict === 'final' && code !== undefined && isTlsFailureCode(code)) {
+    const atProxy = facts.proxy !== undefined && metAtProxy(error);
+    return {
+      kind: 'final',
+      error: tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, tlsProblem(code), error),
+    };
+  }
   const proxyStatus = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(message);
   if (facts.proxy !== undefined && proxyStatus)
-    return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error);
+    return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error, proxyErrorName(error));
   const [failureClass, words] = (code !== undefined ? NETWORK_WORDS[code] : undefined) ?? [
     'connection',
     message || 'network error',
@@ -152,9 +187,7 @@ export function describeTransportFailure(
       error: new ServiceError(`cannot reach the service at ${where} (${failureClass}: ${description})`, {
         reason: description,
         code,
-        hint:
-          'Check the host name in the base URL; behind a proxy, set HTTPS_PROXY (or `prospect config set ' +
-          'proxy URL`).',
+        hint: 'Check the host name in the base URL; behind a proxy, the proxy must be set.',
         cause: error,
       }),
     };
@@ -170,18 +203,32 @@ function tlsProblem(code: string): { what: string; hint: string } {
   return (
     TLS_PROBLEMS[code] ?? {
       what: 'the TLS handshake failed',
-      hint: 'Run `prospect doctor` to see the certificate and TLS settings in effect.',
+      hint: 'Check the certificate and TLS settings in effect.',
     }
   );
 }
 
 function tlsError(where: string, code: string, problem: { what: string; hint: string }, cause: unknown): ServiceError {
-  return new ServiceError(`cannot trust the service at ${where}: ${problem.what} (TLS: ${code})`, {
+  const whom = where.startsWith('the proxy ') ? where : `the service at ${where}`;
+  const verb = code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ? 'cannot connect to' : 'cannot trust';
+  return new ServiceError(`${verb} ${whom}: ${problem.what} (TLS: ${code})`, {
     reason: problem.what,
     code,
     hint: problem.hint,
+    // What the caller's advice turns on: a CA to trust, or settings to look at.
+    details: {
+      tls_problem: problem.hint === UNTRUSTED_HINT ? 'untrusted' : code in TLS_PROBLEMS ? 'known' : 'unknown',
+    },
     cause,
   });
+}
+
+/** The error name a proxy gave with its refusal of a tunnel: squid's `X-Squid-Error: ERR_DNS_FAIL 0`. */
+function proxyErrorName(error: unknown): string | undefined {
+  const refusal = causes(error).find((each): each is TunnelRefusedError => each instanceof TunnelRefusedError);
+  const header = refusal?.headers['x-squid-error'];
+  const value = Array.isArray(header) ? header[0] : header;
+  return /^ERR_[A-Z_]+/.exec(value ?? '')?.[0];
 }
 
 function proxyRefusal(
@@ -189,19 +236,36 @@ function proxyRefusal(
   where: string,
   status: number,
   cause: unknown,
+  proxyError?: string,
 ): { kind: 'final'; error: ServiceError } | LastFailure {
   const proxyName = describeProxy(proxy);
+  // The proxy looked the name up and found nothing: a misspelt host, which no retry fixes.
+  if (proxyError === 'ERR_DNS_FAIL') {
+    return {
+      kind: 'final',
+      error: new ServiceError(
+        `the proxy ${proxyName} found no host ${where.replace(/:\d+$/, '')} (${status} ${proxyError})`,
+        {
+          status,
+          code: 'proxy_dns_failure',
+          reason: 'host not found by the proxy',
+          hint: "Check the host name in the base URL; the proxy's DNS does not know it.",
+          cause,
+        },
+      ),
+    };
+  }
   if (status === 407) {
     return {
       kind: 'final',
       error: new ServiceError(`the proxy ${proxyName} asks for credentials (407 Proxy Authentication Required)`, {
         status,
         code: 'proxy_auth',
+        details: { credentials_given: proxy.username !== '' },
         hint:
           proxy.username !== ''
             ? 'The proxy refused the user name and password in its URL; check them.'
-            : 'Put them in the proxy URL: http://user:password@host:port (HTTPS_PROXY or `prospect config set ' +
-              'proxy URL`).',
+            : 'Put them in the proxy URL: http://user:password@host:port.',
         cause,
       }),
     };
@@ -230,7 +294,7 @@ function proxyRefusal(
 }
 
 /**
- * A certificate or TLS-version failure met outside a request (`prospect doctor`'s handshake), said as a request says
+ * A certificate or TLS-version failure met outside a request (a diagnostic handshake), said as a request says
  * it; undefined for any other error.
  */
 export function tlsFailureError(error: unknown, baseUrl: URL): ServiceError | undefined {

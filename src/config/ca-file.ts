@@ -4,6 +4,7 @@
  * the config file) adds to whichever list is in effect. A file that is missing or holds no PEM
  * certificate stops the run before any request (exit 2), naming the file and where it was set.
  */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { UsageError } from '../exit-codes.js';
@@ -37,6 +38,18 @@ export function readCaFile(path: string, source: string): string[] {
       'It must contain "-----BEGIN CERTIFICATE-----" blocks (convert DER with `openssl x509 -inform der -in FILE`).',
     );
   }
+  // A block OpenSSL cannot read would fail every handshake as "not trusted" (exit 5): the file is wrong.
+  certificates.forEach((pem, index) => {
+    try {
+      new X509Certificate(pem);
+    } catch {
+      throw new UsageError(
+        `the CA file ${path}, set by ${source}, has a broken certificate ` +
+          `(block ${index + 1} of ${certificates.length}).`,
+        'Each block must be whole, from "-----BEGIN CERTIFICATE-----" to "-----END CERTIFICATE-----"; copy it again.',
+      );
+    }
+  });
   return certificates;
 }
 

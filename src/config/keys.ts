@@ -13,6 +13,7 @@ export const CONFIG_KEYS = [
   'concurrency',
   'format',
   'verify-budget',
+  'max-answer-size',
   'exclude-domains',
   'exclude-emails',
 ] as const;
@@ -93,6 +94,13 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     fallback: 'none: a paid run off a terminal needs --verify-budget or --yes',
     secret: false,
     example: '200',
+  },
+  'max-answer-size': {
+    summary: 'default --max-answer-size: the largest answer, in MiB once decoded, a run accepts (1 to 512)',
+    env: 'PROSPECT_MAX_ANSWER_SIZE',
+    fallback: '64',
+    secret: false,
+    example: '256',
   },
   'exclude-domains': {
     summary: 'a standing --exclude-domains list applied to every run (a file; it must exist when set and at every run)',

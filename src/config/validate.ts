@@ -11,7 +11,7 @@ import { readCaFile } from './ca-file.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../io/writers.js';
-import { concurrencyValue, verifyBudgetValue } from '../options/values.js';
+import { concurrencyValue, maxAnswerSizeValue, verifyBudgetValue } from '../options/values.js';
 import type { ConfigKey } from './keys.js';
 
 const PARSERS = {
@@ -24,6 +24,7 @@ const PARSERS = {
   concurrency: parseConcurrency,
   format: parseFormat,
   'verify-budget': parseVerifyBudget,
+  'max-answer-size': parseMaxAnswerSize,
   'exclude-domains': parseListPath,
   'exclude-emails': parseListPath,
 } satisfies Record<ConfigKey, (text: string) => string | number>;
@@ -80,6 +81,7 @@ const StoredSettingsSchema = z.object({
   concurrency: storedSetting(PARSERS.concurrency),
   format: storedSetting(PARSERS.format),
   'verify-budget': storedSetting(PARSERS['verify-budget']),
+  'max-answer-size': storedSetting(PARSERS['max-answer-size']),
   'exclude-domains': storedSetting(PARSERS['exclude-domains']),
   'exclude-emails': storedSetting(PARSERS['exclude-emails']),
 });
@@ -95,6 +97,7 @@ export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   concurrency: stored.concurrency,
   format: stored.format,
   verifyBudget: stored['verify-budget'],
+  maxAnswerSize: stored['max-answer-size'],
   excludeDomains: stored['exclude-domains'],
   excludeEmails: stored['exclude-emails'],
 }));
@@ -178,6 +181,13 @@ function parseConcurrency(text: string): number {
 
 function parseVerifyBudget(text: string): number {
   return asUsageError(() => checkVerifyBudget(text));
+}
+
+const checkMaxAnswerSize = maxAnswerSizeValue('max-answer-size');
+
+/** Exported for PROSPECT_MAX_ANSWER_SIZE, which src/runtime/connection.ts checks the same way. */
+export function parseMaxAnswerSize(text: string): number {
+  return asUsageError(() => checkMaxAnswerSize(text));
 }
 
 /** commander's argument errors, in the words of a config refusal. */

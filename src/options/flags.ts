@@ -5,7 +5,14 @@
 import type { z } from 'zod';
 import { MAX_CONTACTS_PER_CALL } from '../api/limits.js';
 import { defineFlag } from './flag.js';
-import { collect, concurrencyValue, integerInRange, positiveInteger, verifyBudgetValue } from './values.js';
+import {
+  collect,
+  concurrencyValue,
+  integerInRange,
+  maxAnswerSizeValue,
+  positiveInteger,
+  verifyBudgetValue,
+} from './values.js';
 
 type Zod = typeof z;
 const optionalText = (zod: Zod) => zod.string().optional();
@@ -14,6 +21,20 @@ const optionalCount = (zod: Zod) => zod.number().int().optional();
 const count = (zod: Zod) => zod.number().int();
 /** A switch: absent is false (commander leaves it undefined, and shows no default in the help). */
 const off = (zod: Zod) => zod.boolean().default(false);
+
+// Every command that calls the service (a global option: the client is built before the command's own).
+
+/**
+ * The cap on one answer's decoded size (src/api/limits.ts). Set by the flag, else PROSPECT_MAX_ANSWER_SIZE,
+ * else the config key (src/runtime/connection.ts reads both), else the default.
+ */
+export const MAX_ANSWER_SIZE = defineFlag({
+  name: 'maxAnswerSize',
+  flags: '--max-answer-size <MiB>',
+  help: 'refuse an answer larger than this once decoded, 1 to 512 (default: 64, or PROSPECT_MAX_ANSWER_SIZE)',
+  parse: maxAnswerSizeValue('--max-answer-size'),
+  schema: optionalCount,
+});
 
 // Output: every command that writes.
 

@@ -24,6 +24,8 @@ export function integerInRange(flag: string, min: number, max = Number.MAX_SAFE_
 
 /** The bounds of --concurrency and of the config key `concurrency`, named `name` in errors. */
 export const concurrencyValue = (name: string) => integerInRange(name, 1, 32);
+/** The bounds of --max-answer-size (MiB) and of its config key and environment variable. */
+export const maxAnswerSizeValue = (name: string) => integerInRange(name, 1, 512);
 /** The bounds of --verify-budget and of the config key `verify-budget`. */
 export const verifyBudgetValue = (name: string) => integerInRange(name, 0);
 

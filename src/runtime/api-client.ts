@@ -33,6 +33,7 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     pageSize: ctx.global.pageSize,
     timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : undefined,
     maxRetries: ctx.global.maxRetries,
+    maxAnswerBytes: mebibytes(ctx.global.maxAnswerSize ?? connection.maxAnswerSize),
     cursorParam: connection.cursorParam,
     proxy: connection.proxy.proxy,
     ca: connection.trust.ca,
@@ -44,6 +45,10 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
   });
   ctx.onCleanup(() => client.close());
   return client;
+}
+
+function mebibytes(size: number | undefined): number | undefined {
+  return size === undefined ? undefined : size * 1024 * 1024;
 }
 
 /** When a request has waited this many seconds, and every 10 s after the last of them, a terminal hears of it. */

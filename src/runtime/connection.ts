@@ -22,6 +22,8 @@ export interface Connection {
   proxy: ProxyDecision;
   /** The certificates trusted, and where they came from. */
   trust: TrustSettings;
+  /** The cap on an answer in MiB from PROSPECT_MAX_ANSWER_SIZE or the config file (the flag wins over both). */
+  maxAnswerSize?: number | undefined;
 }
 
 const KEY_HINT =
@@ -49,6 +51,7 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
     );
   }
   const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
+  const maxAnswerSize = await maxAnswerSizeOf(ctx.env, config.maxAnswerSize);
   const { trustSettings } = await import('../config/ca-file.js');
   const { decideProxy } = await import('../api/proxy.js');
   return {
@@ -62,7 +65,21 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
       ? decideProxy(new URL(baseUrl), { setting: config.proxy, env: ctx.env })
       : { proxy: undefined, why: 'the base URL is not a URL' },
     trust: trustSettings(ctx.env, config.caFile),
+    maxAnswerSize,
   };
+}
+
+/** PROSPECT_MAX_ANSWER_SIZE, checked as the config key is, else the config file's value. */
+async function maxAnswerSizeOf(env: NodeJS.ProcessEnv, configured: number | undefined): Promise<number | undefined> {
+  const fromEnv = nonEmpty(env.PROSPECT_MAX_ANSWER_SIZE);
+  if (fromEnv === undefined) return configured;
+  const { parseMaxAnswerSize, refusal } = await import('../config/validate.js');
+  try {
+    return parseMaxAnswerSize(fromEnv);
+  } catch (error) {
+    const { reason } = refusal(error);
+    throw new UsageError(`PROSPECT_MAX_ANSWER_SIZE: ${reason.replace(/^max-answer-size /, '')}.`);
+  }
 }
 
 function firstOf(

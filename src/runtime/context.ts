@@ -14,6 +14,8 @@ export interface GlobalOptions {
   pageSize?: number;
   timeout?: number;
   maxRetries?: number;
+  /** --max-answer-size, in MiB. */
+  maxAnswerSize?: number;
 }
 
 /** Everything a command needs from the outside world, so commands never reach for globals. */

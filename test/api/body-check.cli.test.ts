@@ -44,6 +44,21 @@ const CASES: Array<{ name: string; script: ScriptedResponse[]; message: RegExp }
     message: /same cursor/,
   },
   {
+    // Issue 34: this crashed the JSON writer's stack (exit 1); now refused when read.
+    name: 'a 200,000-deep extra field',
+    script: [
+      {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(companiesPage(['a.com'], null)).replace(
+          '"domain":',
+          `"extra":${'['.repeat(200_000)}${']'.repeat(200_000)},"domain":`,
+        ),
+      },
+    ],
+    message: /JSON nested deeper than 64 levels/,
+  },
+  {
     name: 'a 422 without a reason',
     script: [{ status: 422, body: { error: { code: 'no_match' } } }],
     message: /without the reason/,

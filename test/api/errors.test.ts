@@ -38,10 +38,13 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
     expect(error.retryable).toBe(status === 429 || status >= 500);
   });
 
-  it('401 says how to set the key', () => {
+  it('401 says how to set the key: the CLI words are added where the exit code is decided', () => {
     const error = map(401, { error: { code: 'unauthorized', reason: 'unknown key' } });
     expect(error.message).toBe('the service rejected the API key (401 unauthorized).');
-    expect(error.hint).toBe('Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.');
+    expect(error.hint).toBe('Check the key, and that it is for this service.');
+    expect(knownFailure(error)?.hint).toBe(
+      'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
+    );
     expect(error.reason).toBe('unknown key');
   });
 
@@ -203,10 +206,10 @@ describe('other error classes', () => {
   });
 
   it('carry no exit code and no prefix of their own; the CLI shows message and hint as they are', () => {
-    const error = map(401, { error: { code: 'unauthorized', reason: 'unknown key' } });
+    const error = map(400, { error: { code: 'bad_parameter', reason: 'no' } });
     expect(error).not.toHaveProperty('exitCode');
     expect(error.message).not.toMatch(/^prospect:/);
-    expect(knownFailure(error)).toEqual({ message: error.message, hint: error.hint, exitCode: ExitCode.auth });
+    expect(knownFailure(error)).toEqual({ message: error.message, hint: error.hint, exitCode: ExitCode.usage });
   });
 
   it('retries exhausted says attempts, the last failure and what to do', () => {

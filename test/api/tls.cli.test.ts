@@ -5,6 +5,7 @@
  * one; nginx logs the failed handshake; the sandbox sees no request), in a line that says what is
  * wrong and a line that says how to fix it. With ca-file naming the test CA, the same run succeeds.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import {
   NGINX,
   OPENSSL,
   startNginx,
+  startOpensslServer,
   type Certificates,
   type RunningProgram,
 } from '../helpers/real-servers.js';
@@ -27,6 +29,9 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
   let sandbox: RunningSandbox;
   let nginx: RunningProgram;
   let certs: Certificates;
+  /** openssl s_server demanding a client certificate under TLS 1.3: it says so only after the handshake. */
+  let tls13: RunningProgram;
+  let tls13Port: number;
   const port: Record<'good' | 'expired' | 'notYetValid' | 'wrongName' | 'tls11' | 'clientCert', number> = {
     good: 0,
     expired: 0,
@@ -49,8 +54,11 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
       { port: port.tls11, cert: certs.good, protocols: 'TLSv1.1' },
       { port: port.clientCert, cert: certs.good, extra: `ssl_verify_client on; ssl_client_certificate ${certs.ca};` },
     ]);
+    tls13Port = await freePort();
+    tls13 = await startOpensslServer(tls13Port, certs.good, ['-Verify', '1', '-tls1_3']);
   });
   afterAll(async () => {
+    await tls13?.stop();
     await nginx?.stop();
     await sandbox?.close();
   });
@@ -183,5 +191,55 @@ describe.skipIf(NGINX.skip || OPENSSL.skip)('TLS in front of the sandbox (nginx,
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`the CA file ${certs.good.key}, set by PROSPECT_CA_FILE, holds no PEM certificate`);
     expect(sandbox.stats().requests.total).toBe(before);
+  });
+
+  it('TLS 1.3 asking for a client certificate after the handshake: one attempt, exit 5, saying so', async () => {
+    const run = await runCli(['--debug', ...COMPANIES], {
+      url: `https://127.0.0.1:${tls13Port}`,
+      apiKey: KEY,
+      env: { PROSPECT_CA_FILE: certs.ca },
+    });
+    expect(run.code).toBe(5);
+    expect([...run.stderr.matchAll(/^debug: GET .* attempt (\d+)/gm)].map((match) => match[1])).toEqual(['1']);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `prospect: cannot connect to the service at 127\\.0\\.0\\.1:${tls13Port}: it asks for a client certificate, ` +
+          'which prospect does not send \\(TLS: ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED\\)',
+      ),
+    );
+    expect(run.stderr).not.toMatch(/connection closed/);
+  });
+
+  it('a ca-file with a broken PEM block stops the run before any request (exit 2), naming the file', async () => {
+    const pem = await readFile(certs.ca, 'utf8');
+    const lines = pem.split('\n');
+    // One base64 line of the middle lost, as a careless copy loses it: still a BEGIN ... END block.
+    const broken = join(await scratchDir(), 'broken-ca.pem');
+    await writeFile(broken, [...lines.slice(0, 5), ...lines.slice(6)].join('\n'));
+    const before = sandbox.stats().requests.total;
+    const run = await runCli(COMPANIES, {
+      url: `https://127.0.0.1:${port.good}`,
+      apiKey: KEY,
+      env: { PROSPECT_CA_FILE: broken },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `the CA file ${broken}, set by PROSPECT_CA_FILE, has a broken certificate (block 1 of 1)`,
+    );
+    expect(sandbox.stats().requests.total).toBe(before);
+  });
+
+  it('an https proxy that is not trusted is blamed, not the service; no DEP0123 warning for its IP address', async () => {
+    const run = await runCli(COMPANIES, {
+      url: 'https://api.prospect.test',
+      apiKey: KEY,
+      env: { HTTPS_PROXY: `https://127.0.0.1:${port.good}` },
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(
+      new RegExp(`^prospect: cannot trust the proxy 127\\.0\\.0\\.1:${port.good}: its certificate is not trusted`),
+    );
+    expect(run.stderr).not.toMatch(/api\.prospect\.test/);
+    expect(run.stderr).not.toMatch(/DEP0123|DeprecationWarning/);
   });
 });

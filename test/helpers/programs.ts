@@ -30,6 +30,7 @@ export type ProgramName =
   | 'fish'
   | 'chromium'
   | 'strace'
+  | 'time'
   | 'setpriv'
   | 'openssl'
   | 'nginx'

@@ -365,3 +365,18 @@ export async function startBlackHole(): Promise<{ port: number; close(): Promise
     },
   };
 }
+
+/**
+ * `openssl s_server` on 127.0.0.1:port with a leaf of the test CA: a TLS server whose handshake is
+ * OpenSSL's own (`-Verify 1 -tls1_3` demands a client certificate after the handshake, as TLS 1.3 does).
+ */
+export async function startOpensslServer(
+  port: number,
+  cert: { cert: string; key: string },
+  extra: string[],
+): Promise<RunningProgram> {
+  const args = ['s_server', '-accept', `127.0.0.1:${port}`, '-cert', cert.cert, '-key', cert.key, '-www', '-quiet'];
+  const { child, stderr } = startForeground(OPENSSL.command, [...args, ...extra], 'openssl s_server');
+  await waitForPort(port, child, 'openssl s_server', stderr);
+  return { log: async () => stderr(), stop: stopper(child) };
+}

@@ -1,0 +1,178 @@
+/**
+ * A cap on answers (issue 34): hostile servers of the test's own, each a few lines of node:http. A
+ * gzip bomb (about 1 MB inflating to 1 GiB), a `gzip, gzip` answer and an endless chunked body each
+ * end the run in exit 5 after one attempt, with a message that names host:port and the cap, and the
+ * run's peak memory (GNU time's "Maximum resident set size") stays under 300 MB.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGzip, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { findProgram } from '../helpers/programs.js';
+import { companiesPage } from '../helpers/scripted-server.js';
+
+const TIME = findProgram('time');
+const KEY = 'test-key-answer-cap';
+const GIB = 1024 * 1024 * 1024;
+const COMPANIES = ['companies', '-t', 'Shopify', '--max', '3', '--format', 'csv', '--debug'];
+
+/** 1 GiB of zeros, gzipped as it streams (about 1 MB): the test never holds the gigabyte. */
+async function gzipBomb(): Promise<Buffer> {
+  const gzip = createGzip({ level: 9 });
+  const parts: Buffer[] = [];
+  gzip.on('data', (part: Buffer) => parts.push(part));
+  const zeros = Buffer.alloc(1024 * 1024);
+  for (let written = 0; written < GIB; written += zeros.length)
+    if (!gzip.write(zeros)) await new Promise((resolve) => gzip.once('drain', resolve));
+  await new Promise((resolve) => gzip.end(resolve));
+  return Buffer.concat(parts);
+}
+
+/** Writes 1 GiB in 1 MiB chunks as fast as the client reads, and stops when it hangs up. */
+async function endlessBody(res: ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  for (let sent = 0; sent < GIB && !res.destroyed; sent += chunk.length)
+    if (!res.write(chunk)) await drainedOrClosed(res);
+  res.end();
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
+interface Hostile {
+  url: string;
+  requests: number;
+}
+
+async function serve(answer: (res: ServerResponse) => unknown): Promise<{ server: Server; site: Hostile }> {
+  const site: Hostile = { url: '', requests: 0 };
+  const server = createServer((_req, res) => {
+    site.requests++;
+    res.on('error', () => {});
+    void answer(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  site.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, site };
+}
+
+/** The run under GNU time: its result, its peak RSS in MB and its CPU seconds, time's report taken off stderr. */
+async function measured(args: string[], url: string, env: Record<string, string> = {}) {
+  const run = await runCli(args, {
+    url,
+    apiKey: KEY,
+    env,
+    timeoutMs: 120_000,
+    wrap: (argv) => ({ command: TIME.command, args: ['-v', process.execPath, ...argv] }),
+  });
+  const field = (name: string) => Number(new RegExp(`${name}: ([\\d.]+)`).exec(run.stderr)?.[1]);
+  const peakMb = field('Maximum resident set size \\(kbytes\\)') / 1024;
+  const cpuSeconds = field('User time \\(seconds\\)') + field('System time \\(seconds\\)');
+  const stderr = run.stderr.slice(0, run.stderr.indexOf('\tCommand being timed'));
+  return { code: run.code, stderr, peakMb, cpuSeconds };
+}
+
+describe.skipIf(TIME.skip)('a cap on answers, against hostile servers', () => {
+  const servers: Server[] = [];
+  let bomb: Hostile;
+  let doubled: Hostile;
+  let endless: Hostile;
+  let large: Hostile;
+
+  beforeAll(async () => {
+    const compressed = await gzipBomb();
+    expect(compressed.length).toBeLessThan(2 * 1024 * 1024);
+    const twice = gzipSync(compressed);
+    const page = Buffer.from(
+      JSON.stringify(
+        companiesPage(
+          Array.from({ length: 3 }, (_, i) => `c${i}.com`),
+          null,
+        ),
+      ),
+    );
+    // A real page, padded past 1 MiB with spaces JSON allows: fine by default, too large for a cap of 1.
+    const padded = Buffer.concat([page.subarray(0, -1), Buffer.alloc(1100 * 1024, 0x20), Buffer.from('}')]);
+    const started = await Promise.all([
+      serve((res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(compressed)),
+      serve((res) => res.writeHead(200, { 'content-encoding': 'gzip, gzip' }).end(twice)),
+      serve(endlessBody),
+      serve((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(padded)),
+    ]);
+    servers.push(...started.map(({ server }) => server));
+    [bomb, doubled, endless, large] = started.map(({ site }) => site) as [Hostile, Hostile, Hostile, Hostile];
+  }, 120_000);
+  afterAll(async () => {
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  const CASES = [
+    {
+      name: 'a gzip bomb (1 GiB of zeros in about 1 MB)',
+      site: () => bomb,
+      says: /larger than the cap on answers \(64 MiB, 67108864 bytes\) once decoded from gzip/,
+    },
+    {
+      name: 'an answer in two layers of gzip',
+      site: () => doubled,
+      says: /2 layers of encoding \(Content-Encoding: gzip, gzip\).*cap on answers \(64 MiB\)/,
+    },
+    {
+      name: 'a 1 GiB chunked body',
+      site: () => endless,
+      says: /larger than the cap on answers \(64 MiB, 67108864 bytes\)/,
+    },
+  ];
+
+  it.each(CASES)(
+    '$name: exit 5 after one attempt, naming host:port and the cap, under 300 MB',
+    async ({ site, says }) => {
+      const run = await measured(COMPANIES, site().url);
+      const where = site().url.replace('http://', '');
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toMatch(says);
+      expect(run.stderr).toContain(where);
+      expect(run.stderr).toMatch(/not asked again/);
+      if (site() !== doubled)
+        expect(run.stderr).toMatch(
+          /--max-answer-size MIB, PROSPECT_MAX_ANSWER_SIZE or `prospect config set max-answer-size MIB`/,
+        );
+      expect(run.stderr.match(/ -> 200 in /g)).toHaveLength(1);
+      expect(site().requests).toBe(1);
+      site().requests = 0;
+      expect(run.peakMb).toBeLessThan(300);
+      // CPU time, not wall time: it holds on a loaded machine, and bounds the 10 s the issue allows.
+      expect(run.cpuSeconds).toBeLessThan(10);
+      console.log(`${where}: peak ${run.peakMb.toFixed(0)} MB, ${run.cpuSeconds.toFixed(2)} s of CPU`);
+    },
+  );
+
+  it('the setting lowers the cap (--max-answer-size, then PROSPECT_MAX_ANSWER_SIZE), and the default takes the page', async () => {
+    const byFlag = await measured([...COMPANIES, '--max-answer-size', '1'], large.url);
+    expect(byFlag.code, byFlag.stderr).toBe(5);
+    expect(byFlag.stderr).toMatch(/larger than the cap on answers \(1 MiB, 1048576 bytes\)/);
+    expect(byFlag.stderr).toMatch(/raise the cap \(now 1 MiB\)/);
+    const byEnv = await measured(COMPANIES, large.url, { PROSPECT_MAX_ANSWER_SIZE: '1' });
+    expect(byEnv.code, byEnv.stderr).toBe(5);
+    expect(byEnv.stderr).toMatch(/\(1 MiB, 1048576 bytes\)/);
+    const flagWins = await measured([...COMPANIES, '--max-answer-size', '2'], large.url, {
+      PROSPECT_MAX_ANSWER_SIZE: '1',
+    });
+    expect(flagWins.code, flagWins.stderr).toBe(0);
+    const byDefault = await measured(COMPANIES, large.url);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    const refused = await measured(COMPANIES, large.url, { PROSPECT_MAX_ANSWER_SIZE: '0' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/PROSPECT_MAX_ANSWER_SIZE/);
+  });
+});
