@@ -21,7 +21,7 @@ import {
   type LastFailure,
 } from './error-responses.js';
 import { decodedBody } from './content-encoding.js';
-import { decideRetry, isRetryableStatus, requestedWaitMs, retryAfterTooLong, type RetryPolicy } from './retry.js';
+import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryDecision, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
 import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-signals.js';
@@ -115,9 +115,6 @@ let undici: Promise<typeof import('undici')> | undefined;
 const loadUndici = () =>
   (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
 
-/** A request the service keeps answering 429 gives up after this many of them, however long it waited. */
-export const MAX_RATE_LIMITED_ATTEMPTS = 30;
-
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   let agent: Promise<Dispatcher> | undefined;
   const agentOf = () =>
@@ -187,31 +184,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
 
       const { failure } = result;
-      // A 429 is the pacer's to wait out, for every request at once; it uses up no --max-retries.
-      if (result.status === 429 && failure.kind === 'status') {
-        rateLimited++;
-        if (retryAfterTooLong(result.retryAfterMs, options.policy)) {
-          options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint) });
-          throw retryAfterTooLongError(
-            req.endpoint,
-            attempt,
-            result.retryAfterMs,
-            options.policy.maxDelayMs,
-            failure.error,
-          );
-        }
-        if (rateLimited >= MAX_RATE_LIMITED_ATTEMPTS)
-          throw rateLimitedError(req.endpoint, attempt, service, failure.error);
-        options.onRequest?.({
-          ...base,
-          error: describeForEvent(failure, req.endpoint),
-          retryInMs: Math.round(pacer.pausedForMs()),
-        });
-        continue;
-      }
+      const rateLimitedNow = result.status === 429 && failure.kind === 'status';
+      if (rateLimitedNow) rateLimited++;
       const decision = decideRetry(
         {
-          retryIndex: attempt - 1 - rateLimited,
+          attempt,
+          rateLimited: rateLimitedNow,
+          rateLimitedAttempts: rateLimited,
           retryAfterMs: result.retryAfterMs,
           malformed: failure.kind === 'malformed',
           malformedRetries,
@@ -222,22 +201,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       options.onRequest?.({
         ...base,
         error: describeForEvent(failure, req.endpoint),
-        retryInMs: decision.retry ? decision.delayMs : undefined,
+        retryInMs: !decision.retry ? undefined : decision.paced ? Math.round(pacer.pausedForMs()) : decision.delayMs,
       });
-      if (!decision.retry) {
-        if (decision.why === 'retry-after-too-long' && failure.kind === 'status') {
-          throw retryAfterTooLongError(
-            req.endpoint,
-            attempt,
-            decision.retryAfterMs,
-            options.policy.maxDelayMs,
-            failure.error,
-          );
-        }
-        throw failure.kind === 'malformed'
-          ? malformedAnswerError(req.endpoint, attempt, failure.status, failure.problem, failure.hint)
-          : retriesExhaustedError(req.endpoint, attempt, failure, service);
-      }
+      if (!decision.retry)
+        throw finalError(decision, failure, req.endpoint, attempt, { service, maxDelayMs: options.policy.maxDelayMs });
+      // A 429's wait is the pacer's, for every request at once.
+      if (decision.paced) continue;
       if (failure.kind === 'malformed') malformedRetries++;
       await waitUnlessStopped(decision.delayMs, stops, () => stoppedError(req));
     }
@@ -351,6 +320,23 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   return { getJson, close };
+}
+
+/** The error a request ends in when retry.ts says not to ask again. */
+function finalError(
+  decision: Extract<RetryDecision, { retry: false }>,
+  failure: RetryableFailure,
+  endpoint: string,
+  attempt: number,
+  facts: { service: string; maxDelayMs: number },
+): Error {
+  if (failure.kind === 'malformed')
+    return malformedAnswerError(endpoint, attempt, failure.status, failure.problem, failure.hint);
+  if (decision.why === 'retry-after-too-long' && failure.kind === 'status')
+    return retryAfterTooLongError(endpoint, attempt, decision.retryAfterMs, facts.maxDelayMs, failure.error);
+  if (decision.why === 'rate-limited' && failure.kind === 'status')
+    return rateLimitedError(endpoint, attempt, facts.service, failure.error);
+  return retriesExhaustedError(endpoint, attempt, failure, facts.service);
 }
 
 /** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */
