@@ -15,12 +15,12 @@ import {
   errorFromResponse,
   malformedAnswerError,
   rateLimitedError,
-  redact,
   retriesExhaustedError,
   retryAfterTooLongError,
   type LastFailure,
 } from './error-responses.js';
 import { decodedBody } from './content-encoding.js';
+import { redact } from '../util/redact.js';
 import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryDecision, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
@@ -31,7 +31,7 @@ import { WaitWatch, type WaitNotice } from './wait-watch.js';
 /** Reported once per attempt, after it ends: for --debug and progress. Never carries the key. */
 export interface RequestEvent {
   method: 'GET';
-  /** The full request URL. The key travels in a header, never in the URL. */
+  /** The full request URL, with the key removed should the service have echoed it into a cursor. */
   url: string;
   /** `/companies`, `/contacts`, `/verify`. */
   endpoint: string;
@@ -155,6 +155,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function getJson<T>(req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
     if (lifetime.signal.aborted) throw new Error('the API client was used after close()');
     const url = buildUrl(options.baseUrl, req.endpoint, req.params);
+    // The key travels in a header, but a service may echo it into a cursor the next URL carries.
+    const shownUrl = redact(url, options.apiKey);
     const stops = req.signal === undefined ? stopSignals : [...stopSignals, req.signal];
     let malformedRetries = 0;
 
@@ -167,7 +169,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const result = await runPacedAttempt(req, url, stops, ticket);
       const base = {
         method: 'GET' as const,
-        url,
+        url: shownUrl,
         endpoint: req.endpoint,
         attempt,
         durationMs: Math.round(performance.now() - startedAt),
