@@ -5,7 +5,7 @@
  *
  * Security: messages, reasons and details may quote what the service said. The service could echo
  * the API key (a proxy's error page, an "unknown key xyz" reason), so every string that comes from
- * the outside world goes through `redact` before it lands on an error.
+ * the outside world goes through `redact` (util/redact.ts) before it lands on an error.
  */
 import { STATUS_CODES } from 'node:http';
 import {
@@ -19,31 +19,8 @@ import {
 } from './errors.js';
 import { isRecord } from '../util/is-record.js';
 import { shorten, withoutControlCharacters } from '../util/text.js';
+import { redact, redactDeep } from '../util/redact.js';
 import { isRetryableStatus } from './retry.js';
-
-// ---------------------------------------------------------------------------------------------
-// Redaction
-
-/**
- * Replaces every occurrence of the secret in a string. Keys shorter than 4 characters are not
- * redacted: replacing every "a" in a message would destroy it, and such a key is no secret anyway.
- */
-export function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < 4) return text;
-  return text.split(secret).join('[redacted]');
-}
-
-/** `redact` applied to every string inside a JSON-like value (keys included). */
-function redactDeep(value: unknown, secret: string | undefined): unknown {
-  if (typeof value === 'string') return redact(value, secret);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secret));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [redact(key, secret), redactDeep(item, secret)]),
-    );
-  }
-  return value;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Error bodies

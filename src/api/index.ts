@@ -18,7 +18,8 @@ export {
   MAX_CONTACTS_PER_CALL,
   MAX_DOMAINS_PER_CALL,
 } from './limits.js';
-export { MAX_RATE_LIMITED_ATTEMPTS, type RequestEvent } from './request-loop.js';
+export { type RequestEvent } from './request-loop.js';
+export { MAX_RATE_LIMITED_ATTEMPTS } from './retry.js';
 export { RequestPacer } from './pacer.js';
 export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 export {

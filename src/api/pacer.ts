@@ -1,10 +1,12 @@
 /**
  * One pace for every request of a client, whichever worker sends it. A 429 is the service saying
- * "too fast": every request waits out its Retry-After, fewer run at once, and requests start no
- * closer together than the rate the service was seen to allow; both relax again while answers come
- * without 429s. The first request runs alone, and for the first second the number in flight grows
- * by one every PROBE_STEP_MS, so a per-second limit is met by a request or two, not by a burst of
- * every worker; after a second without a 429 it grows by one per answer, up to the pool's size.
+ * "too fast": every request waits out its Retry-After (or one spacing without it), fewer run at once,
+ * and requests start no closer together than a spacing learnt AIMD-style: a 429 widens it by a tenth,
+ * each answer narrows it by a thousandth, so a limit is met about once per hundred answers. The first
+ * spacing comes from the busiest second of answers, or, when the limiter let too few through to tell
+ * (nginx `limit_req` without burst, no Retry-After), from a ramp down from 2 a second until a 429.
+ * The first request runs alone, and for the first second the number in flight grows by one every
+ * PROBE_STEP_MS; after a second without a 429 it grows by one per answer, up to the pool's size.
  */
 
 export interface PacerOptions {
@@ -27,9 +29,6 @@ interface Waiter {
 const REMEMBERED_MS = 60_000;
 /** Requests start this much further apart than the rate the service was seen to allow. */
 const SAFETY_MARGIN = 1.05;
-/** After this many answers without a 429 the spacing shrinks by RELAX_FACTOR, to find a raised limit. */
-const RELAX_AFTER_ANSWERS = 100;
-const RELAX_FACTOR = 0.95;
 /** How long the number in flight grows gently at the start, before it may double each round trip. */
 const PROBE_MS = 1000;
 const PROBE_STEP_MS = 400;
@@ -37,8 +36,23 @@ const PROBE_STEP_MS = 400;
 const RATE_WINDOWS = 5;
 /** Fewer answers than this in the busiest window give no rate to pace by. */
 const MIN_ANSWERS_FOR_A_RATE = 3;
-/** The pause after a 429 without Retry-After. */
+/** The pause after a 429 when nothing tells how fast the service allows: any per-second limit has room again. */
 const DEFAULT_PAUSE_MS = 1000;
+/**
+ * AIMD on the spacing: a 429 widens it by BACKOFF_FACTOR; each answer narrows it by PROBE_FACTOR (slow:
+ * a 429 per ~95 answers), or by RAMP_FACTOR while no 429 has yet shown where the limit is.
+ */
+const BACKOFF_FACTOR = 1.1;
+const RAMP_FACTOR = 1 / 1.25;
+const PROBE_FACTOR = 0.999;
+/** Where the ramp starts: two requests a second, a common limit's order of magnitude. */
+const RAMP_FROM_MS = 500;
+/** How many of the latest answers show the pace they come at. */
+const RECENT_ANSWERS = 8;
+/** The longest pause after 429s in a row without Retry-After. */
+const MAX_PAUSE_MS = 8000;
+/** A spacing below this is no spacing. */
+const MIN_SPACING_MS = 1;
 
 export class RequestPacer {
   private inFlight = 0;
@@ -46,7 +60,12 @@ export class RequestPacer {
   private slowStart = true;
   private firstStartAt: number | undefined;
   private answersTowardRaise = 0;
-  private answersSinceRelax = 0;
+  /** After a 429 that told nothing of the rate: the spacing shrinks fast until the next 429 finds it. */
+  private ramping = false;
+  /** When the latest RECENT_ANSWERS answers came. */
+  private readonly recentAnswers: number[] = [];
+  private answersSince429 = 0;
+  private repeated429s = 0;
   private resumeAt = 0;
   private spacingMs = 0;
   private lastStartAt = Number.NEGATIVE_INFINITY;
@@ -108,20 +127,61 @@ export class RequestPacer {
 
   private slowDown(ticket: PacerTicket, retryAfterMs: number | undefined): void {
     const now = this.now();
-    const pauseMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
-    this.resumeAt = Math.max(this.resumeAt, now + pauseMs);
     // The other 429s of a burst that was already on the wire say nothing new.
-    if (ticket.startedAt < this.last429At) return;
+    if (ticket.startedAt < this.last429At) {
+      this.resumeAt = Math.max(this.resumeAt, now + (retryAfterMs ?? this.spacingMs));
+      return;
+    }
     this.last429At = now;
+    if (this.spacingMs > 0 && this.answersSince429 === 0) {
+      // Refused again with no answer between: the pause was too short, not the spacing (a fixed
+      // window not yet over). Wait longer each time, as the spacing was not what failed.
+      this.repeated429s++;
+      const pauseMs = retryAfterMs ?? Math.min(DEFAULT_PAUSE_MS * 2 ** (this.repeated429s - 1), MAX_PAUSE_MS);
+      this.resumeAt = Math.max(this.resumeAt, now + pauseMs);
+      return;
+    }
+    this.repeated429s = 0;
+    this.answersSince429 = 0;
     this.slowStart = false;
     this.answersTowardRaise = 0;
-    this.answersSinceRelax = 0;
     this.allowedInFlight = Math.max(1, Math.floor((this.inFlight + 1) / 2));
-    // The rate the service allowed: the most answers in one window of the last few. The service lets
-    // no more than its limit through in any window, so the busiest shows the limit, where the last
-    // alone may show only a slow stretch of the client's (timeouts, a pause): a 429 that is not a
-    // rate limit then slows little. Too few answers to tell, and the spacing is left as it is.
-    const windowMs = Math.max(pauseMs, DEFAULT_PAUSE_MS);
+    if (this.spacingMs > 0) {
+      // Paced already and still refused: the limit is slower than the spacing (AIMD's decrease; after
+      // the ramp, back to the last spacing answered). Never faster than answers came lately: a limiter
+      // that queues (nginx's burst) shows its rate there long before it refuses.
+      this.spacingMs = Math.max(
+        this.spacingMs / (this.ramping ? RAMP_FACTOR : 1 / BACKOFF_FACTOR),
+        this.answerSpacing(),
+      );
+      this.ramping = false;
+    } else {
+      const allowed = this.allowedRate(now, Math.max(retryAfterMs ?? 0, DEFAULT_PAUSE_MS));
+      if (allowed !== undefined) {
+        this.spacingMs = allowed * SAFETY_MARGIN;
+      } else {
+        // Too few answers to tell (a limit of a request or so at a time): start slow, and ramp up.
+        this.spacingMs = RAMP_FROM_MS;
+        this.ramping = true;
+      }
+    }
+    // Retry-After is a floor the service set; without it, one spacing is enough for a limiter that
+    // lets a request through per spacing.
+    this.resumeAt = Math.max(this.resumeAt, now + (retryAfterMs ?? (this.ramping ? DEFAULT_PAUSE_MS : this.spacingMs)));
+  }
+
+  /** The mean time between the latest answers; 0 with too few of them. */
+  private answerSpacing(): number {
+    const answers = this.recentAnswers;
+    return answers.length < RECENT_ANSWERS ? 0 : (answers.at(-1)! - answers[0]!) / (answers.length - 1);
+  }
+
+  /**
+   * The spacing the service allowed: the most answers in one window of the last few. The service lets
+   * no more than its limit through in any window, so the busiest shows the limit, where the last alone
+   * may show only a slow stretch of the client's. Undefined with too few answers to tell.
+   */
+  private allowedRate(now: number, windowMs: number): number | undefined {
     let allowed = 0;
     for (let window = 0; window < RATE_WINDOWS; window++) {
       const from = now - (window + 1) * windowMs;
@@ -131,10 +191,13 @@ export class RequestPacer {
         this.answeredStarts.filter((startedAt) => startedAt >= from && startedAt < to).length,
       );
     }
-    if (allowed >= MIN_ANSWERS_FOR_A_RATE) this.spacingMs = (windowMs / allowed) * SAFETY_MARGIN;
+    return allowed >= MIN_ANSWERS_FOR_A_RATE ? windowMs / allowed : undefined;
   }
 
   private speedUp(ticket: PacerTicket): void {
+    this.answersSince429++;
+    this.recentAnswers.push(this.now());
+    if (this.recentAnswers.length > RECENT_ANSWERS) this.recentAnswers.shift();
     this.answeredStarts.push(ticket.startedAt);
     const forgetBefore = this.now() - REMEMBERED_MS;
     while (this.answeredStarts.length > 0 && this.answeredStarts[0]! < forgetBefore) this.answeredStarts.shift();
@@ -145,9 +208,10 @@ export class RequestPacer {
       this.allowedInFlight = Math.min(this.options.maxInFlight, this.allowedInFlight + 1);
       this.answersTowardRaise = 0;
     }
-    if (this.spacingMs > 0 && ++this.answersSinceRelax >= RELAX_AFTER_ANSWERS) {
-      this.answersSinceRelax = 0;
-      this.spacingMs = this.spacingMs * RELAX_FACTOR < 1 ? 0 : this.spacingMs * RELAX_FACTOR;
+    // AIMD's increase: probe for a faster (or raised) limit, slowly once a 429 has shown where it is.
+    if (this.spacingMs > 0) {
+      this.spacingMs *= this.ramping ? RAMP_FACTOR : PROBE_FACTOR;
+      if (this.spacingMs < MIN_SPACING_MS) this.spacingMs = 0;
     }
   }
 

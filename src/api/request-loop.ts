@@ -16,14 +16,14 @@ import {
   errorFromResponse,
   malformedAnswerError,
   rateLimitedError,
-  redact,
   retriesExhaustedError,
   retryAfterTooLongError,
   type LastFailure,
 } from './error-responses.js';
 import { AnswerRefusedError, readAnswerBody, UndecodableBodyError } from './content-encoding.js';
 import { answerText, errorAnswerText } from './answer-text.js';
-import { decideRetry, isRetryableStatus, requestedWaitMs, retryAfterTooLong, type RetryPolicy } from './retry.js';
+import { redact } from '../util/redact.js';
+import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryDecision, type RetryPolicy } from './retry.js';
 import type { SchemaCheck } from './schemas.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
 import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-signals.js';
@@ -33,7 +33,7 @@ import { WaitWatch, type WaitNotice } from './wait-watch.js';
 /** Reported once per attempt, after it ends: for a request log and progress. Never carries the key. */
 export interface RequestEvent {
   method: 'GET';
-  /** The full request URL. The key travels in a header, never in the URL. */
+  /** The full request URL, with the key removed should the service have echoed it into a cursor. */
   url: string;
   /** `/companies`, `/contacts`, `/verify`. */
   endpoint: string;
@@ -123,9 +123,6 @@ let undici: Promise<typeof import('undici')> | undefined;
 const loadUndici = () =>
   (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
 
-/** A request the service keeps answering 429 gives up after this many of them, however long it waited. */
-export const MAX_RATE_LIMITED_ATTEMPTS = 30;
-
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   let agent: Promise<Dispatcher> | undefined;
   const agentOf = () =>
@@ -166,6 +163,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function getJson<T>(req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
     if (lifetime.signal.aborted) throw new Error('the API client was used after close()');
     const url = buildUrl(options.baseUrl, req.endpoint, req.params);
+    // The key travels in a header, but a service may echo it into a cursor the next URL carries.
+    const shownUrl = redact(url, options.apiKey);
     const stops = req.signal === undefined ? stopSignals : [...stopSignals, req.signal];
     let malformedRetries = 0;
     let answersLost = 0;
@@ -179,7 +178,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const result = await runPacedAttempt(req, url, stops, ticket);
       const base = {
         method: 'GET' as const,
-        url,
+        url: shownUrl,
         endpoint: req.endpoint,
         attempt,
         durationMs: Math.round(performance.now() - startedAt),
@@ -197,31 +196,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
       const { failure } = result;
       if (failure.kind === 'lost') answersLost++;
-      // A 429 is the pacer's to wait out, for every request at once; it uses up no --max-retries.
-      if (result.status === 429 && failure.kind === 'status') {
-        rateLimited++;
-        if (retryAfterTooLong(result.retryAfterMs, options.policy)) {
-          options.onRequest?.({ ...base, error: describeForEvent(failure, req.endpoint) });
-          throw retryAfterTooLongError(
-            req.endpoint,
-            attempt,
-            result.retryAfterMs,
-            options.policy.maxDelayMs,
-            failure.error,
-          );
-        }
-        if (rateLimited >= MAX_RATE_LIMITED_ATTEMPTS)
-          throw rateLimitedError(req.endpoint, attempt, service, failure.error);
-        options.onRequest?.({
-          ...base,
-          error: describeForEvent(failure, req.endpoint),
-          retryInMs: Math.round(pacer.pausedForMs()),
-        });
-        continue;
-      }
+      const rateLimitedNow = result.status === 429 && failure.kind === 'status';
+      if (rateLimitedNow) rateLimited++;
       const decision = decideRetry(
         {
-          retryIndex: attempt - 1 - rateLimited,
+          attempt,
+          rateLimited: rateLimitedNow,
+          rateLimitedAttempts: rateLimited,
           retryAfterMs: result.retryAfterMs,
           malformed: failure.kind === 'malformed',
           malformedRetries,
@@ -232,23 +213,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       options.onRequest?.({
         ...base,
         error: describeForEvent(failure, req.endpoint),
-        retryInMs: decision.retry ? decision.delayMs : undefined,
+        retryInMs: !decision.retry ? undefined : decision.paced ? Math.round(pacer.pausedForMs()) : decision.delayMs,
         ...(failure.kind === 'lost' ? { answerLost: true } : {}),
       });
       if (!decision.retry) {
-        if (decision.why === 'retry-after-too-long' && failure.kind === 'status') {
-          throw retryAfterTooLongError(
-            req.endpoint,
-            attempt,
-            decision.retryAfterMs,
-            options.policy.maxDelayMs,
-            failure.error,
-          );
-        }
-        throw failure.kind === 'malformed'
-          ? malformedAnswerError(req.endpoint, attempt, failure.status, failure.problem, failure.hint)
-          : retriesExhaustedError(req.endpoint, attempt, failure, service, answersLost);
+        const facts = { service, maxDelayMs: options.policy.maxDelayMs, answersLost };
+        throw finalError(decision, failure, req.endpoint, attempt, facts);
       }
+      // A 429's wait is the pacer's, for every request at once.
+      if (decision.paced) continue;
       if (failure.kind === 'malformed') malformedRetries++;
       await waitUnlessStopped(decision.delayMs, stops, () => stoppedError(req));
     }
@@ -385,6 +358,23 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 function lostAnswer(status: number, where: string, error: unknown, failure: LastFailure): RetryableFailure {
   const why = error instanceof UndecodableBodyError ? error.message : describeFailure(failure);
   return { kind: 'lost', status, where, description: `its body did not (${why})`, cause: error };
+}
+
+/** The error a request ends in when retry.ts says not to ask again. */
+function finalError(
+  decision: Extract<RetryDecision, { retry: false }>,
+  failure: RetryableFailure,
+  endpoint: string,
+  attempt: number,
+  facts: { service: string; maxDelayMs: number; answersLost: number },
+): Error {
+  if (failure.kind === 'malformed')
+    return malformedAnswerError(endpoint, attempt, failure.status, failure.problem, failure.hint);
+  if (decision.why === 'retry-after-too-long' && failure.kind === 'status')
+    return retryAfterTooLongError(endpoint, attempt, decision.retryAfterMs, facts.maxDelayMs, failure.error);
+  if (decision.why === 'rate-limited' && failure.kind === 'status')
+    return rateLimitedError(endpoint, attempt, facts.service, failure.error);
+  return retriesExhaustedError(endpoint, attempt, failure, facts.service, facts.answersLost);
 }
 
 /** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */

@@ -5,7 +5,9 @@
  * What is retried (everything else fails at once):
  * - connection failures (refused, reset, closed mid-body, cut short), and timeouts; never a
  *   certificate or TLS-version failure or an unknown host, which asking again cannot fix;
- * - 408, 429 and every 5xx, honouring Retry-After as a floor;
+ * - 408, 429 and every 5xx, honouring Retry-After as a floor; a 429 is waited out by the pacer
+ *   (pacer.ts) for every request at once, uses up no `maxRetries`, and ends the request after
+ *   MAX_RATE_LIMITED_ATTEMPTS of them or a Retry-After over the cap;
  * - a malformed 2xx body (HTML, invalid JSON, wrong shape), at most MAX_MALFORMED_RETRIES times:
  *   proxies and load balancers do serve transient HTML error pages with status 200, but a service
  *   that keeps answering the wrong shape will not change its mind, so the budget is small. Not for
@@ -41,6 +43,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   maxDelayMs: RETRY_DEFAULTS.maxDelayMs,
   random: Math.random,
 };
+
+/** A request the service keeps answering 429 gives up after this many of them, however long it waited. */
+export const MAX_RATE_LIMITED_ATTEMPTS = 30;
 
 /** Malformed 2xx answers are retried at most this many times (see the top of this file). */
 export const MAX_MALFORMED_RETRIES = 2;
@@ -139,14 +144,20 @@ export function requestedWaitMs(
 // The decision
 
 export type RetryDecision =
-  | { retry: true; delayMs: number }
+  /** Ask again after `delayMs`; `paced`: a 429, whose wait is the pacer's (delayMs 0). */
+  | { retry: true; delayMs: number; paced?: true }
   | { retry: false; why: 'exhausted' }
+  | { retry: false; why: 'rate-limited' }
   | { retry: false; why: 'retry-after-too-long'; retryAfterMs: number };
 
 /** A failed attempt that could be worth another, as the loop saw it. */
 export interface FailedAttempt {
-  /** Retries already made for this request (0 after the first attempt). */
-  retryIndex: number;
+  /** Which attempt of this request failed: 1 for the first. */
+  attempt: number;
+  /** The attempt was a 429. */
+  rateLimited?: boolean;
+  /** 429s this request met so far, this one included: they use up no `maxRetries`. */
+  rateLimitedAttempts?: number;
   /** The service's Retry-After, in ms, if it asked for one. */
   retryAfterMs?: number | undefined;
   /** A complete 2xx whose body was not what the contract describes. */
@@ -158,7 +169,7 @@ export interface FailedAttempt {
 }
 
 /** A Retry-After longer than the cap ends the request at once, a 429's (which the pacer waits out) as any other's. */
-export function retryAfterTooLong(retryAfterMs: number | undefined, policy: RetryPolicy): retryAfterMs is number {
+function retryAfterTooLong(retryAfterMs: number | undefined, policy: RetryPolicy): retryAfterMs is number {
   return retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs;
 }
 
@@ -169,12 +180,18 @@ export function retryAfterTooLong(retryAfterMs: number | undefined, policy: Retr
  * earn another 429.
  */
 export function decideRetry(failed: FailedAttempt, policy: RetryPolicy): RetryDecision {
+  const { retryAfterMs } = failed;
+  if (failed.rateLimited) {
+    if (retryAfterTooLong(retryAfterMs, policy)) return { retry: false, why: 'retry-after-too-long', retryAfterMs };
+    if ((failed.rateLimitedAttempts ?? 1) >= MAX_RATE_LIMITED_ATTEMPTS) return { retry: false, why: 'rate-limited' };
+    return { retry: true, delayMs: 0, paced: true };
+  }
+  const retryIndex = failed.attempt - 1 - (failed.rateLimitedAttempts ?? 0);
   if (failed.malformed && (failed.chargedPerAnswer || (failed.malformedRetries ?? 0) >= MAX_MALFORMED_RETRIES)) {
     return { retry: false, why: 'exhausted' };
   }
-  if (failed.retryIndex >= policy.maxRetries) return { retry: false, why: 'exhausted' };
-  const { retryAfterMs } = failed;
+  if (retryIndex >= policy.maxRetries) return { retry: false, why: 'exhausted' };
   if (retryAfterTooLong(retryAfterMs, policy)) return { retry: false, why: 'retry-after-too-long', retryAfterMs };
-  const jittered = backoffDelayMs(failed.retryIndex, policy);
+  const jittered = backoffDelayMs(retryIndex, policy);
   return { retry: true, delayMs: Math.max(jittered, retryAfterMs ?? 0) };
 }

@@ -3,7 +3,8 @@
  * or proxy failure), described in words a person can act on: where (host:port), which kind of
  * failure, and what to do. Whether it is worth another attempt is retry.ts's decision.
  */
-import { redact, type LastFailure, type NetworkFailureClass } from './error-responses.js';
+import type { LastFailure, NetworkFailureClass } from './error-responses.js';
+import { redact } from '../util/redact.js';
 import { RequestError, ServiceError } from './errors.js';
 import { AT_PROXY, tlsAlertBehind, TunnelRefusedError } from './dispatcher.js';
 import { describeProxy, portOf } from './proxy.js';

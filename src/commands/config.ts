@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { CONFIG_KEYS, CONFIG_KEY_SPECS, type ConfigKey, type ConfigKeySpec } from '../config/keys.js';
 import { configFilePath } from '../config/paths.js';
-import { redactSecret, withoutPassword } from '../config/redact.js';
+import { redactSecret, withoutPassword } from '../util/redact.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { RunContext } from '../runtime/context.js';
 import { declareCommand } from './command-tree.js';

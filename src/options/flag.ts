@@ -34,7 +34,7 @@ export function defineFlag<const Name extends string, Schema extends z.ZodType>(
   return flag;
 }
 
-function flagOption(flag: Flag): Option {
+export function flagOption(flag: Flag): Option {
   const option = new Option(flag.flags, flag.help);
   if (flag.parse !== undefined) option.argParser(flag.parse as (value: string, previous: unknown) => unknown);
   if (flag.default !== undefined) option.default(flag.default);

@@ -228,3 +228,12 @@ describe('other error classes', () => {
     expect(exitCodeOf(error)).toBe(ExitCode.service);
   });
 });
+
+describe('a reason with control characters', () => {
+  it('becomes one line of plain text in the error, before any printing: --debug shows it as is', () => {
+    const hostile = 'bad \u001b]0;owned\u0007filter\u001b[2K\r\n\u009b31m\u0008end';
+    const error = map(400, { error: { code: 'invalid_parameter', reason: hostile } });
+    expect(error.reason).toBe('bad filter end');
+    expect(error.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+});

@@ -19,7 +19,7 @@ let expected: string;
 beforeAll(async () => {
   reference = await startTestSandbox();
   const listed = await runCli(
-    ['companies', '-t', 'Shopify', '--max', '300', '--columns', 'domain', '--format', 'csv'],
+    ['companies', '-t', 'Shopify', '--max', '1000', '--columns', 'domain', '--format', 'csv'],
     { url: reference.url, apiKey: KEY },
   );
   expect(listed.code).toBe(0);

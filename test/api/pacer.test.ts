@@ -103,3 +103,126 @@ describe('RequestPacer', () => {
     await expect(waiting).rejects.toThrow('closed');
   });
 });
+
+describe('RequestPacer: 429s without Retry-After and long ones', () => {
+  it('a 429 with Retry-After: 3 holds every request the whole 3 s', async () => {
+    const p = pacer(4);
+    const admitted = queue(p, 3);
+    await advance(0);
+    p.finish(admitted[0]!, { rateLimited: true, retryAfterMs: 3000 });
+    expect(p.pausedForMs()).toBe(3000);
+    await advance(2999);
+    expect(admitted).toHaveLength(1);
+    await advance(1);
+    expect(admitted).toHaveLength(2);
+  });
+
+  it('a first 429 without Retry-After pauses 1 s, then ramps up from 2 a second', async () => {
+    const p = pacer(1);
+    const admitted = queue(p, 4);
+    await advance(0);
+    p.finish(admitted[0]!, { rateLimited: true, retryAfterMs: undefined });
+    expect(p.pausedForMs()).toBe(1000);
+    await advance(1000);
+    expect(admitted.map((ticket) => ticket.startedAt)).toEqual([0, 1000]);
+    p.finish(admitted[1]!, { rateLimited: false, answered: true });
+    await advance(1000);
+    // 500 ms after the last start, less by a quarter per answer: 400 ms.
+    expect(admitted.map((ticket) => ticket.startedAt)).toEqual([0, 1000, 1400]);
+  });
+});
+
+/**
+ * The pacer against models of the limiters real services use, on the fake clock: whatever the timing of
+ * this machine, the count of 429s is the same each run. A worker asks for its next request as soon as
+ * an answer comes (5 ms after it starts, plus any delay the limiter queues it for).
+ */
+type Limiter = (now: number) => number | false;
+/** nginx `limit_req` (ngx_http_limit_req_module.c): `excess` in thousandths, ms clock; delays a burst, refuses past it. */
+function nginx(perSecond: number, burst: number): Limiter {
+  let excess = 0;
+  let last: number | undefined;
+  return (now) => {
+    const ms = Math.floor(now);
+    const next = last === undefined ? 0 : Math.max(0, excess - perSecond * (ms - last) + 1000);
+    if (next > burst * 1000) return false;
+    excess = next;
+    last = ms;
+    return next / perSecond;
+  };
+}
+/** At most `count` a second, the window opening with the first request after the last one closed (the sandbox's). */
+function fixedWindow(count: number): Limiter {
+  let start = Number.NEGATIVE_INFINITY;
+  let used = 0;
+  return (now) => {
+    if (now - start >= 1000) [start, used] = [now, 0];
+    return used < count ? (used++, 0) : false;
+  };
+}
+
+async function paced(limiter: Limiter, total: number, workers: number, retryAfterMs?: number) {
+  const p = pacer(workers);
+  let answered = 0;
+  let refused = 0;
+  let asked = 0;
+  const worker = async (): Promise<void> => {
+    while (asked < total) {
+      asked++;
+      for (;;) {
+        const ticket = await p.admit([], never);
+        const delay = limiter(Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 5 + (delay === false ? 0 : delay)));
+        if (delay !== false) {
+          p.finish(ticket, { rateLimited: false, answered: true });
+          answered++;
+          break;
+        }
+        refused++;
+        p.finish(ticket, { rateLimited: true, retryAfterMs });
+      }
+    }
+  };
+  const all = Promise.all(Array.from({ length: workers }, worker));
+  while (answered < total) await advance(10);
+  await all;
+  return { refused: refused / (refused + total), ms: Date.now() };
+}
+
+describe('RequestPacer against model limiters: under 5% 429s, within 1.3x of the time the limit allows', () => {
+  it.each([
+    { name: 'nginx 5 r/s, no burst, one at a time', limiter: () => nginx(5, 0), perSecond: 5, workers: 1, total: 100 },
+    { name: 'nginx 5 r/s, no burst, 4 at once', limiter: () => nginx(5, 0), perSecond: 5, workers: 4, total: 200 },
+    {
+      name: 'nginx 2 r/s, burst=2, one at a time (nginx queues: no 429 at all)',
+      limiter: () => nginx(2, 2),
+      perSecond: 2,
+      workers: 1,
+      total: 100,
+      none: true,
+    },
+    { name: 'nginx 2 r/s, burst=2, 4 at once', limiter: () => nginx(2, 2), perSecond: 2, workers: 4, total: 100 },
+    { name: 'fixed window of 5, no Retry-After', limiter: () => fixedWindow(5), perSecond: 5, workers: 8, total: 200 },
+    {
+      name: 'fixed window of 5, Retry-After: 1, 16 at once',
+      limiter: () => fixedWindow(5),
+      perSecond: 5,
+      workers: 16,
+      total: 300,
+      retryAfterMs: 1000,
+    },
+  ] as Array<{
+    name: string;
+    limiter: () => Limiter;
+    perSecond: number;
+    workers: number;
+    total: number;
+    retryAfterMs?: number;
+    none?: boolean;
+  }>)('$name', async ({ limiter, perSecond, workers, total, retryAfterMs, none }) => {
+    const run = await paced(limiter(), total, workers, retryAfterMs);
+    expect(run.refused > 0).toBe(!none);
+    expect(run.refused).toBeLessThan(0.05);
+    expect(run.ms).toBeLessThanOrEqual((1.3 * (total * 1000)) / perSecond);
+  });
+});

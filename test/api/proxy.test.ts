@@ -27,6 +27,19 @@ describe('decideProxy', () => {
     );
   });
 
+  it('reads no_proxy in lower case and ALL_PROXY in upper case', () => {
+    expect(proxyOf('https://api.example.com', { HTTPS_PROXY: 'http://a:1', no_proxy: 'example.com' })).toBe(
+      'direct: no_proxy covers api.example.com (example.com)',
+    );
+    expect(proxyOf('https://api.example.com', { ALL_PROXY: 'http://b:2' })).toBe('b:2 from ALL_PROXY');
+  });
+
+  it("an IP address in NO_PROXY covers that address only: the usual 'localhost,127.0.0.1' proxies every name", () => {
+    const env = { HTTPS_PROXY: 'http://a:1', NO_PROXY: 'localhost,127.0.0.1' };
+    expect(proxyOf('https://api.example.com', env)).toBe('a:1 from HTTPS_PROXY');
+    expect(proxyOf('https://10.1.2.4', { ...env, NO_PROXY: '10.1.2.3' })).toBe('a:1 from HTTPS_PROXY');
+  });
+
   it('takes the proxy setting before the environment; NO_PROXY still applies to it', () => {
     expect(proxyOf('https://api.example.com', { HTTPS_PROXY: 'http://a:1' }, 'http://mine:3128')).toBe(
       'mine:3128 from the proxy setting',
@@ -41,6 +54,7 @@ describe('decideProxy', () => {
     for (const target of [
       'http://localhost:4010',
       'http://127.0.0.1:4010',
+      'http://127.0.0.10:4010',
       'https://127.9.8.7',
       'http://[::1]:4010',
       'https://LOCALHOST',
@@ -67,6 +81,8 @@ describe('decideProxy', () => {
     ['11.1.2.3', '10.0.0.0/8', false],
     ['[fd00::5]', 'fd00::/8', true],
     ['[fd00::5]', '[fd00::5]:443', true],
+    ['[fd00::5]', 'fd00::5', true],
+    ['[fd00::6]', 'fd00::5', false],
     ['API.Example.COM', 'example.com', true],
   ] as const)('NO_PROXY %s against %s: covered %s', ([host, noProxy, covered]) => {
     const decision = decide(`https://${host}`, { HTTPS_PROXY: 'http://a:1', NO_PROXY: noProxy });

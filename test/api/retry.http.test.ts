@@ -144,6 +144,26 @@ describe('retries recover', () => {
   });
 });
 
+describe('429s and --max-retries', () => {
+  it('429s use up no retries: three 429s, then a 503, then the answer, with maxRetries 1', async () => {
+    const limited: ScriptedResponse = { status: 429, body: errorBody('rate_limited', 'slow down') };
+    const { server, client } = await setup([limited, limited, limited, { status: 503 }, ok], { maxRetries: 1 });
+    expect((await firstPage(client)).data).toHaveLength(1);
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it('a 429 without Retry-After is asked again within a second, not after the backoff', async () => {
+    const { server, client } = await setup([{ status: 429, body: errorBody('rate_limited', 'slow down') }, ok], {
+      retryBaseDelayMs: 60_000,
+    });
+    const started = performance.now();
+    await firstPage(client);
+    expect(server.requests).toHaveLength(2);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(events[0]?.retryInMs).toBe(1000);
+  });
+});
+
 describe('Retry-After', () => {
   it('429 waits at least Retry-After seconds', async () => {
     const { server, client } = await setup(

@@ -81,19 +81,45 @@ describe('parseRetryAfter', () => {
 });
 
 describe('decideRetry', () => {
+  it("a 429 is the pacer's to wait out, and uses up no retries", () => {
+    expect(decideRetry({ attempt: 3, rateLimited: true, rateLimitedAttempts: 3 }, policy({ maxRetries: 0 }))).toEqual({
+      retry: true,
+      delayMs: 0,
+      paced: true,
+    });
+    // Six 429s, then a 503: the first retry of --max-retries 1 is still there.
+    expect(decideRetry({ attempt: 7, rateLimitedAttempts: 6 }, policy({ maxRetries: 1 }))).toEqual({
+      retry: true,
+      delayMs: 250,
+    });
+    expect(decideRetry({ attempt: 8, rateLimitedAttempts: 6 }, policy({ maxRetries: 1 }))).toEqual({
+      retry: false,
+      why: 'exhausted',
+    });
+  });
+
+  it('a 429 ends the request at the 30th, or at a Retry-After over the cap', () => {
+    const limited = (rateLimitedAttempts: number, retryAfterMs?: number) =>
+      decideRetry({ attempt: rateLimitedAttempts, rateLimited: true, rateLimitedAttempts, retryAfterMs }, policy());
+    expect(limited(29)).toMatchObject({ retry: true });
+    expect(limited(30)).toEqual({ retry: false, why: 'rate-limited' });
+    expect(limited(1, 30_000)).toMatchObject({ retry: true });
+    expect(limited(1, 31_000)).toEqual({ retry: false, why: 'retry-after-too-long', retryAfterMs: 31_000 });
+  });
+
   it('retries with the backoff delay while the budget lasts', () => {
-    expect(decideRetry({ retryIndex: 0 }, policy())).toEqual({ retry: true, delayMs: 250 });
-    expect(decideRetry({ retryIndex: 4 }, policy())).toEqual({ retry: true, delayMs: 4000 });
-    expect(decideRetry({ retryIndex: 5 }, policy())).toEqual({ retry: false, why: 'exhausted' });
+    expect(decideRetry({ attempt: 0 + 1 }, policy())).toEqual({ retry: true, delayMs: 250 });
+    expect(decideRetry({ attempt: 4 + 1 }, policy())).toEqual({ retry: true, delayMs: 4000 });
+    expect(decideRetry({ attempt: 5 + 1 }, policy())).toEqual({ retry: false, why: 'exhausted' });
   });
 
   it('never waits less than Retry-After', () => {
-    expect(decideRetry({ retryIndex: 0, retryAfterMs: 2000 }, policy())).toEqual({ retry: true, delayMs: 2000 });
-    expect(decideRetry({ retryIndex: 4, retryAfterMs: 1000 }, policy())).toEqual({ retry: true, delayMs: 4000 });
+    expect(decideRetry({ attempt: 0 + 1, retryAfterMs: 2000 }, policy())).toEqual({ retry: true, delayMs: 2000 });
+    expect(decideRetry({ attempt: 4 + 1, retryAfterMs: 1000 }, policy())).toEqual({ retry: true, delayMs: 4000 });
   });
 
   it('gives up at once when Retry-After exceeds the cap', () => {
-    expect(decideRetry({ retryIndex: 0, retryAfterMs: 31_000 }, policy())).toEqual({
+    expect(decideRetry({ attempt: 0 + 1, retryAfterMs: 31_000 }, policy())).toEqual({
       retry: false,
       why: 'retry-after-too-long',
       retryAfterMs: 31_000,
@@ -101,30 +127,30 @@ describe('decideRetry', () => {
   });
 
   it('makes exactly one attempt with maxRetries 0', () => {
-    expect(decideRetry({ retryIndex: 0 }, policy({ maxRetries: 0 }))).toEqual({ retry: false, why: 'exhausted' });
+    expect(decideRetry({ attempt: 0 + 1 }, policy({ maxRetries: 0 }))).toEqual({ retry: false, why: 'exhausted' });
   });
 });
 
 describe('what is worth asking again', () => {
   it('a malformed answer: twice at most, never on a call charged per answer', () => {
     expect(MAX_MALFORMED_RETRIES).toBe(2);
-    expect(decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0 }, policy())).toEqual({
+    expect(decideRetry({ attempt: 0 + 1, malformed: true, malformedRetries: 0 }, policy())).toEqual({
       retry: true,
       delayMs: 250,
     });
-    expect(decideRetry({ retryIndex: 1, malformed: true, malformedRetries: 1 }, policy())).toEqual({
+    expect(decideRetry({ attempt: 1 + 1, malformed: true, malformedRetries: 1 }, policy())).toEqual({
       retry: true,
       delayMs: 500,
     });
-    expect(decideRetry({ retryIndex: 2, malformed: true, malformedRetries: 2 }, policy())).toEqual({
+    expect(decideRetry({ attempt: 2 + 1, malformed: true, malformedRetries: 2 }, policy())).toEqual({
       retry: false,
       why: 'exhausted',
     });
     expect(
-      decideRetry({ retryIndex: 0, malformed: true, malformedRetries: 0, chargedPerAnswer: true }, policy()),
+      decideRetry({ attempt: 0 + 1, malformed: true, malformedRetries: 0, chargedPerAnswer: true }, policy()),
     ).toEqual({ retry: false, why: 'exhausted' });
     // A status or network failure on a charged call got no answer, so it is asked again.
-    expect(decideRetry({ retryIndex: 0, chargedPerAnswer: true }, policy())).toEqual({ retry: true, delayMs: 250 });
+    expect(decideRetry({ attempt: 0 + 1, chargedPerAnswer: true }, policy())).toEqual({ retry: true, delayMs: 250 });
   });
 
   it('408, 429 and 5xx statuses', () => {

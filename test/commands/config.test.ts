@@ -425,3 +425,60 @@ describe('--debug', () => {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('a proxy password is never shown (issue 34)', () => {
+  // Every form the proxy setting accepts: no scheme, `@` in the user, `@` in the password, percent-encoding.
+  const FORMS = [
+    'alice:secret@host:3128',
+    'http://alice@corp:secret@host:3128',
+    'http://alice:p@ssw0rd@host:3128',
+    'http://alice%40corp:s%40cr%3Aet@host:3128',
+  ];
+  const passwordParts = ['secret', 'p@ssw0rd', 'ssw0rd', 's%40cr%3Aet', 'cr%3Aet'];
+
+  it.for(FORMS.map((form, index) => [form, index] as const))(
+    '%s: config list and config get proxy show ***',
+    async ([form, index]) => {
+      const { run, inProcess } = await profile();
+      await setUp(inProcess, ['config', 'set', 'proxy', form]);
+      // The first form is spawned, as a user runs it; the others run the same main() in process.
+      const runner = index === 0 ? run : inProcess;
+      const list = await runner(['config', 'list']);
+      const get = await runner(['config', 'get', 'proxy']);
+      expect(list.code).toBe(0);
+      expect(get.code).toBe(0);
+      expect(list.stdout).toMatch(/^proxy +\S*:\*\*\*@host:3128 +config file$/m);
+      expect(get.stdout).toMatch(/^\S*:\*\*\*@host:3128\n$/);
+      for (const part of passwordParts) {
+        expect(list.stdout).not.toContain(part);
+        expect(get.stdout).not.toContain(part);
+      }
+    },
+  );
+});
+
+describe('--debug with a service that echoes the key', () => {
+  let echoing: ScriptedServer | undefined;
+  afterEach(async () => {
+    await echoing?.close();
+  });
+
+  it('prints request URLs with the key removed, in any letter case', async () => {
+    echoing = await startScriptedServer([
+      { body: companiesPage(['acme.com'], `c1-${ENV_KEY.toUpperCase()}`) },
+      { body: companiesPage(['beta.com'], `c2-${ENV_KEY}`) },
+      { body: companiesPage(['gamma.com'], null) },
+    ]);
+    const { run } = await profile();
+    const result = await run(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], {
+      apiKey: ENV_KEY,
+      url: echoing.url,
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('debug: GET'));
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain('cursor=c1-[redacted] ');
+    expect(lines[2]).toContain('cursor=c2-[redacted] ');
+    expect(result.stderr.toLowerCase()).not.toContain(ENV_KEY.toLowerCase());
+  });
+});

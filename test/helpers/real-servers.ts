@@ -248,6 +248,75 @@ http {
   return { log: () => readFile(join(dir, 'error.log'), 'utf8'), stop: stopper(child) };
 }
 
+/** nginx's `limit_req` in front of the sandbox, as a service's gateway limits a key. */
+export interface RateLimitSite {
+  port: number;
+  /** `limit_req_zone`'s rate, e.g. `5r/s`. */
+  rate: string;
+  /** `limit_req`'s burst; 0 or absent: none. */
+  burst?: number;
+  /** Companies per page the sandbox is asked for whatever the client asks (`limit=`), to make a listing of many pages. */
+  pageSize?: number;
+}
+
+/**
+ * One plain-http nginx per call with `limit_req` on every site, answering 429 (no Retry-After) to a
+ * request over the limit, as the most common real limiter does. Its access log, one line per
+ * request, ends with the status: `log()` returns it.
+ */
+export async function startRateLimitingNginx(
+  dir: string,
+  upstream: string,
+  sites: RateLimitSite[],
+): Promise<RunningProgram> {
+  await mkdir(join(dir, 'temp'), { recursive: true });
+  const origin = new URL(upstream).host;
+  const zones = sites.map((site, index) => `limit_req_zone $binary_remote_addr zone=z${index}:1m rate=${site.rate};`);
+  const servers = sites.map(
+    (site, index) => `
+    server {
+      listen 127.0.0.1:${site.port};
+      limit_req zone=z${index}${site.burst ? ` burst=${site.burst}` : ''};
+      limit_req_status 429;
+      location / {
+        set $query $args;
+        ${site.pageSize ? `if ($args ~ "^(.*)limit=[0-9]+(.*)$") { set $query $1limit=${site.pageSize}$2; }` : ''}
+        proxy_pass http://${origin}$uri$is_args$query;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+      }
+    }`,
+  );
+  const conf = join(dir, 'nginx.conf');
+  await writeFile(
+    conf,
+    `daemon off;
+master_process off;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'error.log')} warn;
+events { worker_connections 256; }
+http {
+  log_format status '$msec $status';
+  access_log ${join(dir, 'access.log')} status;
+  client_body_temp_path ${join(dir, 'temp')};
+  proxy_temp_path ${join(dir, 'temp')};
+  fastcgi_temp_path ${join(dir, 'temp')};
+  uwsgi_temp_path ${join(dir, 'temp')};
+  scgi_temp_path ${join(dir, 'temp')};
+  ${zones.join('\n  ')}
+  ${servers.join('\n')}
+}
+`,
+  );
+  const { child, stderr } = startForeground(
+    NGINX.command,
+    ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')],
+    'nginx',
+  );
+  for (const site of sites) await waitForPort(site.port, child, 'nginx', stderr);
+  return { log: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''), stop: stopper(child) };
+}
+
 /**
  * Started as root, squid runs as its own user (cache_effective_user, "proxy" on Debian), which
  * must reach its directory (the scratch directories are private) and write its logs there.

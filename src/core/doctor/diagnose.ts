@@ -22,7 +22,7 @@ import {
   UnanswerableError,
   type ProspectClient,
 } from '../../api/index.js';
-import { redactSecret } from '../../config/redact.js';
+import { redactSecret } from '../../util/redact.js';
 import { CliError, ExitCode, knownFailure } from '../../exit-codes.js';
 import type { Connection } from '../../runtime/connection.js';
 import { connectTo, lookUp, shakeHands } from './probes.js';
