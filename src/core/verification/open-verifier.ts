@@ -19,7 +19,7 @@ export interface VerifierOptions {
   stateDir?: string | undefined;
   runId?: string | undefined;
   /** Restored from a checkpoint (counts that the ledger cannot tell). */
-  countedBefore?: { from_cache: number; unchecked: number } | undefined;
+  countedBefore?: CheckpointedCounts | undefined;
   /** A ledger the caller already opened (verify counts what it holds before paying), read once. */
   ledger?: VerifyCache;
 }
@@ -39,6 +39,25 @@ export interface VerificationSnapshot {
   idempotency: 'confirmed' | 'not confirmed';
   from_cache: number;
   unchecked: number;
+}
+
+/** The counts a pipeline checkpoint keeps: what its ledger entries cannot tell a resumed run. */
+export interface CheckpointedCounts {
+  from_cache: number;
+  unchecked: number;
+  answers_lost: number;
+  may_also_have_cost: number;
+  idempotency_confirmed: boolean;
+}
+
+export function verificationCounts(run: VerificationRun): CheckpointedCounts {
+  return {
+    from_cache: run.fromCache,
+    unchecked: run.unchecked,
+    answers_lost: run.answersLost,
+    may_also_have_cost: run.mayAlsoHaveCost,
+    idempotency_confirmed: run.idempotencyConfirmed,
+  };
 }
 
 /** The run's counts as the summary and the closing line give them. */
@@ -77,6 +96,10 @@ export function openVerifier(
   if (options.countedBefore) {
     run.fromCache = options.countedBefore.from_cache;
     run.unchecked = options.countedBefore.unchecked;
+    // What the first part's lost answers may have cost still counts against the budget.
+    run.answersLost = options.countedBefore.answers_lost;
+    run.mayAlsoHaveCost = options.countedBefore.may_also_have_cost;
+    run.idempotencyConfirmed = options.countedBefore.idempotency_confirmed;
   }
   const verifier: Verifier = new Verifier(client, { ledger, resume }, run, {
     concurrency: options.concurrency,

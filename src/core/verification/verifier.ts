@@ -91,7 +91,7 @@ export class Verifier {
     private readonly settings: VerifierSettings,
   ) {
     this.slots = new Semaphore(settings.concurrency);
-    this.reserved = run.unitsSpent;
+    this.reserved = run.unitsSpent + run.mayAlsoHaveCost;
   }
 
   /**
