@@ -10,6 +10,8 @@ export {
   type ContactsQuery,
   type ContactsResult,
   type ProspectClient,
+  type VerifyAnswer,
+  type VerifyCallOptions,
 } from './client.js';
 export {
   DEFAULT_MAX_ANSWER_BYTES,
@@ -18,7 +20,7 @@ export {
   MAX_CONTACTS_PER_CALL,
   MAX_DOMAINS_PER_CALL,
 } from './limits.js';
-export { type RequestEvent } from './request-loop.js';
+export { type PaidCallWatch, type RequestEvent } from './request-loop.js';
 export { MAX_RATE_LIMITED_ATTEMPTS } from './retry.js';
 export { RequestPacer } from './pacer.js';
 export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
