@@ -10,15 +10,7 @@ export function shorten(text: string, max: number, marker = '…'): string {
 }
 
 /**
- * Escape sequences and other control characters (C0 but for tab, DEL, C1) cut out of text from
- * outside, so a service's words cannot set a window title, colour a line or move the cursor on the
- * terminal they are shown on. A whole ESC sequence goes, not only its ESC, so no `[31m` is left.
+ * What a terminal may be shown of text from outside: kept under its old name for the callers that
+ * use it; src/util/display-safe.ts is the one definition.
  */
-export function withoutControlCharacters(text: string): string {
-  return text
-    .replace(
-      /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?|\u009b[0-?]*[ -/]*[@-~]/g,
-      '',
-    )
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-}
+export { displaySafe as withoutControlCharacters } from './display-safe.js';
