@@ -24,6 +24,7 @@ const FRAME_LINES = 4;
  */
 export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<Row> {
   const names = options.columns.map((column) => displaySafeLine(column.name));
+  const optional = options.columns.map((column) => column.tableOptional === true);
   const screen = sink.terminalSize?.();
   const width = screen?.columns ?? FILE_TABLE_WIDTH;
   const sampleRows = screen ? Math.max(1, screen.rows - FRAME_LINES) : FILE_SAMPLE_ROWS;
@@ -34,7 +35,7 @@ export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): R
 
   const draw = async (rows: string[][]) => {
     if (rows.length === 0) return;
-    layout ??= planLayout(names, rows, width);
+    layout ??= planLayout(names, rows, width, optional);
     const { shown, widths } = layout;
     const table = new Table({
       head: rendered === 0 ? shown.map((index) => names[index] ?? '') : [],
