@@ -26,7 +26,7 @@ function defineDoctor(command: Command, run: CommandRunner): void {
       `
 Examples:
   $ prospect doctor
-  $ HTTPS_PROXY=http://proxy.example.com:3128 NO_PROXY=.internal.example.com prospect doctor
+  $ HTTPS_PROXY=http://proxy.corp:3128 NO_PROXY=.corp.example prospect doctor
   $ prospect doctor --sandbox`,
     )
     .action(async () =>

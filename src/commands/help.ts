@@ -1,6 +1,7 @@
 import { Help, type Command } from 'commander';
 import { EXIT_CODE_DOCS, exitCodesInOneLine } from '../exit-codes.js';
 import { declareCommand, defineCommand, helpWidth } from './command-tree.js';
+import { wrapHelpText } from '../ui/wrap.js';
 
 /**
  * A help topic: a title, then paragraphs wrapped once to the terminal by commander's own wrapper.
@@ -81,7 +82,9 @@ function showHelp(root: Command, words: string[], helpCommand: Command): void {
   const [first] = words;
   const topic = first === undefined ? undefined : TOPICS[first];
   if (topic !== undefined && words.length === 1) {
-    process.stdout.write(render(topic.text(), helpWidth(process.stdout) ?? 80));
+    const width = helpWidth(process.stdout);
+    const text = render(topic.text(), width ?? 80);
+    process.stdout.write(width === undefined ? text : wrapHelpText(text, width));
     return;
   }
   let target = root;
@@ -114,6 +117,8 @@ function unknownTopic(helpCommand: Command, parent: Command, word: string): neve
  */
 function render(paragraphs: Block[], width: number): string {
   const help = new Help();
+  // Wrapped at any width: commander's default stops below 40 columns, and the terminal then breaks words.
+  help.minWidthToWrap = 1;
   const blocks = paragraphs.map((block) => {
     if (typeof block === 'string') return /^\s/.test(block) ? block : help.boxWrap(block, width);
     const termWidth = Math.max(...block.map(([term]) => term.length));

@@ -3,8 +3,8 @@ import stringWidth from 'string-width';
 /**
  * Text wrapped to `width` columns at spaces, for a terminal that would otherwise break lines
  * wherever the edge falls ("no email 4" / "57"). Each line keeps its own breaks; a continuation
- * starts under the first word of its line (its leading spaces, plus `hang`). Only a single word
- * wider than the whole line is cut, as the terminal would cut it.
+ * starts under the first word of its line (its leading spaces, plus `hang`). A word is never cut:
+ * one wider than the terminal is left for the terminal to wrap.
  */
 export function wrapWords(text: string, width: number, hang = 0): string {
   return text
@@ -15,39 +15,61 @@ export function wrapWords(text: string, width: number, hang = 0): string {
 
 function wrapLine(line: string, width: number, hang: number): string {
   if (stringWidth(line) <= width) return line;
-  const lead = /^ */.exec(line)![0];
-  const indent = ' '.repeat(Math.min(lead.length + hang, Math.max(0, width - 10)));
-  const words = line.slice(lead.length).split(/ +/);
+  // A continuation starts under the line's text: after its indent, or under the column of a
+  // "term  description" line.
+  const column = /^\s*\S+(?: \S+)*? {2,}(?=\S)/.exec(line)?.[0].length ?? /^ */.exec(line)![0].length + hang;
+  const indent = ' '.repeat(Math.min(column, Math.max(0, width - 10)));
+  const chunks = line.match(/\s*\S+/g) ?? [];
   const lines: string[] = [];
-  let current = lead;
-  let empty = true;
-  for (const word of words) {
-    const joined = empty ? `${current}${word}` : `${current} ${word}`;
-    if (stringWidth(joined) <= width || empty) {
-      current = joined;
-      empty = false;
-    } else {
+  let current = '';
+  for (const chunk of chunks) {
+    const joined = `${current}${chunk}`;
+    if (stringWidth(joined) <= width || current.trim() === '') current = joined;
+    else {
       lines.push(current);
-      current = `${indent}${word}`;
-    }
-    while (stringWidth(current) > width) {
-      const [head, rest] = cutAt(current, width);
-      lines.push(head);
-      current = `${indent}${rest}`;
+      const word = chunk.trimStart();
+      // A word too long for the indent starts the line; one wider than the terminal is left whole.
+      current = stringWidth(`${indent}${word}`) <= width ? `${indent}${word}` : word;
     }
   }
   lines.push(current);
   return lines.join('\n');
 }
 
-/** The first `width` columns of `text`, and the rest. */
-function cutAt(text: string, width: number): [string, string] {
-  let head = '';
-  for (const character of text) {
-    if (stringWidth(head + character) > width) break;
-    head += character;
+/** A shell word: quoted parts stay whole ("united states" is one word). */
+const SHELL_WORD = /(?:"[^"]*"|'[^']*'|\S)+/g;
+
+/**
+ * Help text as a terminal of `width` columns shows it: a line that is still too wide is wrapped
+ * at spaces under its own indent, and an example (`  $ prospect …`) is continued with ` \` on
+ * lines indented further, so that it still runs when copied whole.
+ */
+export function wrapHelpText(text: string, width: number): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (stringWidth(line) <= width) return line;
+      const example = /^(\s*)\$ /.exec(line);
+      return example ? wrapExample(line, example[1]!.length, width) : wrapWords(line, width);
+    })
+    .join('\n');
+}
+
+function wrapExample(line: string, indent: number, width: number): string {
+  const words = line.slice(indent).match(SHELL_WORD)?.slice(1) ?? [];
+  const more = ' '.repeat(indent + 4);
+  const lines: string[] = [];
+  let current = `${' '.repeat(indent)}$`;
+  let first = true;
+  for (const word of words) {
+    // Room for the " \" that continues the line; the first word after "$" goes on it whatever its width.
+    if (first || stringWidth(`${current} ${word}`) + 2 <= width) current = `${current} ${word}`;
+    else {
+      lines.push(`${current} \\`);
+      current = `${more}${word}`;
+    }
+    first = false;
   }
-  // A terminal narrower than one character still gets one a line: the loop above must move on.
-  if (head === '') head = String.fromCodePoint(text.codePointAt(0)!);
-  return [head, text.slice(head.length)];
+  lines.push(current);
+  return lines.join('\n');
 }
