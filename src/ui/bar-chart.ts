@@ -101,5 +101,5 @@ export function distinctLabels(names: readonly string[], max: number): string[] 
 }
 
 function middleCut(text: string, max: number, tail: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1 - tail)}…${text.slice(-tail)}`;
+  return text.length <= max ? text : `${text.slice(0, max - 1 - tail).trimEnd()}…${text.slice(-tail)}`;
 }
