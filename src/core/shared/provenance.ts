@@ -18,9 +18,10 @@ export function provenanceLine(meta: CompaniesMeta | undefined, full = false): s
   const named = source ? `${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}` : '';
   const sparse = sparseFields(meta);
   if (!full) {
+    // One line that fits 80 columns: the source's name is in FILE.meta.json and under --verbose.
     const rare = sparse.map(([field, percent]) => `${field} ${proportion(percent)}`).join(', ');
-    const parts = [named ? `Source: ${named}.` : '', rare ? `Filled rarely: ${rare}.` : ''].filter(Boolean);
-    return parts.length === 0 ? '' : `${parts.join(' ')}${rare || meta?.scope ? ' (--verbose: more)' : ''}`;
+    if (rare) return `Sparse fields: ${rare} (--verbose: more).`;
+    return named ? `Source: ${named}.` : '';
   }
   const lines: string[] = [];
   if (named) lines.push(`Source: ${named}.`);
@@ -32,11 +33,11 @@ export function provenanceLine(meta: CompaniesMeta | undefined, full = false): s
   return lines.join('\n');
 }
 
-/** A fill rate in a few characters: "1 in 9". */
+/** A fill rate in a few characters: "1/9" (1 in 9 rows). */
 function proportion(percent: number): string {
   if (percent <= 0) return 'never';
-  if (percent < 1) return '<1 in 100';
-  return `1 in ${Math.round(100 / percent)}`;
+  if (percent < 1) return '<1/100';
+  return `1/${Math.round(100 / percent)}`;
 }
 
 function sparseFields(meta: CompaniesMeta | undefined): Array<[string, number]> {
