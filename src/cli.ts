@@ -26,6 +26,7 @@ import {
 } from './runtime/context.js';
 import { PLANS } from './sandbox/auth.js';
 import { packageVersion } from './package.js';
+import { displaySafe } from './util/display-safe.js';
 
 /** Runs the CLI and resolves to the exit code; never throws, never calls process.exit on the normal path. */
 export async function main(argv: string[]): Promise<number> {
@@ -168,6 +169,7 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
       reporter.debugging ? undefined : 'This is a bug in prospect; rerun with --debug for details and report it.',
     );
   }
-  if (reporter.debugging && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (reporter.debugging && error instanceof Error && error.stack)
+    process.stderr.write(`${displaySafe(error.stack)}\n`);
   return exitCode;
 }

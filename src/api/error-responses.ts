@@ -18,7 +18,8 @@ import {
   type RequestErrorInit,
 } from './errors.js';
 import { isRecord } from '../util/is-record.js';
-import { shorten, withoutControlCharacters } from '../util/text.js';
+import { displaySafe } from '../util/display-safe.js';
+import { shorten } from '../util/text.js';
 import { redact, redactDeep } from '../util/redact.js';
 import { isRetryableStatus } from './retry.js';
 
@@ -35,7 +36,7 @@ const MAX_REASON_LENGTH = 300;
 
 /** Reasons go into one-line messages: collapse whitespace and keep them short. */
 function oneLine(text: string): string {
-  const collapsed = withoutControlCharacters(text.replace(/\s+/g, ' ')).trim();
+  const collapsed = displaySafe(text.replace(/\s+/g, ' ')).trim();
   return shorten(collapsed, MAX_REASON_LENGTH);
 }
 
@@ -242,9 +243,7 @@ function suggestionsAlreadyIn(reason: string, details: Record<string, unknown>):
 /** `suggestions` and `valid_values` (contract row 7) become a hint the user can act on. */
 function hintFromDetails(details: Record<string, unknown>): string | undefined {
   const list = (value: unknown): string | undefined =>
-    Array.isArray(value) && value.length > 0
-      ? value.map((item) => withoutControlCharacters(String(item))).join(', ')
-      : undefined;
+    Array.isArray(value) && value.length > 0 ? value.map((item) => displaySafe(String(item))).join(', ') : undefined;
   const suggestions = list(details.suggestions);
   if (suggestions !== undefined) return `Closest names: ${suggestions}.`;
   const validValues = list(details.valid_values);

@@ -11,6 +11,7 @@
  */
 import { Help, type Command, type Option } from 'commander';
 import { terminalSize } from '../ui/terminal-size.js';
+import { wrapHelpText, wrapWords } from '../ui/wrap.js';
 
 type Definition = (command: Command) => void;
 
@@ -50,6 +51,11 @@ export function configureHelpAndErrors(command: Command): void {
     each.showHelpAfterError(false);
     each.configureOutput({
       getOutHelpWidth: () => helpWidth(process.stdout) ?? 80,
+      // On a terminal, what commander prints as written (the examples) is fitted too.
+      writeOut: (text) => {
+        const width = helpWidth(process.stdout);
+        process.stdout.write(width === undefined ? text : wrapHelpText(text, width));
+      },
       getErrHelpWidth: () => helpWidth(process.stderr) ?? 80,
       outputError: (text, write) => write(parserErrorText(text, commandPath(each))),
     });
@@ -90,7 +96,38 @@ function visibleCommands(this: Help, command: Command): Command[] {
   return Help.prototype.visibleCommands.call(this, command);
 }
 
-const HELP_CONFIGURATION = { optionDescription: describeOption, visibleCommands };
+/** Below this many columns beside the terms, a description goes under its term instead of in a sliver beside it. */
+const NARROW_DESCRIPTION = 28;
+
+/**
+ * An option or command and its description: commander's layout, but where the column left for
+ * descriptions is narrow, the description goes on the lines under its term, wrapped at spaces
+ * (commander stops wrapping below 40 columns, and the terminal then breaks words).
+ */
+function formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+  const width = this.helpWidth ?? 80;
+  if (!description || width - termWidth - 4 >= NARROW_DESCRIPTION)
+    return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+  const indent = '      ';
+  return `  ${term}\n${indent}${wrapWords(description, width - indent.length).replaceAll('\n', `\n${indent}`)}`;
+}
+
+/**
+ * Wraps at spaces as commander does, after joining the lines of a paragraph written with hard line
+ * breaks in the source: they went ragged at any width but the one they were written for. A line that
+ * starts with a space (an example) keeps its break.
+ */
+function boxWrap(this: Help, text: string, width: number): string {
+  return Help.prototype.boxWrap.call(this, text.replace(/([^\n])\n(?=[^\s])/g, '$1 '), width);
+}
+
+const HELP_CONFIGURATION = {
+  optionDescription: describeOption,
+  visibleCommands,
+  formatItem,
+  boxWrap,
+  minWidthToWrap: 1,
+};
 
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];

@@ -26,20 +26,22 @@ function defineDoctor(command: Command, run: CommandRunner): void {
       `
 Examples:
   $ prospect doctor
-  $ HTTPS_PROXY=http://proxy.example.com:3128 NO_PROXY=.internal.example.com prospect doctor
+  $ HTTPS_PROXY=http://proxy.corp:3128 NO_PROXY=.corp.example prospect doctor
   $ prospect doctor --sandbox`,
     )
     .action(async () =>
       run(async (ctx) => {
-        const [{ resolveConnection }, { diagnose }, { RETRY_DEFAULTS }] = await Promise.all([
+        const [{ resolveConnection }, { diagnose }, { RETRY_DEFAULTS }, { displaySafe }] = await Promise.all([
           import('../runtime/connection.js'),
           import('../core/doctor/diagnose.js'),
           import('../api/index.js'),
+          import('../util/display-safe.js'),
         ]);
         const connection = await resolveConnection(ctx);
         return diagnose(
           connection,
-          { line: (text) => ctx.stdout.write(`${text}\n`) },
+          // What the service answered is in these lines: shown as text, never obeyed by the terminal.
+          { line: (text) => ctx.stdout.write(`${displaySafe(text)}\n`) },
           {
             timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
             maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,

@@ -2,6 +2,7 @@ import { Help, type Command } from 'commander';
 import { EXIT_CODE_DOCS, exitCodesInOneLine } from '../exit-codes.js';
 import { declareCommand, defineCommand, helpWidth } from './command-tree.js';
 import { editDistance } from '../util/text.js';
+import { wrapHelpText } from '../ui/wrap.js';
 
 /**
  * A help topic: a title, then paragraphs wrapped once to the terminal by commander's own wrapper.
@@ -82,7 +83,9 @@ function showHelp(root: Command, words: string[], helpCommand: Command): void {
   const [first] = words;
   const topic = first === undefined ? undefined : TOPICS[first];
   if (topic !== undefined && words.length === 1) {
-    process.stdout.write(render(topic.text(), helpWidth(process.stdout) ?? 80));
+    const width = helpWidth(process.stdout);
+    const text = render(topic.text(), width ?? 80);
+    process.stdout.write(width === undefined ? text : wrapHelpText(text, width));
     return;
   }
   let target = root;
@@ -115,6 +118,8 @@ function unknownTopic(helpCommand: Command, parent: Command, word: string): neve
  */
 function render(paragraphs: Block[], width: number): string {
   const help = new Help();
+  // Wrapped at any width: commander's default stops below 40 columns, and the terminal then breaks words.
+  help.minWidthToWrap = 1;
   const blocks = paragraphs.map((block) => {
     if (typeof block === 'string') return /^\s/.test(block) ? block : help.boxWrap(block, width);
     const termWidth = Math.max(...block.map(([term]) => term.length));
@@ -150,11 +155,14 @@ function formatParagraphs(): Block[] {
       ['table', 'for people at a terminal (below).'],
     ],
     'A table is one table for the whole result. Its column widths are set from the first screenful of rows (every ' +
-      'row when the result is smaller); the header is drawn once and the rows stream on under it. It fits the ' +
-      'terminal: when it is too wide, cells are cut with "…" in this order: technologies, then titles, company and ' +
-      'person names, industry, department, source and linkedin_url; then headers wider than their cells; then the ' +
-      'widest other column; domain and email last. Only when the columns cannot fit at all are whole columns left ' +
-      'out, in the same order, and a line under the table says which. --columns picks the columns yourself.',
+      'row when the result is smaller); the header is drawn once and the rows stream on under it. A column empty ' +
+      'in every one of those rows is not drawn. The email and the name come first, and an address of up to 40 ' +
+      'characters is never cut. It fits the terminal: when it is too wide, cells are cut with "…" in this order: ' +
+      'technologies, then titles, company and person names, industry, department, source and linkedin_url; then ' +
+      'headers wider than their cells; then the widest other column. Only when the columns cannot fit at all are ' +
+      'whole columns left out, the least needed first, and a line under the table says which. A wide terminal ' +
+      'shows more: industry, phone, technologies, department and linkedin_url where they fit. --columns picks the ' +
+      'columns yourself.',
     `Into a file or a pipe (--format table -o report.txt, or | less), a table is 160 columns wide, with its widths ` +
       `set from its first 100 rows. A terminal that reports no size (0 columns under some CI runners, \`script\` or ` +
       `\`docker exec -t\`) is taken as 80×24.`,

@@ -7,6 +7,8 @@ export type Cell = string | number | boolean | null | undefined;
 export interface Column<Row> {
   name: string;
   get(row: Row): Cell;
+  /** A table draws it only where the terminal has room left for it (a wide terminal's extras). */
+  tableOptional?: boolean;
 }
 
 /** One entry of `--columns`: a source column, and the header to write it under (`source:Header`). */

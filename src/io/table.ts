@@ -3,6 +3,7 @@ import { Help } from 'commander';
 import type { RowWriter, WriterOptions } from './row-writer.js';
 import type { TextSink } from './sink.js';
 import { planLayout, type TableLayout } from './table-layout.js';
+import { displaySafeLine } from '../util/display-safe.js';
 
 /**
  * `--format table` into a file or a pipe: this many columns wide, its widths set from its first
@@ -22,7 +23,8 @@ const FRAME_LINES = 4;
  * wide characters such as CJK and emoji as two columns, so the frame stays aligned).
  */
 export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<Row> {
-  const names = options.columns.map((column) => column.name);
+  const names = options.columns.map((column) => displaySafeLine(column.name));
+  const optional = options.columns.map((column) => column.tableOptional === true);
   const screen = sink.terminalSize?.();
   const width = screen?.columns ?? FILE_TABLE_WIDTH;
   const sampleRows = screen ? Math.max(1, screen.rows - FRAME_LINES) : FILE_SAMPLE_ROWS;
@@ -33,7 +35,7 @@ export function tableWriter<Row>(sink: TextSink, options: WriterOptions<Row>): R
 
   const draw = async (rows: string[][]) => {
     if (rows.length === 0) return;
-    layout ??= planLayout(names, rows, width);
+    layout ??= planLayout(names, rows, width, optional);
     const { shown, widths } = layout;
     const table = new Table({
       head: rendered === 0 ? shown.map((index) => names[index] ?? '') : [],
@@ -83,8 +85,8 @@ function omittedNote(omitted: readonly string[], width: number): string {
   return `${help.boxWrap(note, width)}\n`;
 }
 
-/** A cell on one line: line breaks and tabs would break the frame. */
+/** A cell on one line (line breaks and tabs would break the frame), with nothing a terminal would obey. */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return String(value).replace(/[\r\n\t]+/g, ' ');
+  return displaySafeLine(String(value));
 }

@@ -37,9 +37,7 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     cursorParam: connection.cursorParam,
     proxy: connection.proxy.proxy,
     ca: connection.trust.ca,
-    onRequest: ctx.reporter.debugging
-      ? (event: RequestEvent) => ctx.reporter.debugLine(describeRequest(event))
-      : undefined,
+    onRequest: requestEvents(ctx),
     onWaiting: ctx.reporter.showsProgress ? waitNotices(ctx) : undefined,
     pacer: pacerOf(connection),
   });
@@ -49,6 +47,23 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
 
 function mebibytes(size: number | undefined): number | undefined {
   return size === undefined ? undefined : size * 1024 * 1024;
+}
+
+/** --debug logs every attempt; a terminal hears when the service's rate limit pauses the run. */
+function requestEvents(ctx: RunContext): ((event: RequestEvent) => void) | undefined {
+  const { reporter } = ctx;
+  if (!reporter.debugging && !reporter.showsProgress) return undefined;
+  let pausedUntil = 0;
+  return (event) => {
+    if (reporter.debugging) reporter.debugLine(describeRequest(event));
+    if (event.status !== 429 || event.retryInMs === undefined) return;
+    // Every request in flight meets the same pause: it is said once, when a new one begins.
+    const until = Date.now() + event.retryInMs;
+    if (until <= pausedUntil) return;
+    pausedUntil = until;
+    const seconds = Math.max(1, Math.round(event.retryInMs / 1000));
+    reporter.progressNote(`The service's rate limit was reached (429): pausing ${seconds} s, then going on.`);
+  };
 }
 
 /** When a request has waited this many seconds, and every 10 s after the last of them, a terminal hears of it. */

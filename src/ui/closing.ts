@@ -8,13 +8,17 @@ export interface Written {
   noun: readonly [string, string];
   /** The file written, or undefined for stdout. */
   path: string | undefined;
+  /** Of how many in all, when only some were written (count --top): "15 of 2,998 segments". */
+  of?: number | undefined;
 }
 
 /** "Wrote 1,204 companies to shopify.csv in 3s." — where the output went, and how long it took, for every command. */
 export function closingLine(written: Written, stdoutIsTerminal: boolean, elapsedMs: number): string {
-  const noun = written.rows === 1 ? written.noun[0] : written.noun[1];
+  const some = written.of !== undefined && written.of > written.rows;
+  const noun = (some ? written.of : written.rows) === 1 ? written.noun[0] : written.noun[1];
   const where = written.path ?? (stdoutIsTerminal ? 'the terminal' : 'stdout');
-  return `Wrote ${formatCount(written.rows)} ${noun} to ${where} in ${elapsedText(elapsedMs)}.`;
+  const count = some ? `${formatCount(written.rows)} of ${formatCount(written.of!)}` : formatCount(written.rows);
+  return `Wrote ${count} ${noun} to ${where} in ${elapsedText(elapsedMs)}.`;
 }
 
 function elapsedText(elapsedMs: number): string {

@@ -1,6 +1,7 @@
 import type { Reporter } from './reporter.js';
 import { terminalSize } from './terminal-size.js';
 import type { ProgressState } from './progress-line.js';
+import { displaySafeLine } from '../util/display-safe.js';
 
 /** What a job calls while it works; the runner stops it (success, error or Ctrl-C) before anything else is said. */
 export interface Progress {
@@ -32,7 +33,7 @@ export async function startProgress(
   const [{ default: ora }, { progressLine }] = await Promise.all([import('ora'), import('./progress-line.js')]);
   const screen = new SaneSizeStream(stderr);
   const spinner = ora({
-    text: label,
+    text: displaySafeLine(label),
     stream: screen as unknown as NodeJS.WritableStream,
     // Decided above, so that CI=true (which ora reads as "no terminal") does not hide it from a person.
     isEnabled: true,
@@ -50,7 +51,7 @@ export async function startProgress(
       if (now - lastDrawn < REDRAW_EVERY_MS) return;
       lastDrawn = now;
       // ora puts its frame and a space before the text; the rest of the line is ours.
-      spinner.text = progressLine(label, state, now - startedAt, screen.columns - 2);
+      spinner.text = displaySafeLine(progressLine(label, state, now - startedAt, screen.columns - 2));
     },
     stop() {
       process.off('exit', eraseOnExit);

@@ -1,6 +1,8 @@
 import type { Writable } from 'node:stream';
 import { afterPendingWrites } from '../util/streams.js';
-import { withoutControlCharacters } from '../util/text.js';
+import { displaySafe } from '../util/display-safe.js';
+import { terminalSize } from './terminal-size.js';
+import { wrapWords } from './wrap.js';
 
 /** Who is watching stderr decides how much prospect says there. */
 export interface ReporterOptions {
@@ -32,6 +34,11 @@ export class Reporter {
 
   get showsProgress(): boolean {
     return this.options.stderrIsTTY && !this.options.quiet && !this.options.debug;
+  }
+
+  /** --verbose: the details a terminal is spared (the dataset's notes in full). */
+  get verbose(): boolean {
+    return this.options.verbose;
   }
 
   get debugging(): boolean {
@@ -86,18 +93,23 @@ export class Reporter {
     this.write(`prospect: ${message}`);
   }
 
-  /** Every line, whoever wrote it: what a service said may be in it, and it is shown as plain text. */
-  private write(line: string): void {
+  /**
+   * Every line, whoever wrote it: what a service said may be in it, and it is shown as plain text;
+   * on a terminal it is wrapped at spaces to the terminal's width.
+   */
+  private write(raw: string): void {
     const { stdout, stderr } = this.options;
+    const line = this.options.stderrIsTTY
+      ? wrapWords(displaySafe(raw), terminalSize(stderr as { columns?: number }).columns)
+      : displaySafe(raw);
     // With `2>&1` both streams reach one pipe: a line written while stdout still holds part of a
     // record would land inside it. It waits for stdout to drain (or to close), in its turn.
     if (stdout !== undefined && (this.waiting.length > 0 || stdout.writableLength > 0)) {
       const write = () => stderr.write(this.waiting.splice(0).join(''));
-      if (this.waiting.push(`${withoutControlCharacters(line)}\n`) === 1)
-        void afterPendingWrites(stdout).then(write, write);
+      if (this.waiting.push(`${line}\n`) === 1) void afterPendingWrites(stdout).then(write, write);
       return;
     }
-    stderr.write(`${withoutControlCharacters(line)}\n`);
+    stderr.write(`${line}\n`);
   }
 
   private readonly waiting: string[] = [];

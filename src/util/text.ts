@@ -10,20 +10,6 @@ export function shorten(text: string, max: number, marker = '…'): string {
 }
 
 /**
- * Escape sequences and other control characters (C0 but for tab, DEL, C1) cut out of text from
- * outside, so a service's words cannot set a window title, colour a line or move the cursor on the
- * terminal they are shown on. A whole ESC sequence goes, not only its ESC, so no `[31m` is left.
- */
-export function withoutControlCharacters(text: string): string {
-  return text
-    .replace(
-      /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?|\u009b[0-?]*[ -/]*[@-~]/g,
-      '',
-    )
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-}
-
-/**
  * Optimal-string-alignment distance (a swap of two neighbours is one edit), for "did you mean"; gives
  * up (returning budget + 1) once it must exceed the budget.
  */

@@ -315,3 +315,29 @@ describe('pipeline --dry-run', () => {
     },
   );
 });
+
+describe('count --by on a 60-column terminal (issue 36; in process, stdout and stderr a terminal)', () => {
+  it('labels stay distinct when cut, and the summary says how many of all the segments were shown', async () => {
+    const run = await runInProcess(['count', '-t', 'Shopify', '--by', 'technology', '--top', '15'], {
+      url: sandbox.url,
+      apiKey: key,
+      terminal: { columns: 60, rows: 40 },
+      env: { TERM: 'dumb' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    const labels = lines.map((line) => line.split(/ {2,}/)[0]!);
+    expect(new Set(labels).size).toBe(labels.length);
+    for (const line of [...lines, ...run.stderr.trimEnd().split('\n')])
+      expect([...line].length, line).toBeLessThanOrEqual(60);
+    // Every segment with a company, asked independently: how many the walk found.
+    const all = new Set<string>();
+    for (const row of await allCompanies(sandbox.url, key, { technology: 'Shopify' }))
+      for (const entry of (row['technologies'] as Array<{ t: string }> | undefined) ?? [])
+        if (entry.t.toLowerCase() !== 'shopify') all.add(entry.t);
+    const total = all.size.toLocaleString('en-US');
+    const summary = run.stderr.replace(/\s+/g, ' ');
+    expect(summary).toContain(`Wrote 15 of ${total} segments to the terminal`);
+    expect(summary).toContain(`15 of ${total} segments shown`);
+  });
+});

@@ -200,3 +200,50 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
     );
   });
 });
+
+/** The words of a text, in order, without the " \" that continues a wrapped example. */
+const wordsOf = (text: string) => text.split(/\s+/).filter((word) => word !== '' && word !== '\\');
+
+describe('help on a terminal of any width from 40 columns (issue 36)', () => {
+  const texts = [['--help'], ...everyCommand.map((path) => [...path, '--help']), ...TOPICS.map((t) => ['help', t])];
+
+  it('on a real pty at 60 columns, count --help: no line wider, the same words as at full width', async () => {
+    const { SCRIPT, screenLines, startOnTerminal } = await import('../helpers/terminal.js');
+    const { finishCli } = await import('../helpers/cli.js');
+    if (SCRIPT.skip) return expect(SCRIPT.skip).toBe(true);
+    const run = await finishCli(startOnTerminal(['count', '--help'], { columns: 60, rows: 40 }));
+    expect(run.code).toBe(0);
+    const lines = screenLines(run.stdout);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+    const wide = await runInProcess(['count', '--help'], { terminal: { columns: 1000, rows: 40 } });
+    expect(wordsOf(lines.join('\n'))).toEqual(wordsOf(wide.stdout));
+    // The description is one paragraph, not lines broken where the source broke them.
+    expect(lines.join(' ')).toMatch(/--by +breaks +the +set +down/);
+  });
+
+  it.each([40, 60, 80, 120, 200])(
+    'at %i columns every help text: no line wider, no word broken (in process)',
+    async (columns) => {
+      for (const args of texts) {
+        const wide = await runInProcess(args, { terminal: { columns: 1000, rows: 40 } });
+        const run = await runInProcess(args, { terminal: { columns, rows: 40 } });
+        expect(run.code, args.join(' ')).toBe(0);
+        // Only a word that alone is wider than an example's continuation line may pass the edge:
+        // the terminal cuts it there, as it would cut it anywhere (PROSPECT_BASE_URL=http://… at 40).
+        for (const line of run.stdout.split('\n').filter((text) => text.length > columns))
+          expect(
+            wordsOf(line).filter((word) => word.length > columns - 8),
+            `${args.join(' ')}: ${line}`,
+          ).toHaveLength(1);
+        expect(wordsOf(run.stdout), args.join(' ')).toEqual(wordsOf(wide.stdout));
+      }
+    },
+  );
+
+  it('a wrapped example still runs as written: continued with " \\" and its quoted words whole', async () => {
+    const run = await runInProcess(['--help'], { terminal: { columns: 40, rows: 40 } });
+    const examples = run.stdout.split('\nExamples:\n')[1]!.split('\n\n')[0]!;
+    const joined = examples.replace(/ \\\n\s+/g, ' ');
+    expect(exampleLines(`${joined}\n`)).toEqual(exampleLines(topLevel.stdout));
+  });
+});

@@ -26,11 +26,13 @@ function replace(name, value) {
   Object.defineProperty(process, name, { value, configurable: true, enumerable: true, writable: true });
 }
 
-parentPort.on('message', async ({ argv, env, input }) => {
+parentPort.on('message', async ({ argv, env, input, terminal }) => {
   const stdout = [];
   const stderr = [];
-  replace('stdout', collector(stdout));
-  replace('stderr', collector(stderr));
+  // runInProcess's `terminal`: both streams say they are a terminal of that size.
+  const screen = terminal ? { isTTY: true, columns: terminal.columns, rows: terminal.rows } : {};
+  replace('stdout', Object.assign(collector(stdout), screen));
+  replace('stderr', Object.assign(collector(stderr), screen));
   replace('stdin', Readable.from(input.length > 0 ? [Buffer.from(input)] : []));
   process.env = env;
   let code;

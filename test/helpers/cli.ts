@@ -194,7 +194,13 @@ export async function runShell(script: string, options: CliOptions = {}): Promis
 }
 
 /** What runInProcess takes: a run in a thread has no working directory of its own, no wrapper and no signals. */
-export type InProcessOptions = Omit<CliOptions, 'cwd' | 'wrap'>;
+export type InProcessOptions = Omit<CliOptions, 'cwd' | 'wrap'> & {
+  /**
+   * stdout and stderr say they are a terminal of this size (isTTY, columns, rows), for what is drawn
+   * to a width (help, tables, summaries). Nothing else of a terminal: set TERM=dumb for no progress line.
+   */
+  terminal?: { columns: number; rows: number };
+};
 
 let worker: Worker | undefined;
 let queue: Promise<unknown> = Promise.resolve();
@@ -261,6 +267,7 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
       argv: [process.execPath, BIN, ...args],
       env: childEnv(options),
       input: Buffer.from(options.input ?? ''),
+      terminal: options.terminal,
     });
   });
 }

@@ -125,3 +125,77 @@ describe('planLayout: the cut order', () => {
     expect(tiny.shown[0]).toBe(0);
   });
 });
+
+describe('a contacts table a rep can read (issue 36)', () => {
+  const CONTACT_NAMES = [
+    'domain',
+    'full_name',
+    'title',
+    'seniority',
+    'business_email',
+    'email_freshness',
+    'verification',
+  ];
+  const EXTRAS = ['industry', 'phone', 'technologies'];
+  const person = (index: number): Row => ({
+    domain: `northwind-${index}.com`,
+    full_name: `Alexandra Montgomery-Smith ${index}`,
+    title: 'Senior Vice President of Worldwide Operations',
+    seniority: 'vp',
+    // 40 characters: the longest address the promise covers.
+    business_email: `alexandra.montgomery${String(index).padStart(2, '0')}@northwind-tra.com`,
+    email_freshness: 'fresh',
+    verification: '',
+    industry: 'wholesale distribution',
+    phone: '+1 206 555 0100',
+    technologies: 'Shopify;Klaviyo;Google Analytics;Hotjar;Stripe',
+  });
+  const rows = Array.from({ length: 12 }, (_, index) => person(index));
+
+  async function drawContacts(columns: number): Promise<{ lines: string[]; header: string[]; cells: string[][] }> {
+    const sink = collectingSink({ columns, rows: 40 });
+    const all = [
+      ...columnsOf(CONTACT_NAMES),
+      ...columnsOf(EXTRAS).map((column) => ({ ...column, tableOptional: true })),
+    ];
+    const writer = tableWriter(sink, { columns: all, toJson: (value) => value, escapeFormulas: false });
+    await writer.writeRows(rows);
+    await writer.finish();
+    const lines = sink.text().trimEnd().split('\n');
+    const split = (line: string) =>
+      line
+        .split('│')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+    const framed = lines.filter((line) => line.startsWith('│'));
+    return { lines, header: split(framed[0]!), cells: framed.slice(1).map(split) };
+  }
+
+  it.each([60, 80, 120, 200])(
+    'at %i columns: the full email and the name first, no empty column, no line wider',
+    async (columns) => {
+      const { lines, header, cells } = await drawContacts(columns);
+      expect(rows[0]!.business_email).toHaveLength(40);
+      expect(header.slice(0, 2)).toEqual(['business_email', 'full_name']);
+      expect(cells.map((row) => row[0])).toEqual(rows.map((row) => row.business_email));
+      expect(header).not.toContain('verification');
+      for (const [index] of header.entries())
+        expect(
+          cells.some((row) => row[index] !== ''),
+          header[index],
+        ).toBe(true);
+      for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
+    },
+  );
+
+  it('a wide terminal shows more columns: industry and phone at 200, none at 80', async () => {
+    const wide = await drawContacts(200);
+    expect(wide.header).toEqual(expect.arrayContaining(['industry', 'phone', 'domain', 'title']));
+    const narrow = await drawContacts(80);
+    expect(narrow.header.filter((name) => EXTRAS.includes(name))).toEqual([]);
+    // A column that did not fit is said under the table; an extra without room is not "left out".
+    const note = narrow.lines.slice(narrow.lines.findIndex((line) => line.startsWith('└')) + 1).join(' ');
+    expect(note).toMatch(/left out to fit 80 columns: .*Choose columns with --columns\.$/);
+    expect(note).not.toMatch(/industry|phone|technologies/);
+  });
+});

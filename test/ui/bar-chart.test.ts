@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderBarChart } from '../../src/ui/bar-chart.js';
+import { distinctLabels, renderBarChart } from '../../src/ui/bar-chart.js';
 
 const rows = [
   { label: 'united states', companies: 300, contacts: 20_033, share: 0.5 },
@@ -37,5 +37,38 @@ describe('renderBarChart', () => {
       'retail BAR 7 companies contacts n/a 70.0%',
       'media BAR 3 companies contacts n/a 30.0%',
     ]);
+  });
+});
+
+describe('labels cut to fit stay distinct (issue 36: five "Google …" at 60 columns)', () => {
+  const google = ['Google Analytics', 'Google Tag Manager', 'Google Fonts', 'Google Maps', 'Google Ads', 'Shopify Pay'];
+  const chart = google.map((label, index) => ({ label, companies: 900 - index * 100, contacts: 40_000, share: 0.3 }));
+
+  it.each([60, 80])('at %i columns every label differs, and none is wider than its column', (width) => {
+    const lines = renderBarChart(chart, width).trimEnd().split('\n');
+    const labels = lines.map((line) => line.split(/ {2,}/)[0]!);
+    expect(new Set(labels).size).toBe(google.length);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(width);
+  });
+
+  it('cuts the end where that is enough, and the middle only where the ends clash', () => {
+    expect(distinctLabels(['Google Analytics', 'Google Fonts', 'Shopify Payments'], 9)).toEqual([
+      'Google A…',
+      'Google F…',
+      'Shopify …',
+    ]);
+    const cut = distinctLabels(['Google Tag Manager', 'Google Tag Assistant'], 9);
+    expect(cut[0]).not.toBe(cut[1]);
+    for (const label of cut) expect(label.length).toBeLessThanOrEqual(9);
+    expect(cut).toEqual(['Google…r', 'Google…t']);
+  });
+
+  it('draws a service label as text: no escape sequence or control reaches the terminal', () => {
+    const text = renderBarChart(
+      [{ label: 'Acme\u001b]0;owned\u0007\u001b[2J\u202e', companies: 1, contacts: 1, share: 1 }],
+      80,
+    );
+    expect(text).toMatch(/^Acme +/);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]|owned/);
   });
 });

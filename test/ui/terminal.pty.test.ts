@@ -102,15 +102,63 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     expect(run.stdout).toContain('Wrote 60 companies to the terminal in ');
   });
 
-  it('contacts of two domains draws exactly one header', async () => {
+  it('contacts of two domains draws exactly one header, the email and the name first', async () => {
     const run = await onTerminal(['contacts', ...domainsWithContacts], { columns: 160, rows: 40 });
     expect(run.code).toBe(0);
-    const headers = tableLines(run.screen).filter((line) => /^│ domain +│ full_name/.test(line));
+    const headers = tableLines(run.screen).filter((line) => /^│ business_email +│ full_name +│ domain /.test(line));
     expect(headers).toHaveLength(1);
     const rows = tableLines(run.screen).filter((line) =>
-      domainsWithContacts.some((domain) => line.startsWith(`│ ${domain} `)),
+      domainsWithContacts.some((domain) => line.split('│')[3]?.trim() === domain),
     );
-    expect(new Set(rows.map((line) => line.split('│')[1]!.trim()))).toEqual(new Set(domainsWithContacts));
+    expect(new Set(rows.map((line) => line.split('│')[3]!.trim()))).toEqual(new Set(domainsWithContacts));
+  });
+
+  describe('a contacts table a rep can read (issue 36)', () => {
+    /** The addresses of the two domains, from the CSV run in beforeAll (not from the table under test). */
+    const emails = async () => {
+      const { readFile } = await import('node:fs/promises');
+      const { csvRecords } = await import('../helpers/csv.js');
+      return csvRecords(await readFile(join(dir, 'people.csv'), 'utf8')).map((record) => record['business_email']!);
+    };
+
+    function checkTable(screen: string[], columns: number, addresses: string[]): void {
+      const framed = tableLines(screen).filter((line) => line.startsWith('│'));
+      const cells = framed.map((line) =>
+        line
+          .split('│')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+      const [header, ...rows] = cells;
+      expect(header!.slice(0, 2)).toEqual(['business_email', 'full_name']);
+      // Every row shows its whole address (all of these are 40 characters or fewer).
+      expect(addresses.every((address) => address.length <= 40)).toBe(true);
+      expect(rows.map((row) => row[0])).toEqual(addresses);
+      for (const [index, name] of header!.entries())
+        expect(
+          rows.some((row) => row[index] !== ''),
+          `${name} is empty in every row`,
+        ).toBe(true);
+      for (const line of screen) expect(screenWidth(line), line).toBeLessThanOrEqual(columns);
+    }
+
+    it('on a real pty at 60 columns: the full email and the name first, no empty column', async () => {
+      const run = await onTerminal(['contacts', ...domainsWithContacts], { columns: 60, rows: 40 });
+      expect(run.code).toBe(0);
+      checkTable(run.screen, 60, await emails());
+    });
+
+    it.each([80, 120, 200])('at %i columns the same (in process, a terminal of that size)', async (columns) => {
+      const run = await runInProcess(['contacts', ...domainsWithContacts], {
+        url: sandbox.url,
+        apiKey: KEY,
+        terminal: { columns, rows: 40 },
+        env: { TERM: 'dumb' },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      checkTable(run.stdout.split('\n'), columns, await emails());
+      for (const line of run.stderr.split('\n')) expect(screenWidth(line), line).toBeLessThanOrEqual(columns);
+    });
   });
 
   describe('a terminal that reports 0 columns and 0 rows', () => {

@@ -67,7 +67,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
         : undefined,
     written: () => ({ rows: listing.written, noun: ['company', 'companies'], path: options.output }),
     report(sidecar) {
-      const provenance = provenanceLine(listing.meta);
+      const provenance = provenanceLine(listing.meta, ctx.reporter.verbose);
       if (provenance) ctx.reporter.info(provenance);
       if (listing.stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, listing.count()));
       suppression.report(ctx);

@@ -113,7 +113,9 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
       await output.commit();
     },
     written: () => ({
-      rows: counted?.breakdown ? counted.breakdown.segments.length : 1,
+      // The segments shown (the "other" row is not one): "Wrote 15 of 2,998 segments", never all 2,998.
+      rows: counted?.breakdown ? shownSegments(counted.breakdown, options.top) : 1,
+      of: counted?.breakdown?.segments.length,
       noun: counted?.breakdown ? ['segment', 'segments'] : ['count', 'counts'],
       path: parsed.output,
     }),
@@ -357,7 +359,7 @@ function queryParameters(query: CompanyQuery): Record<string, unknown> {
 
 function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): void {
   const { size, breakdown } = counted;
-  const provenance = provenanceLine(size.meta);
+  const provenance = provenanceLine(size.meta, ctx.reporter.verbose);
   if (provenance) ctx.reporter.info(provenance);
   ctx.reporter.info(
     (breakdown ? breakdown.byService : size.byService) ? 'Counted by the service.' : 'Counted by walking the set.',
@@ -383,11 +385,15 @@ function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): 
     );
   if (breakdown && options.top > 0 && breakdown.segments.length > options.top) {
     ctx.reporter.info(
-      `Showing the top ${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments ` +
-        '(--top 0 for all).',
+      `${formatCount(options.top)} of ${formatCount(breakdown.segments.length)} segments shown, the rest ` +
+        'as one "other" row (--top 0 for all).',
     );
   }
   if (options.output) ctx.reporter.info(`Wrote ${options.output}.`);
+}
+
+function shownSegments(breakdown: Breakdown, top: number): number {
+  return top > 0 ? Math.min(top, breakdown.segments.length) : breakdown.segments.length;
 }
 
 function setContactsText(contacts: number | undefined): string {

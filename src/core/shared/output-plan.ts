@@ -28,5 +28,14 @@ export function planOutput<Row>(
   });
   const narrow = format === 'table' && options.preset === undefined ? tableColumns?.join(',') : undefined;
   const columns = selectColumns(all, options.columns ?? narrow, options.preset);
-  return { format, columns };
+  if (narrow === undefined || options.columns !== undefined) return { format, columns };
+  // A wide terminal shows more of what a rep uses; the table draws these only where they fit.
+  const extras = TABLE_EXTRAS.flatMap((name) => {
+    const column = all.find((candidate) => candidate.name === name);
+    return column && !tableColumns!.includes(name) ? [{ ...column, tableOptional: true }] : [];
+  });
+  return { format, columns: [...columns, ...extras] };
 }
+
+/** The columns a table adds, in this order, where the terminal has room (issue 36). */
+const TABLE_EXTRAS = ['industry', 'phone', 'technologies', 'department', 'linkedin_url'];

@@ -5,25 +5,39 @@ import type { SuppressionRecord } from './suppression.js';
 const SPARSE_BELOW_PERCENT = 50;
 
 /**
- * Where the data came from, kept in front of the person, one short sentence a line (the first line
- * of the summary already says how many rows): the source, the scope, then, for each field the
- * dataset rarely fills, how rarely.
+ * Where the data came from, kept in front of the person. On a terminal one line (the source, and
+ * the fields the dataset rarely fills); with --verbose (`full`) one short sentence a line: the
+ * source, the scope, then how rarely each sparse field is filled. Five lines after every run were
+ * read once and then scrolled past (issue 36).
  */
-export function provenanceLine(meta: CompaniesMeta | undefined): string {
-  const lines: string[] = [];
+export function provenanceLine(meta: CompaniesMeta | undefined, full = false): string {
   const source = meta?.source;
-  if (source) {
-    const detail = [source.method, source.history_since ? `since ${source.history_since}` : undefined]
-      .filter(Boolean)
-      .join(', ');
-    lines.push(`Source: ${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}.`);
+  const detail = source
+    ? [source.method, source.history_since ? `since ${source.history_since}` : undefined].filter(Boolean).join(', ')
+    : '';
+  const named = source ? `${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}` : '';
+  const sparse = sparseFields(meta);
+  if (!full) {
+    // One line that fits 80 columns: the source's name is in FILE.meta.json and under --verbose.
+    const rare = sparse.map(([field, percent]) => `${field} ${proportion(percent)}`).join(', ');
+    if (rare) return `Sparse fields: ${rare} (--verbose: more).`;
+    return named ? `Source: ${named}.` : '';
   }
+  const lines: string[] = [];
+  if (named) lines.push(`Source: ${named}.`);
   if (meta?.scope) lines.push(`Scope: ${meta.scope}.`);
-  for (const [field, percent] of sparseFields(meta)) {
+  for (const [field, percent] of sparse) {
     const sentence = fillRateSentence(field, percent);
     lines.push(`${sentence[0]?.toUpperCase()}${sentence.slice(1)}.`);
   }
   return lines.join('\n');
+}
+
+/** A fill rate in a few characters: "1/9" (1 in 9 rows). */
+function proportion(percent: number): string {
+  if (percent <= 0) return 'never';
+  if (percent < 1) return '<1/100';
+  return `1/${Math.round(100 / percent)}`;
 }
 
 function sparseFields(meta: CompaniesMeta | undefined): Array<[string, number]> {

@@ -1,0 +1,160 @@
+/**
+ * Nothing from the service reaches a terminal as a control (issue 34). A hostile service, here a
+ * small HTTP server in front of the test sandbox that puts ESC, CSI, OSC 0/8/52, DCS, C1, BEL, BS
+ * and bidi controls into every company name, technology name, contact name and title it passes on
+ * (and takes them out of the names sent back to it, so that its answers stay the sandbox's):
+ * `companies`, `contacts`, `pipeline`, `count --by` and `verify` on a real pty (`script`), in the
+ * table view and with --debug, and the terminal receives none of those bytes. A CSV keeps them.
+ */
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishCli, runInProcess, scratchDir } from '../helpers/cli.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { SCRIPT, startOnTerminal } from '../helpers/terminal.js';
+
+const KEY = 'sandbox-growth';
+const HOSTILE =
+  '\u001b]52;c;cm0gLXJmIH4=\u0007' + // OSC 52: write the clipboard
+  '\u001b]0;pwned-title\u001b\\' + // OSC 0: the window title, ended by ST
+  '\u001b]8;;https://evil.example/\u0007link\u001b]8;;\u0007' + // OSC 8: a hyperlink
+  '\u001b[2J\u001b[H' + // CSI: clear the screen, cursor home
+  '\u009b31m' + // C1 CSI
+  '\u001bP1$rpwned-dcs\u001b\\' + // DCS
+  '\u0007\u0008\u0008' + // BEL, BS
+  '\u202egnp.exe\u202c\u2066\u2069\u200f\u061c'; // bidi override, isolates, marks
+/** Fields whose text the hostile service changes: names and titles, people's and companies', and technologies (`t`). */
+const TAINTED = new Set(['company_name', 'full_name', 'first_name', 'last_name', 'title', 't']);
+
+/** What a terminal must never receive from the service (prospect's own CSI for its progress line is allowed). */
+const FORBIDDEN: Array<[string, RegExp]> = [
+  ['OSC', /\u001b\]/],
+  ['DCS', /\u001bP/],
+  ['ST', /\u001b\\/],
+  ['clear screen', /\u001b\[2J/],
+  ['C1', /[\u0080-\u009f]/],
+  ['BEL', /\u0007/],
+  ['BS', /\u0008/],
+  ['bidi', /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/],
+  ['OSC payload', /pwned|evil\.example|cm0gLXJmIH4/],
+];
+
+function taint(value: unknown, key?: string): unknown {
+  if (typeof value === 'string') return key !== undefined && TAINTED.has(key) ? `${value}${HOSTILE}` : value;
+  if (Array.isArray(value)) return value.map((item) => taint(item, key === 'technologies' ? undefined : key));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, taint(item, name)]));
+  return value;
+}
+
+/** Forwards to the sandbox, with HOSTILE taken out of what is asked and put into what is answered. */
+async function startHostile(target: URL): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const path = encodeURI(decodeURIComponent(req.url ?? '/').replaceAll(HOSTILE, ''))
+      .replaceAll('#', '%23')
+      .replaceAll('+', '%2B');
+    const headers = { ...req.headers, host: target.host, 'accept-encoding': 'identity' };
+    const upstream = request(
+      { host: target.hostname, port: target.port, path, method: req.method, headers },
+      (answer: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          let body = Buffer.concat(chunks);
+          try {
+            body = Buffer.from(JSON.stringify(taint(JSON.parse(body.toString('utf8')))), 'utf8');
+          } catch {
+            // Not JSON: passed on as it came.
+          }
+          const { 'content-length': _length, 'content-encoding': _encoding, ...rest } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': body.length });
+          res.end(body);
+        });
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+let sandbox: TestSandbox;
+let hostile: { server: Server; url: string };
+let dir: string;
+let domains: string[];
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  hostile = await startHostile(new URL(sandbox.url));
+  dir = await scratchDir();
+  // Set-up, in process: two domains with contacts, and their contacts as a CSV for verify.
+  const listed = await runInProcess(
+    ['companies', '-t', 'Shopify', '--max', '30', '--format', 'csv', '--columns', 'domain'],
+    { url: sandbox.url, apiKey: KEY },
+  );
+  const people = await runInProcess(['contacts', '--format', 'csv', '--columns', 'domain'], {
+    url: sandbox.url,
+    apiKey: KEY,
+    input: listed.stdout,
+  });
+  domains = [...new Set(people.stdout.trim().split('\n').slice(1))].slice(0, 2);
+  expect(domains).toHaveLength(2);
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => hostile?.server.close(() => resolve()));
+  await sandbox?.close();
+});
+
+describe('a hostile service', () => {
+  it('a CSV keeps the bytes the service sent (data files are not for terminals)', async () => {
+    const run = await runInProcess(['contacts', ...domains, '--format', 'csv'], { url: hostile.url, apiKey: KEY });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(HOSTILE);
+    await writeFile(join(dir, 'people.csv'), run.stdout);
+  });
+
+  const commands: Record<string, () => string[]> = {
+    companies: () => ['companies', '-t', 'Shopify', '--max', '20'],
+    contacts: () => ['contacts', ...domains],
+    pipeline: () => ['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--per-company', '1'],
+    'count --by technology': () => [
+      'count',
+      '-t',
+      'Shopify',
+      '--country',
+      'germany',
+      '--by',
+      'technology',
+      '--top',
+      '8',
+    ],
+    verify: () => ['verify', '--file', join(dir, 'people.csv'), '--yes', '--no-cache'],
+  };
+  const cases = Object.keys(commands).flatMap((name) => [
+    [name, false],
+    [name, true],
+  ]) as Array<[string, boolean]>;
+
+  it.skipIf(SCRIPT.skip).each(cases)(
+    '%s on a terminal (--debug: %s): none of its controls arrive',
+    async (name, debug) => {
+      const args = [...commands[name]!(), ...(debug ? ['--debug'] : [])];
+      const child = startOnTerminal(args, { columns: 200, rows: 50 }, { url: hostile.url, apiKey: KEY });
+      child.stdin!.on('error', () => {});
+      const run = await finishCli(child, { apiKey: KEY, timeoutMs: 120_000 });
+      expect(run.code, run.stdout).toBe(0);
+      // The service's text did arrive, as text: a row was drawn.
+      expect(run.stdout).toMatch(/[│█]/);
+      if (debug) expect(run.stdout).toContain('debug: GET ');
+      // A --debug URL carries a name the service gave as percent-encoded text (%1B%5D0%3Bpwned…): no
+      // control, but the payload's letters, which are looked for everywhere else.
+      const screen = debug ? run.stdout.replace(/%[0-9A-F]{2}[^\s&]*/g, '') : run.stdout;
+      for (const [what, pattern] of FORBIDDEN) {
+        const line = screen.split('\n').find((text) => pattern.test(text));
+        expect(line, `${what} reached the terminal`).toBeUndefined();
+      }
+    },
+  );
+});
