@@ -193,8 +193,11 @@ export async function runShell(script: string, options: CliOptions = {}): Promis
   return finishCli(child, options);
 }
 
-/** What runInProcess takes: a run in a thread has no working directory of its own, no wrapper and no signals. */
-export type InProcessOptions = Omit<CliOptions, 'cwd' | 'wrap'>;
+/**
+ * What runInProcess takes: no wrapper and no signals. `cwd` is the test process's own working
+ * directory for the length of the run (a thread has none of its own, and runs are one at a time).
+ */
+export type InProcessOptions = Omit<CliOptions, 'wrap'>;
 
 let worker: Worker | undefined;
 let queue: Promise<unknown> = Promise.resolve();
@@ -206,9 +209,12 @@ let queue: Promise<unknown> = Promise.resolve();
  * costs milliseconds where a process costs a start-up, so a table of cases (every bad flag value)
  * runs here while one case of it is spawned, to show the binary behaves the same.
  *
- * Not for what only a process shows: exit through a signal, a terminal, a relative path (the
- * thread shares the test's working directory), the start-up itself. Runs are queued, one at a
- * time; the worker is reused by the runs of one test file and stopped when the file ends.
+ * Not for what only a process shows: exit through a signal, a terminal, the start-up itself. With
+ * `cwd`, the test process changes to that directory for the run and back after it (the thread
+ * shares the process's working directory): relative paths resolve there, as in a spawned run, and
+ * nothing else in the test process may rely on the working directory meanwhile (the helpers use
+ * absolute paths). Runs are queued, one at a time; the worker is reused by the runs of one test
+ * file and stopped when the file ends.
  */
 export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
   const run = queue.then(() => runInWorker(args, options));
@@ -227,6 +233,7 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
     stderr: false,
   }));
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const home = process.cwd();
   return new Promise<CliRun>((resolveRun, reject) => {
     const stopWith = (error: Error) => {
       done();
@@ -253,10 +260,13 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
       stopWith(new Error(`prospect (in process) called process.exit(${code}); run it with runCli`));
     const onError = (error: Error) => stopWith(error);
     const done = () => {
+      if (options.cwd !== undefined) process.chdir(home);
       clearTimeout(timer);
       thread.off('message', onMessage).off('exit', onExit).off('error', onError);
     };
     thread.on('message', onMessage).on('exit', onExit).on('error', onError);
+    // Vitest runs this file in a forked process (vitest.config.ts, pool 'forks'), where chdir is allowed.
+    if (options.cwd !== undefined) process.chdir(options.cwd);
     thread.postMessage({
       argv: [process.execPath, BIN, ...args],
       env: childEnv(options),
