@@ -97,9 +97,12 @@ export function startCli(args: string[], options: CliOptions = {}): ChildProcess
 
 const running = new Set<ChildProcess>();
 
+/** When a child is over: 'close' (its output drained), or 'exit' for one with an IPC channel, which never closes. */
+const endOf = (child: ChildProcess) => (typeof child.send === 'function' ? 'exit' : 'close');
+
 function track(child: ChildProcess): ChildProcess {
   running.add(child);
-  child.once('close', () => running.delete(child));
+  child.once(endOf(child), () => running.delete(child));
   return child;
 }
 
@@ -109,7 +112,10 @@ export async function stopStrayChildren(): Promise<void> {
     [...running].map(
       (child) =>
         new Promise<void>((resolveClosed) => {
-          child.once('close', () => resolveClosed());
+          child.once(endOf(child), () => resolveClosed());
+          // A host of inProcessUnder ends when its channel closes (a wrapper such as faketime may
+          // keep it as a child of its own, where a signal to the wrapper would not reach it).
+          if (child.connected) child.disconnect();
           child.kill('SIGCONT');
           child.kill('SIGKILL');
         }),
@@ -280,4 +286,75 @@ export async function stopInProcessCli(): Promise<void> {
   const thread = worker;
   worker = undefined;
   await thread?.terminate();
+}
+
+/**
+ * runInProcess in a process of its own, started once under `wrap` (a program the runs need around
+ * their process: faketime for the golden outputs): the worker of runInProcess (cli-worker.mjs) in a
+ * host process (cli-host.mjs), so N runs under faketime cost one process start, not N. The runs get
+ * the environment and the key leak checks of runInProcess; the host is stopped when the file ends.
+ */
+export function inProcessUnder(
+  wrap: NonNullable<CliOptions['wrap']>,
+): (args: string[], options?: Omit<InProcessOptions, 'cwd'>) => Promise<CliRun> {
+  let host: ChildProcess | undefined;
+  let hostQueue: Promise<unknown> = Promise.resolve();
+  const start = () => {
+    const spawned = wrap([resolve(import.meta.dirname, 'cli-host.mjs'), pathToFileURL(BUNDLE).href]);
+    return track(
+      spawn(spawned.command, spawned.args, {
+        env: childEnv({}),
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      }),
+    );
+  };
+  const runInHost = (args: string[], options: Omit<InProcessOptions, 'cwd'>) =>
+    new Promise<CliRun>((resolveRun, reject) => {
+      const child = (host ??= start());
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      const stopWith = (error: Error) => {
+        done();
+        host = undefined;
+        child.kill('SIGKILL');
+        reject(error);
+      };
+      const timer = setTimeout(
+        () => stopWith(new Error(`prospect (in a host process) did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onMessage = (message: unknown) => {
+        const answer = message as { code: number; stdout: Uint8Array; stderr: Uint8Array } | { thrown: string };
+        done();
+        if ('thrown' in answer) reject(new Error(`main() threw: ${answer.thrown}`));
+        else
+          resolveRun({
+            code: answer.code,
+            signal: null,
+            stdout: Buffer.from(answer.stdout).toString('utf8'),
+            stderr: Buffer.from(answer.stderr).toString('utf8'),
+          });
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        stopWith(new Error(`the host process ended (exit ${code}, signal ${signal})`));
+      const onError = (error: Error) => stopWith(error);
+      const done = () => {
+        clearTimeout(timer);
+        child.off('message', onMessage).off('exit', onExit).off('error', onError);
+      };
+      child.on('message', onMessage).on('exit', onExit).on('error', onError);
+      child.send({
+        argv: [process.execPath, BIN, ...args],
+        env: childEnv(options),
+        input: Buffer.from(options.input ?? ''),
+      });
+    });
+  return (args, options = {}) => {
+    const run = hostQueue.then(() => runInHost(args, options));
+    hostQueue = run.catch(() => {});
+    return run.then(async (result) => {
+      await assertNoKeyLeak(result, options);
+      return result;
+    });
+  };
 }
