@@ -5,22 +5,25 @@
  * binary's --help (what a user copies), never listed here.
  *
  * How they run: in one scratch directory (with a HOME of its own), in document order, in bash, with
- * `prospect` (and `npx prospect`) on the PATH as the built binary. `--sandbox` is dropped and
+ * `prospect` (and `npx prospect`) on the PATH as the built binary; a --help example that is one
+ * plain `prospect …` runs the same main() in process instead (see inProcess). `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
  * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 20` (see asRun). The user's
  * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the suppression lists
  * customers.csv and do-not-contact.csv, shaped as CRM exports) are the ones shipped in examples/;
  * every example that pays states its cap.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
 import { BIN, runCli, runInProcess, runShell, scratchDir } from './helpers/cli.js';
 import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
 
+const execFileAsync = promisify(execFile);
 const README = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8');
 const EXAMPLES = resolve(import.meta.dirname, '../examples');
 const KEY = SANDBOX_KEYS.growth;
@@ -224,6 +227,25 @@ function asRun(command: string): string {
     );
 }
 
+/**
+ * A --help example that is one plain `prospect …` (no pipe, redirect, substitution or variable) runs
+ * in process: the same main() with the words bash makes of the line, in the lane's directory and
+ * environment. The README's examples, and every line that needs the shell, are spawned as written:
+ * they show the installed command starting (test/README.md, "What stays spawned").
+ */
+function inProcess(example: Example, command: string): boolean {
+  return example.where !== 'README.md' && /^prospect\s/.test(command) && !/[|<>;&$`()\\]/.test(command);
+}
+
+/** The arguments bash passes for `prospect ARGS` (quotes, `~` and comments as a shell reads them). */
+async function wordsOf(command: string, lane: Lane): Promise<string[]> {
+  const { stdout } = await execFileAsync('bash', ['-c', `printf '%s\\0' ${command.replace(/^prospect\s+/, '')}`], {
+    cwd: lane.work,
+    env: { ...process.env, ...environment(lane) },
+  });
+  return stdout.split('\0').slice(0, -1);
+}
+
 async function runExample(example: Example, lane: Lane): Promise<void> {
   const command = asRun(example.command);
   const label = `${example.where}: ${example.command}`;
@@ -242,13 +264,10 @@ async function runExample(example: Example, lane: Lane): Promise<void> {
   // The key must show in no output and no file of the working directory (the config file holds it, 0600, in HOME).
   // What the person at the prompt of `config set api-key` types.
   const input = /config set api-key\s*(#|$)/.test(command) && !command.includes('|') ? `${KEY}\n` : '';
-  const run = await runShell(script, {
-    cwd: lane.work,
-    apiKey: KEY,
-    env: environment(lane),
-    input,
-    timeoutMs: 120_000,
-  });
+  const options = { cwd: lane.work, apiKey: KEY, env: environment(lane), input, timeoutMs: 120_000 };
+  const run = inProcess(example, command)
+    ? await runInProcess(await wordsOf(command, lane), options)
+    : await runShell(script, options);
   if (process.env.EXAMPLES_TIMING) console.log(`${Date.now() - started} ms  ${label}`);
   expect(run.code, `${label}\nstderr: ${run.stderr}`).toBe(0);
   expect(run.stderr, label).not.toMatch(/internal error/);

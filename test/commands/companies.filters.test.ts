@@ -34,7 +34,7 @@ const requests = async () => (await sandboxStats(sandbox.url)).requests as unkno
 const serviceTotal = async (params: Record<string, string>) =>
   (await call(sandbox.url, `/api/v1/companies?${qs({ ...params, limit: 1 })}`, { key: KEY })).body.meta.total as number;
 
-describe('repeated countries and employee ranges are any-of (spawned)', () => {
+describe('repeated countries and employee ranges are any-of', () => {
   it('two countries give the union of the two single-country exports, in service order, each company once', async () => {
     const us = await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country: 'united states' });
     const canada = await allCompanies(sandbox.url, KEY, { technology: 'Shopify', country: 'canada' });
@@ -47,10 +47,11 @@ describe('repeated countries and employee ranges are any-of (spawned)', () => {
   it('a range list, a repeated range and an open band: the companies in any of them, overlaps once', async () => {
     const shopify = await allCompanies(sandbox.url, KEY, { technology: 'Shopify' });
     const inLabels = (...labels: string[]) => shopify.filter((row) => labels.includes(row.employee_range));
-    const list = await prospect(['companies', '-t', 'Shopify', '--employee-range', '1-10,51-200']);
+    // In process: the first test spawned a filtered listing; this one is about the set selected.
+    const list = await inProcess(['companies', '-t', 'Shopify', '--employee-range', '1-10,51-200']);
     expect(list.code).toBe(0);
     expect(domains(list.stdout)).toEqual(union(inLabels('1-10', '51-200')));
-    const overlapping = await prospect([
+    const overlapping = await inProcess([
       'companies',
       '-t',
       'Shopify',
@@ -60,7 +61,7 @@ describe('repeated countries and employee ranges are any-of (spawned)', () => {
       '11-200',
     ]);
     expect(domains(overlapping.stdout)).toEqual(union(inLabels('1-10', '11-50', '51-200')));
-    const open = await prospect(['companies', '-t', 'Shopify', '--employee-range', '500+']);
+    const open = await inProcess(['companies', '-t', 'Shopify', '--employee-range', '500+']);
     expect(open.code).toBe(0);
     const large = shopify.filter((row) => Number(row.employee_range.split('-')[0]) >= 500);
     expect(large.length).toBeGreaterThan(0);
@@ -68,7 +69,7 @@ describe('repeated countries and employee ranges are any-of (spawned)', () => {
   });
 
   it('countries as people write them: USA, us and "United States" are "united states"; UK is the united kingdom', async () => {
-    const named = await prospect(['companies', '-t', 'Shopify', '--country', 'united states']);
+    const named = await inProcess(['companies', '-t', 'Shopify', '--country', 'united states']);
     expect(named.code).toBe(0);
     for (const written of ['USA', 'us', 'United States']) {
       const run = await inProcess(['companies', '-t', 'Shopify', '--country', written]);
@@ -82,7 +83,7 @@ describe('repeated countries and employee ranges are any-of (spawned)', () => {
   });
 });
 
-describe('a typo is never an empty success (spawned)', () => {
+describe('a typo is never an empty success', () => {
   it.each([
     ['an unknown technology', ['-t', 'Shopfy'], /Shopify/],
     ['an unknown technology checked locally', ['-t', 'Shopify', '-t', 'Klavyio'], /Klaviyo/],
@@ -115,7 +116,8 @@ describe('a typo is never an empty success (spawned)', () => {
     expect((await prospect(['companies', ...filters])).code).toBe(3);
     const dir = await scratchDir();
     const target = join(dir, 'out.csv');
-    const allowed = await prospect(['companies', ...filters, '--allow-empty', '-o', target]);
+    // In process: the exit 3 above is the binary's; this is the file --allow-empty writes.
+    const allowed = await inProcess(['companies', ...filters, '--allow-empty', '-o', target]);
     expect(allowed.code).toBe(0);
     expect((await readFile(target, 'utf8')).trimEnd().split('\n')).toHaveLength(1);
     // The record beside the file, as contacts and pipeline write it for their empty results.
@@ -124,7 +126,7 @@ describe('a typo is never an empty success (spawned)', () => {
   });
 });
 
-describe('counts that are true (spawned)', () => {
+describe('counts that are true', () => {
   it('a local technology filter: the wider count is named as such, never "of" it; the sidecar says the same', async () => {
     const wordpress = await serviceTotal({ technology: 'WordPress' });
     const dir = await scratchDir();
@@ -149,7 +151,8 @@ describe('counts that are true (spawned)', () => {
       (await serviceTotal({ technology: 'Shopify', country: 'canada' }));
     const dir = await scratchDir();
     const target = join(dir, 'shops.json');
-    const run = await prospect([
+    // In process: the test above spawned a run that reports a count; this one is about which count.
+    const run = await inProcess([
       'companies',
       '-t',
       'Shopify',
@@ -169,11 +172,12 @@ describe('counts that are true (spawned)', () => {
   });
 });
 
-describe('outputs that cannot be written are refused before any call (spawned)', () => {
+/** In process: test/commands/options.test.ts spawns both refusals (`-o x.xls`, a missing directory). */
+describe('outputs that cannot be written are refused before any call', () => {
   it('an extension prospect cannot write is exit 2, naming the formats it can', async () => {
     const dir = await scratchDir();
     const before = await requests();
-    const run = await prospect(['companies', '-t', 'Shopify', '-o', join(dir, 'x.xls')]);
+    const run = await inProcess(['companies', '-t', 'Shopify', '-o', join(dir, 'x.xls')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/cannot write \.xls /);
     expect(run.stderr).toMatch(/\.csv, \.json, \.ndjson/);
@@ -183,7 +187,7 @@ describe('outputs that cannot be written are refused before any call (spawned)',
 
   it('a directory that does not exist is exit 7 (output not writable), as the exit-code table says', async () => {
     const before = await requests();
-    const run = await prospect(['companies', '-t', 'Shopify', '-o', '/nonexistent/dir/x.csv']);
+    const run = await inProcess(['companies', '-t', 'Shopify', '-o', '/nonexistent/dir/x.csv']);
     expect(run.code).toBe(7);
     expect(run.stderr).toMatch(/\/nonexistent\/dir does not exist/);
     expect(await requests()).toEqual(before);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runShell, scratchDir } from '../helpers/cli.js';
+import { runCli, runInProcess, runShell, scratchDir } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { allCompanies, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
@@ -24,6 +24,12 @@ afterAll(async () => {
 
 const prospect = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
   runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
+/**
+ * The same main() in process (runInProcess): for the filters, formats and columns of a listing, whose
+ * promise is the rows written, once the first test has shown the binary writing a listing.
+ */
+const inProcess = (args: string[], extra: Parameters<typeof runInProcess>[1] = {}) =>
+  runInProcess(args, { url: sandbox.url, apiKey: KEY, ...extra });
 
 describe('prospect companies (spawned, against the sandbox)', () => {
   it('exports every matching company exactly once, equal to an independent client', async () => {
@@ -57,7 +63,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
       .filter((row) => stack(row).has('Google Analytics') && !stack(row).has('Facebook Pixel'))
       .map((row) => row.domain);
     expect(expected.length).toBeGreaterThan(0);
-    const run = await prospect([
+    const run = await inProcess([
       'companies',
       '-t',
       'Shopify',
@@ -74,7 +80,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
 
   it('stops at --max, and asks the service for no more rows than it writes', async () => {
     const before = await sandboxStats(sandbox.url);
-    const run = await prospect(['companies', '-t', 'jQuery', '--max', '7', '--format', 'ndjson']);
+    const run = await inProcess(['companies', '-t', 'jQuery', '--max', '7', '--format', 'ndjson']);
     expect(run.code).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(7);
     const after = await sandboxStats(sandbox.url);
@@ -83,7 +89,8 @@ describe('prospect companies (spawned, against the sandbox)', () => {
   });
 
   it('writes JSON with its provenance, NDJSON with full technology entries, and picks the format from -o', async () => {
-    const json = JSON.parse((await prospect(['companies', '-t', 'Shopify', '--max', '5', '--format', 'json'])).stdout);
+    // The formats in process; the file picked by -o is written by the binary.
+    const json = JSON.parse((await inProcess(['companies', '-t', 'Shopify', '--max', '5', '--format', 'json'])).stdout);
     expect(json.data).toHaveLength(5);
     expect(json.meta.source).toMatchObject({
       dataset: expect.any(String),
@@ -94,7 +101,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(Object.keys(json.meta.field_fill_rates)).toEqual(
       expect.arrayContaining(['phone', 'linkedin_url', 'description']),
     );
-    const ndjson = (await prospect(['companies', '-t', 'Shopify', '--max', '3', '--format', 'ndjson'])).stdout
+    const ndjson = (await inProcess(['companies', '-t', 'Shopify', '--max', '3', '--format', 'ndjson'])).stdout
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line));
@@ -114,7 +121,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     const served = await allCompanies(sandbox.url, KEY, { technology: 'Shopify' });
     const phones = served.map((row) => (row.phone as string | null) ?? '');
     expect(phones.filter((phone) => phone.startsWith('+')).length).toBeGreaterThan(10);
-    const run = await prospect(['companies', '-t', 'Shopify', '--columns', 'domain,phone,company_name']);
+    const run = await inProcess(['companies', '-t', 'Shopify', '--columns', 'domain,phone,company_name']);
     const rows = csvRecords(run.stdout);
     expect(Object.keys(rows[0]!)).toEqual(['domain', 'phone', 'company_name']);
     // README: a phone +1 415 555 0100 is written '+1 415 555 0100.
@@ -122,7 +129,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
       phones.map((phone) => (/^[=+\-@\t\r\n]/.test(phone) ? `'${phone}` : phone)),
     );
     expect(rows.map((row) => row.company_name)).toEqual(served.map((row) => row.company_name));
-    const raw = await prospect(['companies', '-t', 'Shopify', '--columns', 'phone', '--no-escape-formulas']);
+    const raw = await inProcess(['companies', '-t', 'Shopify', '--columns', 'phone', '--no-escape-formulas']);
     expect(csvRecords(raw.stdout).map((row) => row.phone)).toEqual(phones);
   });
 
@@ -137,17 +144,19 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(await readFile(target, 'utf8')).toBe('previous export\n');
     expect(existsSync(`${target}.meta.json`)).toBe(false);
     const fresh = join(dir, 'new.csv');
-    expect((await prospect(['companies', '-t', 'Shopifyy', '-o', fresh], { cwd: dir })).code).toBe(2);
+    // A new name, in process: no file appears either.
+    expect((await inProcess(['companies', '-t', 'Shopifyy', '-o', fresh], { cwd: dir })).code).toBe(2);
     expect(existsSync(fresh)).toBe(false);
   });
 
   it('--allow-empty writes a header-only file, exits 0 and still says why', async () => {
     const dir = await scratchDir();
     const target = join(dir, 'empty.csv');
-    const run = await prospect(['companies', '-t', 'Shopify', '-T', 'shopify', '--allow-empty', '-o', target], {
+    // Same technology on both sides is caught before any call (in process: a usage error, spawned in
+    // test/commands/options.test.ts).
+    const run = await inProcess(['companies', '-t', 'Shopify', '-T', 'shopify', '--allow-empty', '-o', target], {
       cwd: dir,
     });
-    // Same technology on both sides is caught before any call.
     expect(run.code).toBe(2);
     const nobody = await prospect(
       [
@@ -193,7 +202,8 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/PROSPECT_API_KEY/);
     expect(noKey.stderr).toMatch(/--sandbox/);
-    const remote = await runCli(['companies', '-t', 'Shopify'], { url: 'http://example.com', apiKey: KEY });
+    // In process: the refusal is before any connection (test/api/client.security.test.ts spawns it).
+    const remote = await runInProcess(['companies', '-t', 'Shopify'], { url: 'http://example.com', apiKey: KEY });
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/http/);
   });
@@ -219,7 +229,8 @@ describe('prospect companies against a failing or slow service', () => {
 
   it('recovers from --fail-rate 0.3 with output byte-identical to a clean run', async () => {
     const args = ['companies', '-t', 'WordPress', '--format', 'ndjson'];
-    const clean = await prospect(args);
+    // The clean run is the reference, in process; the run under faults is spawned.
+    const clean = await inProcess(args);
     const retried = await runCli(args, { url: flaky.url, apiKey: KEY, timeoutMs: 120_000 });
     expect(retried.code).toBe(0);
     expect(retried.stdout).toBe(clean.stdout);

@@ -79,16 +79,17 @@ describe('the config file is private', () => {
   });
 
   it('a file that was readable by others is made private on the next write', async () => {
-    const { file, run } = await profile();
+    const { file, inProcess } = await profile();
     writeFileSync(file, '{"format": "csv"}', { mode: 0o644 });
-    expect((await run(['config', 'set', 'concurrency', '8'])).code).toBe(0);
+    // In process: the mode is the write's, not the process's (the spawned runs above show the umask's part).
+    expect((await inProcess(['config', 'set', 'concurrency', '8'])).code).toBe(0);
     expect(modeOf(file)).toBe(0o600);
   });
 });
 
 describe('config set api-key', () => {
   it('reads the key from stdin and never shows it', async () => {
-    const { file, run } = await profile();
+    const { file, run, inProcess } = await profile();
     // apiKey makes runCli check that the key appears in no output; PROSPECT_API_KEY itself stays unset.
     const set = await run(['--verbose', 'config', 'set', 'api-key'], {
       apiKey: FILE_KEY,
@@ -100,10 +101,14 @@ describe('config set api-key', () => {
     expect(set.stderr).toContain('Set api-key to …f00d in');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'api-key': FILE_KEY });
 
-    const get = await run(['config', 'get', 'api-key'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    // Reading it back, in process (the same leak checks): the key was stored by the spawned run.
+    const get = await inProcess(['config', 'get', 'api-key'], {
+      apiKey: FILE_KEY,
+      env: { PROSPECT_API_KEY: undefined },
+    });
     expect(get).toMatchObject({ code: 0, stdout: '…f00d\n' });
 
-    const list = await run(['config', 'list'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    const list = await inProcess(['config', 'list'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^api-key +…f00d +config file$/m);
   });
@@ -122,16 +127,17 @@ describe('config set api-key', () => {
   });
 
   it('refuses an empty stdin (exit 2) and stores nothing', async () => {
-    const { file, run } = await profile();
-    const empty = await run(['config', 'set', 'api-key'], { input: '' });
+    // In process (an empty stdin is the run's own): the spawned refusal is the one above.
+    const { file, inProcess } = await profile();
+    const empty = await inProcess(['config', 'set', 'api-key'], { input: '' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('no API key on stdin');
     expect(existsSync(file)).toBe(false);
   });
 
   it('warns (with --verbose) that PROSPECT_API_KEY will take precedence', async () => {
-    const { run } = await profile();
-    const set = await run(['-v', 'config', 'set', 'api-key'], { apiKey: ENV_KEY, input: FILE_KEY });
+    const { inProcess } = await profile();
+    const set = await inProcess(['-v', 'config', 'set', 'api-key'], { apiKey: ENV_KEY, input: FILE_KEY });
     expect(set.code).toBe(0);
     expect(set.stderr).toContain(
       'PROSPECT_API_KEY is set in this environment and takes precedence over the config file',
@@ -156,14 +162,14 @@ describe('config list, get, unset, path', () => {
     expect(list.stdout).toMatch(/^format +table on a terminal, csv otherwise +default$/m);
     expect(list.stdout).not.toContain(FILE_KEY);
 
-    const flagged = await run(['--base-url', 'https://flag.example.com', 'config', 'list']);
+    const flagged = await inProcess(['--base-url', 'https://flag.example.com', 'config', 'list']);
     expect(flagged.stdout).toMatch(/^base-url +https:\/\/flag\.example\.com +flag --base-url$/m);
   });
 
   it('list marks an invalid value instead of failing, so it can be found and fixed', async () => {
-    const { file, run } = await profile();
+    const { file, inProcess } = await profile();
     writeFileSync(file, '{"concurrency": 99}');
-    const list = await run(['config', 'list']);
+    const list = await inProcess(['config', 'list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
       /^concurrency +99 +config file, INVALID: concurrency takes a whole number from 1 to 32/m,
@@ -174,7 +180,7 @@ describe('config list, get, unset, path', () => {
     const { run, inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'base-url', 'https://api.example.com/']);
     expect(await run(['config', 'get', 'base-url'])).toMatchObject({ code: 0, stdout: 'https://api.example.com/\n' });
-    expect(await run(['config', 'get', 'format'])).toMatchObject({ code: 0, stdout: '' });
+    expect(await inProcess(['config', 'get', 'format'])).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('unset removes a key; the default applies again', async () => {
@@ -183,12 +189,13 @@ describe('config list, get, unset, path', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ format: 'json' });
     expect((await run(['config', 'unset', 'format'])).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({});
-    expect((await run(['config', 'unset', 'format'])).code).toBe(0);
+    expect((await inProcess(['config', 'unset', 'format'])).code).toBe(0);
   });
 
   it('path prints the file, honouring PROSPECT_CONFIG_DIR', async () => {
-    const { file, run } = await profile();
-    expect(await run(['config', 'path'])).toMatchObject({ code: 0, stdout: `${file}\n` });
+    const { file, inProcess } = await profile();
+    // In process: test/examples.cli.test.ts spawns `"$EDITOR" "$(prospect config path)"`.
+    expect(await inProcess(['config', 'path'])).toMatchObject({ code: 0, stdout: `${file}\n` });
   });
 });
 
@@ -217,8 +224,8 @@ describe('config set checks values (exit 2, nothing written)', () => {
   });
 
   it('accepts plain http to this machine (the sandbox)', async () => {
-    const { run } = await profile();
-    expect((await run(['config', 'set', 'base-url', 'http://127.0.0.1:4010'])).code).toBe(0);
+    const { inProcess } = await profile();
+    expect((await inProcess(['config', 'set', 'base-url', 'http://127.0.0.1:4010'])).code).toBe(0);
   });
 });
 
@@ -247,24 +254,31 @@ describe('a corrupt config file', () => {
   });
 
   it('never quotes the file, which may hold the key (JSON.parse messages do)', async () => {
-    const { file, run } = await profile();
+    const { file, inProcess } = await profile();
     writeFileSync(file, `{"api-key": ${FILE_KEY}}`);
-    const result = await run(['--debug', 'config', 'list'], { apiKey: FILE_KEY, env: { PROSPECT_API_KEY: undefined } });
+    const result = await inProcess(['--debug', 'config', 'list'], {
+      apiKey: FILE_KEY,
+      env: { PROSPECT_API_KEY: undefined },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`the config file ${file} is unusable: it is not valid JSON`);
     expect(result.stderr).not.toContain('sk_live');
   });
 
   it('an invalid value stops a data command before any request, naming the file and the key', async () => {
-    const { file, run } = await profile();
+    const { file, inProcess } = await profile();
     writeFileSync(file, '{"max-age": "soon"}');
-    const result = await run(['contacts', 'acme.com'], { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
+    const result = await inProcess(['contacts', 'acme.com'], { url: 'http://127.0.0.1:9', apiKey: ENV_KEY });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`the config file ${file} has an invalid max-age`);
     expect(result.stderr).toContain('prospect config unset max-age');
   });
 });
 
+/**
+ * The first case is spawned; the others run the same main() in process, each with its own
+ * environment and config directory, as a spawned run has.
+ */
 describe('precedence through the binary: flag > environment > config file > default', () => {
   let server: ScriptedServer;
   const lastSeen = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
@@ -304,18 +318,21 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 
   it('the environment over the config file', async () => {
-    const { run, inProcess } = await profile();
+    const { inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'base-url', 'https://unused.example.com']);
     await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
-    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], { apiKey: ENV_KEY, url: server.url });
+    const result = await inProcess(['companies', '-t', 'Shopify', '--format', 'csv'], {
+      apiKey: ENV_KEY,
+      url: server.url,
+    });
     expect(result.code).toBe(0);
     expect(authorizationOfLastRequest()).toBe(`Bearer ${ENV_KEY}`);
   });
 
   it('the --base-url flag over the environment', async () => {
-    const { run } = await profile();
+    const { inProcess } = await profile();
     const before = server.requests.length;
-    const result = await run(['--base-url', server.url, 'companies', '-t', 'Shopify', '--format', 'csv'], {
+    const result = await inProcess(['--base-url', server.url, 'companies', '-t', 'Shopify', '--format', 'csv'], {
       apiKey: ENV_KEY,
       url: 'https://unused.example.com',
     });
@@ -324,7 +341,8 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 
   it('format: the config file over the default; --format and -o FILE over the config file', async () => {
-    const { dir, run, inProcess } = await profile();
+    const { dir, inProcess } = await profile();
+    const run = inProcess;
     const options = { apiKey: ENV_KEY, url: server.url };
     expect((await run(['companies', '-t', 'Shopify'], options)).stdout).toMatch(/^domain,company_name/);
     await setUp(inProcess, ['config', 'set', 'format', 'ndjson']);
@@ -344,7 +362,8 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 
   it('max-age: the config file over the default, --max-age over the config file', async () => {
-    const { run, inProcess } = await profile();
+    const { inProcess } = await profile();
+    const run = inProcess;
     const options = { apiKey: ENV_KEY, url: server.url };
     const freshness = async (args: string[]) => {
       const result = await run(['contacts', 'acme.com', '--format', 'csv', ...args], options);
@@ -358,6 +377,7 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 });
 
+/** The first case is spawned, the others run in process. */
 describe('--debug', () => {
   let server: ScriptedServer;
 
@@ -395,8 +415,8 @@ describe('--debug', () => {
   });
 
   it('PROSPECT_DEBUG=1 does the same', async () => {
-    const { run } = await profile();
-    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], {
+    const { inProcess } = await profile();
+    const result = await inProcess(['companies', '-t', 'Shopify', '--format', 'csv'], {
       apiKey: ENV_KEY,
       url: server.url,
       env: { PROSPECT_DEBUG: '1' },
@@ -411,7 +431,7 @@ describe('--debug', () => {
   });
 
   it('shows a stack trace only with --debug', async () => {
-    const { run } = await profile();
+    const { inProcess: run } = await profile();
     const quiet = await run(['contacts', 'acme.com']);
     expect(quiet.code).toBe(2);
     expect(quiet.stderr).toContain('prospect: no API key is set.');

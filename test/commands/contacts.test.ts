@@ -28,13 +28,17 @@ afterAll(async () => {
 function prospect(args: string[], extra: Parameters<typeof runCli>[1] = {}) {
   return runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 }
+/** The same main() in process: for the rows a run keeps, once the first test has spawned a run. */
+function inProcess(args: string[], extra: Parameters<typeof runInProcess>[1] = {}) {
+  return runInProcess(args, { url: sandbox.url, apiKey: KEY, ...extra });
+}
 const byDomain = (rows: Record<string, string>[]) => {
   const grouped = new Map<string, Record<string, string>[]>();
   for (const row of rows) grouped.set(row.domain!, [...(grouped.get(row.domain!) ?? []), row]);
   return grouped;
 };
 
-describe('prospect contacts (spawned, against the sandbox)', () => {
+describe('prospect contacts (against the sandbox)', () => {
   it('gives, domain by domain, exactly what single-domain calls give: nothing lost at the limit, nothing twice', async () => {
     const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv', '--concurrency', '8'], {
       input: usDomainsNdjson,
@@ -65,7 +69,8 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
   });
 
   it('writes byte-identical output at --concurrency 1 and 8', async () => {
-    const one = await prospect(['contacts', '--concurrency', '1', '--limit', '100'], { input: usDomainsNdjson });
+    // --concurrency 1 is the reference, in process; the run at 8 is spawned.
+    const one = await inProcess(['contacts', '--concurrency', '1', '--limit', '100'], { input: usDomainsNdjson });
     const eight = await prospect(['contacts', '--concurrency', '8', '--limit', '100'], { input: usDomainsNdjson });
     expect(one.code).toBe(0);
     expect(eight.stdout).toBe(one.stdout);
@@ -73,7 +78,7 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
   });
 
   it('classifies every address by freshness and carries its source', async () => {
-    const run = await prospect(['contacts', '--max-age', '180d', '--format', 'ndjson'], { input: usDomainsNdjson });
+    const run = await inProcess(['contacts', '--max-age', '180d', '--format', 'ndjson'], { input: usDomainsNdjson });
     const rows = run.stdout
       .trimEnd()
       .split('\n')
@@ -89,7 +94,7 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
       else expect(row.email_freshness).toBe(Date.parse(row.business_email_last_seen) < cutoff ? 'stale' : 'fresh');
     }
     expect([...seen].sort()).toEqual(expect.arrayContaining(['fresh', 'none', 'stale']));
-    const dropped = await prospect(['contacts', '--max-age', '180d', '--stale', 'drop', '--format', 'ndjson'], {
+    const dropped = await inProcess(['contacts', '--max-age', '180d', '--stale', 'drop', '--format', 'ndjson'], {
       input: usDomainsNdjson,
     });
     const kept = dropped.stdout
@@ -101,7 +106,7 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
   });
 
   it('--per-company keeps the most useful N of each domain: the most senior, then fresh, then the most recently confirmed', async () => {
-    const run = await prospect(['contacts', '--per-company', '2', '--max-age', '180d', '--format', 'ndjson'], {
+    const run = await inProcess(['contacts', '--per-company', '2', '--max-age', '180d', '--format', 'ndjson'], {
       input: usDomainsNdjson,
     });
     expect(run.code).toBe(0);
@@ -155,7 +160,8 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('warning: skipped 1 invalid domain (never sent); --verbose lists them.\n');
-    const verbose = await prospect([
+    // --verbose and --strict on the same file, in process.
+    const verbose = await inProcess([
       'contacts',
       '--domains-file',
       file,
@@ -179,7 +185,7 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
       if ((await contactsOfDomain(sandbox.url, KEY, domain)).length > 0) withContacts.push(domain);
     expect(withContacts.length).toBeGreaterThan(0);
     expect(seenDomains).toEqual(withContacts);
-    const strict = await prospect(['contacts', '--domains-file', file, '--domain-column', 'website', '--strict']);
+    const strict = await inProcess(['contacts', '--domains-file', file, '--domain-column', 'website', '--strict']);
     expect(strict.code).toBe(2);
   });
 
@@ -196,7 +202,6 @@ describe('prospect contacts (spawned, against the sandbox)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/cxo, vp, director, manager, staff/);
     // The other values in process (the same main()).
-    const inProcess = (args: string[]) => runInProcess(args, { url: sandbox.url, apiKey: KEY });
     expect((await inProcess(['contacts', 'acme.com', '--limit', '1001'])).code).toBe(2);
     expect((await inProcess(['contacts', 'acme.com', '--max-age', 'soon'])).code).toBe(2);
     expect((await inProcess(['contacts', 'acme.com', '--stale', 'maybe'])).code).toBe(2);

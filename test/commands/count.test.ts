@@ -20,6 +20,8 @@ afterAll(async () => {
 });
 
 const count = (args: string[], apiKey = key) => runCli(['count', ...args], { url: sandbox.url, apiKey });
+/** The same main() in process: for the counts and their layout, once a count has been spawned. */
+const countInProcess = (args: string[], apiKey = key) => runInProcess(['count', ...args], { url: sandbox.url, apiKey });
 
 interface SetSpec {
   args: string[];
@@ -92,7 +94,7 @@ describe('prospect count', () => {
 
   it('prints the counts as CSV in a pipe, and a Free key gets contacts too', async () => {
     const growth = await count(['-t', 'Shopify', '-t', 'Klaviyo', '--verbose']);
-    const free = await count(['-t', 'Shopify', '-t', 'Klaviyo'], SANDBOX_KEYS.free);
+    const free = await countInProcess(['-t', 'Shopify', '-t', 'Klaviyo'], SANDBOX_KEYS.free);
     expect(free.code, free.stderr).toBe(0);
     const expected = await independentCount(sets[1]!);
     expect(free.stdout).toBe(`companies,contacts\n${expected.companies},${expected.contacts}\n`);
@@ -104,7 +106,7 @@ describe('prospect count', () => {
   it('--by country: one call per country the service lists, shares of the set, CSV in a pipe', async () => {
     const countries: string[] = (await call(sandbox.url, '/api/v1/countries', { key })).body.data;
     const before = await sandboxStats(sandbox.url);
-    const run = await count(['-t', 'WordPress', '--by', 'country', '--top', '0']);
+    const run = await countInProcess(['-t', 'WordPress', '--by', 'country', '--top', '0']);
     const after = await sandboxStats(sandbox.url);
     expect(run.code, run.stderr).toBe(0);
     expect(after.requests.companies - before.requests.companies).toBe(countries.length);
@@ -123,8 +125,8 @@ describe('prospect count', () => {
 
   it('--by industry walks the set, --top 3 adds an "other" row, and labels contacts as not available (CSV and meta)', async () => {
     const [csv, json] = await Promise.all([
-      count(['-t', 'Shopify', '--by', 'industry', '--top', '3']),
-      count(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json', '--verbose']),
+      countInProcess(['-t', 'Shopify', '--by', 'industry', '--top', '3']),
+      countInProcess(['-t', 'Shopify', '--by', 'industry', '--top', '3', '--format', 'json', '--verbose']),
     ]);
     expect(json.code, json.stderr).toBe(0);
     const document = JSON.parse(json.stdout);
@@ -154,7 +156,7 @@ describe('prospect count', () => {
 
   it('--by technology counts the contacts of the technologies shown with the service, one query each', async () => {
     const before = await sandboxStats(sandbox.url);
-    const run = await count(['-t', 'Shopify', '--by', 'technology', '--top', '3', '--format', 'json']);
+    const run = await countInProcess(['-t', 'Shopify', '--by', 'technology', '--top', '3', '--format', 'json']);
     const after = await sandboxStats(sandbox.url);
     expect(run.code, run.stderr).toBe(0);
     const document = JSON.parse(run.stdout);
@@ -189,7 +191,8 @@ describe('count against a slow service', () => {
         ['-t', 'Shopify', '-t', 'Cloudflare', '-T', 'Klaviyo'],
       ]) {
         const before = await sandboxStats(slow.url);
-        const run = await runCli(['count', ...args], { url: slow.url, apiKey: key });
+        // In process: the request count is the sandbox's, whatever runs the command.
+        const run = await runInProcess(['count', ...args], { url: slow.url, apiKey: key });
         const after = await sandboxStats(slow.url);
         expect(run.code, run.stderr).toBe(0);
         expect(after.requests.total - before.requests.total).toBe(1);
@@ -253,7 +256,8 @@ describe('count against a slow service', () => {
         },
       };
     });
-    const run = await runCli(
+    // In process: the requests in flight are the server's to count.
+    const run = await runInProcess(
       ['count', '-t', 'Shopify', '--by', 'country', '--top', '0', '--concurrency', String(concurrency)],
       { url: server.url, apiKey: 'secret-key-123' },
     );
@@ -282,11 +286,15 @@ describe('pipeline --dry-run', () => {
     { args: ['-t', 'WordPress', '--seniority', 'director', '--per-company', '1', '--stale', 'drop'], paid: false },
   ];
 
+  // The first dry run is spawned, the others run in process; the real runs they are compared with too.
   it.each(optionSets)(
     'spends nothing, makes only its sample calls, and estimates the real run: $args',
     async ({ args, paid }) => {
       const before = await sandboxStats(small.url);
-      const dry = await runCli(['pipeline', ...args, '--dry-run', '--format', 'json'], { url: small.url, apiKey: key });
+      const dry = await (args === optionSets[0]!.args ? runCli : runInProcess)(
+        ['pipeline', ...args, '--dry-run', '--format', 'json'],
+        { url: small.url, apiKey: key },
+      );
       const middle = await sandboxStats(small.url);
       expect(dry.code, dry.stderr).toBe(0);
       expect(middle.units.growth - before.units.growth).toBe(0);
@@ -296,7 +304,7 @@ describe('pipeline --dry-run', () => {
       expect(middle.requests.contacts - before.requests.contacts).toBe(estimate.sample.calls);
       expect(estimate.sample.strata).toBeGreaterThan(1);
 
-      const real = await runCli(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], {
+      const real = await runInProcess(['pipeline', ...args, '--format', 'csv', ...(paid ? ['--yes'] : [])], {
         url: small.url,
         apiKey: key,
       });

@@ -60,7 +60,8 @@ describe('prospect doctor', () => {
   });
 
   it('a Free key: contacts are not on its plan, and the service is still usable (exit 0)', async () => {
-    const run = await runCli(['--timeout', '12', 'doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.free });
+    // In process: the lines main() prints for another plan (the run above is spawned).
+    const run = await runInProcess(['--timeout', '12', 'doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.free });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter)");
     expect(run.stdout).toContain('ok  contract  row 11: the plan gate is 403 plan_required');
@@ -87,7 +88,8 @@ describe('prospect doctor', () => {
   });
 
   it('an unknown key: exit 4, as a command would', async () => {
-    const run = await runCli(['doctor'], { url: sandbox.url, apiKey: 'not-a-key-at-all-000' });
+    // In process: test/commands/companies.test.ts spawns a refused key (exit 4).
+    const run = await runInProcess(['doctor'], { url: sandbox.url, apiKey: 'not-a-key-at-all-000' });
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/^prospect: the service rejected the API key \(401 unauthorized\)\./);
   });
@@ -176,7 +178,11 @@ describe('prospect doctor', () => {
           'm',
         ),
       );
-      const untrusted = await runCli(['doctor'], { url: `https://127.0.0.1:${tlsPort}`, apiKey: SANDBOX_KEYS.growth });
+      // In process: the same service without the CA (test/api/tls.cli.test.ts spawns the refusals).
+      const untrusted = await runInProcess(['doctor'], {
+        url: `https://127.0.0.1:${tlsPort}`,
+        apiKey: SANDBOX_KEYS.growth,
+      });
       expect(untrusted.code).toBe(5);
       expect(untrusted.stderr).toMatch(
         new RegExp(

@@ -62,7 +62,8 @@ describe('prospect pipeline', () => {
   it('stops at --max, and asks the service for no more companies than it lists', async () => {
     const before = await sandboxStats(sandbox.url);
     const args = ['pipeline', '-t', 'jQuery', '--seniority', 'cxo', '--max', '7', '--format', 'ndjson'];
-    const run = await runCli(args, options());
+    // In process: the calls are the sandbox's to count (the tests below spawn pipelines).
+    const run = await runInProcess(args, options());
     expect(run.code).toBe(0);
     const domains = new Set(
       run.stdout
@@ -166,7 +167,8 @@ describe('prospect pipeline', () => {
     };
     await writeFile(join(state, 'lock'), JSON.stringify(lock));
     const before = (await sandboxStats(sandbox.url)).requests.total as number;
-    const run = await runCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    // In process: the test above spawns a run sent away by a lock (exit 6); this one is about whose lock.
+    const run = await runInProcess([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
     expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/cron-box-2\.example\.internal/);
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
@@ -181,7 +183,8 @@ describe('prospect pipeline', () => {
     try {
       expect(statSync(elsewhere).dev).not.toBe(statSync(work).dev);
       const args = ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '5'];
-      const here = await runCli(
+      // The reference in process; the run across file systems is spawned.
+      const here = await runInProcess(
         [...args, '--state', join(work, 'state'), '-o', join(work, 'here.csv')],
         options({ cwd: work }),
       );
@@ -253,7 +256,8 @@ describe('prospect pipeline', () => {
     expect(verbose.stderr).toMatch(/No new leads since the last run/);
     expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
     // The dry run looks its sample up in the same ledger: about every lead would be left out now.
-    const dry = await runCli(
+    // The dry run and the run on changed data in process; the two runs above are spawned.
+    const dry = await runInProcess(
       [
         ...args('unused.csv').filter((arg, i, all) => arg !== '-o' && all[i - 1] !== '-o'),
         '--dry-run',
@@ -277,7 +281,7 @@ describe('prospect pipeline', () => {
       const expected = csvRecords(all.stdout).filter(
         (row) => !exported.has(`${row.business_email}|${row.domain}|${row.full_name}`),
       );
-      const third = await runCli(args('week3.csv'), { url: changed.url, apiKey: KEY, cwd: work });
+      const third = await runInProcess(args('week3.csv'), { url: changed.url, apiKey: KEY, cwd: work });
       expect(third.code).toBe(0);
       const week3 = csvRecords(await readFile(join(work, 'week3.csv'), 'utf8'));
       expect(week3).toEqual(expected);
@@ -323,7 +327,8 @@ describe('prospect pipeline', () => {
     expect(JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8')).exit_code).toBe(2);
 
     // Given another name, as the hint says, the run goes on; the first file keeps every lead.
-    const renamed = await runCli(args('leads-2026-11-23-1130.csv'), options({ cwd: work }));
+    // In process (in the same directory): the refusal above is the binary's.
+    const renamed = await runInProcess(args('leads-2026-11-23-1130.csv'), options({ cwd: work }));
     expect(renamed.code).toBe(0);
     expect(csvRecords(await readFile(join(work, 'leads-2026-11-23-1130.csv'), 'utf8'))).toEqual([]);
     expect(await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8')).toBe(written);

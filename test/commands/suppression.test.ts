@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { allCompanies, contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
@@ -23,13 +23,16 @@ let listed: string[];
 let excludedDomains: string[];
 let excludedEmail: string;
 
-const prospect = (args: string[], env: Record<string, string> = {}) =>
-  runCli(args, {
-    url: sandbox.url,
-    apiKey: KEY,
-    cwd: work,
-    env: { PROSPECT_CACHE_DIR: join(work, 'cache'), PROSPECT_CONFIG_DIR: join(work, 'config'), ...env },
-  });
+const runOptions = (env: Record<string, string>) => ({
+  url: sandbox.url,
+  apiKey: KEY,
+  cwd: work,
+  env: { PROSPECT_CACHE_DIR: join(work, 'cache'), PROSPECT_CONFIG_DIR: join(work, 'config'), ...env },
+});
+/** The binary, in the shared work directory: one run of each promise below. */
+const prospect = (args: string[], env: Record<string, string> = {}) => runCli(args, runOptions(env));
+/** The same main() in process, in the same directory: estimates, follow-up runs and set-up steps. */
+const inProcess = (args: string[], env: Record<string, string> = {}) => runInProcess(args, runOptions(env));
 const distinct = (values: string[]) => [...new Set(values)];
 
 beforeAll(async () => {
@@ -68,7 +71,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
+describe('pipeline with suppression lists and --keep-empty', () => {
   it('leaves the listed companies and addresses out of the output, the contacts calls and the paid checks', async () => {
     const run = await prospect([
       'pipeline',
@@ -114,7 +117,7 @@ describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
   });
 
   it('--max caps the companies that are not excluded, and says so when more match', async () => {
-    const run = await prospect([
+    const run = await inProcess([
       'pipeline',
       ...SET,
       '--seniority',
@@ -135,7 +138,7 @@ describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
     );
     expect(run.stderr).toContain(`warning: Stopped at --max 4 of ${listed.length}; more companies match.`);
     // The dry run samples as the run would: the lists leave their companies out, --max caps the rest.
-    const dry = await prospect([
+    const dry = await inProcess([
       'pipeline',
       ...SET,
       '--max',
@@ -154,7 +157,7 @@ describe('pipeline with suppression lists and --keep-empty (spawned)', () => {
   });
 });
 
-describe('contacts and count with --exclude-domains (spawned)', () => {
+describe('contacts and count with --exclude-domains', () => {
   it('contacts never asks for an excluded domain given as input; count leaves them out of its walk', async () => {
     const run = await prospect([
       'contacts',
@@ -172,7 +175,7 @@ describe('contacts and count with --exclude-domains (spawned)', () => {
       listed.slice(0, 6).filter((domain) => !excludedDomains.includes(domain)),
     );
     expect(run.stderr).toContain('warning: 2 companies removed by --exclude-domains.');
-    const count = await prospect(['count', ...SET, '--exclude-domains', 'customers.csv', '--format', 'json']);
+    const count = await inProcess(['count', ...SET, '--exclude-domains', 'customers.csv', '--format', 'json']);
     expect(count.code, count.stderr).toBe(0);
     expect(JSON.parse(count.stdout).data).toEqual([{ companies: listed.length - 3, contacts: null }]);
     expect(
@@ -181,11 +184,11 @@ describe('contacts and count with --exclude-domains (spawned)', () => {
   });
 });
 
-describe('verify --exclude-emails (spawned)', () => {
+describe('verify --exclude-emails', () => {
   it('an excluded address is not written, not counted in the estimate and never paid for', async () => {
     const others = ['ada@example.com', 'bob@example.org'];
     await writeFile(join(work, 'people.csv'), `business_email\n${excludedEmail}\n${others.join('\n')}\n`);
-    const estimate = await prospect([
+    const estimate = await inProcess([
       'verify',
       '--file',
       'people.csv',
@@ -220,7 +223,7 @@ describe('verify --exclude-emails (spawned)', () => {
   });
 });
 
-describe('the run record (spawned)', () => {
+describe('the run record', () => {
   it('--summary and FILE.meta.json have the same fields on companies, contacts, verify and pipeline, as documented', async () => {
     // Every run leaves the excluded companies out, so no test here ever sends one to the service.
     const runs = [
@@ -252,7 +255,8 @@ describe('the run record (spawned)', () => {
       ],
       ['companies', ...SET, '--max', '3', '--exclude-domains', 'customers.csv', '-o', 'r-companies.xlsx'],
     ];
-    for (const args of runs) expect((await prospect(args)).code).toBe(0);
+    // In process: the fields of the records are main()'s; the binary writes them in the tests above.
+    for (const args of runs) expect((await inProcess(args)).code).toBe(0);
     const read = async (name: string) =>
       JSON.parse(await readFile(join(work, name), 'utf8')) as Record<string, unknown>;
     const names = ['companies', 'contacts', 'verify', 'pipeline'];
@@ -281,12 +285,12 @@ describe('the run record (spawned)', () => {
   });
 });
 
-describe('a standing list from prospect config (spawned)', () => {
+describe('a standing list from prospect config', () => {
   it('applies to every run; once its file is gone, a run stops with exit 2 before any call', async () => {
     // A config of its own: the other tests here run without a standing list, in any order.
     const own = { PROSPECT_CONFIG_DIR: await scratchDir() };
     await writeFile(join(work, 'standing.txt'), `# customers\n${excludedDomains[0]}\n`);
-    expect((await prospect(['config', 'set', 'exclude-domains', 'standing.txt'], own)).code).toBe(0);
+    expect((await inProcess(['config', 'set', 'exclude-domains', 'standing.txt'], own)).code).toBe(0);
     const run = await prospect(['companies', ...SET, '--format', 'csv', '--columns', 'domain'], own);
     expect(run.code, run.stderr).toBe(0);
     expect(csvRecords(run.stdout).map((row) => row.domain)).toEqual(
@@ -296,12 +300,12 @@ describe('a standing list from prospect config (spawned)', () => {
 
     await rm(join(work, 'standing.txt'));
     const before = (await sandboxStats(sandbox.url)).requests.total;
-    const stopped = await prospect(['pipeline', ...SET], own);
+    const stopped = await inProcess(['pipeline', ...SET], own);
     expect(stopped.code).toBe(2);
     expect(stopped.stderr).toMatch(
       /^prospect: the standing exclude-domains list .*standing\.txt \(prospect config\) does not exist; nothing was sent\./,
     );
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
-    expect((await prospect(['config', 'set', 'exclude-domains', 'missing.csv'], own)).code).toBe(2);
+    expect((await inProcess(['config', 'set', 'exclude-domains', 'missing.csv'], own)).code).toBe(2);
   });
 });

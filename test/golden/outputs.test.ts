@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
+import { inProcessUnder, runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { findProgram } from '../helpers/programs.js';
 import { startTestSandbox, TEST_AS_OF, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -110,6 +110,12 @@ function fakeClock(args: string[]): { command: string; args: string[] } {
   return { command: 'faketime', args: [CLOCK, process.execPath, ...args] };
 }
 
+/**
+ * The first case is the binary, spawned under faketime; the others run the same main() in one
+ * process started under faketime (inProcessUnder): the same clock, without a process start per case.
+ */
+const underFakeClock = inProcessUnder(fakeClock);
+
 describe.skipIf(FAKETIME.skip)('golden outputs (same bytes before and after a redesign)', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox();
@@ -121,12 +127,14 @@ describe.skipIf(FAKETIME.skip)('golden outputs (same bytes before and after a re
     );
     expect(companies.code, companies.stderr).toBe(0);
     writeFileSync(join(dir, 'domains.txt'), companies.stdout);
-    const people = await runCli(['contacts', '--seniority', 'cxo,vp', '--per-company', '2', '--format', 'csv'], {
-      url: sandbox.url,
-      apiKey: KEY,
-      input: companies.stdout,
-      wrap: fakeClock,
-    });
+    const people = await underFakeClock(
+      ['contacts', '--seniority', 'cxo,vp', '--per-company', '2', '--format', 'csv'],
+      {
+        url: sandbox.url,
+        apiKey: KEY,
+        input: companies.stdout,
+      },
+    );
     writeFileSync(join(dir, 'people.csv'), people.stdout);
   });
   afterAll(async () => {
@@ -136,7 +144,7 @@ describe.skipIf(FAKETIME.skip)('golden outputs (same bytes before and after a re
   for (const testCase of cases) {
     it(testCase.name, async () => {
       const args = testCase.args(dir);
-      const run = await runCli(args, {
+      const run = await (testCase === cases[0] ? runCli : underFakeClock)(args, {
         url: sandbox.url,
         apiKey: KEY,
         input: testCase.input?.(dir) ?? '',

@@ -97,9 +97,12 @@ export function startCli(args: string[], options: CliOptions = {}): ChildProcess
 
 const running = new Set<ChildProcess>();
 
+/** When a child is over: 'close' (its output drained), or 'exit' for one with an IPC channel, which never closes. */
+const endOf = (child: ChildProcess) => (typeof child.send === 'function' ? 'exit' : 'close');
+
 function track(child: ChildProcess): ChildProcess {
   running.add(child);
-  child.once('close', () => running.delete(child));
+  child.once(endOf(child), () => running.delete(child));
   return child;
 }
 
@@ -109,7 +112,10 @@ export async function stopStrayChildren(): Promise<void> {
     [...running].map(
       (child) =>
         new Promise<void>((resolveClosed) => {
-          child.once('close', () => resolveClosed());
+          child.once(endOf(child), () => resolveClosed());
+          // A host of inProcessUnder ends when its channel closes (a wrapper such as faketime may
+          // keep it as a child of its own, where a signal to the wrapper would not reach it).
+          if (child.connected) child.disconnect();
           child.kill('SIGCONT');
           child.kill('SIGKILL');
         }),
@@ -193,8 +199,11 @@ export async function runShell(script: string, options: CliOptions = {}): Promis
   return finishCli(child, options);
 }
 
-/** What runInProcess takes: a run in a thread has no working directory of its own, no wrapper and no signals. */
-export type InProcessOptions = Omit<CliOptions, 'cwd' | 'wrap'> & {
+/**
+ * What runInProcess takes: no wrapper and no signals. `cwd` is the test process's own working
+ * directory for the length of the run (a thread has none of its own, and runs are one at a time).
+ */
+export type InProcessOptions = Omit<CliOptions, 'wrap'> & {
   /**
    * stdout and stderr say they are a terminal of this size (isTTY, columns, rows), for what is drawn
    * to a width (help, tables, summaries). Nothing else of a terminal: set TERM=dumb for no progress line.
@@ -212,9 +221,12 @@ let queue: Promise<unknown> = Promise.resolve();
  * costs milliseconds where a process costs a start-up, so a table of cases (every bad flag value)
  * runs here while one case of it is spawned, to show the binary behaves the same.
  *
- * Not for what only a process shows: exit through a signal, a terminal, a relative path (the
- * thread shares the test's working directory), the start-up itself. Runs are queued, one at a
- * time; the worker is reused by the runs of one test file and stopped when the file ends.
+ * Not for what only a process shows: exit through a signal, a terminal, the start-up itself. With
+ * `cwd`, the test process changes to that directory for the run and back after it (the thread
+ * shares the process's working directory): relative paths resolve there, as in a spawned run, and
+ * nothing else in the test process may rely on the working directory meanwhile (the helpers use
+ * absolute paths). Runs are queued, one at a time; the worker is reused by the runs of one test
+ * file and stopped when the file ends.
  */
 export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
   const run = queue.then(() => runInWorker(args, options));
@@ -233,6 +245,7 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
     stderr: false,
   }));
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const home = process.cwd();
   return new Promise<CliRun>((resolveRun, reject) => {
     const stopWith = (error: Error) => {
       done();
@@ -259,10 +272,13 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
       stopWith(new Error(`prospect (in process) called process.exit(${code}); run it with runCli`));
     const onError = (error: Error) => stopWith(error);
     const done = () => {
+      if (options.cwd !== undefined) process.chdir(home);
       clearTimeout(timer);
       thread.off('message', onMessage).off('exit', onExit).off('error', onError);
     };
     thread.on('message', onMessage).on('exit', onExit).on('error', onError);
+    // Vitest runs this file in a forked process (vitest.config.ts, pool 'forks'), where chdir is allowed.
+    if (options.cwd !== undefined) process.chdir(options.cwd);
     thread.postMessage({
       argv: [process.execPath, BIN, ...args],
       env: childEnv(options),
@@ -277,4 +293,75 @@ export async function stopInProcessCli(): Promise<void> {
   const thread = worker;
   worker = undefined;
   await thread?.terminate();
+}
+
+/**
+ * runInProcess in a process of its own, started once under `wrap` (a program the runs need around
+ * their process: faketime for the golden outputs): the worker of runInProcess (cli-worker.mjs) in a
+ * host process (cli-host.mjs), so N runs under faketime cost one process start, not N. The runs get
+ * the environment and the key leak checks of runInProcess; the host is stopped when the file ends.
+ */
+export function inProcessUnder(
+  wrap: NonNullable<CliOptions['wrap']>,
+): (args: string[], options?: Omit<InProcessOptions, 'cwd'>) => Promise<CliRun> {
+  let host: ChildProcess | undefined;
+  let hostQueue: Promise<unknown> = Promise.resolve();
+  const start = () => {
+    const spawned = wrap([resolve(import.meta.dirname, 'cli-host.mjs'), pathToFileURL(BUNDLE).href]);
+    return track(
+      spawn(spawned.command, spawned.args, {
+        env: childEnv({}),
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      }),
+    );
+  };
+  const runInHost = (args: string[], options: Omit<InProcessOptions, 'cwd'>) =>
+    new Promise<CliRun>((resolveRun, reject) => {
+      const child = (host ??= start());
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      const stopWith = (error: Error) => {
+        done();
+        host = undefined;
+        child.kill('SIGKILL');
+        reject(error);
+      };
+      const timer = setTimeout(
+        () => stopWith(new Error(`prospect (in a host process) did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onMessage = (message: unknown) => {
+        const answer = message as { code: number; stdout: Uint8Array; stderr: Uint8Array } | { thrown: string };
+        done();
+        if ('thrown' in answer) reject(new Error(`main() threw: ${answer.thrown}`));
+        else
+          resolveRun({
+            code: answer.code,
+            signal: null,
+            stdout: Buffer.from(answer.stdout).toString('utf8'),
+            stderr: Buffer.from(answer.stderr).toString('utf8'),
+          });
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        stopWith(new Error(`the host process ended (exit ${code}, signal ${signal})`));
+      const onError = (error: Error) => stopWith(error);
+      const done = () => {
+        clearTimeout(timer);
+        child.off('message', onMessage).off('exit', onExit).off('error', onError);
+      };
+      child.on('message', onMessage).on('exit', onExit).on('error', onError);
+      child.send({
+        argv: [process.execPath, BIN, ...args],
+        env: childEnv(options),
+        input: Buffer.from(options.input ?? ''),
+      });
+    });
+  return (args, options = {}) => {
+    const run = hostQueue.then(() => runInHost(args, options));
+    hostQueue = run.catch(() => {});
+    return run.then(async (result) => {
+      await assertNoKeyLeak(result, options);
+      return result;
+    });
+  };
 }

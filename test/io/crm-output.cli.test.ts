@@ -35,10 +35,14 @@ afterAll(async () => {
 function prospect(args: string[], extra: Parameters<typeof runCli>[1] = {}) {
   return runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 }
+/** The same main() in process: the other presets and refusals, once one of each is spawned. */
+function inProcess(args: string[], extra: Parameters<typeof runInProcess>[1] = {}) {
+  return runInProcess(args, { url: sandbox.url, apiKey: KEY, ...extra });
+}
 
 const headerLine = (csv: string) => csv.slice(0, csv.indexOf('\n'));
 
-describe('--preset (spawned, against the sandbox)', () => {
+describe('--preset (against the sandbox)', () => {
   it('pipeline --preset hubspot: the documented HubSpot headers, each over the value it names', async () => {
     const run = await prospect([...LEADS, '--preset', 'hubspot', '--format', 'csv']);
     expect(run.code).toBe(0);
@@ -60,7 +64,7 @@ describe('--preset (spawned, against the sandbox)', () => {
   });
 
   it('pipeline --preset salesforce: the documented Salesforce lead headers, each over the value it names', async () => {
-    const run = await prospect([...LEADS, '--preset', 'salesforce', '--format', 'csv']);
+    const run = await inProcess([...LEADS, '--preset', 'salesforce', '--format', 'csv']);
     expect(run.code).toBe(0);
     expect(headerLine(run.stdout)).toBe('First Name,Last Name,Email,Title,Company,Website,Industry,Country');
     expect(csvRecords(run.stdout).map((row) => [row.Email, row.Company, row.Website, row['Last Name']])).toEqual(
@@ -70,8 +74,8 @@ describe('--preset (spawned, against the sandbox)', () => {
 
   it('contacts has no company fields: the presets keep the contact columns', async () => {
     const domains = [...new Set(plainLeads.map((lead) => lead.domain!))].slice(0, 3);
-    const hubspot = await prospect(['contacts', ...domains, '--preset', 'hubspot', '--format', 'csv']);
-    const salesforce = await prospect(['contacts', ...domains, '--preset', 'salesforce', '--format', 'csv']);
+    const hubspot = await inProcess(['contacts', ...domains, '--preset', 'hubspot', '--format', 'csv']);
+    const salesforce = await inProcess(['contacts', ...domains, '--preset', 'salesforce', '--format', 'csv']);
     expect([hubspot.code, salesforce.code]).toEqual([0, 0]);
     expect(headerLine(hubspot.stdout)).toBe('First Name,Last Name,Email,Job Title,Website URL');
     expect(headerLine(salesforce.stdout)).toBe('First Name,Last Name,Email,Title,Website');
@@ -79,7 +83,7 @@ describe('--preset (spawned, against the sandbox)', () => {
   });
 
   it('--columns changes a preset column by column: rename, leave out, add', async () => {
-    const run = await prospect([
+    const run = await inProcess([
       ...LEADS,
       '--preset',
       'hubspot',
@@ -185,7 +189,8 @@ describe('-o FILE.xlsx refusals', () => {
 
   it('pipeline --state with an .xlsx output is exit 2 before any call, and writes nothing', async () => {
     const dir = await scratchDir();
-    const run = await prospect([...LEADS, '--state', join(dir, 'state'), '-o', join(dir, 'leads.xlsx')], { cwd: dir });
+    // In process: a refusal before any call; the one above is spawned.
+    const run = await inProcess([...LEADS, '--state', join(dir, 'state'), '-o', join(dir, 'leads.xlsx')], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^prospect: --state cannot resume an \.xlsx file/);
     expect(await readdir(dir)).toEqual([]);

@@ -29,7 +29,8 @@ let sandbox: RunningSandbox;
 let reference: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ seed: 3, companies: 5_000, asOf: todayUtc() });
-  const run = await runCli(COMPANIES, { url: sandbox.url, apiKey: KEY });
+  // The reference, in process (the same main()): the targets below are the spawned runs.
+  const run = await runInProcess(COMPANIES, { url: sandbox.url, apiKey: KEY });
   expect(run.code).toBe(0);
   reference = run.stdout;
   expect(reference.split('\n')).toHaveLength(7); // a header, five rows, the final newline
@@ -95,7 +96,8 @@ describe('-o and --summary to what is not a regular file', () => {
     const fifo = join(dir, 'leads');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const args = ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '20'];
-    const plain = await runCli(args, { url: sandbox.url, apiKey: KEY, cwd: dir });
+    // The reference in process; the run into the FIFO is spawned.
+    const plain = await runInProcess(args, { url: sandbox.url, apiKey: KEY, cwd: dir });
     expect(plain.code).toBe(0);
     const received = readAll(fifo);
     const run = await runCli([...args, '--state', 'state', '-o', fifo], { url: sandbox.url, apiKey: KEY, cwd: dir });
@@ -209,7 +211,8 @@ describe('--bom: a UTF-8 byte-order mark for Excel on Windows', () => {
 
   it('--bom with a format that is not CSV: exit 2 before any call', async () => {
     const before = await requests();
-    const run = await runCli([...COMPANIES, '--bom', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY });
+    // In process: a usage error before any call (test/commands/options.test.ts spawns those).
+    const run = await runInProcess([...COMPANIES, '--bom', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^prospect: --bom is for CSV, and this run writes ndjson\./);
     expect(await requests()).toBe(before);

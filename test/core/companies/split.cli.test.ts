@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli } from '../../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
@@ -27,8 +27,9 @@ const options = (extra: Parameters<typeof runCli>[1] = {}) => ({
 
 describe('a listing split into parts', () => {
   it('writes the bytes of one cursor; a pipeline killed mid-run resumes its parts to the same bytes', async () => {
+    // --concurrency 8 spawned; the single cursor it must equal in process (the same main()).
     const companies = (concurrency: string) =>
-      runCli(
+      (concurrency === '1' ? runInProcess : runCli)(
         [
           '--page-size',
           '100',
@@ -55,7 +56,8 @@ describe('a listing split into parts', () => {
     const pipeline = ['--page-size', '100', 'pipeline', '-t', 'Shopify', '--seniority', 'cxo'];
     const reference = await scratchDir();
     // --concurrency 4: one cursor (a quarter of 4 is one part), four contacts calls at once.
-    const clean = await runCli(
+    // The reference in process; the run that is killed and resumed is spawned.
+    const clean = await runInProcess(
       [...pipeline, '--concurrency', '4', '-o', join(reference, 'leads.csv')],
       options({ cwd: reference }),
     );
