@@ -17,7 +17,7 @@ import { Suppression } from '../shared/suppression.js';
 import { stoppedAtMaxLine, type SetCount } from '../companies/set-count.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from './state/checkpoint.js';
-import { listCompanies, type CompanyItem } from './listing.js';
+import { companiesStillToDo, type CompanyItem } from './listing.js';
 import { markPublishing, recordSuccess } from './state/exports-ledger.js';
 import { LeadOutput } from './lead-output.js';
 import type { LeadRow } from './lead-rows.js';
@@ -216,7 +216,7 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
   const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
   const limits = { accept, max, split, excludedAfterLast, pageSize: ctx.global.pageSize };
-  const companies = listCompanies(run.client, options.filters, checkpoint, limits);
+  const companies = companiesStillToDo(run.client, options.filters, checkpoint, limits);
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
   return mapInOrder(answered, settings.concurrency * 2, async (found) => {

@@ -43,7 +43,7 @@ export interface ListingLimits {
  * express applied. The first page's provenance goes into the checkpoint, so a resumed JSON document
  * ends exactly as an uninterrupted one; so do the parts of a split listing, so a resume walks them.
  */
-export async function* listCompanies(
+export async function* companiesStillToDo(
   client: Pick<ProspectClient, 'companies'>,
   filters: CompanyFilters,
   checkpoint: Checkpoint,

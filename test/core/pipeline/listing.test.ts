@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../../src/api/index.js';
 import { companyFiltersSchema } from '../../../src/core/companies/filters.js';
 import { newCheckpoint } from '../../../src/core/pipeline/state/checkpoint.js';
-import { listCompanies } from '../../../src/core/pipeline/listing.js';
+import { companiesStillToDo } from '../../../src/core/pipeline/listing.js';
 import { allCompanies } from '../../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
@@ -25,14 +25,14 @@ async function listExcluding(excluded: Set<string>) {
     accept: (row: { domain: string }) => !excluded.has(row.domain),
     excludedAfterLast: (count: number) => (afterLast += count),
   };
-  for await (const item of listCompanies(client, filters, newCheckpoint('test', new Date()), limits)) {
+  for await (const item of companiesStillToDo(client, filters, newCheckpoint('test', new Date()), limits)) {
     listed.push(item.company.domain);
     carried += item.excluded ?? 0;
   }
   return { listed, carried, afterLast };
 }
 
-describe('listCompanies with excluded domains', () => {
+describe('companiesStillToDo with excluded domains', () => {
   it('counts the companies excluded on the last pages, which no listed company follows', async () => {
     expect(domains.length).toBeGreaterThan(300);
     const tail = new Set(domains.slice(-250));
