@@ -45,6 +45,7 @@ Examples:
           {
             timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
             maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+            signal: ctx.signal,
           },
         );
       }),

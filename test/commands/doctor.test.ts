@@ -5,7 +5,8 @@
  * said in the message, so no stopwatch is needed).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInProcess } from '../helpers/cli.js';
+import { finishCli, runCli, runInProcess, startCli } from '../helpers/cli.js';
+import { errorBody, startScriptedServer } from '../helpers/scripted-server.js';
 import {
   NGINX,
   OPENSSL,
@@ -31,6 +32,26 @@ afterAll(async () => {
 });
 
 describe('prospect doctor', () => {
+  it('SIGTERM while it waits out a 429: it stops at once, and asks nothing more', async () => {
+    const server = await startScriptedServer([
+      { status: 429, headers: { 'retry-after': '25' }, body: errorBody('rate_limited', 'slow down') },
+    ]);
+    try {
+      const child = startCli(['doctor'], { url: server.url, apiKey: 'doctor-429-key-0000' });
+      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const signalledAt = performance.now();
+      child.kill('SIGTERM');
+      const run = await finishCli(child, { apiKey: 'doctor-429-key-0000' });
+      const tookMs = performance.now() - signalledAt;
+      expect(run.code).toBe(143);
+      expect(server.requests).toHaveLength(1);
+      // Before, it waited the whole 25 s; a loaded machine still ends it in well under 10.
+      expect(tookMs).toBeLessThan(10_000);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('against the sandbox: exit 0, where each setting came from, each step, the plan and the contract', async () => {
     const run = await runCli(['doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth });
     expect(run.stderr).toBe('');
@@ -44,7 +65,7 @@ describe('prospect doctor', () => {
       'key       …owth',
     ]);
     expect(lines[4]).toMatch(/^ok {2}DNS {7}127\.0\.0\.1 → 127\.0\.0\.1 \(\d+ ms\)$/);
-    expect(lines[5]).toMatch(new RegExp(`^ok  TCP       127\\.0\\.0\\.1:${port} \\(\\d+ ms\\)$`));
+    expect(lines[5]).toMatch(new RegExp(`^ok  TCP       127\\.0\\.0\\.1:${port} at 127\\.0\\.0\\.1 \\(\\d+ ms\\)$`));
     expect(lines[6]).toMatch(
       new RegExp(`^ok  HTTP      127\\.0\\.0\\.1:${port} answered GET /companies \\(\\d+ ms\\)$`),
     );
@@ -158,7 +179,9 @@ describe('prospect doctor', () => {
       expect(lines).toContain('ok  TLS       through the proxy: checked by the HTTP request below');
       expect(
         lines.some((line) =>
-          new RegExp(`^ok  TCP       the proxy 127\\.0\\.0\\.1:${squid.port} \\(\\d+ ms\\)$`).test(line),
+          new RegExp(`^ok  TCP       the proxy 127\\.0\\.0\\.1:${squid.port} at 127\\.0\\.0\\.1 \\(\\d+ ms\\)$`).test(
+            line,
+          ),
         ),
       ).toBe(true);
       expect(lines.at(-1)).toBe('The service is usable from here.');

@@ -25,10 +25,12 @@ import {
 import { redactSecret } from '../../util/redact.js';
 import { CliError, ExitCode, knownFailure } from '../../exit-codes.js';
 import type { Connection } from '../../runtime/connection.js';
-import { connectTo, lookUp, shakeHands } from './probes.js';
+import { connectToAny, lookUp, shakeHands } from './probes.js';
 
 /** Each step's own limits: a black hole ends the whole check well within 10 s. */
 const STEP_TIMEOUT_MS = 3000;
+/** The whole check's limit, 429 waits included: a service that keeps saying "too fast" ends it too. */
+const DOCTOR_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 4000;
 /** A technology any catalog of web technologies lists; a 422 for it still proves the key and the contract. */
 const PROBE_TECHNOLOGY = 'WordPress';
@@ -42,6 +44,8 @@ export interface DoctorOutput {
 export interface Tolerances {
   timeoutMs: number;
   maxRetries: number;
+  /** The run's signal (SIGINT, SIGTERM): stops the check wherever it is, a 429's wait included. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Runs every check, says each as it ends; resolves to the exit code (0: usable). */
@@ -56,7 +60,9 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
   out.line(`CA        ${trust}`);
   out.line(`key       ${redactSecret(connection.apiKey)}`);
   await checkSteps(connection, url, out);
+  const deadline = AbortSignal.timeout(DOCTOR_DEADLINE_MS);
   const client = createClient({
+    signal: tolerances.signal ? AbortSignal.any([tolerances.signal, deadline]) : deadline,
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     cursorParam: connection.cursorParam,
@@ -67,7 +73,14 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
     maxRetries: 0,
   });
   try {
-    const findings = await checkPlan(client, where, out);
+    const findings = await checkPlan(client, where, out).catch((error: unknown) => {
+      if (!deadline.aborted || tolerances.signal?.aborted) throw error;
+      throw new CliError(
+        `${where} gave no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s.`,
+        ExitCode.service,
+        'A service that keeps answering 429 is rate-limiting this key: try again later.',
+      );
+    });
     for (const finding of findings) out.line(`ok  contract  ${finding}`);
   } finally {
     await client.close();
@@ -97,17 +110,20 @@ async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): 
   const host = bareHost(target.hostname);
   const port = portOf(target);
   const label = proxy ? 'the proxy ' : '';
-  const dns = await step(`DNS of ${label}${host}`, () => lookUp(host));
+  const dns = await step(`DNS of ${label}${host}`, () => lookUp(host, STEP_TIMEOUT_MS));
   out.line(`ok  DNS       ${label}${host} → ${dns.value.join(', ')} (${dns.ms} ms)`);
-  const tcp = await step(`TCP to ${label}${host}:${port}`, () => connectTo(dns.value[0]!, port, STEP_TIMEOUT_MS));
-  out.line(`ok  TCP       ${label}${host}:${port} (${tcp.ms} ms)`);
+  // Every address in turn, as the commands' connections do; the later steps use the one that answered.
+  const tcp = await step(`TCP to ${label}${host}:${port}`, () => connectToAny(dns.value, port, STEP_TIMEOUT_MS));
+  for (const failed of tcp.value.failed) out.line(`--  TCP       ${label}${host}:${port} at ${failed}`);
+  const address = tcp.value.address;
+  out.line(`ok  TCP       ${label}${host}:${port} at ${address} (${tcp.ms} ms)`);
   if (proxy) {
     out.line(`ok  TLS       through the proxy: checked by the HTTP request below`);
     return;
   }
   if (url.protocol !== 'https:') return;
   const tls = await step(`TLS with ${host}:${port}`, () =>
-    shakeHands(host, port, connection.trust.ca, STEP_TIMEOUT_MS).catch((error: unknown) => {
+    shakeHands(host, address, port, connection.trust.ca, STEP_TIMEOUT_MS).catch((error: unknown) => {
       throw planFailure(tlsFailureError(error, url) ?? error);
     }),
   );

@@ -43,8 +43,41 @@ function withDeadline<T extends Socket>(socket: T, timeoutMs: number, event: str
   });
 }
 
-export function lookUp(host: string): Promise<Timed<string[]>> {
-  return timed(async () => (await lookup(host, { all: true })).map((entry) => entry.address));
+/** The name's addresses, in the order the commands' connections try them; a slow answer is a DNS failure. */
+export function lookUp(host: string, timeoutMs: number): Promise<Timed<string[]>> {
+  return timed(async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StepTimeoutError(`no DNS answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      return (await Promise.race([lookup(host, { all: true }), late])).map((entry) => entry.address);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}
+
+/** Connects to each address in turn until one answers; what failed before it, as `address: why`. */
+export function connectToAny(
+  addresses: readonly string[],
+  port: number,
+  timeoutMs: number,
+): Promise<Timed<{ address: string; failed: string[] }>> {
+  return timed(async () => {
+    const failed: string[] = [];
+    for (const address of addresses) {
+      try {
+        await connectTo(address, port, timeoutMs);
+        return { address, failed };
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        const why = error instanceof Error ? error.message : String(error);
+        failed.push(`${address}: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}`);
+      }
+    }
+    throw new Error(`no address answered: ${failed.join('; ')}`);
+  });
 }
 
 /** Connects, then closes at once. */
@@ -62,16 +95,17 @@ export interface Handshake {
   validTo: string;
 }
 
-/** A TLS handshake with the name as the client sends it and the CAs the client trusts. */
+/** A TLS handshake with the address TCP reached, the name as the client sends it and the CAs the client trusts. */
 export function shakeHands(
   host: string,
+  address: string,
   port: number,
   ca: readonly string[] | undefined,
   timeoutMs: number,
 ): Promise<Timed<Handshake>> {
   return timed(async () => {
     const options = {
-      host,
+      host: address,
       port,
       servername: host.includes(':') || /^[\d.]+$/.test(host) ? undefined : host,
       ...(ca ? { ca: [...ca] } : {}),
