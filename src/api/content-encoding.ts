@@ -34,14 +34,14 @@ export class AnswerRefusedError extends Error {
 }
 
 /** `64 MiB`, `1.5 MiB`, `900 KiB`: a byte count as a person reads a cap. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   const mib = bytes / 1024 / 1024;
   if (mib >= 1) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
   return `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 /** The one decoding Content-Encoding asks for (undefined: none), or why the answer is refused. */
-export function answerEncoding(contentEncoding: string | string[] | undefined, capBytes: number): string | undefined {
+function answerEncoding(contentEncoding: string | string[] | undefined, capBytes: number): string | undefined {
   const header = Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '');
   const encodings = header
     .split(',')

@@ -22,12 +22,12 @@ import stringWidth from 'string-width';
  */
 const MAX_CELL = 48;
 export const FIRST_FLOOR = 14;
-export const HEADER_FLOOR = 5;
-export const CUT_FLOOR = 8;
-export const EMAIL_FLOOR = 40;
+const HEADER_FLOOR = 5;
+const CUT_FLOOR = 8;
+const EMAIL_FLOOR = 40;
 /** A text column reads well at this width: a wide terminal's extras are added while every column keeps it. */
-export const COMFORT = 20;
-export const CUT_FIRST: readonly string[] = [
+const COMFORT = 20;
+const CUT_FIRST: readonly string[] = [
   'technologies',
   'title',
   'company_name',
@@ -39,9 +39,9 @@ export const CUT_FIRST: readonly string[] = [
   'source',
   'linkedin_url',
 ];
-export const CUT_LAST: readonly string[] = ['domain'];
+const CUT_LAST: readonly string[] = ['domain'];
 /** The columns kept longest when some must go, most needed first (after the email and the name). */
-export const KEEP: readonly string[] = [
+const KEEP: readonly string[] = [
   'domain',
   'verification',
   'company_name',

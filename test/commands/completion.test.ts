@@ -108,7 +108,10 @@ describe('bash', () => {
       ['set', 'get', 'unset', 'list', 'path', 'help'],
     ],
     [['prospect', 'config', 'set', ''], [...CONFIG_KEYS]],
-    [['prospect', 'config', 'unset', 'ma'], ['max-age', 'max-answer-size']],
+    [
+      ['prospect', 'config', 'unset', 'ma'],
+      ['max-age', 'max-answer-size'],
+    ],
     [
       ['prospect', 'completion', ''],
       ['bash', 'zsh', 'fish'],

@@ -81,7 +81,7 @@ export function connectToAny(
 }
 
 /** Connects, then closes at once. */
-export function connectTo(address: string, port: number, timeoutMs: number): Promise<Timed<void>> {
+function connectTo(address: string, port: number, timeoutMs: number): Promise<Timed<void>> {
   return timed(async () => {
     const socket = await withDeadline(connectTcp({ host: address, port }), timeoutMs, 'connect');
     socket.destroy();

@@ -26,7 +26,7 @@ export function reportVerification(ctx: RunContext, snapshot: VerificationSnapsh
 }
 
 /** The caveat when the service may have charged more than the answers show; undefined when it cannot have. */
-export function mostCharged(snapshot: VerificationSnapshot): string | undefined {
+function mostCharged(snapshot: VerificationSnapshot): string | undefined {
   const { units_spent, units_spent_at_most, answers_lost } = snapshot;
   if (units_spent_at_most <= units_spent) return undefined;
   const why =

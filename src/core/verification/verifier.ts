@@ -248,6 +248,6 @@ interface PaidCall {
 }
 
 /** A paid call's Idempotency-Key: the run's scope and a hash of the address (within the service's 200 characters). */
-export function idempotencyKeyFor(scope: string, key: string): string {
+function idempotencyKeyFor(scope: string, key: string): string {
   return `prospect-${scope}-${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
 }
