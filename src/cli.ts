@@ -38,10 +38,11 @@ export async function main(argv: string[]): Promise<number> {
     try {
       exitCode = await body(ctx);
     } catch (error) {
-      exitCode = reportFailure(error, ctx.reporter, controller.signal);
+      exitCode = reportFailure(error, ctx.reporter, controller.signal, ctx.incompleteOutput !== undefined);
       await recordFailure(argv, { startedAt, exitCode, error, ctx });
     } finally {
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+      reportIncompleteOutput(ctx);
     }
   });
   try {
@@ -128,6 +129,18 @@ async function recordFailure(
   await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });
 }
 
+/**
+ * The last line of a run that failed after its rows started going to stdout (a file or a pipe) or a
+ * device: whoever reads that output must know it is cut short, and by how much.
+ */
+function reportIncompleteOutput(ctx: RunContext): void {
+  const left = ctx.incompleteOutput;
+  if (left === undefined) return;
+  const rows = `${left.rows.toLocaleString('en-US')} ${left.noun}`;
+  const fix = left.where === 'stdout' ? '; -o FILE writes a file whole or not at all' : '';
+  ctx.reporter.notice(`the output on ${left.where} is incomplete: ${rows} written before the run stopped${fix}.`);
+}
+
 /** What commander said, as prospect says it: "unknown option '--formt'", without its "error: ". */
 function commanderMessage(error: unknown): string {
   return error instanceof Error ? error.message.replace(/^error: /, '').split('\n')[0]! : String(error);
@@ -150,11 +163,12 @@ interface FailureReporter {
   debugging: boolean;
 }
 
-function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal): number {
+function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal, leftRows: boolean): number {
   const exitCode = exitCodeOf(error, signal);
   // A question answered with Ctrl-C says what it cost (nothing); any other interrupted run says what was kept.
   if (signal.aborted && !(error instanceof CancelledError)) {
-    reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
+    // Rows already on stdout stay there: the line after this one says so (reportIncompleteOutput).
+    reporter.error(`interrupted by ${String(signal.reason)}${leftRows ? '.' : '; nothing was left half-written.'}`);
     return exitCode;
   }
   // A full disk, a refused key, a service that would not answer: a message for the person, not a bug report.

@@ -28,6 +28,11 @@ export interface RunContext {
   signal: AbortSignal;
   /** Runs at the end of the command, success or not (close pools, stop the in-process sandbox). */
   onCleanup(task: () => Promise<void> | void): void;
+  /**
+   * Set by a run that failed after writing rows straight to stdout (or a device): they cannot be
+   * taken back, so its last stderr line says the output is incomplete (src/cli.ts).
+   */
+  incompleteOutput?: { rows: number; noun: string; where: string };
 }
 
 export function createContext(

@@ -129,7 +129,19 @@ describe('counts that are true (spawned)', () => {
     const wordpress = await serviceTotal({ technology: 'WordPress' });
     const dir = await scratchDir();
     const target = join(dir, 'wp.csv');
-    const run = await prospect(['companies', '-t', 'WordPress', '-t', 'WooCommerce', '--max', '5', '-o', target]);
+    // --verbose: a deliberate --max is a summary line, not a warning (issue 36).
+    const run = await prospect([
+      '--verbose',
+      'companies',
+      '-t',
+      'WordPress',
+      '-t',
+      'WooCommerce',
+      '--max',
+      '5',
+      '-o',
+      target,
+    ]);
     expect(run.code).toBe(0);
     const total = wordpress.toLocaleString('en-US');
     expect(run.stderr).toContain(
@@ -150,6 +162,7 @@ describe('counts that are true (spawned)', () => {
     const dir = await scratchDir();
     const target = join(dir, 'shops.json');
     const run = await prospect([
+      '--verbose',
       'companies',
       '-t',
       'Shopify',

@@ -70,7 +70,8 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     report(sidecar) {
       const provenance = provenanceLine(listing.meta);
       if (provenance) ctx.reporter.info(provenance);
-      if (listing.stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, listing.count()));
+      // Asked for: a summary line, not a warning a cron job mails every run (the record has stopped_at_max).
+      if (listing.stoppedAtMax) ctx.reporter.info(stoppedAtMaxLine(options.max!, listing.count()));
       suppression.report(ctx);
       if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
     },

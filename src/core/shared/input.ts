@@ -4,6 +4,7 @@ import {
   emailEntries,
   formatInvalidEntry,
   streamEntries,
+  streamEntryRows,
   type EntryCollector,
   type InvalidEntry,
 } from '../../io/input/entries.js';
@@ -36,6 +37,29 @@ export interface StreamedEntries {
   /** The input's counts so far: final once `ended`. */
   collector: EntryCollector;
   readonly ended: boolean;
+  /**
+   * With `keepRecords`: each accepted entry's whole row, from when it is handed out until the caller
+   * takes it (takeRecord), so a stream holds only the rows in flight. The first one stays for `header`.
+   */
+  records?: EntryRecords;
+}
+
+/** The rows behind the entries handed out (contacts --keep-columns). */
+export class EntryRecords {
+  private readonly byEntry = new Map<string, Record<string, string>>();
+  /** The columns of the first accepted row: what the input has, before any call. */
+  header: string[] = [];
+
+  put(entry: string, record: Record<string, string>): void {
+    if (this.header.length === 0) this.header = Object.keys(record);
+    this.byEntry.set(entry, record);
+  }
+
+  take(entry: string): Record<string, string> | undefined {
+    const record = this.byEntry.get(entry);
+    this.byEntry.delete(entry);
+    return record;
+  }
 }
 
 /**
@@ -48,7 +72,7 @@ export interface StreamedEntries {
  */
 export async function streamEntriesInput(
   ctx: RunContext,
-  input: EntriesInput & { strict: boolean; column: string | undefined },
+  input: EntriesInput & { strict: boolean; column: string | undefined; keepRecords?: boolean },
   kind: EntryKind,
 ): Promise<StreamedEntries> {
   let source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
@@ -66,8 +90,17 @@ export async function streamEntriesInput(
   const origin = source.origin;
   let ended = false;
   const chunks = source.open();
+  const records = input.keepRecords ? new EntryRecords() : undefined;
+  const entriesOf = records
+    ? async function* (): AsyncGenerator<string> {
+        for await (const { entry, record } of streamEntryRows(chunks, options, collector)) {
+          records.put(entry, record);
+          yield entry;
+        }
+      }
+    : () => streamEntries(chunks, options, collector);
   async function* accepted(): AsyncGenerator<string> {
-    for await (const entry of streamEntries(chunks, options, collector)) {
+    for await (const entry of entriesOf()) {
       // Once part of the input could not be read, the run fails at its end: nothing more is sent.
       if (collector.problemCount === 0) yield entry;
     }
@@ -83,6 +116,7 @@ export async function streamEntriesInput(
     get ended() {
       return ended;
     },
+    records,
   };
 }
 

@@ -107,3 +107,15 @@ export async function* streamEntries(
     if (accepted !== null) yield accepted;
   }
 }
+
+/** The accepted entries of a text as it arrives, each with its whole row (ParseOptions.keepRecords). */
+export async function* streamEntryRows(
+  chunks: AsyncIterable<string>,
+  options: ParseOptions,
+  collector: EntryCollector,
+): AsyncGenerator<{ entry: string; record: Record<string, string> }> {
+  for await (const { value, line, record } of streamEntryValues(chunks, { ...options, keepRecords: true }, collector)) {
+    const accepted = collector.accept(value, line);
+    if (accepted !== null) yield { entry: accepted, record: record ?? {} };
+  }
+}

@@ -27,6 +27,8 @@ export interface ParseOptions {
   columns?: readonly string[];
   /** Skips detection, e.g. `'lines'` for command-line arguments. */
   format?: InputFormat;
+  /** Each entry keeps its whole row (`contacts --keep-columns`); otherwise only the entry column is read. */
+  keepRecords?: boolean;
 }
 
 export interface InputTable {
