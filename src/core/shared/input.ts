@@ -79,7 +79,8 @@ export async function streamEntriesInput(
   if (source === null) throw nothingGiven(kind);
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
   if (!source.reopenable) ctx.onCleanup(() => void ctx.stdin.destroy());
-  const options = { kind, column: input.column, format: source.format };
+  const columnFlag = kind === 'domain' ? '--domain-column' : '--email-column';
+  const options = { kind, column: input.column, format: source.format, columnFlag };
   if (input.strict) {
     source = await reopenable(ctx, source);
     const check = collectorFor(kind);

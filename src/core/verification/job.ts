@@ -122,7 +122,12 @@ interface VerifyInput {
  */
 async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppression: Suppression) {
   const source = await openRereadableInput(ctx, options, 'email');
-  const parseOptions: ParseOptions = { kind: 'email', format: source.format, column: options.emailColumn || undefined };
+  const parseOptions: ParseOptions = {
+    kind: 'email',
+    format: source.format,
+    column: options.emailColumn || undefined,
+    columnFlag: '--email-column',
+  };
   const problems = { shown: [] as InputProblem[], count: 0 };
   const planned = await planInput(
     await streamRows(source.open(), parseOptions, {
@@ -306,11 +311,8 @@ function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, 
   }
 }
 
+/** The input's columns in their order; `verification` and `verified_at` where the input has them, else at the end. */
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
-  const names = [
-    ...header.filter((name) => name !== 'verification' && name !== 'verified_at'),
-    'verification',
-    'verified_at',
-  ];
+  const names = [...header, ...['verification', 'verified_at'].filter((name) => !header.includes(name))];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
 }
