@@ -22,7 +22,7 @@ import {
   type GlobalOptions,
   type RunContext,
 } from './runtime/context.js';
-import { SANDBOX_PLANS } from './runtime/connection.js';
+import { keyHint, SANDBOX_PLANS } from './runtime/connection.js';
 import { packageVersion } from './package.js';
 
 /** Runs the CLI and resolves to the exit code; never throws, never calls process.exit on the normal path. */
@@ -38,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
     try {
       exitCode = await body(ctx);
     } catch (error) {
-      exitCode = reportFailure(error, ctx.reporter, controller.signal, ctx.incompleteOutput !== undefined);
+      exitCode = reportFailure(error, ctx, controller.signal);
       await recordFailure(argv, { startedAt, exitCode, error, ctx });
     } finally {
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
@@ -158,12 +158,9 @@ function commanderExitCode(error: CommanderError): number {
   return ExitCode.usage;
 }
 
-interface FailureReporter {
-  error(message: string, hint?: string): void;
-  debugging: boolean;
-}
-
-function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal, leftRows: boolean): number {
+function reportFailure(error: unknown, ctx: RunContext, signal: AbortSignal): number {
+  const { reporter } = ctx;
+  const leftRows = ctx.incompleteOutput !== undefined;
   const exitCode = exitCodeOf(error, signal);
   // A question answered with Ctrl-C says what it cost (nothing); any other interrupted run says what was kept.
   if (signal.aborted && !(error instanceof CancelledError)) {
@@ -173,7 +170,7 @@ function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortS
   }
   // A full disk, a refused key, a service that would not answer: a message for the person, not a bug report.
   const known = knownFailure(error);
-  if (known) reporter.error(known.message, known.hint);
+  if (known) reporter.error(known.message, keyHint(known.hint, ctx.keySource));
   else {
     const message = error instanceof Error ? error.message : String(error);
     reporter.error(

@@ -33,6 +33,8 @@ export interface RunContext {
    * taken back, so its last stderr line says the output is incomplete (src/cli.ts).
    */
   incompleteOutput?: { rows: number; noun: string; where: string };
+  /** Where the run's API key came from, once the connection is resolved: a refused key's hint depends on it. */
+  keySource?: 'environment' | 'config' | 'sandbox';
 }
 
 export function createContext(

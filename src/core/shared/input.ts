@@ -2,6 +2,8 @@ import { UsageError } from '../../exit-codes.js';
 import {
   domainEntries,
   emailEntries,
+  entryPlace,
+  type EntryPlace,
   formatInvalidEntry,
   streamEntries,
   streamEntryRows,
@@ -148,7 +150,7 @@ function reportInputEnd(
   strict: boolean,
 ): void {
   failOnInputProblems(collector.problems, origin, collector.problemCount);
-  reportInvalidEntries(ctx, collector.invalid, kind, strict, collector.invalidCount);
+  reportInvalidEntries(ctx, collector.invalid, kind, strict, collector.invalidCount, entryPlace(origin));
 }
 
 async function* replayFirst<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
@@ -178,9 +180,10 @@ export function reportInvalidEntries(
   kind: EntryKind,
   strict: boolean,
   total = invalid.length,
+  place: EntryPlace = 'line',
 ): void {
   if (total === 0) return;
-  const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind));
+  const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind, place));
   if (total > SHOWN_INVALID) lines.push(`… and ${countOf(total - SHOWN_INVALID, 'more', 'more')}`);
   const count =
     kind === 'domain'

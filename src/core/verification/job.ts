@@ -8,6 +8,7 @@ import { streamRows, type RowStream } from '../../io/input/stream.js';
 import { resolveFormat } from '../../io/output.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import { entryPlace } from '../../io/input/entries.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../shared/input.js';
 import type { InputStream } from '../../io/input/source.js';
 import { VERIFY_FLAGS } from '../../options/command-flags.js';
@@ -147,7 +148,8 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppress
       `cannot find the email column in ${source.origin}.`,
       `Columns are: ${planned.header.join(', ')}; name one with --email-column.`,
     );
-  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
+  const place = entryPlace(source.origin);
+  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount, place);
   if (planned.unique.size === 0) throw nothingToVerify(suppression.removed.emails);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
   return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
