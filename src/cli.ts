@@ -25,6 +25,7 @@ import {
   type RunContext,
 } from './runtime/context.js';
 import { PLANS } from './sandbox/auth.js';
+import { keyHint } from './runtime/connection.js';
 import { packageVersion } from './package.js';
 import { displaySafe } from './util/display-safe.js';
 
@@ -41,10 +42,11 @@ export async function main(argv: string[]): Promise<number> {
     try {
       exitCode = await body(ctx);
     } catch (error) {
-      exitCode = reportFailure(error, ctx.reporter, controller.signal);
+      exitCode = reportFailure(error, ctx, controller.signal);
       await recordFailure(argv, { startedAt, exitCode, error, ctx });
     } finally {
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+      reportIncompleteOutput(ctx);
     }
   });
   try {
@@ -130,6 +132,18 @@ async function recordFailure(
   await writeEarlySummary(argv.slice(2), { ...run, stdout: process.stdout });
 }
 
+/**
+ * The last line of a run that failed after its rows started going to stdout (a file or a pipe) or a
+ * device: whoever reads that output must know it is cut short, and by how much.
+ */
+function reportIncompleteOutput(ctx: RunContext): void {
+  const left = ctx.incompleteOutput;
+  if (left === undefined) return;
+  const rows = `${left.rows.toLocaleString('en-US')} ${left.noun}`;
+  const fix = left.where === 'stdout' ? '; -o FILE writes a file whole or not at all' : '';
+  ctx.reporter.notice(`the output on ${left.where} is incomplete: ${rows} written before the run stopped${fix}.`);
+}
+
 /** What commander said, as prospect says it: "unknown option '--formt'", without its "error: ". */
 function commanderMessage(error: unknown): string {
   return error instanceof Error ? error.message.replace(/^error: /, '').split('\n')[0]! : String(error);
@@ -147,21 +161,19 @@ function commanderExitCode(error: CommanderError): number {
   return ExitCode.usage;
 }
 
-interface FailureReporter {
-  error(message: string, hint?: string): void;
-  debugging: boolean;
-}
-
-function reportFailure(error: unknown, reporter: FailureReporter, signal: AbortSignal): number {
+function reportFailure(error: unknown, ctx: RunContext, signal: AbortSignal): number {
+  const { reporter } = ctx;
+  const leftRows = ctx.incompleteOutput !== undefined;
   const exitCode = exitCodeOf(error, signal);
   // A question answered with Ctrl-C says what it cost (nothing); any other interrupted run says what was kept.
   if (signal.aborted && !(error instanceof CancelledError)) {
-    reporter.error(`interrupted by ${String(signal.reason)}; nothing was left half-written.`);
+    // Rows already on stdout stay there: the line after this one says so (reportIncompleteOutput).
+    reporter.error(`interrupted by ${String(signal.reason)}${leftRows ? '.' : '; nothing was left half-written.'}`);
     return exitCode;
   }
   // A full disk, a refused key, a service that would not answer: a message for the person, not a bug report.
   const known = knownFailure(error);
-  if (known) reporter.error(known.message, known.hint);
+  if (known) reporter.error(known.message, keyHint(known.hint, ctx.keySource));
   else {
     const message = error instanceof Error ? error.message : String(error);
     reporter.error(

@@ -35,10 +35,21 @@ export class EmptyResultError extends CliError {
   }
 }
 
-/** The person at the terminal said no (or pressed Ctrl-C) before anything was paid for: exit 130, as for Ctrl-C. */
+/** The person at the terminal pressed Ctrl-C at a question, before anything was paid for: exit 130, as for Ctrl-C. */
 export class CancelledError extends CliError {
   constructor(message = 'cancelled; nothing was spent.') {
     super(message, ExitCode.interrupted);
     this.name = 'CancelledError';
+  }
+}
+
+/**
+ * The person at the terminal answered "no" to the spend question: a decision, not an interrupt, and
+ * not a success either (the output was not written, so `&& upload` must not run): exit 2.
+ */
+export class DeclinedError extends CliError {
+  constructor() {
+    super('not spent: the question was answered no; nothing was paid for or written.', ExitCode.usage);
+    this.name = 'DeclinedError';
   }
 }

@@ -35,7 +35,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: strin
     short: 'a usage or input mistake',
     meaning:
       'Usage or input error, found before any request (bad flag, bad value, invalid input, an unknown ' +
-      'technology, country or range, no API key set); nothing was paid for.',
+      'technology, country or range, no API key set), or "no" to the spend question; nothing was paid for.',
   },
   {
     code: ExitCode.unanswerable,

@@ -11,7 +11,7 @@ import { CliError } from './errors.js';
 
 // One import point for what decides a run's exit code: the table, the error classes, the decision below.
 export { ExitCode, EXIT_CODE_DOCS, exitCodesInOneLine, type ExitCodeValue } from './exit-code-table.js';
-export { CancelledError, CliError, EmptyResultError, UsageError } from './errors.js';
+export { CancelledError, CliError, DeclinedError, EmptyResultError, UsageError } from './errors.js';
 
 /** File-system failures that are about the machine, not about prospect: full disk, permissions, a read-only mount. */
 const OUTPUT_FAILURES: Record<string, string> = {

@@ -436,6 +436,13 @@ export function checkBaseUrl(baseUrl: string): URL {
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    // `localhost:4010` parses as the scheme "localhost:": say what was typed, and what it lacks.
+    const typed = baseUrl.trim();
+    if (!typed.includes('//'))
+      throw new ClientOptionError(
+        `the base URL "${typed}" has no scheme`,
+        `Give it with one: https://${typed} (or http://${typed} for this machine, such as the sandbox).`,
+      );
     throw new ClientOptionError(`the base URL must start with https:// (got ${url.protocol}//)`);
   }
   if (url.username !== '' || url.password !== '') {

@@ -59,7 +59,7 @@ export function rootHelpText(): string {
 Examples:
   $ prospect companies -t Shopify --country "united states" -o shopify.csv
   $ prospect contacts --domains-file shopify.csv --seniority cxo,vp -o contacts.csv
-  $ prospect verify --file contacts.csv --budget 200 -o verified.csv
+  $ prospect verify --file contacts.csv --verify-budget 200 -o verified.csv
   $ prospect pipeline -t Shopify --seniority cxo,vp --stale verify --verify-budget 500 --state ./leads -o leads.csv
 
 Help topics (prospect help <topic>):

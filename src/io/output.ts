@@ -126,6 +126,8 @@ export interface Output {
   sink: TextSink;
   /** The path that will hold the result, or undefined for stdout. */
   path: string | undefined;
+  /** Written as it goes (stdout, a device, a FIFO): a failed run cannot take back what went out. */
+  direct: boolean;
   commit(): Promise<void>;
   abort(): Promise<void>;
   /** FILE.meta.json beside the output, written once the output is in place; nothing for stdout or a device. */
@@ -148,6 +150,7 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
   return {
     sink: streamSink(file.stream),
     path: outputPath,
+    direct: false,
     async commit() {
       await file.commit();
       for (const { suffix, content } of sidecars.splice(0)) await writeFileAtomic(`${target.path}${suffix}`, content);
@@ -168,6 +171,7 @@ function openStream(outputPath: string | undefined, { stream, owned }: { stream:
   return {
     sink: streamSink(stream),
     path: outputPath,
+    direct: true,
     commit: close,
     abort: async () => {
       if (owned) stream.destroy();

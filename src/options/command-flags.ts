@@ -12,10 +12,13 @@ export const COMPANY_FILTER_FLAGS = [flag.TECHNOLOGY, flag.NOT_TECHNOLOGY, flag.
 /** What `contacts` and `pipeline` share, with one set of defaults and bounds. */
 export const CONTACT_FLAGS = [
   flag.SENIORITY,
+  flag.DEPARTMENT,
+  flag.TITLE,
   flag.LIMIT,
   flag.PER_COMPANY,
   flag.MAX_AGE,
   flag.STALE,
+  flag.DELIVERABLE_ONLY,
   flag.VERIFY_BUDGET,
   flag.YES,
   flag.CONCURRENCY,
@@ -43,7 +46,12 @@ export const COMPANIES_FLAGS = [
 export const CONTACTS_FLAGS = [
   flag.DOMAINS_FILE,
   flag.DOMAIN_COLUMN,
+  flag.KEEP_COLUMNS,
   flag.STRICT,
+  defineFlag({
+    ...flag.MAX,
+    help: 'write at most N rows in all; calls stop as soon as they are written (--limit is a page size)',
+  }),
   ...CONTACT_FLAGS,
   flag.EXCLUDE_DOMAINS,
   flag.EXCLUDE_EMAILS,

@@ -182,9 +182,8 @@ export const LIMIT = defineFlag({
   name: 'limit',
   flags: '--limit <n>',
   help:
-    `contacts a call asks for at most, 1 to ${MAX_CONTACTS_PER_CALL} (the most the service sends); ` +
-    'nothing is cut at any value, ' +
-    'a lower one only costs calls',
+    `page size: the contacts one call asks for, 1 to ${MAX_CONTACTS_PER_CALL}; not a total (nothing is cut ` +
+    'at any value, a lower one only costs calls; the total is --max)',
   parse: integerInRange('--limit', 1, MAX_CONTACTS_PER_CALL),
   default: MAX_CONTACTS_PER_CALL,
   schema: count,
@@ -195,6 +194,30 @@ export const PER_COMPANY = defineFlag({
   help: 'keep the N most useful contacts of each company: most senior, then fresh, then most recently confirmed',
   parse: positiveInteger('--per-company'),
   schema: optionalCount,
+});
+export const DEPARTMENT = defineFlag({
+  name: 'department',
+  flags: '--department <list>',
+  help:
+    'only contacts in one of these departments (comma-separated, any case: sales,marketing); ' +
+    'filtered after the calls, which ask for every department',
+  schema: optionalText,
+});
+export const TITLE = defineFlag({
+  name: 'title',
+  flags: '--title <words>',
+  help:
+    'only contacts whose title contains one of these (comma-separated, any case: "head of,director"); ' +
+    'filtered after the calls, which ask for every title',
+  schema: optionalText,
+});
+export const DELIVERABLE_ONLY = defineFlag({
+  name: 'deliverableOnly',
+  flags: '--deliverable-only',
+  help:
+    'write only rows a rep can send to: the address verified valid, or fresh and not verified; no ' +
+    'email, invalid, risky, unknown and stale-unverified rows are left out and counted',
+  schema: off,
 });
 export const MAX_AGE = defineFlag({
   name: 'maxAge',
@@ -268,7 +291,17 @@ export const DOMAINS_FILE = defineFlag({
 export const DOMAIN_COLUMN = defineFlag({
   name: 'domainColumn',
   flags: '--domain-column <name>',
-  help: 'the CSV column that holds the domain (default: domain)',
+  help:
+    "the column that holds the domain (default: domain, else a CRM's Website, Company Domain Name, " +
+    'Website URL or URL)',
+  schema: optionalText,
+});
+export const KEEP_COLUMNS = defineFlag({
+  name: 'keepColumns',
+  flags: '--keep-columns <list>',
+  help:
+    "copy these columns of the input (a companies export: industry, country, …) onto each of the company's " +
+    'contacts; --preset copies company_name, industry, country and employee_range where the input has them',
   schema: optionalText,
 });
 export const FILE = defineFlag({
@@ -280,7 +313,7 @@ export const FILE = defineFlag({
 export const EMAIL_COLUMN = defineFlag({
   name: 'emailColumn',
   flags: '--email-column <name>',
-  help: 'the CSV column that holds the address (default: business_email, then email)',
+  help: "the column that holds the address (default: business_email, email, else a CRM's Email Address)",
   schema: optionalText,
 });
 

@@ -34,11 +34,15 @@ const KEY_HINT =
  * and shell history). Precedence: flag > environment > config file > default.
  */
 export async function resolveConnection(ctx: RunContext): Promise<Connection> {
-  if (ctx.global.sandbox) return startInProcessSandbox(ctx);
+  if (ctx.global.sandbox) {
+    ctx.keySource = 'sandbox';
+    return startInProcessSandbox(ctx);
+  }
   const { readConfigValues } = await import('../config/store.js');
   const config = readConfigValues(ctx.env);
   const apiKey = nonEmpty(ctx.env.PROSPECT_API_KEY) ?? config.apiKey;
   if (apiKey === undefined) throw new UsageError('no API key is set.', KEY_HINT);
+  ctx.keySource = nonEmpty(ctx.env.PROSPECT_API_KEY) !== undefined ? 'environment' : 'config';
   const [baseUrl, baseUrlSource] = firstOf([
     [nonEmpty(ctx.global.baseUrl), '--base-url'],
     [nonEmpty(ctx.env.PROSPECT_BASE_URL), 'PROSPECT_BASE_URL'],
@@ -112,4 +116,22 @@ async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
 /** The origin of a base URL; the text itself when it is no URL (the client refuses it with its own message). */
 function originOf(baseUrl: string): string {
   return URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl;
+}
+
+/**
+ * A refused key's hint, told where the key came from: "Set PROSPECT_API_KEY" to someone whose
+ * PROSPECT_API_KEY is the rejected key, or "try --sandbox" to someone on the sandbox, sends them in a circle.
+ */
+export function keyHint(hint: string | undefined, source: RunContext['keySource']): string | undefined {
+  if (hint === undefined || source === undefined) return hint;
+  if (source === 'sandbox')
+    return hint.includes('plan')
+      ? 'This sandbox plan does not include it: use --sandbox-plan growth (or scale).'
+      : hint.replace(/, or try --sandbox\.$/, '.');
+  if (!hint.startsWith('Set PROSPECT_API_KEY')) return hint;
+  return source === 'environment'
+    ? 'The rejected key is the one in PROSPECT_API_KEY: set it to a valid key (or unset it to use the config ' +
+        "file's), or try --sandbox."
+    : "The rejected key is the config file's: set a valid one with `prospect config set api-key` (or in " +
+        'PROSPECT_API_KEY), or try --sandbox.';
 }

@@ -30,6 +30,13 @@ export interface RunContext {
   signal: AbortSignal;
   /** Runs at the end of the command, success or not (close pools, stop the in-process sandbox). */
   onCleanup(task: () => Promise<void> | void): void;
+  /**
+   * Set by a run that failed after writing rows straight to stdout (or a device): they cannot be
+   * taken back, so its last stderr line says the output is incomplete (src/cli.ts).
+   */
+  incompleteOutput?: { rows: number; noun: string; where: string };
+  /** Where the run's API key came from, once the connection is resolved: a refused key's hint depends on it. */
+  keySource?: 'environment' | 'config' | 'sandbox';
 }
 
 export function createContext(

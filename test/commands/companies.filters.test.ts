@@ -131,7 +131,19 @@ describe('counts that are true', () => {
     const wordpress = await serviceTotal({ technology: 'WordPress' });
     const dir = await scratchDir();
     const target = join(dir, 'wp.csv');
-    const run = await prospect(['companies', '-t', 'WordPress', '-t', 'WooCommerce', '--max', '5', '-o', target]);
+    // --verbose: a deliberate --max is a summary line, not a warning (issue 36).
+    const run = await prospect([
+      '--verbose',
+      'companies',
+      '-t',
+      'WordPress',
+      '-t',
+      'WooCommerce',
+      '--max',
+      '5',
+      '-o',
+      target,
+    ]);
     expect(run.code).toBe(0);
     const total = wordpress.toLocaleString('en-US');
     expect(run.stderr).toContain(
@@ -153,6 +165,7 @@ describe('counts that are true', () => {
     const target = join(dir, 'shops.json');
     // In process: the test above spawned a run that reports a count; this one is about which count.
     const run = await inProcess([
+      '--verbose',
       'companies',
       '-t',
       'Shopify',

@@ -136,7 +136,8 @@ describe('pipeline with suppression lists and --keep-empty', () => {
     expect(distinct(csvRecords(run.stdout).map((row) => row.domain!))).toEqual(
       listed.filter((domain) => !excludedDomains.includes(domain)).slice(0, 4),
     );
-    expect(run.stderr).toContain(`warning: Stopped at --max 4 of ${listed.length}; more companies match.`);
+    // A deliberate --max is not a warning (issue 36): the run record says it stopped there.
+    expect(run.stderr).not.toContain('Stopped at --max');
     // The dry run samples as the run would: the lists leave their companies out, --max caps the rest.
     const dry = await inProcess([
       'pipeline',
@@ -264,7 +265,7 @@ describe('the run record', () => {
     const summaries = await Promise.all(names.map((name) => read(`r-${name}.json`)));
     const fields = Object.keys(metas[0]!);
     for (const record of metas) expect(Object.keys(record)).toEqual(fields);
-    const runFields = ['finished_at', 'duration_ms', 'exit_code'];
+    const runFields = ['finished_at', 'duration_ms', 'exit_code', 'complete'];
     for (const record of summaries) expect(Object.keys(record)).toEqual([...fields, ...runFields]);
     expect(metas.map((record) => record['command'])).toEqual(['companies', 'contacts', 'verify', 'pipeline']);
     // The workbook's "About this list" shows the same record, one field (or sub-field) a row.

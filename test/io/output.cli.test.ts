@@ -11,8 +11,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
-import { chmod, lstat, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, cp, lstat, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runInProcess, runShell, scratchDir, type CliOptions } from '../helpers/cli.js';
 import { findProgram } from '../helpers/programs.js';
@@ -126,14 +127,40 @@ describe('-o and --summary to what is not a regular file', () => {
   );
 
   describe.skipIf(IS_ROOT && SETPRIV.skip)('as a user who may not write /dev', () => {
-    /** The run as nobody when the tests run as root; as the user running them otherwise (in the project directory, which nobody may read). */
+    /**
+     * What nobody runs: the launcher, the bundle and package.json, copied to a folder of the system's
+     * temporary directory that everyone may read, since the clone may sit in a folder only root can
+     * (a 0700 temporary directory). The bundle needs nothing else of node_modules for these runs.
+     */
+    let copy: string | undefined;
+    beforeAll(async () => {
+      if (!IS_ROOT) return;
+      copy = await mkdtemp(join(tmpdir(), 'prospect-as-nobody-'));
+      const root = resolve(import.meta.dirname, '../..');
+      for (const part of ['bin', 'package.json', 'dist/cli'])
+        await cp(join(root, part), join(copy, part), { recursive: true });
+      spawnSync('chmod', ['-R', 'a+rX', copy]);
+    });
+    afterAll(async () => {
+      if (copy !== undefined) await rm(copy, { recursive: true, force: true });
+    });
+
+    /** The run as nobody when the tests run as root (the copy above); as the user running them otherwise. */
     const asUser = (): Partial<CliOptions> => ({
       env: { PROSPECT_CONFIG_DIR: '/nonexistent/prospect-config', PROSPECT_CACHE_DIR: '/nonexistent/prospect-cache' },
       ...(IS_ROOT
         ? {
             wrap: (args: string[]) => ({
               command: SETPRIV.command,
-              args: ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, ...args],
+              // args[0] is bin/prospect.js of the clone: nobody runs the copy's.
+              args: [
+                '--reuid=nobody',
+                '--regid=nogroup',
+                '--clear-groups',
+                process.execPath,
+                join(copy!, 'bin', 'prospect.js'),
+                ...args.slice(1),
+              ],
             }),
           }
         : {}),

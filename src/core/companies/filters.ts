@@ -32,6 +32,21 @@ export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
   });
 }
 
+/**
+ * The contract's employee-range labels (row 5): the bands --employee-range selects from, and the
+ * segments of `--by employee_range`.
+ */
+export const EMPLOYEE_RANGE_LABELS = [
+  '1-10',
+  '11-50',
+  '51-200',
+  '201-500',
+  '501-1000',
+  '1001-5000',
+  '5001-10000',
+  '10001-100000',
+] as const;
+
 const CLOSED_RANGE = /^(\d{1,9})-(\d{1,9})$/;
 const OPEN_RANGE = /^(\d{1,9})\+$/;
 /**
@@ -55,8 +70,29 @@ export function validateCompanyFilters(filters: CompanyFilters): void {
   );
   if (both.length > 0)
     throw new UsageError(`"${both[0]}" is both a --technology and a --not-technology: nothing can match.`);
-  for (const range of filters.employeeRanges) serviceRange(range);
+  for (const range of filters.employeeRanges) refuseCutBands(serviceRange(range), range);
   if (filters.countries.some((country) => country === '')) throw new UsageError('--country cannot be empty.');
+}
+
+/**
+ * A range whose bound falls inside one of the service's bands (`5-50` in 1-10) would silently mean
+ * less (11-50): the service matches the bands that lie inside it. Refused, naming both readings. A
+ * range inside one band (`2-5`) covers none; the service's answer says so, with suggestions.
+ */
+function refuseCutBands(asked: string, given: string): void {
+  const [low, high] = asked.split('-').map(Number) as [number, number];
+  const bands = EMPLOYEE_RANGE_LABELS.map((label) => label.split('-').map(Number) as [number, number]);
+  const inside = bands.filter(([from, to]) => from >= low && to <= high);
+  const cut = bands.filter(([from, to]) => (from < low && low <= to) || (from <= high && high < to));
+  if (inside.length === 0 || cut.length === 0) return;
+  const wider = [Math.min(low, ...cut.map(([from]) => from)), Math.max(high, ...cut.map(([, to]) => to))];
+  const narrower = `${inside[0]![0]}-${inside.at(-1)![1]}`;
+  throw new UsageError(
+    `--employee-range ${given} cuts the ${cut.map((band) => band.join('-')).join(' and ')} band: the service ` +
+      `counts employees in bands (${EMPLOYEE_RANGE_LABELS.slice(0, 3).join(', ')}, …) and matches those inside ` +
+      `the range, so it would mean ${narrower}.`,
+    `Use ${wider.join('-')} (the whole band) or ${narrower}.`,
+  );
 }
 
 /** `11-500` as it is, `500+` as a closed range the service reads; a UsageError for anything else. */

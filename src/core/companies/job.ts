@@ -9,7 +9,6 @@ import { countOf, formatCount } from '../../ui/format-count.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './columns.js';
 import {
   companyQueries,
-  describeFilters,
   filtersRecord,
   localStackFilter,
   normalizeCountries,
@@ -69,7 +68,8 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     report(sidecar) {
       const provenance = provenanceLine(listing.meta, ctx.reporter.verbose);
       if (provenance) ctx.reporter.info(provenance);
-      if (listing.stoppedAtMax) ctx.reporter.caveat(stoppedAtMaxLine(options.max!, listing.count()));
+      // Asked for: a summary line, not a warning a cron job mails every run (the record has stopped_at_max).
+      if (listing.stoppedAtMax) ctx.reporter.info(stoppedAtMaxLine(options.max!, listing.count()));
       suppression.report(ctx);
       if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
     },
@@ -178,18 +178,23 @@ function noMatch(filters: CompanyFilters, fetched: number, excluded: number): Em
         `${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`,
     );
   }
-  const others = describeFilters({
-    ...filters,
-    technologies: filters.technologies.slice(1),
-    notTechnologies: filters.notTechnologies.slice(1),
-    employeeRanges: [],
-    countries: [],
-  });
+  const others = locallyChecked(filters.technologies.slice(1), filters.notTechnologies.slice(1));
   const had = `${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'}`;
   return new EmptyResultError(
     `no company matched all the filters: the service had ${had} for "${filters.technologies[0]}", ` +
       `none of which also ${others}.`,
   );
+}
+
+/** "runs Magento and WooCommerce and does not run Klaviyo": the filters checked here, as one phrase. */
+function locallyChecked(runs: readonly string[], runsNot: readonly string[]): string {
+  const and = (names: readonly string[]) =>
+    names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const or = (names: readonly string[]) =>
+    names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  return [runs.length > 0 ? `runs ${and(runs)}` : '', runsNot.length > 0 ? `does not run ${or(runsNot)}` : '']
+    .filter(Boolean)
+    .join(' and ');
 }
 
 /**

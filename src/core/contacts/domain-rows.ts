@@ -3,6 +3,7 @@ import type { Contact, ContactsMeta } from '../../api/index.js';
 import { emailKey } from '../../io/emails.js';
 import type { ContactSettings } from './options.js';
 import { mostUseful, toContactRow, type ContactRow } from './rows.js';
+import { keepDeliverable, matchesPerson, undeliverableCountsSchema, type UndeliverableCounts } from './row-filters.js';
 import { needsVerification } from '../verification/spend-plan.js';
 import type { Verifier } from '../verification/verifier.js';
 
@@ -18,6 +19,10 @@ export const contactCountsSchema = z.object({
   droppedStale: count,
   /** --only-new: leads left out because an earlier run exported them. */
   alreadyExported: count,
+  /** --department, --title: contacts the service sent that match neither. */
+  filteredOut: count,
+  /** --deliverable-only: rows left out, by why. */
+  undeliverable: undeliverableCountsSchema.default(() => newUndeliverable()),
 });
 export type ContactCounts = z.output<typeof contactCountsSchema>;
 
@@ -25,10 +30,16 @@ export function newContactCounts(): ContactCounts {
   return contactCountsSchema.parse({});
 }
 
+export function newUndeliverable(): UndeliverableCounts {
+  return undeliverableCountsSchema.parse({});
+}
+
 export interface DomainRows {
   rows: ContactRow[];
   droppedStale: number;
   alreadyExported: number;
+  filteredOut: number;
+  undeliverable: UndeliverableCounts;
 }
 
 /** Adds one domain's rows to the run's counts, when they are written (so a resumed run never counts twice). */
@@ -37,6 +48,19 @@ export function countRows(counts: ContactCounts, result: DomainRows): void {
   counts.written += result.rows.length;
   counts.droppedStale += result.droppedStale;
   counts.alreadyExported += result.alreadyExported;
+  counts.filteredOut += result.filteredOut;
+  for (const [kind, dropped] of Object.entries(result.undeliverable))
+    counts.undeliverable[kind as keyof UndeliverableCounts] += dropped;
+}
+
+/**
+ * A row a spooled run left out once verified (--deliverable-only after the plan): it was counted as
+ * written when spooled, and is now counted by why it went instead.
+ */
+export function uncountRow(counts: ContactCounts, row: ContactRow, kind: keyof UndeliverableCounts): void {
+  counts[row.email_freshness] -= 1;
+  counts.written -= 1;
+  counts.undeliverable[kind] += 1;
 }
 
 /**
@@ -52,7 +76,9 @@ export async function contactRowsFor(
   /** --only-new: the rows no earlier run exported (one lookup for the domain's rows). */
   keepNew: (rows: ContactRow[]) => ContactRow[] = (rows) => rows,
 ): Promise<DomainRows> {
-  const all = contacts.map((contact) => toContactRow(contact, source, settings.cutoff, now));
+  const person = settings.person;
+  const matched = person ? contacts.filter((contact) => matchesPerson(contact, person)) : contacts;
+  const all = matched.map((contact) => toContactRow(contact, source, settings.cutoff, now));
   const keep = (rows: ContactRow[]) =>
     settings.perCompany === undefined ? rows : mostUseful(rows, settings.perCompany);
   const isStale = (row: ContactRow) => row.email_freshness === 'stale';
@@ -62,8 +88,13 @@ export async function contactRowsFor(
   // Leads exported before are left out before verification: no unit is spent on what is not written.
   const beforeNew = rows.length;
   rows = keepNew(rows);
+  const alreadyExported = beforeNew - rows.length;
   if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
-  return { rows, droppedStale, alreadyExported: beforeNew - rows.length };
+  const undeliverable = newUndeliverable();
+  // A run that verifies later (a spooled plan) leaves the check to when the verdicts are known.
+  if (settings.deliverableOnly && !(settings.stale === 'verify' && !verifier))
+    rows = keepDeliverable(rows, undeliverable);
+  return { rows, droppedStale, alreadyExported, filteredOut: contacts.length - matched.length, undeliverable };
 }
 
 async function verifyOldAddresses(rows: ContactRow[], verifier: Verifier): Promise<void> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_DOMAINS_PER_CALL } from '../../api/limits.js';
 import { EmptyResultError, UsageError } from '../../exit-codes.js';
 import type { ProspectClient } from '../../api/index.js';
 import type { RowWriter } from '../../io/writers.js';
@@ -9,7 +10,9 @@ import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { atSeniority, leftOutText, reportCutDomains } from '../shared/caveats.js';
 import { contactParameters, parseContactFlags, type ContactSettings } from './options.js';
-import { contactRowsFor, countRows, newContactCounts } from './domain-rows.js';
+import { contactRowsFor, countRows, newContactCounts, uncountRow } from './domain-rows.js';
+import { keptColumns, keptOutputColumns, withKeptColumns, type KeptColumn } from './kept-columns.js';
+import { reportRowFilters, totalUndeliverable, undeliverableKind } from './row-filters.js';
 import { CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS, type ContactRow } from './rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } from './fanout.js';
 import { streamEntriesInput, type StreamedEntries } from '../shared/input.js';
@@ -49,7 +52,6 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const now = new Date();
   const settings = parseContactFlags(options, now);
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
-  const { format, columns } = planOutput(ctx, options, CONTACT_COLUMNS, CONTACT_TABLE_COLUMNS);
   const consent =
     settings.stale === 'verify'
       ? await SpendConsent.decide(ctx, { yes: options.yes, budget: settings.verifyBudget })
@@ -58,6 +60,10 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   await checkRunFiles(options);
   const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
   const input = await readDomains(ctx, options, suppression);
+  // Known once the first entry has arrived (and before any call): the input's columns to copy onto its contacts.
+  const kept = keptColumns(input.streamed.records?.header ?? [], options.keepColumns, options.preset !== undefined);
+  const all = [...CONTACT_COLUMNS, ...keptOutputColumns(kept)];
+  const { format, columns } = planOutput(ctx, options, all, CONTACT_TABLE_COLUMNS);
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
   const verifier = consent
@@ -71,6 +77,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const run: ContactsRun = {
     options,
     settings,
+    kept,
     now,
     suppression,
     input,
@@ -82,6 +89,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     spool: consent?.plansFirst ? await RowSpool.temporary<ContactRow>(ctx) : undefined,
     counts: newRunCounts(),
     fanout: newFanoutStats(),
+    domainsDone: 0,
   };
   const record = () => contactsRecord(run, startedAt);
   const documentEnd = () => ({ summary: { domains: run.counts.domains, contacts: run.counts.contacts } });
@@ -119,6 +127,8 @@ type ContactsOptions = z.output<typeof contactsOptionsSchema>;
 interface ContactsRun {
   options: ContactsOptions;
   settings: ContactSettings;
+  /** The input's columns each row carries (--keep-columns, --preset). */
+  kept: KeptColumn[];
   now: Date;
   suppression: Suppression;
   input: DomainsInput;
@@ -128,6 +138,7 @@ interface ContactsRun {
   spool: RowSpool<ContactRow> | undefined;
   counts: ReturnType<typeof newRunCounts>;
   fanout: FanoutStats;
+  domainsDone: number;
 }
 
 interface DomainsInput {
@@ -144,6 +155,8 @@ function newRunCounts() {
     keptEmpty: 0,
     /** Why the run wrote nothing, when it did (--allow-empty): the record's no_match_reason. */
     noMatchReason: null as string | null,
+    /** --max was reached with more rows to write. */
+    stoppedAtMax: false,
     source: undefined as unknown,
   };
 }
@@ -152,7 +165,10 @@ function newRunCounts() {
 const rowsOf = (run: ContactsRun) => run.counts.contacts.written + run.counts.keptEmpty;
 
 async function readDomains(ctx: RunContext, options: ContactsOptions, suppression: Suppression): Promise<DomainsInput> {
-  const streamed = await streamEntriesInput(ctx, { ...options, column: options.domainColumn || undefined }, 'domain');
+  // A row keeps its input row only when a column of it may be copied (--keep-columns, --preset).
+  const keepRecords = options.keepColumns !== undefined || options.preset !== undefined;
+  const column = options.domainColumn || undefined;
+  const streamed = await streamEntriesInput(ctx, { ...options, column, keepRecords }, 'domain');
   if (streamed.entries === null)
     throw new UsageError(
       'no valid domain in the input.',
@@ -163,19 +179,89 @@ async function readDomains(ctx: RunContext, options: ContactsOptions, suppressio
   return { domains: keptItems(streamed.entries, (domain) => suppression.keepsDomain(domain)), streamed };
 }
 
-/** Each domain's contacts, in input order, written (or spooled) as they come. */
+/** Each domain's contacts, in input order, written (or spooled) as they come; with --max, in rounds. */
 async function writeContacts(run: ContactsRun, writer: RowWriter<ContactRow>, progress: Progress): Promise<void> {
-  const { options, settings, now, suppression, counts } = run;
+  if (run.options.max !== undefined) return writeUpToMax(run, writer, progress, run.options.max);
   // Eight batches ahead per call in flight: see FanoutOptions.batchesAhead. A partial batch goes
   // once the input has paused for INPUT_PAUSE_MS (a producer between two pages).
+  const fanout = { batchesAhead: run.settings.concurrency * 8, flushAfterMs: INPUT_PAUSE_MS };
+  for await (const domainRows of rowsByDomain(run, run.input.domains, fanout))
+    await writeDomainRows(run, writer, progress, domainRows);
+}
+
+/**
+ * --max N: the domains asked in rounds, each of as many domains as the rows still wanted need at the
+ * rows a domain has given so far (100 at most, a call's worth), and each asked only once the rows
+ * before it are written: the run stops calling as soon as N rows are written, and asks for no domain
+ * whose rows it cannot write.
+ */
+async function writeUpToMax(
+  run: ContactsRun,
+  writer: RowWriter<ContactRow>,
+  progress: Progress,
+  max: number,
+): Promise<void> {
+  const input = run.input.domains[Symbol.asyncIterator]();
+  let asked = 0;
+  try {
+    for (;;) {
+      const wanted = max - rowsOf(run);
+      // Before any row, one a domain: the first round is never more domains than rows wanted.
+      const perDomain = asked === 0 ? 1 : Math.max(rowsOf(run) / asked, 0.01);
+      const round = await takeDomains(input, Math.min(MAX_DOMAINS_PER_CALL, Math.ceil(wanted / perDomain)));
+      if (round.length === 0) return;
+      asked += round.length;
+      for await (const domainRows of rowsByDomain(run, round, { batchesAhead: 1 })) {
+        const room = max - rowsOf(run);
+        const rows = domainRows.rows.slice(0, room);
+        if (rows.length < domainRows.rows.length) run.counts.stoppedAtMax = true;
+        await writeDomainRows(run, writer, progress, { ...domainRows, rows });
+        if (rowsOf(run) >= max) {
+          // Stopped: more rows were there, in this round or in the domains not asked for.
+          run.counts.stoppedAtMax ||= !(await input.next()).done || round.at(-1) !== domainRows.domain;
+          return;
+        }
+      }
+    }
+  } finally {
+    await input.return?.();
+  }
+}
+
+async function takeDomains(input: AsyncIterator<string>, count: number): Promise<string[]> {
+  const domains: string[] = [];
+  while (domains.length < count) {
+    const next = await input.next();
+    if (next.done) break;
+    domains.push(next.value);
+  }
+  return domains;
+}
+
+/** One domain's rows as a job writes them: its contacts', then --keep-empty's. */
+interface DomainRowsOut {
+  domain: string;
+  rows: ContactRow[];
+  /** The counts of the domain's contact rows (before --max cut any). */
+  result: Awaited<ReturnType<typeof contactRowsFor>>;
+  keptEmpty: number;
+}
+
+/** Each domain of `domains` with its rows, in input order, while the next domains' contacts are asked for. */
+function rowsByDomain(
+  run: ContactsRun,
+  domains: AsyncIterable<string> | Iterable<string>,
+  fanout: { batchesAhead: number; flushAfterMs?: number },
+): AsyncGenerator<DomainRowsOut> {
+  const { options, settings, now, suppression, counts } = run;
   const answered = fetchContactsInOrder(
     run.client,
-    run.input.domains,
+    domains,
     (domain) => domain,
-    { ...settings, batchesAhead: settings.concurrency * 8, flushAfterMs: INPUT_PAUSE_MS },
+    { ...settings, ...fanout },
     run.fanout,
   );
-  const rowsByDomain = mapInOrder(answered, settings.concurrency * 2, async (found) => {
+  return mapInOrder(answered, settings.concurrency * 2, async (found) => {
     if (found.truncated) counts.domains.truncated_at_limit.push(found.domain);
     if (found.contacts.length > 0) counts.domains.with_contacts += 1;
     counts.source ??= found.source;
@@ -183,24 +269,34 @@ async function writeContacts(run: ContactsRun, writer: RowWriter<ContactRow>, pr
     const contacts = suppression.keepContacts(found.contacts);
     const verifier = run.spool ? undefined : run.verifier;
     const result = await contactRowsFor(contacts, found.source, settings, now, verifier);
-    const keptEmpty = options.keepEmpty && contacts.length === 0;
-    return { result, empty: keptEmpty ? [emptyContactRow(found.domain, settings, now)] : [] };
+    const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
+    const record = run.input.streamed.records?.take(found.domain);
+    const rows = withKeptColumns([...result.rows, ...empty], run.kept, record);
+    return { domain: found.domain, rows, result, keptEmpty: empty.length };
   });
-  let domainsDone = 0;
-  for await (const { result, empty } of rowsByDomain) {
-    await writer.writeRows([...result.rows, ...empty]);
-    countRows(counts.contacts, result);
-    counts.keptEmpty += empty.length;
-    domainsDone += 1;
-    // The total is known once the input has ended: until then, a count without an ETA.
-    const { streamed } = run.input;
-    progress.update({
-      done: domainsDone,
-      total: streamed.ended ? streamed.collector.accepted - suppression.removed.domains : undefined,
-      noun: 'domains',
-      detail: `${formatCount(counts.contacts.written)} contacts`,
-    });
-  }
+}
+
+async function writeDomainRows(
+  run: ContactsRun,
+  writer: RowWriter<ContactRow>,
+  progress: Progress,
+  out: DomainRowsOut,
+): Promise<void> {
+  const { counts, suppression } = run;
+  await writer.writeRows(out.rows);
+  // What --max cut off is not counted as written: the contact rows first, then the kept-empty one.
+  const contactRows = out.rows.slice(0, out.result.rows.length);
+  countRows(counts.contacts, { ...out.result, rows: contactRows });
+  counts.keptEmpty += out.rows.length - contactRows.length;
+  run.domainsDone += 1;
+  // The total is known once the input has ended: until then, a count without an ETA.
+  const { streamed } = run.input;
+  progress.update({
+    done: run.domainsDone,
+    total: streamed.ended ? streamed.collector.accepted - suppression.removed.domains : undefined,
+    noun: 'domains',
+    detail: `${formatCount(counts.contacts.written)} contacts`,
+  });
 }
 
 /** A run that plans first: the spooled rows verified, oldest addresses first within the cap, and written in order. */
@@ -216,8 +312,12 @@ async function verifySpooled(run: ContactsRun, writer: RowWriter<ContactRow>, pr
       noun: 'rows verified and written',
       detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent`,
     });
-  for await (const row of verifiedInOrder(spool.rows(), verifier, run.settings.concurrency * 4, shown))
-    await writer.writeRows([row]);
+  for await (const row of verifiedInOrder(spool.rows(), verifier, run.settings.concurrency * 4, shown)) {
+    // --deliverable-only: the verdicts are known only now, so a row left out is counted again here.
+    const kind = run.settings.deliverableOnly ? undeliverableKind(row) : null;
+    if (kind === null) await writer.writeRows([row]);
+    else uncountRow(run.counts.contacts, row, kind);
+  }
 }
 
 /** The input's counts: final once the input has ended. */
@@ -242,7 +342,9 @@ function noContactReason(run: ContactsRun): string {
     const seniority = atSeniority(run.settings.seniority);
     return `no contact to write: the service has no named contact${seniority} for the ${asked} asked for.`;
   }
-  return `no contact to write from the ${asked} asked for${leftOutText(contacts.droppedStale, removed.emails)}.`;
+  const filters = { filteredOut: contacts.filteredOut, undeliverable: totalUndeliverable(contacts.undeliverable) };
+  const leftOut = leftOutText(contacts.droppedStale, removed.emails, filters);
+  return `no contact to write from the ${asked} asked for${leftOut}.`;
 }
 
 function contactsRecord(run: ContactsRun, startedAt: number) {
@@ -254,6 +356,8 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
       ...contactParameters(settings),
       verify_budget: verifyBudget ?? null,
       concurrency: settings.concurrency,
+      ...(options.max !== undefined ? { max: options.max } : {}),
+      ...(run.kept.length > 0 ? { keep_columns: run.kept.map((column) => column.name) } : {}),
       ...(options.keepEmpty ? { keep_empty: true } : {}),
       ...suppression.parameters(),
     },
@@ -262,6 +366,7 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
     rows: rowsOf(run),
     meta: counts.source === undefined ? null : { source: counts.source },
     excluded: suppression.record(),
+    stoppedAtMax: counts.stoppedAtMax,
     keptEmpty: options.keepEmpty ? counts.keptEmpty : undefined,
     details: {
       domains: inputCounts(run),
@@ -288,6 +393,10 @@ function reportContacts(ctx: RunContext, run: ContactsRun): void {
     `${countOf(contacts.written, 'contact')} from ${domainsText} in ${callsText(run.fanout)} · ${freshness}${dropped}`,
   );
   reportKeptEmpty(ctx.reporter, keptEmpty);
+  // Asked for: a summary line, not a warning a cron job mails every run (the record has stopped_at_max).
+  if (run.counts.stoppedAtMax)
+    ctx.reporter.info(`Stopped at --max ${formatCount(run.options.max!)}; more contacts follow.`);
+  reportRowFilters(ctx.reporter, run.settings, contacts);
   if (run.verifier) reportVerification(ctx, run.verifier.snapshot());
   reportCutDomains(ctx.reporter, domains.truncated_at_limit);
   run.suppression.report(ctx);

@@ -4,6 +4,7 @@ import { UsageError } from '../../exit-codes.js';
 import { parseMaxAge } from '../../io/max-age.js';
 import type { CONTACT_FLAGS } from '../../options/command-flags.js';
 import type { flagShape } from '../shared/flags.js';
+import { parsePersonFilter, type PersonFilter } from './row-filters.js';
 
 export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
 type StalePolicy = (typeof STALE_POLICIES)[number];
@@ -20,6 +21,10 @@ export interface ContactSettings {
   stale: StalePolicy;
   verifyBudget?: number;
   concurrency: number;
+  /** --department, --title: applied to each domain's contacts before anything else. */
+  person?: PersonFilter;
+  /** --deliverable-only: only rows a rep can send to are written. */
+  deliverableOnly: boolean;
 }
 
 /** Every check that can fail on the user's input, done before any request. */
@@ -44,6 +49,8 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
     stale: flags.stale as StalePolicy,
     verifyBudget: flags.verifyBudget,
     concurrency: flags.concurrency,
+    person: parsePersonFilter(flags),
+    deliverableOnly: flags.deliverableOnly,
   };
 }
 
@@ -55,6 +62,10 @@ export function contactParameters(settings: ContactSettings) {
     per_company: settings.perCompany ?? null,
     max_age: settings.maxAgeText,
     stale: settings.stale,
+    // Only when given: a run without them keeps the record (and a pipeline's fingerprint) it had.
+    ...(settings.person?.departments ? { department: settings.person.departments } : {}),
+    ...(settings.person?.titles ? { title: settings.person.titles } : {}),
+    ...(settings.deliverableOnly ? { deliverable_only: true } : {}),
   };
 }
 

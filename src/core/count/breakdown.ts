@@ -6,24 +6,14 @@
  * of contract row 36), so the segments shown are then counted by the service, one query each;
  * industry and category are not filters, so their contacts are not available, and said so.
  */
-import { serviceRange, type CompanyFilters } from '../companies/filters.js';
+import { EMPLOYEE_RANGE_LABELS, serviceRange, type CompanyFilters } from '../companies/filters.js';
+
+export { EMPLOYEE_RANGE_LABELS };
 import { answerAll, refusesRepeatedTechnologies, serviceQueries, sizeFromAnswers, type SetSize } from './set-size.js';
 import type { CompaniesMeta, CompanyQuery, CompanyRow, ProspectClient } from '../../api/index.js';
 
 export const DIMENSIONS = ['country', 'employee_range', 'industry', 'technology', 'category'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
-
-/** The contract's employee-range labels (row 5): the segments of `--by employee_range`. */
-const EMPLOYEE_RANGE_LABELS = [
-  '1-10',
-  '11-50',
-  '51-200',
-  '201-500',
-  '501-1000',
-  '1001-5000',
-  '5001-10000',
-  '10001-100000',
-] as const;
 
 export interface Segment {
   value: string;

@@ -7,7 +7,8 @@ import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
 import { filtersRecord, normalizeCountries, validateCompanyFilters } from '../companies/filters.js';
 import { parseContactFlags, type ContactSettings } from '../contacts/options.js';
-import { contactRowsFor } from '../contacts/domain-rows.js';
+import { contactRowsFor, uncountRow } from '../contacts/domain-rows.js';
+import { reportRowFilters, totalUndeliverable, undeliverableKind } from '../contacts/row-filters.js';
 import type { ContactRow } from '../contacts/rows.js';
 import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } from '../contacts/fanout.js';
 import { atSeniority, leftOutText } from '../shared/caveats.js';
@@ -232,15 +233,31 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
 
 /** A spooled run's leads, verified in order as they are written, with their own progress. */
 function verifyAsWritten(run: PipelineRun, verifier: OpenedVerifier, progress: Progress) {
-  return (rows: AsyncIterable<LeadRow>) =>
-    verifiedInOrder(rows, verifier, run.settings.concurrency * 4, (done) =>
+  const total = run.checkpoint.rows_written;
+  return (rows: AsyncIterable<LeadRow>) => {
+    const verified = verifiedInOrder(rows, verifier, run.settings.concurrency * 4, (done) =>
       progress.update({
         done,
-        total: run.checkpoint.rows_written,
+        total,
         noun: 'leads verified and written',
         detail: `${countOf(verifier.run.unitsSpent, 'unit')} spent`,
       }),
     );
+    return run.settings.deliverableOnly ? deliverableAfterVerification(run, verified) : verified;
+  };
+}
+
+/** --deliverable-only in a spooled run: the verdicts are known only now, so the rows are counted again here. */
+async function* deliverableAfterVerification(run: PipelineRun, rows: AsyncIterable<LeadRow>): AsyncGenerator<LeadRow> {
+  for await (const row of rows) {
+    const kind = undeliverableKind(row);
+    if (kind === null) {
+      yield row;
+      continue;
+    }
+    uncountRow(run.counters.contacts, row, kind);
+    run.checkpoint.rows_written -= 1;
+  }
 }
 
 function endOfDocument(run: PipelineRun, record: () => RunRecord): unknown {
@@ -337,8 +354,10 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
   reportPipeline(ctx, counters, run.verifier?.snapshot(), options.onlyNew);
   ctx.reporter.info(`Contacts: ${callsText(run.fanout)}${run.resumed ? ' this run' : ''}.`);
   reportKeptEmpty(ctx.reporter, counters.kept_empty);
+  reportRowFilters(ctx.reporter, run.settings, counters.contacts);
   if (counters.stopped_at_max && options.max !== undefined)
-    ctx.reporter.caveat(stoppedAtMaxLine(options.max, run.stoppedAt ?? { exact: false, wider: undefined }));
+    // Asked for: a summary line, not a warning a cron job mails every week (the record has stopped_at_max).
+    ctx.reporter.info(stoppedAtMaxLine(options.max, run.stoppedAt ?? { exact: false, wider: undefined }));
   run.suppression.report(
     ctx,
     { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
@@ -390,7 +409,9 @@ function noLeadReason(counters: Counters, seniority: readonly string[] | undefin
   const at = atSeniority(seniority);
   if (counters.domains_with_contacts === 0)
     return `no lead to write: the ${companies} that matched the filters have no named contact${at}.`;
-  const leftOut = leftOutText(counters.contacts.droppedStale, counters.excluded.contacts);
+  const { filteredOut, undeliverable } = counters.contacts;
+  const filters = { filteredOut, undeliverable: totalUndeliverable(undeliverable) };
+  const leftOut = leftOutText(counters.contacts.droppedStale, counters.excluded.contacts, filters);
   return `no lead to write from the ${companies} that matched the filters${leftOut}.`;
 }
 

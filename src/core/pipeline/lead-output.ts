@@ -140,6 +140,16 @@ export class LeadOutput {
     await commitCheckpoint(this.stateFiles.state, checkpoint, [this.stateFiles.output, this.stateFiles.keys]);
   }
 
+  /** Rows went straight to stdout or a device: a failed run leaves them there, incomplete. */
+  get direct(): boolean {
+    return this.plainOutput?.direct ?? false;
+  }
+
+  /** Where the rows go, for messages. */
+  get path(): string | undefined {
+    return this.options.output;
+  }
+
   get keepsCheckpoints(): boolean {
     return this.stateFiles !== undefined;
   }

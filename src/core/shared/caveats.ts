@@ -28,8 +28,18 @@ export function atSeniority(seniority: readonly string[] | undefined): string {
  * Why contacts that were found were not written (": 3 stale addresses dropped (--stale drop), …");
  * nothing when none was left out.
  */
-export function leftOutText(droppedStale: number, excludedEmails: number): string {
+export function leftOutText(
+  droppedStale: number,
+  excludedEmails: number,
+  filters: { filteredOut: number; undeliverable: number } = { filteredOut: 0, undeliverable: 0 },
+): string {
   const why = [
+    filters.filteredOut > 0
+      ? `${countOf(filters.filteredOut, 'contact')} not matching --department/--title`
+      : undefined,
+    filters.undeliverable > 0
+      ? `${countOf(filters.undeliverable, 'row')} undeliverable (--deliverable-only)`
+      : undefined,
     droppedStale > 0
       ? `${countOf(droppedStale, 'stale address', 'stale addresses')} dropped (--stale drop)`
       : undefined,

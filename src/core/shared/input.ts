@@ -2,8 +2,11 @@ import { UsageError } from '../../exit-codes.js';
 import {
   domainEntries,
   emailEntries,
+  entryPlace,
+  type EntryPlace,
   formatInvalidEntry,
   streamEntries,
+  streamEntryRows,
   type EntryCollector,
   type InvalidEntry,
 } from '../../io/input/entries.js';
@@ -36,6 +39,29 @@ export interface StreamedEntries {
   /** The input's counts so far: final once `ended`. */
   collector: EntryCollector;
   readonly ended: boolean;
+  /**
+   * With `keepRecords`: each accepted entry's whole row, from when it is handed out until the caller
+   * takes it (takeRecord), so a stream holds only the rows in flight. The first one stays for `header`.
+   */
+  records?: EntryRecords;
+}
+
+/** The rows behind the entries handed out (contacts --keep-columns). */
+export class EntryRecords {
+  private readonly byEntry = new Map<string, Record<string, string>>();
+  /** The columns of the first accepted row: what the input has, before any call. */
+  header: string[] = [];
+
+  put(entry: string, record: Record<string, string>): void {
+    if (this.header.length === 0) this.header = Object.keys(record);
+    this.byEntry.set(entry, record);
+  }
+
+  take(entry: string): Record<string, string> | undefined {
+    const record = this.byEntry.get(entry);
+    this.byEntry.delete(entry);
+    return record;
+  }
 }
 
 /**
@@ -48,14 +74,15 @@ export interface StreamedEntries {
  */
 export async function streamEntriesInput(
   ctx: RunContext,
-  input: EntriesInput & { strict: boolean; column: string | undefined },
+  input: EntriesInput & { strict: boolean; column: string | undefined; keepRecords?: boolean },
   kind: EntryKind,
 ): Promise<StreamedEntries> {
   let source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
   if (source === null) throw nothingGiven(kind);
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
   if (!source.reopenable) ctx.onCleanup(() => void ctx.stdin.destroy());
-  const options = { kind, column: input.column, format: source.format };
+  const columnFlag = kind === 'domain' ? '--domain-column' : '--email-column';
+  const options = { kind, column: input.column, format: source.format, columnFlag };
   if (input.strict) {
     source = await reopenable(ctx, source);
     const check = collectorFor(kind);
@@ -66,8 +93,17 @@ export async function streamEntriesInput(
   const origin = source.origin;
   let ended = false;
   const chunks = source.open();
+  const records = input.keepRecords ? new EntryRecords() : undefined;
+  const entriesOf = records
+    ? async function* (): AsyncGenerator<string> {
+        for await (const { entry, record } of streamEntryRows(chunks, options, collector)) {
+          records.put(entry, record);
+          yield entry;
+        }
+      }
+    : () => streamEntries(chunks, options, collector);
   async function* accepted(): AsyncGenerator<string> {
-    for await (const entry of streamEntries(chunks, options, collector)) {
+    for await (const entry of entriesOf()) {
       // Once part of the input could not be read, the run fails at its end: nothing more is sent.
       if (collector.problemCount === 0) yield entry;
     }
@@ -83,6 +119,7 @@ export async function streamEntriesInput(
     get ended() {
       return ended;
     },
+    records,
   };
 }
 
@@ -113,7 +150,7 @@ function reportInputEnd(
   strict: boolean,
 ): void {
   failOnInputProblems(collector.problems, origin, collector.problemCount);
-  reportInvalidEntries(ctx, collector.invalid, kind, strict, collector.invalidCount);
+  reportInvalidEntries(ctx, collector.invalid, kind, strict, collector.invalidCount, entryPlace(origin));
 }
 
 async function* replayFirst<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
@@ -143,9 +180,10 @@ export function reportInvalidEntries(
   kind: EntryKind,
   strict: boolean,
   total = invalid.length,
+  place: EntryPlace = 'line',
 ): void {
   if (total === 0) return;
-  const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind));
+  const lines = invalid.slice(0, SHOWN_INVALID).map((entry) => formatInvalidEntry(entry, kind, place));
   if (total > SHOWN_INVALID) lines.push(`… and ${countOf(total - SHOWN_INVALID, 'more', 'more')}`);
   const count =
     kind === 'domain'

@@ -27,8 +27,11 @@ export interface Job {
   startedAt: number;
   /** The progress line's first words: "Fetching companies". */
   progress: string;
-  /** The output that a failed run must discard, so no half-written file is left. */
-  output: { abort(): Promise<void> } | undefined;
+  /**
+   * The output that a failed run must discard, so no half-written file is left; `direct` when its
+   * rows went out as they were written (stdout, a device), and so cannot be.
+   */
+  output: { abort(): Promise<void>; readonly direct?: boolean; readonly path?: string | undefined } | undefined;
   /** `--summary FILE` and the job's counts at the moment the run ends. */
   summary?: { path: string | undefined; record(): RunSummary };
   /** The work, to the committed output. */
@@ -76,7 +79,9 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
       return ExitCode.ok;
     }
     await job.output?.abort();
-    await writeSummary(ctx, job, exitCodeOf(error, ctx.signal), error);
+    const exitCode = exitCodeOf(error, ctx.signal);
+    markIncomplete(ctx, job, exitCode);
+    await writeSummary(ctx, job, exitCode, error);
     throw error;
   } finally {
     brokenPipeHandled();
@@ -87,6 +92,21 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   ctx.reporter.info(closingLine(job.written(), Boolean(ctx.stdout.isTTY), Date.now() - job.startedAt));
   job.report();
   return ExitCode.ok;
+}
+
+/** Exit codes of a run cut short after it started writing: a signal, the service or network (5), the disk (7). */
+const CUT_SHORT: readonly number[] = [ExitCode.service, ExitCode.output, ExitCode.interrupted, ExitCode.terminated];
+
+/**
+ * A failed run whose rows went straight out (stdout that is a file or a pipe, a device) leaves them
+ * there: the run says so last (src/cli.ts), with the rows written. A terminal showed them already.
+ */
+function markIncomplete(ctx: RunContext, job: Job, exitCode: number): void {
+  const output = job.output;
+  if (!output?.direct || (output.path === undefined && ctx.stdout.isTTY)) return;
+  const { rows, noun } = job.written();
+  if (rows === 0 && !CUT_SHORT.includes(exitCode)) return;
+  ctx.incompleteOutput = { rows, noun: rows === 1 ? noun[0] : noun[1], where: output.path ?? 'stdout' };
 }
 
 /** -o FILE (with its FILE.meta.json) and --summary FILE can be written: checked before any call. */
@@ -190,6 +210,8 @@ function summaryText(record: RunSummary, startedAt: number, exitCode: number, er
     finished_at: new Date().toISOString(),
     duration_ms: Date.now() - startedAt,
     exit_code: exitCode,
+    // Every row there was, written: not a failed run, nor one whose reader closed stdout (| head).
+    complete: exitCode === ExitCode.ok && record['stdout_closed'] !== true,
     error: exitCode === ExitCode.ok ? undefined : message,
   };
   return `${JSON.stringify(ended, null, 2)}\n`;

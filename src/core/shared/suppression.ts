@@ -36,16 +36,6 @@ interface StandingLists {
   excludeEmails?: string;
 }
 
-/**
- * The column a CRM export names its entries by, tried in this order after the reader's own
- * (`domain`; `business_email`, `email`): HubSpot's and Salesforce's exports say Website, Company
- * Domain Name, Email Address. Spelling is free: `Website`, `WEBSITE` and `website` are one column.
- */
-const EXPORT_COLUMNS: Record<EntryKind, readonly string[]> = {
-  domain: ['domain', 'website', 'company_domain_name', 'company_domain', 'website_url', 'url'],
-  email: ['business_email', 'email', 'email_address', 'e_mail'],
-};
-
 /** What one kind of list did in a run: its files, its entries, and how many rows it kept out. */
 interface ListRecord {
   files: string[];
@@ -229,8 +219,7 @@ async function readList(files: readonly string[], kind: EntryKind): Promise<Entr
     if (source === null)
       throw new UsageError(`${file}: a suppression list is read from a file, not from standard input.`);
     const before = { read: entries.accepted + entries.duplicates, invalid: entries.invalidCount };
-    for await (const entry of streamEntries(source.open(), { kind, columns: EXPORT_COLUMNS[kind] }, entries))
-      void entry;
+    for await (const entry of streamEntries(source.open(), { kind }, entries)) void entry;
     failOnInputProblems(entries.problems, file, entries.problemCount);
     const invalid = entries.invalidCount - before.invalid;
     if (invalid > 0) {

@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ReadStream } from 'node:tty';
-import { CancelledError, UsageError } from '../../exit-codes.js';
+import { CancelledError, DeclinedError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 
@@ -78,8 +78,8 @@ export class SpendConsent {
   }
 
   /**
-   * On a terminal (and without --yes), shows the count and asks; "no", or Ctrl-C, is a
-   * CancelledError (exit 130), before any unit is spent. A number for an answer is a cap (the
+   * On a terminal (and without --yes), shows the count and asks; "no" is a DeclinedError (exit 2),
+   * Ctrl-C a CancelledError (exit 130), both before any unit is spent. A number for an answer is a cap (the
    * oldest addresses first), resolved to; "yes" resolves to undefined, and so does any run that is
    * not asked: consent was given by a cap or --yes.
    */
@@ -99,10 +99,10 @@ export class SpendConsent {
         )
       ).trim();
       if (/^\d+$/.test(answer)) return Number(answer);
-      if (!/^y(es)?$/i.test(answer)) throw new CancelledError();
+      if (!/^y(es)?$/i.test(answer)) throw new DeclinedError();
       return undefined;
     } catch (error) {
-      if (error instanceof CancelledError) throw error;
+      if (error instanceof DeclinedError) throw error;
       // Ctrl-C at the question (readline's AbortError, or SIGINT itself): the same answer as "no",
       // on a line of its own.
       this.ctx.stderr.write('\n');

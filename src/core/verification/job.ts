@@ -8,6 +8,7 @@ import { streamRows, type RowStream } from '../../io/input/stream.js';
 import { resolveFormat } from '../../io/output.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import { entryPlace } from '../../io/input/entries.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../shared/input.js';
 import type { InputStream } from '../../io/input/source.js';
 import { VERIFY_FLAGS } from '../../options/command-flags.js';
@@ -122,7 +123,12 @@ interface VerifyInput {
  */
 async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppression: Suppression) {
   const source = await openRereadableInput(ctx, options, 'email');
-  const parseOptions: ParseOptions = { kind: 'email', format: source.format, column: options.emailColumn || undefined };
+  const parseOptions: ParseOptions = {
+    kind: 'email',
+    format: source.format,
+    column: options.emailColumn || undefined,
+    columnFlag: '--email-column',
+  };
   const problems = { shown: [] as InputProblem[], count: 0 };
   const planned = await planInput(
     await streamRows(source.open(), parseOptions, {
@@ -142,7 +148,8 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppress
       `cannot find the email column in ${source.origin}.`,
       `Columns are: ${planned.header.join(', ')}; name one with --email-column.`,
     );
-  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount);
+  const place = entryPlace(source.origin);
+  reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount, place);
   if (planned.unique.size === 0) throw nothingToVerify(suppression.removed.emails);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
   return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
@@ -306,11 +313,8 @@ function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, 
   }
 }
 
+/** The input's columns in their order; `verification` and `verified_at` where the input has them, else at the end. */
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
-  const names = [
-    ...header.filter((name) => name !== 'verification' && name !== 'verified_at'),
-    'verification',
-    'verified_at',
-  ];
+  const names = [...header, ...['verification', 'verified_at'].filter((name) => !header.includes(name))];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
 }

@@ -8,6 +8,7 @@
 import { TextDecoder } from 'node:util';
 import { UsageError } from '../../exit-codes.js';
 import { shortForMessage } from './columns.js';
+import { startsLikeZip } from './xlsx.js';
 
 type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 
@@ -64,6 +65,11 @@ class InputDecoder {
   private start(): Buffer {
     const head = this.head!;
     this.head = undefined;
+    if (startsLikeZip(head))
+      throw new UsageError(
+        `${this.origin} is a zip file (an Excel workbook?), which is read from a file, not from a pipe.`,
+        'Give it with --domains-file FILE.xlsx (verify: --file FILE.xlsx), or save it as "CSV UTF-8".',
+      );
     const mark = BYTE_ORDER_MARKS.find(({ bytes }) => bytes.every((byte, i) => head[i] === byte));
     this.encoding = mark?.encoding ?? 'utf-8';
     this.decoder = new TextDecoder(this.encoding, { fatal: true, ignoreBOM: true });

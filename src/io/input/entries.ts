@@ -12,10 +12,19 @@ export interface InvalidEntry {
   reason: string;
 }
 
-/** `line 7: "http//foo" is not a domain (no dot)` */
-export function formatInvalidEntry(entry: InvalidEntry, kind: EntryKind): string {
+/** Where an entry sits: a line of a file or of stdin, or (given on the command line) an argument. */
+export type EntryPlace = 'line' | 'argument';
+
+/** The place of the entries of an input, named as its origin says: arguments are not lines. */
+export function entryPlace(origin: string): EntryPlace {
+  return origin === 'the command line' ? 'argument' : 'line';
+}
+
+/** `line 7: "http//foo" is not a domain (no dot)`; `argument 2: …` for the command line's. */
+export function formatInvalidEntry(entry: InvalidEntry, kind: EntryKind, place: EntryPlace = 'line'): string {
   const what = kind === 'domain' ? 'a domain' : 'a valid email address';
-  return `line ${entry.line}: ${JSON.stringify(shortForMessage(entry.value.trim()))} is not ${what} (${entry.reason})`;
+  const value = JSON.stringify(shortForMessage(entry.value.trim()));
+  return `${place} ${entry.line}: ${value} is not ${what} (${entry.reason})`;
 }
 
 type Normalized = { ok: true; value: string; key: string } | { ok: false; reason: string };
@@ -105,5 +114,17 @@ export async function* streamEntries(
   for await (const { value, line } of streamEntryValues(chunks, options, collector)) {
     const accepted = collector.accept(value, line);
     if (accepted !== null) yield accepted;
+  }
+}
+
+/** The accepted entries of a text as it arrives, each with its whole row (ParseOptions.keepRecords). */
+export async function* streamEntryRows(
+  chunks: AsyncIterable<string>,
+  options: ParseOptions,
+  collector: EntryCollector,
+): AsyncGenerator<{ entry: string; record: Record<string, string> }> {
+  for await (const { value, line, record } of streamEntryValues(chunks, { ...options, keepRecords: true }, collector)) {
+    const accepted = collector.accept(value, line);
+    if (accepted !== null) yield { entry: accepted, record: record ?? {} };
   }
 }

@@ -27,6 +27,13 @@ export interface ParseOptions {
   columns?: readonly string[];
   /** Skips detection, e.g. `'lines'` for command-line arguments. */
   format?: InputFormat;
+  /**
+   * The flag that names the entry column (`--domain-column`): messages name it, and a header with
+   * several CRM names for the column is refused as ambiguous instead of read by the first.
+   */
+  columnFlag?: string;
+  /** Each entry keeps its whole row (`contacts --keep-columns`); otherwise only the entry column is read. */
+  keepRecords?: boolean;
 }
 
 export interface InputTable {

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../exit-codes.js';
 import { runTempFile } from '../run-temp-file.js';
 import { decodeStream } from './decode.js';
+import { isZipFile, workbookAsCsv } from './xlsx.js';
 import type { InputFormat } from './model.js';
 
 export interface InputSource {
@@ -63,7 +64,9 @@ export async function spoolToFile(
 
 async function* fileChunks(path: string, origin = path): AsyncGenerator<string> {
   try {
-    yield* decodeStream(createReadStream(path), origin);
+    // A workbook is read as the CSV of its first sheet, wherever a CSV is read (told by its bytes, not its name).
+    if (await isZipFile(path)) yield* workbookAsCsv(path, origin);
+    else yield* decodeStream(createReadStream(path), origin);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${origin}: ${fileErrorReason(error)}`);

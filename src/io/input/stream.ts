@@ -25,6 +25,8 @@ export interface EntryValue {
   value: string;
   /** 1-based line where its row starts. */
   line: number;
+  /** The whole row, with `keepRecords`. */
+  record?: Record<string, string>;
 }
 
 /** The raw values of the entry column, as they arrive; rows with an empty cell are counted as blanks. */
@@ -33,13 +35,14 @@ export async function* streamEntryValues(
   options: ParseOptions,
   sink: EntryStreamSink,
 ): AsyncGenerator<EntryValue> {
-  const reader = await streamRows(chunks, options, sink, { entryOnly: true });
+  const keep = options.keepRecords === true;
+  const reader = await streamRows(chunks, options, sink, { entryOnly: !keep });
   for await (const row of reader.rows) {
     const column = reader.column();
     if (column === null) continue;
     const value = row.record[column] ?? '';
     if (value.trim() === '') sink.blank();
-    else yield { value, line: row.line };
+    else yield keep ? { value, line: row.line, record: row.record } : { value, line: row.line };
   }
 }
 

@@ -278,13 +278,13 @@ function onTerminal(args: string[], answer: string, env: Record<string, string> 
 }
 
 describe.skipIf(SCRIPT.skip)('on a terminal, the question comes before the first paid call', () => {
-  it('verify shows the estimate; "n" spends nothing and exits 130', async () => {
+  it('verify shows the estimate; "n" spends nothing and exits 2, a decision and not an interrupt', async () => {
     const before = await units();
     const run = await onTerminal(['verify', 'ana@example.com', 'bob@example.com', 'ana@example.com'], 'n\r');
     expect(run.asked).toBe(true);
     expect(run.screen).toContain('Verifying 2 addresses: 0 already paid for, 2 to pay for, 2 units.');
-    expect(run.code).toBe(130);
-    expect(run.screen).toContain('prospect: cancelled; nothing was spent.');
+    expect(run.code).toBe(2);
+    expect(run.screen).toContain('prospect: not spent: the question was answered no; nothing was paid for or written.');
     expect(await units()).toBe(before);
   });
 
@@ -309,7 +309,7 @@ describe.skipIf(SCRIPT.skip)('on a terminal, the question comes before the first
     expect(await units()).toBe(before);
   });
 
-  it('pipeline --stale verify asks too; "n" spends nothing and exits 130, "y" spends within the budget', async () => {
+  it('pipeline --stale verify asks too; "n" spends nothing and exits 2, "y" spends within the budget', async () => {
     const args = [
       'pipeline',
       '-t',
@@ -329,7 +329,7 @@ describe.skipIf(SCRIPT.skip)('on a terminal, the question comes before the first
     const no = await onTerminal(args, 'n\r');
     expect(no.asked).toBe(true);
     expect(no.screen).toContain('3 units at most (--verify-budget 3)');
-    expect(no.code).toBe(130);
+    expect(no.code).toBe(2);
     expect(await units()).toBe(before);
     const yes = await onTerminal(args, 'y\r', { PROSPECT_CACHE_DIR: await scratchDir() });
     expect(yes.asked).toBe(true);
