@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { processIsAlive } from '../../process-alive.js';
 import { parseStoredJson } from '../shared/stored-json.js';
+import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** A line of a verification ledger: one paid result. */
 const cachedLineSchema = z.object({
@@ -29,7 +30,7 @@ const cachedLineSchema = z.object({
   /** The pipeline run that paid for it, so a resumed run counts it against the same budget. */
   run: z.string().optional(),
 });
-export type CachedVerification = Omit<z.output<typeof cachedLineSchema>, 'key'>;
+export type { CachedVerification };
 
 /** Who is paying for an address right now (a claim file of the ledger's `.claims` folder). */
 const claimSchema = z.object({ pid: z.number().int(), host: z.string() });
@@ -66,7 +67,7 @@ function sha256(text: string): string {
  * at the same time see each other's results: `refresh` reads what others appended since, and
  * `claim` makes sure only one of them pays for an address.
  */
-export class VerifyCache {
+export class VerifyCache implements VerificationLedger {
   private readonly entries = new Map<string, CachedVerification>();
   private fd: number | undefined;
   /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
@@ -138,8 +139,8 @@ export class VerifyCache {
    * exclusively, names the process. Another run waits for it to go (then finds the result with
    * `refresh`); a claim left by a process that died is taken over. Resolves to the release.
    */
-  async claim(key: string, signal?: AbortSignal): Promise<() => Promise<void>> {
-    if (!this.shared) return async () => {};
+  async claim(key: string, signal?: AbortSignal): Promise<VerificationClaim> {
+    if (!this.shared) return { token: undefined, release: async () => {} };
     const directory = `${this.path}.claims`;
     const path = join(directory, sha256(key).slice(0, 32));
     const mine = JSON.stringify({ pid: process.pid, host: hostname() });
@@ -150,7 +151,7 @@ export class VerifyCache {
         const handle = await open(path, 'wx', 0o600);
         await handle.writeFile(mine);
         await handle.close();
-        return () => rm(path, { force: true });
+        return { token: undefined, release: () => rm(path, { force: true }) };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         // ENOENT: another run removed the empty claims folder between our mkdir and open; make it again.

@@ -1,6 +1,6 @@
 import type { ProspectClient } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
-import type { VerifyCache } from './cache.js';
+import type { CachedVerification, VerificationLedger } from '../state-store/types.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 export const NOT_CHECKED = 'unchecked';
@@ -28,9 +28,9 @@ export function newVerificationRun(budget: number | undefined): VerificationRun 
 /** Where paid results are looked up and kept. */
 export interface VerificationStores {
   /** The ledger shared by every command and run for this service and key (disabled with --no-cache). */
-  ledger: VerifyCache;
+  ledger: VerificationLedger;
   /** pipeline --state: the run's own copy, tagged with the run, so a resume never pays twice even with --no-cache. */
-  resume?: VerifyCache | undefined;
+  resume?: VerificationLedger | undefined;
 }
 
 export interface VerifierSettings {
@@ -49,7 +49,7 @@ export interface VerifierSettings {
 /**
  * Verifies addresses (already syntax-checked and keyed) at most once each: the ledger first, then
  * the service while the budget lasts. Concurrent requests for one address share one paid call, and
- * runs at the same time on one ledger never both pay for an address (VerifyCache.claim).
+ * runs at the same time on one ledger never both pay for an address (VerificationLedger.claim).
  */
 export class Verifier {
   private readonly inFlight = new Map<string, Promise<VerificationOutcome>>();
@@ -100,7 +100,7 @@ export class Verifier {
     return outcome;
   }
 
-  private known(key: string): { result: NonNullable<ReturnType<VerifyCache['get']>>; ownRun: boolean } | undefined {
+  private known(key: string): { result: CachedVerification; ownRun: boolean } | undefined {
     const { runId, reuseCached = true } = this.settings;
     const resumed = this.stores.resume?.get(key);
     // Paid by this same run before it was interrupted: already counted in unitsSpent (see openVerifier).
@@ -131,20 +131,20 @@ export class Verifier {
     }
     this.reserved += 1;
     try {
-      const release = await this.stores.ledger.claim(key, this.settings.signal);
+      const claim = await this.stores.ledger.claim(key, this.settings.signal);
       try {
         // Another run may have paid for it while this one waited for its turn.
-        this.stores.ledger.refresh();
+        await this.stores.ledger.refresh(key);
         const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
         if (paidMeanwhile) {
           this.reserved -= 1;
           this.run.fromCache += 1;
-          this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
+          await this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
           return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
         }
-        return await this.tracked(this.pay(key, email));
+        return await this.tracked(this.pay(key, email, claim.token));
       } finally {
-        await release();
+        await claim.release();
       }
     } catch (error) {
       // No answer was kept for this address: its reservation goes back.
@@ -162,18 +162,20 @@ export class Verifier {
     }
   }
 
-  private async pay(key: string, email: string): Promise<VerificationOutcome> {
+  /** `token`: the claim's, kept by the store across a takeover, so a retry after a crash is not charged again. */
+  private async pay(key: string, email: string, token: string | undefined): Promise<VerificationOutcome> {
     const { runId } = this.settings;
+    const idempotencyKey = token ?? (runId ? `${runId}:${key}` : undefined);
     const result = await this.slots.run(() => {
       // Stopped while this call waited for its turn: it is not sent.
       this.settings.signal?.throwIfAborted();
-      return this.client.verify(email, runId ? { idempotencyKey: `${runId}:${key}` } : undefined);
+      return this.client.verify(email, idempotencyKey ? { idempotencyKey } : undefined);
     });
     this.run.unitsSpent += 1;
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
-    this.stores.resume?.put(key, { ...paid, run: runId });
-    this.stores.ledger.put(key, paid);
+    await this.stores.resume?.put(key, { ...paid, run: runId });
+    await this.stores.ledger.put(key, paid);
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 }

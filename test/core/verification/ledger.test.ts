@@ -41,7 +41,7 @@ describe('the ledger of paid results', () => {
     const dir = await scratchDir();
     const first = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
     const second = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
-    const release = await first.claim('ana@example.com');
+    const { release } = await first.claim('ana@example.com');
     let secondHasIt = false;
     const waiting = second.claim('ana@example.com').then((releaseSecond) => {
       secondHasIt = true;
@@ -50,9 +50,7 @@ describe('the ledger of paid results', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(secondHasIt).toBe(false);
     await release();
-    await (
-      await waiting
-    )();
+    await (await waiting).release();
     expect(secondHasIt).toBe(true);
   });
 });

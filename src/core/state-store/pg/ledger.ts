@@ -1,0 +1,177 @@
+/**
+ * The team's paid-verification ledger. An address is claimed before it is paid for: a row inserted
+ * with ON CONFLICT and a lease, then looked at again. The claim's token is the paid call's
+ * Idempotency-Key and survives a takeover, so a run that died after paying costs nothing more with a
+ * service that honours the key. Addresses are kept only as hashes: equality is all the ledger needs.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CachedVerification, VerificationClaim, VerificationLedger } from '../types.js';
+import { SCHEMA } from './schema.js';
+import type { PgSession } from './session.js';
+
+/** A claim's lease; a live holder renews it, and a holder whose session ended loses it at once. */
+const LEASE_SECONDS = 60;
+const RENEW_MS = 20_000;
+/** How often a run waiting on another run's paid call looks again. */
+const CLAIM_POLL_MS = 25;
+
+interface StoredRow {
+  email_hash: Buffer;
+  status: string;
+  verified_at: string;
+  run_id: string | null;
+}
+
+export class PgVerifyLedger implements VerificationLedger {
+  readonly shared = true;
+  private readonly entries = new Map<string, CachedVerification>();
+  private readonly held = new Set<string>();
+  private renewal: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly session: PgSession,
+    private readonly ledger: string,
+    private readonly host: string,
+    private readonly freshSince: Date,
+    private readonly ownRun: string | undefined,
+  ) {}
+
+  /** The ledger `ledger` (one per service and API key), its fresh results (and `ownRun`'s, whatever their age) read. */
+  static async open(
+    session: PgSession,
+    ledger: string,
+    options: { host: string; freshSince: Date; ownRun?: string | undefined },
+  ): Promise<PgVerifyLedger> {
+    const opened = new PgVerifyLedger(session, ledger, options.host, options.freshSince, options.ownRun);
+    const { rows } = await session.query(
+      `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
+        WHERE ledger = $1 AND (verified_at::timestamptz >= $2 OR run_id = $3)`,
+      [ledger, options.freshSince, options.ownRun ?? null],
+    );
+    for (const row of rows as StoredRow[]) opened.take(row);
+    return opened;
+  }
+
+  get(key: string): CachedVerification | undefined {
+    return this.entries.get(this.hash(key).toString('hex'));
+  }
+
+  remember(key: string, result: CachedVerification): void {
+    this.entries.set(this.hash(key).toString('hex'), result);
+  }
+
+  countPaidBy(runId: string): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (entry.run === runId) count += 1;
+    return count;
+  }
+
+  /** The result, and the end of the address's claim, in one statement: paid is never seen as still claimed. */
+  async put(key: string, result: CachedVerification): Promise<void> {
+    const hash = this.hash(key);
+    await this.session.transaction(async (query) => {
+      const { rows } = await query(
+        `DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()
+         RETURNING token`,
+        [this.ledger, hash],
+      );
+      await query(
+        `INSERT INTO ${SCHEMA}.verifications (ledger, email_hash, status, verified_at, run_id, token)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (ledger, email_hash) DO UPDATE SET status = EXCLUDED.status, verified_at = EXCLUDED.verified_at,
+           run_id = COALESCE(EXCLUDED.run_id, ${SCHEMA}.verifications.run_id),
+           token = COALESCE(EXCLUDED.token, ${SCHEMA}.verifications.token)`,
+        [this.ledger, hash, result.status, result.verified_at, result.run ?? null, rows[0]?.token ?? null],
+      );
+    });
+    this.held.delete(hash.toString('hex'));
+    this.entries.set(hash.toString('hex'), { ...result, email: '' });
+  }
+
+  /**
+   * Inserts the claim, or takes over one whose lease ran out or whose holder's session is gone
+   * (keeping its token); otherwise waits for the holder to finish and tries again.
+   */
+  async claim(key: string, signal?: AbortSignal): Promise<VerificationClaim> {
+    const hash = this.hash(key);
+    for (;;) {
+      signal?.throwIfAborted();
+      const { rows } = await this.session.query(
+        `INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
+         VALUES ($1, $2, $3, pg_backend_pid(), $4, now() + make_interval(secs => $5))
+         ON CONFLICT (ledger, email_hash) DO UPDATE
+           SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
+           WHERE c.lease_until < now()
+              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
+         RETURNING token`,
+        [this.ledger, hash, randomUUID(), this.host, LEASE_SECONDS],
+      );
+      const token = rows[0]?.token as string | undefined;
+      if (token !== undefined) {
+        this.hold(hash.toString('hex'));
+        return { token, release: () => this.release(hash) };
+      }
+      await sleep(CLAIM_POLL_MS, undefined, { signal });
+    }
+  }
+
+  /** Looks again at `key` in the database: another run may have paid for it meanwhile. */
+  async refresh(key?: string): Promise<void> {
+    if (key === undefined) return;
+    const { rows } = await this.session.query(
+      `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
+        WHERE ledger = $1 AND email_hash = $2 AND (verified_at::timestamptz >= $3 OR run_id = $4)`,
+      [this.ledger, this.hash(key), this.freshSince, this.ownRun ?? null],
+    );
+    for (const row of rows as StoredRow[]) this.take(row);
+  }
+
+  close(): void {
+    if (this.renewal) clearInterval(this.renewal);
+    this.renewal = undefined;
+  }
+
+  /**
+   * A claim ended without a result (the call failed, or was never sent): its lease ends now, but
+   * its row and token stay, so whoever pays next sends the same Idempotency-Key.
+   */
+  private async release(hash: Buffer): Promise<void> {
+    const hex = hash.toString('hex');
+    if (!this.held.delete(hex)) return;
+    await this.session
+      .query(
+        `UPDATE ${SCHEMA}.claims SET lease_until = '-infinity'
+          WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`,
+        [this.ledger, hash],
+      )
+      .catch(() => {});
+  }
+
+  private hold(hex: string): void {
+    this.held.add(hex);
+    this.renewal ??= setInterval(() => {
+      if (this.held.size === 0) return;
+      this.session
+        .query(
+          `UPDATE ${SCHEMA}.claims SET lease_until = now() + make_interval(secs => $2)
+            WHERE ledger = $1 AND holder_pid = pg_backend_pid() AND lease_until > now()`,
+          [this.ledger, LEASE_SECONDS],
+        )
+        .catch(() => {});
+    }, RENEW_MS).unref();
+  }
+
+  private take(row: StoredRow): void {
+    this.entries.set(row.email_hash.toString('hex'), {
+      email: '',
+      status: row.status,
+      verified_at: row.verified_at,
+      run: row.run_id ?? undefined,
+    });
+  }
+
+  private hash(key: string): Buffer {
+    return createHash('sha256').update(`${this.ledger}\n${key}`).digest();
+  }
+}
