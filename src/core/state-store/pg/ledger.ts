@@ -27,6 +27,8 @@ export class PgVerifyLedger implements VerificationLedger {
   readonly shared = true;
   private readonly entries = new Map<string, CachedVerification>();
   private readonly held = new Set<string>();
+  /** Addresses whose claim statement also read their stored result (refresh need not look again). */
+  private readonly lookedAgain = new Set<string>();
   private renewal: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -70,21 +72,16 @@ export class PgVerifyLedger implements VerificationLedger {
   /** The result, and the end of the address's claim, in one statement: paid is never seen as still claimed. */
   async put(key: string, result: CachedVerification): Promise<void> {
     const hash = this.hash(key);
-    await this.session.transaction(async (query) => {
-      const { rows } = await query(
-        `DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()
-         RETURNING token`,
-        [this.ledger, hash],
-      );
-      await query(
-        `INSERT INTO ${SCHEMA}.verifications (ledger, email_hash, status, verified_at, run_id, token)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (ledger, email_hash) DO UPDATE SET status = EXCLUDED.status, verified_at = EXCLUDED.verified_at,
-           run_id = COALESCE(EXCLUDED.run_id, ${SCHEMA}.verifications.run_id),
-           token = COALESCE(EXCLUDED.token, ${SCHEMA}.verifications.token)`,
-        [this.ledger, hash, result.status, result.verified_at, result.run ?? null, rows[0]?.token ?? null],
-      );
-    });
+    await this.session.query(
+      `WITH ended AS (
+         DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()
+         RETURNING token)
+       INSERT INTO ${SCHEMA}.verifications AS v (ledger, email_hash, status, verified_at, run_id, token)
+       VALUES ($1, $2, $3, $4, $5, (SELECT token FROM ended))
+       ON CONFLICT (ledger, email_hash) DO UPDATE SET status = EXCLUDED.status, verified_at = EXCLUDED.verified_at,
+         run_id = COALESCE(EXCLUDED.run_id, v.run_id), token = COALESCE(EXCLUDED.token, v.token)`,
+      [this.ledger, hash, result.status, result.verified_at, result.run ?? null],
+    );
     this.held.delete(hash.toString('hex'));
     this.entries.set(hash.toString('hex'), { ...result, email: '' });
   }
@@ -97,20 +94,28 @@ export class PgVerifyLedger implements VerificationLedger {
     const hash = this.hash(key);
     for (;;) {
       signal?.throwIfAborted();
+      // The claim and the look again in one round trip: what another run paid meanwhile comes back with it.
       const { rows } = await this.session.query(
-        `INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
-         VALUES ($1, $2, $3, pg_backend_pid(), $4, now() + make_interval(secs => $5))
-         ON CONFLICT (ledger, email_hash) DO UPDATE
-           SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
-           WHERE c.lease_until < now()
-              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
-         RETURNING token`,
-        [this.ledger, hash, randomUUID(), this.host, LEASE_SECONDS],
+        `WITH claimed AS (
+           INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
+           VALUES ($1, $2, $3, pg_backend_pid(), $4, now() + make_interval(secs => $5))
+           ON CONFLICT (ledger, email_hash) DO UPDATE
+             SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
+             WHERE c.lease_until < now()
+                OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
+           RETURNING token)
+         SELECT claimed.token, v.email_hash, v.status, v.verified_at, v.run_id FROM claimed
+           LEFT JOIN ${SCHEMA}.verifications v ON v.ledger = $1 AND v.email_hash = $2
+             AND (v.verified_at::timestamptz >= $6 OR v.run_id = $7)`,
+        [this.ledger, hash, randomUUID(), this.host, LEASE_SECONDS, this.freshSince, this.ownRun ?? null],
       );
-      const token = rows[0]?.token as string | undefined;
-      if (token !== undefined) {
-        this.hold(hash.toString('hex'));
-        return { token, release: () => this.release(hash) };
+      const row = rows[0] as (StoredRow & { token: string; email_hash: Buffer | null }) | undefined;
+      if (row !== undefined) {
+        const hex = hash.toString('hex');
+        if (row.email_hash !== null) this.take(row);
+        this.lookedAgain.add(hex);
+        this.hold(hex);
+        return { token: row.token, release: () => this.release(hash) };
       }
       await sleep(CLAIM_POLL_MS, undefined, { signal });
     }
@@ -119,6 +124,8 @@ export class PgVerifyLedger implements VerificationLedger {
   /** Looks again at `key` in the database: another run may have paid for it meanwhile. */
   async refresh(key?: string): Promise<void> {
     if (key === undefined) return;
+    // Just claimed: the claim's statement has looked already.
+    if (this.lookedAgain.delete(this.hash(key).toString('hex'))) return;
     const { rows } = await this.session.query(
       `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
         WHERE ledger = $1 AND email_hash = $2 AND (verified_at::timestamptz >= $3 OR run_id = $4)`,
@@ -138,6 +145,7 @@ export class PgVerifyLedger implements VerificationLedger {
    */
   private async release(hash: Buffer): Promise<void> {
     const hex = hash.toString('hex');
+    this.lookedAgain.delete(hex);
     if (!this.held.delete(hex)) return;
     await this.session
       .query(
