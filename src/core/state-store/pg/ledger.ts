@@ -100,7 +100,8 @@ export class PgVerifyLedger implements VerificationLedger {
            INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
            VALUES ($1, $2, $3, pg_backend_pid(), $4, now() + make_interval(secs => $5))
            ON CONFLICT (ledger, email_hash) DO UPDATE
-             SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
+             SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host,
+                 lease_until = EXCLUDED.lease_until
              WHERE c.lease_until < now()
                 OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
            RETURNING token)
