@@ -44,7 +44,9 @@ export function parseStateUrl(text: string): StateUrl {
   let url: URL;
   try {
     // WHATWG URL does not know the postgres scheme's authority rules; parsed as http, it splits the same way.
-    url = new URL(trimmed.replace(/^postgres(ql)?:/i, 'http:'));
+    // An empty host (a socket directory given as ?host=) is not a URL to WHATWG: a placeholder stands in.
+    const withHost = trimmed.replace(/^(postgres(?:ql)?:\/\/(?:[^/?#@]*@)?)(?=[/?#]|$)/i, '$1localhost');
+    url = new URL(withHost.replace(/^postgres(ql)?:/i, 'http:'));
   } catch {
     throw refuse('it is not a valid URL');
   }
