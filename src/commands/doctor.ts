@@ -37,14 +37,14 @@ Examples:
           import('../api/index.js'),
         ]);
         const connection = await resolveConnection(ctx);
-        return diagnose(
-          connection,
-          { line: (text) => ctx.stdout.write(`${text}\n`) },
-          {
-            timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
-            maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
-          },
-        );
+        const out = { line: (text: string) => ctx.stdout.write(`${text}\n`) };
+        const code = await diagnose(connection, out, {
+          timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
+          maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+        });
+        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
+        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
+        return code;
       }),
     );
 }

@@ -246,6 +246,26 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     expect(statsAfter.units).toEqual(statsBefore.units);
   });
 
+  it('doctor checks the store: connection, TLS, privileges, schema; a newer schema is exit 2', async () => {
+    const db = await testDatabase('doctor');
+    const a = await machine('doctor-host', db);
+    const fresh = await runCli(['doctor'], a.options());
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toMatch(/^state +postgresql:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/\S+ \(sslmode=disable\)$/m);
+    expect(fresh.stdout).toMatch(/^ok {2}connect +PostgreSQL 15\.\d+ as /m);
+    expect(fresh.stdout).toMatch(/^ok {2}TLS +none: plaintext/m);
+    expect(fresh.stdout).toMatch(/^ok {2}schema +none yet/m);
+    expectNoPassword(fresh, db);
+    // A run creates the schema (in process: set-up), then a newer prospect's version is refused.
+    const { openPgStore } = await import('../../../src/core/state-store/pg/store.js');
+    const { parseStateUrl } = await import('../../../src/config/state-url.js');
+    await (await openPgStore(parseStateUrl(db.url), 'setup')).close();
+    await db.sql('UPDATE prospect.meta SET version = version + 1');
+    const newer = await runCli(['doctor'], a.options());
+    expect(newer.code).toBe(2);
+    expect(newer.stderr).toMatch(/newer prospect/);
+  });
+
   it('a wrong password: exit 2 naming the fix, the password shown nowhere', async () => {
     const db = await testDatabase('badpw');
     const a = await machine('badpw-host', db);
