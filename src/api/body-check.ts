@@ -5,7 +5,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SchemaCheck } from './schemas.js';
 
-export type BodyCheck<T> = { ok: true; value: T } | { ok: false; problem: string; hint?: string };
+/** `cut`: the body is empty or JSON that does not parse (not HTML): most likely an answer that ended early. */
+export type BodyCheck<T> = { ok: true; value: T } | { ok: false; problem: string; hint?: string; cut?: boolean };
 
 export async function checkJsonBody<T>(
   check: (json: unknown) => SchemaCheck<T>,
@@ -14,7 +15,7 @@ export async function checkJsonBody<T>(
   bodyText: string,
   onBody?: (json: unknown) => void,
 ): Promise<BodyCheck<T>> {
-  if (bodyText.trim() === '') return { ok: false, problem: `an empty body (status ${status})` };
+  if (bodyText.trim() === '') return { ok: false, problem: `an empty body (status ${status})`, cut: true };
   let json: unknown;
   try {
     json = JSON.parse(bodyText);
@@ -27,7 +28,7 @@ export async function checkJsonBody<T>(
       };
     }
     const why = error instanceof Error ? `: ${error.message.replace(/\s+/g, ' ').slice(0, 120)}` : '';
-    return { ok: false, problem: `truncated or invalid JSON (status ${status})${why}` };
+    return { ok: false, problem: `truncated or invalid JSON (status ${status})${why}`, cut: true };
   }
   if (onBody) {
     onBody(json);

@@ -11,7 +11,13 @@ import { MAX_COMPANIES_PER_PAGE } from './limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { isLoopbackHost } from './proxy.js';
 import type { RequestPacer } from './pacer.js';
-import { createHttpClient, type HttpClient, type JsonAnswer, type RequestEvent } from './request-loop.js';
+import {
+  createHttpClient,
+  type HttpClient,
+  type JsonAnswer,
+  type PaidCallWatch,
+  type RequestEvent,
+} from './request-loop.js';
 import type { WaitNotice } from './wait-watch.js';
 import { checkCompaniesPage } from './companies-page.js';
 import { walkCursor } from './pagination.js';
@@ -129,12 +135,25 @@ export interface ProspectClient {
   /** The values the `country` parameter accepts (contract row 36). */
   countries(): Promise<string[]>;
   /**
-   * One paid check. `idempotencyKey` (contract row 27) lets a resumed run ask again for an answer
-   * it lost in a crash without paying twice, where the service honours the header.
+   * One paid check. `idempotencyKey` (contract row 27) lets a retry, or a resumed run, ask again for
+   * an answer it lost without paying twice, where the service honours the header. `paid` hears of
+   * each answer lost after sending and decides whether a retry after it goes out (the budget's call).
    */
-  verify(email: string, options?: { idempotencyKey?: string }): Promise<VerifyResult>;
+  verify(email: string, options?: VerifyCallOptions): Promise<VerifyAnswer>;
   close(): Promise<void>;
 }
+
+export interface VerifyCallOptions {
+  idempotencyKey?: string | undefined;
+  paid?: PaidCallWatch | undefined;
+}
+
+/**
+ * A verification, and whether the service confirmed the Idempotency-Key (contract row 27): the
+ * `Idempotent-Replayed` header, `true` when the answer is the first one again (no new unit), `false`
+ * when it is a new one. Undefined: the service said nothing, so a key may not have been honoured.
+ */
+export type VerifyAnswer = VerifyResult & { idempotency?: 'replayed' | 'first' };
 
 /** The defaults of what is not about retrying (those are RETRY_DEFAULTS in retry.ts). */
 export const CLIENT_DEFAULTS = {
@@ -199,7 +218,7 @@ export function createClient(options: ClientOptions): ProspectClient {
           check: (json) => checkSchema(CountriesResponseSchema, json),
         })
       ).value.data,
-    verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions?.idempotencyKey),
+    verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}),
     close: () => http.close(),
   };
 }
@@ -349,7 +368,8 @@ function checkContactsBody(json: unknown): SchemaCheck<NormalisedContacts> {
   };
 }
 
-async function verifyEmail(http: HttpClient, email: string, idempotencyKey: string | undefined): Promise<VerifyResult> {
+async function verifyEmail(http: HttpClient, email: string, options: VerifyCallOptions): Promise<VerifyAnswer> {
+  const { idempotencyKey } = options;
   const answer = await http.getJson({
     endpoint: '/verify',
     params: [['email', email]],
@@ -357,11 +377,21 @@ async function verifyEmail(http: HttpClient, email: string, idempotencyKey: stri
     check: checkVerifyBody,
     // One unit per answered call (contract row 23): a complete answer is never asked again.
     chargedPerAnswer: true,
+    paid: options.paid,
   });
   const { data, meta } = answer.value;
   const unitsUsed = meta?.units_used ?? unitsFromHeader(answer.headers['x-units-used']);
-  if (unitsUsed !== undefined) return { ...data, meta: { ...meta, units_used: unitsUsed } };
-  return meta === undefined ? data : { ...data, meta };
+  const replayed = idempotencyKey === undefined ? undefined : replayedFromHeader(answer.headers['idempotent-replayed']);
+  const result: VerifyAnswer = meta === undefined && unitsUsed === undefined ? { ...data } : { ...data, meta };
+  if (unitsUsed !== undefined) result.meta = { ...meta, units_used: unitsUsed };
+  if (replayed !== undefined) result.idempotency = replayed ? 'replayed' : 'first';
+  return result;
+}
+
+/** `Idempotent-Replayed: true|false` (contract row 27); anything else says nothing. */
+function replayedFromHeader(value: string | string[] | undefined): boolean | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase();
+  return text === 'true' ? true : text === 'false' ? false : undefined;
 }
 
 type VerifyData = z.infer<typeof VerifyDataSchema>;

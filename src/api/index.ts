@@ -10,9 +10,11 @@ export {
   type ContactsQuery,
   type ContactsResult,
   type ProspectClient,
+  type VerifyAnswer,
+  type VerifyCallOptions,
 } from './client.js';
 export { MAX_COMPANIES_PER_PAGE, MAX_CONTACTS_PER_CALL, MAX_DOMAINS_PER_CALL } from './limits.js';
-export { MAX_RATE_LIMITED_ATTEMPTS, type RequestEvent } from './request-loop.js';
+export { MAX_RATE_LIMITED_ATTEMPTS, type PaidCallWatch, type RequestEvent } from './request-loop.js';
 export { RequestPacer } from './pacer.js';
 export { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 export {

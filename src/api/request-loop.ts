@@ -79,11 +79,24 @@ export interface GetJsonRequest<T> {
   chargedPerAnswer?: boolean;
   /** Extra request headers (Idempotency-Key). Never the Authorization header. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** A paid call: told of each answer lost after the request went out, and asked before each retry after one. */
+  paid?: PaidCallWatch | undefined;
   /**
    * Withdraws this request (its attempt in flight and any wait before the next): a listing closed
    * while a page it asked for ahead is on the wire. It then throws, and nobody is waiting for it.
    */
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * The budget's view of a paid call. An attempt whose answer was lost once the request was sent (a
+ * reset or a timeout after sending, a 2xx whose body is cut, undecodable or unreadable) may have been
+ * charged: the caller counts it, and a retry after it is sent only if the caller says there is room.
+ */
+export interface PaidCallWatch {
+  answerLost(): void;
+  /** False: the request ends with the lost attempt's error instead of asking again. */
+  mayRetry(): boolean;
 }
 
 export interface JsonAnswer<T> {
@@ -98,7 +111,10 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-type RetryableFailure = LastFailure | { kind: 'malformed'; problem: string; status: number; hint?: string | undefined };
+type RetryableFailure =
+  | LastFailure
+  /** `cut`: the body ended early (empty, or JSON that stops mid-way), not a complete body of the wrong shape. */
+  | { kind: 'malformed'; problem: string; status: number; hint?: string | undefined; cut?: boolean };
 
 type AttemptResult<T> =
   | { kind: 'answer'; value: T; status: number; headers: IncomingHttpHeaders }
@@ -181,6 +197,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         options.onRequest?.(base);
         return { value: result.value, status: result.status, headers: result.headers, attempts: attempt };
       }
+      const lost = answerLost(result);
+      if (lost) req.paid?.answerLost();
       if (result.kind === 'final') {
         options.onRequest?.({ ...base, error: result.error.message });
         throw result.error;
@@ -213,19 +231,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         {
           retryIndex: attempt - 1 - rateLimited,
           retryAfterMs: result.retryAfterMs,
-          malformed: failure.kind === 'malformed',
+          // A paid call's cut body is a lost answer, asked again (same Idempotency-Key) as a reset is.
+          malformed: failure.kind === 'malformed' && !(lost && req.paid !== undefined && failure.cut),
           malformedRetries,
           chargedPerAnswer: req.chargedPerAnswer ?? false,
         },
         options.policy,
       );
+      // Asked only when a retry would be sent: a paid call's caller reserves its unit on a yes.
+      const retry = decision.retry && (!lost || (req.paid?.mayRetry() ?? true));
       options.onRequest?.({
         ...base,
         error: describeForEvent(failure, req.endpoint),
-        retryInMs: decision.retry ? decision.delayMs : undefined,
+        retryInMs: retry && decision.retry ? decision.delayMs : undefined,
       });
-      if (!decision.retry) {
-        if (decision.why === 'retry-after-too-long' && failure.kind === 'status') {
+      if (!retry || !decision.retry) {
+        if (!decision.retry && decision.why === 'retry-after-too-long' && failure.kind === 'status') {
           throw retryAfterTooLongError(
             req.endpoint,
             attempt,
@@ -320,7 +341,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return {
         kind: 'retryable',
         status,
-        failure: { kind: 'malformed', status, problem: redact(checked.problem, options.apiKey), hint: checked.hint },
+        failure: {
+          kind: 'malformed',
+          status,
+          problem: redact(checked.problem, options.apiKey),
+          hint: checked.hint,
+          cut: checked.cut,
+        },
       };
     }
     const error = errorFromResponse({
@@ -351,6 +378,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   return { getJson, close };
+}
+
+/**
+ * Whether an attempt may have been charged though no usable answer came back: a 2xx whose body was
+ * cut, undecodable or unreadable, or a transport failure after the request could have been sent (not
+ * a refused connection, a failed name lookup, a connect timeout or a TLS failure, which are all final
+ * or happen before anything is sent).
+ */
+function answerLost(result: AttemptResult<unknown>): boolean {
+  if (result.kind === 'answer') return false;
+  if (result.status !== undefined) return result.status >= 200 && result.status <= 299;
+  if (result.kind === 'final') return false;
+  const { failure } = result;
+  if (failure.kind === 'timeout') return failure.words !== 'no connection';
+  return failure.kind === 'network' && failure.failureClass === 'connection';
 }
 
 /** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */

@@ -40,6 +40,7 @@ interface SandboxFlags {
   latencySpikeRate?: number;
   rateLimit?: number;
   recordTraffic?: boolean;
+  ignoreIdempotency?: boolean;
   public?: boolean;
 }
 
@@ -122,6 +123,11 @@ function defineSandbox(command: Command): void {
       `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows ` +
         `with every call)`,
     )
+    .option(
+      '--ignore-idempotency',
+      'charge every answered /verify call, Idempotency-Key or not, and never confirm a key: a service without ' +
+        'idempotency',
+    )
     .option('--public', 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)')
     .showHelpAfterError(false)
     .addHelpText(
@@ -195,6 +201,7 @@ function toOptions(flags: SandboxFlags): SandboxOptions {
     latencySpikeRate: flags.latencySpikeRate,
     rateLimit: flags.rateLimit,
     recordTraffic: flags.recordTraffic ?? false,
+    ignoreIdempotencyKey: flags.ignoreIdempotency ?? false,
   };
 }
 
@@ -229,6 +236,7 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
     injecting && flags.faultSeed !== undefined ? `fault seed ${flags.faultSeed}` : '',
     injecting && flags.faultsAfter ? `faults after ${flags.faultsAfter} requests` : '',
     flags.rateLimit ? `rate limit ${flags.rateLimit}/s per key` : '',
+    flags.ignoreIdempotency ? 'Idempotency-Key ignored' : '',
   ].filter(Boolean);
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +

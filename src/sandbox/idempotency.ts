@@ -7,6 +7,8 @@ import { invalidParameter } from './errors.js';
 import type { Reply } from './types.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** On the answer to a call whose key was honoured: `true` for a replay (no unit), `false` for a first answer. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
 const MAX_KEY_LENGTH = 200;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Bounded memory: the oldest answers are forgotten first. */

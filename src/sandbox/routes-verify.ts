@@ -3,13 +3,15 @@
  * decides, with odds that depend on what the dataset knows. An address of a generated contact is
  * likelier to be invalid the longer ago it was last confirmed; an address at a known company that is
  * no contact's is mostly invalid or a catch-all (risky); an address at an unknown domain is mostly
- * unknown. Only a 200 costs a unit, and a replay of an idempotent call (contract row 27) costs nothing.
+ * unknown. Only a 200 costs a unit, and a replay of an idempotent call (contract row 27) costs nothing;
+ * an answer to a call whose key was honoured says so (`Idempotent-Replayed`), unless the sandbox was
+ * started to ignore the key (`--ignore-idempotency`), as a service without idempotency would.
  */
 import { hash32 } from './dataset/random.js';
 import type { Dataset } from './dataset/dataset.js';
 import type { ContactStore } from './contact-store.js';
 import { isEmailAddress } from './domains.js';
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf, IdempotencyStore } from './idempotency.js';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency.js';
 import { invalidParameter, missingParameter } from './errors.js';
 import { singleValues, truncate } from './query.js';
 import type { StatsCounter } from './stats.js';
@@ -48,12 +50,16 @@ export function verifyRoute(
 
     const address = email.toLowerCase();
     const replay = idempotencyKey === undefined ? undefined : answered.replay(request.plan, idempotencyKey, address);
-    if (replay) return replay;
+    // Idempotent-Replayed (contract row 27): the client learns that the key was honoured, and whether this is a replay.
+    if (replay) return { ...replay, headers: { ...replay.headers, [REPLAYED_HEADER]: 'true' } };
     const status = statusOf(address, oddsFor(address, dataset, store, asOfDay), dataset.seed);
     const unitsUsed = stats.chargeUnit(request.plan, address);
     const reply: Reply = {
       status: 200,
-      headers: { 'x-units-used': String(unitsUsed) },
+      headers: {
+        'x-units-used': String(unitsUsed),
+        ...(idempotencyKey !== undefined && { [REPLAYED_HEADER]: 'false' }),
+      },
       body: {
         data: { email, status, checked_at: checkTimes(address, dataset.seed, Date.now()) },
         meta: { units_charged: 1, units_used: unitsUsed },

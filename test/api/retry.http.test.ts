@@ -390,6 +390,58 @@ describe('verify is never asked again after an answer', () => {
   });
 });
 
+describe('a paid call hears of each answer lost after sending, and retries only with leave', () => {
+  const VALID = { email: 'a@b.com', status: 'valid' };
+  function watch(allow: boolean[]) {
+    const heard = { lost: 0, asked: 0 };
+    return {
+      heard,
+      paid: {
+        answerLost: () => void (heard.lost += 1),
+        mayRetry: () => allow[heard.asked++] ?? false,
+      },
+    };
+  }
+
+  it('a 5xx costs nothing and needs no leave; a 200 cut mid-body is lost, and no leave ends the request', async () => {
+    const { server, client } = await setup([{ status: 503 }, { body: VALID, destroyMidBody: true }, { body: VALID }]);
+    const { heard, paid } = watch([false]);
+    const error = await failure(client.verify('a@b.com', { idempotencyKey: 'k-1', paid }));
+    expect(error.message).toMatch(/after 2 attempts/);
+    expect(server.requests).toHaveLength(2);
+    expect(heard).toEqual({ lost: 1, asked: 1 });
+    expect(server.requests.map((request) => request.headers['idempotency-key'])).toEqual(['k-1', 'k-1']);
+  });
+
+  it('a broken gzip body and truncated JSON in a 200 are lost answers, asked again with the same key', async () => {
+    const { server, client } = await setup([
+      { headers: { 'content-encoding': 'gzip' }, body: 'not gzip at all' },
+      { headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.com","sta' },
+      { headers: { 'idempotent-replayed': 'true' }, body: VALID },
+    ]);
+    const { heard, paid } = watch([true, true]);
+    const answer = await client.verify('a@b.com', { idempotencyKey: 'k-2', paid });
+    expect(answer.status).toBe('valid');
+    expect(answer.idempotency).toBe('replayed');
+    expect(heard).toEqual({ lost: 2, asked: 2 });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a refused connection was never sent: not lost', async () => {
+    const { server, client } = await setup([{ resetConnection: true }, { body: VALID }]);
+    const { heard, paid } = watch([]);
+    // A reset before any answer may follow a request the service read: lost, and here no leave is given.
+    await failure(client.verify('a@b.com', { idempotencyKey: 'k-3', paid }));
+    expect(heard.lost).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    const closed = await setup([]);
+    await closed.server.close();
+    const none = watch([]);
+    await failure(closed.client.verify('a@b.com', { idempotencyKey: 'k-4', paid: none.paid }));
+    expect(none.heard).toEqual({ lost: 0, asked: 0 });
+  });
+});
+
 describe('abort', () => {
   // In these four the attempt (or the wait) is far longer than the test may run, so only the abort or
   // close() can end it: one that did not would fail the test by its timeout, however fast the machine.

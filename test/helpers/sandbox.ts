@@ -67,15 +67,18 @@ export interface SandboxProcess {
   stop(signal?: NodeJS.Signals): Promise<CliRun>;
 }
 
-/** `prospect sandbox ARGS` as a user starts it: the built binary, a process of its own. */
-export function spawnSandbox(args: string[]): SandboxProcess {
+/**
+ * `prospect sandbox ARGS` as a user starts it: the built binary, a process of its own, killed after
+ * `timeoutMs` (default 60 s) if still running.
+ */
+export function spawnSandbox(args: string[], options: { timeoutMs?: number } = {}): SandboxProcess {
   const child = startCli(['sandbox', ...args]);
   child.stdin!.end();
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const finished = finishCli(child);
+  const finished = finishCli(child, { timeoutMs: options.timeoutMs });
   const url = new Promise<string>((resolveUrl, reject) => {
     const firstLine = () => {
       const end = stdout.indexOf('\n');

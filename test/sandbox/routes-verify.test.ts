@@ -94,6 +94,36 @@ describe('verify', () => {
     expect((await idem('ana@example.com', 'k'.repeat(201))).status).toBe(400);
   });
 
+  it('confirms an honoured Idempotency-Key: Idempotent-Replayed false on the first answer, true on a replay', async () => {
+    const replayed = async (headers: Record<string, string>) =>
+      (
+        await request(`${sandbox.url}/api/v1/verify?${qs({ email: 'cy@example.com' })}`, {
+          headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}`, ...headers },
+        }).then(async (r) => (await r.body.text(), r))
+      ).headers['idempotent-replayed'];
+    expect(await replayed({ 'idempotency-key': 'run-2/cy' })).toBe('false');
+    expect(await replayed({ 'idempotency-key': 'run-2/cy' })).toBe('true');
+    // No key: nothing to confirm.
+    expect(await replayed({})).toBeUndefined();
+  });
+
+  it('--ignore-idempotency charges every call and confirms no key', async () => {
+    const ignoring = await startTestSandbox({ ignoreIdempotencyKey: true });
+    try {
+      const before = ignoring.stats().units.growth;
+      for (let i = 0; i < 2; i++) {
+        const answer = await request(`${ignoring.url}/api/v1/verify?${qs({ email: 'cy@example.com' })}`, {
+          headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}`, 'idempotency-key': 'run-3/cy' },
+        });
+        await answer.body.text();
+        expect(answer.headers['idempotent-replayed']).toBeUndefined();
+      }
+      expect(ignoring.stats().units.growth).toBe(before + 2);
+    } finally {
+      await ignoring.close();
+    }
+  });
+
   it('is deterministic, and old addresses of known contacts fail more often than fresh ones', async () => {
     const a = await verify('someone@example.com');
     const b = await verify('someone@example.com');

@@ -22,7 +22,14 @@ import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../shared/output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
-import { cacheCutoff, openVerifier, paidCallsClient, type OpenedVerifier } from '../verification/open-verifier.js';
+import {
+  cacheCutoff,
+  openVerifier,
+  paidCallsClient,
+  verificationSnapshot,
+  type OpenedVerifier,
+} from '../verification/open-verifier.js';
+import { newVerificationRun } from '../verification/verifier.js';
 import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
 import { reportVerification } from '../verification/report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
@@ -260,8 +267,8 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
       domains: inputCounts(run),
       contacts: counts.contacts,
       verification: {
-        ...{ budget: verifyBudget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 },
-        ...verifier?.snapshot(),
+        budget: verifyBudget ?? null,
+        ...(verifier?.snapshot() ?? verificationSnapshot(newVerificationRun(verifyBudget))),
       },
       calls: run.fanout.calls,
       rows_received: run.fanout.rows,

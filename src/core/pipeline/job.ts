@@ -27,7 +27,12 @@ import { planPipeline, type PipelinePlan } from './plan.js';
 import { checkNativeSqlite } from './state/native-sqlite.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import { openVerifier, paidCallsClient, type OpenedVerifier } from '../verification/open-verifier.js';
+import {
+  openVerifier,
+  paidCallsClient,
+  verificationCounts,
+  type OpenedVerifier,
+} from '../verification/open-verifier.js';
 import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { splitOptions } from '../companies/split.js';
 import { checkRunFiles, runJob } from '../shared/runner.js';
@@ -185,9 +190,7 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     }
     const pageEnd = found.item.pageEnd;
     if (pageEnd && leads.keepsCheckpoints) {
-      const verified = verifier
-        ? { from_cache: verifier.run.fromCache, unchecked: verifier.run.unchecked }
-        : counters.verification;
+      const verified = verifier ? verificationCounts(verifier.run) : counters.verification;
       passPage(checkpoint, pageEnd.positions, verified);
       await leads.commitPage(checkpoint);
       run.committedRows = checkpoint.rows_written;

@@ -1,10 +1,10 @@
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import type { VerificationSnapshot } from '../verification/open-verifier.js';
+import { verificationSnapshot, type VerificationSnapshot } from '../verification/open-verifier.js';
 import { reportVerification } from '../verification/report.js';
 import { reportCutDomains } from '../shared/caveats.js';
 import type { RunSummary } from '../shared/runner.js';
-import type { VerificationRun } from '../verification/verifier.js';
+import { newVerificationRun, type VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './state/checkpoint.js';
 
 export interface PipelineOutcome {
@@ -31,15 +31,24 @@ export function pipelineSummary(outcome: PipelineOutcome): RunSummary {
     companies_seen: counters.companies_seen,
     contacts: counters.contacts,
     domains: { with_contacts: counters.domains_with_contacts, truncated_at_limit: counters.truncated_at_limit },
-    verification: {
-      budget: outcome.verifyBudget ?? null,
-      units_spent: run?.unitsSpent ?? 0,
-      units_left: run && outcome.verifyBudget !== undefined ? outcome.verifyBudget - run.unitsSpent : null,
-      from_cache: run?.fromCache ?? 0,
-      unchecked: run?.unchecked ?? 0,
-    },
+    verification: verificationRecord(run, outcome.verifyBudget),
     no_match_reason: outcome.noMatchReason,
     output: outcome.output ?? null,
+  };
+}
+
+/** The summary's verification: the units charged, and the most that may have been (units_left never overstates). */
+function verificationRecord(run: VerificationRun | undefined, budget: number | undefined) {
+  const snapshot = verificationSnapshot(run ?? newVerificationRun(budget));
+  return {
+    budget: budget ?? null,
+    units_spent: snapshot.units_spent,
+    units_spent_at_most: snapshot.units_spent_at_most,
+    answers_lost: snapshot.answers_lost,
+    idempotency: snapshot.idempotency,
+    units_left: run && budget !== undefined ? Math.max(0, budget - snapshot.units_spent_at_most) : null,
+    from_cache: snapshot.from_cache,
+    unchecked: snapshot.unchecked,
   };
 }
 
@@ -55,7 +64,7 @@ export function reportPipeline(
     `${countOf(contacts.written, 'lead')} from ${countOf(counters.companies_seen, 'company', 'companies')} · ` +
       `fresh ${formatCount(contacts.fresh)}, stale ${formatCount(contacts.stale)}, ` +
       `unknown ${formatCount(contacts.unknown)}, no email ${formatCount(contacts.none)}` +
-      (verification !== undefined ? ` · ${countOf(verification.units_spent, 'unit')} spent` : '') +
+      (verification !== undefined ? ` · ${countOf(verification.units_spent, 'unit')} charged` : '') +
       (onlyNew ? ` · ${formatCount(contacts.alreadyExported)} already exported before` : ''),
   );
   if (verification) reportVerification(ctx, verification);

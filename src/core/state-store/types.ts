@@ -15,10 +15,15 @@ export interface CachedVerification {
   run?: string | undefined;
 }
 
-/** The right to pay for one address until released; `token`: the call's Idempotency-Key, if the store keeps one. */
+/** The right to pay for one address until released, and the Idempotency-Key to pay with. */
 export interface VerificationClaim {
-  token: string | undefined;
-  release(): Promise<void>;
+  /** The key proposed, or the one of an earlier claim on the address that was abandoned or left with a lost answer. */
+  readonly token: string;
+  /**
+   * Ends the claim. `answerLost`: the call may have been charged without an answer; the key is kept
+   * for the next claimant instead of being forgotten.
+   */
+  release(answerLost?: boolean): Promise<void>;
 }
 
 /**
@@ -35,8 +40,8 @@ export interface VerificationLedger {
   put(key: string, result: CachedVerification): void | Promise<void>;
   /** How many results the given run paid for. */
   countPaidBy(runId: string): number;
-  /** Waits until this run alone may pay for `key`. */
-  claim(key: string, signal?: AbortSignal): Promise<VerificationClaim>;
+  /** Waits until this run alone may pay for `key`; `token` is the key proposed for the paid call. */
+  claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim>;
   /** Reads what other runs recorded since (the team store: for `key`). */
   refresh(key?: string): void | Promise<void>;
   close(): void | Promise<void>;

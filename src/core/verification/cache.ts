@@ -11,7 +11,7 @@ import {
   truncateSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
@@ -32,8 +32,20 @@ const cachedLineSchema = z.object({
 });
 export type { CachedVerification };
 
-/** Who is paying for an address right now (a claim file of the ledger's `.claims` folder). */
-const claimSchema = z.object({ pid: z.number().int(), host: z.string() });
+/**
+ * Who is paying for an address right now (a claim file of the ledger's `.claims` folder), and the
+ * paid call's Idempotency-Key. A claim left `released` keeps the key of a call whose answer was lost:
+ * whoever pays for the address next sends the same key, so a service that honours it charges once.
+ */
+const claimSchema = z.object({
+  pid: z.number().int(),
+  host: z.string(),
+  token: z.string().optional(),
+  released: z.boolean().optional(),
+});
+
+/** A claim on an address: the Idempotency-Key to pay with, and its release (the state store's interface). */
+export type PaidClaim = VerificationClaim;
 
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
@@ -136,30 +148,35 @@ export class VerifyCache implements VerificationLedger {
 
   /**
    * Makes this run the only one paying for `key` until the release: a claim file, created
-   * exclusively, names the process. Another run waits for it to go (then finds the result with
-   * `refresh`); a claim left by a process that died is taken over. Resolves to the release.
+   * exclusively, names the process and the Idempotency-Key. Another run waits for it to go (then
+   * finds the result with `refresh`); a claim left by a process that died, or released after a lost
+   * answer, is taken over with its key. Resolves to the claim.
    */
-  async claim(key: string, signal?: AbortSignal): Promise<VerificationClaim> {
-    if (!this.shared) return { token: undefined, release: async () => {} };
+  async claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim> {
+    if (!this.shared) return { token, release: async () => {} };
     const directory = `${this.path}.claims`;
     const path = join(directory, sha256(key).slice(0, 32));
-    const mine = JSON.stringify({ pid: process.pid, host: hostname() });
+    let inherited: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
+      const held = { pid: process.pid, host: hostname(), token: inherited ?? token };
       try {
         await mkdir(directory, { recursive: true, mode: 0o700 });
         const handle = await open(path, 'wx', 0o600);
-        await handle.writeFile(mine);
+        await handle.writeFile(JSON.stringify(held));
         await handle.close();
-        return { token: undefined, release: () => rm(path, { force: true }) };
+        return { token: held.token, release: (answerLost) => releaseClaim(path, held, answerLost === true) };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         // ENOENT: another run removed the empty claims folder between our mkdir and open; make it again.
         if (code === 'ENOENT') continue;
         if (code !== 'EEXIST') throw error;
       }
-      if (await claimIsAbandoned(path)) await rm(path, { force: true });
-      else await sleep(CLAIM_POLL_MS, undefined, { signal });
+      const abandoned = await abandonedClaim(path);
+      if (abandoned) {
+        inherited = abandoned.token ?? inherited;
+        await rm(path, { force: true });
+      } else await sleep(CLAIM_POLL_MS, undefined, { signal });
     }
   }
 
@@ -232,16 +249,27 @@ function rmdirQuietly(directory: string): void {
   }
 }
 
-/** A claim whose process is gone (on this machine) was abandoned by a crash; one being written counts as held. */
-async function claimIsAbandoned(path: string): Promise<boolean> {
+/** A claim ends: removed, or kept released with its key when the call may have been charged without an answer. */
+async function releaseClaim(path: string, held: { pid: number; host: string; token: string }, answerLost: boolean) {
+  if (!answerLost) return rm(path, { force: true });
+  await writeFile(path, JSON.stringify({ ...held, released: true }), { mode: 0o600 });
+}
+
+/**
+ * A claim nobody holds any more: its process is gone (on this machine), or it was released after a
+ * lost answer; undefined while it is held (one being written counts as held). Gives its key, if any.
+ */
+async function abandonedClaim(path: string): Promise<{ token?: string | undefined } | undefined> {
   const text = await readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined) return false; // released meanwhile: try again at once
+  if (text === undefined) return undefined; // released meanwhile: try again at once
   let holder: z.output<typeof claimSchema> | undefined;
   try {
     holder = claimSchema.parse(JSON.parse(text));
   } catch {
     const written = await stat(path).catch(() => undefined);
-    return written !== undefined && Date.now() - written.mtimeMs > EMPTY_CLAIM_ABANDONED_MS;
+    return written !== undefined && Date.now() - written.mtimeMs > EMPTY_CLAIM_ABANDONED_MS ? {} : undefined;
   }
-  return holder.host === hostname() && !processIsAlive(holder.pid);
+  if (holder.released === true || (holder.host === hostname() && !processIsAlive(holder.pid)))
+    return { token: holder.token };
+  return undefined;
 }

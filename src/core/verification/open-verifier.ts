@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseMaxAge } from '../../io/max-age.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
-import { newVerificationRun, Verifier } from './verifier.js';
+import { newVerificationRun, Verifier, type VerificationRun } from './verifier.js';
 import { cacheDirectory, ledgerFileName, VerifyCache } from './cache.js';
 import { teamStore } from '../state-store/index.js';
 import type { VerificationLedger } from '../state-store/types.js';
@@ -22,16 +23,57 @@ export interface VerifierOptions {
   remoteState?: boolean | undefined;
   runId?: string | undefined;
   /** Restored from a checkpoint (counts that the ledger cannot tell). */
-  countedBefore?: { from_cache: number; unchecked: number } | undefined;
+  countedBefore?: CheckpointedCounts | undefined;
   /** A ledger the caller already opened (verify counts what it holds before paying), read once. */
   ledger?: VerificationLedger;
 }
 
 export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
 export interface VerificationSnapshot {
+  /** Units charged: answered paid calls. */
   units_spent: number;
+  /**
+   * The most the service may have charged: units_spent and the units the lost answers may have cost
+   * (equal to units_spent when no answer was lost, or the service confirmed the key on each).
+   */
+  units_spent_at_most: number;
+  /** Paid attempts whose answer was lost after the request went out. */
+  answers_lost: number;
+  /** Whether the service confirmed the Idempotency-Key of a paid call (contract row 27). */
+  idempotency: 'confirmed' | 'not confirmed';
   from_cache: number;
   unchecked: number;
+}
+
+/** The counts a pipeline checkpoint keeps: what its ledger entries cannot tell a resumed run. */
+export interface CheckpointedCounts {
+  from_cache: number;
+  unchecked: number;
+  answers_lost: number;
+  may_also_have_cost: number;
+  idempotency_confirmed: boolean;
+}
+
+export function verificationCounts(run: VerificationRun): CheckpointedCounts {
+  return {
+    from_cache: run.fromCache,
+    unchecked: run.unchecked,
+    answers_lost: run.answersLost,
+    may_also_have_cost: run.mayAlsoHaveCost,
+    idempotency_confirmed: run.idempotencyConfirmed,
+  };
+}
+
+/** The run's counts as the summary and the closing line give them. */
+export function verificationSnapshot(run: VerificationRun): VerificationSnapshot {
+  return {
+    units_spent: run.unitsSpent,
+    units_spent_at_most: run.unitsSpent + run.mayAlsoHaveCost,
+    answers_lost: run.answersLost,
+    idempotency: run.idempotencyConfirmed ? 'confirmed' : 'not confirmed',
+    from_cache: run.fromCache,
+    unchecked: run.unchecked,
+  };
 }
 
 /** The ledger-backed verifier shared by `verify`, `contacts --stale verify` and `pipeline`. */
@@ -50,19 +92,21 @@ export async function openVerifier(
   if (options.countedBefore) {
     run.fromCache = options.countedBefore.from_cache;
     run.unchecked = options.countedBefore.unchecked;
+    // What the first part's lost answers may have cost still counts against the budget.
+    run.answersLost = options.countedBefore.answers_lost;
+    run.mayAlsoHaveCost = options.countedBefore.may_also_have_cost;
+    run.idempotencyConfirmed = options.countedBefore.idempotency_confirmed;
   }
   const verifier: Verifier = new Verifier(client, { ledger, resume }, run, {
     concurrency: options.concurrency,
     runId: options.runId,
+    // A pipeline run's id, so a resume sends the keys of its first part; else a fresh one per run.
+    keyScope: options.runId ?? randomUUID(),
     reuseCached: options.useCache,
     signal: ctx.signal,
   });
   return Object.assign(verifier, {
-    snapshot: () => ({
-      units_spent: verifier.run.unitsSpent,
-      from_cache: verifier.run.fromCache,
-      unchecked: verifier.run.unchecked,
-    }),
+    snapshot: () => verificationSnapshot(verifier.run),
     close: () => {
       void ledger.close();
       void resume?.close();

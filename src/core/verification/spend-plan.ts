@@ -63,10 +63,11 @@ export async function planSpend(
     toPay.push(key);
     if (row.business_email_last_seen) lastSeen.set(key, row.business_email_last_seen);
   }
-  // A resumed run has spent part of its budget already, on the oldest addresses its first part planned.
-  const left = (budget: number | undefined) =>
-    budget === undefined ? undefined : Math.max(0, budget - verifier.run.unitsSpent);
-  const budgetLeft = verifier.run.unitsSpent > 0 ? left(consent.budget) : undefined;
+  // A resumed run has spent part of its budget already, on the oldest addresses its first part planned
+  // (and its lost answers may have cost more).
+  const spent = verifier.run.unitsSpent + verifier.run.mayAlsoHaveCost;
+  const left = (budget: number | undefined) => (budget === undefined ? undefined : Math.max(0, budget - spent));
+  const budgetLeft = spent > 0 ? left(consent.budget) : undefined;
   const typedCap =
     toPay.length === 0
       ? undefined

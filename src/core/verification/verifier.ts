@@ -1,6 +1,7 @@
-import type { ProspectClient } from '../../api/index.js';
+import { createHash } from 'node:crypto';
+import type { PaidCallWatch, ProspectClient } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
-import type { CachedVerification, VerificationLedger } from '../state-store/types.js';
+import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 export const NOT_CHECKED = 'unchecked';
@@ -19,10 +20,27 @@ export interface VerificationRun {
   unitsSpent: number;
   fromCache: number;
   unchecked: number;
+  /** Paid attempts whose answer was lost after the request went out (a reset, a timeout, a cut body). */
+  answersLost: number;
+  /**
+   * Units those lost answers may have cost on top of `unitsSpent`: with no answer that confirms the
+   * Idempotency-Key, each of them; with one, one per address that never got its answer.
+   */
+  mayAlsoHaveCost: number;
+  /** The service confirmed an Idempotency-Key (Idempotent-Replayed, contract row 27) on an answer of this run. */
+  idempotencyConfirmed: boolean;
 }
 
 export function newVerificationRun(budget: number | undefined): VerificationRun {
-  return { budget: budget ?? Number.POSITIVE_INFINITY, unitsSpent: 0, fromCache: 0, unchecked: 0 };
+  return {
+    budget: budget ?? Number.POSITIVE_INFINITY,
+    unitsSpent: 0,
+    fromCache: 0,
+    unchecked: 0,
+    answersLost: 0,
+    mayAlsoHaveCost: 0,
+    idempotencyConfirmed: false,
+  };
 }
 
 /** Where paid results are looked up and kept. */
@@ -35,6 +53,11 @@ export interface VerificationStores {
 
 export interface VerifierSettings {
   concurrency: number;
+  /**
+   * Names this run in each paid call's Idempotency-Key (with a hash of the address): a pipeline
+   * run's id, so its resume sends the same keys; otherwise a fresh id per run.
+   */
+  keyScope: string;
   /** A pipeline run's id: its own earlier results (before a crash) count as spent, not as cached. */
   runId?: string | undefined;
   /** False with --no-cache: only this run's own results are reused. */
@@ -68,7 +91,7 @@ export class Verifier {
     private readonly settings: VerifierSettings,
   ) {
     this.slots = new Semaphore(settings.concurrency);
-    this.reserved = run.unitsSpent;
+    this.reserved = run.unitsSpent + run.mayAlsoHaveCost;
   }
 
   /**
@@ -125,32 +148,38 @@ export class Verifier {
     const known = this.fromKnown(key);
     if (known) return known;
     // The budget is reserved before the call, so concurrent calls can never overspend it.
-    if (this.reserved >= this.run.budget || this.payable?.has(key) === false) {
-      this.run.unchecked += 1;
-      return { verification: NOT_CHECKED, verified_at: null, from: 'budget' };
-    }
+    if (this.reserved >= this.run.budget || this.payable?.has(key) === false) return this.leftUnchecked();
     this.reserved += 1;
+    let claim: VerificationClaim | undefined;
+    const call: PaidCall = { reserved: 1, lost: 0, refused: false };
     try {
-      const claim = await this.stores.ledger.claim(key, this.settings.signal);
-      try {
-        // Another run may have paid for it while this one waited for its turn.
-        await this.stores.ledger.refresh(key);
-        const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
-        if (paidMeanwhile) {
-          this.reserved -= 1;
-          this.run.fromCache += 1;
-          await this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
-          return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
-        }
-        return await this.tracked(this.pay(key, email, claim.token));
-      } finally {
-        await claim.release();
+      claim = await this.stores.ledger.claim(key, idempotencyKeyFor(this.settings.keyScope, key), this.settings.signal);
+      // Another run may have paid for it while this one waited for its turn.
+      await this.stores.ledger.refresh(key);
+      const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
+      if (paidMeanwhile) {
+        this.reserved -= 1;
+        this.run.fromCache += 1;
+        await this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
+        return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
       }
+      return await this.tracked(this.pay(key, email, claim.token, call));
     } catch (error) {
-      // No answer was kept for this address: its reservation goes back.
-      this.reserved -= 1;
+      // No answer: what the lost answers may have cost stays reserved; the rest goes back.
+      const mayHaveCost = call.lost === 0 ? 0 : this.run.idempotencyConfirmed ? 1 : call.lost;
+      this.run.mayAlsoHaveCost += mayHaveCost;
+      this.reserved -= call.reserved - mayHaveCost;
+      // The budget had no room for another try after a lost answer: the address is left unchecked.
+      if (call.refused) return this.leftUnchecked();
       throw error;
+    } finally {
+      await claim?.release(call.lost > 0 && call.answered !== true);
     }
+  }
+
+  private leftUnchecked(): VerificationOutcome {
+    this.run.unchecked += 1;
+    return { verification: NOT_CHECKED, verified_at: null, from: 'budget' };
   }
 
   private async tracked<T>(call: Promise<T>): Promise<T> {
@@ -162,20 +191,63 @@ export class Verifier {
     }
   }
 
-  /** `token`: the claim's, kept by the store across a takeover, so a retry after a crash is not charged again. */
-  private async pay(key: string, email: string, token: string | undefined): Promise<VerificationOutcome> {
-    const { runId } = this.settings;
-    const idempotencyKey = token ?? (runId ? `${runId}:${key}` : undefined);
+  private async pay(key: string, email: string, token: string, call: PaidCall): Promise<VerificationOutcome> {
+    const { runId, signal } = this.settings;
     const result = await this.slots.run(() => {
       // Stopped while this call waited for its turn: it is not sent.
-      this.settings.signal?.throwIfAborted();
-      return this.client.verify(email, idempotencyKey ? { idempotencyKey } : undefined);
+      signal?.throwIfAborted();
+      return this.client.verify(email, { idempotencyKey: token, paid: this.watch(call) });
     });
+    call.answered = true;
     this.run.unitsSpent += 1;
+    if (result.idempotency !== undefined) this.run.idempotencyConfirmed = true;
+    // A confirmed key: the lost tries were this answer's own unit (or cost nothing). Otherwise each may have cost one.
+    const mayHaveCost = result.idempotency !== undefined ? 0 : call.lost;
+    this.run.mayAlsoHaveCost += mayHaveCost;
+    this.reserved -= call.reserved - 1 - mayHaveCost;
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
     await this.stores.resume?.put(key, { ...paid, run: runId });
     await this.stores.ledger.put(key, paid);
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
+
+  /**
+   * The budget's say in one paid call: a lost answer may have cost a unit, so a retry after one
+   * needs a unit of room, unless the service has confirmed that it honours the Idempotency-Key (the
+   * retry then replays or replaces the lost call: one unit for the address in all). A stopped run
+   * sends no retry.
+   */
+  private watch(call: PaidCall): PaidCallWatch {
+    return {
+      answerLost: () => {
+        call.lost += 1;
+        this.run.answersLost += 1;
+      },
+      mayRetry: () => {
+        if (this.settings.signal?.aborted) return false;
+        if (this.run.idempotencyConfirmed) return true;
+        if (this.reserved + 1 > this.run.budget) {
+          call.refused = true;
+          return false;
+        }
+        this.reserved += 1;
+        call.reserved += 1;
+        return true;
+      },
+    };
+  }
+}
+
+/** One address's paid call: units held for it against the budget, answers lost, whether the budget refused a retry. */
+interface PaidCall {
+  reserved: number;
+  lost: number;
+  refused: boolean;
+  answered?: boolean;
+}
+
+/** A paid call's Idempotency-Key: the run's scope and a hash of the address (within the service's 200 characters). */
+export function idempotencyKeyFor(scope: string, key: string): string {
+  return `prospect-${scope}-${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
 }

@@ -105,13 +105,13 @@ describe.each([
 
   it.skipIf(skip)('one claim at a time per address: the other waits for the release', async () => {
     const [a, b] = await (await make()).ledgers();
-    const first = await a.claim('ana@example.com');
+    const first = await a.claim('ana@example.com', 'key-a');
     let secondHasIt = false;
-    const waiting = b.claim('ana@example.com').then((claim) => {
+    const waiting = b.claim('ana@example.com', 'key-b').then((claim) => {
       secondHasIt = true;
       return claim;
     });
-    const other = await b.claim('bob@example.com');
+    const other = await b.claim('bob@example.com', 'key-c');
     expect(secondHasIt).toBe(false);
     await other.release();
     await first.release();
@@ -119,10 +119,24 @@ describe.each([
     expect(secondHasIt).toBe(true);
   });
 
+  it.skipIf(skip)('a claim pays with the proposed key; after a lost answer the next claimant inherits it', async () => {
+    const [a, b] = await (await make()).ledgers();
+    const first = await a.claim('ana@example.com', 'key-a');
+    expect(first.token).toBe('key-a');
+    await first.release(true);
+    const second = await b.claim('ana@example.com', 'key-b');
+    expect(second.token).toBe('key-a');
+    await second.release();
+    // Released after an answer (or before sending): no key is left behind.
+    const third = await a.claim('ana@example.com', 'key-c');
+    expect(third.token).toBe('key-c');
+    await third.release();
+  });
+
   it.skipIf(skip)('a put ends the claim: a waiting run gets its turn and finds the result', async () => {
     const [a, b] = await (await make()).ledgers();
-    const first = await a.claim('ana@example.com');
-    const waiting = b.claim('ana@example.com');
+    const first = await a.claim('ana@example.com', 'key-a');
+    const waiting = b.claim('ana@example.com', 'key-b');
     await a.put('ana@example.com', RESULT);
     await first.release();
     const second = await waiting;
@@ -133,9 +147,9 @@ describe.each([
 
   it.skipIf(skip)('an aborted wait for a claim ends with the abort', async () => {
     const [a, b] = await (await make()).ledgers();
-    const first = await a.claim('ana@example.com');
+    const first = await a.claim('ana@example.com', 'key-a');
     const controller = new AbortController();
-    const waiting = b.claim('ana@example.com', controller.signal);
+    const waiting = b.claim('ana@example.com', 'key-b', controller.signal);
     controller.abort(new Error('stopped'));
     await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
     await first.release();

@@ -1,5 +1,7 @@
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ledgerFileName, VerifyCache } from '../../../src/core/verification/cache.js';
 import { spendQuestion } from '../../../src/core/verification/consent.js';
@@ -41,17 +43,50 @@ describe('the ledger of paid results', () => {
     const dir = await scratchDir();
     const first = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
     const second = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
-    const { release } = await first.claim('ana@example.com');
+    const claim = await first.claim('ana@example.com', 'key-1');
+    expect(claim.token).toBe('key-1');
     let secondHasIt = false;
-    const waiting = second.claim('ana@example.com').then((releaseSecond) => {
+    const waiting = second.claim('ana@example.com', 'key-2').then((secondClaim) => {
       secondHasIt = true;
-      return releaseSecond;
+      return secondClaim;
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(secondHasIt).toBe(false);
-    await release();
-    await (await waiting).release();
+    await claim.release();
+    const secondClaim = await waiting;
     expect(secondHasIt).toBe(true);
+    // A call answered (or never sent) leaves no key behind: the next claimant pays with its own.
+    expect(secondClaim.token).toBe('key-2');
+    await secondClaim.release();
+  });
+
+  it("keeps a lost answer's Idempotency-Key with the claim, for whoever pays for the address next", async () => {
+    const dir = await scratchDir();
+    const first = VerifyCache.open(dir, 'verify-z.ndjson', LONG_AGO);
+    const claim = await first.claim('ana@example.com', 'key-1');
+    await claim.release(true);
+    const second = VerifyCache.open(dir, 'verify-z.ndjson', LONG_AGO);
+    const again = await second.claim('ana@example.com', 'key-2');
+    expect(again.token).toBe('key-1');
+    await again.release();
+    // Released with an answer: the key is forgotten.
+    expect((await second.claim('ana@example.com', 'key-3')).token).toBe('key-3');
+  });
+
+  it("takes over a dead process's claim with its key", async () => {
+    const dir = await scratchDir();
+    const ledger = VerifyCache.open(dir, 'verify-w.ndjson', LONG_AGO);
+    const claimPath = join(
+      dir,
+      'verify-w.ndjson.claims',
+      createHash('sha256').update('ana@example.com').digest('hex').slice(0, 32),
+    );
+    mkdirSync(dirname(claimPath), { recursive: true });
+    // A pid no process has (above the kernel's pid_max), on this host: a run that crashed mid-call.
+    writeFileSync(claimPath, JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), token: 'key-dead' }));
+    const claim = await ledger.claim('ana@example.com', 'key-new');
+    expect(claim.token).toBe('key-dead');
+    await claim.release();
   });
 });
 

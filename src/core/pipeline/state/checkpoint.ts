@@ -18,7 +18,16 @@ export const countersSchema = z.object({
   domains_with_contacts: count.default(0),
   truncated_at_limit: z.array(z.string()).default([]),
   contacts: contactCountsSchema.prefault({}),
-  verification: z.object({ from_cache: count.default(0), unchecked: count.default(0) }).prefault({}),
+  /** answers_lost and may_also_have_cost: what lost answers of committed pages may have cost (verifier.ts). */
+  verification: z
+    .object({
+      from_cache: count.default(0),
+      unchecked: count.default(0),
+      answers_lost: count.default(0),
+      may_also_have_cost: count.default(0),
+      idempotency_confirmed: z.boolean().default(false),
+    })
+    .prefault({}),
   /** --exclude-domains / --exclude-emails: companies and contacts left out of the committed output. */
   excluded: z.object({ companies: count.default(0), contacts: count.default(0) }).prefault({}),
   /** --keep-empty: rows written for companies without a named contact. */

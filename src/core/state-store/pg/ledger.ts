@@ -4,7 +4,7 @@
  * Idempotency-Key and survives a takeover, so a run that died after paying costs nothing more with a
  * service that honours the key. Addresses are kept only as hashes: equality is all the ledger needs.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CachedVerification, VerificationClaim, VerificationLedger } from '../types.js';
 import { SCHEMA } from './schema.js';
@@ -90,7 +90,7 @@ export class PgVerifyLedger implements VerificationLedger {
    * Inserts the claim, or takes over one whose lease ran out or whose holder's session is gone
    * (keeping its token); otherwise waits for the holder to finish and tries again.
    */
-  async claim(key: string, signal?: AbortSignal): Promise<VerificationClaim> {
+  async claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim> {
     const hash = this.hash(key);
     for (;;) {
       signal?.throwIfAborted();
@@ -108,7 +108,7 @@ export class PgVerifyLedger implements VerificationLedger {
          SELECT claimed.token, v.email_hash, v.status, v.verified_at, v.run_id FROM claimed
            LEFT JOIN ${SCHEMA}.verifications v ON v.ledger = $1 AND v.email_hash = $2
              AND (v.verified_at::timestamptz >= $6 OR v.run_id = $7)`,
-        [this.ledger, hash, randomUUID(), this.host, LEASE_SECONDS, this.freshSince, this.ownRun ?? null],
+        [this.ledger, hash, token, this.host, LEASE_SECONDS, this.freshSince, this.ownRun ?? null],
       );
       const row = rows[0] as (StoredRow & { token: string; email_hash: Buffer | null }) | undefined;
       if (row !== undefined) {
@@ -116,7 +116,7 @@ export class PgVerifyLedger implements VerificationLedger {
         if (row.email_hash !== null) this.take(row);
         this.lookedAgain.add(hex);
         this.hold(hex);
-        return { token: row.token, release: () => this.release(hash) };
+        return { token: row.token, release: (answerLost) => this.release(hash, answerLost === true) };
       }
       await sleep(CLAIM_POLL_MS, undefined, { signal });
     }
@@ -141,20 +141,18 @@ export class PgVerifyLedger implements VerificationLedger {
   }
 
   /**
-   * A claim ended without a result (the call failed, or was never sent): its lease ends now, but
-   * its row and token stay, so whoever pays next sends the same Idempotency-Key.
+   * A claim ended without a result. After a lost answer (the call may have been charged) its row and
+   * token stay, its lease ended, so whoever pays next sends the same Idempotency-Key; otherwise it goes.
    */
-  private async release(hash: Buffer): Promise<void> {
+  private async release(hash: Buffer, answerLost: boolean): Promise<void> {
     const hex = hash.toString('hex');
     this.lookedAgain.delete(hex);
     if (!this.held.delete(hex)) return;
-    await this.session
-      .query(
-        `UPDATE ${SCHEMA}.claims SET lease_until = '-infinity'
-          WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`,
-        [this.ledger, hash],
-      )
-      .catch(() => {});
+    const statement = answerLost
+      ? `UPDATE ${SCHEMA}.claims SET lease_until = '-infinity'
+          WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`
+      : `DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`;
+    await this.session.query(statement, [this.ledger, hash]).catch(() => {});
   }
 
   private hold(hex: string): void {
