@@ -57,7 +57,7 @@ const options = {
   // `new Buffer()` its zip library calls only when that call comes from outside node_modules.
   // better-sqlite3 (only `pipeline --state` loads it) stays there too: it finds its native
   // module (build/Release/better_sqlite3.node) from its own directory.
-  external: ['exceljs', 'exceljs/*', 'better-sqlite3'],
+  external: ['exceljs', 'exceljs/*', 'better-sqlite3', 'pg-native'],
   // The version is written in: src/package.ts reads package.json only where it is not.
   define: { PROSPECT_BUNDLED_VERSION: JSON.stringify(version) },
   legalComments: 'none',

@@ -38,16 +38,16 @@ Examples:
           import('../util/display-safe.js'),
         ]);
         const connection = await resolveConnection(ctx);
-        return diagnose(
-          connection,
-          // What the service answered is in these lines: shown as text, never obeyed by the terminal.
-          { line: (text) => ctx.stdout.write(`${displaySafe(text)}\n`) },
-          {
-            timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
-            maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
-            signal: ctx.signal,
-          },
-        );
+        // What the service answered is in these lines: shown as text, never obeyed by the terminal.
+        const out = { line: (text: string) => ctx.stdout.write(`${displaySafe(text)}\n`) };
+        const code = await diagnose(connection, out, {
+          timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
+          maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+          signal: ctx.signal,
+        });
+        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
+        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
+        return code;
       }),
     );
 }

@@ -16,6 +16,7 @@ export const CONFIG_KEYS = [
   'max-answer-size',
   'exclude-domains',
   'exclude-emails',
+  'state-url',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -115,5 +116,15 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     fallback: 'none',
     secret: false,
     example: 'do-not-contact.csv',
+  },
+  'state-url': {
+    summary:
+      "the team's PostgreSQL database, postgres://ROLE[:PASSWORD]@HOST/DB[?sslmode=...]: the paid-verification " +
+      'ledger is shared there, and `pipeline --state pg:NAME` keeps its jobs there (docs/team.md)',
+    env: 'PROSPECT_STATE_URL',
+    fallback: 'none: state stays on this machine (files and SQLite)',
+    secret: false,
+    url: true,
+    example: 'postgresql://prospect@db.example.com/sales',
   },
 };

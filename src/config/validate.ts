@@ -8,6 +8,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { checkBaseUrl, ClientOptionError, parseProxyUrl } from '../api/index.js';
 import { readCaFile } from './ca-file.js';
+import { parseStateUrlSetting } from './state-url.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { parseMaxAge } from '../io/max-age.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../io/writers.js';
@@ -27,6 +28,7 @@ const PARSERS = {
   'max-answer-size': parseMaxAnswerSize,
   'exclude-domains': parseListPath,
   'exclude-emails': parseListPath,
+  'state-url': parseStateUrlSetting,
 } satisfies Record<ConfigKey, (text: string) => string | number>;
 
 /**
@@ -84,6 +86,7 @@ const StoredSettingsSchema = z.object({
   'max-answer-size': storedSetting(PARSERS['max-answer-size']),
   'exclude-domains': storedSetting(PARSERS['exclude-domains']),
   'exclude-emails': storedSetting(PARSERS['exclude-emails']),
+  'state-url': storedSetting(PARSERS['state-url']),
 });
 
 /** The config file as a run uses it: each setting under the name of the flag it defaults (--max-age → maxAge). */
@@ -100,6 +103,7 @@ export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   maxAnswerSize: stored['max-answer-size'],
   excludeDomains: stored['exclude-domains'],
   excludeEmails: stored['exclude-emails'],
+  stateUrl: stored['state-url'],
 }));
 
 /** Why a stored value is refused, with the fix's hint; undefined when it is fine. */

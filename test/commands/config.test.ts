@@ -166,6 +166,28 @@ describe('config list, get, unset, path', () => {
     expect(flagged.stdout).toMatch(/^base-url +https:\/\/flag\.example\.com +flag --base-url$/m);
   });
 
+  it('state-url: set as written, listed with its password as ***, from the file or PROSPECT_STATE_URL', async () => {
+    const { run, inProcess, file } = await profile();
+    const url = 'postgresql://team:Hunter2-state@db.example.com/sales?sslmode=verify-full';
+    await setUp(inProcess, ['config', 'set', 'state-url', url]);
+    expect(JSON.parse(readFileSync(file, 'utf8'))['state-url']).toBe(url);
+    const list = await run(['config', 'list']);
+    expect(list.stdout).toMatch(
+      /^state-url +postgresql:\/\/team:\*\*\*@db\.example\.com\/sales\?sslmode=verify-full +config file$/m,
+    );
+    expect(list.stdout + list.stderr).not.toContain('Hunter2-state');
+    const fromEnv = await inProcess(['config', 'list'], {
+      env: { PROSPECT_STATE_URL: 'postgres://ops:Other-pw@10.0.0.5/crm?sslmode=disable' },
+    });
+    expect(fromEnv.stdout).toMatch(
+      /^state-url +postgres:\/\/ops:\*\*\*@10\.0\.0\.5\/crm\?sslmode=disable +environment PROSPECT_STATE_URL$/m,
+    );
+    // A URL prospect cannot use is refused at set, without echoing its password.
+    const refused = await inProcess(['config', 'set', 'state-url', 'mysql://team:Hunter2-state@db/x']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toContain('Hunter2-state');
+  });
+
   it('list marks an invalid value instead of failing, so it can be found and fixed', async () => {
     const { file, inProcess } = await profile();
     writeFileSync(file, '{"concurrency": 99}');

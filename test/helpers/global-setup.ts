@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { IN_CI, missingPrograms } from './programs.js';
+import { stopCluster } from './postgres.js';
 import { removeTree } from './scratch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -53,5 +54,7 @@ export function setup(project: TestProject): void {
 }
 
 export async function teardown(): Promise<void> {
+  // The PostgreSQL cluster a state-store test started (test/helpers/postgres.ts), if any.
+  if (scratchRoot) stopCluster(scratchRoot);
   if (scratchRoot) await removeTree(scratchRoot);
 }

@@ -34,7 +34,8 @@ export type ProgramName =
   | 'setpriv'
   | 'openssl'
   | 'nginx'
-  | 'squid';
+  | 'squid'
+  | 'postgres';
 
 export interface Program {
   readonly name: ProgramName;

@@ -74,7 +74,7 @@ export async function contactRowsFor(
   now: Date,
   verifier: Verifier | undefined,
   /** --only-new: the rows no earlier run exported (one lookup for the domain's rows). */
-  keepNew: (rows: ContactRow[]) => ContactRow[] = (rows) => rows,
+  keepNew: (rows: ContactRow[]) => ContactRow[] | Promise<ContactRow[]> = (rows) => rows,
 ): Promise<DomainRows> {
   const person = settings.person;
   const matched = person ? contacts.filter((contact) => matchesPerson(contact, person)) : contacts;
@@ -87,7 +87,7 @@ export async function contactRowsFor(
   const droppedStale = settings.stale === 'drop' ? keep(all).filter(isStale).length : 0;
   // Leads exported before are left out before verification: no unit is spent on what is not written.
   const beforeNew = rows.length;
-  rows = keepNew(rows);
+  rows = await keepNew(rows);
   const alreadyExported = beforeNew - rows.length;
   if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
   const undeliverable = newUndeliverable();

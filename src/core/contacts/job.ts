@@ -67,7 +67,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
   const verifier = consent
-    ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,
         cacheFreshSince,
         budget: consent.budget,

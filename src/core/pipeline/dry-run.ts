@@ -62,7 +62,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   const settings = parseContactFlags(options, now);
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const ledger = openLedger(ctx, connection, {
+  const ledger = await openLedger(ctx, connection, {
     useCache: options.cache,
     cacheFreshSince: cacheCutoff(options.cacheTtl, now),
   });

@@ -48,7 +48,7 @@ export { pipelineOptionsSchema, type PipelineFlags };
  */
 export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
   // A broken install (better-sqlite3 without its binary) is told before anything else happens.
-  if (flags.state !== undefined) await checkNativeSqlite();
+  if (flags.state !== undefined && !flags.state.startsWith('pg:')) await checkNativeSqlite();
   if (flags.dryRun) return (await import('./dry-run.js')).runPipelineDryRun(ctx, flags);
   const startedAt = Date.now();
   const parsed = pipelineOptionsSchema.parse(flags);
@@ -131,19 +131,20 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<
   const { options, consent, plan } = prepared;
   const runState = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
   const { state, ledger, checkpoint, resumed } = runState;
-  if (options.onlyNew && ledger) refuseToReplaceExports(ledger, options.output, options.state!);
+  if (options.onlyNew && ledger) await refuseToReplaceExports(ledger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
   const verifier = consent
-    ? openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
         budget: consent.budget,
         concurrency: settings.concurrency,
         stateDir: state?.dir,
+        remoteState: state?.remote !== undefined,
         runId: state ? checkpoint.run_id : undefined,
         countedBefore: state ? counters.verification : undefined,
       })
@@ -316,7 +317,7 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
     // A cleanup runs after the error line is printed, so the hint reads as the last word.
     const kept = countOf(run.committedRows, 'committed row');
     ctx.onCleanup(() => {
-      ctx.reporter.notice(`the checkpoint in ${state.dir} keeps ${kept}; run the same command again to resume.`);
+      ctx.reporter.notice(`the checkpoint in ${state.label} keeps ${kept}; run the same command again to resume.`);
     });
   }
 }

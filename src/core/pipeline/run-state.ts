@@ -6,12 +6,15 @@ import { countOf } from '../../ui/format-count.js';
 import { newCheckpoint, readCheckpoint, type Checkpoint } from './state/checkpoint.js';
 import { ExportsLedger, finishPublishedRun } from './state/exports-ledger.js';
 import { StateDirectory } from './state/state-directory.js';
+import { remoteJobName, requireTeamStore } from '../state-store/index.js';
+import type { LeadLedger } from '../state-store/types.js';
+import { rm } from 'node:fs/promises';
 
 /** The run's place in its --state directory: locked, and either resuming a checkpoint or starting one. */
 export interface RunState {
   state: StateDirectory | undefined;
   /** What earlier runs exported (--only-new looks leads up there; a success adds this run's). */
-  ledger: ExportsLedger | undefined;
+  ledger: LeadLedger | undefined;
   checkpoint: Checkpoint;
   resumed: boolean;
 }
@@ -22,9 +25,9 @@ export async function openRunState(
   fingerprint: string,
   formerFingerprints: readonly string[] = [],
 ): Promise<RunState> {
-  const state = stateDir !== undefined ? await StateDirectory.open(stateDir) : undefined;
+  const state = stateDir !== undefined ? await openState(ctx, stateDir) : undefined;
   if (state) ctx.onCleanup(await state.lock('pipeline'));
-  const ledger = state ? await ExportsLedger.open(state, { exclusive: true }) : undefined;
+  const ledger = state ? (state.remote?.leads ?? (await ExportsLedger.open(state, { exclusive: true }))) : undefined;
   if (ledger) ctx.onCleanup(() => ledger.close());
   // A run that died between moving its output into place and recording it is recorded first,
   // whatever command this one is: its output is out there, so its leads are exported.
@@ -38,11 +41,14 @@ export async function openRunState(
     throw new UsageError(
       `--state ${stateDir} holds an unfinished run of a different command (other filters or options), ` +
         'so this one cannot resume from it.',
-      'Run the original command again to finish it, use another --state directory, ' +
-        `or remove ${stateDir}/current to start over.`,
+      state?.remote
+        ? 'Run the original command again to finish it, or use another job name.'
+        : 'Run the original command again to finish it, use another --state directory, ' +
+            `or remove ${stateDir}/current to start over.`,
     );
   }
   const checkpoint = previous ?? newCheckpoint(fingerprint, new Date());
+  state?.remote?.beginRun(checkpoint.run_id);
   if (previous)
     ctx.reporter.info(
       `Resuming the unfinished run ${checkpoint.run_id} ` +
@@ -57,11 +63,15 @@ export async function openRunState(
  * since the state counts them as exported. Refused before any call; a device or stdout is not a file
  * that holds anything.
  */
-export function refuseToReplaceExports(ledger: ExportsLedger, output: string | undefined, stateDir: string): void {
+export async function refuseToReplaceExports(
+  ledger: LeadLedger,
+  output: string | undefined,
+  stateDir: string,
+): Promise<void> {
   if (output === undefined) return;
   const target = outputTarget(output);
   if (target.kind !== 'file' || !existsSync(target.path)) return;
-  const earlier = ledger.runThatWrote(target.path);
+  const earlier = await ledger.runThatWrote(target.path);
   if (earlier === undefined) return;
   throw new UsageError(
     `${output} holds the ${countOf(earlier.rows, 'lead')} of the run ${earlier.run_id} ` +
@@ -70,4 +80,14 @@ export function refuseToReplaceExports(ledger: ExportsLedger, output: string | u
     `Move or rename ${output} first, or give another -o ` +
       '(with the time, for example: -o "leads-$(date +%F-%H%M).csv"). Nothing was spent.',
   );
+}
+
+/** A --state directory, or (pg:NAME) a job of the team store mirrored in a private directory removed at the end. */
+async function openState(ctx: RunContext, stateDir: string): Promise<StateDirectory> {
+  const job = remoteJobName(stateDir);
+  if (job === undefined) return StateDirectory.open(stateDir);
+  const store = await requireTeamStore(ctx, stateDir);
+  const state = await StateDirectory.mirror(store.job(job));
+  ctx.onCleanup(() => rm(state.dir, { recursive: true, force: true }));
+  return state;
 }

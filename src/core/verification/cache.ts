@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { processIsAlive } from '../../process-alive.js';
 import { parseStoredJson } from '../shared/stored-json.js';
+import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** A line of a verification ledger: one paid result. */
 const cachedLineSchema = z.object({
@@ -29,7 +30,7 @@ const cachedLineSchema = z.object({
   /** The pipeline run that paid for it, so a resumed run counts it against the same budget. */
   run: z.string().optional(),
 });
-export type CachedVerification = Omit<z.output<typeof cachedLineSchema>, 'key'>;
+export type { CachedVerification };
 
 /**
  * Who is paying for an address right now (a claim file of the ledger's `.claims` folder), and the
@@ -43,16 +44,8 @@ const claimSchema = z.object({
   released: z.boolean().optional(),
 });
 
-/** A claim on an address: the Idempotency-Key to pay with, and its release. */
-export interface PaidClaim {
-  /** The key proposed, or the one of an earlier claim on the address that was abandoned or left with a lost answer. */
-  readonly token: string;
-  /**
-   * Ends the claim. `answerLost`: the call may have been charged without an answer; the key is kept
-   * for the next claimant instead of being forgotten.
-   */
-  release(answerLost?: boolean): Promise<void>;
-}
+/** A claim on an address: the Idempotency-Key to pay with, and its release (the state store's interface). */
+export type PaidClaim = VerificationClaim;
 
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
@@ -86,7 +79,7 @@ function sha256(text: string): string {
  * at the same time see each other's results: `refresh` reads what others appended since, and
  * `claim` makes sure only one of them pays for an address.
  */
-export class VerifyCache {
+export class VerifyCache implements VerificationLedger {
   private readonly entries = new Map<string, CachedVerification>();
   private fd: number | undefined;
   /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
@@ -159,7 +152,7 @@ export class VerifyCache {
    * finds the result with `refresh`); a claim left by a process that died, or released after a lost
    * answer, is taken over with its key. Resolves to the claim.
    */
-  async claim(key: string, token: string, signal?: AbortSignal): Promise<PaidClaim> {
+  async claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim> {
     if (!this.shared) return { token, release: async () => {} };
     const directory = `${this.path}.claims`;
     const path = join(directory, sha256(key).slice(0, 32));

@@ -18,7 +18,7 @@ import { Suppression } from '../shared/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import type { VerifyCache } from './cache.js';
+import type { VerificationLedger } from '../state-store/types.js';
 import { SpendConsent } from './consent.js';
 import { cacheCutoff, openLedger, openVerifier, paidCallsClient, type OpenedVerifier } from './open-verifier.js';
 import { oldestFirst } from './spend-plan.js';
@@ -60,11 +60,11 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const input = await readVerifyInput(ctx, options, suppression);
   const { planned } = input;
   const connection = await resolveConnection(ctx);
-  const ledger = openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  const ledger = await openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
   if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
   const spend = await decideSpend(ctx, options, planned, ledger);
   if (spend === undefined) return ExitCode.ok;
-  const verifier = openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+  const verifier = await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
     useCache: options.cache,
     cacheFreshSince,
     budget: spend.budget,
@@ -167,7 +167,7 @@ function nothingToVerify(removed: number): UsageError {
  * What the run may spend, and on which addresses: the consent, the cap (flag, config, or typed at
  * the question), the oldest addresses first. --dry-run says it and resolves to undefined.
  */
-async function decideSpend(ctx: RunContext, options: VerifyOptions, planned: PlannedInput, ledger: VerifyCache) {
+async function decideSpend(ctx: RunContext, options: VerifyOptions, planned: PlannedInput, ledger: VerificationLedger) {
   const consent = await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget ?? options.budget });
   let budget = consent.budget;
   const toPay = [...planned.unique].filter((key) => !ledger.get(key));
@@ -304,10 +304,14 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
   };
 }
 
-type CachedResult = NonNullable<ReturnType<VerifyCache['get']>>;
+type CachedResult = NonNullable<ReturnType<VerificationLedger['get']>>;
 
 /** A row the input says was verified within --cache-ttl was paid for already (by contacts, or an earlier verify). */
-function rememberInputResults(ledger: VerifyCache, results: ReadonlyMap<string, CachedResult>, freshSince: Date): void {
+function rememberInputResults(
+  ledger: VerificationLedger,
+  results: ReadonlyMap<string, CachedResult>,
+  freshSince: Date,
+): void {
   for (const [key, result] of results) {
     if (new Date(result.verified_at) >= freshSince && !ledger.get(key)) ledger.remember(key, result);
   }

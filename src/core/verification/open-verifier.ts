@@ -7,6 +7,8 @@ import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { newVerificationRun, Verifier, type VerificationRun } from './verifier.js';
 import { cacheDirectory, ledgerFileName, VerifyCache } from './cache.js';
+import { teamStore } from '../state-store/index.js';
+import type { VerificationLedger } from '../state-store/types.js';
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */
@@ -17,11 +19,13 @@ export interface VerifierOptions {
   concurrency: number;
   /** Pipeline --state: the run's own copy of its results lives in the state directory, tagged with the run. */
   stateDir?: string | undefined;
+  /** Pipeline --state pg:NAME: the run's own results are the team ledger's, tagged with the run. */
+  remoteState?: boolean | undefined;
   runId?: string | undefined;
   /** Restored from a checkpoint (counts that the ledger cannot tell). */
   countedBefore?: CheckpointedCounts | undefined;
   /** A ledger the caller already opened (verify counts what it holds before paying), read once. */
-  ledger?: VerifyCache;
+  ledger?: VerificationLedger;
 }
 
 export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
@@ -73,23 +77,15 @@ export function verificationSnapshot(run: VerificationRun): VerificationSnapshot
 }
 
 /** The ledger-backed verifier shared by `verify`, `contacts --stale verify` and `pipeline`. */
-export function openVerifier(
+export async function openVerifier(
   ctx: RunContext,
   client: Pick<ProspectClient, 'verify'>,
   connection: Connection,
   options: VerifierOptions,
-): OpenedVerifier {
-  const ledger = options.ledger ?? openLedger(ctx, connection, options);
+): Promise<OpenedVerifier> {
+  const ledger = options.ledger ?? (await openLedger(ctx, connection, options));
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
-  const resume =
-    options.stateDir !== undefined
-      ? VerifyCache.open(
-          options.stateDir,
-          ledgerFileName(connection.serviceIdentity, connection.apiKey),
-          options.cacheFreshSince,
-          options.runId,
-        )
-      : undefined;
+  const resume = await openResumeLedger(ctx, connection, options);
   const run = newVerificationRun(options.budget);
   // A resumed run has already paid for what its own entries say; they count against the budget.
   if (options.runId !== undefined && resume) run.unitsSpent = resume.countPaidBy(options.runId);
@@ -112,8 +108,8 @@ export function openVerifier(
   return Object.assign(verifier, {
     snapshot: () => verificationSnapshot(verifier.run),
     close: () => {
-      ledger.close();
-      resume?.close();
+      void ledger.close();
+      void resume?.close();
     },
   });
 }
@@ -128,13 +124,18 @@ export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<P
   return createApiClient({ ...ctx, signal: new AbortController().signal }, connection);
 }
 
-/** The ledger of paid results for this service and key, in the user's cache; one that keeps nothing with --no-cache. */
-export function openLedger(
+/**
+ * The ledger of paid results for this service and key: the team's when a state URL is set, else the
+ * one in the user's cache; one that keeps nothing with --no-cache.
+ */
+export async function openLedger(
   ctx: RunContext,
   connection: Connection,
   options: Pick<VerifierOptions, 'useCache' | 'cacheFreshSince'>,
-): VerifyCache {
+): Promise<VerificationLedger> {
   if (!options.useCache) return VerifyCache.disabled();
+  const team = await teamStore(ctx);
+  if (team) return team.openLedger(ledgerId(connection), { freshSince: options.cacheFreshSince });
   return VerifyCache.open(
     cacheDirectory(ctx.env),
     ledgerFileName(connection.serviceIdentity, connection.apiKey),
@@ -146,4 +147,27 @@ export function cacheCutoff(ttl: string, now: Date): Date {
   const parsed = parseMaxAge(ttl, now);
   if (!parsed.ok) throw new UsageError(`--cache-ttl "${ttl}": ${parsed.reason}.`);
   return parsed.cutoff;
+}
+
+/** A pipeline's own paid results, tagged with its run: in its --state directory, or the team ledger for pg:NAME. */
+async function openResumeLedger(
+  ctx: RunContext,
+  connection: Connection,
+  options: VerifierOptions,
+): Promise<VerificationLedger | undefined> {
+  if (options.stateDir === undefined) return undefined;
+  const team = options.remoteState ? await teamStore(ctx) : undefined;
+  if (team)
+    return team.openLedger(ledgerId(connection), { freshSince: options.cacheFreshSince, ownRun: options.runId });
+  return VerifyCache.open(
+    options.stateDir,
+    ledgerFileName(connection.serviceIdentity, connection.apiKey),
+    options.cacheFreshSince,
+    options.runId,
+  );
+}
+
+/** The team ledger's name for this service and key: the local ledger's file name without its decoration. */
+function ledgerId(connection: Connection): string {
+  return ledgerFileName(connection.serviceIdentity, connection.apiKey).replace(/^verify-|\.ndjson$/g, '');
 }

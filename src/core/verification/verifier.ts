@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PaidCallWatch, ProspectClient } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
-import type { PaidClaim, VerifyCache } from './cache.js';
+import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 const NOT_CHECKED = 'unchecked';
@@ -46,9 +46,9 @@ export function newVerificationRun(budget: number | undefined): VerificationRun 
 /** Where paid results are looked up and kept. */
 export interface VerificationStores {
   /** The ledger shared by every command and run for this service and key (disabled with --no-cache). */
-  ledger: VerifyCache;
+  ledger: VerificationLedger;
   /** pipeline --state: the run's own copy, tagged with the run, so a resume never pays twice even with --no-cache. */
-  resume?: VerifyCache | undefined;
+  resume?: VerificationLedger | undefined;
 }
 
 export interface VerifierSettings {
@@ -72,7 +72,7 @@ export interface VerifierSettings {
 /**
  * Verifies addresses (already syntax-checked and keyed) at most once each: the ledger first, then
  * the service while the budget lasts. Concurrent requests for one address share one paid call, and
- * runs at the same time on one ledger never both pay for an address (VerifyCache.claim).
+ * runs at the same time on one ledger never both pay for an address (VerificationLedger.claim).
  */
 export class Verifier {
   private readonly inFlight = new Map<string, Promise<VerificationOutcome>>();
@@ -123,7 +123,7 @@ export class Verifier {
     return outcome;
   }
 
-  private known(key: string): { result: NonNullable<ReturnType<VerifyCache['get']>>; ownRun: boolean } | undefined {
+  private known(key: string): { result: CachedVerification; ownRun: boolean } | undefined {
     const { runId, reuseCached = true } = this.settings;
     const resumed = this.stores.resume?.get(key);
     // Paid by this same run before it was interrupted: already counted in unitsSpent (see openVerifier).
@@ -150,17 +150,17 @@ export class Verifier {
     // The budget is reserved before the call, so concurrent calls can never overspend it.
     if (this.reserved >= this.run.budget || this.payable?.has(key) === false) return this.leftUnchecked();
     this.reserved += 1;
-    let claim: PaidClaim | undefined;
+    let claim: VerificationClaim | undefined;
     const call: PaidCall = { reserved: 1, lost: 0, refused: false };
     try {
       claim = await this.stores.ledger.claim(key, idempotencyKeyFor(this.settings.keyScope, key), this.settings.signal);
       // Another run may have paid for it while this one waited for its turn.
-      this.stores.ledger.refresh();
+      await this.stores.ledger.refresh(key);
       const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
       if (paidMeanwhile) {
         this.reserved -= 1;
         this.run.fromCache += 1;
-        this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
+        await this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
         return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
       }
       return await this.tracked(this.pay(key, email, claim.token, call));
@@ -207,8 +207,8 @@ export class Verifier {
     this.reserved -= call.reserved - 1 - mayHaveCost;
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
-    this.stores.resume?.put(key, { ...paid, run: runId });
-    this.stores.ledger.put(key, paid);
+    await this.stores.resume?.put(key, { ...paid, run: runId });
+    await this.stores.ledger.put(key, paid);
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 

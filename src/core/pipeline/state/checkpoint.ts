@@ -155,7 +155,10 @@ export async function commitCheckpoint(
   files: AppendOnlyFile[],
 ): Promise<void> {
   for (const file of files) await file.sync();
-  await writeFileAtomic(state.checkpointPath, JSON.stringify(checkpoint), 0o600);
+  const json = JSON.stringify(checkpoint);
+  await writeFileAtomic(state.checkpointPath, json, 0o600);
+  // pg:NAME: the page's bytes, its lead keys and this checkpoint, in one transaction of the store.
+  await state.remote?.commitPage(state, checkpoint, json);
 }
 
 function newRunId(): string {

@@ -16,23 +16,14 @@ import { syncDirectory, writeFileAtomic } from '../../../io/atomic-file.js';
 import { damaged, parseStoredJson, type StoredFile } from '../../shared/stored-json.js';
 import { leadKey } from '../lead-key.js';
 import { loadSqlite } from './native-sqlite.js';
+import { runRecordSchema, type RunRecord } from './run-record.js';
 import type { StateDirectory } from './state-directory.js';
+import type { LeadLedger } from '../../state-store/types.js';
 
-/** A line of runs.ndjson, and a row of the ledger's runs table: one successful run. */
-export const runRecordSchema = z.object({
-  run_id: z.string(),
-  finished_at: z.string(),
-  rows: z.number().int().nonnegative(),
-  output: z.string().nullable().optional(),
-  /** -o as an absolute path: which file holds this run's leads, wherever the next run starts. */
-  output_path: z.string().nullable().optional(),
-  only_new: z.boolean().optional(),
-  no_match_reason: z.string().optional(),
-});
-export type RunRecord = z.input<typeof runRecordSchema>;
+export { runRecordSchema, type RunRecord } from './run-record.js';
 
-/** What a lead key is made of (leadKey's input). */
-export type LeadFields = Parameters<typeof leadKey>[0];
+export type { LeadFields } from './run-record.js';
+import type { LeadFields } from './run-record.js';
 
 /** A lead key as leadKey() writes it: the hex of 96 bits, stored as those 12 bytes. */
 const LEAD_KEY = /^[0-9a-f]{24}$/;
@@ -63,7 +54,7 @@ type Database = BetterSqlite3.Database;
  * The exports ledger of one state directory; opened by the run that holds the state's lock (or by a
  * dry run, to read).
  */
-export class ExportsLedger {
+export class ExportsLedger implements LeadLedger {
   private readonly lookup: BetterSqlite3.Statement<[string], Buffer>;
   private readonly stageKey: BetterSqlite3.Statement<[Buffer]>;
   private readonly mergeStaged: BetterSqlite3.Statement<[]>;
@@ -329,6 +320,7 @@ export async function* keyBatches(path: string, file: (line: number) => StoredFi
 export async function markPublishing(state: StateDirectory, record: RunRecord): Promise<RunRecord> {
   const parsed = runRecordSchema.parse(record);
   await writeFileAtomic(state.publishingPath, JSON.stringify(parsed), 0o600);
+  await state.remote?.markPublishing(parsed);
   return parsed;
 }
 
@@ -337,7 +329,7 @@ export async function markPublishing(state: StateDirectory, record: RunRecord): 
  * the run's row there), the run gets its line in runs.ndjson, and the checkpoint goes. Each step
  * can be done again after a crash between them without adding anything twice.
  */
-export async function recordSuccess(state: StateDirectory, ledger: ExportsLedger, record: RunRecord): Promise<void> {
+export async function recordSuccess(state: StateDirectory, ledger: LeadLedger, record: RunRecord): Promise<void> {
   const keysFile = (line: number): StoredFile => ({
     name: `the run's lead keys ${state.keysPath}:${line}`,
     startOver:
@@ -353,7 +345,7 @@ export async function recordSuccess(state: StateDirectory, ledger: ExportsLedger
  * (resolves to its run id). When current/output is still there the output was not moved into place
  * (or was copied: stdout, another file system), so the run is resumed and publishes again instead.
  */
-export async function finishPublishedRun(state: StateDirectory, ledger: ExportsLedger): Promise<string | undefined> {
+export async function finishPublishedRun(state: StateDirectory, ledger: LeadLedger): Promise<string | undefined> {
   const text = await readFile(state.publishingPath, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   if (existsSync(state.outputPath)) {

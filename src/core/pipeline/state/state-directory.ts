@@ -1,5 +1,7 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RemoteJobState } from '../../state-store/types.js';
 import { makeDirectoryDurable } from '../../../io/atomic-file.js';
 import { UsageError } from '../../../exit-codes.js';
 import { AppendOnlyFile } from '../../../io/append-only-file.js';
@@ -23,7 +25,23 @@ import { takeStateLock } from './lock.js';
  *   verify-*.ndjson          verification results paid for (never paid twice, even across a crash)
  */
 export class StateDirectory {
-  private constructor(readonly dir: string) {}
+  /** `remote`: a job kept in the team store (pg:NAME); this private directory mirrors it while the run works. */
+  private constructor(
+    readonly dir: string,
+    readonly remote?: RemoteJobState,
+  ) {}
+
+  /** A job kept in the team store: its unfinished run is written into a private temporary directory once locked. */
+  static async mirror(remote: RemoteJobState): Promise<StateDirectory> {
+    const dir = await mkdtemp(join(tmpdir(), 'prospect-job-'));
+    await mkdir(join(dir, 'current'), { mode: 0o700 });
+    return new StateDirectory(dir, remote);
+  }
+
+  /** How messages name the state: the directory, or pg:NAME. */
+  get label(): string {
+    return this.remote?.label ?? this.dir;
+  }
 
   static async open(dir: string): Promise<StateDirectory> {
     try {
@@ -75,6 +93,7 @@ export class StateDirectory {
 
   /** Takes the lock, or says who holds it; resolves to its release. */
   lock(command: string): Promise<() => Promise<void>> {
+    if (this.remote) return this.remote.lock(command, this);
     return takeStateLock(join(this.dir, 'lock'), this.dir, command);
   }
 
@@ -98,5 +117,6 @@ export class StateDirectory {
   async discardCurrent(): Promise<void> {
     await rm(this.currentDir, { recursive: true, force: true });
     await mkdir(this.currentDir, { recursive: true, mode: 0o700 });
+    await this.remote?.discard();
   }
 }

@@ -1,0 +1,65 @@
+/**
+ * `prospect doctor`'s check of the state store: local, or the team database reached, over TLS or
+ * not, with the privileges a run needs and a schema this prospect can use. It changes nothing (no
+ * migration): a run does that.
+ */
+import { parseStateUrl } from '../../config/state-url.js';
+import { UsageError } from '../../exit-codes.js';
+import type { RunContext } from '../../runtime/context.js';
+import { hostName, stateUrlSetting } from './index.js';
+
+export async function checkStateStore(ctx: RunContext, out: { line(text: string): void }): Promise<void> {
+  const text = await stateUrlSetting(ctx.env);
+  if (text === undefined) {
+    out.line('state     local: no state URL set (files and SQLite on this machine; docs/team.md to share)');
+    return;
+  }
+  const url = parseStateUrl(text);
+  out.line(`state     ${url.shown} (sslmode=${url.sslmode})`);
+  const [{ PgSession }, { SCHEMA, SCHEMA_VERSION, versionOf }] = await Promise.all([
+    import('./pg/session.js'),
+    import('./pg/schema.js'),
+  ]);
+  const started = performance.now();
+  const session = await PgSession.connect(url, `prospect doctor ${hostName(ctx.env)}`.slice(0, 63));
+  try {
+    const ms = Math.round(performance.now() - started);
+    const { rows } = await session.query(
+      `SELECT current_user AS role, split_part(version(), ' ', 2) AS version,
+              (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS ssl,
+              (SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS tls,
+              has_database_privilege(current_database(), 'CREATE') AS create_db,
+              (SELECT has_schema_privilege(oid, 'CREATE') FROM pg_namespace WHERE nspname = $1) AS create_schema`,
+      [SCHEMA],
+    );
+    const found = rows[0] as { role: string; version: string; ssl: boolean; tls: string | null };
+    out.line(`ok  connect   PostgreSQL ${found.version} as ${found.role} (${ms} ms)`);
+    out.line(
+      found.ssl ? `ok  TLS       ${found.tls}` : 'ok  TLS       none: plaintext (this machine, or sslmode=disable)',
+    );
+    const { create_db: createDb, create_schema: createSchema } = rows[0] as {
+      create_db: boolean;
+      create_schema: boolean | null;
+    };
+    if (!(createSchema ?? createDb))
+      throw new UsageError(
+        `the role ${url.user} may not create prospect's tables in ${url.shown}.`,
+        `GRANT CREATE ON DATABASE to it, or create the schema "${SCHEMA}" owned by it (docs/team.md).`,
+      );
+    out.line(`ok  privs     ${createSchema === null ? 'may create the schema' : `may write schema ${SCHEMA}`}`);
+    const version = await session.exclusive((query) => versionOf(query));
+    if (version !== undefined && version > SCHEMA_VERSION)
+      throw new UsageError(
+        `the state database was written by a newer prospect (schema ${version}; this one knows ${SCHEMA_VERSION}).`,
+        'Upgrade prospect on this machine to the version the rest of the team runs.',
+      );
+    out.line(
+      version === undefined
+        ? `ok  schema    none yet: the first run creates schema ${SCHEMA} (version ${SCHEMA_VERSION})`
+        : `ok  schema    ${SCHEMA} version ${version}` +
+            (version < SCHEMA_VERSION ? ` (the next run upgrades it to ${SCHEMA_VERSION})` : ''),
+    );
+  } finally {
+    await session.close();
+  }
+}

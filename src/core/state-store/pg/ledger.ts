@@ -1,0 +1,184 @@
+/**
+ * The team's paid-verification ledger. An address is claimed before it is paid for: a row inserted
+ * with ON CONFLICT and a lease, then looked at again. The claim's token is the paid call's
+ * Idempotency-Key and survives a takeover, so a run that died after paying costs nothing more with a
+ * service that honours the key. Addresses are kept only as hashes: equality is all the ledger needs.
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CachedVerification, VerificationClaim, VerificationLedger } from '../types.js';
+import { SCHEMA } from './schema.js';
+import type { PgSession } from './session.js';
+
+/** A claim's lease; a live holder renews it, and a holder whose session ended loses it at once. */
+const LEASE_SECONDS = 60;
+const RENEW_MS = 20_000;
+/** How often a run waiting on another run's paid call looks again. */
+const CLAIM_POLL_MS = 25;
+
+interface StoredRow {
+  email_hash: Buffer;
+  status: string;
+  verified_at: string;
+  run_id: string | null;
+}
+
+export class PgVerifyLedger implements VerificationLedger {
+  readonly shared = true;
+  private readonly entries = new Map<string, CachedVerification>();
+  private readonly held = new Set<string>();
+  /** Addresses whose claim statement also read their stored result (refresh need not look again). */
+  private readonly lookedAgain = new Set<string>();
+  private renewal: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly session: PgSession,
+    private readonly ledger: string,
+    private readonly host: string,
+    private readonly freshSince: Date,
+    private readonly ownRun: string | undefined,
+  ) {}
+
+  /** The ledger `ledger` (one per service and API key), its fresh results (and `ownRun`'s, whatever their age) read. */
+  static async open(
+    session: PgSession,
+    ledger: string,
+    options: { host: string; freshSince: Date; ownRun?: string | undefined },
+  ): Promise<PgVerifyLedger> {
+    const opened = new PgVerifyLedger(session, ledger, options.host, options.freshSince, options.ownRun);
+    const { rows } = await session.query(
+      `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
+        WHERE ledger = $1 AND (verified_at::timestamptz >= $2 OR run_id = $3)`,
+      [ledger, options.freshSince, options.ownRun ?? null],
+    );
+    for (const row of rows as StoredRow[]) opened.take(row);
+    return opened;
+  }
+
+  get(key: string): CachedVerification | undefined {
+    return this.entries.get(this.hash(key).toString('hex'));
+  }
+
+  remember(key: string, result: CachedVerification): void {
+    this.entries.set(this.hash(key).toString('hex'), result);
+  }
+
+  countPaidBy(runId: string): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (entry.run === runId) count += 1;
+    return count;
+  }
+
+  /** The result, and the end of the address's claim, in one statement: paid is never seen as still claimed. */
+  async put(key: string, result: CachedVerification): Promise<void> {
+    const hash = this.hash(key);
+    await this.session.query(
+      `WITH ended AS (
+         DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()
+         RETURNING token)
+       INSERT INTO ${SCHEMA}.verifications AS v (ledger, email_hash, status, verified_at, run_id, token)
+       VALUES ($1, $2, $3, $4, $5, (SELECT token FROM ended))
+       ON CONFLICT (ledger, email_hash) DO UPDATE SET status = EXCLUDED.status, verified_at = EXCLUDED.verified_at,
+         run_id = COALESCE(EXCLUDED.run_id, v.run_id), token = COALESCE(EXCLUDED.token, v.token)`,
+      [this.ledger, hash, result.status, result.verified_at, result.run ?? null],
+    );
+    this.held.delete(hash.toString('hex'));
+    this.entries.set(hash.toString('hex'), { ...result, email: '' });
+  }
+
+  /**
+   * Inserts the claim, or takes over one whose lease ran out or whose holder's session is gone
+   * (keeping its token); otherwise waits for the holder to finish and tries again.
+   */
+  async claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim> {
+    const hash = this.hash(key);
+    for (;;) {
+      signal?.throwIfAborted();
+      // The claim and the look again in one round trip: what another run paid meanwhile comes back with it.
+      const { rows } = await this.session.query(
+        `WITH claimed AS (
+           INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
+           VALUES ($1, $2, $3, pg_backend_pid(), $4, now() + make_interval(secs => $5))
+           ON CONFLICT (ledger, email_hash) DO UPDATE
+             SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host,
+                 lease_until = EXCLUDED.lease_until
+             WHERE c.lease_until < now()
+                OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
+           RETURNING token)
+         SELECT claimed.token, v.email_hash, v.status, v.verified_at, v.run_id FROM claimed
+           LEFT JOIN ${SCHEMA}.verifications v ON v.ledger = $1 AND v.email_hash = $2
+             AND (v.verified_at::timestamptz >= $6 OR v.run_id = $7)`,
+        [this.ledger, hash, token, this.host, LEASE_SECONDS, this.freshSince, this.ownRun ?? null],
+      );
+      const row = rows[0] as (StoredRow & { token: string; email_hash: Buffer | null }) | undefined;
+      if (row !== undefined) {
+        const hex = hash.toString('hex');
+        if (row.email_hash !== null) this.take(row);
+        this.lookedAgain.add(hex);
+        this.hold(hex);
+        return { token: row.token, release: (answerLost) => this.release(hash, answerLost === true) };
+      }
+      await sleep(CLAIM_POLL_MS, undefined, { signal });
+    }
+  }
+
+  /** Looks again at `key` in the database: another run may have paid for it meanwhile. */
+  async refresh(key?: string): Promise<void> {
+    if (key === undefined) return;
+    // Just claimed: the claim's statement has looked already.
+    if (this.lookedAgain.delete(this.hash(key).toString('hex'))) return;
+    const { rows } = await this.session.query(
+      `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
+        WHERE ledger = $1 AND email_hash = $2 AND (verified_at::timestamptz >= $3 OR run_id = $4)`,
+      [this.ledger, this.hash(key), this.freshSince, this.ownRun ?? null],
+    );
+    for (const row of rows as StoredRow[]) this.take(row);
+  }
+
+  close(): void {
+    if (this.renewal) clearInterval(this.renewal);
+    this.renewal = undefined;
+  }
+
+  /**
+   * A claim ended without a result. After a lost answer (the call may have been charged) its row and
+   * token stay, its lease ended, so whoever pays next sends the same Idempotency-Key; otherwise it goes.
+   */
+  private async release(hash: Buffer, answerLost: boolean): Promise<void> {
+    const hex = hash.toString('hex');
+    this.lookedAgain.delete(hex);
+    if (!this.held.delete(hex)) return;
+    const statement = answerLost
+      ? `UPDATE ${SCHEMA}.claims SET lease_until = '-infinity'
+          WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`
+      : `DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`;
+    await this.session.query(statement, [this.ledger, hash]).catch(() => {});
+  }
+
+  private hold(hex: string): void {
+    this.held.add(hex);
+    this.renewal ??= setInterval(() => {
+      if (this.held.size === 0) return;
+      this.session
+        .query(
+          `UPDATE ${SCHEMA}.claims SET lease_until = now() + make_interval(secs => $2)
+            WHERE ledger = $1 AND holder_pid = pg_backend_pid() AND lease_until > now()`,
+          [this.ledger, LEASE_SECONDS],
+        )
+        .catch(() => {});
+    }, RENEW_MS).unref();
+  }
+
+  private take(row: StoredRow): void {
+    this.entries.set(row.email_hash.toString('hex'), {
+      email: '',
+      status: row.status,
+      verified_at: row.verified_at,
+      run: row.run_id ?? undefined,
+    });
+  }
+
+  private hash(key: string): Buffer {
+    return createHash('sha256').update(`${this.ledger}\n${key}`).digest();
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * Issue 35's promises across machines, each "machine" a spawned prospect with its own HOME, cache,
+ * working directory and HOSTNAME, all on one real PostgreSQL server (test/helpers/postgres.ts) and
+ * one sandbox whose unit counter is the money measured (never what prospect says it spent).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishCli, runCli, scratchDir, startCli, type CliRun } from '../../helpers/cli.js';
+import { csvRecords } from '../../helpers/csv.js';
+import { sandboxStats } from '../../helpers/independent-client.js';
+import { POSTGRES, testDatabase, type TestDatabase } from '../../helpers/postgres.js';
+import { SANDBOX_KEYS, startTestSandbox, todayUtc, type TestSandbox } from '../../helpers/sandbox.js';
+
+const KEY = SANDBOX_KEYS.growth;
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+  if (POSTGRES.skip) return;
+  // A sandbox of today, so paid results stay within --cache-ttl; one verify answer in six is cut
+  // mid-body after it was charged: only the same Idempotency-Key on the retry makes it free.
+  sandbox = await startTestSandbox({ asOf: todayUtc(), failRate: 0.15, faults: ['reset-mid-body'] });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const units = async () => (await sandboxStats(sandbox.url)).units.growth;
+
+/** A machine: its own HOME, working directory and host name. */
+async function machine(name: string, db: TestDatabase) {
+  const home = await scratchDir(`home-${name}-`);
+  return {
+    home,
+    options: (extra: Record<string, string> = {}) => ({
+      url: sandbox.url,
+      apiKey: KEY,
+      cwd: home,
+      timeoutMs: 120_000,
+      env: { HOME: home, HOSTNAME: name, PROSPECT_STATE_URL: db.url, ...extra },
+    }),
+  };
+}
+
+/** Checks the state URL's password appears nowhere a person sees. */
+function expectNoPassword(run: CliRun, db: TestDatabase): void {
+  expect(run.stdout.includes(db.password)).toBe(false);
+  expect(run.stderr.includes(db.password)).toBe(false);
+}
+
+describe.skipIf(POSTGRES.skip)('the team ledger: no unit paid twice across machines', () => {
+  it('4 verify runs at once over overlapping lists, some killed and run again, pay one unit per address', async () => {
+    const db = await testDatabase('verify4');
+    // 1,500 addresses; each machine's list is 450 of them, overlapping its neighbours' by 100.
+    const all = Array.from({ length: 1500 }, (_, i) => `person${i}@company${i % 97}.example.com`);
+    const lists = [0, 350, 700, 1050].map((start) => [...all, ...all].slice(start, start + 450));
+    const union = new Set(lists.flat());
+    const machines = await Promise.all(lists.map((_, i) => machine(`host-${i}`, db)));
+    const files = await Promise.all(
+      lists.map(async (list, i) => {
+        const path = join(machines[i]!.home, 'list.csv');
+        await writeFile(path, `email\n${list.join('\n')}\n`);
+        return path;
+      }),
+    );
+    const before = await units();
+    const args = (i: number) => ['verify', '--file', files[i]!, '--yes', '--concurrency', '8', '-o', 'out.csv'];
+    const children = lists.map((_, i) => startCli(args(i), machines[i]!.options()));
+    // Two of them are killed once the sandbox has charged a few hundred units, at different moments.
+    const killed = [1, 3];
+    const kills = killed.map(async (i, n) => {
+      while ((await units()) - before < 200 + 300 * n) await sleep(10);
+      children[i]!.kill('SIGKILL');
+    });
+    const first = await Promise.all(children.map((child) => finishCli(child, {})));
+    await Promise.all(kills);
+    for (const [i, run] of first.entries()) {
+      if (killed.includes(i)) expect(run.signal).toBe('SIGKILL');
+      else expect(run.code, run.stderr).toBe(0);
+    }
+    // Run again on the same machines: they pay only for what nobody paid.
+    const again = await Promise.all(killed.map((i) => runCli(args(i), machines[i]!.options())));
+    for (const run of again) expect(run.code, run.stderr).toBe(0);
+    expect((await units()) - before).toBe(union.size);
+    // Every machine's output has every address answered.
+    for (const i of [0, 1, 2, 3]) {
+      const rows = csvRecords(await readFile(join(machines[i]!.home, 'out.csv'), 'utf8'));
+      expect(rows).toHaveLength(450);
+      expect(rows.filter((row) => row.verification === 'unchecked' || !row.verification)).toEqual([]);
+    }
+    const stored = await db.sql('SELECT count(*)::int AS n FROM prospect.verifications');
+    expect(stored.rows[0].n).toBe(union.size);
+    // Hashes only: no address is stored in the team database.
+    const dump = await db.sql("SELECT string_agg(v::text, ' ') AS t FROM prospect.verifications v");
+    expect(dump.rows[0].t).not.toContain('person1@');
+  }, 120_000);
+});
+
+describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME', () => {
+  const ARGS = [
+    '--page-size',
+    '20',
+    'pipeline',
+    '-t',
+    'jQuery',
+    '--country',
+    'us',
+    '--seniority',
+    'cxo',
+    '--max',
+    '80',
+    '--stale',
+    'verify',
+    '--yes',
+    '--concurrency',
+    '4',
+  ];
+
+  async function pagesDone(db: TestDatabase, job: string): Promise<number> {
+    const { rows } = await db
+      .sql(`SELECT (checkpoint->>'pages_done')::int AS n FROM prospect.jobs WHERE name = $1`, [job])
+      .catch(() => ({ rows: [] as Array<{ n: number }> }));
+    return rows[0]?.n ?? 0;
+  }
+
+  async function killAfterPages(child: ChildProcess, db: TestDatabase, job: string, pages: number): Promise<void> {
+    while ((await pagesDone(db, job)) < pages && child.exitCode === null) await sleep(10);
+    child.kill('SIGKILL');
+  }
+
+  it('killed on machine A at several points, resumed on B: the bytes and the units of one clean run', async () => {
+    const reference = await testDatabase('reference');
+    const shared = await testDatabase('weekly');
+    const clean = await machine('clean', reference);
+    let before = await units();
+    const cleanRun = await runCli([...ARGS, '--state', 'pg:weekly', '-o', 'leads.csv'], clean.options());
+    expect(cleanRun.code, cleanRun.stderr).toBe(0);
+    const cleanUnits = (await units()) - before;
+    expect(cleanUnits).toBeGreaterThan(0);
+    const expected = await readFile(join(clean.home, 'leads.csv'));
+
+    before = await units();
+    for (const pages of [1, 2]) {
+      const a = await machine(`machine-a-${pages}`, shared);
+      const child = startCli([...ARGS, '--state', 'pg:weekly', '-o', 'leads.csv'], a.options());
+      const killing = killAfterPages(child, shared, 'weekly', pages);
+      const run = await finishCli(child, {});
+      await killing;
+      expect(run.signal, run.stderr).toBe('SIGKILL');
+      expect(existsSync(join(a.home, 'leads.csv'))).toBe(false);
+    }
+    expect(await pagesDone(shared, 'weekly')).toBeGreaterThanOrEqual(2);
+    const b = await machine('machine-b', shared);
+    await mkdir(join(b.home, 'elsewhere'));
+    const resumed = await runCli([...ARGS, '--state', 'pg:weekly', '-o', 'elsewhere/leads-b.csv'], b.options());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // It resumed: the job's unfinished run is gone from the store only now that it succeeded.
+    expect(await pagesDone(shared, 'weekly')).toBe(0);
+    expect(await readFile(join(b.home, 'elsewhere', 'leads-b.csv'))).toEqual(expected);
+    expect((await units()) - before).toBe(cleanUnits);
+    expectNoPassword(resumed, shared);
+  }, 120_000);
+
+  it('two runs of one job: the second exits 6 naming the holder; after SIGKILL of the holder a run starts at once', async () => {
+    const db = await testDatabase('lock');
+    const a = await machine('holder-host', db);
+    const b = await machine('second-host', db);
+    const LOCK_ARGS = ['pipeline', '-t', 'jQuery', '--country', 'us', '--seniority', 'cxo', '--max', '30'];
+    const holder = startCli([...LOCK_ARGS, '--state', 'pg:daily', '-o', 'a.csv'], a.options());
+    const holderHost = async () =>
+      (await db.sql("SELECT holder_host FROM prospect.jobs WHERE name = 'daily'").catch(() => ({ rows: [] }))).rows[0]
+        ?.holder_host;
+    while ((await holderHost()) !== 'holder-host') await sleep(10);
+    // Held still: its session and lock stay while it is stopped.
+    holder.kill('SIGSTOP');
+    const started = Date.now();
+    const second = await runCli([...LOCK_ARGS, '--state', 'pg:daily', '-o', 'b.csv'], b.options());
+    const took = Date.now() - started;
+    expect(second.code, second.stderr).toBe(6);
+    expect(second.stderr).toMatch(/another pipeline run on holder-host \(pid \d+, started \d{4}-\d\d-\d\dT/);
+    expect(existsSync(join(b.home, 'b.csv'))).toBe(false);
+    console.log(`the second run exited 6 after ${took} ms (spawn included)`);
+    holder.kill('SIGKILL');
+    holder.kill('SIGCONT');
+    await finishCli(holder, {});
+    const third = await runCli([...LOCK_ARGS, '--state', 'pg:daily', '-o', 'b.csv'], b.options());
+    expect(third.code, third.stderr).toBe(0);
+  }, 120_000);
+
+  it('--only-new from a second machine exports no lead the first exported', async () => {
+    const db = await testDatabase('onlynew');
+    const a = await machine('rep-a', db);
+    const b = await machine('rep-b', db);
+    const base = ['--page-size', '50', 'pipeline', '-t', 'jQuery', '--country', 'us', '--seniority', 'cxo'];
+    const first = await runCli(
+      [...base, '--max', '150', '--only-new', '--state', 'pg:rep-a', '-o', 'a.csv'],
+      a.options(),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runCli(
+      [...base, '--max', '300', '--only-new', '--state', 'pg:rep-b', '-o', 'b.csv'],
+      b.options(),
+    );
+    expect(second.code, second.stderr).toBe(0);
+    const key = (row: Record<string, string>) => `${row.business_email}|${row.domain}|${row.full_name}`;
+    const exportedByA = new Set(csvRecords(await readFile(join(a.home, 'a.csv'), 'utf8')).map(key));
+    const exportedByB = csvRecords(await readFile(join(b.home, 'b.csv'), 'utf8')).map(key);
+    expect(exportedByA.size).toBeGreaterThan(0);
+    expect(exportedByB.length).toBeGreaterThan(0);
+    expect(exportedByB.filter((lead) => exportedByA.has(lead))).toEqual([]);
+  }, 120_000);
+});
+
+describe.skipIf(POSTGRES.skip)('failures', () => {
+  it('the database unreachable: exit 5 before any contacts or verify call, the password shown nowhere', async () => {
+    const db = await testDatabase('down');
+    // A port nobody listens on: the database stopped.
+    const downUrl = db.url.replace(`:${db.port}/`, ':1/');
+    const a = await machine('down-host', db);
+    const statsBefore = await sandboxStats(sandbox.url);
+    const run = await runCli(
+      [
+        'pipeline',
+        '-t',
+        'jQuery',
+        '--country',
+        'us',
+        '--stale',
+        'verify',
+        '--yes',
+        '--state',
+        'pg:weekly',
+        '-o',
+        'x.csv',
+      ],
+      a.options({ PROSPECT_STATE_URL: downUrl }),
+    );
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toMatch(/cannot reach the state database postgresql:\/\/[^ ]*:\*\*\*@127\.0\.0\.1:1\//);
+    expectNoPassword(run, db);
+    const statsAfter = await sandboxStats(sandbox.url);
+    expect(statsAfter.requests).toEqual(statsBefore.requests);
+    expect(statsAfter.units).toEqual(statsBefore.units);
+  });
+
+  it('doctor checks the store: connection, TLS, privileges, schema; a newer schema is exit 2', async () => {
+    const db = await testDatabase('doctor');
+    const a = await machine('doctor-host', db);
+    const fresh = await runCli(['doctor'], a.options());
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toMatch(/^state +postgresql:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/\S+ \(sslmode=disable\)$/m);
+    expect(fresh.stdout).toMatch(/^ok {2}connect +PostgreSQL 15\.\d+ as /m);
+    expect(fresh.stdout).toMatch(/^ok {2}TLS +none: plaintext/m);
+    expect(fresh.stdout).toMatch(/^ok {2}schema +none yet/m);
+    expectNoPassword(fresh, db);
+    // A run creates the schema (in process: set-up), then a newer prospect's version is refused.
+    const { openPgStore } = await import('../../../src/core/state-store/pg/store.js');
+    const { parseStateUrl } = await import('../../../src/config/state-url.js');
+    await (await openPgStore(parseStateUrl(db.url), 'setup')).close();
+    await db.sql('UPDATE prospect.meta SET version = version + 1');
+    const newer = await runCli(['doctor'], a.options());
+    expect(newer.code).toBe(2);
+    expect(newer.stderr).toMatch(/newer prospect/);
+  });
+
+  it('a wrong password: exit 2 naming the fix, the password shown nowhere', async () => {
+    const db = await testDatabase('badpw');
+    const a = await machine('badpw-host', db);
+    const wrong = db.url.replace(db.password, 'not-the-Password');
+    const run = await runCli(['verify', 'ana@example.com', '--yes'], a.options({ PROSPECT_STATE_URL: wrong }));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/refused the role/);
+    expect(run.stderr).not.toContain('not-the-Password');
+  });
+});

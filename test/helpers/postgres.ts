@@ -1,0 +1,204 @@
+/**
+ * A throwaway PostgreSQL cluster for the state-store tests: one per `vitest run`, started by the
+ * first test file that asks (initdb as the `postgres` user into a temporary directory it can read,
+ * on a free port and its own socket directory), shared by the files after it, and stopped by the
+ * global teardown. Each file gets its own database and role, so none sees another's state.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { findProgram } from './programs.js';
+import { scratchRoot } from './scratch.js';
+
+export const POSTGRES = findProgram('postgres');
+
+export interface PgCluster {
+  dir: string;
+  port: number;
+  socketDir: string;
+}
+
+/** The file in the run's scratch root that names the running cluster (the global teardown stops it). */
+export function clusterRecordPath(root: string): string {
+  return join(root, 'pg-cluster.json');
+}
+
+function binDir(): string {
+  const found = realpathSync(
+    spawnSync('sh', ['-c', `command -v ${POSTGRES.command}`], { encoding: 'utf8' }).stdout.trim() || POSTGRES.command,
+  );
+  if (existsSync(join(dirname(found), 'pg_ctl'))) return dirname(found);
+  const versions = readdirSync('/usr/lib/postgresql').sort().reverse();
+  return join('/usr/lib/postgresql', versions[0]!, 'bin');
+}
+
+function asPostgres(command: string, args: string[]): void {
+  execFileSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', command, ...args], {
+    stdio: 'pipe',
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let cluster: Promise<PgCluster> | undefined;
+
+/** The run's cluster: started by the first caller of the run (a lock directory decides which), waited for by the others. */
+export function testCluster(): Promise<PgCluster> {
+  cluster ??= startOrJoin();
+  return cluster;
+}
+
+async function startOrJoin(): Promise<PgCluster> {
+  const record = clusterRecordPath(scratchRoot());
+  const claim = `${record}.starting`;
+  try {
+    mkdirSync(claim);
+  } catch {
+    for (let waited = 0; waited < 60_000; waited += 50) {
+      if (existsSync(record)) return JSON.parse(readFileSync(record, 'utf8')) as PgCluster;
+      await sleep(50);
+    }
+    throw new Error('the test PostgreSQL cluster did not start within 60 s');
+  }
+  const started = await startCluster();
+  writeFileSync(record, JSON.stringify(started));
+  return started;
+}
+
+async function startCluster(): Promise<PgCluster> {
+  const bin = binDir();
+  // Outside the run's scratch root, whose directories are private to root: the server runs as postgres.
+  const dir = mkdtempSync(join(tmpdir(), 'prospect-pg-'));
+  chmodSync(dir, 0o755);
+  chownSync(dir, uid('postgres'), gid('postgres'));
+  const data = join(dir, 'data');
+  const socketDir = join(dir, 'socket');
+  asPostgres('mkdir', ['-m', '700', socketDir]);
+  writeFileSync(join(dir, 'pw'), 'postgres-test-password\n', { mode: 0o644 });
+  asPostgres(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--pwfile',
+    join(dir, 'pw'),
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
+  const port = await freePort();
+  const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+  return { dir, port, socketDir };
+}
+
+/** Stops the cluster a run started (the global teardown). */
+export function stopCluster(root: string): void {
+  const record = clusterRecordPath(root);
+  if (!existsSync(record)) return;
+  const { dir } = JSON.parse(readFileSync(record, 'utf8')) as PgCluster;
+  spawnSync(
+    'setpriv',
+    [
+      '--reuid=postgres',
+      '--regid=postgres',
+      '--init-groups',
+      join(binDir(), 'pg_ctl'),
+      '-D',
+      join(dir, 'data'),
+      '-m',
+      'immediate',
+      '-w',
+      'stop',
+    ],
+    { stdio: 'ignore' },
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function uid(name: string): number {
+  return Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+}
+
+function gid(name: string): number {
+  return Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+}
+
+/** A superuser connection over the cluster's socket, for setting up and looking at what prospect wrote. */
+export async function adminClient(database = 'postgres'): Promise<pg.Client> {
+  const { socketDir, port } = await testCluster();
+  const client = new pg.Client({ host: socketDir, port, user: 'postgres', database });
+  await client.connect();
+  return client;
+}
+
+export interface TestDatabase {
+  /** The state URL for the file's role (plain, on loopback). */
+  url: string;
+  name: string;
+  role: string;
+  password: string;
+  port: number;
+  /** Runs SQL as the superuser in this database. */
+  sql(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
+let databases = 0;
+
+/** A fresh database and a plain role that owns nothing but may create in it, as docs/team.md sets one up. */
+export async function testDatabase(prefix: string): Promise<TestDatabase> {
+  const { port } = await testCluster();
+  const name = `${prefix}_${process.pid}_${++databases}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  const role = `${name}_role`;
+  const password = `pw-${name}-Secret`;
+  const admin = await adminClient();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`GRANT CREATE, CONNECT ON DATABASE ${name} TO ${role}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: `postgresql://${role}:${password}@127.0.0.1:${port}/${name}`,
+    name,
+    role,
+    password,
+    port,
+    async sql(text, values) {
+      const client = await adminClient(name);
+      try {
+        return await client.query(text, values);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
