@@ -8,7 +8,7 @@ import { outputTarget, type OutputTarget } from '../../io/output-target.js';
 import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
 import { leadJson, type LeadRow } from './lead-rows.js';
-import { leadKey } from './lead-key.js';
+import { leadKey } from '../state-store/lead-key.js';
 import type { AppendOnlyFile } from '../../io/append-only-file.js';
 import { commitCheckpoint, type Checkpoint } from './state/checkpoint.js';
 import type { StateDirectory } from './state/state-directory.js';

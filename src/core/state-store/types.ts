@@ -3,7 +3,7 @@
  * the local one (files and SQLite in the cache and --state directories, today's behaviour) and the
  * team's PostgreSQL database (./pg/), loaded only when a state URL is set.
  */
-import type { LeadFields, RunRecord, StoredRunRecord } from '../pipeline/state/run-record.js';
+import type { LeadFields, RunRecord, StoredRunRecord } from './run-record.js';
 
 /** One paid verification result, as a ledger keeps it. */
 export interface CachedVerification {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../src/config/state-url.js';
-import { leadKey } from '../../../src/core/pipeline/lead-key.js';
+import { leadKey } from '../../../src/core/state-store/lead-key.js';
 import { ExportsLedger } from '../../../src/core/pipeline/state/exports-ledger.js';
 import { StateDirectory } from '../../../src/core/pipeline/state/state-directory.js';
 import { openPgStore } from '../../../src/core/state-store/pg/store.js';

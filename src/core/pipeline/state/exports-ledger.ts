@@ -14,16 +14,16 @@ import { z } from 'zod';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { syncDirectory, writeFileAtomic } from '../../../io/atomic-file.js';
 import { damaged, parseStoredJson, type StoredFile } from '../../shared/stored-json.js';
-import { leadKey } from '../lead-key.js';
+import { leadKey } from '../../state-store/lead-key.js';
 import { loadSqlite } from './native-sqlite.js';
-import { runRecordSchema, type RunRecord } from './run-record.js';
+import { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 import type { StateDirectory } from './state-directory.js';
 import type { LeadLedger } from '../../state-store/types.js';
 
-export { runRecordSchema, type RunRecord } from './run-record.js';
+export { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 
-export type { LeadFields } from './run-record.js';
-import type { LeadFields } from './run-record.js';
+export type { LeadFields } from '../../state-store/run-record.js';
+import type { LeadFields } from '../../state-store/run-record.js';
 
 /** A lead key as leadKey() writes it: the hex of 96 bits, stored as those 12 bytes. */
 const LEAD_KEY = /^[0-9a-f]{24}$/;

@@ -5,7 +5,7 @@ import type { RemoteJobState } from '../../state-store/types.js';
 import { makeDirectoryDurable } from '../../../io/atomic-file.js';
 import { UsageError } from '../../../exit-codes.js';
 import { AppendOnlyFile } from '../../../io/append-only-file.js';
-import { takeStateLock } from './lock.js';
+import { takeStateLock } from '../../state-store/lock.js';
 
 /**
  * A pipeline's --state directory:

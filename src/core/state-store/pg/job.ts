@@ -7,14 +7,9 @@
  */
 import { open, writeFile } from 'node:fs/promises';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
-import { leadKey } from '../../pipeline/lead-key.js';
-import { LockedError } from '../../pipeline/state/lock.js';
-import {
-  runRecordSchema,
-  type LeadFields,
-  type RunRecord,
-  type StoredRunRecord,
-} from '../../pipeline/state/run-record.js';
+import { leadKey } from '../lead-key.js';
+import { LockedError } from '../lock.js';
+import { runRecordSchema, type LeadFields, type RunRecord, type StoredRunRecord } from '../run-record.js';
 import type { CommittedRun, LeadLedger, LocalRunFiles, RemoteJobState } from '../types.js';
 import { SCHEMA } from './schema.js';
 import type { PgSession, Query } from './session.js';

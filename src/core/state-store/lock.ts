@@ -1,8 +1,8 @@
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { CliError, ExitCode } from '../../../exit-codes.js';
-import { processIsAlive } from '../../../process-alive.js';
+import { CliError, ExitCode } from '../../exit-codes.js';
+import { processIsAlive } from '../../process-alive.js';
 
 export class LockedError extends CliError {
   constructor(message: string, hint: string) {

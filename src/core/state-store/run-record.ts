@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { leadKey } from '../lead-key.js';
+import type { leadKey } from './lead-key.js';
 
 /** A line of runs.ndjson, and a row of the ledger's runs table: one successful run. */
 export const runRecordSchema = z.object({

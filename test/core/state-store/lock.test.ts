@@ -3,8 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LockedError, takeStateLock } from '../../../../src/core/pipeline/state/lock.js';
-import { scratchDir } from '../../../helpers/cli.js';
+import { LockedError, takeStateLock } from '../../../src/core/state-store/lock.js';
+import { scratchDir } from '../../helpers/cli.js';
 
 /** A pid no process has here: above the kernel's largest (pid_max is at most 2^22). */
 const DEAD_PID = 2 ** 22 + 17;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ContactRow } from '../contacts/rows.js';
+import type { ContactRow } from '../shared/contact-row.js';
 
 /**
  * A lead's identity across weekly runs: its email and domain; for a contact without an email,
