@@ -38,13 +38,12 @@ Examples:
         ]);
         const connection = await resolveConnection(ctx);
         const out = { line: (text: string) => ctx.stdout.write(`${text}\n`) };
-        const code = await diagnose(connection, out, {
+        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
+        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
+        return diagnose(connection, out, {
           timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
           maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
         });
-        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
-        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
-        return code;
       }),
     );
 }
