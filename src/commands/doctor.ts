@@ -40,14 +40,13 @@ Examples:
         const connection = await resolveConnection(ctx);
         // What the service answered is in these lines: shown as text, never obeyed by the terminal.
         const out = { line: (text: string) => ctx.stdout.write(`${displaySafe(text)}\n`) };
-        const code = await diagnose(connection, out, {
+        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
+        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
+        return diagnose(connection, out, {
           timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
           maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
           signal: ctx.signal,
         });
-        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
-        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
-        return code;
       }),
     );
 }

@@ -10,10 +10,8 @@ import { hostName, stateUrlSetting } from './index.js';
 
 export async function checkStateStore(ctx: RunContext, out: { line(text: string): void }): Promise<void> {
   const text = await stateUrlSetting(ctx.env);
-  if (text === undefined) {
-    out.line('state     local: no state URL set (files and SQLite on this machine; docs/team.md to share)');
-    return;
-  }
+  // No state URL: the local store, which the service checks do not need; nothing to say.
+  if (text === undefined) return;
   const url = parseStateUrl(text);
   out.line(`state     ${url.shown} (sslmode=${url.sslmode})`);
   const [{ PgSession }, { SCHEMA, SCHEMA_VERSION, versionOf }] = await Promise.all([
