@@ -7,9 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../exit-codes.js';
 import { withoutPassword } from '../util/redact.js';
+import { isLoopbackHost } from '../api/proxy.js';
 
-export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
-export type SslMode = (typeof SSL_MODES)[number];
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+type SslMode = (typeof SSL_MODES)[number];
 
 export interface StateUrl {
   /** The URL as shown: its password replaced by ***. */
@@ -30,8 +31,9 @@ export interface StateUrl {
 /** libpq's query parameters that prospect reads; any other is refused rather than silently ignored. */
 const KNOWN_PARAMS = new Set(['sslmode', 'sslrootcert', 'host', 'port', 'user', 'password', 'dbname']);
 
-export function isLoopback(host: string): boolean {
-  return host.startsWith('/') || host === 'localhost' || /^127\./.test(host) || host === '::1' || host === '[::1]';
+/** This machine: a Unix socket directory, or a loopback name or address (the client's one check). */
+function isLoopback(host: string): boolean {
+  return host.startsWith('/') || isLoopbackHost(host.startsWith('[') || !host.includes(':') ? host : `[${host}]`);
 }
 
 /** Checks and splits a state URL; a refusal never shows its password. */

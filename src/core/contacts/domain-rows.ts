@@ -30,7 +30,7 @@ export function newContactCounts(): ContactCounts {
   return contactCountsSchema.parse({});
 }
 
-export function newUndeliverable(): UndeliverableCounts {
+function newUndeliverable(): UndeliverableCounts {
   return undeliverableCountsSchema.parse({});
 }
 

@@ -8,7 +8,7 @@ import { sameColumn } from '../../io/input/columns.js';
 import { CONTACT_COLUMNS, type ContactRow } from './rows.js';
 
 /** What --preset copies from a companies export, as pipeline rows carry them: the CRM's company fields. */
-export const PRESET_COMPANY_COLUMNS = ['company_name', 'industry', 'country', 'employee_range'] as const;
+const PRESET_COMPANY_COLUMNS = ['company_name', 'industry', 'country', 'employee_range'] as const;
 
 /** An input column copied onto the rows: its name in the output, and its spelling in the input. */
 export interface KeptColumn {

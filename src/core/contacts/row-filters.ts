@@ -10,7 +10,7 @@ import type { Reporter } from '../../ui/reporter.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 
 /** Why --deliverable-only left a row out, one count each in the summary and the run record. */
-export const UNDELIVERABLE_KINDS = ['no_email', 'invalid', 'risky', 'unknown', 'stale_unverified'] as const;
+const UNDELIVERABLE_KINDS = ['no_email', 'invalid', 'risky', 'unknown', 'stale_unverified'] as const;
 export type UndeliverableKind = (typeof UNDELIVERABLE_KINDS)[number];
 
 const count = z.number().int().nonnegative().default(0);
@@ -51,7 +51,7 @@ export function totalUndeliverable(counts: UndeliverableCounts): number {
 }
 
 /** "no email 6, invalid 4, risky 1, unknown 0, stale unverified 2" */
-export function undeliverableText(counts: UndeliverableCounts, format: (n: number) => string): string {
+function undeliverableText(counts: UndeliverableCounts, format: (n: number) => string): string {
   return UNDELIVERABLE_KINDS.map((kind) => `${kind.replace('_', ' ')} ${format(counts[kind])}`).join(', ');
 }
 

@@ -7,8 +7,6 @@
  * industry and category are not filters, so their contacts are not available, and said so.
  */
 import { EMPLOYEE_RANGE_LABELS, serviceRange, type CompanyFilters } from '../companies/filters.js';
-
-export { EMPLOYEE_RANGE_LABELS };
 import { answerAll, refusesRepeatedTechnologies, serviceQueries, sizeFromAnswers, type SetSize } from './set-size.js';
 import type { CompaniesMeta, CompanyQuery, CompanyRow, ProspectClient } from '../../api/index.js';
 

@@ -47,7 +47,7 @@ export interface StreamedEntries {
 }
 
 /** The rows behind the entries handed out (contacts --keep-columns). */
-export class EntryRecords {
+class EntryRecords {
   private readonly byEntry = new Map<string, Record<string, string>>();
   /** The columns of the first accepted row: what the input has, before any call. */
   header: string[] = [];

@@ -44,9 +44,6 @@ const claimSchema = z.object({
   released: z.boolean().optional(),
 });
 
-/** A claim on an address: the Idempotency-Key to pay with, and its release (the state store's interface). */
-export type PaidClaim = VerificationClaim;
-
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
 /** A claim file still empty after this long was left by a process that died between creating and writing it. */

@@ -17,8 +17,6 @@ import type { PgSession, Query } from './session.js';
 /** The advisory lock class of pipeline jobs (the key is the job name's hash). */
 const JOB_LOCK_CLASS = 0x6a6f62;
 
-export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-
 type FileKind = 'output' | 'rows' | 'keys';
 
 export class PgJobState implements RemoteJobState {

@@ -137,7 +137,7 @@ function reasonOf(error: unknown): string {
 }
 
 /** Missing privileges and the like: exit 2 with the fix. */
-export function privilegeOrSchemaFailure(url: StateUrl, error: unknown): CliError | undefined {
+function privilegeOrSchemaFailure(url: StateUrl, error: unknown): CliError | undefined {
   const code = (error as { code?: string }).code;
   if (code === '42501')
     return new UsageError(
