@@ -14,8 +14,18 @@ import { runCli, scratchDir } from './helpers/cli.js';
 const DIST_CLI = resolve(import.meta.dirname, '../dist/cli');
 const HOOK = pathToFileURL(resolve(import.meta.dirname, 'helpers/module-log.mjs')).href;
 
-/** The only package a start may load: the argument parser that prints the help. */
-const START_PACKAGES = ['commander'];
+/**
+ * The packages a start may load: the argument parser that prints the help, and string-width (with its
+ * four small dependencies), which measures help and stderr lines for wrapping at a terminal's width.
+ */
+const START_PACKAGES = [
+  'ansi-regex',
+  'commander',
+  'emoji-regex',
+  'is-fullwidth-code-point',
+  'string-width',
+  'strip-ansi',
+];
 
 /**
  * The src/ modules a start may load: the command tree and flag table, and the small leaves they name
@@ -41,15 +51,16 @@ const START_MODULES = new Set([
     'verify',
   ].map((name) => `src/commands/${name}.ts`),
   ...['command-flags', 'flag', 'flags', 'values'].map((name) => `src/options/${name}.ts`),
-  ...['keys', 'paths', 'redact'].map((name) => `src/config/${name}.ts`),
+  ...['keys', 'paths'].map((name) => `src/config/${name}.ts`),
   'src/runtime/context.ts',
+  // keyHint only; the connection itself is resolved through dynamic imports.
+  'src/runtime/connection.ts',
   'src/io/broken-pipe.ts',
   'src/io/temp-files.ts',
-  ...['format-count', 'reporter', 'terminal-size'].map((name) => `src/ui/${name}.ts`),
+  ...['format-count', 'reporter', 'terminal-size', 'wrap'].map((name) => `src/ui/${name}.ts`),
   ...['errors', 'limits', 'retry'].map((name) => `src/api/${name}.ts`),
   ...['auth', 'defaults', 'errors', 'fault-kinds', 'dataset/limits'].map((name) => `src/sandbox/${name}.ts`),
-  'src/util/streams.ts',
-  'src/util/text.ts',
+  ...['display-safe', 'redact', 'streams', 'text'].map((name) => `src/util/${name}.ts`),
 ]);
 
 /** The packages and src/ modules one run of the binary loaded. */
