@@ -80,7 +80,7 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     }
     await job.output?.abort();
     const exitCode = exitCodeOf(error, ctx.signal);
-    markIncomplete(ctx, job, exitCode);
+    markIncomplete(ctx, job);
     await writeSummary(ctx, job, exitCode, error);
     throw error;
   } finally {
@@ -94,18 +94,16 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
   return ExitCode.ok;
 }
 
-/** Exit codes of a run cut short after it started writing: a signal, the service or network (5), the disk (7). */
-const CUT_SHORT: readonly number[] = [ExitCode.service, ExitCode.output, ExitCode.interrupted, ExitCode.terminated];
-
 /**
  * A failed run whose rows went straight out (stdout that is a file or a pipe, a device) leaves them
  * there: the run says so last (src/cli.ts), with the rows written. A terminal showed them already.
  */
-function markIncomplete(ctx: RunContext, job: Job, exitCode: number): void {
+function markIncomplete(ctx: RunContext, job: Job): void {
   const output = job.output;
   if (!output?.direct || (output.path === undefined && ctx.stdout.isTTY)) return;
   const { rows, noun } = job.written();
-  if (rows === 0 && !CUT_SHORT.includes(exitCode)) return;
+  // No row went out: there is no cut list to warn of, and the failure's own two lines say it all.
+  if (rows === 0) return;
   ctx.incompleteOutput = { rows, noun: rows === 1 ? noun[0] : noun[1], where: output.path ?? 'stdout' };
 }
 
