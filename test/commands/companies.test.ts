@@ -117,17 +117,20 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     expect(sidecar).toMatchObject({ rows: 4, stopped_at_max: true, source: json.meta.source, scope: json.meta.scope });
   });
 
-  it("CSV cells survive a real parser; a phone that starts with + gets the formula guard's '", async () => {
+  it("CSV cells survive a real parser; a phone number keeps its +, any other formula start gets '", async () => {
     const served = await allCompanies(sandbox.url, KEY, { technology: 'Shopify' });
     const phones = served.map((row) => (row.phone as string | null) ?? '');
     expect(phones.filter((phone) => phone.startsWith('+')).length).toBeGreaterThan(10);
     const run = await inProcess(['companies', '-t', 'Shopify', '--columns', 'domain,phone,company_name']);
     const rows = csvRecords(run.stdout);
     expect(Object.keys(rows[0]!)).toEqual(['domain', 'phone', 'company_name']);
-    // README: a phone +1 415 555 0100 is written '+1 415 555 0100.
+    // README "Spreadsheet safety": a phone number (a +, then only digits, spaces and ( ) - ., six digits at
+    // least) is written as it is; any other cell that starts like a formula gets the guard's '.
+    const phoneNumber = (cell: string) => /^\+[\d\s().-]+$/.test(cell) && (cell.match(/\d/g) ?? []).length >= 6;
     expect(rows.map((row) => row.phone)).toEqual(
-      phones.map((phone) => (/^[=+\-@\t\r\n]/.test(phone) ? `'${phone}` : phone)),
+      phones.map((phone) => (/^[=+\-@\t\r\n]/.test(phone) && !phoneNumber(phone) ? `'${phone}` : phone)),
     );
+    expect(rows.filter((row) => row.phone!.startsWith('+')).length).toBeGreaterThan(10);
     expect(rows.map((row) => row.company_name)).toEqual(served.map((row) => row.company_name));
     const raw = await inProcess(['companies', '-t', 'Shopify', '--columns', 'phone', '--no-escape-formulas']);
     expect(csvRecords(raw.stdout).map((row) => row.phone)).toEqual(phones);

@@ -131,7 +131,7 @@ describe('CSV', () => {
   it('reads what `prospect companies` writes, formula-escaped cells included', async () => {
     const text = [
       COMPANIES_HEADER,
-      "acme.com,Acme,11-50,Software,DE,1000,'+49 30 1234567,,2,React;Stripe",
+      'acme.com,Acme,11-50,Software,DE,1000,+49 30 1234567,,2,React;Stripe',
       'foo.com,"\'=HYPERLINK(""x"")",51-200,Retail,FR,2000,,https://www.linkedin.com/company/foo,1,Shopify',
       '',
     ].join('\n');
