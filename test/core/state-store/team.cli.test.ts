@@ -249,7 +249,10 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
   it('doctor checks the store: connection, TLS, privileges, schema; a newer schema is exit 2', async () => {
     const db = await testDatabase('doctor');
     const a = await machine('doctor-host', db);
-    const fresh = await runCli(['doctor'], a.options());
+    // doctor asks the service once a step: a sandbox without the file's cut answers, so only the store is tested.
+    const clean = await startTestSandbox({ asOf: todayUtc() });
+    const options = () => ({ ...a.options(), url: clean.url });
+    const fresh = await runCli(['doctor'], options());
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stdout).toMatch(/^state +postgresql:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/\S+ \(sslmode=disable\)$/m);
     expect(fresh.stdout).toMatch(/^ok {2}connect +PostgreSQL 15\.\d+ as /m);
@@ -261,7 +264,8 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     const { parseStateUrl } = await import('../../../src/config/state-url.js');
     await (await openPgStore(parseStateUrl(db.url), 'setup')).close();
     await db.sql('UPDATE prospect.meta SET version = version + 1');
-    const newer = await runCli(['doctor'], a.options());
+    const newer = await runCli(['doctor'], options());
+    await clean.close();
     expect(newer.code).toBe(2);
     expect(newer.stderr).toMatch(/newer prospect/);
   });
