@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
-import { access, constants, copyFile, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, copyFile, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -15,15 +15,18 @@ function tempPathFor(target: string): string {
 export interface AtomicFile {
   readonly stream: WriteStream;
   readonly target: string;
-  /** Flushes, fsyncs and closes the temp file, renames it over the target, and fsyncs the directory. */
-  commit(): Promise<void>;
+  /**
+   * Flushes, fsyncs and closes the temp file, renames it over the target, and fsyncs the directory;
+   * `beforeRename` runs once the temp file is complete, just before the rename (see dropSidecar).
+   */
+  commit(beforeRename?: () => Promise<void>): Promise<void>;
   /** Closes and deletes the temp file; the target is left as it was. */
   abort(): Promise<void>;
 }
 
 /**
- * A run killed outright (SIGKILL, a power cut) cannot remove its temp file; the next run for the
- * same target does, when the process that wrote it is gone.
+ * A run killed outright (SIGKILL, a power cut) cannot remove its temp file; the next write of the
+ * same target (an output, a sidecar, a summary, a checkpoint) does, when the process that wrote it is gone.
  */
 async function sweepOrphanedTempFiles(target: string): Promise<void> {
   const prefix = `.${basename(target)}.prospect-tmp-`;
@@ -51,10 +54,10 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
   return {
     stream,
     target,
-    async commit() {
+    async commit(beforeRename) {
       if (settled) return;
       settled = true;
-      await moveIntoPlace(tempPath, target, () => closeStream(stream));
+      await moveIntoPlace(tempPath, target, () => closeStream(stream), beforeRename);
     },
     async abort() {
       if (settled) return;
@@ -70,6 +73,7 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
 
 /** Writes a whole small file atomically and durably (sidecars such as FILE.meta.json, summaries, state). */
 export async function writeFileAtomic(target: string, content: string, mode = USER_FILE_MODE): Promise<void> {
+  await sweepOrphanedTempFiles(target);
   const tempPath = tempPathFor(target);
   trackTempFile(tempPath);
   await moveIntoPlace(tempPath, target, () => writeFile(tempPath, content, { mode, flag: 'wx', flush: true }));
@@ -77,6 +81,7 @@ export async function writeFileAtomic(target: string, content: string, mode = US
 
 /** Copies a file over `target` atomically and durably, where a rename cannot (another file system). */
 export async function copyFileAtomic(source: string, target: string): Promise<void> {
+  await sweepOrphanedTempFiles(target);
   const tempPath = tempPathFor(target);
   trackTempFile(tempPath);
   await moveIntoPlace(tempPath, target, async () => {
@@ -92,10 +97,16 @@ export async function copyFileAtomic(source: string, target: string): Promise<vo
  * last write hits a full disk or the rename is refused, the target keeps its old content and the
  * temp file does not stay beside it.
  */
-async function moveIntoPlace(tempPath: string, target: string, finishWriting: () => Promise<void>): Promise<void> {
+async function moveIntoPlace(
+  tempPath: string,
+  target: string,
+  finishWriting: () => Promise<void>,
+  beforeRename?: () => Promise<void>,
+): Promise<void> {
   try {
     await finishWriting();
     await assertReplaceable(target);
+    await beforeRename?.();
     await rename(tempPath, target);
   } catch (error) {
     await rm(tempPath, { force: true });
@@ -104,6 +115,21 @@ async function moveIntoPlace(tempPath: string, target: string, finishWriting: ()
     untrackTempFile(tempPath);
   }
   syncDirectory(dirname(target));
+}
+
+/**
+ * Removes FILE.meta.json, durably, just before FILE is replaced (its new record is renamed in after):
+ * a crash between the two renames then leaves the new FILE with no record, never beside the old one's.
+ */
+export async function dropSidecar(path: string): Promise<void> {
+  await assertReplaceable(path);
+  try {
+    await unlink(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  syncDirectory(dirname(path));
 }
 
 /**

@@ -4,7 +4,7 @@ import { access, constants, stat } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { CliError, ExitCode, UsageError } from '../exit-codes.js';
-import { assertReplaceable, openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
+import { assertReplaceable, dropSidecar, openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
 import { descriptorIsOpen, outputTarget } from './output-target.js';
 import { afterPendingWrites } from '../util/streams.js';
 import { streamSink, type TextSink } from './sink.js';
@@ -128,7 +128,8 @@ export interface Output {
   path: string | undefined;
   /** Written as it goes (stdout, a device, a FIFO): a failed run cannot take back what went out. */
   direct: boolean;
-  commit(): Promise<void>;
+  /** `beforeReplace` runs just before a file target is renamed into place (never for a stream). */
+  commit(beforeReplace?: () => Promise<void>): Promise<void>;
   abort(): Promise<void>;
   /** FILE.meta.json beside the output, written once the output is in place; nothing for stdout or a device. */
   writeSidecar(suffix: string, content: string): Promise<void>;
@@ -151,9 +152,13 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
     sink: streamSink(file.stream),
     path: outputPath,
     direct: false,
-    async commit() {
-      await file.commit();
-      for (const { suffix, content } of sidecars.splice(0)) await writeFileAtomic(`${target.path}${suffix}`, content);
+    async commit(beforeReplace) {
+      const pending = sidecars.splice(0);
+      await file.commit(async () => {
+        await beforeReplace?.();
+        for (const { suffix } of pending) await dropSidecar(`${target.path}${suffix}`);
+      });
+      for (const { suffix, content } of pending) await writeFileAtomic(`${target.path}${suffix}`, content);
     },
     abort: () => file.abort(),
     async writeSidecar(suffix, content) {

@@ -8,6 +8,7 @@
  * writes, and with SIGXFSZ ignored (`trap '' XFSZ`, inherited across exec) a write past the cap fails
  * with EFBIG, the way a write to a full disk fails with ENOSPC: the same error path.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -147,5 +148,24 @@ describe('SIGKILL', () => {
     expect(again.code).toBe(0);
     expect((await readFile(target, 'utf8')).trimEnd().split('\n')).toHaveLength(6);
     expect((await readdir(dir)).sort()).toEqual(['out.csv', 'out.csv.meta.json']);
+  });
+
+  it("the temp files of a dead run's sidecar and --summary go with the next run; a live run's stay", async () => {
+    const dir = await scratchDir();
+    // A process that has exited: its pid names no one (the test runner's own pid is a live one).
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const live = process.pid;
+    const temps = (pid: number) => [
+      `.out.csv.meta.json.prospect-tmp-${pid}-0a1b2c3d`,
+      `.run.json.prospect-tmp-${pid}-0a1b2c3d`,
+    ];
+    for (const name of [...temps(dead), ...temps(live)]) await writeFile(join(dir, name), '{"half":');
+    const run = await runCli(['companies', '-t', 'React', '--max', '5', '-o', 'out.csv', '--summary', 'run.json'], {
+      url: fast.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
+    expect(run.code).toBe(0);
+    expect((await readdir(dir)).sort()).toEqual(['out.csv', 'out.csv.meta.json', 'run.json', ...temps(live)].sort());
   });
 });

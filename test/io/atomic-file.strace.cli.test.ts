@@ -5,7 +5,7 @@
  * every paid verification line is on disk before the next checkpoint, and the exports ledger records
  * the leads only once the output's rename is durable. docs/reliability.md says what this buys.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratchDir } from '../helpers/cli.js';
@@ -92,6 +92,38 @@ function expectDurableRenames(calls: Call[], renames: ReturnType<typeof renamesI
   }
 }
 
+/**
+ * A crash at any point never leaves the new FILE beside the old FILE.meta.json: the old sidecar is
+ * unlinked, and that made durable, before FILE is renamed into place; the new sidecar is renamed in after.
+ */
+function expectSidecarNeverStale(
+  calls: Call[],
+  renames: ReturnType<typeof renamesInto>,
+  cwd: string,
+  output: string,
+): void {
+  const sidecar = `${output}.meta.json`;
+  const unlinked = calls.find(
+    (call) =>
+      call.name.startsWith('unlink') &&
+      call.result === 0 &&
+      [...call.args.matchAll(/"([^"]+)"/g)].some((match) => resolve(cwd, match[1]!) === sidecar),
+  );
+  expect(unlinked, `the old ${sidecar} is unlinked`).toBeDefined();
+  const outputRename = renames.find(({ to }) => to === output)!;
+  const sidecarRename = renames.find(({ to }) => to === sidecar)!;
+  const unlinkDurable = calls.some(
+    (sync) =>
+      SYNCS.has(sync.name) &&
+      fdPath(sync) === dirname(sidecar) &&
+      sync.result === 0 &&
+      sync.started > unlinked!.ended &&
+      sync.ended < outputRename.call.started,
+  );
+  expect(unlinkDurable, `the unlink of the old sidecar is fsynced before ${output} is renamed`).toBe(true);
+  expect(sidecarRename.call.started).toBeGreaterThan(outputRename.call.ended);
+}
+
 /** Runs the built binary under strace, logging the calls that make a file durable. */
 async function traced(args: string[], dir: string, env: Record<string, string> = {}) {
   const log = join(dir, 'strace.log');
@@ -109,7 +141,7 @@ async function traced(args: string[], dir: string, env: Record<string, string> =
         '-o',
         log,
         '-e',
-        'trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2',
+        'trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat',
         process.execPath,
         ...command,
       ],
@@ -121,6 +153,8 @@ async function traced(args: string[], dir: string, env: Record<string, string> =
 describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after (strace)', () => {
   it('companies -o FILE --summary FILE: the output, its sidecar and the summary', async () => {
     const dir = await scratchDir();
+    await writeFile(join(dir, 'out.csv'), 'last week\n');
+    await writeFile(join(dir, 'out.csv.meta.json'), '{"last":"week"}\n');
     const { run, calls } = await traced(
       ['companies', '-t', 'Shopify', '--max', '30', '-o', 'out.csv', '--summary', 'run.json'],
       dir,
@@ -131,11 +165,14 @@ describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after 
       ['out.csv', 'out.csv.meta.json', 'run.json'].map((name) => join(dir, name)),
     );
     expectDurableRenames(calls, renames);
+    expectSidecarNeverStale(calls, renames, dir, join(dir, 'out.csv'));
   }, 120_000);
 
   it('pipeline --state --stale verify: checkpoints, publishing.json, the output; paid results before each checkpoint; the ledger after the output', async () => {
     const dir = await scratchDir();
     const state = join(dir, 'state');
+    await writeFile(join(dir, 'leads.csv'), 'last week\n');
+    await writeFile(join(dir, 'leads.csv.meta.json'), '{"last":"week"}\n');
     const { run, calls } = await traced(
       [
         '--page-size',
@@ -169,6 +206,7 @@ describe.skipIf(STRACE.skip)('fsync before each rename, and the directory after 
     for (const name of ['current/publishing.json', '../leads.csv', '../leads.csv.meta.json', '../run.json'])
       expect(targets).toContain(join(state, name));
     expectDurableRenames(calls, renames);
+    expectSidecarNeverStale(calls, renames, dir, join(dir, 'leads.csv'));
 
     // Every paid result (a line of a verify-*.ndjson ledger) is synced before the next checkpoint names it.
     const paidWrites = calls.filter((call) => call.name === 'write' && /verify-[0-9a-f]+\.ndjson>/.test(call.args));

@@ -281,8 +281,8 @@ async function publish(
         output_path: leads.filePath ?? null,
       })
     : undefined;
-  await leads.publish();
   const sidecar = leads.sidecarPath('.meta.json');
+  await leads.publish(sidecar);
   if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(record()));
   if (state && ledger && success) await recordSuccess(state, ledger, success);
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { assertReplaceable, copyFileAtomic, syncDirectory } from '../../io/atomic-file.js';
+import { assertReplaceable, copyFileAtomic, dropSidecar, syncDirectory } from '../../io/atomic-file.js';
 import type { Column } from '../../io/columns.js';
 import { openOutput, type Output } from '../../io/output.js';
 import { outputTarget, type OutputTarget } from '../../io/output-target.js';
@@ -157,11 +157,13 @@ export class LeadOutput {
   /**
    * The finished rows become visible all at once: renamed over -o (then its directory fsynced, so the
    * rename survives a power cut before the ledger records the leads as exported), or copied to stdout,
-   * a device or a FIFO.
+   * a device or a FIFO. `sidecar` (FILE.meta.json) is removed just before the rename: the caller
+   * writes the new one after, so a crash in between never leaves it beside the wrong file.
    */
-  async publish(): Promise<void> {
+  async publish(sidecar?: string): Promise<void> {
+    const drop = sidecar === undefined ? undefined : () => dropSidecar(sidecar);
     if (!this.stateFiles) {
-      await this.plainOutput!.commit();
+      await this.plainOutput!.commit(drop);
       return;
     }
     const { state } = this.stateFiles;
@@ -174,6 +176,7 @@ export class LeadOutput {
       return;
     }
     await assertReplaceable(target.path);
+    await drop?.();
     try {
       await rename(state.outputPath, target.path);
     } catch (error) {
