@@ -42,11 +42,29 @@ Examples:
         const out = { line: (text: string) => ctx.stdout.write(`${displaySafe(text)}\n`) };
         // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
         await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
-        return diagnose(connection, out, {
-          timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
-          maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
-          signal: ctx.signal,
-        });
+        try {
+          return await diagnose(connection, out, {
+            timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
+            maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+            signal: ctx.signal,
+          });
+        } finally {
+          const { abandonedLookups } = await import('../core/doctor/probes.js');
+          if (abandonedLookups() > 0) exitOnceCodeIsSet();
+        }
       }),
     );
+}
+
+/**
+ * A DNS lookup doctor gave up on cannot be cancelled and would keep the process alive until the resolver
+ * answers (8 s, a minute): once the launcher has set the exit code, leave without waiting for it.
+ */
+function exitOnceCodeIsSet(): void {
+  const poll = setInterval(() => {
+    if (process.exitCode === undefined) return;
+    clearInterval(poll);
+    process.exit();
+  }, 20);
+  poll.unref();
 }
