@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
+import { UsageError } from '../exit-codes.js';
 
 export function registerDoctorCommand(program: Command, run: CommandRunner): void {
   declareCommand(
@@ -31,22 +32,50 @@ Examples:
     )
     .action(async () =>
       run(async (ctx) => {
-        const [{ resolveConnection }, { diagnose }, { RETRY_DEFAULTS }, { displaySafe }] = await Promise.all([
-          import('../runtime/connection.js'),
-          import('../core/doctor/diagnose.js'),
-          import('../api/index.js'),
-          import('../util/display-safe.js'),
-        ]);
-        const connection = await resolveConnection(ctx);
+        const [{ missingSettings, resolveConnection }, { diagnose }, { RETRY_DEFAULTS }, { displaySafe }] =
+          await Promise.all([
+            import('../runtime/connection.js'),
+            import('../core/doctor/diagnose.js'),
+            import('../api/index.js'),
+            import('../util/display-safe.js'),
+          ]);
         // What the service answered is in these lines: shown as text, never obeyed by the terminal.
         const out = { line: (text: string) => ctx.stdout.write(`${displaySafe(text)}\n`) };
+        // Every missing setting gets its FAIL line, not only the first a command would stop at.
+        const missing = await missingSettings(ctx);
+        for (const { setting, message, hint } of missing) out.line(`FAIL ${setting.padEnd(9)} ${message} ${hint}`);
+        if (missing.length > 1) {
+          throw new UsageError(
+            `${missing.length} settings are missing: ${missing.map((m) => m.setting).join(' and ')}.`,
+            'Set each as its FAIL line above says, or add --sandbox.',
+          );
+        }
+        const connection = await resolveConnection(ctx);
         // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
         await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
-        return diagnose(connection, out, {
-          timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
-          maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
-          signal: ctx.signal,
-        });
+        try {
+          return await diagnose(connection, out, {
+            timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
+            maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+            signal: ctx.signal,
+          });
+        } finally {
+          const { abandonedLookups } = await import('../core/doctor/probes.js');
+          if (abandonedLookups() > 0) exitOnceCodeIsSet();
+        }
       }),
     );
+}
+
+/**
+ * A DNS lookup doctor gave up on cannot be cancelled and would keep the process alive until the resolver
+ * answers (8 s, a minute): once the launcher has set the exit code, leave without waiting for it.
+ */
+function exitOnceCodeIsSet(): void {
+  const poll = setInterval(() => {
+    if (process.exitCode === undefined) return;
+    clearInterval(poll);
+    process.exit();
+  }, 20);
+  poll.unref();
 }

@@ -29,6 +29,27 @@ export interface Connection {
 const KEY_HINT =
   'Set PROSPECT_API_KEY (or run `prospect config set api-key`), or add --sandbox to try prospect on generated data.';
 
+const BASE_URL_HINT = 'Set PROSPECT_BASE_URL (or `prospect config set base-url URL`, or --base-url), or add --sandbox.';
+
+export interface MissingSetting {
+  setting: 'key' | 'base URL';
+  message: string;
+  hint: string;
+}
+
+/** Every setting a run needs and lacks, by the same precedence: doctor names them all, a command the first. */
+export async function missingSettings(ctx: RunContext): Promise<MissingSetting[]> {
+  if (ctx.global.sandbox) return [];
+  const { readConfigValues } = await import('../config/store.js');
+  const config = readConfigValues(ctx.env);
+  const missing: MissingSetting[] = [];
+  if ((nonEmpty(ctx.env.PROSPECT_API_KEY) ?? config.apiKey) === undefined)
+    missing.push({ setting: 'key', message: 'no API key is set.', hint: KEY_HINT });
+  if ((nonEmpty(ctx.global.baseUrl) ?? nonEmpty(ctx.env.PROSPECT_BASE_URL) ?? config.baseUrl) === undefined)
+    missing.push({ setting: 'base URL', message: 'no service address is set.', hint: BASE_URL_HINT });
+  return missing;
+}
+
 /**
  * Where to connect and with which key. The key is never a command-line flag (it would show in `ps`
  * and shell history). Precedence: flag > environment > config file > default.
@@ -48,12 +69,7 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
     [nonEmpty(ctx.env.PROSPECT_BASE_URL), 'PROSPECT_BASE_URL'],
     [config.baseUrl, 'base-url in the config file'],
   ]);
-  if (baseUrl === undefined) {
-    throw new UsageError(
-      'no service address is set.',
-      'Set PROSPECT_BASE_URL (or `prospect config set base-url URL`, or --base-url), or add --sandbox.',
-    );
-  }
+  if (baseUrl === undefined) throw new UsageError('no service address is set.', BASE_URL_HINT);
   const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
   const maxAnswerSize = await maxAnswerSizeOf(ctx.env, config.maxAnswerSize);
   const { trustSettings } = await import('../config/ca-file.js');

@@ -108,11 +108,83 @@ describe('prospect doctor', () => {
     }
   });
 
+  it('no key and no base URL: a FAIL line for each, not only the first, and exit 2', async () => {
+    const run = await runCli(['doctor']);
+    expect(run.code).toBe(2);
+    expect(run.stdout.trimEnd().split('\n')).toEqual([
+      'FAIL key       no API key is set. Set PROSPECT_API_KEY (or run `prospect config set api-key`), ' +
+        'or add --sandbox to try prospect on generated data.',
+      'FAIL base URL  no service address is set. Set PROSPECT_BASE_URL ' +
+        '(or `prospect config set base-url URL`, or --base-url), or add --sandbox.',
+    ]);
+    expect(run.stderr.split('\n')[0]).toBe('prospect: 2 settings are missing: key and base URL.');
+    // In process: one missing setting is its own FAIL line and the message a command gives.
+    const keyOnly = await runInProcess(['doctor'], { url: sandbox.url });
+    expect(keyOnly.code).toBe(2);
+    expect(keyOnly.stdout).toMatch(/^FAIL key {7}no API key is set\. /);
+    expect(keyOnly.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(keyOnly.stderr.split('\n')[0]).toBe('prospect: no API key is set.');
+  });
+
   it('an unknown key: exit 4, as a command would', async () => {
     // In process: test/commands/companies.test.ts spawns a refused key (exit 4).
     const run = await runInProcess(['doctor'], { url: sandbox.url, apiKey: 'not-a-key-at-all-000' });
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/^prospect: the service rejected the API key \(401 unauthorized\)\./);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^FAIL HTTP {6}the service rejected the API key \(401 unauthorized\)\./,
+    );
+  });
+
+  /*
+   * Names answered by test/helpers/hosts-preload.mjs, loaded into the spawned CLI with `node --import`:
+   * it replaces dns.lookup and dns.promises.lookup for the listed names only, so the CLI's own lookup
+   * path (doctor's DNS step, net and undici under the HTTP request) runs on answers the test chooses (a
+   * late one, two addresses in order), and /etc/hosts and /etc/resolv.conf stay as they are. A real
+   * DNS server (dnsmasq) was not used: getaddrinfo reads only /etc/resolv.conf, which a test cannot
+   * point at it.
+   */
+  it('a name whose DNS answer takes 8 s: DNS is blamed after its own 3 s, and the process ends', async () => {
+    const child = startCli(['doctor'], {
+      url: `https://${PROXIED_HOST}:9`,
+      apiKey: 'slow-dns-key-0000',
+      env: { ...LOCAL_NAMES, PROSPECT_TEST_DNS_DELAY: `${PROXIED_HOST}=8000` },
+    });
+    const startedAt = performance.now();
+    const run = await finishCli(child, { apiKey: 'slow-dns-key-0000' });
+    const tookMs = performance.now() - startedAt;
+    expect(run.code).toBe(5);
+    expect(run.stderr.split('\n')[0]).toBe(
+      `prospect: DNS of ${PROXIED_HOST} failed: no DNS answer within 3 s (ETIMEDOUT).`,
+    );
+    expect(run.stderr).not.toMatch(/TLS/);
+    expect(run.stdout).not.toMatch(/^ok {2}DNS|TCP|TLS/m);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `FAIL DNS       DNS of ${PROXIED_HOST} failed: no DNS answer within 3 s (ETIMEDOUT).`,
+    );
+    // The answer still pending must not hold the process until it comes (it did: 8 s).
+    expect(tookMs).toBeLessThan(8000);
+  });
+
+  it('a dual-stack name whose first address (::1) refuses: the second is used, and said', async () => {
+    const port = new URL(sandbox.url).port;
+    const run = await runCli(['doctor'], {
+      url: `http://localhost:${port}`,
+      apiKey: SANDBOX_KEYS.growth,
+      env: { ...LOCAL_NAMES, PROSPECT_TEST_HOSTS: 'localhost=::1+127.0.0.1' },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^ok {2}DNS {7}localhost → ::1, 127\.0\.0\.1 \(\d+ ms\)$/));
+    expect(lines).toContain(`--  TCP       localhost:${port} at ::1: connect ECONNREFUSED ::1:${port}`);
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^ok  TCP       localhost:${port} at 127\\.0\\.0\\.1 \\(\\d+ ms\\)$`)),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^ok  HTTP      localhost:${port} answered GET /companies`)),
+    );
+    expect(lines.at(-1)).toBe('The service is usable from here.');
   });
 
   describe('against a black hole (accepts TCP, never answers)', () => {
@@ -135,6 +207,7 @@ describe('prospect doctor', () => {
             `\\(last: timeout: no complete answer within 4 s\\)\\n`,
         ),
       );
+      expect(run.stdout).toMatch(/^FAIL HTTP {6}no answer from .+ after 1 attempt/m);
     });
 
     it.concurrent('over https: exit 5 after its 3 s handshake timeout, naming host and port', async ({ expect }) => {
@@ -144,6 +217,9 @@ describe('prospect doctor', () => {
         new RegExp(
           `^prospect: TLS with 127\\.0\\.0\\.1:${port} failed: no TLS handshake within 3 s \\(ETIMEDOUT\\)\\.\\n`,
         ),
+      );
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+        `FAIL TLS       TLS with 127.0.0.1:${port} failed: no TLS handshake within 3 s (ETIMEDOUT).`,
       );
     });
   });

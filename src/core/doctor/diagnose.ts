@@ -74,7 +74,12 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
   });
   try {
     const findings = await checkPlan(client, where, out).catch((error: unknown) => {
-      if (!deadline.aborted || tolerances.signal?.aborted) throw error;
+      if (tolerances.signal?.aborted) throw error;
+      if (!deadline.aborted) {
+        out.line(`FAIL HTTP      ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+      out.line(`FAIL HTTP      no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s`);
       throw new CliError(
         `${where} gave no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s.`,
         ExitCode.service,
@@ -110,10 +115,12 @@ async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): 
   const host = bareHost(target.hostname);
   const port = portOf(target);
   const label = proxy ? 'the proxy ' : '';
-  const dns = await step(`DNS of ${label}${host}`, () => lookUp(host, STEP_TIMEOUT_MS));
+  const dns = await step(out, 'DNS', `DNS of ${label}${host}`, () => lookUp(host, STEP_TIMEOUT_MS));
   out.line(`ok  DNS       ${label}${host} → ${dns.value.join(', ')} (${dns.ms} ms)`);
   // Every address in turn, as the commands' connections do; the later steps use the one that answered.
-  const tcp = await step(`TCP to ${label}${host}:${port}`, () => connectToAny(dns.value, port, STEP_TIMEOUT_MS));
+  const tcp = await step(out, 'TCP', `TCP to ${label}${host}:${port}`, () =>
+    connectToAny(dns.value, port, STEP_TIMEOUT_MS),
+  );
   for (const failed of tcp.value.failed) out.line(`--  TCP       ${label}${host}:${port} at ${failed}`);
   const address = tcp.value.address;
   out.line(`ok  TCP       ${label}${host}:${port} at ${address} (${tcp.ms} ms)`);
@@ -122,7 +129,7 @@ async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): 
     return;
   }
   if (url.protocol !== 'https:') return;
-  const tls = await step(`TLS with ${host}:${port}`, () =>
+  const tls = await step(out, 'TLS', `TLS with ${host}:${port}`, () =>
     shakeHands(host, address, port, connection.trust.ca, STEP_TIMEOUT_MS).catch((error: unknown) => {
       throw planFailure(tlsFailureError(error, url) ?? error);
     }),
@@ -133,19 +140,25 @@ async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): 
   );
 }
 
-async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
+/** A step of the way; one that fails gets its FAIL line here, and its error (exit 5 or the command's) on stderr. */
+async function step<T>(out: DoctorOutput, name: string, what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof CliError) throw error;
-    const code = (error as { code?: unknown }).code;
-    const why = error instanceof Error ? error.message : String(error);
-    throw new CliError(
-      `${what} failed: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}.`,
-      ExitCode.service,
-      'Check the base URL, the proxy and the network; `prospect doctor` shows where each setting came from.',
-    );
+    const failure = error instanceof CliError ? error : stepError(what, error);
+    out.line(`FAIL ${name.padEnd(9)} ${failure.message}`);
+    throw failure;
   }
+}
+
+function stepError(what: string, error: unknown): CliError {
+  const code = (error as { code?: unknown }).code;
+  const why = error instanceof Error ? error.message : String(error);
+  return new CliError(
+    `${what} failed: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}.`,
+    ExitCode.service,
+    'Check the base URL, the proxy and the network; `prospect doctor` shows where each setting came from.',
+  );
 }
 
 /** One companies call of one row and one contacts call of one domain; what they bear out of the contract. */

@@ -43,15 +43,26 @@ function withDeadline<T extends Socket>(socket: T, timeoutMs: number, event: str
   });
 }
 
+let abandoned = 0;
+/** Lookups given up on and still pending: a getaddrinfo cannot be cancelled, and holds the process until it ends. */
+export function abandonedLookups(): number {
+  return abandoned;
+}
+
 /** The name's addresses, in the order the commands' connections try them; a slow answer is a DNS failure. */
 export function lookUp(host: string, timeoutMs: number): Promise<Timed<string[]>> {
   return timed(async () => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StepTimeoutError(`no DNS answer within ${timeoutMs / 1000} s`)), timeoutMs);
+      timer = setTimeout(() => {
+        abandoned += 1;
+        answer.finally(() => (abandoned -= 1)).catch(() => undefined);
+        reject(new StepTimeoutError(`no DNS answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
     });
+    const answer = lookup(host, { all: true });
     try {
-      return (await Promise.race([lookup(host, { all: true }), late])).map((entry) => entry.address);
+      return (await Promise.race([answer, late])).map((entry) => entry.address);
     } finally {
       clearTimeout(timer);
     }
