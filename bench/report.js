@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { callsRows, callsSection } from './calls.js';
 import { FORMAT, int, mb, ms, spread, verdict, x } from './format.js';
 import { ledgerRows } from './ledger.js';
+import { stateStoreRows, stateStoreSection } from './state-store.js';
 
 export const TECHNOLOGY = 'jQuery';
 
@@ -198,6 +199,7 @@ function summary(r) {
     );
   lines.push(...streamInputRows(r.streamInput), ...partitionRows(r.partition));
   if (r.ledger) lines.push(...ledgerRows(r.ledger, FORMAT).map(withRatioColumn));
+  if (r.stateStore) lines.push(...stateStoreRows(r.stateStore, FORMAT).map(withRatioColumn));
   lines.push('');
   return lines;
 }
@@ -300,6 +302,7 @@ function sections(r) {
     ...partitionSection(r.partition),
     ...ledgerSection(r.ledger),
     ...networkSection(),
+    ...(r.stateStore ? stateStoreSection(r.stateStore, FORMAT) : []),
   ];
 }
 
@@ -609,12 +612,14 @@ function running() {
     '## Running it',
     '',
     para(
-      '`npm run build && npm run bench` (about 17 minutes on an idle 2-core machine, longer under load; rewrites',
+      '`npm run build && npm run bench` (about 19 minutes on an idle 2-core machine, longer under load; rewrites',
       'this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about',
       '2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file).',
-      '`--only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger` picks',
+      '`--only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger,state-store`',
+      'picks',
       'sections; `--report-only` rewrites this file from bench/out/results.json. The shell baselines need',
-      '`bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling.',
+      '`bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling. Section 12',
+      '(`node bench/state-store.js` alone) needs PostgreSQL and root: its cluster runs as the `postgres` user.',
     ),
   ];
 }

@@ -7,6 +7,7 @@
 //   npm run bench                 # about 8 minutes on an idle 2-core machine
 //   npm run bench -- --quick      # about 2 minutes
 //   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger
+//   npm run bench -- --only=state-store   # issue 35, PostgreSQL (also: node bench/state-store.js)
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
 //
 // Every sandbox is a `prospect sandbox` child process on loopback, so the service's CPU is not the
@@ -31,6 +32,7 @@ import { BIN, ROOT, hasCommand, measure, measurePipe, prospectEnv, startSandbox,
 import { benchLedger } from './ledger.js';
 import { benchPartition } from './partition.js';
 import { benchCalls } from './calls.js';
+import { benchStateStore } from './state-store.js';
 import { TECHNOLOGY, report } from './report.js';
 
 const args = process.argv.slice(2);
@@ -50,6 +52,7 @@ const ONLY = args
   'stream-input',
   'partition',
   'ledger',
+  'state-store',
 ];
 
 const CONFIG = QUICK
@@ -70,6 +73,7 @@ const CONFIG = QUICK
       streamInput: { companies: 1_000_000, seniority: 'cxo', runs: 1, slowRuns: 3, pauseMs: 3000 },
       partition: { companies: 50_000, latencyMs: 200, runs: 2 },
       ledger: { companies: 5_000, keys: 1_000_000, runs: 1 },
+      stateStore: { companies: 5_000, runs: 1, addresses: 400 },
     }
   : {
       startupRuns: 30,
@@ -88,6 +92,7 @@ const CONFIG = QUICK
       streamInput: { companies: 1_000_000, seniority: 'cxo', runs: 2, slowRuns: 5, pauseMs: 3000 },
       partition: { companies: 50_000, latencyMs: 200, runs: 3 },
       ledger: { companies: 20_000, keys: 10_000_000, runs: 3 },
+      stateStore: { companies: 20_000, runs: 3, addresses: 1_600 },
     };
 
 const REPORT_ONLY = args.includes('--report-only');
@@ -122,6 +127,10 @@ try {
     if (ONLY.includes('partition'))
       results.partition = await benchPartition({ ...CONFIG.partition, levels: [1, 8], log });
     if (ONLY.includes('ledger')) results.ledger = await benchLedger({ scratch, log, config: CONFIG.ledger });
+    // Issue 35: needs PostgreSQL's programs and root (the cluster runs as the `postgres` user).
+    if (ONLY.includes('state-store') && (hasCommand('initdb') || existsSync('/usr/lib/postgresql')))
+      results.stateStore = await benchStateStore({ scratch, log, config: CONFIG.stateStore });
+    else if (ONLY.includes('state-store')) log('state store: skipped, PostgreSQL is not installed');
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

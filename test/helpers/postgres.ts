@@ -4,26 +4,13 @@
  * on a free port and its own socket directory), shared by the files after it, and stopped by the
  * global teardown. Each file gets its own database and role, so none sees another's state.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { findProgram } from './programs.js';
 import { scratchRoot } from './scratch.js';
+import { startPgCluster, stopPgCluster } from './pg-cluster.mjs';
 
 export const POSTGRES = findProgram('postgres');
 
@@ -36,32 +23,6 @@ export interface PgCluster {
 /** The file in the run's scratch root that names the running cluster (the global teardown stops it). */
 export function clusterRecordPath(root: string): string {
   return join(root, 'pg-cluster.json');
-}
-
-function binDir(): string {
-  const found = realpathSync(
-    spawnSync('sh', ['-c', `command -v ${POSTGRES.command}`], { encoding: 'utf8' }).stdout.trim() || POSTGRES.command,
-  );
-  if (existsSync(join(dirname(found), 'pg_ctl'))) return dirname(found);
-  const versions = readdirSync('/usr/lib/postgresql').sort().reverse();
-  return join('/usr/lib/postgresql', versions[0]!, 'bin');
-}
-
-function asPostgres(command: string, args: string[]): void {
-  execFileSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', command, ...args], {
-    stdio: 'pipe',
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 let cluster: Promise<PgCluster> | undefined;
@@ -89,34 +50,8 @@ async function startOrJoin(): Promise<PgCluster> {
   return started;
 }
 
-async function startCluster(): Promise<PgCluster> {
-  const bin = binDir();
-  // Outside the run's scratch root, whose directories are private to root: the server runs as postgres.
-  const dir = mkdtempSync(join(tmpdir(), 'prospect-pg-'));
-  chmodSync(dir, 0o755);
-  chownSync(dir, uid('postgres'), gid('postgres'));
-  const data = join(dir, 'data');
-  const socketDir = join(dir, 'socket');
-  asPostgres('mkdir', ['-m', '700', socketDir]);
-  writeFileSync(join(dir, 'pw'), 'postgres-test-password\n', { mode: 0o644 });
-  asPostgres(join(bin, 'initdb'), [
-    '-D',
-    data,
-    '-U',
-    'postgres',
-    '--pwfile',
-    join(dir, 'pw'),
-    '--auth-local=trust',
-    '--auth-host=scram-sha-256',
-    '--no-sync',
-    '-E',
-    'UTF8',
-    '--locale=C',
-  ]);
-  const port = await freePort();
-  const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
-  return { dir, port, socketDir };
+function startCluster(): Promise<PgCluster> {
+  return startPgCluster({ command: POSTGRES.command, password: 'postgres-test-password' });
 }
 
 /** Stops the cluster a run started (the global teardown). */
@@ -124,31 +59,7 @@ export function stopCluster(root: string): void {
   const record = clusterRecordPath(root);
   if (!existsSync(record)) return;
   const { dir } = JSON.parse(readFileSync(record, 'utf8')) as PgCluster;
-  spawnSync(
-    'setpriv',
-    [
-      '--reuid=postgres',
-      '--regid=postgres',
-      '--init-groups',
-      join(binDir(), 'pg_ctl'),
-      '-D',
-      join(dir, 'data'),
-      '-m',
-      'immediate',
-      '-w',
-      'stop',
-    ],
-    { stdio: 'ignore' },
-  );
-  rmSync(dir, { recursive: true, force: true });
-}
-
-function uid(name: string): number {
-  return Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
-}
-
-function gid(name: string): number {
-  return Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+  stopPgCluster(dir, POSTGRES.command);
 }
 
 /** A superuser connection over the cluster's socket, for setting up and looking at what prospect wrote. */
