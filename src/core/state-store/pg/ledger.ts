@@ -27,8 +27,6 @@ export class PgVerifyLedger implements VerificationLedger {
   readonly shared = true;
   private readonly entries = new Map<string, CachedVerification>();
   private readonly held = new Set<string>();
-  /** Addresses whose claim statement also read their stored result (refresh need not look again). */
-  private readonly lookedAgain = new Set<string>();
   private renewal: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -94,7 +92,7 @@ export class PgVerifyLedger implements VerificationLedger {
     const hash = this.hash(key);
     for (;;) {
       signal?.throwIfAborted();
-      // The claim and the look again in one round trip: what another run paid meanwhile comes back with it.
+      // The claim also reads what was paid before it; refresh() looks again after it, in a statement of its own.
       const { rows } = await this.session.query(
         `WITH claimed AS (
            INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
@@ -114,7 +112,6 @@ export class PgVerifyLedger implements VerificationLedger {
       if (row !== undefined) {
         const hex = hash.toString('hex');
         if (row.email_hash !== null) this.take(row);
-        this.lookedAgain.add(hex);
         this.hold(hex);
         return { token: row.token, release: (answerLost) => this.release(hash, answerLost === true) };
       }
@@ -125,8 +122,8 @@ export class PgVerifyLedger implements VerificationLedger {
   /** Looks again at `key` in the database: another run may have paid for it meanwhile. */
   async refresh(key?: string): Promise<void> {
     if (key === undefined) return;
-    // Just claimed: the claim's statement has looked already.
-    if (this.lookedAgain.delete(this.hash(key).toString('hex'))) return;
+    // Always a statement of its own, after the claim: the claim's statement reads the snapshot it began
+    // with, and an INSERT that waited on another run's claim misses the result that run stored meanwhile.
     const { rows } = await this.session.query(
       `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
         WHERE ledger = $1 AND email_hash = $2 AND (verified_at::timestamptz >= $3 OR run_id = $4)`,
@@ -146,7 +143,6 @@ export class PgVerifyLedger implements VerificationLedger {
    */
   private async release(hash: Buffer, answerLost: boolean): Promise<void> {
     const hex = hash.toString('hex');
-    this.lookedAgain.delete(hex);
     if (!this.held.delete(hex)) return;
     const statement = answerLost
       ? `UPDATE ${SCHEMA}.claims SET lease_until = '-infinity'
