@@ -203,7 +203,6 @@ export interface TlsSite {
  * names every TLS handshake that failed.
  */
 export async function startNginx(dir: string, upstream: string, sites: TlsSite[]): Promise<RunningProgram> {
-  await mkdir(join(dir, 'temp'), { recursive: true });
   const servers = sites.map(
     (site) => `
     server {
@@ -220,31 +219,12 @@ export async function startNginx(dir: string, upstream: string, sites: TlsSite[]
       }
     }`,
   );
-  const conf = join(dir, 'nginx.conf');
-  await writeFile(
-    conf,
-    `daemon off;
-master_process off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} info;
-events { worker_connections 256; }
-http {
-  access_log ${join(dir, 'access.log')};
-  client_body_temp_path ${join(dir, 'temp')};
-  proxy_temp_path ${join(dir, 'temp')};
-  fastcgi_temp_path ${join(dir, 'temp')};
-  uwsgi_temp_path ${join(dir, 'temp')};
-  scgi_temp_path ${join(dir, 'temp')};
-  ${servers.join('\n')}
-}
-`,
-  );
-  const { child, stderr } = startForeground(
-    NGINX.command,
-    ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')],
-    'nginx',
-  );
-  for (const site of sites) await waitForPort(site.port, child, 'nginx', stderr);
+  const child = await foregroundNginx(dir, {
+    errorLevel: 'info',
+    logging: `access_log ${join(dir, 'access.log')};`,
+    sites: servers.join('\n'),
+    ports: sites.map((site) => site.port),
+  });
   return { log: () => readFile(join(dir, 'error.log'), 'utf8'), stop: stopper(child) };
 }
 
@@ -269,7 +249,6 @@ export async function startRateLimitingNginx(
   upstream: string,
   sites: RateLimitSite[],
 ): Promise<RunningProgram> {
-  await mkdir(join(dir, 'temp'), { recursive: true });
   const origin = new URL(upstream).host;
   const zones = sites.map((site, index) => `limit_req_zone $binary_remote_addr zone=z${index}:1m rate=${site.rate};`);
   const servers = sites.map(
@@ -287,24 +266,42 @@ export async function startRateLimitingNginx(
       }
     }`,
   );
+  const child = await foregroundNginx(dir, {
+    errorLevel: 'warn',
+    logging: `log_format status '$msec $status';\n  access_log ${join(dir, 'access.log')} status;`,
+    sites: [...zones, ...servers].join('\n  '),
+    ports: sites.map((site) => site.port),
+  });
+  return { log: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''), stop: stopper(child) };
+}
+
+/**
+ * One nginx in the foreground under `dir` (master_process off: no user switch, one process), its
+ * http block made of `logging` (a log_format comes before the access_log naming it) and `sites`;
+ * resolves once every port listens.
+ */
+async function foregroundNginx(
+  dir: string,
+  config: { errorLevel: string; logging: string; sites: string; ports: number[] },
+): Promise<ChildProcess> {
+  await mkdir(join(dir, 'temp'), { recursive: true });
   const conf = join(dir, 'nginx.conf');
+  const temp = join(dir, 'temp');
   await writeFile(
     conf,
     `daemon off;
 master_process off;
 pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
+error_log ${join(dir, 'error.log')} ${config.errorLevel};
 events { worker_connections 256; }
 http {
-  log_format status '$msec $status';
-  access_log ${join(dir, 'access.log')} status;
-  client_body_temp_path ${join(dir, 'temp')};
-  proxy_temp_path ${join(dir, 'temp')};
-  fastcgi_temp_path ${join(dir, 'temp')};
-  uwsgi_temp_path ${join(dir, 'temp')};
-  scgi_temp_path ${join(dir, 'temp')};
-  ${zones.join('\n  ')}
-  ${servers.join('\n')}
+  ${config.logging}
+  client_body_temp_path ${temp};
+  proxy_temp_path ${temp};
+  fastcgi_temp_path ${temp};
+  uwsgi_temp_path ${temp};
+  scgi_temp_path ${temp};
+  ${config.sites}
 }
 `,
   );
@@ -313,8 +310,8 @@ http {
     ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')],
     'nginx',
   );
-  for (const site of sites) await waitForPort(site.port, child, 'nginx', stderr);
-  return { log: () => readFile(join(dir, 'access.log'), 'utf8').catch(() => ''), stop: stopper(child) };
+  for (const port of config.ports) await waitForPort(port, child, 'nginx', stderr);
+  return child;
 }
 
 /**
