@@ -68,16 +68,18 @@ export function createContext(
 }
 
 /**
- * SIGINT/SIGTERM abort the run so it can keep its checkpoint and remove its temp files; a second
- * signal means "now": temp files are removed synchronously and the process exits at once.
+ * SIGINT/SIGTERM abort the run so it can keep its checkpoint, remove its temp files and say what it
+ * left. A repeated SIGTERM changes nothing: supervisors send it more than once (GNU `timeout` signals
+ * the command and then its process group) and escalate with SIGKILL. A second SIGINT is a person who
+ * will not wait: temp files are removed synchronously and the process exits at once, saying so.
  */
 export function installSignalHandlers(controller: AbortController): () => void {
   const handle = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      removeOpenTempFilesSync((path) => rmSync(path, { force: true }));
-      process.exit(exitCodeOf(undefined, AbortSignal.abort(signal)));
-    }
-    controller.abort(signal);
+    if (!controller.signal.aborted) return controller.abort(signal);
+    if (signal !== 'SIGINT') return;
+    removeOpenTempFilesSync((path) => rmSync(path, { force: true }));
+    process.stderr.write('prospect: interrupted by SIGINT again; stopped at once, before the run could finish.\n');
+    process.exit(exitCodeOf(undefined, AbortSignal.abort(signal)));
   };
   process.on('SIGINT', handle);
   process.on('SIGTERM', handle);

@@ -51,6 +51,24 @@ describe('stdout cut short', () => {
     expect(summary).toMatchObject({ complete: false, exit_code: 143 });
   }, 60_000);
 
+  it('SIGTERM again while the run stops (`timeout` signals the command and its group): the same last line', async () => {
+    const dir = await scratchDir();
+    // Before the fix the second SIGTERM meant "exit now": the run died before its last line or its summary.
+    const run = await runShell(
+      'eval "exec $PROSPECT companies -t jQuery --summary s.json" > f.csv & pid=$!; ' +
+        'until [ "$(wc -l < f.csv)" -gt 1 ]; do sleep 0.05; done; kill -TERM $pid; ' +
+        'for i in 1 2 3 4 5 6 7 8; do sleep 0.002; kill -TERM $pid 2>/dev/null; done; wait $pid',
+      { url: slow.url, apiKey: KEY, cwd: dir },
+    );
+    expect(run.code).toBe(143);
+    const rows = dataRows(await readFile(join(dir, 'f.csv'), 'utf8'));
+    expect(run.stderr).toMatch(/^prospect: interrupted by SIGTERM\.\n/);
+    expect(lastLine(run.stderr)).toMatch(
+      new RegExp(`^prospect: the output on stdout is incomplete: ${rows.toLocaleString('en-US')} companies written`),
+    );
+    expect(JSON.parse(await readFile(join(dir, 's.json'), 'utf8'))).toMatchObject({ complete: false, exit_code: 143 });
+  }, 60_000);
+
   it('`timeout -s TERM 4 prospect companies -t jQuery > f.csv`, as issue 36 ran it', async () => {
     const dir = await scratchDir();
     const run = await runShell('eval "timeout -s TERM 4 $PROSPECT companies -t jQuery --summary s.json" > f.csv', {
