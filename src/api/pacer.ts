@@ -47,8 +47,8 @@ const RAMP_FACTOR = 1 / 1.25;
 const PROBE_FACTOR = 0.999;
 /** Where the ramp starts: two requests a second, a common limit's order of magnitude. */
 const RAMP_FROM_MS = 500;
-/** How many of the latest answers show the pace they come at. */
-const RECENT_ANSWERS = 8;
+/** How many of the latest gaps between answers show the pace the service answers at. */
+const RECENT_GAPS = 7;
 /** The longest pause after 429s in a row without Retry-After. */
 const MAX_PAUSE_MS = 8000;
 /** A spacing below this is no spacing. */
@@ -62,8 +62,14 @@ export class RequestPacer {
   private answersTowardRaise = 0;
   /** After a 429 that told nothing of the rate: the spacing shrinks fast until the next 429 finds it. */
   private ramping = false;
-  /** When the latest RECENT_ANSWERS answers came. */
-  private readonly recentAnswers: number[] = [];
+  /**
+   * The latest gaps between answers that came while another request was already in flight: the
+   * service's pace, not the client's (a client waiting for one answer before it sends the next sets
+   * the gaps itself, and its own slowness must not be read as the limit).
+   */
+  private readonly busyGaps: number[] = [];
+  /** When the last answer came, if another request was in flight then. */
+  private busySince: number | undefined;
   private answersSince429 = 0;
   private repeated429s = 0;
   private resumeAt = 0;
@@ -148,8 +154,8 @@ export class RequestPacer {
     this.allowedInFlight = Math.max(1, Math.floor((this.inFlight + 1) / 2));
     if (this.spacingMs > 0) {
       // Paced already and still refused: the limit is slower than the spacing (AIMD's decrease; after
-      // the ramp, back to the last spacing answered). Never faster than answers came lately: a limiter
-      // that queues (nginx's burst) shows its rate there long before it refuses.
+      // the ramp, back to the last spacing answered). Never faster than the service answered while busy:
+      // a limiter that queues (nginx's burst) shows its rate there long before it refuses.
       this.spacingMs = Math.max(
         this.spacingMs / (this.ramping ? RAMP_FACTOR : 1 / BACKOFF_FACTOR),
         this.answerSpacing(),
@@ -170,10 +176,10 @@ export class RequestPacer {
     this.resumeAt = Math.max(this.resumeAt, now + (retryAfterMs ?? (this.ramping ? DEFAULT_PAUSE_MS : this.spacingMs)));
   }
 
-  /** The mean time between the latest answers; 0 with too few of them. */
+  /** The mean of the latest gaps between answers the service set the pace of; 0 with too few of them. */
   private answerSpacing(): number {
-    const answers = this.recentAnswers;
-    return answers.length < RECENT_ANSWERS ? 0 : (answers.at(-1)! - answers[0]!) / (answers.length - 1);
+    const gaps = this.busyGaps;
+    return gaps.length < RECENT_GAPS ? 0 : gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length;
   }
 
   /**
@@ -196,8 +202,10 @@ export class RequestPacer {
 
   private speedUp(ticket: PacerTicket): void {
     this.answersSince429++;
-    this.recentAnswers.push(this.now());
-    if (this.recentAnswers.length > RECENT_ANSWERS) this.recentAnswers.shift();
+    const now = this.now();
+    if (this.busySince !== undefined) this.busyGaps.push(now - this.busySince);
+    if (this.busyGaps.length > RECENT_GAPS) this.busyGaps.shift();
+    this.busySince = this.inFlight > 0 ? now : undefined;
     this.answeredStarts.push(ticket.startedAt);
     const forgetBefore = this.now() - REMEMBERED_MS;
     while (this.answeredStarts.length > 0 && this.answeredStarts[0]! < forgetBefore) this.answeredStarts.shift();

@@ -161,8 +161,26 @@ function fixedWindow(count: number): Limiter {
   };
 }
 
-async function paced(limiter: Limiter, total: number, workers: number, retryAfterMs?: number) {
+/** A seeded generator (an LCG): the same "network" every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** `jitterMs`: each way of a request takes 2.5 ms plus up to this much more, as a real network varies. */
+async function paced(
+  limiter: Limiter,
+  total: number,
+  workers: number,
+  network: { retryAfterMs?: number; jitterMs?: number; seed?: number },
+) {
+  const { retryAfterMs, jitterMs = 0, seed = 1 } = network;
   const p = pacer(workers);
+  const random = seeded(seed);
+  const oneWay = () => new Promise((resolve) => setTimeout(resolve, 2.5 + random() * jitterMs));
   let answered = 0;
   let refused = 0;
   let asked = 0;
@@ -171,8 +189,10 @@ async function paced(limiter: Limiter, total: number, workers: number, retryAfte
       asked++;
       for (;;) {
         const ticket = await p.admit([], never);
+        await oneWay();
         const delay = limiter(Date.now());
-        await new Promise((resolve) => setTimeout(resolve, 5 + (delay === false ? 0 : delay)));
+        await new Promise((resolve) => setTimeout(resolve, delay === false ? 0 : delay));
+        await oneWay();
         if (delay !== false) {
           p.finish(ticket, { rateLimited: false, answered: true });
           answered++;
@@ -193,6 +213,17 @@ describe('RequestPacer against model limiters: under 5% 429s, within 1.3x of the
   it.each([
     { name: 'nginx 5 r/s, no burst, one at a time', limiter: () => nginx(5, 0), perSecond: 5, workers: 1, total: 100 },
     { name: 'nginx 5 r/s, no burst, 4 at once', limiter: () => nginx(5, 0), perSecond: 5, workers: 4, total: 200 },
+    // Before the fix, the pace after a 429 was read from the gaps between this client's own answers, a
+    // second's pause included: 1.9x the allowed time with 20 ms of jitter (the 1.9x one CI run saw).
+    ...[1, 2, 3, 4, 5, 6].map((seed) => ({
+      name: `nginx 5 r/s, no burst, one at a time, up to 20 ms of jitter each way (network ${seed})`,
+      limiter: () => nginx(5, 0),
+      perSecond: 5,
+      workers: 1,
+      total: 150,
+      jitterMs: 20,
+      seed,
+    })),
     {
       name: 'nginx 2 r/s, burst=2, one at a time (nginx queues: no 429 at all)',
       limiter: () => nginx(2, 2),
@@ -218,9 +249,11 @@ describe('RequestPacer against model limiters: under 5% 429s, within 1.3x of the
     workers: number;
     total: number;
     retryAfterMs?: number;
+    jitterMs?: number;
+    seed?: number;
     none?: boolean;
-  }>)('$name', async ({ limiter, perSecond, workers, total, retryAfterMs, none }) => {
-    const run = await paced(limiter(), total, workers, retryAfterMs);
+  }>)('$name', async ({ limiter, perSecond, workers, total, none, ...network }) => {
+    const run = await paced(limiter(), total, workers, network);
     expect(run.refused > 0).toBe(!none);
     expect(run.refused).toBeLessThan(0.05);
     expect(run.ms).toBeLessThanOrEqual((1.3 * (total * 1000)) / perSecond);
