@@ -12,9 +12,13 @@ let ds: Dataset;
 let rows: CompanyRow[];
 const key = SANDBOX_KEYS.free;
 
+// The listing rules do not depend on the dataset's size: 5,000 companies page through every filter
+// below in a tenth of the time of the suite's 50,000.
+const COMPANIES = 5_000;
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  ds = testDataset();
+  sandbox = await startTestSandbox({ companies: COMPANIES });
+  ds = testDataset({ companies: COMPANIES });
   rows = Array.from({ length: ds.size }, (_, i) => ds.companyRow(i));
 });
 afterAll(() => sandbox.close());
