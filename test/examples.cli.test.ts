@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
-import { BIN, runCli, runInProcess, runShell, scratchDir } from './helpers/cli.js';
+import { BIN, runInProcess, runShell, scratchDir } from './helpers/cli.js';
 import { findProgram } from './helpers/programs.js';
 import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
@@ -229,13 +229,13 @@ function asRun(command: string): string {
 }
 
 /**
- * A --help example that is one plain `prospect …` (no pipe, redirect, substitution or variable) runs
- * in process: the same main() with the words bash makes of the line, in the lane's directory and
- * environment. The README's examples, and every line that needs the shell, are spawned as written:
- * they show the installed command starting (test/README.md, "What stays spawned").
+ * An example that is one plain `prospect …` (no pipe, redirect, substitution or variable) runs in
+ * process: the same main() with the words bash makes of the line, in the lane's directory and
+ * environment. Every line that needs the shell, and every `npx prospect …`, is spawned as written:
+ * those show the installed command starting (test/README.md, "What stays spawned").
  */
-function inProcess(example: Example, command: string): boolean {
-  return example.where !== 'README.md' && /^prospect\s/.test(command) && !/[|<>;&$`()\\]/.test(command);
+function inProcess(command: string): boolean {
+  return /^prospect\s/.test(command) && !/[|<>;&$`()\\]/.test(command);
 }
 
 /** The arguments bash passes for `prospect ARGS` (quotes, `~` and comments as a shell reads them). */
@@ -273,7 +273,7 @@ async function runExample(example: Example, lane: Lane): Promise<void> {
   // What the person at the prompt of `config set api-key` types.
   const input = /config set api-key\s*(#|$)/.test(command) && !command.includes('|') ? `${KEY}\n` : '';
   const options = { cwd: lane.work, apiKey: KEY, env: environment(lane), input, timeoutMs: 120_000 };
-  const run = inProcess(example, command)
+  const run = inProcess(command)
     ? await runInProcess(await wordsOf(command, lane), options)
     : await runShell(script, options);
   if (process.env.EXAMPLES_TIMING) console.log(`${Date.now() - started} ms  ${label}`);
@@ -311,11 +311,14 @@ describe('every example runs as written (spawned, against one sandbox of the def
     expect(rows).toEqual(EXIT_CODE_DOCS.map(({ code, meaning }) => ({ code, meaning })));
     // "No key" is 2 (found before any request), a key the service refuses is 4, and an output
     // directory that does not exist is 7 (output not writable), before any request.
-    expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url })).code).toBe(2);
-    expect((await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url, apiKey: 'sandbox-nobody' })).code).toBe(4);
+    // In process: a spawned run exits with main()'s code (bin/prospect.js), as the spawned examples below show.
+    expect((await runInProcess(['companies', '-t', 'Shopify'], { url: sandbox.url })).code).toBe(2);
+    expect(
+      (await runInProcess(['companies', '-t', 'Shopify'], { url: sandbox.url, apiKey: 'sandbox-nobody' })).code,
+    ).toBe(4);
     expect(
       (
-        await runCli(['companies', '-t', 'Shopify', '-o', join(dir, 'no/such/dir/x.csv')], {
+        await runInProcess(['companies', '-t', 'Shopify', '-o', join(dir, 'no/such/dir/x.csv')], {
           url: sandbox.url,
           apiKey: KEY,
         })
