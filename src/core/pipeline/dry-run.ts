@@ -38,7 +38,7 @@ import { answerAll, askSetSize, type SetSize } from '../count/set-size.js';
 import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
 import { pipelineOptionsSchema, type PipelineFlags } from './options.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { runJob } from '../shared/runner.js';
 import type { Stratum } from './dry-run-sample.js';
 import { sampleContacts } from './dry-run-sample.js';
@@ -56,8 +56,8 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget
       : undefined;
   // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
-  planPipeline(ctx, options, budget, suppression.parameters());
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  planPipeline(ctx, options, budget, exclusions.parameters());
   const now = new Date();
   const settings = parseContactFlags(options, now);
   const connection = await resolveConnection(ctx);
@@ -97,7 +97,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
         now,
         keepNew,
         (email) => ledger.get(emailKey(email)) !== undefined,
-        suppression,
+        exclusions,
       );
       estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
       ctx.stdout.write(

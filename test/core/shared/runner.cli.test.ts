@@ -166,7 +166,7 @@ describe('every early exit rewrites --summary with its exit code', () => {
     60_000,
   );
 
-  it('a standing suppression list that is gone: exit 2, and the summary says so', async () => {
+  it('a standing exclusion list that is gone: exit 2, and the summary says so', async () => {
     const dir = await scratchDir();
     const config = join(dir, 'config');
     const list = join(dir, 'customers.csv');
