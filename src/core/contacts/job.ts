@@ -107,7 +107,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       return documentEnd();
     },
     async onFailure() {
-      // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+      // A paid call already sent is let finish and kept in the verification ledger: a second run must
+      // not pay for it again.
       await verifier?.settle();
     },
     emptyResult(error) {

@@ -130,8 +130,8 @@ interface PipelineRun extends PreparedRun, RunState {
 async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<PipelineRun> {
   const { options, consent, plan } = prepared;
   const runState = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
-  const { state, ledger, checkpoint, resumed } = runState;
-  if (options.onlyNew && ledger) await refuseToReplaceExports(ledger, options.output, options.state!);
+  const { state, exportsLedger, checkpoint, resumed } = runState;
+  if (options.onlyNew && exportsLedger) await refuseToReplaceExports(exportsLedger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
@@ -208,8 +208,8 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
 
 /** Each listed company with its rows, in listing order, while the next companies' contacts are asked for. */
 function leadsByCompany(ctx: RunContext, run: PipelineRun) {
-  const { options, exclusions, settings, checkpoint, counters, ledger } = run;
-  const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
+  const { options, exclusions, settings, checkpoint, counters, exportsLedger } = run;
+  const keepNew = options.onlyNew && exportsLedger ? (rows: ContactRow[]) => exportsLedger.newOnly(rows) : undefined;
   // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
   const accept = exclusions.active ? (company: CompanyRow) => exclusions.keepsDomain(company.domain) : undefined;
   const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
@@ -271,7 +271,7 @@ async function publish(
   record: () => RunRecord,
   outcome: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string },
 ): Promise<void> {
-  const { state, ledger, leads } = run;
+  const { state, exportsLedger, leads } = run;
   // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
   const success = state
     ? await markPublishing(state, {
@@ -284,7 +284,7 @@ async function publish(
   const sidecar = leads.sidecarPath('.meta.json');
   await leads.publish(sidecar);
   if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(record()));
-  if (state && ledger && success) await recordSuccess(state, ledger, success);
+  if (state && exportsLedger && success) await recordSuccess(state, exportsLedger, success);
 }
 
 /** The service would not answer before any company was written: there is nothing to resume. */

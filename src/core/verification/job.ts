@@ -20,7 +20,13 @@ import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerificationLedger } from '../state-store/types.js';
 import { SpendConsent } from './consent.js';
-import { cacheCutoff, openLedger, openVerifier, paidCallsClient, type OpenedVerifier } from './open-verifier.js';
+import {
+  cacheCutoff,
+  openVerificationLedger,
+  openVerifier,
+  paidCallsClient,
+  type OpenedVerifier,
+} from './open-verifier.js';
 import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
@@ -60,7 +66,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const input = await readVerifyInput(ctx, options, exclusions);
   const { planned } = input;
   const connection = await resolveConnection(ctx);
-  const ledger = await openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  const ledger = await openVerificationLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
   if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
   const spend = await decideSpend(ctx, options, planned, ledger);
   if (spend === undefined) return ExitCode.ok;
@@ -93,7 +99,8 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       }
       return undefined;
     },
-    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+    // A paid call already sent is let finish and kept in the verification ledger: a second run must
+    // not pay for it again.
     onFailure: () => verifier.settle(),
     close: () => verifier.close(),
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),

@@ -320,7 +320,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     });
 
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`prospect: the verification cache ${path}:1 is damaged`);
+    expect(run.stderr).toContain(`prospect: the verification ledger ${path}:1 is damaged`);
     expect(run.stderr).toContain(`Remove ${path} to start over`);
     noStackTrace(run.stderr);
     expect(run.stdout).toBe('');

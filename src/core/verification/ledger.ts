@@ -19,10 +19,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { processIsAlive } from '../../process-alive.js';
 import { parseStoredJson } from '../shared/stored-json.js';
-import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
+import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** A line of a verification ledger: one paid result. */
-const cachedLineSchema = z.object({
+const ledgerLineSchema = z.object({
   key: z.string(),
   email: z.string(),
   status: z.string(),
@@ -30,7 +30,7 @@ const cachedLineSchema = z.object({
   /** The pipeline run that paid for it, so a resumed run counts it against the same budget. */
   run: z.string().optional(),
 });
-export type { CachedVerification };
+export type { VerificationResult };
 
 /**
  * Who is paying for an address right now (a claim file of the ledger's `.claims` folder), and the
@@ -76,8 +76,8 @@ function sha256(text: string): string {
  * at the same time see each other's results: `refresh` reads what others appended since, and
  * `claim` makes sure only one of them pays for an address.
  */
-export class VerifyCache implements VerificationLedger {
-  private readonly entries = new Map<string, CachedVerification>();
+export class LocalVerificationLedger implements VerificationLedger {
+  private readonly entries = new Map<string, VerificationResult>();
   private fd: number | undefined;
   /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
   private torn: { from: number; size: number } | undefined;
@@ -94,33 +94,33 @@ export class VerifyCache implements VerificationLedger {
    * `ownRun`: a pipeline run's id; its own results are kept whatever their age (a resumed run has
    * paid for them: they count against its budget and are never paid again).
    */
-  static open(directory: string, fileName: string, freshSince: Date, ownRun?: string): VerifyCache {
+  static open(directory: string, fileName: string, freshSince: Date, ownRun?: string): LocalVerificationLedger {
     // Addresses are personal data: the ledger's directory is the user's alone.
     makeDirectoryDurable(directory, 0o700);
-    const cache = new VerifyCache(join(directory, fileName), freshSince, ownRun);
-    cache.refresh();
-    return cache;
+    const ledger = new LocalVerificationLedger(join(directory, fileName), freshSince, ownRun);
+    ledger.refresh();
+    return ledger;
   }
 
   /** A ledger that remembers nothing (--no-cache) but still de-duplicates within the run. */
-  static disabled(): VerifyCache {
-    return new VerifyCache('', new Date(8.64e15));
+  static disabled(): LocalVerificationLedger {
+    return new LocalVerificationLedger('', new Date(8.64e15));
   }
 
   get shared(): boolean {
     return this.path !== '';
   }
 
-  get(key: string): CachedVerification | undefined {
+  get(key: string): VerificationResult | undefined {
     return this.entries.get(key);
   }
 
   /** A result known from elsewhere (the input's own columns): reused by this run, never written. */
-  remember(key: string, result: CachedVerification): void {
+  remember(key: string, result: VerificationResult): void {
     this.entries.set(key, result);
   }
 
-  put(key: string, result: CachedVerification): void {
+  put(key: string, result: VerificationResult): void {
     this.entries.set(key, result);
     if (!this.shared) return;
     if (this.fd === undefined) {
@@ -201,7 +201,7 @@ export class VerifyCache implements VerificationLedger {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    // The claims folder goes when no run has a claim in it, so the cache holds only ledgers.
+    // The claims folder goes when no run has a claim in it, so the cache directory holds only ledgers.
     if (this.shared) rmdirQuietly(`${this.path}.claims`);
   }
 
@@ -226,8 +226,8 @@ export class VerifyCache implements VerificationLedger {
     const lines = bytes.subarray(0, complete).toString('utf8').split('\n');
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue;
-      const { key, ...entry } = parseStoredJson(line, cachedLineSchema, {
-        name: `the verification cache ${this.path}${firstLine ? `:${firstLine + index}` : ''}`,
+      const { key, ...entry } = parseStoredJson(line, ledgerLineSchema, {
+        name: `the verification ledger ${this.path}${firstLine ? `:${firstLine + index}` : ''}`,
         startOver: `Remove ${this.path} to start over: its results are then asked for, and paid, again.`,
       });
       // An expired result is simply not reused, unless this very run paid for it.
