@@ -11,13 +11,13 @@ import {
   truncateSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir, hostname } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { processIsAlive } from '../../process-alive.js';
+import { createPidFile, readPidFile, thisProcess } from '../../io/pid-file.js';
 import { parseStoredJson } from '../shared/stored-json.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
@@ -40,14 +40,12 @@ export type { VerificationResult };
 const claimSchema = z.object({
   pid: z.number().int(),
   host: z.string(),
-  token: z.string().optional(),
+  token: z.string(),
   released: z.boolean().optional(),
 });
 
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
-/** A claim file still empty after this long was left by a process that died between creating and writing it. */
-const EMPTY_CLAIM_ABANDONED_MS = 10_000;
 
 /** The user's cache directory: PROSPECT_CACHE_DIR, else $XDG_CACHE_HOME/prospect, else ~/.cache/prospect. */
 export function cacheDirectory(env: NodeJS.ProcessEnv): string {
@@ -156,18 +154,16 @@ export class LocalVerificationLedger implements VerificationLedger {
     let inherited: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
-      const held = { pid: process.pid, host: hostname(), token: inherited ?? token };
+      const held = { ...thisProcess(), token: inherited ?? token };
       try {
         await mkdir(directory, { recursive: true, mode: 0o700 });
-        const handle = await open(path, 'wx', 0o600);
-        await handle.writeFile(JSON.stringify(held));
-        await handle.close();
-        return { token: held.token, release: (answerLost) => releaseClaim(path, held, answerLost === true) };
+        if (await createPidFile(path, held)) {
+          return { token: held.token, release: (answerLost) => releaseClaim(path, held, answerLost === true) };
+        }
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
         // ENOENT: another run removed the empty claims folder between our mkdir and open; make it again.
-        if (code === 'ENOENT') continue;
-        if (code !== 'EEXIST') throw error;
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
       }
       const abandoned = await abandonedClaim(path);
       if (abandoned) {
@@ -253,20 +249,12 @@ async function releaseClaim(path: string, held: { pid: number; host: string; tok
 }
 
 /**
- * A claim nobody holds any more: its process is gone (on this machine), or it was released after a
- * lost answer; undefined while it is held (one being written counts as held). Gives its key, if any.
+ * A claim nobody holds any more: abandoned by its process (io/pid-file.ts decides), or released
+ * after a lost answer; undefined while it is held. Gives its key, if any.
  */
 async function abandonedClaim(path: string): Promise<{ token?: string | undefined } | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined; // released meanwhile: try again at once
-  let holder: z.output<typeof claimSchema> | undefined;
-  try {
-    holder = claimSchema.parse(JSON.parse(text));
-  } catch {
-    const written = await stat(path).catch(() => undefined);
-    return written !== undefined && Date.now() - written.mtimeMs > EMPTY_CLAIM_ABANDONED_MS ? {} : undefined;
-  }
-  if (holder.released === true || (holder.host === hostname() && !processIsAlive(holder.pid)))
-    return { token: holder.token };
+  const found = await readPidFile(path, (value) => claimSchema.safeParse(value).data);
+  if (found.kind === 'absent') return undefined; // released meanwhile: try again at once
+  if (found.kind === 'abandoned' || found.holder?.released === true) return { token: found.holder?.token };
   return undefined;
 }
