@@ -27,7 +27,7 @@ export interface VerificationClaim {
 }
 
 /**
- * The paid-verification ledger: results looked up by address key, and claims so that runs at the
+ * The verification ledger: paid results looked up by address key, and claims so that runs at the
  * same time (on one machine or, for the team store, anywhere) never both pay for an address.
  */
 export interface VerificationLedger {

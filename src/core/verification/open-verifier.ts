@@ -19,7 +19,7 @@ export interface VerifierOptions {
   concurrency: number;
   /** Pipeline --state: the run's own copy of its results lives in the state directory, tagged with the run. */
   stateDir?: string | undefined;
-  /** Pipeline --state pg:NAME: the run's own results are the team ledger's, tagged with the run. */
+  /** Pipeline --state pg:NAME: the run's own results are the team verification ledger's, tagged with the run. */
   remoteState?: boolean | undefined;
   runId?: string | undefined;
   /** Restored from a checkpoint (counts that the ledger cannot tell). */
@@ -125,7 +125,7 @@ export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<P
 }
 
 /**
- * The ledger of paid results for this service and key: the team's when a state URL is set, else the
+ * The verification ledger for this service and key: the team's when a state URL is set, else the
  * one in the user's cache; one that keeps nothing with --no-cache.
  */
 export async function openVerificationLedger(
@@ -149,7 +149,7 @@ export function cacheCutoff(ttl: string, now: Date): Date {
   return parsed.cutoff;
 }
 
-/** A pipeline's own paid results, tagged with its run: in its --state directory, or the team ledger for pg:NAME. */
+/** A pipeline's own paid results, tagged with its run: in its --state directory, or the team verification ledger. */
 async function openResumeLedger(
   ctx: RunContext,
   connection: Connection,
@@ -170,7 +170,7 @@ async function openResumeLedger(
   );
 }
 
-/** The team ledger's name for this service and key: the local ledger's file name without its decoration. */
+/** The team verification ledger's name for this service and key: the local one's file name without its decoration. */
 function ledgerId(connection: Connection): string {
   return ledgerFileName(connection.serviceIdentity, connection.apiKey).replace(/^verify-|\.ndjson$/g, '');
 }

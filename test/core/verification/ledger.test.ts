@@ -10,7 +10,7 @@ import { scratchDir } from '../../helpers/scratch.js';
 const LONG_AGO = new Date('2000-01-01T00:00:00Z');
 const result = (email: string) => ({ email, status: 'valid', verified_at: '2026-01-02T03:04:05Z' });
 
-describe('the ledger of paid results', () => {
+describe('the verification ledger of paid results', () => {
   it('is one file per service identity and key, named by hashes: the key itself appears nowhere', () => {
     const name = ledgerFileName('https://api.example.com', 'secret-key-123');
     expect(name).toMatch(/^verify-[0-9a-f]{16}\.ndjson$/);
