@@ -4,7 +4,8 @@
  * address) and what a dead process held is taken over. This module alone decides whether a holder
  * is gone; atomic-file.ts sweeps its temp files, named by pid, on the same decision.
  */
-import { open, readFile, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
 /** Who holds a pid file: a process, and the machine it runs on. */
@@ -13,9 +14,22 @@ export interface Holder {
   host: string;
 }
 
-/** What a pid file says of its holder; `holder` is undefined for a file not yet (or never) written. */
+/**
+ * The very file that was read: its inode, time and text. An inode alone does not tell it from a file
+ * made since, which may reuse the number at once.
+ */
+export interface FileSeen {
+  ino: number;
+  mtimeMs: number;
+  text: string;
+}
+
+/**
+ * What a pid file says of its holder; `holder` is undefined for a file not yet (or never) written.
+ * `seen` is the file that was read, so that only that one is removed (removeAbandoned).
+ */
 export type PidFileState<T extends Holder> =
-  { kind: 'absent' } | { kind: 'held'; holder: T | undefined } | { kind: 'abandoned'; holder: T | undefined };
+  { kind: 'absent' } | { kind: 'held' | 'abandoned'; holder: T | undefined; seen: FileSeen };
 
 /**
  * A pid file still unreadable this long after it was created was left by a process that died
@@ -68,19 +82,48 @@ export async function readPidFile<T extends Holder>(
   path: string,
   parse: (value: unknown) => T | undefined,
 ): Promise<PidFileState<T>> {
-  let text: string;
+  let handle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
     throw error;
   }
-  const holder = parseOrUndefined(text, parse);
-  if (holder !== undefined) return { kind: holderIsGone(holder) ? 'abandoned' : 'held', holder };
-  const written = await stat(path).catch(() => undefined);
-  if (written === undefined) return { kind: 'absent' };
-  const abandoned = Date.now() - written.mtimeMs > UNWRITTEN_ABANDONED_MS;
-  return { kind: abandoned ? 'abandoned' : 'held', holder: undefined };
+  let seen: FileSeen;
+  try {
+    seen = await readOpen(handle);
+  } finally {
+    await handle.close();
+  }
+  const holder = parseOrUndefined(seen.text, parse);
+  const gone = holder === undefined ? Date.now() - seen.mtimeMs > UNWRITTEN_ABANDONED_MS : holderIsGone(holder);
+  return { kind: gone ? 'abandoned' : 'held', holder, seen };
+}
+
+async function readOpen(handle: FileHandle): Promise<FileSeen> {
+  const { ino, mtimeMs } = await handle.stat();
+  return { ino, mtimeMs, text: await handle.readFile('utf8') };
+}
+
+/**
+ * Removes the abandoned pid file that was read, and only that one. Two processes may both find the
+ * same file abandoned: if the first has already removed it and made its own, the second must not
+ * remove that. The file is moved aside first (one atomic rename); a file moved aside that is not the
+ * one read belongs to a live process that took over meanwhile, and is put back.
+ */
+export async function removeAbandoned(path: string, found: { seen: FileSeen }): Promise<void> {
+  const aside = `${path}.abandoned-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // removed by the other one already
+    throw error;
+  }
+  const handle = await open(aside, 'r');
+  const moved = await readOpen(handle).finally(() => handle.close());
+  const same = moved.ino === found.seen.ino && moved.mtimeMs === found.seen.mtimeMs && moved.text === found.seen.text;
+  if (!same) await link(aside, path).catch(() => {});
+  await rm(aside, { force: true });
 }
 
 function parseOrUndefined<T>(text: string, parse: (value: unknown) => T | undefined): T | undefined {

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,9 @@ import {
   createPidFile,
   holderIsGone,
   readPidFile,
+  removeAbandoned,
   thisProcess,
+  type FileSeen,
   type Holder,
 } from '../../src/io/pid-file.js';
 import { scratchDir } from '../helpers/cli.js';
@@ -55,18 +57,43 @@ describe('a pid file', () => {
     const dir = await scratchDir();
     expect(await readPidFile(join(dir, 'none'), asHolder)).toEqual({ kind: 'absent' });
     await createPidFile(join(dir, 'mine'), thisProcess());
-    expect(await readPidFile(join(dir, 'mine'), asHolder)).toEqual({ kind: 'held', holder: thisProcess() });
+    expect(await readPidFile(join(dir, 'mine'), asHolder)).toMatchObject({ kind: 'held', holder: thisProcess() });
     const dead = { pid: DEAD_PID, host: hostname() };
     await writeFile(join(dir, 'dead'), JSON.stringify(dead));
-    expect(await readPidFile(join(dir, 'dead'), asHolder)).toEqual({ kind: 'abandoned', holder: dead });
+    expect(await readPidFile(join(dir, 'dead'), asHolder)).toMatchObject({ kind: 'abandoned', holder: dead });
   });
 
   it('one not yet written is held; one left unwritten longer than the grace is abandoned', async () => {
     const path = join(await scratchDir(), 'unwritten');
     await writeFile(path, '');
-    expect(await readPidFile(path, asHolder)).toEqual({ kind: 'held', holder: undefined });
+    expect(await readPidFile(path, asHolder)).toMatchObject({ kind: 'held', holder: undefined });
     const then = (Date.now() - UNWRITTEN_ABANDONED_MS - 5_000) / 1000;
     await utimes(path, then, then);
-    expect(await readPidFile(path, asHolder)).toEqual({ kind: 'abandoned', holder: undefined });
+    expect(await readPidFile(path, asHolder)).toMatchObject({ kind: 'abandoned', holder: undefined });
+  });
+});
+
+describe('removing an abandoned pid file', () => {
+  it('removes the file that was read, and nothing beside it', async () => {
+    const dir = await scratchDir();
+    const path = join(dir, 'lock');
+    await writeFile(path, JSON.stringify({ pid: DEAD_PID, host: hostname() }));
+    const found = await readPidFile(path, asHolder);
+    expect(found.kind).toBe('abandoned');
+    await removeAbandoned(path, found as { seen: FileSeen });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('leaves the file of a process that took it over meanwhile', async () => {
+    const dir = await scratchDir();
+    const path = join(dir, 'lock');
+    await writeFile(path, JSON.stringify({ pid: DEAD_PID, host: hostname() }));
+    const found = await readPidFile(path, asHolder);
+    // Another process found it abandoned too, removed it and made its own.
+    await rm(path);
+    expect(await createPidFile(path, thisProcess())).toBe(true);
+    await removeAbandoned(path, found as { seen: FileSeen });
+    expect(await readdir(dir)).toEqual(['lock']);
+    expect(await readPidFile(path, asHolder)).toMatchObject({ kind: 'held', holder: thisProcess() });
   });
 });

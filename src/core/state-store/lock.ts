@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { CliError, ExitCode } from '../../exit-codes.js';
-import { createPidFile, readPidFile, thisProcess } from '../../io/pid-file.js';
+import { createPidFile, readPidFile, removeAbandoned, thisProcess } from '../../io/pid-file.js';
 
 export class LockedError extends CliError {
   constructor(message: string, hint: string) {
@@ -28,7 +28,7 @@ export async function takeStateLock(lockPath: string, stateDir: string, command:
     }
     const found = await readPidFile(lockPath, (value) => lockHolderSchema.safeParse(value).data);
     if (found.kind === 'held') throw heldBy(found.holder, lockPath, stateDir);
-    if (found.kind === 'abandoned') await rm(lockPath, { force: true });
+    if (found.kind === 'abandoned') await removeAbandoned(lockPath, found);
   }
   throw new LockedError(
     `could not take the lock of --state ${stateDir}.`,

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { createPidFile, readPidFile, thisProcess } from '../../io/pid-file.js';
+import { createPidFile, readPidFile, removeAbandoned, thisProcess, type FileSeen } from '../../io/pid-file.js';
 import { parseStoredJson } from '../shared/stored-json.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
@@ -168,7 +168,7 @@ export class LocalVerificationLedger implements VerificationLedger {
       const abandoned = await abandonedClaim(path);
       if (abandoned) {
         inherited = abandoned.token ?? inherited;
-        await rm(path, { force: true });
+        await removeAbandoned(path, abandoned);
       } else await sleep(CLAIM_POLL_MS, undefined, { signal });
     }
   }
@@ -250,11 +250,12 @@ async function releaseClaim(path: string, held: { pid: number; host: string; tok
 
 /**
  * A claim nobody holds any more: abandoned by its process (io/pid-file.ts decides), or released
- * after a lost answer; undefined while it is held. Gives its key, if any.
+ * after a lost answer; undefined while it is held. Gives its key, if any, and the file read.
  */
-async function abandonedClaim(path: string): Promise<{ token?: string | undefined } | undefined> {
+async function abandonedClaim(path: string): Promise<{ token?: string | undefined; seen: FileSeen } | undefined> {
   const found = await readPidFile(path, (value) => claimSchema.safeParse(value).data);
-  if (found.kind === 'absent') return undefined; // released meanwhile: try again at once
-  if (found.kind === 'abandoned' || found.holder?.released === true) return { token: found.holder?.token };
+  if (found.kind === 'absent') return undefined; // released meanwhile: looked at again at once
+  if (found.kind === 'abandoned' || found.holder?.released === true)
+    return { token: found.holder?.token, seen: found.seen };
   return undefined;
 }

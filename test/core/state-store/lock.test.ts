@@ -59,3 +59,18 @@ describe('a lock that was never written (its process died between creating and w
     await release();
   });
 });
+
+describe('two runs that find the same dead lock at once', () => {
+  it('exactly one takes it over; the other is sent away', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const path = await lockFile({ pid: DEAD_PID, host: hostname() });
+      const takes = await Promise.allSettled([
+        takeStateLock(path, 'state', 'pipeline'),
+        takeStateLock(path, 'state', 'pipeline'),
+      ]);
+      expect(takes.map((take) => take.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const lost = takes.find((take) => take.status === 'rejected')!;
+      expect(lost.reason).toBeInstanceOf(LockedError);
+    }
+  });
+});
