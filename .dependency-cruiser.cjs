@@ -25,7 +25,7 @@ const LAYERS = [
   { name: 'ui', paths: ['^src/ui/'] },
   { name: 'errors', paths: ['^src/exit-codes\\.ts$', '^src/exit-code-table\\.ts$', '^src/errors\\.ts$'] },
   { name: 'api', paths: ['^src/api/'] },
-  { name: 'util', paths: ['^src/util/', '^src/package\\.ts$', '^src/process-alive\\.ts$'] },
+  { name: 'util', paths: ['^src/util/', '^src/package\\.ts$'] },
 ];
 
 /** The sandbox is a separate program (the service itself): only commands and --sandbox reach it. */

@@ -25,17 +25,17 @@ if (!dirArg || !Number.isSafeInteger(count) || count < 0) {
   process.stderr.write('usage: node scripts/build-ledger.mjs DIR N   (N random lead keys in DIR/exported.sqlite)\n');
   process.exit(2);
 }
-if (!existsSync(join(root, 'dist', 'core', 'pipeline', 'exports-ledger.js'))) {
+if (!existsSync(join(root, 'dist', 'core', 'pipeline', 'state', 'exports-ledger.js'))) {
   process.stderr.write('build-ledger: dist/ is missing; run `npm run build` first.\n');
   process.exit(2);
 }
-const { StateDirectory } = await import(join(root, 'dist', 'core', 'pipeline', 'state-directory.js'));
-const { ExportsLedger } = await import(join(root, 'dist', 'core', 'pipeline', 'exports-ledger.js'));
+const { StateDirectory } = await import(join(root, 'dist', 'core', 'pipeline', 'state', 'state-directory.js'));
+const { LocalExportsLedger } = await import(join(root, 'dist', 'core', 'pipeline', 'state', 'exports-ledger.js'));
 
 const dir = resolve(dirArg);
 const state = await StateDirectory.open(dir);
-if (existsSync(state.ledgerPath)) {
-  process.stderr.write(`build-ledger: ${state.ledgerPath} exists already.\n`);
+if (existsSync(state.exportsLedgerPath)) {
+  process.stderr.write(`build-ledger: ${state.exportsLedgerPath} exists already.\n`);
   process.exit(2);
 }
 
@@ -62,16 +62,16 @@ async function* batches() {
 }
 
 const started = Date.now();
-const ledger = await ExportsLedger.open(state);
+const ledger = await LocalExportsLedger.open(state);
 try {
   const runId = `build-ledger-${randomInt(1e9).toString(36)}`;
   const added = await ledger.recordRun(
     { run_id: runId, finished_at: new Date().toISOString(), rows: count },
     batches(),
   );
-  const bytes = statSync(state.ledgerPath).size;
+  const bytes = statSync(state.exportsLedgerPath).size;
   process.stderr.write(
-    `build-ledger: ${added.toLocaleString('en-US')} keys in ${state.ledgerPath} (${(bytes / 1024 / 1024).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `build-ledger: ${added.toLocaleString('en-US')} keys in ${state.exportsLedgerPath} (${(bytes / 1024 / 1024).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
 } finally {
   ledger.close();

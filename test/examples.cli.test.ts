@@ -9,7 +9,7 @@
  * plain `prospect …` runs the same main() in process instead (see inProcess). `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
  * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 20` (see asRun). The user's
- * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the suppression lists
+ * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the exclusion lists
  * customers.csv and do-not-contact.csv, shaped as CRM exports) are the ones shipped in examples/;
  * every example that pays states its cap.
  */

@@ -205,8 +205,8 @@ function asUsageError<T>(check: () => T): T {
 }
 
 /**
- * A suppression list's path, made absolute so a cron job in another directory finds it. Whether it
- * exists is checked by `config set` and by every run (src/core/shared/suppression.ts), not on reading the
+ * An exclusion list's path, made absolute so a cron job in another directory finds it. Whether it
+ * exists is checked by `config set` and by every run (src/core/shared/exclusion.ts), not on reading the
  * file: a vanished list must stop the runs that use it, not `config unset`.
  */
 function parseListPath(text: string): string {

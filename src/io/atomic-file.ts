@@ -4,7 +4,7 @@ import { access, constants, copyFile, open, readdir, rename, rm, stat, unlink, w
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../exit-codes.js';
-import { processIsAlive } from '../process-alive.js';
+import { holderIsGone, thisProcess } from './pid-file.js';
 import { trackTempFile, untrackTempFile } from './temp-files.js';
 
 function tempPathFor(target: string): string {
@@ -26,14 +26,16 @@ export interface AtomicFile {
 
 /**
  * A run killed outright (SIGKILL, a power cut) cannot remove its temp file; the next write of the
- * same target (an output, a sidecar, a summary, a checkpoint) does, when the process that wrote it is gone.
+ * same target (an output, a sidecar, a summary, a checkpoint) does, when the process that wrote it is
+ * gone (pid-file.ts decides). The name holds only the pid: its writer is taken to be on this machine.
  */
 async function sweepOrphanedTempFiles(target: string): Promise<void> {
   const prefix = `.${basename(target)}.prospect-tmp-`;
   const names = await readdir(dirname(target)).catch(() => [] as string[]);
   for (const name of names) {
     const pid = name.startsWith(prefix) ? Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]) : NaN;
-    if (Number.isInteger(pid) && !processIsAlive(pid)) await rm(join(dirname(target), name), { force: true });
+    if (Number.isInteger(pid) && holderIsGone({ ...thisProcess(), pid }))
+      await rm(join(dirname(target), name), { force: true });
   }
 }
 

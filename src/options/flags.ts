@@ -144,7 +144,7 @@ export const MAX = defineFlag({
   schema: optionalCount,
 });
 
-// Suppression lists (src/core/shared/suppression.ts): a file is anything the domain or address
+// Exclusion lists (src/core/shared/exclusion.ts): a file is anything the domain or address
 // input reads, a CRM export with a Website or Email column, a list, JSON.
 
 export const EXCLUDE_DOMAINS = defineFlag({

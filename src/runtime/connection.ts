@@ -12,7 +12,7 @@ export interface Connection {
   /** True when talking to the in-process sandbox (generated data; nothing is paid for). */
   sandbox: boolean;
   /**
-   * Which service answers, as the ledger of paid results is keyed: the origin of the base URL, or
+   * Which service answers, as the verification ledger is keyed: the origin of the base URL, or
    * for --sandbox its dataset (seed and size), so its random port does not make it a new service.
    */
   serviceIdentity: string;

@@ -1,7 +1,7 @@
 /**
  * Counters behind GET /_sandbox/stats: requests by endpoint, verify units by plan, injected faults by
  * kind, and, when the sandbox records its traffic (`--record-traffic`), which domains /contacts was
- * asked for and which addresses a unit was charged for (so a test can prove that a suppressed company
+ * asked for and which addresses a unit was charged for (so a test can prove that an excluded company
  * or address never reached the service). Recording is opt-in because those sets grow with every call:
  * hundreds of thousands of strings over a 1,000,000-company run, and megabytes in each stats answer.
  */

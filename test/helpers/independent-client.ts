@@ -42,7 +42,7 @@ export function qs(params: Record<string, string | number | undefined>): string 
 }
 
 /** A whole companies listing paged by hand, following next_cursor: every page's body, in order. */
-export async function listCompanies(
+export async function allCompanyPages(
   base: string,
   key: string,
   params: Record<string, string | number>,
@@ -64,7 +64,7 @@ export async function listCompanies(
 
 /** The rows of a whole companies listing. */
 export async function allCompanies(base: string, key: string, params: Record<string, string | number>): Promise<any[]> {
-  return (await listCompanies(base, key, params)).flatMap((page) => page.data);
+  return (await allCompanyPages(base, key, params)).flatMap((page) => page.data);
 }
 
 /** Every contact of one domain, asked alone with the highest limit, so nothing can be cut by other domains. */

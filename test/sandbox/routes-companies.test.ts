@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompanyRow, Dataset } from '../../src/sandbox/dataset/index.js';
-import { call, listCompanies, qs } from '../helpers/independent-client.js';
+import { call, allCompanyPages, qs } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: TestSandbox;
@@ -35,7 +35,7 @@ function expected(filter: (row: CompanyRow) => boolean): CompanyRow[] {
 async function listAll(
   params: Record<string, string | number>,
 ): Promise<{ rows: CompanyRow[]; pages: number; metas: any[] }> {
-  const pages = await listCompanies(sandbox.url, key, params);
+  const pages = await allCompanyPages(sandbox.url, key, params);
   for (const page of pages) expect(page.data.length).toBeGreaterThan(0);
   const cursors = pages.map((page) => page.next_cursor).filter((cursor) => cursor !== null);
   expect(new Set(cursors).size).toBe(cursors.length);

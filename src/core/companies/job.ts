@@ -23,7 +23,7 @@ import { COMPANIES_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
 import { planOutput } from '../shared/output-plan.js';
 import { provenanceLine, runRecord } from '../shared/provenance.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
 
@@ -38,10 +38,10 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
   await checkRunFiles(parsed);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: false });
   const client = createApiClient(ctx, await resolveConnection(ctx));
-  const listing = openListing(ctx, client, options, suppression);
-  const record = () => companiesRecord(listing, suppression, startedAt);
+  const listing = openListing(ctx, client, options, exclusions);
+  const record = () => companiesRecord(listing, exclusions, startedAt);
 
   return runRowJob<CompanyRow>(ctx, {
     startedAt,
@@ -51,7 +51,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
     async work(writer, progress) {
       await checkLocalTechnologies(client, options.filters);
       await writeCompanies(listing, writer, progress);
-      if (listing.written === 0) throw noMatch(options.filters, listing.fetched, suppression.removed.domains);
+      if (listing.written === 0) throw noMatch(options.filters, listing.fetched, exclusions.removed.domains);
       const { meta } = listing;
       return meta === undefined ? undefined : { ...meta, ...countFields(meta, listing.count()) };
     },
@@ -70,7 +70,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
       if (provenance) ctx.reporter.info(provenance);
       // Asked for: a summary line, not a warning a cron job mails every run (the record has stopped_at_max).
       if (listing.stoppedAtMax) ctx.reporter.info(stoppedAtMaxLine(options.max!, listing.count()));
-      suppression.report(ctx);
+      exclusions.report(ctx);
       if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
     },
   });
@@ -103,12 +103,12 @@ function openListing(
   ctx: RunContext,
   client: ProspectClient,
   options: CompaniesOptions,
-  suppression: Suppression,
+  exclusions: Exclusions,
 ): Listing {
   const stackFilter = localStackFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
-  const keep = suppression.active
-    ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && suppression.keepsDomain(row.domain)
+  const keep = exclusions.active
+    ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && exclusions.keepsDomain(row.domain)
     : stackFilter;
   const pageSize = pageSizeForMax(options.max, keep !== undefined, ctx.global.pageSize);
   // A long listing is split into parts walked at once where that lists the same companies (companies/split.ts).
@@ -153,11 +153,11 @@ async function writeCompanies(listing: Listing, writer: RowWriter<CompanyRow>, p
   }
 }
 
-function companiesRecord(listing: Listing, suppression: Suppression, startedAt: number) {
+function companiesRecord(listing: Listing, exclusions: Exclusions, startedAt: number) {
   const { options } = listing;
   return runRecord({
     command: 'companies',
-    parameters: { max: options.max ?? null, ...suppression.parameters() },
+    parameters: { max: options.max ?? null, ...exclusions.parameters() },
     startedAt,
     output: options.output,
     rows: listing.written,
@@ -165,7 +165,7 @@ function companiesRecord(listing: Listing, suppression: Suppression, startedAt: 
     meta: listing.meta,
     setCount: countFields(listing.meta, listing.count()),
     stoppedAtMax: listing.stoppedAtMax,
-    excluded: suppression.record(),
+    excluded: exclusions.record(),
   });
 }
 

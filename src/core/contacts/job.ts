@@ -20,7 +20,7 @@ import { CONTACTS_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
 import { emptyContactRow, reportKeptEmpty } from './keep-empty.js';
 import { runRecord } from '../shared/provenance.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../shared/output-plan.js';
@@ -58,8 +58,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       : undefined;
   consent?.assertMayPay('contacts --stale verify');
   await checkRunFiles(options);
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
-  const input = await readDomains(ctx, options, suppression);
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const input = await readDomains(ctx, options, exclusions);
   // Known once the first entry has arrived (and before any call): the input's columns to copy onto its contacts.
   const kept = keptColumns(input.streamed.records?.header ?? [], options.keepColumns, options.preset !== undefined);
   const all = [...CONTACT_COLUMNS, ...keptOutputColumns(kept)];
@@ -79,7 +79,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
     settings,
     kept,
     now,
-    suppression,
+    exclusions,
     input,
     client,
     verifier,
@@ -107,7 +107,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       return documentEnd();
     },
     async onFailure() {
-      // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+      // A paid call already sent is let finish and kept in the verification ledger: a second run must
+      // not pay for it again.
       await verifier?.settle();
     },
     emptyResult(error) {
@@ -130,7 +131,7 @@ interface ContactsRun {
   /** The input's columns each row carries (--keep-columns, --preset). */
   kept: KeptColumn[];
   now: Date;
-  suppression: Suppression;
+  exclusions: Exclusions;
   input: DomainsInput;
   client: ProspectClient;
   verifier: OpenedVerifier | undefined;
@@ -164,7 +165,7 @@ function newRunCounts() {
 /** Every row written, --keep-empty's included. */
 const rowsOf = (run: ContactsRun) => run.counts.contacts.written + run.counts.keptEmpty;
 
-async function readDomains(ctx: RunContext, options: ContactsOptions, suppression: Suppression): Promise<DomainsInput> {
+async function readDomains(ctx: RunContext, options: ContactsOptions, exclusions: Exclusions): Promise<DomainsInput> {
   // A row keeps its input row only when a column of it may be copied (--keep-columns, --preset).
   const keepRecords = options.keepColumns !== undefined || options.preset !== undefined;
   const column = options.domainColumn || undefined;
@@ -176,7 +177,7 @@ async function readDomains(ctx: RunContext, options: ContactsOptions, suppressio
     );
   // The domains to ask for: the input's entries that EntryCollector.accept let through, in input
   // order, less those on --exclude-domains: an excluded domain is never sent to the service.
-  return { domains: keptItems(streamed.entries, (domain) => suppression.keepsDomain(domain)), streamed };
+  return { domains: keptItems(streamed.entries, (domain) => exclusions.keepsDomain(domain)), streamed };
 }
 
 /** Each domain's contacts, in input order, written (or spooled) as they come; with --max, in rounds. */
@@ -253,7 +254,7 @@ function rowsByDomain(
   domains: AsyncIterable<string> | Iterable<string>,
   fanout: { batchesAhead: number; flushAfterMs?: number },
 ): AsyncGenerator<DomainRowsOut> {
-  const { options, settings, now, suppression, counts } = run;
+  const { options, settings, now, exclusions, counts } = run;
   const answered = fetchContactsInOrder(
     run.client,
     domains,
@@ -266,7 +267,7 @@ function rowsByDomain(
     if (found.contacts.length > 0) counts.domains.with_contacts += 1;
     counts.source ??= found.source;
     // Where a contact is accepted: an excluded address is never verified, paid for or written.
-    const contacts = suppression.keepContacts(found.contacts);
+    const contacts = exclusions.keepContacts(found.contacts);
     const verifier = run.spool ? undefined : run.verifier;
     const result = await contactRowsFor(contacts, found.source, settings, now, verifier);
     const empty = options.keepEmpty && contacts.length === 0 ? [emptyContactRow(found.domain, settings, now)] : [];
@@ -282,7 +283,7 @@ async function writeDomainRows(
   progress: Progress,
   out: DomainRowsOut,
 ): Promise<void> {
-  const { counts, suppression } = run;
+  const { counts, exclusions } = run;
   await writer.writeRows(out.rows);
   // What --max cut off is not counted as written: the contact rows first, then the kept-empty one.
   const contactRows = out.rows.slice(0, out.result.rows.length);
@@ -293,7 +294,7 @@ async function writeDomainRows(
   const { streamed } = run.input;
   progress.update({
     done: run.domainsDone,
-    total: streamed.ended ? streamed.collector.accepted - suppression.removed.domains : undefined,
+    total: streamed.ended ? streamed.collector.accepted - exclusions.removed.domains : undefined,
     noun: 'domains',
     detail: `${formatCount(counts.contacts.written)} contacts`,
   });
@@ -334,7 +335,7 @@ function inputCounts(run: ContactsRun) {
 /** Why a run wrote no row: no domain was left to ask for, or no contact of theirs is left to write. */
 function noContactReason(run: ContactsRun): string {
   const { domains, contacts } = run.counts;
-  const removed = run.suppression.removed;
+  const removed = run.exclusions.removed;
   if (domains.valid - removed.domains <= 0)
     return `no contact to write: every domain of the input is on --exclude-domains.`;
   const asked = countOf(domains.valid - removed.domains, 'domain');
@@ -348,7 +349,7 @@ function noContactReason(run: ContactsRun): string {
 }
 
 function contactsRecord(run: ContactsRun, startedAt: number) {
-  const { options, settings, counts, suppression, verifier } = run;
+  const { options, settings, counts, exclusions, verifier } = run;
   const verifyBudget = run.consent?.budget;
   return runRecord({
     command: 'contacts',
@@ -359,13 +360,13 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
       ...(options.max !== undefined ? { max: options.max } : {}),
       ...(run.kept.length > 0 ? { keep_columns: run.kept.map((column) => column.name) } : {}),
       ...(options.keepEmpty ? { keep_empty: true } : {}),
-      ...suppression.parameters(),
+      ...exclusions.parameters(),
     },
     startedAt,
     output: options.output,
     rows: rowsOf(run),
     meta: counts.source === undefined ? null : { source: counts.source },
-    excluded: suppression.record(),
+    excluded: exclusions.record(),
     stoppedAtMax: counts.stoppedAtMax,
     keptEmpty: options.keepEmpty ? counts.keptEmpty : undefined,
     details: {
@@ -399,5 +400,5 @@ function reportContacts(ctx: RunContext, run: ContactsRun): void {
   reportRowFilters(ctx.reporter, run.settings, contacts);
   if (run.verifier) reportVerification(ctx, run.verifier.snapshot());
   reportCutDomains(ctx.reporter, domains.truncated_at_limit);
-  run.suppression.report(ctx);
+  run.exclusions.report(ctx);
 }

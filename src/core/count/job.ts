@@ -28,7 +28,7 @@ import {
 } from '../companies/filters.js';
 import { COUNT_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { provenanceLine } from '../shared/provenance.js';
 import {
   breakdownByQueries,
@@ -77,9 +77,9 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
       });
   await checkOutputPath(parsed.output);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: false });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: false });
   // The service cannot leave a list of companies out of its count: with one, the set is walked.
-  const accept = suppression.active ? (row: CompanyRow) => suppression.keepsDomain(row.domain) : undefined;
+  const accept = exclusions.active ? (row: CompanyRow) => exclusions.keepsDomain(row.domain) : undefined;
 
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const output = await openOutput(options.output, ctx.stdout);
@@ -108,7 +108,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
             : totalText(counted.size),
         );
       } else {
-        await writeRows(format, output.sink, options, counted, suppression);
+        await writeRows(format, output.sink, options, counted, exclusions);
       }
       await output.commit();
     },
@@ -122,7 +122,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
     report() {
       if (counted === undefined) return;
       reportCount(ctx, options, counted);
-      suppression.report(ctx);
+      exclusions.report(ctx);
     },
   });
 }
@@ -178,7 +178,7 @@ async function breakdownOf(
   const tally = rowTally(dimension, options.filters);
   const size = await walkSet(ctx, client, options.filters, pageSize, options.concurrency, progress, tally.add, accept);
   const walked = tally.finish(size);
-  // Contacts per co-used technology are the service's counts of whole segments: with a suppression
+  // Contacts per co-used technology are the service's counts of whole segments: with an exclusion
   // list they would count removed companies.
   if (dimension !== 'technology' || walked.segments.length === 0 || accept) return { size, breakdown: walked };
   // A co-used technology is a filter of the service: the contacts of the segments shown are counted there.
@@ -268,9 +268,9 @@ async function writeRows(
   sink: Parameters<typeof createRowWriter>[1],
   options: CountOptions,
   counted: Counted,
-  suppression: Suppression,
+  exclusions: Exclusions,
 ): Promise<void> {
-  const meta = { ...countMeta(options, counted), ...(suppression.active ? { excluded: suppression.record() } : {}) };
+  const meta = { ...countMeta(options, counted), ...(exclusions.active ? { excluded: exclusions.record() } : {}) };
   if (counted.breakdown) {
     const dimension = counted.breakdown.dimension;
     const all: Array<Column<BreakdownRow>> = [

@@ -13,7 +13,7 @@ import { contactRowsFor } from '../contacts/domain-rows.js';
 import { fetchContactsInOrder, newFanoutStats } from '../contacts/fanout.js';
 import { Semaphore } from '../../util/ordered-pool.js';
 import { needsVerification } from '../verification/spend-plan.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 
 /** Companies whose contacts are sampled, over all strata: a few calls of 100 domains, whatever the set. */
 const SAMPLE_COMPANIES = 1000;
@@ -117,13 +117,13 @@ export async function sampleContacts(
   now: Date,
   keepNew: ((rows: ContactRow[]) => ContactRow[]) | undefined,
   paidBefore: (email: string) => boolean,
-  suppression: Suppression,
+  exclusions: Exclusions,
 ): Promise<Sample> {
   await checkLocalTechnologies(client, strata[0]!.filters);
   const slots = new Semaphore(settings.concurrency);
   const wanted = quotas(strata);
   const strataSamples = await Promise.all(
-    strata.map((stratum, i) => slots.run(() => pickCompanies(client, stratum, wanted[i]!, pageSize, suppression))),
+    strata.map((stratum, i) => slots.run(() => pickCompanies(client, stratum, wanted[i]!, pageSize, exclusions))),
   );
   const sample: Sample = { strata: strataSamples, calls: 0, callMs: [] };
   // A call that comes back full was cut after its least senior contacts, which would skew the
@@ -155,7 +155,7 @@ export async function sampleContacts(
   for await (const found of fetchContactsInOrder(timed, items, (item) => item.domain, options, stats)) {
     await tallyDomain(
       found.item.picked.tally,
-      suppression.keepContacts(found.contacts),
+      exclusions.keepContacts(found.contacts),
       found.source,
       settings,
       now,
@@ -173,7 +173,7 @@ async function pickCompanies(
   stratum: Stratum,
   quota: number,
   pageSize: number,
-  suppression: Suppression,
+  exclusions: Exclusions,
 ): Promise<StratumSample> {
   const picked: StratumSample = {
     stratum,
@@ -194,7 +194,7 @@ async function pickCompanies(
     for (const row of chunk.rows) {
       picked.listed += 1;
       if (keep && !keep(row)) continue;
-      if (!suppression.keepsDomain(row.domain)) {
+      if (!exclusions.keepsDomain(row.domain)) {
         picked.excluded += 1;
         continue;
       }

@@ -3,8 +3,8 @@
  * companies and contacts come from the service's count (count.ts's calls); everything that depends
  * on the contacts themselves (how many leads the seniority, --per-company and --stale rules keep,
  * how many addresses are stale, how many are already paid for or were exported before) is measured
- * on a sample and scaled to the set. No paid call is made; the ledgers and the state are only read
- * (a state directory from before the exports ledger is converted first, as a run would).
+ * on a sample and scaled to the set. No paid call is made; the verification and exports ledgers and
+ * the state are only read.
  *
  * The sample is stratified by employee range: the service counts each range's companies and
  * contacts exactly (one call each), and a company's size decides most of what a run keeps of it
@@ -30,15 +30,15 @@ import {
 import { countSet } from '../companies/set-count.js';
 import { parseContactFlags } from '../contacts/options.js';
 import type { ContactRow } from '../contacts/rows.js';
-import { ExportsLedger } from './state/exports-ledger.js';
+import { LocalExportsLedger } from './state/exports-ledger.js';
 import { planPipeline } from './plan.js';
 import { StateDirectory } from './state/state-directory.js';
 import { breakdownByQueries, employeeRangeLabels } from '../count/breakdown.js';
 import { answerAll, askSetSize, type SetSize } from '../count/set-size.js';
 import { SpendConsent } from '../verification/consent.js';
-import { cacheCutoff, openLedger } from '../verification/open-verifier.js';
+import { cacheCutoff, openVerificationLedger } from '../verification/open-verifier.js';
 import { pipelineOptionsSchema, type PipelineFlags } from './options.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { runJob } from '../shared/runner.js';
 import type { Stratum } from './dry-run-sample.js';
 import { sampleContacts } from './dry-run-sample.js';
@@ -56,24 +56,24 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget
       : undefined;
   // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
-  planPipeline(ctx, options, budget, suppression.parameters());
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  planPipeline(ctx, options, budget, exclusions.parameters());
   const now = new Date();
   const settings = parseContactFlags(options, now);
   const connection = await resolveConnection(ctx);
   const client = createApiClient(ctx, connection);
-  const ledger = await openLedger(ctx, connection, {
+  const verificationLedger = await openVerificationLedger(ctx, connection, {
     useCache: options.cache,
     cacheFreshSince: cacheCutoff(options.cacheTtl, now),
   });
-  ctx.onCleanup(() => ledger.close());
-  // The same lookup as a run's, in the same ledger: nothing of the state's history is loaded.
-  const exported =
+  ctx.onCleanup(() => verificationLedger.close());
+  // --only-new: the same lookup as a run's, in the same exports ledger: nothing of the state's history is loaded.
+  const exportsLedger =
     options.onlyNew && options.state !== undefined && existsSync(options.state)
-      ? await ExportsLedger.openIfAny(await StateDirectory.open(options.state))
+      ? await LocalExportsLedger.openIfAny(await StateDirectory.open(options.state))
       : undefined;
-  if (exported) ctx.onCleanup(() => exported.close());
-  const keepNew = exported ? (rows: ContactRow[]) => exported.newOnly(rows) : undefined;
+  if (exportsLedger) ctx.onCleanup(() => exportsLedger.close());
+  const keepNew = exportsLedger ? (rows: ContactRow[]) => exportsLedger.newOnly(rows) : undefined;
   let estimate: DryRunEstimate | undefined;
 
   return runJob(ctx, {
@@ -96,8 +96,8 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
         settings,
         now,
         keepNew,
-        (email) => ledger.get(emailKey(email)) !== undefined,
-        suppression,
+        (email) => verificationLedger.get(emailKey(email)) !== undefined,
+        exclusions,
       );
       estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
       ctx.stdout.write(

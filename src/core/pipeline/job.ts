@@ -14,7 +14,7 @@ import { callsText, fetchContactsInOrder, newFanoutStats, type FanoutStats } fro
 import { atSeniority, leftOutText } from '../shared/caveats.js';
 import { emptyContactRow, reportKeptEmpty } from '../contacts/keep-empty.js';
 import { documentMeta, metaJson, runRecord, type RunRecord } from '../shared/provenance.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { stoppedAtMaxLine, type SetCount } from '../companies/set-count.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from './state/checkpoint.js';
@@ -58,11 +58,11 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     options.stale === 'verify'
       ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })
       : undefined;
-  const suppression = await Suppression.load(ctx, options, { domains: true, emails: true });
-  const plan = planPipeline(ctx, options, consent?.budget, suppression.parameters());
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const plan = planPipeline(ctx, options, consent?.budget, exclusions.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   await checkRunFiles(options);
-  const run = await openPipelineRun(ctx, { options, consent, suppression, plan });
+  const run = await openPipelineRun(ctx, { options, consent, exclusions, plan });
   const record = () => pipelineRecord(run, startedAt);
 
   return runJob(ctx, {
@@ -103,7 +103,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
 interface PreparedRun {
   options: PipelineOptions;
   consent: SpendConsent | undefined;
-  suppression: Suppression;
+  exclusions: Exclusions;
   plan: PipelinePlan;
 }
 
@@ -130,8 +130,8 @@ interface PipelineRun extends PreparedRun, RunState {
 async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<PipelineRun> {
   const { options, consent, plan } = prepared;
   const runState = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
-  const { state, ledger, checkpoint, resumed } = runState;
-  if (options.onlyNew && ledger) await refuseToReplaceExports(ledger, options.output, options.state!);
+  const { state, exportsLedger, checkpoint, resumed } = runState;
+  if (options.onlyNew && exportsLedger) await refuseToReplaceExports(exportsLedger, options.output, options.state!);
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
@@ -208,10 +208,10 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
 
 /** Each listed company with its rows, in listing order, while the next companies' contacts are asked for. */
 function leadsByCompany(ctx: RunContext, run: PipelineRun) {
-  const { options, suppression, settings, checkpoint, counters, ledger } = run;
-  const keepNew = options.onlyNew && ledger ? (rows: ContactRow[]) => ledger.newOnly(rows) : undefined;
+  const { options, exclusions, settings, checkpoint, counters, exportsLedger } = run;
+  const keepNew = options.onlyNew && exportsLedger ? (rows: ContactRow[]) => exportsLedger.newOnly(rows) : undefined;
   // Where a company is accepted: an excluded domain is never sent to /contacts, and --max counts only the others.
-  const accept = suppression.active ? (company: CompanyRow) => suppression.keepsDomain(company.domain) : undefined;
+  const accept = exclusions.active ? (company: CompanyRow) => exclusions.keepsDomain(company.domain) : undefined;
   const max = options.max === undefined ? undefined : options.max - counters.companies_seen;
   // The listing gets a quarter of --concurrency: a page of companies feeds about ten contacts calls,
   // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
@@ -223,7 +223,7 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
   return mapInOrder(answered, settings.concurrency * 2, async (found) => {
     // Where a contact is accepted: an excluded address is never verified, paid for or written.
-    const contacts = suppression.keepContacts(found.contacts);
+    const contacts = exclusions.keepContacts(found.contacts);
     const verifier = run.spooled ? undefined : run.verifier;
     const result = await contactRowsFor(contacts, found.source, settings, run.now, verifier, keepNew);
     const keptEmpty = options.keepEmpty && contacts.length === 0;
@@ -271,7 +271,7 @@ async function publish(
   record: () => RunRecord,
   outcome: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string },
 ): Promise<void> {
-  const { state, ledger, leads } = run;
+  const { state, exportsLedger, leads } = run;
   // Kept in the state before the output moves: a run that dies in between is recorded by the next one.
   const success = state
     ? await markPublishing(state, {
@@ -284,7 +284,7 @@ async function publish(
   const sidecar = leads.sidecarPath('.meta.json');
   await leads.publish(sidecar);
   if (sidecar !== undefined) await writeFileAtomic(sidecar, metaJson(record()));
-  if (state && ledger && success) await recordSuccess(state, ledger, success);
+  if (state && exportsLedger && success) await recordSuccess(state, exportsLedger, success);
 }
 
 /** The service would not answer before any company was written: there is nothing to resume. */
@@ -334,7 +334,7 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
     filters: filtersRecord(options.filters),
     meta: checkpoint.meta,
     stoppedAtMax: counters.stopped_at_max,
-    excluded: run.suppression.record({ domains: companies, emails: contacts }),
+    excluded: run.exclusions.record({ domains: companies, emails: contacts }),
     keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
     details: {
       run_id: checkpoint.run_id,
@@ -359,7 +359,7 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
   if (counters.stopped_at_max && options.max !== undefined)
     // Asked for: a summary line, not a warning a cron job mails every week (the record has stopped_at_max).
     ctx.reporter.info(stoppedAtMaxLine(options.max, run.stoppedAt ?? { exact: false, wider: undefined }));
-  run.suppression.report(
+  run.exclusions.report(
     ctx,
     { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
     { domains: counters.excluded.companies, emails: counters.excluded.contacts },

@@ -156,7 +156,7 @@ export class LeadOutput {
 
   /**
    * The finished rows become visible all at once: renamed over -o (then its directory fsynced, so the
-   * rename survives a power cut before the ledger records the leads as exported), or copied to stdout,
+   * rename survives a power cut before the exports ledger records the leads as exported), or copied to stdout,
    * a device or a FIFO. `sidecar` (FILE.meta.json) is removed just before the rename: the caller
    * writes the new one after, so a crash in between never leaves it beside the wrong file.
    */

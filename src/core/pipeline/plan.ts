@@ -21,7 +21,7 @@ export function planPipeline(
   ctx: RunContext,
   options: PipelineOptions,
   verifyBudget: number | undefined,
-  suppression: Record<string, string[]> = {},
+  exclusions: Record<string, string[]> = {},
 ) {
   validateCompanyFilters(options.filters);
   const settings = parseContactFlags(options, new Date());
@@ -49,7 +49,7 @@ export function planPipeline(
     ...(options.max !== undefined ? { max: options.max } : {}),
     ...(options.keepEmpty ? { keep_empty: true } : {}),
     ...(options.bom ? { bom: true } : {}),
-    ...suppression,
+    ...exclusions,
   };
   // --limit changes the calls, never the output: it is left out of the fingerprint. A checkpoint
   // written while it was in (before issue 28; 200 was its default then) still resumes.

@@ -4,17 +4,17 @@ import { outputTarget } from '../../io/output-target.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
 import { newCheckpoint, readCheckpoint, type Checkpoint } from './state/checkpoint.js';
-import { ExportsLedger, finishPublishedRun } from './state/exports-ledger.js';
+import { LocalExportsLedger, finishPublishedRun } from './state/exports-ledger.js';
 import { StateDirectory } from './state/state-directory.js';
 import { remoteJobName, requireTeamStore } from '../state-store/index.js';
-import type { LeadLedger } from '../state-store/types.js';
+import type { ExportsLedger } from '../state-store/types.js';
 import { rm } from 'node:fs/promises';
 
 /** The run's place in its --state directory: locked, and either resuming a checkpoint or starting one. */
 export interface RunState {
   state: StateDirectory | undefined;
   /** What earlier runs exported (--only-new looks leads up there; a success adds this run's). */
-  ledger: LeadLedger | undefined;
+  exportsLedger: ExportsLedger | undefined;
   checkpoint: Checkpoint;
   resumed: boolean;
 }
@@ -27,11 +27,13 @@ export async function openRunState(
 ): Promise<RunState> {
   const state = stateDir !== undefined ? await openState(ctx, stateDir) : undefined;
   if (state) ctx.onCleanup(await state.lock('pipeline'));
-  const ledger = state ? (state.remote?.leads ?? (await ExportsLedger.open(state, { exclusive: true }))) : undefined;
-  if (ledger) ctx.onCleanup(() => ledger.close());
+  const exportsLedger = state
+    ? (state.remote?.leads ?? (await LocalExportsLedger.open(state, { exclusive: true })))
+    : undefined;
+  if (exportsLedger) ctx.onCleanup(() => exportsLedger.close());
   // A run that died between moving its output into place and recording it is recorded first,
   // whatever command this one is: its output is out there, so its leads are exported.
-  const published = state && ledger ? await finishPublishedRun(state, ledger) : undefined;
+  const published = state && exportsLedger ? await finishPublishedRun(state, exportsLedger) : undefined;
   if (published !== undefined)
     ctx.reporter.info(
       `The run ${published} had put its output in place before it stopped; its leads are now recorded as exported.`,
@@ -54,7 +56,7 @@ export async function openRunState(
       `Resuming the unfinished run ${checkpoint.run_id} ` +
         `(${countOf(checkpoint.rows_written, 'committed row')} already written).`,
     );
-  return { state, ledger, checkpoint, resumed: previous !== undefined };
+  return { state, exportsLedger, checkpoint, resumed: previous !== undefined };
 }
 
 /**
@@ -64,14 +66,14 @@ export async function openRunState(
  * that holds anything.
  */
 export async function refuseToReplaceExports(
-  ledger: LeadLedger,
+  exportsLedger: ExportsLedger,
   output: string | undefined,
   stateDir: string,
 ): Promise<void> {
   if (output === undefined) return;
   const target = outputTarget(output);
   if (target.kind !== 'file' || !existsSync(target.path)) return;
-  const earlier = await ledger.runThatWrote(target.path);
+  const earlier = await exportsLedger.runThatWrote(target.path);
   if (earlier === undefined) return;
   throw new UsageError(
     `${output} holds the ${countOf(earlier.rows, 'lead')} of the run ${earlier.run_id} ` +

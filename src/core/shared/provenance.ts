@@ -1,6 +1,6 @@
 import type { CompaniesMeta } from '../../api/index.js';
 import { fillRateSentence } from '../../ui/closing.js';
-import type { SuppressionRecord } from './suppression.js';
+import type { ExclusionRecord } from './exclusion.js';
 
 const SPARSE_BELOW_PERCENT = 50;
 
@@ -81,7 +81,7 @@ export interface RunRecordInput {
   setCount?: Record<string, unknown>;
   stoppedAtMax?: boolean;
   /** What --exclude-domains and --exclude-emails removed. */
-  excluded?: SuppressionRecord;
+  excluded?: ExclusionRecord;
   /** --keep-empty: the rows written for companies without a named contact; undefined when not asked. */
   keptEmpty?: number;
   details?: RunDetails;

@@ -10,7 +10,7 @@ export interface StoredFile {
 }
 
 /**
- * Reads back JSON that prospect wrote itself (a checkpoint, a line of a verification cache). Disk
+ * Reads back JSON that prospect wrote itself (a checkpoint, a line of a verification ledger). Disk
  * data is checked against its schema like any other input: a file damaged by hand or by a disk fault
  * stops the run with exit 2, naming the file and how to start over, rather than resuming on wrong data.
  */

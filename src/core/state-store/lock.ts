@@ -1,8 +1,7 @@
-import { appendFile, readFile, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { CliError, ExitCode } from '../../exit-codes.js';
-import { processIsAlive } from '../../process-alive.js';
+import { createPidFile, readPidFile, removeAbandoned, thisProcess } from '../../io/pid-file.js';
 
 export class LockedError extends CliError {
   constructor(message: string, hint: string) {
@@ -15,40 +14,21 @@ const lockHolderSchema = z.object({ pid: z.number().int(), host: z.string(), sta
 type LockHolder = z.output<typeof lockHolderSchema>;
 
 /**
- * Takes the lock of a --state directory (the file holds the running process: pid, host, start), or
- * says who holds it. A lock left by a dead process is taken over. Resolves to the release.
+ * Takes the lock of a --state directory (a pid file holding the running process: pid, host, start),
+ * or says who holds it. A lock its holder abandoned (io/pid-file.ts decides) is taken over.
+ * Resolves to the release.
  */
 export async function takeStateLock(lockPath: string, stateDir: string, command: string): Promise<() => Promise<void>> {
-  const mine: LockHolder & { command: string } = {
-    pid: process.pid,
-    host: hostname(),
-    started_at: new Date().toISOString(),
-    command,
-  };
+  const mine = { ...thisProcess(), started_at: new Date().toISOString(), command };
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      await appendFile(lockPath, JSON.stringify(mine), { flag: 'wx', mode: 0o600 });
+    if (await createPidFile(lockPath, mine)) {
       return async () => {
         await rm(lockPath, { force: true });
       };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = await readLock(lockPath);
-    if (holder.host !== hostname()) {
-      throw new LockedError(
-        `another pipeline run on ${holder.host} (pid ${holder.pid}, started ${holder.started_at}) ` +
-          `holds --state ${stateDir}.`,
-        `Its process cannot be checked from here: when it has stopped, remove ${lockPath} and run again.`,
-      );
-    }
-    if (processIsAlive(holder.pid)) {
-      throw new LockedError(
-        `another pipeline run (pid ${holder.pid}, started ${holder.started_at}) is using --state ${stateDir}.`,
-        'Wait for it to finish, or stop it; prospect exits rather than run twice on one state.',
-      );
-    }
-    await rm(lockPath, { force: true });
+    const found = await readPidFile(lockPath, (value) => lockHolderSchema.safeParse(value).data);
+    if (found.kind === 'held') throw heldBy(found.holder, lockPath, stateDir);
+    if (found.kind === 'abandoned') await removeAbandoned(lockPath, found);
   }
   throw new LockedError(
     `could not take the lock of --state ${stateDir}.`,
@@ -56,15 +36,19 @@ export async function takeStateLock(lockPath: string, stateDir: string, command:
   );
 }
 
-async function readLock(path: string): Promise<LockHolder> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  const parsed = (() => {
-    try {
-      return lockHolderSchema.safeParse(JSON.parse(text));
-    } catch {
-      return undefined;
-    }
-  })();
-  // A lock being written right now reads as empty (or half): treat it as held, by a live process.
-  return parsed?.success ? parsed.data : { pid: process.pid === 1 ? 2 : 1, host: hostname(), started_at: 'just now' };
+/** Who holds the lock, as the person who cannot take it needs to hear it. */
+function heldBy(holder: LockHolder | undefined, lockPath: string, stateDir: string): LockedError {
+  const wait = 'Wait for it to finish, or stop it; prospect exits rather than run twice on one state.';
+  if (holder === undefined) return new LockedError(`another pipeline run is starting on --state ${stateDir}.`, wait);
+  if (holder.host !== thisProcess().host) {
+    return new LockedError(
+      `another pipeline run on ${holder.host} (pid ${holder.pid}, started ${holder.started_at}) ` +
+        `holds --state ${stateDir}.`,
+      `Its process cannot be checked from here: when it has stopped, remove ${lockPath} and run again.`,
+    );
+  }
+  return new LockedError(
+    `another pipeline run (pid ${holder.pid}, started ${holder.started_at}) is using --state ${stateDir}.`,
+    wait,
+  );
 }

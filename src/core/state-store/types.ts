@@ -6,7 +6,7 @@
 import type { LeadFields, RunRecord, StoredRunRecord } from './run-record.js';
 
 /** One paid verification result, as a ledger keeps it. */
-export interface CachedVerification {
+export interface VerificationResult {
   /** The address; '' from a store that keeps only its hash. */
   email: string;
   status: string;
@@ -27,17 +27,17 @@ export interface VerificationClaim {
 }
 
 /**
- * The paid-verification ledger: results looked up by address key, and claims so that runs at the
+ * The verification ledger: paid results looked up by address key, and claims so that runs at the
  * same time (on one machine or, for the team store, anywhere) never both pay for an address.
  */
 export interface VerificationLedger {
   /** Whether results are kept beyond this run (false with --no-cache). */
   readonly shared: boolean;
-  get(key: string): CachedVerification | undefined;
+  get(key: string): VerificationResult | undefined;
   /** A result known from elsewhere (the input's own columns): reused by this run, never written. */
-  remember(key: string, result: CachedVerification): void;
+  remember(key: string, result: VerificationResult): void;
   /** A paid result, kept before it is used (and, for the team store, the address's claim ended with it). */
-  put(key: string, result: CachedVerification): void | Promise<void>;
+  put(key: string, result: VerificationResult): void | Promise<void>;
   /** How many results the given run paid for. */
   countPaidBy(runId: string): number;
   /** Waits until this run alone may pay for `key`; `token` is the key proposed for the paid call. */
@@ -48,7 +48,7 @@ export interface VerificationLedger {
 }
 
 /** The leads a store's runs exported, for --only-new. */
-export interface LeadLedger {
+export interface ExportsLedger {
   /** The rows whose lead no earlier run (of this store) exported, in their order. */
   newOnly<Row extends LeadFields>(rows: Row[]): Row[] | Promise<Row[]>;
   /** The latest recorded run whose output was `path` (absolute). */
@@ -82,7 +82,7 @@ export interface LocalRunFiles {
 export interface RemoteJobState {
   /** How the job is named in messages: pg:NAME. */
   readonly label: string;
-  readonly leads: LeadLedger;
+  readonly leads: ExportsLedger;
   /** Takes the job's lock (or says who holds it), then writes its unfinished run into `files`. */
   lock(command: string, files: LocalRunFiles): Promise<() => Promise<void>>;
   /** The run this process works on (new or resumed): what --only-new reserves leads for. */
@@ -98,7 +98,7 @@ export interface RemoteJobState {
 export interface TeamStore {
   /** The URL as shown (no password). */
   readonly shown: string;
-  openLedger(
+  openVerificationLedger(
     ledger: string,
     options: { freshSince: Date; ownRun?: string | undefined },
   ): Promise<VerificationLedger & { close(): void }>;

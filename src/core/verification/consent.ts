@@ -23,7 +23,7 @@ export interface SpendFlags {
 export interface SpendEstimate {
   /** Distinct valid addresses that need a check. */
   addresses: number;
-  /** Of those, already paid for (in the ledger, or verified in the input). */
+  /** Of those, already paid for (in the verification ledger, or verified in the input). */
   alreadyPaid: number;
   /** What is left of the cap (a resumed run has spent part of it); undefined: the whole cap, or none. */
   budgetLeft?: number | undefined;

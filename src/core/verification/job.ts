@@ -14,13 +14,19 @@ import type { InputStream } from '../../io/input/source.js';
 import { VERIFY_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
 import { runRecord } from '../shared/provenance.js';
-import { Suppression } from '../shared/suppression.js';
+import { Exclusions } from '../shared/exclusion.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerificationLedger } from '../state-store/types.js';
 import { SpendConsent } from './consent.js';
-import { cacheCutoff, openLedger, openVerifier, paidCallsClient, type OpenedVerifier } from './open-verifier.js';
+import {
+  cacheCutoff,
+  openVerificationLedger,
+  openVerifier,
+  paidCallsClient,
+  type OpenedVerifier,
+} from './open-verifier.js';
 import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
@@ -56,11 +62,11 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     bom: options.bom,
   });
   await checkRunFiles(options);
-  const suppression = await Suppression.load(ctx, options, { domains: false, emails: true });
-  const input = await readVerifyInput(ctx, options, suppression);
+  const exclusions = await Exclusions.load(ctx, options, { domains: false, emails: true });
+  const input = await readVerifyInput(ctx, options, exclusions);
   const { planned } = input;
   const connection = await resolveConnection(ctx);
-  const ledger = await openLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
+  const ledger = await openVerificationLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
   if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
   const spend = await decideSpend(ctx, options, planned, ledger);
   if (spend === undefined) return ExitCode.ok;
@@ -72,7 +78,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     ledger,
   });
   verifier.payOnly(spend.payable);
-  const record = () => verifyRecord(options, planned, spend.budget, verifier, suppression, startedAt);
+  const record = () => verifyRecord(options, planned, spend.budget, verifier, exclusions, startedAt);
 
   return runRowJob<VerifyRow>(ctx, {
     startedAt,
@@ -81,7 +87,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     summary: { path: options.summary, record },
     async work(writer, progress) {
       let done = 0;
-      for await (const row of await verifiedRows(input, options.concurrency, verifier, suppression)) {
+      for await (const row of await verifiedRows(input, options.concurrency, verifier, exclusions)) {
         await writer.writeRows([row]);
         done += 1;
         progress.update({
@@ -93,13 +99,14 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
       }
       return undefined;
     },
-    // A paid call already sent is let finish and kept in the ledger: a second run must not pay for it again.
+    // A paid call already sent is let finish and kept in the verification ledger: a second run must
+    // not pay for it again.
     onFailure: () => verifier.settle(),
     close: () => verifier.close(),
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {
       reportVerification(ctx, verifier.snapshot());
-      suppression.report(ctx, { emails: ['address', 'addresses'] });
+      exclusions.report(ctx, { emails: ['address', 'addresses'] });
     },
   });
 }
@@ -121,7 +128,7 @@ interface VerifyInput {
  * of it: verify plans the whole input before its first call, then reads it again to work on it
  * (standard input through a temporary file). Memory holds the distinct addresses, not the rows.
  */
-async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppression: Suppression) {
+async function readVerifyInput(ctx: RunContext, options: VerifyOptions, exclusions: Exclusions) {
   const source = await openRereadableInput(ctx, options, 'email');
   const parseOptions: ParseOptions = {
     kind: 'email',
@@ -139,7 +146,7 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppress
       blank() {},
     }),
     // Where a row is accepted: an excluded address is not planned, so it is never paid for, estimated or written.
-    (email) => suppression.keepsEmail(email),
+    (email) => exclusions.keepsEmail(email),
   );
   failOnInputProblems(problems.shown, source.origin, problems.count);
   const emailColumn = planned.column;
@@ -150,7 +157,7 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, suppress
     );
   const place = entryPlace(source.origin);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount, place);
-  if (planned.unique.size === 0) throw nothingToVerify(suppression.removed.emails);
+  if (planned.unique.size === 0) throw nothingToVerify(exclusions.removed.emails);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
   return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
 }
@@ -205,7 +212,7 @@ async function verifiedRows(
   input: VerifyInput,
   concurrency: number,
   verifier: OpenedVerifier,
-  suppression: Suppression,
+  exclusions: Exclusions,
 ): Promise<AsyncIterable<VerifyRow>> {
   const { emailColumn } = input;
   const again = await streamRows(
@@ -214,7 +221,7 @@ async function verifiedRows(
     { problem() {}, blank() {} },
   );
   // The rows planned: the excluded ones are left out again, without counting them twice.
-  const kept = keptItems(again.rows, (row) => suppression.keepsEmail(row.record[emailColumn], false));
+  const kept = keptItems(again.rows, (row) => exclusions.keepsEmail(row.record[emailColumn], false));
   return mapInOrder(kept, concurrency * 4, async ({ record }): Promise<VerifyRow> => {
     const row = planRow(record, emailColumn);
     if (row.key === undefined || row.email === undefined)
@@ -229,7 +236,7 @@ function verifyRecord(
   planned: PlannedInput,
   budget: number | undefined,
   verifier: OpenedVerifier,
-  suppression: Suppression,
+  exclusions: Exclusions,
   startedAt: number,
 ) {
   const verification = { budget: budget ?? null, units_spent: 0, from_cache: 0, unchecked: 0 };
@@ -240,12 +247,12 @@ function verifyRecord(
       cache: options.cache,
       cache_ttl: options.cacheTtl,
       concurrency: options.concurrency,
-      ...suppression.parameters(),
+      ...exclusions.parameters(),
     },
     startedAt,
     output: options.output,
     rows: planned.rows,
-    excluded: suppression.record(),
+    excluded: exclusions.record(),
     details: {
       addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
       verification: { ...verification, ...verifier.snapshot() },

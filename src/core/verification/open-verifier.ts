@@ -6,7 +6,7 @@ import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { newVerificationRun, Verifier, type VerificationRun } from './verifier.js';
-import { cacheDirectory, ledgerFileName, VerifyCache } from './cache.js';
+import { cacheDirectory, ledgerFileName, LocalVerificationLedger } from './ledger.js';
 import { teamStore } from '../state-store/index.js';
 import type { VerificationLedger } from '../state-store/types.js';
 
@@ -19,7 +19,7 @@ export interface VerifierOptions {
   concurrency: number;
   /** Pipeline --state: the run's own copy of its results lives in the state directory, tagged with the run. */
   stateDir?: string | undefined;
-  /** Pipeline --state pg:NAME: the run's own results are the team ledger's, tagged with the run. */
+  /** Pipeline --state pg:NAME: the run's own results are the team verification ledger's, tagged with the run. */
   remoteState?: boolean | undefined;
   runId?: string | undefined;
   /** Restored from a checkpoint (counts that the ledger cannot tell). */
@@ -83,7 +83,7 @@ export async function openVerifier(
   connection: Connection,
   options: VerifierOptions,
 ): Promise<OpenedVerifier> {
-  const ledger = options.ledger ?? (await openLedger(ctx, connection, options));
+  const ledger = options.ledger ?? (await openVerificationLedger(ctx, connection, options));
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
   const resume = await openResumeLedger(ctx, connection, options);
   const run = newVerificationRun(options.budget);
@@ -125,18 +125,18 @@ export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<P
 }
 
 /**
- * The ledger of paid results for this service and key: the team's when a state URL is set, else the
+ * The verification ledger for this service and key: the team's when a state URL is set, else the
  * one in the user's cache; one that keeps nothing with --no-cache.
  */
-export async function openLedger(
+export async function openVerificationLedger(
   ctx: RunContext,
   connection: Connection,
   options: Pick<VerifierOptions, 'useCache' | 'cacheFreshSince'>,
 ): Promise<VerificationLedger> {
-  if (!options.useCache) return VerifyCache.disabled();
+  if (!options.useCache) return LocalVerificationLedger.disabled();
   const team = await teamStore(ctx);
-  if (team) return team.openLedger(ledgerId(connection), { freshSince: options.cacheFreshSince });
-  return VerifyCache.open(
+  if (team) return team.openVerificationLedger(ledgerId(connection), { freshSince: options.cacheFreshSince });
+  return LocalVerificationLedger.open(
     cacheDirectory(ctx.env),
     ledgerFileName(connection.serviceIdentity, connection.apiKey),
     options.cacheFreshSince,
@@ -149,7 +149,7 @@ export function cacheCutoff(ttl: string, now: Date): Date {
   return parsed.cutoff;
 }
 
-/** A pipeline's own paid results, tagged with its run: in its --state directory, or the team ledger for pg:NAME. */
+/** A pipeline's own paid results, tagged with its run: in its --state directory, or the team verification ledger. */
 async function openResumeLedger(
   ctx: RunContext,
   connection: Connection,
@@ -158,8 +158,11 @@ async function openResumeLedger(
   if (options.stateDir === undefined) return undefined;
   const team = options.remoteState ? await teamStore(ctx) : undefined;
   if (team)
-    return team.openLedger(ledgerId(connection), { freshSince: options.cacheFreshSince, ownRun: options.runId });
-  return VerifyCache.open(
+    return team.openVerificationLedger(ledgerId(connection), {
+      freshSince: options.cacheFreshSince,
+      ownRun: options.runId,
+    });
+  return LocalVerificationLedger.open(
     options.stateDir,
     ledgerFileName(connection.serviceIdentity, connection.apiKey),
     options.cacheFreshSince,
@@ -167,7 +170,7 @@ async function openResumeLedger(
   );
 }
 
-/** The team ledger's name for this service and key: the local ledger's file name without its decoration. */
+/** The team verification ledger's name for this service and key: the local one's file name without its decoration. */
 function ledgerId(connection: Connection): string {
   return ledgerFileName(connection.serviceIdentity, connection.apiKey).replace(/^verify-|\.ndjson$/g, '');
 }

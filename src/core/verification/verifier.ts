@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PaidCallWatch, ProspectClient } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
-import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
+import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 const NOT_CHECKED = 'unchecked';
@@ -123,7 +123,7 @@ export class Verifier {
     return outcome;
   }
 
-  private known(key: string): { result: CachedVerification; ownRun: boolean } | undefined {
+  private known(key: string): { result: VerificationResult; ownRun: boolean } | undefined {
     const { runId, reuseCached = true } = this.settings;
     const resumed = this.stores.resume?.get(key);
     // Paid by this same run before it was interrupted: already counted in unitsSpent (see openVerifier).

@@ -10,7 +10,7 @@ const OWN_COLUMNS: Record<EntryKind, readonly string[]> = {
 
 /**
  * The names CRM exports give the entry column, the one list every input reads (contacts, verify and
- * the suppression lists): HubSpot's and Salesforce's exports say Website, Company Domain Name, Website
+ * the exclusion lists): HubSpot's and Salesforce's exports say Website, Company Domain Name, Website
  * URL, Email Address. Spelling is free: `Website`, `WEBSITE` and `website` are one column.
  */
 const EXPORT_COLUMNS: Record<EntryKind, readonly string[]> = {

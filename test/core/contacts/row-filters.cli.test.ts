@@ -3,7 +3,7 @@
  * rows a rep can send to and counts each kind it left out; --department and --title filter after
  * the calls, which are the same calls as without them; `contacts --max N` writes N rows and stops
  * calling. Calls are the sandbox's own counters; verdicts come from a run of the same leads without
- * the filter, sharing the verification cache (so nothing is paid twice, and the verdicts are the same).
+ * the filter, sharing the verification ledger (so nothing is paid twice, and the verdicts are the same).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

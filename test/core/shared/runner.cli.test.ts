@@ -166,7 +166,7 @@ describe('every early exit rewrites --summary with its exit code', () => {
     60_000,
   );
 
-  it('a standing suppression list that is gone: exit 2, and the summary says so', async () => {
+  it('a standing exclusion list that is gone: exit 2, and the summary says so', async () => {
     const dir = await scratchDir();
     const config = join(dir, 'config');
     const list = join(dir, 'customers.csv');
@@ -320,7 +320,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     });
 
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`prospect: the verification cache ${path}:1 is damaged`);
+    expect(run.stderr).toContain(`prospect: the verification ledger ${path}:1 is damaged`);
     expect(run.stderr).toContain(`Remove ${path} to start over`);
     noStackTrace(run.stderr);
     expect(run.stdout).toBe('');

@@ -7,12 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../src/config/state-url.js';
 import { leadKey } from '../../../src/core/state-store/lead-key.js';
-import { ExportsLedger } from '../../../src/core/pipeline/state/exports-ledger.js';
+import { LocalExportsLedger } from '../../../src/core/pipeline/state/exports-ledger.js';
 import { StateDirectory } from '../../../src/core/pipeline/state/state-directory.js';
 import { openPgStore } from '../../../src/core/state-store/pg/store.js';
 import type { TeamStore } from '../../../src/core/state-store/index.js';
-import type { LeadLedger, VerificationLedger } from '../../../src/core/state-store/types.js';
-import { VerifyCache } from '../../../src/core/verification/cache.js';
+import type { ExportsLedger, VerificationLedger } from '../../../src/core/state-store/types.js';
+import { LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
 import { POSTGRES, testDatabase } from '../../helpers/postgres.js';
 import { scratchDir } from '../../helpers/scratch.js';
 
@@ -25,20 +25,20 @@ interface Stores {
     [VerificationLedger, VerificationLedger, (freshSince: Date, ownRun?: string) => Promise<VerificationLedger>]
   >;
   /** Two jobs' lead ledgers of one store. */
-  leads(): Promise<{ first: LeadLedger; second: LeadLedger; shared: boolean }>;
+  leads(): Promise<{ first: ExportsLedger; second: ExportsLedger; shared: boolean }>;
 }
 
 const local: Stores = {
   async ledgers() {
     const dir = await scratchDir();
     const open = async (freshSince: Date, ownRun?: string) =>
-      VerifyCache.open(dir, 'verify-x.ndjson', freshSince, ownRun);
+      LocalVerificationLedger.open(dir, 'verify-x.ndjson', freshSince, ownRun);
     return [await open(LONG_AGO), await open(LONG_AGO), open];
   },
   async leads() {
     const dir = await scratchDir();
     const state = await StateDirectory.open(dir);
-    const ledger = await ExportsLedger.open(state);
+    const ledger = await LocalExportsLedger.open(state);
     return { first: ledger, second: ledger, shared: false };
   },
 };
@@ -57,7 +57,7 @@ async function pgStores(): Promise<Stores> {
     async ledgers() {
       const name = `ledger${++ledgers}`;
       const open = async (freshSince: Date, ownRun?: string) =>
-        (await opened()).openLedger(name, { freshSince, ownRun });
+        (await opened()).openVerificationLedger(name, { freshSince, ownRun });
       return [await open(LONG_AGO), await open(LONG_AGO), open];
     },
     async leads() {

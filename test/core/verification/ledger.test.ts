@@ -3,14 +3,14 @@ import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledgerFileName, VerifyCache } from '../../../src/core/verification/cache.js';
+import { ledgerFileName, LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
 import { spendQuestion } from '../../../src/core/verification/consent.js';
 import { scratchDir } from '../../helpers/scratch.js';
 
 const LONG_AGO = new Date('2000-01-01T00:00:00Z');
 const result = (email: string) => ({ email, status: 'valid', verified_at: '2026-01-02T03:04:05Z' });
 
-describe('the ledger of paid results', () => {
+describe('the verification ledger of paid results', () => {
   it('is one file per service identity and key, named by hashes: the key itself appears nowhere', () => {
     const name = ledgerFileName('https://api.example.com', 'secret-key-123');
     expect(name).toMatch(/^verify-[0-9a-f]{16}\.ndjson$/);
@@ -22,8 +22,8 @@ describe('the ledger of paid results', () => {
 
   it('sees what another run appended since it was opened, and ignores a torn last line', async () => {
     const dir = await scratchDir();
-    const mine = VerifyCache.open(dir, 'verify-x.ndjson', LONG_AGO);
-    const theirs = VerifyCache.open(dir, 'verify-x.ndjson', LONG_AGO);
+    const mine = LocalVerificationLedger.open(dir, 'verify-x.ndjson', LONG_AGO);
+    const theirs = LocalVerificationLedger.open(dir, 'verify-x.ndjson', LONG_AGO);
     theirs.put('ana@example.com', result('ana@example.com'));
     theirs.close();
     expect(mine.get('ana@example.com')).toBeUndefined();
@@ -41,8 +41,8 @@ describe('the ledger of paid results', () => {
 
   it('lets one run at a time claim an address; the other waits for the release', async () => {
     const dir = await scratchDir();
-    const first = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
-    const second = VerifyCache.open(dir, 'verify-y.ndjson', LONG_AGO);
+    const first = LocalVerificationLedger.open(dir, 'verify-y.ndjson', LONG_AGO);
+    const second = LocalVerificationLedger.open(dir, 'verify-y.ndjson', LONG_AGO);
     const claim = await first.claim('ana@example.com', 'key-1');
     expect(claim.token).toBe('key-1');
     let secondHasIt = false;
@@ -62,10 +62,10 @@ describe('the ledger of paid results', () => {
 
   it("keeps a lost answer's Idempotency-Key with the claim, for whoever pays for the address next", async () => {
     const dir = await scratchDir();
-    const first = VerifyCache.open(dir, 'verify-z.ndjson', LONG_AGO);
+    const first = LocalVerificationLedger.open(dir, 'verify-z.ndjson', LONG_AGO);
     const claim = await first.claim('ana@example.com', 'key-1');
     await claim.release(true);
-    const second = VerifyCache.open(dir, 'verify-z.ndjson', LONG_AGO);
+    const second = LocalVerificationLedger.open(dir, 'verify-z.ndjson', LONG_AGO);
     const again = await second.claim('ana@example.com', 'key-2');
     expect(again.token).toBe('key-1');
     await again.release();
@@ -75,7 +75,7 @@ describe('the ledger of paid results', () => {
 
   it("takes over a dead process's claim with its key", async () => {
     const dir = await scratchDir();
-    const ledger = VerifyCache.open(dir, 'verify-w.ndjson', LONG_AGO);
+    const ledger = LocalVerificationLedger.open(dir, 'verify-w.ndjson', LONG_AGO);
     const claimPath = join(
       dir,
       'verify-w.ndjson.claims',

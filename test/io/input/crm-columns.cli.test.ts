@@ -1,6 +1,6 @@
 /**
  * Input as CRMs export it (issue 36): the domain or address column found by the names CRM exports
- * use (the list the suppression files read, one place), an ambiguous header refused with exit 2
+ * use (the list the exclusion files read, one place), an ambiguous header refused with exit 2
  * naming the columns and the flag, and a workbook read wherever a CSV is.
  */
 import { writeFile } from 'node:fs/promises';

@@ -194,7 +194,7 @@ describe('CSV', () => {
     expect(result.invalid).toEqual([]);
   });
 
-  it("reads a CRM export's Website column, the name the suppression lists read too (issue 36)", async () => {
+  it("reads a CRM export's Website column, the name the exclusion lists read too (issue 36)", async () => {
     const result = await collectDomains('\n\nCompany,Website\nAcme,https://www.acme.com/\n');
     expect(result).toMatchObject({ format: 'csv', domains: ['acme.com'], problems: [] });
   });

@@ -39,13 +39,6 @@ export type Counters = z.output<typeof countersSchema>;
 
 const walkPositionSchema = z.object({ cursor: z.string().nullable(), skip: count, done: z.boolean() });
 
-/** A checkpoint written before any-of filters kept one `cursor`: its one query's position. */
-function withPositions(stored: unknown): unknown {
-  if (typeof stored !== 'object' || stored === null || !('cursor' in stored) || 'positions' in stored) return stored;
-  const { cursor, ...rest } = stored as { cursor: unknown; listing_done?: unknown };
-  return { ...rest, positions: cursor === null ? null : [{ cursor, skip: 0, done: rest.listing_done === true }] };
-}
-
 const checkpointFields = z.object({
   version: z.literal(1),
   run_id: z.string().min(1),
@@ -60,7 +53,7 @@ const checkpointFields = z.object({
   positions: z.array(walkPositionSchema).nullable(),
   /**
    * The parts the listing was split into (companies/split.ts), so a resume walks the same parts
-   * from their positions. Absent: one cursor per query (and in a checkpoint written before splits).
+   * from their positions. Absent: one cursor per query.
    */
   partition: partitionSchema.optional(),
   /** The last company page is committed: a resume only has to finish the output. */
@@ -73,23 +66,20 @@ const checkpointFields = z.object({
    * The rows go to current/rows, unverified, and current/output is written from them at the end
    * (spend-plan.ts: a capped or asking --stale verify run); output_bytes then counts current/rows.
    */
-  spooled: z.boolean().default(false),
+  spooled: z.boolean(),
   rows_written: count,
   pages_done: count,
   counters: countersSchema.prefault({}),
 });
 
 /** An unfinished run, as current/checkpoint.json keeps it. */
-export const checkpointSchema = z.preprocess(
-  withPositions,
-  checkpointFields.refine(
-    (checkpoint) =>
-      checkpoint.partition === undefined || checkpoint.positions?.length === checkpoint.partition.queries.length,
-    {
-      message: 'a partition needs one position per part',
-      path: ['positions'],
-    },
-  ),
+export const checkpointSchema = checkpointFields.refine(
+  (checkpoint) =>
+    checkpoint.partition === undefined || checkpoint.positions?.length === checkpoint.partition.queries.length,
+  {
+    message: 'a partition needs one position per part',
+    path: ['positions'],
+  },
 );
 export type Checkpoint = z.output<typeof checkpointSchema>;
 
@@ -105,6 +95,7 @@ export function newCheckpoint(fingerprint: string, now: Date): Checkpoint {
     meta: null,
     output_bytes: 0,
     keys_bytes: 0,
+    spooled: false,
     rows_written: 0,
     pages_done: 0,
   });

@@ -3,12 +3,12 @@
  * DIR/exported.sqlite, through better-sqlite3. A run looks its leads up one company at a time and
  * adds its own keys when it succeeds, so it holds nothing in proportion to the state's history: the
  * page cache is capped and the file is read, never mapped, so a ledger of ten million keys costs a
- * run what an empty one does. docs/state-directory.md has the why, the crash behaviour, the
- * conversion of older state directories and the file layout.
+ * run what an empty one does. docs/state-directory.md has the why, the crash behaviour and the
+ * file layout.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { appendFile, chmod, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { appendFile, chmod, open, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
@@ -18,7 +18,7 @@ import { leadKey } from '../../state-store/lead-key.js';
 import { loadSqlite } from './native-sqlite.js';
 import { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 import type { StateDirectory } from './state-directory.js';
-import type { LeadLedger } from '../../state-store/types.js';
+import type { ExportsLedger } from '../../state-store/types.js';
 
 export { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 
@@ -54,7 +54,7 @@ type Database = BetterSqlite3.Database;
  * The exports ledger of one state directory; opened by the run that holds the state's lock (or by a
  * dry run, to read).
  */
-export class ExportsLedger implements LeadLedger {
+export class LocalExportsLedger implements ExportsLedger {
   private readonly lookup: BetterSqlite3.Statement<[string], Buffer>;
   private readonly stageKey: BetterSqlite3.Statement<[Buffer]>;
   private readonly mergeStaged: BetterSqlite3.Statement<[]>;
@@ -90,14 +90,12 @@ export class ExportsLedger implements LeadLedger {
   }
 
   /**
-   * Opens the state's ledger, creating it on first use, and imports the exported/<run>.keys files
-   * of a state directory written before the ledger existed. SQLite rolls back, on this open, a
+   * Opens the state's ledger, creating it on first use. SQLite rolls back, on this open, a
    * transaction left unfinished by a process that died.
    */
-  static async open(state: StateDirectory, options: { exclusive?: boolean } = {}): Promise<ExportsLedger> {
-    const ledger = await ExportsLedger.connect(state);
+  static async open(state: StateDirectory, options: { exclusive?: boolean } = {}): Promise<LocalExportsLedger> {
+    const ledger = await LocalExportsLedger.connect(state);
     try {
-      await ledger.importLegacyFiles(state);
       // The run that holds the state's lock keeps the file locked from its first lookup to its
       // end: a lookup then costs no lock, no journal check and no re-validation of the cache.
       // Other processes may still read (a dry run); a reader without the state's lock must not
@@ -111,13 +109,13 @@ export class ExportsLedger implements LeadLedger {
   }
 
   /** For a reader that must not create anything (a dry run): undefined when no run has exported anything yet. */
-  static async openIfAny(state: StateDirectory): Promise<ExportsLedger | undefined> {
-    if (!existsSync(state.ledgerPath) && (await legacyKeyFiles(state)).length === 0) return undefined;
-    return ExportsLedger.open(state);
+  static async openIfAny(state: StateDirectory): Promise<LocalExportsLedger | undefined> {
+    if (!existsSync(state.exportsLedgerPath)) return undefined;
+    return LocalExportsLedger.open(state);
   }
 
-  private static async connect(state: StateDirectory): Promise<ExportsLedger> {
-    const path = state.ledgerPath;
+  private static async connect(state: StateDirectory): Promise<LocalExportsLedger> {
+    const path = state.exportsLedgerPath;
     // Loaded here, not at the top: only a pipeline with --state pays for the native module.
     const Database = await loadSqlite();
     const created = !existsSync(path);
@@ -151,7 +149,7 @@ export class ExportsLedger implements LeadLedger {
             db.pragma(`user_version = ${SCHEMA_VERSION}`);
           }).immediate();
         }
-        return new ExportsLedger(db, path);
+        return new LocalExportsLedger(db, path);
       } catch (error) {
         db.close();
         throw error;
@@ -193,14 +191,13 @@ export class ExportsLedger implements LeadLedger {
 
   /**
    * The latest recorded run whose output was `path` (absolute): that file holds leads this state
-   * counts as exported. A record from before output_path resolves its -o against the working directory.
+   * counts as exported.
    */
   runThatWrote(path: string): z.output<typeof runRecordSchema> | undefined {
     for (const text of storeCall(this.path, () => this.runRecords.iterate())) {
       const record = runRecordSchema.safeParse(parseOrUndefined(text));
       if (!record.success) continue;
-      const written = record.data.output_path ?? (record.data.output ? resolve(record.data.output) : undefined);
-      if (written === path) return record.data;
+      if (record.data.output_path === path) return record.data;
     }
     return undefined;
   }
@@ -222,9 +219,8 @@ export class ExportsLedger implements LeadLedger {
 
   /**
    * A write transaction whose work may wait on file reads. BEGIN IMMEDIATE takes the write lock
-   * first, so two processes converting the same old state wait for each other rather than fail
-   * half-way; whatever is not committed is rolled back (here on an error, by SQLite on the next
-   * open after a crash).
+   * first, so a second writer waits for the first rather than fails half-way; whatever is not
+   * committed is rolled back (here on an error, by SQLite on the next open after a crash).
    */
   private async transaction<T>(work: () => Promise<T>): Promise<T> {
     storeCall(this.path, () => this.db.exec('BEGIN IMMEDIATE'));
@@ -241,51 +237,11 @@ export class ExportsLedger implements LeadLedger {
       throw storeFailure(this.path, error) ?? error;
     }
   }
-
-  /**
-   * The exported/<run>.keys files of a state directory from before the ledger: imported in one
-   * transaction, each line checked, then removed, only once that transaction is committed. A crash
-   * before the commit leaves the files as they were (imported again next time); one after it leaves
-   * files whose keys are already in (imported again, adding nothing). Another process may be doing
-   * the same (a dry run): it waits for the write lock, and a file it finds gone was removed after a
-   * commit that holds its keys.
-   */
-  private async importLegacyFiles(state: StateDirectory): Promise<void> {
-    const names = await legacyKeyFiles(state);
-    if (names.length === 0) return;
-    const paths = names.map((name) => join(state.legacyExportedDir, name));
-    await this.transaction(async () => {
-      for (const path of paths) {
-        const file = (line: number): StoredFile => ({
-          name: `the exported-leads file ${path}:${line}`,
-          startOver: `Remove ${path} to start over: the leads of that run then count as new again.`,
-        });
-        try {
-          for await (const batch of keyBatches(path, file)) this.stage(batch);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        }
-      }
-      this.merge();
-    });
-    for (const path of paths) await rm(path, { force: true });
-    // Left in place when something else is in it (a temp file of a run that died writing one).
-    await rmdir(state.legacyExportedDir).catch(() => {});
-  }
-}
-
-/** The names of the exported/<run>.keys files a state directory from before the ledger holds. */
-async function legacyKeyFiles(state: StateDirectory): Promise<string[]> {
-  const names = await readdir(state.legacyExportedDir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
-    throw error;
-  });
-  return names.filter((name) => name.endsWith('.keys')).sort();
 }
 
 /**
- * A file of lead keys, one a line (current/keys, an old exported/<run>.keys), read as a stream and
- * checked line by line: batches of at most READ_BATCH keys, as 12-byte buffers.
+ * A file of lead keys, one a line (current/keys), read as a stream and checked line by line:
+ * batches of at most READ_BATCH keys, as 12-byte buffers.
  */
 export async function* keyBatches(path: string, file: (line: number) => StoredFile): AsyncGenerator<Buffer[]> {
   let batch: Buffer[] = [];
@@ -329,7 +285,7 @@ export async function markPublishing(state: StateDirectory, record: RunRecord): 
  * the run's row there), the run gets its line in runs.ndjson, and the checkpoint goes. Each step
  * can be done again after a crash between them without adding anything twice.
  */
-export async function recordSuccess(state: StateDirectory, ledger: LeadLedger, record: RunRecord): Promise<void> {
+export async function recordSuccess(state: StateDirectory, ledger: ExportsLedger, record: RunRecord): Promise<void> {
   const keysFile = (line: number): StoredFile => ({
     name: `the run's lead keys ${state.keysPath}:${line}`,
     startOver:
@@ -345,7 +301,7 @@ export async function recordSuccess(state: StateDirectory, ledger: LeadLedger, r
  * (resolves to its run id). When current/output is still there the output was not moved into place
  * (or was copied: stdout, another file system), so the run is resumed and publishes again instead.
  */
-export async function finishPublishedRun(state: StateDirectory, ledger: LeadLedger): Promise<string | undefined> {
+export async function finishPublishedRun(state: StateDirectory, ledger: ExportsLedger): Promise<string | undefined> {
   const text = await readFile(state.publishingPath, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   if (existsSync(state.outputPath)) {

@@ -19,9 +19,9 @@ import { takeStateLock } from '../../state-store/lock.js';
  *                            a line; current/output is then written from them once every address is known
  *   current/keys             the lead keys written so far (for --only-new)
  *   current/publishing.json  the run's record, written just before its output is moved into place (exports-ledger.ts)
- *   exported.sqlite          the lead keys every successful run exported, and those runs (exports-ledger.ts)
+ *   exported.sqlite          the exports ledger: the lead keys every successful run exported, and those
+ *                            runs (exports-ledger.ts)
  *   runs.ndjson              one line per successful run (exports-ledger.ts)
- *   exported/<run>.keys      before the ledger: each run's keys; imported into it, then removed
  *   verify-*.ndjson          verification results paid for (never paid twice, even across a crash)
  */
 export class StateDirectory {
@@ -78,13 +78,8 @@ export class StateDirectory {
     return join(this.dir, 'current', 'publishing.json');
   }
 
-  get ledgerPath(): string {
+  get exportsLedgerPath(): string {
     return join(this.dir, 'exported.sqlite');
-  }
-
-  /** Where a state directory from before the ledger kept each run's keys (exported/<run>.keys). */
-  get legacyExportedDir(): string {
-    return join(this.dir, 'exported');
   }
 
   get runsPath(): string {

@@ -10,7 +10,7 @@ import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { leadKey } from '../lead-key.js';
 import { LockedError } from '../lock.js';
 import { runRecordSchema, type LeadFields, type RunRecord, type StoredRunRecord } from '../run-record.js';
-import type { CommittedRun, LeadLedger, LocalRunFiles, RemoteJobState } from '../types.js';
+import type { CommittedRun, ExportsLedger, LocalRunFiles, RemoteJobState } from '../types.js';
 import { SCHEMA } from './schema.js';
 import type { PgSession, Query } from './session.js';
 
@@ -21,7 +21,7 @@ type FileKind = 'output' | 'rows' | 'keys';
 
 export class PgJobState implements RemoteJobState {
   readonly label: string;
-  readonly leads: PgLeadLedger;
+  readonly leads: PgExportsLedger;
   private runId: string | undefined;
   /** What the store holds of the unfinished run: bytes per file, and the next chunk number. */
   private committed = { output: 0, keys: 0, seq: 0 };
@@ -32,7 +32,7 @@ export class PgJobState implements RemoteJobState {
     private readonly host: string,
   ) {
     this.label = `pg:${name}`;
-    this.leads = new PgLeadLedger(session, name, () => this.runId);
+    this.leads = new PgExportsLedger(session, name, () => this.runId);
   }
 
   async lock(_command: string, files: LocalRunFiles): Promise<() => Promise<void>> {
@@ -186,7 +186,7 @@ export class PgJobState implements RemoteJobState {
 }
 
 /** The store-wide exports ledger: --only-new skips a lead any job of the store exported or holds. */
-export class PgLeadLedger implements LeadLedger {
+export class PgExportsLedger implements ExportsLedger {
   constructor(
     private readonly session: PgSession,
     private readonly job: string,

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CachedVerification, VerificationClaim, VerificationLedger } from '../types.js';
+import type { VerificationResult, VerificationClaim, VerificationLedger } from '../types.js';
 import { SCHEMA } from './schema.js';
 import type { PgSession } from './session.js';
 
@@ -23,9 +23,9 @@ interface StoredRow {
   run_id: string | null;
 }
 
-export class PgVerifyLedger implements VerificationLedger {
+export class PgVerificationLedger implements VerificationLedger {
   readonly shared = true;
-  private readonly entries = new Map<string, CachedVerification>();
+  private readonly entries = new Map<string, VerificationResult>();
   private readonly held = new Set<string>();
   private renewal: NodeJS.Timeout | undefined;
 
@@ -42,8 +42,8 @@ export class PgVerifyLedger implements VerificationLedger {
     session: PgSession,
     ledger: string,
     options: { host: string; freshSince: Date; ownRun?: string | undefined },
-  ): Promise<PgVerifyLedger> {
-    const opened = new PgVerifyLedger(session, ledger, options.host, options.freshSince, options.ownRun);
+  ): Promise<PgVerificationLedger> {
+    const opened = new PgVerificationLedger(session, ledger, options.host, options.freshSince, options.ownRun);
     const { rows } = await session.query(
       `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
         WHERE ledger = $1 AND (verified_at::timestamptz >= $2 OR run_id = $3)`,
@@ -53,11 +53,11 @@ export class PgVerifyLedger implements VerificationLedger {
     return opened;
   }
 
-  get(key: string): CachedVerification | undefined {
+  get(key: string): VerificationResult | undefined {
     return this.entries.get(this.hash(key).toString('hex'));
   }
 
-  remember(key: string, result: CachedVerification): void {
+  remember(key: string, result: VerificationResult): void {
     this.entries.set(this.hash(key).toString('hex'), result);
   }
 
@@ -68,7 +68,7 @@ export class PgVerifyLedger implements VerificationLedger {
   }
 
   /** The result, and the end of the address's claim, in one statement: paid is never seen as still claimed. */
-  async put(key: string, result: CachedVerification): Promise<void> {
+  async put(key: string, result: VerificationResult): Promise<void> {
     const hash = this.hash(key);
     await this.session.query(
       `WITH ended AS (

@@ -2,7 +2,7 @@
 import type { StateUrl } from '../../../config/state-url.js';
 import type { TeamStore } from '../types.js';
 import { PgJobState } from './job.js';
-import { PgVerifyLedger } from './ledger.js';
+import { PgVerificationLedger } from './ledger.js';
 import { migrate } from './schema.js';
 import { PgSession } from './session.js';
 
@@ -16,7 +16,7 @@ export async function openPgStore(url: StateUrl, host: string): Promise<TeamStor
   }
   return {
     shown: url.shown,
-    openLedger: (ledger, options) => PgVerifyLedger.open(session, ledger, { host, ...options }),
+    openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, ...options }),
     job: (name) => new PgJobState(session, name, host),
     close: () => session.close(),
   };

@@ -107,18 +107,6 @@ describe('reading a checkpoint back', () => {
     expect(JSON.stringify(checkpoint)).toBe(JSON.stringify(written));
   });
 
-  it('reads a checkpoint written before spooled rows as one whose rows are in current/output', async () => {
-    const { spooled: _spooled, ...older } = FIRST_PAGE_NOT_YET_DONE;
-    expect((await readCheckpoint(await stateWith(JSON.stringify(older))))?.spooled).toBe(false);
-    expect((await readCheckpoint(await stateWith(JSON.stringify({ ...older, spooled: true }))))?.spooled).toBe(true);
-  });
-
-  it("reads the one cursor of a checkpoint written before any-of filters as its one query's position", async () => {
-    const { positions: _positions, ...older } = { ...FIRST_PAGE_NOT_YET_DONE, cursor: 'c3', pages_done: 3 };
-    const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(older)));
-    expect(checkpoint?.positions).toEqual([{ cursor: 'c3', skip: 0, done: false }]);
-  });
-
   it('keeps the parts of a split listing with one position per part', async () => {
     const written = {
       ...FIRST_PAGE_NOT_YET_DONE,

@@ -1,19 +1,17 @@
 /**
  * The exports ledger in the test process: lookups, a run's keys added once, a success recorded
- * again after a crash between its steps, the conversion of a state directory from before the
- * ledger, and SQLite's recovery of a transaction left open by a process killed with SIGKILL.
+ * again after a crash between its steps, and SQLite's recovery of a transaction left open by a process killed with SIGKILL.
  * Expected keys are computed here (sha256 of the lead's identity), not by lead-key.ts.
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, UsageError } from '../../../../src/exit-codes.js';
 import {
-  ExportsLedger,
+  LocalExportsLedger,
   finishPublishedRun,
   keyBatches,
   markPublishing,
@@ -47,7 +45,7 @@ async function freshState(): Promise<StateDirectory> {
 /** The run's current/keys as the pipeline leaves it, and its success recorded. */
 async function succeed(
   state: StateDirectory,
-  ledger: ExportsLedger,
+  ledger: LocalExportsLedger,
   runId: string,
   rows: Array<{ key: string }>,
 ): Promise<void> {
@@ -62,7 +60,7 @@ async function succeed(
 
 /** Every key the ledger file holds, read with a connection of its own. */
 function storedKeys(state: StateDirectory): string[] {
-  const db = new Database(state.ledgerPath, { readonly: true });
+  const db = new Database(state.exportsLedgerPath, { readonly: true });
   try {
     return db
       .prepare<[], Buffer>('SELECT key FROM exported ORDER BY key')
@@ -87,12 +85,12 @@ const sorted = (keys: string[]) => [...keys].sort();
 describe('looking leads up', () => {
   it('an empty ledger keeps every lead; after a run, only the leads that run did not export, in their order', async () => {
     const state = await freshState();
-    const ledger = await ExportsLedger.open(state);
+    const ledger = await LocalExportsLedger.open(state);
     try {
       const week1 = leads(0, 50);
       expect(ledger.newOnly(week1)).toEqual(week1);
       // Hashes only, but private like the rest of the state.
-      expect((await stat(state.ledgerPath)).mode & 0o777).toBe(0o600);
+      expect((await stat(state.exportsLedgerPath)).mode & 0o777).toBe(0o600);
       await succeed(
         state,
         ledger,
@@ -117,13 +115,13 @@ describe('looking leads up', () => {
 
   it('stores each key as its 12 bytes, once, however many runs exported it', async () => {
     const state = await freshState();
-    const ledger = await ExportsLedger.open(state);
+    const ledger = await LocalExportsLedger.open(state);
     try {
       // A run's file may repeat a key (a lead seen under two companies); the next run repeats some more.
       await succeed(state, ledger, 'run-1', [...leads(0, 30), ...leads(0, 5)]);
       await succeed(state, ledger, 'run-2', leads(20, 40));
       expect(storedKeys(state)).toEqual(sorted(leads(0, 40).map((row) => row.key)));
-      const db = new Database(state.ledgerPath, { readonly: true });
+      const db = new Database(state.exportsLedgerPath, { readonly: true });
       try {
         expect(db.prepare('SELECT DISTINCT length(key) FROM exported').pluck().all()).toEqual([12]);
         // The runs table counts what each run added that was new to the ledger.
@@ -162,7 +160,7 @@ describe('looking leads up', () => {
 describe('a success is recorded once, whatever crash comes between its steps', () => {
   it('recordSuccess done again (a crash after the commit, or after the runs.ndjson line) adds no key and no line', async () => {
     const state = await freshState();
-    const ledger = await ExportsLedger.open(state);
+    const ledger = await LocalExportsLedger.open(state);
     try {
       const record = { run_id: 'run-1', finished_at: '2026-01-05T03:00:00.000Z', rows: 10 };
       // Died after the ledger's commit, before runs.ndjson: the commit alone.
@@ -215,7 +213,7 @@ describe('a success is recorded once, whatever crash comes between its steps', (
       const opened = await openRunState(ctx, state.dir, 'fingerprint-of-another-command');
       expect(opened.resumed).toBe(false);
       expect(said).toEqual([expect.stringContaining('run-died')]);
-      expect(opened.ledger!.newOnly(leads(0, 5))).toEqual(leads(3, 5));
+      expect(opened.exportsLedger!.newOnly(leads(0, 5))).toEqual(leads(3, 5));
       expect(await runLines(state)).toEqual([record]);
       expect(existsSync(state.checkpointPath)).toBe(false);
     } finally {
@@ -225,7 +223,7 @@ describe('a success is recorded once, whatever crash comes between its steps', (
 
   it('a run whose output is still in current/ (not moved: stdout, another file system) is resumed, not recorded', async () => {
     const state = await freshState();
-    const ledger = await ExportsLedger.open(state);
+    const ledger = await LocalExportsLedger.open(state);
     try {
       await writeFile(state.outputPath, 'email\n');
       await writeFile(state.keysPath, keyLines(leads(0, 3)));
@@ -241,101 +239,39 @@ describe('a success is recorded once, whatever crash comes between its steps', (
   });
 });
 
-describe('a state directory from before the ledger', () => {
-  async function legacyState(files: Record<string, string>): Promise<StateDirectory> {
-    const state = await freshState();
-    await mkdir(state.legacyExportedDir, { recursive: true });
-    for (const [name, text] of Object.entries(files)) await writeFile(join(state.legacyExportedDir, name), text);
-    await writeFile(
-      state.runsPath,
-      '{"run_id":"20260105T030000-aaaaaa","finished_at":"2026-01-05T03:00:00.000Z","rows":30}\n',
-    );
-    return state;
-  }
-
-  it('is converted on first use: every exported/<run>.keys imported, then the files removed; runs.ndjson kept', async () => {
-    const state = await legacyState({
-      '20260105T030000-aaaaaa.keys': keyLines(leads(0, 30)),
-      '20260112T030000-bbbbbb.keys': keyLines(leads(25, 40)),
-    });
-    const ledger = await ExportsLedger.open(state);
-    try {
-      expect(storedKeys(state)).toEqual(sorted(leads(0, 40).map((row) => row.key)));
-      expect(ledger.newOnly(leads(35, 45))).toEqual(leads(40, 45));
-      expect(existsSync(state.legacyExportedDir)).toBe(false);
-      expect(await runLines(state)).toHaveLength(1);
-    } finally {
-      ledger.close();
-    }
-  });
-
-  it('a damaged line stops it with exit 2, naming the file, its line and how to start over; nothing is imported until it is fixed', async () => {
-    const good = keyLines(leads(0, 30));
-    const state = await legacyState({ 'a.keys': good, 'b.keys': `${keyLines(leads(30, 33))}not-a-key\n` });
-    const failure = await ExportsLedger.open(state).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(UsageError);
-    expect((failure as UsageError).exitCode).toBe(ExitCode.usage);
-    const bad = join(state.legacyExportedDir, 'b.keys');
-    expect((failure as UsageError).message).toBe(
-      `the exported-leads file ${bad}:4 is damaged ("not-a-key" is not a lead key).`,
-    );
-    expect((failure as UsageError).hint).toBe(
-      `Remove ${bad} to start over: the leads of that run then count as new again.`,
-    );
-    // One transaction: a.keys, read before the damage was found, is not half in.
-    expect(storedKeys(state)).toEqual([]);
-    expect(sorted(await readdir(state.legacyExportedDir))).toEqual(['a.keys', 'b.keys']);
-
-    await writeFile(bad, keyLines(leads(30, 33)));
-    const ledger = await ExportsLedger.open(state);
-    ledger.close();
-    expect(storedKeys(state)).toEqual(sorted(leads(0, 33).map((row) => row.key)));
-  });
-
-  it('files left by a crash after the import was committed are imported again, adding nothing', async () => {
-    const state = await legacyState({ 'a.keys': keyLines(leads(0, 30)) });
-    (await ExportsLedger.open(state)).close();
-    // As if the process had died after the commit, before removing the file.
-    await mkdir(state.legacyExportedDir);
-    await writeFile(join(state.legacyExportedDir, 'a.keys'), keyLines(leads(0, 30)));
-    (await ExportsLedger.open(state)).close();
-    expect(storedKeys(state)).toEqual(sorted(leads(0, 30).map((row) => row.key)));
-    expect(existsSync(state.legacyExportedDir)).toBe(false);
-  });
-
+describe('a dry run', () => {
   it('a dry run (openIfAny) creates nothing where no run has exported yet', async () => {
     const state = await freshState();
-    expect(await ExportsLedger.openIfAny(state)).toBeUndefined();
-    expect(existsSync(state.ledgerPath)).toBe(false);
+    expect(await LocalExportsLedger.openIfAny(state)).toBeUndefined();
+    expect(existsSync(state.exportsLedgerPath)).toBe(false);
   });
 });
 
 describe('a damaged or foreign ledger file', () => {
   it('a file that is not a database: exit 2, naming it and how to start over', async () => {
     const state = await freshState();
-    await writeFile(state.ledgerPath, randomBytes(8192));
-    await expect(ExportsLedger.open(state)).rejects.toThrow(`the exports ledger ${state.ledgerPath} is damaged`);
+    await writeFile(state.exportsLedgerPath, randomBytes(8192));
+    await expect(LocalExportsLedger.open(state)).rejects.toThrow(
+      `the exports ledger ${state.exportsLedgerPath} is damaged`,
+    );
   });
 
   it('a ledger written by a newer prospect is refused, not misread', async () => {
     const state = await freshState();
-    const db = new Database(state.ledgerPath);
+    const db = new Database(state.exportsLedgerPath);
     db.pragma('user_version = 2');
     db.close();
-    await expect(ExportsLedger.open(state)).rejects.toThrow(/newer version of prospect/);
+    await expect(LocalExportsLedger.open(state)).rejects.toThrow(/newer version of prospect/);
   });
 });
 
 describe('a process killed with SIGKILL in the middle of a transaction', () => {
   it('leaves a hot journal that the next open rolls back: the committed keys stay, none of the killed ones are in', async () => {
     const state = await freshState();
-    const ledger = await ExportsLedger.open(state);
+    const ledger = await LocalExportsLedger.open(state);
     await succeed(state, ledger, 'run-1', leads(0, 100));
     ledger.close();
-    const committedSize = (await stat(state.ledgerPath)).size;
+    const committedSize = (await stat(state.exportsLedgerPath)).size;
 
     // A child that writes 5,000 keys in one transaction with a tiny page cache, so that SQLite has
     // to write changed pages into the database file (after saving the originals in the journal)
@@ -352,7 +288,7 @@ describe('a process killed with SIGKILL in the middle of a transaction', () => {
          for (let i = 0; i < 5000; i++) insert.run(require('node:crypto').randomBytes(12));
          process.stdout.write('ready\\n');
          setInterval(() => {}, 1000);`,
-        state.ledgerPath,
+        state.exportsLedgerPath,
       ],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -367,17 +303,17 @@ describe('a process killed with SIGKILL in the middle of a transaction', () => {
     expect(await exited).toBe('SIGKILL');
     // The test means something only if the killed process had changed the database file itself
     // (it grew by the pages it wrote) and left its journal behind.
-    const journal = `${state.ledgerPath}-journal`;
+    const journal = `${state.exportsLedgerPath}-journal`;
     expect(existsSync(journal)).toBe(true);
-    expect((await stat(state.ledgerPath)).size).toBeGreaterThan(committedSize);
+    expect((await stat(state.exportsLedgerPath)).size).toBeGreaterThan(committedSize);
 
-    const reopened = await ExportsLedger.open(state);
+    const reopened = await LocalExportsLedger.open(state);
     try {
       expect(existsSync(journal)).toBe(false);
-      expect((await stat(state.ledgerPath)).size).toBe(committedSize);
+      expect((await stat(state.exportsLedgerPath)).size).toBe(committedSize);
       expect(storedKeys(state)).toEqual(sorted(leads(0, 100).map((row) => row.key)));
       expect(reopened.newOnly(leads(95, 105))).toEqual(leads(100, 105));
-      const check = new Database(state.ledgerPath, { readonly: true });
+      const check = new Database(state.exportsLedgerPath, { readonly: true });
       try {
         expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
       } finally {

@@ -47,15 +47,21 @@ describe.skipIf(POSTGRES.skip)('claims', () => {
     const db = await testDatabase('takeover');
     const url = parseStateUrl(db.url);
     const [a, b] = [await openPgStore(url, 'a'), await openPgStore(url, 'b')];
-    const first = await (await a.openLedger('L', { freshSince: new Date(0) })).claim('ana@example.com', 'key-a');
+    const first = await (
+      await a.openVerificationLedger('L', { freshSince: new Date(0) })
+    ).claim('ana@example.com', 'key-a');
     expect(first.token).toBe('key-a');
     // The holder dies (its connection closes) before paying: its claim is taken over, token and all.
     await a.close();
-    const second = await (await b.openLedger('L', { freshSince: new Date(0) })).claim('ana@example.com', 'key-b');
+    const second = await (
+      await b.openVerificationLedger('L', { freshSince: new Date(0) })
+    ).claim('ana@example.com', 'key-b');
     expect(second.token).toBe('key-a');
     // Its answer lost too: the next claim still carries the same token.
     await second.release(true);
-    const third = await (await b.openLedger('L', { freshSince: new Date(0) })).claim('ana@example.com', 'key-c');
+    const third = await (
+      await b.openVerificationLedger('L', { freshSince: new Date(0) })
+    ).claim('ana@example.com', 'key-c');
     expect(third.token).toBe('key-a');
     await third.release();
     await b.close();

@@ -9,7 +9,7 @@ describe.skipIf(POSTGRES.skip)('a lost session', () => {
   it('ends the next claim with exit 5, naming the database without its password', async () => {
     const db = await testDatabase('lost');
     const store = await openPgStore(parseStateUrl(db.url), 'lost-host');
-    const ledger = await store.openLedger('L', { freshSince: new Date(0) });
+    const ledger = await store.openVerificationLedger('L', { freshSince: new Date(0) });
     await (await ledger.claim('ana@example.com', 'key-a')).release();
     // The server ends the session, as a restart or a failover would.
     await db.sql(

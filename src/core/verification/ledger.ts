@@ -11,18 +11,18 @@ import {
   truncateSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir, hostname } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { processIsAlive } from '../../process-alive.js';
+import { createPidFile, readPidFile, removeAbandoned, thisProcess, type FileSeen } from '../../io/pid-file.js';
 import { parseStoredJson } from '../shared/stored-json.js';
-import type { CachedVerification, VerificationClaim, VerificationLedger } from '../state-store/types.js';
+import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
 /** A line of a verification ledger: one paid result. */
-const cachedLineSchema = z.object({
+const ledgerLineSchema = z.object({
   key: z.string(),
   email: z.string(),
   status: z.string(),
@@ -30,7 +30,7 @@ const cachedLineSchema = z.object({
   /** The pipeline run that paid for it, so a resumed run counts it against the same budget. */
   run: z.string().optional(),
 });
-export type { CachedVerification };
+export type { VerificationResult };
 
 /**
  * Who is paying for an address right now (a claim file of the ledger's `.claims` folder), and the
@@ -40,14 +40,12 @@ export type { CachedVerification };
 const claimSchema = z.object({
   pid: z.number().int(),
   host: z.string(),
-  token: z.string().optional(),
+  token: z.string(),
   released: z.boolean().optional(),
 });
 
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
-/** A claim file still empty after this long was left by a process that died between creating and writing it. */
-const EMPTY_CLAIM_ABANDONED_MS = 10_000;
 
 /** The user's cache directory: PROSPECT_CACHE_DIR, else $XDG_CACHE_HOME/prospect, else ~/.cache/prospect. */
 export function cacheDirectory(env: NodeJS.ProcessEnv): string {
@@ -76,8 +74,8 @@ function sha256(text: string): string {
  * at the same time see each other's results: `refresh` reads what others appended since, and
  * `claim` makes sure only one of them pays for an address.
  */
-export class VerifyCache implements VerificationLedger {
-  private readonly entries = new Map<string, CachedVerification>();
+export class LocalVerificationLedger implements VerificationLedger {
+  private readonly entries = new Map<string, VerificationResult>();
   private fd: number | undefined;
   /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
   private torn: { from: number; size: number } | undefined;
@@ -94,33 +92,33 @@ export class VerifyCache implements VerificationLedger {
    * `ownRun`: a pipeline run's id; its own results are kept whatever their age (a resumed run has
    * paid for them: they count against its budget and are never paid again).
    */
-  static open(directory: string, fileName: string, freshSince: Date, ownRun?: string): VerifyCache {
+  static open(directory: string, fileName: string, freshSince: Date, ownRun?: string): LocalVerificationLedger {
     // Addresses are personal data: the ledger's directory is the user's alone.
     makeDirectoryDurable(directory, 0o700);
-    const cache = new VerifyCache(join(directory, fileName), freshSince, ownRun);
-    cache.refresh();
-    return cache;
+    const ledger = new LocalVerificationLedger(join(directory, fileName), freshSince, ownRun);
+    ledger.refresh();
+    return ledger;
   }
 
   /** A ledger that remembers nothing (--no-cache) but still de-duplicates within the run. */
-  static disabled(): VerifyCache {
-    return new VerifyCache('', new Date(8.64e15));
+  static disabled(): LocalVerificationLedger {
+    return new LocalVerificationLedger('', new Date(8.64e15));
   }
 
   get shared(): boolean {
     return this.path !== '';
   }
 
-  get(key: string): CachedVerification | undefined {
+  get(key: string): VerificationResult | undefined {
     return this.entries.get(key);
   }
 
   /** A result known from elsewhere (the input's own columns): reused by this run, never written. */
-  remember(key: string, result: CachedVerification): void {
+  remember(key: string, result: VerificationResult): void {
     this.entries.set(key, result);
   }
 
-  put(key: string, result: CachedVerification): void {
+  put(key: string, result: VerificationResult): void {
     this.entries.set(key, result);
     if (!this.shared) return;
     if (this.fd === undefined) {
@@ -156,23 +154,21 @@ export class VerifyCache implements VerificationLedger {
     let inherited: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
-      const held = { pid: process.pid, host: hostname(), token: inherited ?? token };
+      const held = { ...thisProcess(), token: inherited ?? token };
       try {
         await mkdir(directory, { recursive: true, mode: 0o700 });
-        const handle = await open(path, 'wx', 0o600);
-        await handle.writeFile(JSON.stringify(held));
-        await handle.close();
-        return { token: held.token, release: (answerLost) => releaseClaim(path, held, answerLost === true) };
+        if (await createPidFile(path, held)) {
+          return { token: held.token, release: (answerLost) => releaseClaim(path, held, answerLost === true) };
+        }
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
         // ENOENT: another run removed the empty claims folder between our mkdir and open; make it again.
-        if (code === 'ENOENT') continue;
-        if (code !== 'EEXIST') throw error;
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
       }
       const abandoned = await abandonedClaim(path);
       if (abandoned) {
         inherited = abandoned.token ?? inherited;
-        await rm(path, { force: true });
+        await removeAbandoned(path, abandoned);
       } else await sleep(CLAIM_POLL_MS, undefined, { signal });
     }
   }
@@ -201,7 +197,7 @@ export class VerifyCache implements VerificationLedger {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    // The claims folder goes when no run has a claim in it, so the cache holds only ledgers.
+    // The claims folder goes when no run has a claim in it, so the cache directory holds only ledgers.
     if (this.shared) rmdirQuietly(`${this.path}.claims`);
   }
 
@@ -226,8 +222,8 @@ export class VerifyCache implements VerificationLedger {
     const lines = bytes.subarray(0, complete).toString('utf8').split('\n');
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue;
-      const { key, ...entry } = parseStoredJson(line, cachedLineSchema, {
-        name: `the verification cache ${this.path}${firstLine ? `:${firstLine + index}` : ''}`,
+      const { key, ...entry } = parseStoredJson(line, ledgerLineSchema, {
+        name: `the verification ledger ${this.path}${firstLine ? `:${firstLine + index}` : ''}`,
         startOver: `Remove ${this.path} to start over: its results are then asked for, and paid, again.`,
       });
       // An expired result is simply not reused, unless this very run paid for it.
@@ -253,20 +249,13 @@ async function releaseClaim(path: string, held: { pid: number; host: string; tok
 }
 
 /**
- * A claim nobody holds any more: its process is gone (on this machine), or it was released after a
- * lost answer; undefined while it is held (one being written counts as held). Gives its key, if any.
+ * A claim nobody holds any more: abandoned by its process (io/pid-file.ts decides), or released
+ * after a lost answer; undefined while it is held. Gives its key, if any, and the file read.
  */
-async function abandonedClaim(path: string): Promise<{ token?: string | undefined } | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined; // released meanwhile: try again at once
-  let holder: z.output<typeof claimSchema> | undefined;
-  try {
-    holder = claimSchema.parse(JSON.parse(text));
-  } catch {
-    const written = await stat(path).catch(() => undefined);
-    return written !== undefined && Date.now() - written.mtimeMs > EMPTY_CLAIM_ABANDONED_MS ? {} : undefined;
-  }
-  if (holder.released === true || (holder.host === hostname() && !processIsAlive(holder.pid)))
-    return { token: holder.token };
+async function abandonedClaim(path: string): Promise<{ token?: string | undefined; seen: FileSeen } | undefined> {
+  const found = await readPidFile(path, (value) => claimSchema.safeParse(value).data);
+  if (found.kind === 'absent') return undefined; // released meanwhile: looked at again at once
+  if (found.kind === 'abandoned' || found.holder?.released === true)
+    return { token: found.holder?.token, seen: found.seen };
   return undefined;
 }

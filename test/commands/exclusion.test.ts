@@ -1,5 +1,5 @@
 /**
- * Issue 16, through the spawned binary against one small sandbox: suppression lists keep companies and
+ * Issue 16, through the spawned binary against one small sandbox: exclusion lists keep companies and
  * addresses out of the output and away from the service (its own counters say so), --keep-empty shows
  * the companies without a contact, pipeline --max caps companies, a standing list from `prospect config`
  * applies to every run, and every row-writing command writes a run record with the same fields.
@@ -71,7 +71,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-describe('pipeline with suppression lists and --keep-empty', () => {
+describe('pipeline with exclusion lists and --keep-empty', () => {
   it('leaves the listed companies and addresses out of the output, the contacts calls and the paid checks', async () => {
     const run = await prospect([
       'pipeline',

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Suppression } from '../../../src/core/shared/suppression.js';
+import { Exclusions } from '../../../src/core/shared/exclusion.js';
 import type { RunContext } from '../../../src/runtime/context.js';
 import { scratchDir } from '../../helpers/cli.js';
 
-/** What Suppression.load uses of a run's context: the environment (config file) and the reporter. */
+/** What Exclusions.load uses of a run's context: the environment (config file) and the reporter. */
 async function context(warnings: string[] = []): Promise<RunContext> {
   const config = await scratchDir();
   return {
@@ -14,12 +14,12 @@ async function context(warnings: string[] = []): Promise<RunContext> {
   } as unknown as RunContext;
 }
 
-/** A suppression list loaded from a file holding `text`. */
-async function listOf(text: string, kind: 'domain' | 'email'): Promise<Suppression> {
+/** An exclusion list loaded from a file holding `text`. */
+async function listOf(text: string, kind: 'domain' | 'email'): Promise<Exclusions> {
   const file = join(await scratchDir(), 'list');
   await writeFile(file, text);
   const flags = kind === 'domain' ? { excludeDomains: [file] } : { excludeEmails: [file] };
-  return Suppression.load(await context(), flags, { domains: true, emails: true });
+  return Exclusions.load(await context(), flags, { domains: true, emails: true });
 }
 
 describe('the files a CRM exports, and every shape the input reader reads', () => {
@@ -57,23 +57,23 @@ describe('the files a CRM exports, and every shape the input reader reads', () =
   });
 });
 
-describe('Suppression: what matches, and what it counts', () => {
+describe('Exclusions: what matches, and what it counts', () => {
   it('a domain matches after the input normalisation (URL, www., case); each row it keeps out counts', async () => {
     const dir = await scratchDir();
     const file = join(dir, 'customers.csv');
     await writeFile(file, 'Website\nhttps://www.Acme.com/\n');
-    const suppression = await Suppression.load(
+    const exclusions = await Exclusions.load(
       await context(),
       { excludeDomains: [file] },
       { domains: true, emails: true },
     );
     expect(
       ['acme.com', 'ACME.COM', 'www.acme.com', 'https://acme.com/x', 'acme.co', 'notacme.com'].map((domain) =>
-        suppression.keepsDomain(domain),
+        exclusions.keepsDomain(domain),
       ),
     ).toEqual([false, false, false, false, true, true]);
-    expect(suppression.record()).toEqual({ domains: { files: [file], entries: 1, removed: 4 }, emails: null });
-    expect(suppression.parameters()).toEqual({ exclude_domains: [file] });
+    expect(exclusions.record()).toEqual({ domains: { files: [file], entries: 1, removed: 4 }, emails: null });
+    expect(exclusions.parameters()).toEqual({ exclude_domains: [file] });
   });
 
   it('an address matches case-insensitively; a contact without one is kept; files add up and repeat once', async () => {
@@ -81,7 +81,7 @@ describe('Suppression: what matches, and what it counts', () => {
     const [first, second] = [join(dir, 'a.csv'), join(dir, 'b.json')];
     await writeFile(first, 'Email\nADA@example.com\n');
     await writeFile(second, '["bob@example.org"]');
-    const suppression = await Suppression.load(
+    const exclusions = await Exclusions.load(
       await context(),
       { excludeEmails: [first, second, first] },
       { domains: true, emails: true },
@@ -92,22 +92,19 @@ describe('Suppression: what matches, and what it counts', () => {
       { business_email: 'Bob@example.org' },
       { business_email: 'cy@example.org' },
     ];
-    expect(suppression.keepContacts(contacts)).toEqual([
-      { business_email: null },
-      { business_email: 'cy@example.org' },
-    ]);
-    expect(suppression.record().emails).toEqual({ files: [first, second], entries: 2, removed: 2 });
+    expect(exclusions.keepContacts(contacts)).toEqual([{ business_email: null }, { business_email: 'cy@example.org' }]);
+    expect(exclusions.record().emails).toEqual({ files: [first, second], entries: 2, removed: 2 });
   });
 
   it('a command without a kind of list ignores it; no list at all is inactive', async () => {
-    const suppression = await Suppression.load(
+    const exclusions = await Exclusions.load(
       await context(),
       { excludeDomains: ['/nonexistent'] },
       { domains: false, emails: true },
     );
-    expect(suppression.active).toBe(false);
-    expect(suppression.keepsDomain('acme.com')).toBe(true);
-    expect(suppression.record()).toEqual({ domains: null, emails: null });
+    expect(exclusions.active).toBe(false);
+    expect(exclusions.keepsDomain('acme.com')).toBe(true);
+    expect(exclusions.record()).toEqual({ domains: null, emails: null });
   });
 
   it('a row that cannot be read, a file that yields no entry, or a missing column stops the run (exit 2), naming the file', async () => {
@@ -115,7 +112,7 @@ describe('Suppression: what matches, and what it counts', () => {
     const refused = async (name: string, text: string | Buffer, flags: (file: string) => Record<string, string[]>) => {
       const file = join(dir, name);
       await writeFile(file, text);
-      const failure = await Suppression.load(await context(), flags(file), { domains: true, emails: true }).then(
+      const failure = await Exclusions.load(await context(), flags(file), { domains: true, emails: true }).then(
         () => undefined,
         (error: unknown) => error as { exitCode: number; message: string },
       );

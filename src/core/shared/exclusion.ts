@@ -1,5 +1,5 @@
 /**
- * Suppression lists: the companies (--exclude-domains FILE) and people (--exclude-emails FILE) that
+ * Exclusion lists: the companies (--exclude-domains FILE) and people (--exclude-emails FILE) that
  * must never reach an export - customers, open deals, do-not-contact requests. Each file is read like
  * any domain or address input (a CRM export CSV with a Website or Email column, a plain list, JSON);
  * a domain matches after the input's own normalisation (URL, www., case), an address case-insensitively.
@@ -25,7 +25,7 @@ import { countOf } from '../../ui/format-count.js';
 import { failOnInputProblems } from './input.js';
 
 /** The flags, repeatable: every file given adds to the list. */
-export interface SuppressionFlags {
+export interface ExclusionFlags {
   excludeDomains?: string[];
   excludeEmails?: string[];
 }
@@ -49,7 +49,7 @@ export interface Removed {
   emails?: number;
 }
 
-export interface SuppressionRecord {
+export interface ExclusionRecord {
   domains: ListRecord | null;
   emails: ListRecord | null;
 }
@@ -79,7 +79,7 @@ class ExclusionList {
 }
 
 /** The lists in force for one run; `undefined` lists mean the command has none of that kind. */
-export class Suppression {
+export class Exclusions {
   private constructor(
     private readonly domains: ExclusionList | undefined,
     private readonly emails: ExclusionList | undefined,
@@ -92,9 +92,9 @@ export class Suppression {
    */
   static async load(
     ctx: RunContext,
-    flags: SuppressionFlags,
+    flags: ExclusionFlags,
     kinds: { domains: boolean; emails: boolean },
-  ): Promise<Suppression> {
+  ): Promise<Exclusions> {
     const standing = kinds.domains || kinds.emails ? await standingLists(ctx) : {};
     const domainFiles = kinds.domains ? withStanding(flags.excludeDomains, standing.excludeDomains) : [];
     const emailFiles = kinds.emails ? withStanding(flags.excludeEmails, standing.excludeEmails) : [];
@@ -102,7 +102,7 @@ export class Suppression {
       domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(domainFiles, 'domain')) : undefined;
     const emails =
       emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(emailFiles, 'email')) : undefined;
-    return new Suppression(domains, emails);
+    return new Exclusions(domains, emails);
   }
 
   /** No list at all: the run's parameters and fingerprint stay what they were before lists existed. */
@@ -141,7 +141,7 @@ export class Suppression {
    * The run record's `excluded` field, the same shape on every command. `removed` overrides the
    * counts where the job keeps them itself (a pipeline counts committed output, so a resume is exact).
    */
-  record(removed: Removed = {}): SuppressionRecord {
+  record(removed: Removed = {}): ExclusionRecord {
     return {
       domains: this.domains?.record(removed.domains) ?? null,
       emails: this.emails?.record(removed.emails) ?? null,
@@ -217,7 +217,7 @@ async function readList(files: readonly string[], kind: EntryKind): Promise<Entr
   for (const file of files) {
     const source = openInputStream({ file });
     if (source === null)
-      throw new UsageError(`${file}: a suppression list is read from a file, not from standard input.`);
+      throw new UsageError(`${file}: an exclusion list is read from a file, not from standard input.`);
     const before = { read: entries.accepted + entries.duplicates, invalid: entries.invalidCount };
     for await (const entry of streamEntries(source.open(), { kind }, entries)) void entry;
     failOnInputProblems(entries.problems, file, entries.problemCount);

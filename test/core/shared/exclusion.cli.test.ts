@@ -1,5 +1,5 @@
 /**
- * Issue 26, point 2: a suppression list saved by Excel (UTF-16 with a BOM, CRLF) removes exactly what
+ * Issue 26, point 2: an exclusion list saved by Excel (UTF-16 with a BOM, CRLF) removes exactly what
  * its UTF-8 twin removes; a list that yields nothing, or that cannot be read (Windows-1252), stops the
  * run with exit 2 before any call, proved by the sandbox's request counter. The domains input itself
  * is read the same way. Fixture bytes are made here with Buffer; expected rows come from the
@@ -48,7 +48,7 @@ function excelList(header: string, entries: readonly string[], encoding: 'utf8' 
 
 const requests = async (): Promise<number> => (await sandboxStats(sandbox.url)).requests.total;
 
-describe('a suppression list saved as UTF-16 removes exactly what its UTF-8 twin removes', () => {
+describe('an exclusion list saved as UTF-16 removes exactly what its UTF-8 twin removes', () => {
   it.each([
     [
       '--exclude-emails',
