@@ -12,7 +12,8 @@ import {
 /**
  * A service that answers badly: each case must end in one clear line on stderr, exit 5, no stack
  * trace, and no partial output file (an existing file is left as it was). Of the table of malformed
- * answers, the first is spawned and the others run the same main() in process (runInProcess).
+ * answers, the first is spawned and the others run the same main() in process (runInProcess), and
+ * so do the redirect, the timeout and the --debug cases: what they show is main()'s, not a process's.
  */
 const KEY = 'sk_test_hostile_4f00d';
 let server: ScriptedServer | undefined;
@@ -91,7 +92,7 @@ describe('malformed service responses', () => {
       server = await startScriptedServer([
         { status: 302, headers: { location: `${elsewhere.url.replace('127.0.0.1', 'localhost')}/api/v1/companies` } },
       ]);
-      const run = await runCli(['companies', '-t', 'Shopify'], { url: server.url, apiKey: KEY });
+      const run = await runInProcess(['companies', '-t', 'Shopify'], { url: server.url, apiKey: KEY });
       expect(run.code).toBe(5);
       expect(run.stderr).toMatch(/redirect/);
       expect(elsewhere.requests).toHaveLength(0);
@@ -102,8 +103,8 @@ describe('malformed service responses', () => {
 
   it('a response that never comes is cut off by --timeout and retried, then exit 5', async () => {
     server = await startScriptedServer([{ neverRespond: true }]);
-    // No stopwatch: without the cut-off the run would wait for ever (runCli gives up after a minute).
-    const run = await runCli(['companies', '-t', 'Shopify', '--timeout', '1', '--max-retries', '1'], {
+    // No stopwatch: without the cut-off the run would wait for ever (runInProcess gives up after a minute).
+    const run = await runInProcess(['companies', '-t', 'Shopify', '--timeout', '1', '--max-retries', '1'], {
       url: server.url,
       apiKey: KEY,
     });
@@ -117,7 +118,7 @@ describe('malformed service responses', () => {
       { status: 503 },
       { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>' },
     ]);
-    const run = await runCli(['companies', '-t', 'Shopify', '--debug', '--max-retries', '1'], {
+    const run = await runInProcess(['companies', '-t', 'Shopify', '--debug', '--max-retries', '1'], {
       url: server.url,
       apiKey: KEY,
     });

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir, type CliOptions } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir, type CliOptions } from '../helpers/cli.js';
 import {
   freePort,
   NGINX,
@@ -41,10 +41,12 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
   let domains: string;
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox();
+    // 2,000 companies: enough Shopify shops in the US for every command here, at a fraction of the default's cost.
+    sandbox = await startTestSandbox({ companies: 2_000 });
     servers = await startHttpsBehindProxy(sandbox.url);
     ({ squid, caFile, tlsPort } = servers);
-    const listed = await runCli(
+    // Set-up, in process: the domains the contacts runs read.
+    const listed = await runInProcess(
       ['companies', '-t', 'Shopify', '--country', 'us', '--max', '5', '--columns', 'domain', '--format', 'csv'],
       { url: sandbox.url, apiKey: KEY },
     );
@@ -72,18 +74,24 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     { name: 'pipeline', args: ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '3', '--format', 'csv'] },
   ];
 
+  /**
+   * The direct run (the reference) and the proxied runs of contacts, verify and pipeline run in
+   * process; companies through the proxy is spawned, to show the binary takes the same way. A run in
+   * process does not get LOCAL_NAMES (a --import hook of a process): it needs none, since squid
+   * resolves the service's name, and one that went direct by a bug would fail to resolve it.
+   */
   it.for(COMMANDS)(
     '$name: HTTPS_PROXY takes it through squid, whose log shows it; the output is that of a direct run',
-    async ({ args, input }) => {
-      const direct = await runCli(args, { url: sandbox.url, apiKey: KEY, input: input?.() });
+    async ({ name, args, input }) => {
+      const direct = await runInProcess(args, { url: sandbox.url, apiKey: KEY, input: input?.() });
       expect(direct.code, direct.stderr).toBe(0);
       expect(direct.stdout.split('\n').length).toBeGreaterThan(2);
       const before = await tunnels();
-      const proxied = await runCli(args, {
+      const proxied = await (name === 'companies' ? runCli : runInProcess)(args, {
         url: service(),
         apiKey: KEY,
         input: input?.(),
-        env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES },
+        env: { HTTPS_PROXY: squid.url, PROSPECT_CA_FILE: caFile, ...(name === 'companies' ? LOCAL_NAMES : {}) },
       });
       expect(proxied.stderr).toBe(direct.stderr);
       expect(proxied.code).toBe(0);
@@ -92,20 +100,26 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     },
   );
 
+  // The runs through the proxy in process; the runs that go direct (NO_PROXY) are spawned, since they
+  // reach the service's name through LOCAL_NAMES, a hook only a process loads.
   it('https_proxy, ALL_PROXY and the proxy setting are read too; NO_PROXY covering the host sends nothing through it', async () => {
     const args = ['companies', '-t', 'Shopify', '--max', '2', '--format', 'csv'];
-    const env = (extra: CliOptions['env']) => ({ PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES, ...extra });
+    const env = (extra: CliOptions['env']) => ({ PROSPECT_CA_FILE: caFile, ...extra });
     let seen = await tunnels();
     for (const variable of ['https_proxy', 'ALL_PROXY']) {
-      const run = await runCli(args, { url: service(), apiKey: KEY, env: env({ [variable]: squid.url }) });
+      const run = await runInProcess(args, { url: service(), apiKey: KEY, env: env({ [variable]: squid.url }) });
       expect(run.code, variable).toBe(0);
       seen = await tunnelsReach(seen + 1);
     }
     const config = join(await scratchDir(), 'config');
-    expect((await runCli(['config', 'set', 'proxy', squid.url], { env: { PROSPECT_CONFIG_DIR: config } })).code).toBe(
-      0,
-    );
-    const bySetting = await runCli(args, { url: service(), apiKey: KEY, env: env({ PROSPECT_CONFIG_DIR: config }) });
+    expect(
+      (await runInProcess(['config', 'set', 'proxy', squid.url], { env: { PROSPECT_CONFIG_DIR: config } })).code,
+    ).toBe(0);
+    const bySetting = await runInProcess(args, {
+      url: service(),
+      apiKey: KEY,
+      env: env({ PROSPECT_CONFIG_DIR: config }),
+    });
     expect(bySetting.code).toBe(0);
     seen = await tunnelsReach(seen + 1);
 
@@ -113,42 +127,52 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
       const direct = await runCli(args, {
         url: service(),
         apiKey: KEY,
-        env: env({ HTTPS_PROXY: squid.url, NO_PROXY: noProxy }),
+        env: env({ HTTPS_PROXY: squid.url, NO_PROXY: noProxy, ...LOCAL_NAMES }),
       });
       expect(direct.code, noProxy).toBe(0);
     }
     // The loopback address is never proxied, whatever HTTPS_PROXY says (as gh does).
     expect(
-      (await runCli(args, { url: `https://127.0.0.1:${tlsPort}`, apiKey: KEY, env: env({ HTTPS_PROXY: squid.url }) }))
-        .code,
+      (
+        await runInProcess(args, {
+          url: `https://127.0.0.1:${tlsPort}`,
+          apiKey: KEY,
+          env: env({ HTTPS_PROXY: squid.url }),
+        })
+      ).code,
     ).toBe(0);
     await sleep(500);
     expect(await tunnels()).toBe(seen);
     expect((await squid.log()).split('\n').filter((line) => line.includes(`127.0.0.1:${tlsPort}`))).toEqual([]);
   });
 
+  // In process: what config writes and shows.
   it('config list and get show a proxy setting without its password', async () => {
     const config = join(await scratchDir(), 'config');
     const env = { PROSPECT_CONFIG_DIR: config };
     expect(
       (
-        await runCli(['config', 'set', 'proxy', `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${squid.authPort}`], {
-          env,
-        })
+        await runInProcess(
+          ['config', 'set', 'proxy', `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${squid.authPort}`],
+          {
+            env,
+          },
+        )
       ).code,
     ).toBe(0);
-    const list = await runCli(['config', 'list'], { env });
+    const list = await runInProcess(['config', 'list'], { env });
     expect(list.stdout).toMatch(
       new RegExp(`^proxy +http://${PROXY_USER}:\\*\\*\\*@127\\.0\\.0\\.1:${squid.authPort} +config file$`, 'm'),
     );
-    const get = await runCli(['config', 'get', 'proxy'], { env });
+    const get = await runInProcess(['config', 'get', 'proxy'], { env });
     expect(`${list.stdout}${list.stderr}${get.stdout}${get.stderr}`).not.toContain(PROXY_PASSWORD);
   });
 
   describe('a proxy that fails says so, in one line and what to do, and never prints its password', () => {
     const args = ['companies', '-t', 'Shopify', '--max', '2', '--format', 'csv'];
+    // In process: the proxy's answers are network behaviour; the file's spawned runs are above.
     const run = (proxy: string, url = service()) =>
-      runCli(args, { url, apiKey: KEY, env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES } });
+      runInProcess(args, { url, apiKey: KEY, env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile } });
 
     it('asks for credentials (407): exit 5 at once, no retry; with them in its URL the run goes through', async () => {
       const before = (await squid.log()).split('\n').length;
@@ -189,10 +213,10 @@ describe.skipIf(NGINX.skip || OPENSSL.skip || SQUID.skip)('through squid to an h
     it('is not there (connection refused): exit 5, naming the proxy and the class', async () => {
       const nowhere = await freePort();
       const proxy = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${nowhere}`;
-      const down = await runCli(['--max-retries', '1', ...args], {
+      const down = await runInProcess(['--max-retries', '1', ...args], {
         url: service(),
         apiKey: KEY,
-        env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile, ...LOCAL_NAMES },
+        env: { HTTPS_PROXY: proxy, PROSPECT_CA_FILE: caFile },
       });
       expect(down.code).toBe(5);
       expect(down.stderr).toMatch(

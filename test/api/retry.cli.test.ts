@@ -8,10 +8,12 @@
  *   seed answers on another port, to output byte-identical to a clean run.
  *
  * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. The
- * runs of a table go concurrently, each against its own sandbox, and the outage table and the
- * mid-run outage run at once: they mostly wait on timeouts and backoff, so together they take about
- * as long as the slowest. The fault table runs alone: its clean runs at once are a burst of CPU
- * that other files' rate-limited runs (api/pacer.cli.test.ts) must not meet on top of these.
+ * runs that meet faults are spawned and go concurrently, each against its own sandbox, and the
+ * outage table and the mid-run outage run at once: they mostly wait on timeouts and backoff, so
+ * together they take about as long as the slowest (in process, they would queue one at a time).
+ * The fault-free references and the resumed run are main() in process (runInProcess). The fault
+ * table runs alone: its clean runs are a burst of CPU that other files' rate-limited runs
+ * (api/pacer.cli.test.ts) must not meet on top of these.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -76,9 +78,10 @@ afterAll(async () => {
   await healthy?.close();
 });
 
-async function timed(args: string[], options: CliOptions) {
+/** A spawned run, timed; or, `inProcess`, a run of main() in process (a reference, or a follow-up on the same state). */
+async function timed(args: string[], options: CliOptions, inProcess = false) {
   const startedAt = performance.now();
-  const run = await runCli(args, { apiKey: KEY, timeoutMs: 90_000, ...options });
+  const run = await (inProcess ? runInProcess : runCli)(args, { apiKey: KEY, timeoutMs: 90_000, ...options });
   return { ...run, elapsedMs: performance.now() - startedAt };
 }
 
@@ -125,7 +128,8 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
   ];
 
   it.concurrent.for(CASES)('$name', { timeout: 90_000 }, async ({ name, args, input }, { expect }) => {
-    const clean = await timed(args, { url: healthy.url, ...(input ? { input: input() } : {}) });
+    // The fault-free reference in process; the run against the faults is spawned (they run at once, mostly waiting).
+    const clean = await timed(args, { url: healthy.url, ...(input ? { input: input() } : {}) }, true);
     expect(clean.code).toBe(0);
     expect(clean.stdout.length).toBeGreaterThan(1000);
     await withSandbox({ ...DATA, ...FLAKY }, async (flaky) => {
@@ -255,10 +259,12 @@ describe.concurrent('pipeline --state through an outage mid-run', () => {
     NAME,
     async ({ expect }) => {
       const reference = await scratchDir();
-      const clean = await timed([...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))], {
-        url: healthy.url,
-        cwd: reference,
-      });
+      // The clean reference and the resumed run in process; the run that meets the outage is spawned.
+      const clean = await timed(
+        [...RETRIES, ...ARGS(join(reference, 'state'), join(reference, 'leads.csv'))],
+        { url: healthy.url, cwd: reference },
+        true,
+      );
       expect(clean.code).toBe(0);
       const expected = await readFile(join(reference, 'leads.csv'), 'utf8');
 
@@ -295,7 +301,11 @@ describe.concurrent('pipeline --state through an outage mid-run', () => {
       // with the dataset, so the checkpoint's cursor is valid there.
       await withSandbox(DATA, async (revived) => {
         expect(revived.url).not.toBe(healthy.url);
-        const resumed = await timed(['--verbose', ...RETRIES, ...ARGS(state, out)], { url: revived.url, cwd: work });
+        const resumed = await timed(
+          ['--verbose', ...RETRIES, ...ARGS(state, out)],
+          { url: revived.url, cwd: work },
+          true,
+        );
         expect(resumed.code).toBe(0);
         expect(resumed.stderr).toMatch(new RegExp(`Resuming the unfinished run ${checkpoint.run_id}`));
       });

@@ -1,8 +1,9 @@
 /**
- * Lists for a CRM or for Excel (issue 16, points 2 and 3), through the spawned binary against one
- * small sandbox: --preset headers exactly as docs/crm-import.md documents them, a preset changed
- * column by column, and `-o FILE.xlsx` opened by LibreOffice, which must give back the values of a
- * `--no-escape-formulas` CSV of the same rows, formula-looking text as text.
+ * Lists for a CRM or for Excel (issue 16, points 2 and 3), against one small sandbox, the first run
+ * of each promise through the spawned binary and the others in process: --preset headers exactly as
+ * docs/crm-import.md documents them, a preset changed column by column, and `-o FILE.xlsx` opened by
+ * LibreOffice, which must give back the values of a `--no-escape-formulas` CSV of the same rows,
+ * formula-looking text as text.
  */
 import { execFile } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -131,14 +132,14 @@ describe.skipIf(LIBREOFFICE.skip)('-o FILE.xlsx, opened by LibreOffice', () => {
     );
     await writeFile(input, ['business_email,note,score', ...lines].join('\n'));
     const env = { PROSPECT_CACHE_DIR: join(dir, 'cache') }; // one cache: the second run reuses the first's results
-    // The workbooks are spawned; the CSVs they are compared with are references, run in process.
+    // The leads workbook is spawned; the verify workbook and the CSVs they are compared with run in process.
     const runs = [
       await prospect([...LEADS, '-o', join(dir, 'leads.xlsx')], { cwd: dir }),
       await runInProcess([...LEADS, '--no-escape-formulas', '-o', join(dir, 'leads.csv')], {
         url: sandbox.url,
         apiKey: KEY,
       }),
-      await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env }),
+      await inProcess(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], { cwd: dir, env }),
       await runInProcess(
         ['verify', '--yes', '--file', input, '--no-escape-formulas', '-o', join(dir, 'verified.csv')],
         { url: sandbox.url, apiKey: KEY, env },
@@ -176,7 +177,8 @@ describe('-o FILE.xlsx refusals', () => {
     const dir = await scratchDir();
     const input = join(dir, 'people.csv');
     await writeFile(input, `business_email,note\nada@example.com,short\nbob@example.com,${'y'.repeat(40_000)}\n`);
-    const run = await prospect(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], {
+    // In process, as the refusal below: the workbook above is spawned.
+    const run = await inProcess(['verify', '--yes', '--file', input, '-o', join(dir, 'verified.xlsx')], {
       cwd: dir,
       env: { PROSPECT_CACHE_DIR: await scratchDir() },
     });
@@ -189,7 +191,7 @@ describe('-o FILE.xlsx refusals', () => {
 
   it('pipeline --state with an .xlsx output is exit 2 before any call, and writes nothing', async () => {
     const dir = await scratchDir();
-    // In process: a refusal before any call; the one above is spawned.
+    // In process: a refusal before any call.
     const run = await inProcess([...LEADS, '--state', join(dir, 'state'), '-o', join(dir, 'leads.xlsx')], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^prospect: --state cannot resume an \.xlsx file/);

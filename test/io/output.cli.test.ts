@@ -75,12 +75,13 @@ describe('-o and --summary to what is not a regular file', () => {
     expect(await readFile(out, 'utf8')).toBe(reference);
   });
 
-  it('a FIFO: its reader gets the rows; it stays a FIFO, with no sidecar and no temp file beside it', async () => {
+  // In process: what -o does with a FIFO is main()'s; the pipeline into a FIFO below is spawned.
+  it('a FIFO (in process): its reader gets the rows; it stays a FIFO, with no sidecar and no temp file beside it', async () => {
     const dir = await scratchDir();
     const fifo = join(dir, 'rows');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const received = readAll(fifo);
-    const run = await runCli([...COMPANIES, '-o', fifo, '--summary', join(dir, 'run.json')], {
+    const run = await runInProcess([...COMPANIES, '-o', fifo, '--summary', join(dir, 'run.json')], {
       url: sandbox.url,
       apiKey: KEY,
     });
@@ -111,13 +112,16 @@ describe('-o and --summary to what is not a regular file', () => {
   });
 
   it.skipIf(!IS_ROOT)(
-    'as root, a character device (a private node of /dev/null) is written, not replaced',
+    'as root, a character device (a private node of /dev/null) is written, not replaced (in process)',
     async () => {
       const dir = await scratchDir();
       const device = join(dir, 'null');
       expect(spawnSync('mknod', [device, 'c', '1', '3']).status).toBe(0);
       const before = await stat(device);
-      const run = await runCli([...COMPANIES, '-o', device, '--summary', device], { url: sandbox.url, apiKey: KEY });
+      const run = await runInProcess([...COMPANIES, '-o', device, '--summary', device], {
+        url: sandbox.url,
+        apiKey: KEY,
+      });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('');
       const after = await stat(device);
@@ -228,9 +232,13 @@ describe('a read-only output is kept', () => {
 });
 
 describe('--bom: a UTF-8 byte-order mark for Excel on Windows', () => {
-  it('companies --bom -o FILE.csv: the mark, then the bytes of a run without it', async () => {
+  it('companies --bom -o FILE.csv (in process): the mark, then the bytes of a run without it', async () => {
     const dir = await scratchDir();
-    const run = await runCli([...COMPANIES, '--bom', '-o', 'excel.csv'], { url: sandbox.url, apiKey: KEY, cwd: dir });
+    const run = await runInProcess([...COMPANIES, '--bom', '-o', 'excel.csv'], {
+      url: sandbox.url,
+      apiKey: KEY,
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     const bytes = await readFile(join(dir, 'excel.csv'));
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);

@@ -4,7 +4,7 @@
  * items behind each caveat. A contact without an address is never a malformed one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { csvRecords } from '../helpers/csv.js';
 import { sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
@@ -37,10 +37,12 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
+/** The first run is spawned, to show a process's stderr to a pipe; the rest run main() in process, with pipes for stdout and stderr as well. */
 const prospect = (args: string[], input = '') => runCli(args, { url: sandbox.url, apiKey: KEY, input });
+const inProcess = (args: string[], input = '') => runInProcess(args, { url: sandbox.url, apiKey: KEY, input });
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
-describe('what stderr says in a pipe, with -q and with --verbose (spawned, against the sandbox)', () => {
+describe('what stderr says in a pipe, with -q and with --verbose (against the sandbox)', () => {
   it('a pipe gets exactly one line per kind, each with its count; -q gets nothing; --verbose the items too', async () => {
     const unitsBefore = (await sandboxStats(sandbox.url)).units.growth;
     const piped = await prospect(CONTACTS, INPUT);
@@ -58,12 +60,12 @@ describe('what stderr says in a pipe, with -q and with --verbose (spawned, again
     ]);
     expect((await sandboxStats(sandbox.url)).units.growth - unitsBefore).toBe(2);
 
-    const quiet = await prospect([...CONTACTS, '-q'], INPUT);
+    const quiet = await inProcess([...CONTACTS, '-q'], INPUT);
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
     expect(quiet.stdout).toBe(piped.stdout);
 
-    const verbose = await prospect([...CONTACTS, '--verbose'], INPUT);
+    const verbose = await inProcess([...CONTACTS, '--verbose'], INPUT);
     expect(verbose.stdout).toBe(piped.stdout);
     expect(verbose.stderr).toMatch(/^ {2}line 2: "not a domain!" is not a domain/m);
     expect(verbose.stderr).toMatch(/^ {2}line 4: "http\/\/broken" is not a domain/m);
@@ -73,17 +75,17 @@ describe('what stderr says in a pipe, with -q and with --verbose (spawned, again
   });
 
   it('a deliberate --max is no warning: nothing in a pipe (cron mails nothing), a summary line with --verbose', async () => {
-    const piped = await prospect(['companies', '-t', 'Shopify', '--max', '5']);
+    const piped = await inProcess(['companies', '-t', 'Shopify', '--max', '5']);
     expect(piped.code).toBe(0);
     expect(lines(piped.stdout)).toHaveLength(6);
     expect(piped.stderr).toBe('');
-    const verbose = await prospect(['companies', '-t', 'Shopify', '--max', '5', '--verbose']);
+    const verbose = await inProcess(['companies', '-t', 'Shopify', '--max', '5', '--verbose']);
     expect(verbose.stderr).toMatch(/^Stopped at --max 5\b/m);
     expect(verbose.stderr).not.toMatch(/warning: .*--max/);
   });
 
   it('a contact without an email is never malformed: empty verification, freshness none, no line on stderr', async () => {
-    const people = await prospect(['contacts', 'savor.co.uk', '--seniority', 'cxo', '--format', 'csv']);
+    const people = await inProcess(['contacts', 'savor.co.uk', '--seniority', 'cxo', '--format', 'csv']);
     const rows = csvRecords(people.stdout);
     const blank = rows.filter((row) => row.business_email === '');
     expect(blank.length).toBeGreaterThan(3);
@@ -93,7 +95,7 @@ describe('what stderr says in a pipe, with -q and with --verbose (spawned, again
     const file = join(dir, 'people.csv');
     await writeFile(file, people.stdout);
     const addresses = rows.length - blank.length;
-    const verified = await prospect([
+    const verified = await inProcess([
       'verify',
       '--file',
       file,
