@@ -36,9 +36,8 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Still over 80 (issue 37): the sandbox
-    // command, and the bash completion script's one template.
-    files: ['src/commands/sandbox.ts', 'src/completion/bash.ts'],
+    // Still over 80 (issue 37): the sandbox command.
+    files: ['src/commands/sandbox.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
   {
