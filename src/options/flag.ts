@@ -41,7 +41,7 @@ export type FlagValues<Flags extends readonly Flag[]> = {
   [F in Flags[number] as F['name']]: z.input<ReturnType<F['schema']>>;
 };
 
-export function flagOption(flag: Flag): Option {
+function flagOption(flag: Flag): Option {
   const option = new Option(flag.flags, flag.help);
   if (flag.choices !== undefined) option.choices(flag.choices);
   if (flag.parse !== undefined) option.argParser(flag.parse as (value: string, previous: unknown) => unknown);
