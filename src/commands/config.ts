@@ -127,8 +127,10 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
   const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx) : requireValue(key, value));
   store.set(key, stored);
   ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
-  if (spec.env && ctx.env[spec.env]?.trim())
-    ctx.reporter.warn(`${spec.env} is set in this environment and takes precedence over the config file.`);
+  const { settingOf } = await import('../config/precedence.js');
+  const inEffect = settingOf(key, { env: ctx.env, config: () => stored });
+  if (inEffect?.source === 'environment')
+    ctx.reporter.warn(`${inEffect.where} is set in this environment and takes precedence over the config file.`);
   return ExitCode.ok;
 }
 
