@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerCompaniesCommand } from './commands/companies.js';
 import { registerContactsCommand } from './commands/contacts.js';
 import { registerVerifyCommand } from './commands/verify.js';
@@ -6,16 +6,13 @@ import { registerPipelineCommand } from './commands/pipeline.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import type { CommandRunner } from './commands/options.js';
-import { integerInRange } from './options/values.js';
-import { MAX_ANSWER_SIZE } from './options/flags.js';
-import { flagOption } from './options/flag.js';
+import { GLOBAL_FLAGS } from './options/command-flags.js';
+import { addFlags } from './options/flag.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerHelpCommand, rootHelpText } from './commands/help.js';
 import { configureHelpAndErrors, defineCommand } from './commands/command-tree.js';
-import { RETRY_DEFAULTS } from './api/retry.js';
-import { MAX_COMPANIES_PER_PAGE } from './api/limits.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import {
   createContext,
@@ -24,7 +21,6 @@ import {
   type GlobalOptions,
   type RunContext,
 } from './runtime/context.js';
-import { PLANS } from './sandbox/auth.js';
 import { keyHint } from './runtime/connection.js';
 import { packageVersion } from './package.js';
 import { displaySafe } from './util/display-safe.js';
@@ -69,34 +65,8 @@ function buildProgram(run: CommandRunner): Command {
         'their decision-makers, and fresh, verified email addresses, as a table on a terminal or CSV, JSON or ' +
         'NDJSON for everything else.',
     )
-    .version(packageVersion(), '-V, --version')
-    .option('--sandbox', 'run against an in-process sandbox with generated data (no key needed, nothing paid)')
-    .addOption(new Option('--sandbox-plan <plan>', 'the sandbox key to use').choices([...PLANS]).default('growth'))
-    .option('--base-url <url>', 'service address (default: PROSPECT_BASE_URL or the config file)')
-    .option(
-      '--page-size <n>',
-      `companies per request, 1 to ${MAX_COMPANIES_PER_PAGE} (smaller pages: more, smaller checkpoints)`,
-      integerInRange('--page-size', 1, MAX_COMPANIES_PER_PAGE),
-    )
-    .option(
-      '--timeout <seconds>',
-      'give up on one request after this long (it is then retried); a connection gets at most 10 s of it',
-      integerInRange('--timeout', 1, 600),
-      RETRY_DEFAULTS.timeoutMs / 1000,
-    )
-    .option(
-      '--max-retries <n>',
-      'retries of a failed request (network, 408, 5xx) before exit 5; a 429 waits its Retry-After and uses none',
-      integerInRange('--max-retries', 0, 20),
-      RETRY_DEFAULTS.maxRetries,
-    )
-    .addOption(flagOption(MAX_ANSWER_SIZE))
-    .option('-v, --verbose', 'summaries and warnings on stderr even when it is not a terminal')
-    .option('-q, --quiet', 'nothing on stderr but errors')
-    .option('--debug', 'log every request (key redacted) and show stack traces')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .addHelpText('after', rootHelpText());
+    .version(packageVersion(), '-V, --version');
+  addFlags(program, GLOBAL_FLAGS).showSuggestionAfterError(true).exitOverride().addHelpText('after', rootHelpText());
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerCompaniesCommand(program, run);
   registerContactsCommand(program, run);

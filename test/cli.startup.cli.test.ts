@@ -48,10 +48,11 @@ const START_MODULES = new Set([
     'help',
     'pipeline',
     'sandbox',
+    'sandbox-flags',
     'verify',
   ].map((name) => `src/commands/${name}.ts`),
   ...['command-flags', 'flag', 'flags', 'values'].map((name) => `src/options/${name}.ts`),
-  ...['keys', 'paths'].map((name) => `src/config/${name}.ts`),
+  ...['keys', 'paths', 'precedence'].map((name) => `src/config/${name}.ts`),
   'src/runtime/context.ts',
   // keyHint only; the connection itself is resolved through dynamic imports.
   'src/runtime/connection.ts',

@@ -5,20 +5,11 @@
  */
 import { z } from 'zod';
 import { packageVersion } from '../package.js';
-import { isRecord } from '../util/is-record.js';
-import { ClientOptionError } from './errors.js';
-import { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES_LIMIT, MAX_COMPANIES_PER_PAGE } from './limits.js';
+import { checkClientOptions, type ClientOptions } from './client-options.js';
+import { DEFAULT_MAX_ANSWER_BYTES, MAX_COMPANIES_PER_PAGE } from './limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
-import { isLoopbackHost } from './proxy.js';
-import type { RequestPacer } from './pacer.js';
-import {
-  createHttpClient,
-  type HttpClient,
-  type JsonAnswer,
-  type PaidCallWatch,
-  type RequestEvent,
-} from './request-loop.js';
-import type { WaitNotice } from './wait-watch.js';
+import { PageReadAhead } from './read-ahead.js';
+import { createHttpClient, type HttpClient, type JsonAnswer, type PaidCallWatch } from './request-loop.js';
 import { checkCompaniesPage } from './companies-page.js';
 import { walkCursor } from './pagination.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
@@ -39,46 +30,8 @@ import {
   type VerifyResult,
 } from './schemas.js';
 
-export interface ClientOptions {
-  /** The service root, e.g. `http://127.0.0.1:4010` (without /api/v1); a trailing slash is fine. */
-  baseUrl: string;
-  apiKey: string;
-  /** Name of the cursor query parameter; default `cursor` (contract row 1). */
-  cursorParam?: string | undefined;
-  /** Companies `limit`; default 1000 (contract row 2). */
-  pageSize?: number | undefined;
-  /** Per attempt, covering headers and body; default RETRY_DEFAULTS.timeoutMs (src/api/retry.ts). */
-  timeoutMs?: number | undefined;
-  /** Default RETRY_DEFAULTS.maxRetries. */
-  maxRetries?: number | undefined;
-  /** Longest single wait between attempts; default RETRY_DEFAULTS.maxDelayMs. */
-  maxRetryDelayMs?: number | undefined;
-  /** Backoff base; default RETRY_DEFAULTS.baseDelayMs. */
-  retryBaseDelayMs?: number | undefined;
-  /** Connection pool size per origin; default 16. */
-  connections?: number;
-  /** Decoded bytes one answer may have; default DEFAULT_MAX_ANSWER_BYTES (limits.ts). Over it: a final error. */
-  maxAnswerBytes?: number | undefined;
-  userAgent?: string;
-  /** Aborts everything in flight and every wait (SIGINT). */
-  signal?: AbortSignal | undefined;
-  onRequest?: ((event: RequestEvent) => void) | undefined;
-  /** Jitter source in [0, 1); default Math.random. Tests inject a fixed one. */
-  random?: () => number;
-  /** The proxy to go through (decideProxy in proxy.ts reads it as curl does); default: none. */
-  proxy?: URL | undefined;
-  /** PEM certificates to trust instead of Node's own list; default: Node's (with NODE_EXTRA_CA_CERTS). */
-  ca?: readonly string[] | undefined;
-  /** For the TCP connection and TLS handshake; default the shorter of 10 s and timeoutMs. */
-  connectTimeoutMs?: number | undefined;
-  /** Told while a request has waited a while for its answer (WAIT_NOTICE_AFTER_MS), and when none does any more. */
-  onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
-  /**
-   * One pace for several clients of the same service and key (a run's paid calls and its listing):
-   * the service's rate limit counts them all. Default: a pacer of this client's own.
-   */
-  pacer?: RequestPacer | undefined;
-}
+export { checkBaseUrl, type ClientOptions } from './client-options.js';
+export { isLoopbackHost } from './proxy.js';
 
 export interface CompanyQuery {
   technology: string;
@@ -166,15 +119,7 @@ export const CLIENT_DEFAULTS = {
 
 /** Throws a ClientOptionError before any connection when the options are unsafe or invalid. */
 export function createClient(options: ClientOptions): ProspectClient {
-  const baseUrl = checkBaseUrl(options.baseUrl);
-  checkApiKey(options.apiKey);
-  checkNumbers(options);
-  if (options.cursorParam !== undefined && options.cursorParam.trim() === '') {
-    throw new ClientOptionError(
-      'the cursor parameter name is empty',
-      'Set cursor-param to the name the service uses (default: cursor).',
-    );
-  }
+  const baseUrl = checkClientOptions(options);
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
   const policy: RetryPolicy = {
@@ -275,52 +220,6 @@ async function* listCompanies(
   }
 }
 
-/**
- * One page asked for ahead of the caller: when the body of a page the caller waits for arrives, its
- * raw `next_cursor` is read and that page is asked for at once, before the body is checked. A page
- * asked for ahead asks for its own next only once the caller has taken it, so at most one request
- * runs ahead of what the caller asked for.
- */
-class PageReadAhead<T> {
-  private ahead: { cursor: string; answer: Promise<T>; taken: boolean; next: string | null | undefined } | undefined;
-
-  constructor(private readonly fetchPage: (cursor: string, onBody: (json: unknown) => void) => Promise<T>) {}
-
-  readonly onBodyOfWanted = (json: unknown): void => this.askFor(nextCursorIn(json));
-
-  /** The page asked for ahead, if it is the one wanted now; the caller then waits for it. */
-  take(cursor: string | null): Promise<T> | undefined {
-    const ahead = this.ahead;
-    if (ahead === undefined || ahead.cursor !== cursor || ahead.taken) return undefined;
-    ahead.taken = true;
-    if (ahead.next !== undefined) this.askFor(ahead.next);
-    return ahead.answer;
-  }
-
-  private askFor(cursor: string | null): void {
-    if (cursor === null || this.ahead?.cursor === cursor) return;
-    const entry: NonNullable<typeof this.ahead> = {
-      cursor,
-      answer: Promise.resolve(undefined as T),
-      taken: false,
-      next: undefined,
-    };
-    entry.answer = this.fetchPage(cursor, (json) => {
-      entry.next = nextCursorIn(json);
-      if (entry.taken) this.askFor(entry.next);
-    });
-    // Its failure is thrown to whoever takes it; a page never taken must not count as unhandled.
-    entry.answer.catch(() => {});
-    this.ahead = entry;
-  }
-}
-
-/** The raw `next_cursor` of an unchecked body: a cursor, or null for "no more pages" or "unreadable". */
-function nextCursorIn(json: unknown): string | null {
-  const next = isRecord(json) ? json.next_cursor : undefined;
-  return typeof next === 'string' && next !== '' ? next : null;
-}
-
 const CountriesResponseSchema = z.looseObject({ data: z.array(z.string()) });
 
 async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam: string): Promise<ContactsResult> {
@@ -414,100 +313,4 @@ function unitsFromHeader(value: string | string[] | undefined): number | undefin
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
   return Number(text.trim());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Option checks
-
-export { isLoopbackHost };
-
-/**
- * The key goes in a header of every request, so where requests go is a security decision:
- * https anywhere, plain http only to this machine.
- */
-export function checkBaseUrl(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    throw new ClientOptionError(
-      `the base URL "${baseUrl}" is not a valid URL`,
-      'Give the service root, e.g. https://api.example.com',
-    );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    // `localhost:4010` parses as the scheme "localhost:": say what was typed, and what it lacks.
-    const typed = baseUrl.trim();
-    if (!typed.includes('//'))
-      throw new ClientOptionError(
-        `the base URL "${typed}" has no scheme`,
-        `Give it with one: https://${typed} (or http://${typed} for this machine, such as the sandbox).`,
-      );
-    throw new ClientOptionError(`the base URL must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new ClientOptionError(
-      'the base URL must not contain a user name or password',
-      'The key travels in a header, never in the URL.',
-      'credentials_in_base_url',
-    );
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new ClientOptionError(
-      `the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`,
-    );
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new ClientOptionError(
-      `refusing to send the API key over plain http to ${url.host}; use https://`,
-      'Plain http is allowed only to this machine (127.0.0.0/8, ::1, localhost), e.g. the sandbox.',
-    );
-  }
-  return url;
-}
-
-function checkApiKey(apiKey: string): void {
-  if (apiKey === '') {
-    throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
-  }
-  // Never echo the key: a message about it could end up in a log.
-  if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
-    throw new ClientOptionError(
-      'the API key contains spaces or control characters',
-      'Check for a stray newline when it was pasted.',
-    );
-  }
-  // A header carries Latin-1 at most; a character past it (a smart quote pasted from a document)
-  // would fail inside the HTTP library as an internal error, and no service issues such a key.
-  const outside = [...apiKey].findIndex((char) => char.charCodeAt(0) > 0x7e);
-  if (outside !== -1) {
-    throw new ClientOptionError(
-      `the API key contains a character that is not plain ASCII (character ${outside + 1})`,
-      'Keys are letters, digits and punctuation: check for a smart quote or a look-alike letter pasted with it.',
-    );
-  }
-}
-
-/** Node timers overflow (and fire at once) above 2^31-1 ms, so longer waits are refused. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
-  ['pageSize', 1, MAX_COMPANIES_PER_PAGE],
-  ['timeoutMs', 1, MAX_TIMER_MS],
-  ['connectTimeoutMs', 1, MAX_TIMER_MS],
-  ['maxRetries', 0, 100],
-  ['maxRetryDelayMs', 0, MAX_TIMER_MS],
-  ['retryBaseDelayMs', 0, MAX_TIMER_MS],
-  ['connections', 1, 1024],
-  ['maxAnswerBytes', 1024, MAX_ANSWER_BYTES_LIMIT],
-];
-
-function checkNumbers(options: ClientOptions): void {
-  for (const [name, min, max] of NUMBER_LIMITS) {
-    const value = options[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new ClientOptionError(`${name} must be an integer from ${min} to ${max} (got ${String(value)})`);
-    }
-  }
 }

@@ -6,28 +6,28 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
-import { checkJsonBody } from './body-check.js';
-import { createDispatcher, type NetworkOptions } from './dispatcher.js';
-import { AbortedError, RequestError } from './errors.js';
 import {
-  answerRefusedError,
+  answerLost,
+  createAttemptRunner,
+  type AttemptRequest,
+  type AttemptResult,
+  type AttemptRunner,
+  type RetryableFailure,
+} from './attempt.js';
+import type { NetworkOptions } from './dispatcher.js';
+import { AbortedError } from './errors.js';
+import {
   describeFailure,
-  errorFromResponse,
   malformedAnswerError,
   rateLimitedError,
   retriesExhaustedError,
   retryAfterTooLongError,
-  type LastFailure,
 } from './error-responses.js';
-import { AnswerRefusedError, readAnswerBody, UndecodableBodyError } from './content-encoding.js';
-import { answerText, errorAnswerText } from './answer-text.js';
 import { redact } from '../util/redact.js';
-import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryDecision, type RetryPolicy } from './retry.js';
-import type { SchemaCheck } from './schemas.js';
+import { decideRetry, type RetryDecision, type RetryPolicy } from './retry.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
-import { createAttemptSignal, linkSignals, waitUnlessStopped } from './stop-signals.js';
-import { describeTransportFailure, hostAndPort } from './transport-errors.js';
+import { linkSignals, waitUnlessStopped } from './stop-signals.js';
+import { hostAndPort } from './transport-errors.js';
 import { WaitWatch, type WaitNotice } from './wait-watch.js';
 
 /** Reported once per attempt, after it ends: for a request log and progress. Never carries the key. */
@@ -70,21 +70,11 @@ export interface HttpClientOptions {
   pacer?: RequestPacer | undefined;
 }
 
-export interface GetJsonRequest<T> {
-  /** The path after `/api/v1`, e.g. `/companies`. */
-  endpoint: string;
+export interface GetJsonRequest<T> extends AttemptRequest<T> {
   /** Query parameters in order; pairs with an undefined or empty value are left out. */
   params: ReadonlyArray<readonly [string, string | undefined]>;
-  check: (json: unknown) => SchemaCheck<T>;
-  /**
-   * Sees a 2xx body as soon as it is parsed, before `check` runs; the check then waits a turn of
-   * the event loop, so a request this starts (the next page) is on the wire while the body is checked.
-   */
-  onBody?: ((json: unknown) => void) | undefined;
   /** The service counts a unit per answered call: never ask again after a complete 2xx. */
   chargedPerAnswer?: boolean;
-  /** Extra request headers (Idempotency-Key). Never the Authorization header. */
-  headers?: Readonly<Record<string, string>> | undefined;
   /** A paid call: told of each answer lost after the request went out, and asked before each retry after one. */
   paid?: PaidCallWatch | undefined;
   /**
@@ -119,44 +109,22 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-type RetryableFailure =
-  | LastFailure
-  /** `cut`: the body ended early (empty, or JSON that stops mid-way), not a complete body of the wrong shape. */
-  | { kind: 'malformed'; problem: string; status: number; hint?: string | undefined; cut?: boolean };
-
-type AttemptResult<T> =
-  | { kind: 'answer'; value: T; status: number; headers: IncomingHttpHeaders }
-  | { kind: 'final'; error: RequestError | Error; status?: number | undefined }
-  | { kind: 'retryable'; failure: RetryableFailure; status?: number | undefined; retryAfterMs?: number | undefined };
-
-/**
- * undici is loaded with the first request, not with this module, so a command that only needs the API's
- * defaults, checks or errors (config, a refused flag) starts without it.
- */
-let undici: Promise<typeof import('undici')> | undefined;
-// A CommonJS package imported at run time: Node gives its exports as named ones and as `default`,
-// the bundle as `default` only.
-const loadUndici = () =>
-  (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
+/** What every request of one client shares: its settings, its attempts, its pace and its stop. */
+interface ClientState {
+  options: HttpClientOptions;
+  /** `host:port` of the service, as errors name it. */
+  service: string;
+  attempts: AttemptRunner;
+  pacer: RequestPacer;
+  waitWatch: WaitWatch | undefined;
+  /** Aborted by close(), so no retry loop outlives the client. */
+  lifetime: AbortController;
+  /** The caller's signal and close(), linked once: every attempt and wait listens to these. */
+  stopSignals: readonly AbortSignal[];
+}
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  let agent: Promise<Dispatcher> | undefined;
-  const agentOf = () =>
-    (agent ??= loadUndici().then((undici) =>
-      createDispatcher(undici, {
-        ...options.network,
-        readTimeoutMs: options.timeoutMs,
-        connections: options.connections,
-      }),
-    ));
-  const headers = {
-    authorization: `Bearer ${options.apiKey}`,
-    accept: 'application/json',
-    'accept-encoding': 'gzip',
-    'user-agent': options.userAgent,
-  };
   const service = hostAndPort(options.baseUrl);
-  // close() aborts whatever is in flight or waiting, so no retry loop outlives the client.
   const lifetime = new AbortController();
   // One listener on the caller's signal for the whole client, however many requests run at once;
   // every attempt and wait listens to this one, whose listeners come and go with them.
@@ -164,228 +132,154 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     [options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined),
   );
   setMaxListeners(0, stopAll.controller.signal);
-  const stopSignals = [stopAll.controller.signal];
-  const pacer = options.pacer ?? new RequestPacer({ maxInFlight: options.connections });
-  const waitWatch = options.onWaiting ? new WaitWatch(service, options.onWaiting) : undefined;
-
-  /** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */
-  function stoppedError(req: GetJsonRequest<unknown>): Error | undefined {
-    if (options.signal?.aborted) return new AbortedError(req.endpoint);
-    if (lifetime.signal.aborted) return new Error('the API client was closed while a request was in flight');
-    if (req.signal?.aborted) return new Error(`a request to ${req.endpoint} was withdrawn: its listing was closed`);
-    return undefined;
-  }
-
-  async function getJson<T>(req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
-    if (lifetime.signal.aborted) throw new Error('the API client was used after close()');
-    const url = buildUrl(options.baseUrl, req.endpoint, req.params);
-    // The key travels in a header, but a service may echo it into a cursor the next URL carries.
-    const shownUrl = redact(url, options.apiKey);
-    const stops = req.signal === undefined ? stopSignals : [...stopSignals, req.signal];
-    let malformedRetries = 0;
-    let answersLost = 0;
-
-    let rateLimited = 0;
-    for (let attempt = 1; ; attempt++) {
-      const stopped = stoppedError(req);
-      if (stopped) throw stopped;
-      const ticket = await pacer.admit(stops, () => stoppedError(req));
-      const startedAt = performance.now();
-      const result = await runPacedAttempt(req, url, stops, ticket);
-      const base = {
-        method: 'GET' as const,
-        url: shownUrl,
-        endpoint: req.endpoint,
-        attempt,
-        durationMs: Math.round(performance.now() - startedAt),
-        status: result.status,
-      };
-
-      if (result.kind === 'answer') {
-        options.onRequest?.(base);
-        return { value: result.value, status: result.status, headers: result.headers, attempts: attempt, answersLost };
-      }
-      const lost = answerLost(result);
-      if (lost) req.paid?.answerLost();
-      if (result.kind === 'final') {
-        options.onRequest?.({ ...base, error: result.error.message });
-        throw result.error;
-      }
-
-      const { failure } = result;
-      if (failure.kind === 'lost') answersLost++;
-      const rateLimitedNow = result.status === 429 && failure.kind === 'status';
-      if (rateLimitedNow) rateLimited++;
-      const decision = decideRetry(
-        {
-          attempt,
-          rateLimited: rateLimitedNow,
-          rateLimitedAttempts: rateLimited,
-          retryAfterMs: result.retryAfterMs,
-          // A paid call's cut body is a lost answer, asked again (same Idempotency-Key) as a reset is.
-          malformed: failure.kind === 'malformed' && !(lost && req.paid !== undefined && failure.cut),
-          malformedRetries,
-          chargedPerAnswer: req.chargedPerAnswer ?? false,
-        },
-        options.policy,
-      );
-      // Asked only when a retry would be sent: a paid call's caller reserves its unit on a yes.
-      const budgetRefused = decision.retry && lost && req.paid !== undefined && !req.paid.mayRetry();
-      const outcome: RetryDecision = budgetRefused ? { retry: false, why: 'exhausted' } : decision;
-      options.onRequest?.({
-        ...base,
-        error: describeForEvent(failure, req.endpoint),
-        retryInMs: !outcome.retry ? undefined : outcome.paced ? Math.round(pacer.pausedForMs()) : outcome.delayMs,
-        ...(failure.kind === 'lost' ? { answerLost: true } : {}),
-      });
-      if (!outcome.retry) {
-        const facts = { service, maxDelayMs: options.policy.maxDelayMs, answersLost };
-        throw finalError(outcome, failure, req.endpoint, attempt, facts);
-      }
-      // A 429's wait is the pacer's, for every request at once.
-      if (outcome.paced) continue;
-      if (failure.kind === 'malformed') malformedRetries++;
-      await waitUnlessStopped(outcome.delayMs, stops, () => stoppedError(req));
-    }
-  }
-
-  /** One attempt, admitted by the pacer and reported back to it; watched while it waits for an answer. */
-  async function runPacedAttempt<T>(
-    req: GetJsonRequest<T>,
-    url: string,
-    stops: readonly AbortSignal[],
-    ticket: PacerTicket,
-  ): Promise<AttemptResult<T>> {
-    const watched = waitWatch?.start();
-    let result: AttemptResult<T> | undefined;
-    try {
-      result = await runAttempt(req, url, stops);
-      return result;
-    } finally {
-      if (watched !== undefined) waitWatch?.end(watched);
-      pacer.finish(
-        ticket,
-        result?.status === 429 && result.kind === 'retryable'
-          ? { rateLimited: true, retryAfterMs: result.retryAfterMs }
-          : { rateLimited: false, answered: result !== undefined && result.status !== undefined },
-      );
-    }
-  }
-
-  async function runAttempt<T>(
-    req: GetJsonRequest<T>,
-    url: string,
-    stops: readonly AbortSignal[],
-  ): Promise<AttemptResult<T>> {
-    const [{ request }, dispatcher] = await Promise.all([loadUndici(), agentOf()]);
-    const attemptSignal = createAttemptSignal(stops, options.timeoutMs);
-    let status: number | undefined;
-    let responseHeaders: IncomingHttpHeaders;
-    let body: Buffer;
-    // Only the transport is inside the try: a failure to interpret a complete answer is not a
-    // network error and must not be retried as one.
-    try {
-      const response = await request(url, {
-        method: 'GET',
-        headers: req.headers ? { ...req.headers, ...headers } : headers,
-        dispatcher,
-        signal: attemptSignal.signal,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-      status = response.statusCode;
-      responseHeaders = response.headers;
-      body = await readAnswerBody(response.body, response.headers['content-encoding'], {
-        capBytes: options.maxAnswerBytes,
-        signal: attemptSignal.signal,
-        where: service,
-      });
-    } catch (error) {
-      const stopped = stoppedError(req);
-      if (stopped) throw stopped;
-      if (error instanceof AnswerRefusedError)
-        return {
-          kind: 'final',
-          error: answerRefusedError(req.endpoint, 1, error, options.maxAnswerBytes, status),
-          status,
-        };
-      const failure = describeTransportFailure(error, {
-        timedOut: attemptSignal.timedOut,
-        timeoutMs: options.timeoutMs,
-        connectTimeoutMs: options.network.connectTimeoutMs,
-        secret: options.apiKey,
-        baseUrl: options.baseUrl,
-        proxy: options.network.proxy,
-      });
-      if (failure.kind === 'final') return { ...failure, status };
-      if (status !== undefined && status >= 200 && status <= 299)
-        return { kind: 'retryable', failure: lostAnswer(status, service, error, failure), status };
-      return { kind: 'retryable', failure, status };
-    } finally {
-      attemptSignal.dispose();
-    }
-    return await interpretResponse(req, url, status, responseHeaders, body);
-  }
-
-  async function interpretResponse<T>(
-    req: GetJsonRequest<T>,
-    url: string,
-    status: number,
-    responseHeaders: IncomingHttpHeaders,
-    bytes: Buffer,
-  ): Promise<AttemptResult<T>> {
-    if (status >= 200 && status <= 299) {
-      const text = answerText(bytes, responseHeaders);
-      const checked = text.ok
-        ? await checkJsonBody(req.check, status, responseHeaders, text.text, req.onBody)
-        : { ok: false as const, problem: `${text.problem} (status ${status})`, hint: undefined };
-      if (checked.ok) return { kind: 'answer', value: checked.value, status, headers: responseHeaders };
-      return {
-        kind: 'retryable',
-        status,
-        failure: {
-          kind: 'malformed',
-          status,
-          problem: redact(checked.problem, options.apiKey),
-          hint: checked.hint,
-          cut: checked.cut,
-        },
-      };
-    }
-    const error = errorFromResponse({
-      endpoint: req.endpoint,
-      status,
-      bodyText: errorAnswerText(bytes, responseHeaders),
-      secret: options.apiKey,
-      location: resolveLocation(responseHeaders.location, url),
-    });
-    if (!isRetryableStatus(status)) return { kind: 'final', error, status };
-    return {
-      kind: 'retryable',
-      status,
-      failure: { kind: 'status', error },
-      retryAfterMs: requestedWaitMs(responseHeaders['retry-after'], error.details),
-    };
-  }
-
-  async function close(): Promise<void> {
-    if (lifetime.signal.aborted) return;
-    lifetime.abort();
-    stopAll.dispose();
-    // A shared pacer outlives this client: its waiters for this client left when `lifetime` was aborted.
-    if (options.pacer === undefined)
-      pacer.close(new Error('the API client was closed while a request waited its turn'));
-    waitWatch?.close();
-    if (agent !== undefined) await (await agent).close();
-  }
-
-  return { getJson, close };
+  const state: ClientState = {
+    options,
+    service,
+    attempts: createAttemptRunner({ ...options, service }),
+    pacer: options.pacer ?? new RequestPacer({ maxInFlight: options.connections }),
+    waitWatch: options.onWaiting ? new WaitWatch(service, options.onWaiting) : undefined,
+    lifetime,
+    stopSignals: [stopAll.controller.signal],
+  };
+  return {
+    getJson: (req) => requestJson(state, req),
+    close: async () => {
+      if (lifetime.signal.aborted) return;
+      lifetime.abort();
+      stopAll.dispose();
+      // A shared pacer outlives this client: its waiters for this client left when `lifetime` was aborted.
+      if (options.pacer === undefined)
+        state.pacer.close(new Error('the API client was closed while a request waited its turn'));
+      state.waitWatch?.close();
+      await state.attempts.close();
+    },
+  };
 }
 
-/** A 2xx whose body was cut, broken or stopped coming: the answer was lost, the connection had not failed. */
-function lostAnswer(status: number, where: string, error: unknown, failure: LastFailure): RetryableFailure {
-  const why = error instanceof UndecodableBodyError ? error.message : describeFailure(failure);
-  return { kind: 'lost', status, where, description: `its body did not (${why})`, cause: error };
+/** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */
+function stoppedError(state: ClientState, req: GetJsonRequest<unknown>): Error | undefined {
+  if (state.options.signal?.aborted) return new AbortedError(req.endpoint);
+  if (state.lifetime.signal.aborted) return new Error('the API client was closed while a request was in flight');
+  if (req.signal?.aborted) return new Error(`a request to ${req.endpoint} was withdrawn: its listing was closed`);
+  return undefined;
+}
+
+/** Attempts until one answers or retry.ts (or a paid call's budget) says to stop. */
+async function requestJson<T>(state: ClientState, req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
+  const { options, pacer } = state;
+  if (state.lifetime.signal.aborted) throw new Error('the API client was used after close()');
+  const url = buildUrl(options.baseUrl, req.endpoint, req.params);
+  // The key travels in a header, but a service may echo it into a cursor the next URL carries.
+  const shownUrl = redact(url, options.apiKey);
+  const stops = req.signal === undefined ? state.stopSignals : [...state.stopSignals, req.signal];
+  const stopped = () => stoppedError(state, req);
+  const counts = { malformedRetries: 0, answersLost: 0, rateLimited: 0 };
+
+  for (let attempt = 1; ; attempt++) {
+    const stop = stopped();
+    if (stop) throw stop;
+    const ticket = await pacer.admit(stops, stopped);
+    const startedAt = performance.now();
+    const result = await runPacedAttempt(state, { req, url, stops, stopped }, ticket);
+    const base = {
+      method: 'GET' as const,
+      url: shownUrl,
+      endpoint: req.endpoint,
+      attempt,
+      durationMs: Math.round(performance.now() - startedAt),
+      status: result.status,
+    };
+
+    if (result.kind === 'answer') {
+      options.onRequest?.(base);
+      const { value, status, headers } = result;
+      return { value, status, headers, attempts: attempt, answersLost: counts.answersLost };
+    }
+    const lost = answerLost(result);
+    if (lost) req.paid?.answerLost();
+    if (result.kind === 'final') {
+      options.onRequest?.({ ...base, error: result.error.message });
+      throw result.error;
+    }
+
+    const { failure } = result;
+    const outcome = decideNext(state, req, { result, attempt, lost, counts });
+    options.onRequest?.({
+      ...base,
+      error: describeForEvent(failure, req.endpoint),
+      retryInMs: !outcome.retry ? undefined : outcome.paced ? Math.round(pacer.pausedForMs()) : outcome.delayMs,
+      ...(failure.kind === 'lost' ? { answerLost: true } : {}),
+    });
+    if (!outcome.retry) {
+      const facts = { service: state.service, maxDelayMs: options.policy.maxDelayMs, answersLost: counts.answersLost };
+      throw finalError(outcome, failure, req.endpoint, attempt, facts);
+    }
+    // A 429's wait is the pacer's, for every request at once.
+    if (outcome.paced) continue;
+    if (failure.kind === 'malformed') counts.malformedRetries++;
+    await waitUnlessStopped(outcome.delayMs, stops, stopped);
+  }
+}
+
+/** retry.ts's decision on a failed attempt, and a paid call's budget's say on a retry after a lost answer. */
+function decideNext(
+  state: ClientState,
+  req: GetJsonRequest<unknown>,
+  seen: {
+    result: Extract<AttemptResult<unknown>, { kind: 'retryable' }>;
+    attempt: number;
+    lost: boolean;
+    counts: { malformedRetries: number; answersLost: number; rateLimited: number };
+  },
+): RetryDecision {
+  const { result, lost, counts } = seen;
+  const { failure } = result;
+  if (failure.kind === 'lost') counts.answersLost++;
+  const rateLimitedNow = result.status === 429 && failure.kind === 'status';
+  if (rateLimitedNow) counts.rateLimited++;
+  const decision = decideRetry(
+    {
+      attempt: seen.attempt,
+      rateLimited: rateLimitedNow,
+      rateLimitedAttempts: counts.rateLimited,
+      retryAfterMs: result.retryAfterMs,
+      // A paid call's cut body is a lost answer, asked again (same Idempotency-Key) as a reset is.
+      malformed: failure.kind === 'malformed' && !(lost && req.paid !== undefined && failure.cut),
+      malformedRetries: counts.malformedRetries,
+      chargedPerAnswer: req.chargedPerAnswer ?? false,
+    },
+    state.options.policy,
+  );
+  // Asked only when a retry would be sent: a paid call's caller reserves its unit on a yes.
+  const budgetRefused = decision.retry && lost && req.paid !== undefined && !req.paid.mayRetry();
+  return budgetRefused ? { retry: false, why: 'exhausted' } : decision;
+}
+
+/** One attempt, admitted by the pacer and reported back to it; watched while it waits for an answer. */
+async function runPacedAttempt<T>(
+  state: ClientState,
+  attempt: {
+    req: GetJsonRequest<T>;
+    url: string;
+    stops: readonly AbortSignal[];
+    stopped: () => Error | undefined;
+  },
+  ticket: PacerTicket,
+): Promise<AttemptResult<T>> {
+  const watched = state.waitWatch?.start();
+  let result: AttemptResult<T> | undefined;
+  try {
+    result = await state.attempts.run(attempt.req, attempt.url, attempt.stops, attempt.stopped);
+    return result;
+  } finally {
+    if (watched !== undefined) state.waitWatch?.end(watched);
+    state.pacer.finish(
+      ticket,
+      result?.status === 429 && result.kind === 'retryable'
+        ? { rateLimited: true, retryAfterMs: result.retryAfterMs }
+        : { rateLimited: false, answered: result !== undefined && result.status !== undefined },
+    );
+  }
 }
 
 /** The error a request ends in when retry.ts says not to ask again. */
@@ -403,21 +297,6 @@ function finalError(
   if (decision.why === 'rate-limited' && failure.kind === 'status')
     return rateLimitedError(endpoint, attempt, facts.service, failure.error);
   return retriesExhaustedError(endpoint, attempt, failure, facts.service, facts.answersLost);
-}
-
-/**
- * Whether an attempt may have been charged though no usable answer came back: a 2xx whose body was
- * cut, undecodable or unreadable, or a transport failure after the request could have been sent (not
- * a refused connection, a failed name lookup, a connect timeout or a TLS failure, which are all final
- * or happen before anything is sent).
- */
-function answerLost(result: AttemptResult<unknown>): boolean {
-  if (result.kind === 'answer') return false;
-  if (result.status !== undefined) return result.status >= 200 && result.status <= 299;
-  if (result.kind === 'final') return false;
-  const { failure } = result;
-  if (failure.kind === 'timeout') return failure.words !== 'no connection';
-  return failure.kind === 'network' && failure.failureClass === 'connection';
 }
 
 /** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */
@@ -442,14 +321,4 @@ export function buildUrl(baseUrl: URL, endpoint: string, params: GetJsonRequest<
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
     .join('&');
   return `${baseUrl.origin}${prefix}${endpoint}${query === '' ? '' : `?${query}`}`;
-}
-
-function resolveLocation(location: string | string[] | undefined, requestUrl: string): string | undefined {
-  const value = Array.isArray(location) ? location[0] : location;
-  if (value === undefined) return undefined;
-  try {
-    return new URL(value, requestUrl).href;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,6 +3,7 @@ import { CONFIG_KEYS, CONFIG_KEY_SPECS, type ConfigKey, type ConfigKeySpec } fro
 import { configFilePath } from '../config/paths.js';
 import { redactSecret, withoutPassword } from '../util/redact.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
+import type { settingOf } from '../config/precedence.js';
 import type { RunContext } from '../runtime/context.js';
 import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
@@ -126,8 +127,10 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
   const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx) : requireValue(key, value));
   store.set(key, stored);
   ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
-  if (spec.env && ctx.env[spec.env]?.trim())
-    ctx.reporter.warn(`${spec.env} is set in this environment and takes precedence over the config file.`);
+  const { settingOf } = await import('../config/precedence.js');
+  const inEffect = settingOf(key, { env: ctx.env, config: () => stored });
+  if (inEffect?.source === 'environment')
+    ctx.reporter.warn(`${inEffect.where} is set in this environment and takes precedence over the config file.`);
   return ExitCode.ok;
 }
 
@@ -190,14 +193,15 @@ interface Setting {
 }
 
 async function listSettings(ctx: RunContext): Promise<number> {
-  const [{ readConfigFile }, { storedValueProblem }] = await Promise.all([
+  const [{ readConfigFile }, { storedValueProblem }, { settingOf }] = await Promise.all([
     import('../config/store.js'),
     import('../config/validate.js'),
+    import('../config/precedence.js'),
   ]);
   const path = configFilePath(ctx.env);
   const file = readConfigFile(path);
   const problemWith = (key: ConfigKey, stored: unknown): string | undefined => storedValueProblem(key, stored)?.reason;
-  const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, file[key], problemWith));
+  const settings = CONFIG_KEYS.map((key) => settingInEffect(ctx, key, { stored: file[key], problemWith, settingOf }));
   const keyWidth = Math.max(...settings.map((setting) => setting.key.length));
   const valueWidth = Math.max(...settings.map((setting) => setting.value.length));
   for (const { key, value, source } of settings)
@@ -206,25 +210,38 @@ async function listSettings(ctx: RunContext): Promise<number> {
   return ExitCode.ok;
 }
 
-/** The value a run would use, by the documented precedence (flag > environment > file > default). */
+/** The value a run would use, by the one precedence (src/config/precedence.ts), and where it comes from. */
 function settingInEffect(
   ctx: RunContext,
   key: ConfigKey,
-  stored: unknown,
-  problemWith: (key: ConfigKey, stored: unknown) => string | undefined,
+  file: {
+    stored: unknown;
+    problemWith: (key: ConfigKey, stored: unknown) => string | undefined;
+    settingOf: typeof settingOf;
+  },
 ): Setting {
   const spec = CONFIG_KEY_SPECS[key];
-  if (key === 'base-url' && ctx.global.baseUrl?.trim())
-    return { key, value: ctx.global.baseUrl.trim(), source: 'flag --base-url' };
-  const fromEnv = spec.env ? ctx.env[spec.env]?.trim() : undefined;
-  if (spec.env && fromEnv) return { key, value: shown(spec, fromEnv), source: `environment ${spec.env}` };
-  if (stored !== undefined && stored !== null) {
-    const problem = problemWith(key, stored);
-    // Listed rather than refused, so that a bad value can be found and fixed from here.
-    return { key, value: shown(spec, stored), source: problem ? `config file, INVALID: ${problem}` : 'config file' };
+  const { stored, problemWith } = file;
+  const setting = file.settingOf<unknown>(key, {
+    flag: key === 'base-url' ? { name: '--base-url', value: ctx.global.baseUrl } : undefined,
+    env: ctx.env,
+    // Listed as it is, a bad value too, so that it can be found and fixed from here.
+    config: () => (stored === null ? undefined : stored),
+    fallback: spec.fallback,
+  });
+  if (setting === undefined) return { key, value: '-', source: 'not set (needed unless --sandbox)' };
+  switch (setting.source) {
+    case 'flag':
+      return { key, value: String(setting.value), source: `flag ${setting.where}` };
+    case 'environment':
+      return { key, value: shown(spec, setting.value), source: `environment ${setting.where}` };
+    case 'config file': {
+      const problem = problemWith(key, stored);
+      return { key, value: shown(spec, stored), source: problem ? `config file, INVALID: ${problem}` : 'config file' };
+    }
+    case 'default':
+      return { key, value: String(setting.value), source: 'default' };
   }
-  if (spec.fallback !== undefined) return { key, value: spec.fallback, source: 'default' };
-  return { key, value: '-', source: 'not set (needed unless --sandbox)' };
 }
 
 function shown(spec: ConfigKeySpec, value: unknown): string {

@@ -5,47 +5,19 @@
  * bound; the keys and plans go to stderr. A bad flag value prints one line on stderr and exits 2
  * (reported through commander, whose errors src/cli.ts maps to the usage exit code).
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 // Start-up loads only the sandbox's light modules (README "Start-up").
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
-import {
-  DEFAULT_COMPANIES,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  DEFAULT_SEED,
-  isIsoDay,
-  MAX_COMPANIES,
-  STATS_PATH,
-  todayUtc,
-} from '../sandbox/defaults.js';
-import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
+import { STATS_PATH, todayUtc } from '../sandbox/defaults.js';
+import { DEFAULT_FAULT_KINDS } from '../sandbox/fault-kinds.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
+import { addFlags, type FlagValues } from '../options/flag.js';
 import { formatCount } from '../ui/format-count.js';
-import { integerInRange } from '../options/values.js';
 import { declareCommand } from './command-tree.js';
+import { DEFAULT_SPIKE_RATE_TEXT, SANDBOX_FLAGS } from './sandbox-flags.js';
 
-interface SandboxFlags {
-  host: string;
-  port: number;
-  companies: number;
-  seed: number;
-  asOf?: string;
-  latency?: number;
-  failRate?: number;
-  faults?: FaultKindName[];
-  faultSeed?: number;
-  faultsAfter?: number;
-  latencySpike?: number;
-  latencySpikeRate?: number;
-  rateLimit?: number;
-  recordTraffic?: boolean;
-  ignoreIdempotency?: boolean;
-  public?: boolean;
-}
-
-/** DEFAULT_LATENCY_SPIKE_RATE of src/sandbox/index.ts, copied for start-up (README "Start-up"). */
-const DEFAULT_SPIKE_RATE_TEXT = '0.1';
+type SandboxFlags = FlagValues<typeof SANDBOX_FLAGS>;
 
 export function registerSandboxCommand(program: Command): void {
   declareCommand(
@@ -60,75 +32,7 @@ export function registerSandboxCommand(program: Command): void {
 }
 
 function defineSandbox(command: Command): void {
-  command
-    .option('--host <address>', 'address to listen on (loopback only unless --public)', DEFAULT_HOST)
-    .option('--port <n>', 'port to listen on; 0 picks a free port', integerInRange('--port', 0, 65535), DEFAULT_PORT)
-    .option(
-      '--companies <n>',
-      `companies in the dataset, 1 to ${formatCount(MAX_COMPANIES)}`,
-      integerInRange('--companies', 1, MAX_COMPANIES),
-      DEFAULT_COMPANIES,
-    )
-    .option(
-      '--seed <n>',
-      'dataset seed: the same seed gives the same data',
-      integerInRange('--seed', 0, 0xffffffff),
-      DEFAULT_SEED,
-    )
-    .option(
-      '--as-of <date>',
-      'snapshot day YYYY-MM-DD that contact dates are relative to (default: today, UTC)',
-      isoDay,
-    )
-    .option('--latency <ms>', 'delay added before every API response', integerInRange('--latency', 0, 600_000))
-    .option(
-      '--fail-rate <p>',
-      'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault ' +
-        'seed',
-      probability('--fail-rate'),
-    )
-    .option(
-      '--faults <kinds>',
-      `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; ` +
-        `kinds below)`,
-      faultKinds,
-    )
-    .option(
-      '--fault-seed <n>',
-      'seed of which requests fail and how (default: --seed): other faults, same data',
-      integerInRange('--fault-seed', 0, 0xffffffff),
-    )
-    .option(
-      '--faults-after <n>',
-      'serve the first N API requests without faults or spikes (a service that goes down mid-run)',
-      integerInRange('--faults-after', 0),
-    )
-    .option(
-      '--latency-spike <ms>',
-      'add this delay, on top of --latency, to a share of API requests',
-      integerInRange('--latency-spike', 1, 600_000),
-    )
-    .option(
-      '--latency-spike-rate <p>',
-      `share of API requests (0 to 1) that get --latency-spike (default: ${DEFAULT_SPIKE_RATE_TEXT})`,
-      probability('--latency-spike-rate'),
-    )
-    .option(
-      '--rate-limit <n>',
-      'requests per second per key; more are answered 429 with Retry-After',
-      integerInRange('--rate-limit', 1, 1_000_000),
-    )
-    .option(
-      '--record-traffic',
-      `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows ` +
-        `with every call)`,
-    )
-    .option(
-      '--ignore-idempotency',
-      'charge every answered /verify call, Idempotency-Key or not, and never confirm a key: a service without ' +
-        'idempotency',
-    )
-    .option('--public', 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)')
+  addFlags(command, SANDBOX_FLAGS)
     .showHelpAfterError(false)
     .addHelpText(
       'after',
@@ -155,25 +59,28 @@ function defineSandbox(command: Command): void {
   $ prospect sandbox --port 0 --fail-rate 1 --faults 503,no-response --faults-after 20
   $ curl -s http://127.0.0.1:4010${STATS_PATH}`,
     )
-    .action(async (flags: SandboxFlags, command: Command) => {
-      if (!flags.public && !(await isLoopback(flags.host))) {
-        command.error(
-          `prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the ` +
-            `sandbox keys are public).`,
-          {
-            exitCode: ExitCode.usage,
-            code: 'prospect.sandbox.host',
-          },
-        );
-      }
-      const mistake = faultFlagMistake(flags);
-      if (mistake !== undefined)
-        command.error(`prospect sandbox: ${mistake}`, { exitCode: ExitCode.usage, code: 'prospect.sandbox.faults' });
-      const sandbox = await listen(command, toOptions(flags));
-      printBanner(sandbox, flags);
-      await untilStopped();
-      await sandbox.close();
-    });
+    .action(runSandbox);
+}
+
+/** Listens until SIGINT or SIGTERM, after the checks that need more than one flag or a name lookup. */
+async function runSandbox(flags: SandboxFlags, command: Command): Promise<void> {
+  if (!flags.public && !(await isLoopback(flags.host))) {
+    command.error(
+      `prospect sandbox: --host ${flags.host} is not a loopback address; add --public to listen on it (the ` +
+        `sandbox keys are public).`,
+      {
+        exitCode: ExitCode.usage,
+        code: 'prospect.sandbox.host',
+      },
+    );
+  }
+  const mistake = faultFlagMistake(flags);
+  if (mistake !== undefined)
+    command.error(`prospect sandbox: ${mistake}`, { exitCode: ExitCode.usage, code: 'prospect.sandbox.faults' });
+  const sandbox = await listen(command, toOptions(flags));
+  printBanner(sandbox, flags);
+  await untilStopped();
+  await sandbox.close();
 }
 
 /** Fault flags that are valid alone but would silently do nothing without another one. */
@@ -265,26 +172,6 @@ function untilStopped(): Promise<void> {
 async function isLoopback(host: string): Promise<boolean> {
   const { isLoopbackHost } = await import('../api/proxy.js');
   return isLoopbackHost(host === '::1' ? '[::1]' : host);
-}
-
-function isoDay(value: string): string {
-  if (!isIsoDay(value)) throw new InvalidArgumentError('--as-of takes a date written YYYY-MM-DD.');
-  return value;
-}
-
-function probability(flag: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value.trim());
-    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
-      throw new InvalidArgumentError(`${flag} takes a number from 0 to 1.`);
-    return n;
-  };
-}
-
-function faultKinds(value: string): FaultKindName[] {
-  const parsed = parseFaultKinds(value);
-  if (!parsed.ok) throw new InvalidArgumentError(`--faults: ${parsed.reason}.`);
-  return parsed.kinds;
 }
 
 function endpointsOf(plan: string): string {

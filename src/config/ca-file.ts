@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { UsageError } from '../exit-codes.js';
 import { nonEmpty } from '../util/text.js';
+import { settingOf } from './precedence.js';
 
 export interface TrustSettings {
   /** PEM certificates for the client; undefined: Node's own list, untouched. */
@@ -55,13 +56,8 @@ export function readCaFile(path: string, source: string): string[] {
 
 /** The trust in effect for this environment and config value of `ca-file`. */
 export function trustSettings(env: NodeJS.ProcessEnv, configCaFile: string | undefined): TrustSettings {
-  const fromEnv = nonEmpty(env.PROSPECT_CA_FILE);
-  const caFile =
-    fromEnv !== undefined
-      ? { path: fromEnv, source: 'PROSPECT_CA_FILE' }
-      : configCaFile !== undefined
-        ? { path: configCaFile, source: 'ca-file in the config file' }
-        : undefined;
+  const setting = settingOf('ca-file', { env, config: () => configCaFile });
+  const caFile = setting && { path: setting.value, source: setting.where };
   const sslCertFile = nonEmpty(env.SSL_CERT_FILE);
   if (caFile === undefined && sslCertFile === undefined) {
     const extra = nonEmpty(env.NODE_EXTRA_CA_CERTS);

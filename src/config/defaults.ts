@@ -1,18 +1,25 @@
 /**
  * Config values as flag defaults: `max-age` → --max-age, `concurrency` → --concurrency, `format` →
- * --format, on whichever command has the flag, and only where the user did not type it
- * (flag > config file > built-in default).
+ * --format, on whichever command has the flag, and only where the user did not type it, by the one
+ * precedence (src/config/precedence.ts: flag > environment > config file > built-in default).
  */
 import { CommanderError, type Command } from 'commander';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { CONFIGURABLE_FLAGS } from '../options/command-flags.js';
+import type { Flag } from '../options/flag.js';
+import { settingOf } from './precedence.js';
 import type { ConfigValues } from './store.js';
 
-export function applyConfigDefaults(command: Command, values: ConfigValues): void {
-  for (const name of flagsLeftToDefault(command)) {
-    // The config file's values go by the name of the flag they default (--max-age → maxAge).
-    const value: unknown = values[name as keyof ConfigValues];
-    if (value !== undefined) command.setOptionValueWithSource(name, value, 'config');
+export function applyConfigDefaults(command: Command, values: ConfigValues, env: NodeJS.ProcessEnv = {}): void {
+  for (const flag of flagsLeftToDefault(command)) {
+    const setting = settingOf<unknown>(flag.config!.key, {
+      env,
+      fromEnv: (text) => (flag.parse ? flag.parse(text, undefined as never) : text),
+      // The config file's values go by the name of the flag they default (--max-age → maxAge).
+      config: () => values[flag.name as keyof ConfigValues],
+    });
+    if (setting !== undefined && setting.source !== 'default')
+      command.setOptionValueWithSource(flag.name, setting.value, setting.source === 'environment' ? 'env' : 'config');
   }
 }
 
@@ -31,11 +38,11 @@ export async function applyConfigFileDefaults(command: Command, env: NodeJS.Proc
     if (error instanceof CliError) throw usageStop(command, error);
     throw error;
   }
-  applyConfigDefaults(command, values);
+  applyConfigDefaults(command, values, env);
 }
 
 /** The configurable flags this command has and the user did not give. */
-function flagsLeftToDefault(command: Command): string[] {
+function flagsLeftToDefault(command: Command): Flag[] {
   const has = (name: string) => command.options.some((option) => option.attributeName() === name);
   const notGiven = (name: string) => {
     const source = command.getOptionValueSource(name);
@@ -44,7 +51,7 @@ function flagsLeftToDefault(command: Command): string[] {
   return CONFIGURABLE_FLAGS.filter(({ name, config }) => {
     const yieldsTo = config?.yieldsTo;
     return has(name) && notGiven(name) && (yieldsTo === undefined || notGiven(yieldsTo));
-  }).map(({ name }) => name);
+  });
 }
 
 /**

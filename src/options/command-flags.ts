@@ -6,6 +6,20 @@
 import { defineFlag, type Flag } from './flag.js';
 import * as flag from './flags.js';
 
+/** The program's own flags, in the order its help lists them. */
+export const GLOBAL_FLAGS = [
+  flag.SANDBOX,
+  flag.SANDBOX_PLAN,
+  flag.BASE_URL,
+  flag.PAGE_SIZE,
+  flag.TIMEOUT,
+  flag.MAX_RETRIES,
+  flag.MAX_ANSWER_SIZE,
+  flag.VERBOSE,
+  flag.QUIET,
+  flag.DEBUG,
+] as const;
+
 const OUTPUT_FLAGS = [flag.FORMAT, flag.OUTPUT, flag.COLUMNS, flag.ESCAPE_FORMULAS, flag.BOM] as const;
 export const COMPANY_FILTER_FLAGS = [flag.TECHNOLOGY, flag.NOT_TECHNOLOGY, flag.EMPLOYEE_RANGE, flag.COUNTRY] as const;
 

@@ -15,6 +15,8 @@ export interface Flag<Name extends string = string, Schema extends z.ZodType = z
   help: string;
   /** Reads and bounds the value; its InvalidArgumentError is a usage error (exit 2). */
   parse?: (value: string, previous: never) => unknown;
+  /** The only values it takes (commander refuses any other, naming them). */
+  choices?: readonly string[];
   /** What applies when neither the command line nor the config file sets it; the schema's default too. */
   default?: unknown;
   /** The config key that sets its default (flag > config file > built-in default). */
@@ -34,8 +36,14 @@ export function defineFlag<const Name extends string, Schema extends z.ZodType>(
   return flag;
 }
 
-export function flagOption(flag: Flag): Option {
+/** What commander gives a command for these flags: each value as its flag's schema takes it in. */
+export type FlagValues<Flags extends readonly Flag[]> = {
+  [F in Flags[number] as F['name']]: z.input<ReturnType<F['schema']>>;
+};
+
+function flagOption(flag: Flag): Option {
   const option = new Option(flag.flags, flag.help);
+  if (flag.choices !== undefined) option.choices(flag.choices);
   if (flag.parse !== undefined) option.argParser(flag.parse as (value: string, previous: unknown) => unknown);
   if (flag.default !== undefined) option.default(flag.default);
   return option;

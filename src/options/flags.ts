@@ -1,9 +1,13 @@
 /**
- * Every flag of the job commands, declared once (src/options/flag.ts): commander builds the option
- * from it and the job its zod schema (a start-up module: README "Start-up").
+ * Every flag, declared once (src/options/flag.ts): commander builds the option from it and the job
+ * its zod schema (a start-up module: README "Start-up"). The program's own flags are here too; its
+ * run reads them as GlobalOptions (src/runtime/context.ts). Not here: `prospect sandbox`'s flags,
+ * declared the same way beside their command (src/commands/sandbox-flags.ts), because this folder
+ * may not reach the sandbox (a separate program, .dependency-cruiser.cjs), whose defaults they show.
  */
 import type { z } from 'zod';
-import { MAX_CONTACTS_PER_CALL } from '../api/limits.js';
+import { MAX_COMPANIES_PER_PAGE, MAX_CONTACTS_PER_CALL } from '../api/limits.js';
+import { RETRY_DEFAULTS } from '../api/retry.js';
 import { defineFlag } from './flag.js';
 import {
   collect,
@@ -22,8 +26,56 @@ const count = (zod: Zod) => zod.number().int();
 /** A switch: absent is false (commander leaves it undefined, and shows no default in the help). */
 const off = (zod: Zod) => zod.boolean().default(false);
 
-// Every command that calls the service (a global option: the client is built before the command's own).
+// The program's own flags, given before or after any command (src/cli.ts adds them, in this order).
 
+/** The in-process sandbox instead of a service: no key, no address, nothing paid. */
+export const SANDBOX = defineFlag({
+  name: 'sandbox',
+  flags: '--sandbox',
+  help: 'run against an in-process sandbox with generated data (no key needed, nothing paid)',
+  schema: (z) => z.boolean().optional(),
+});
+/** PLANS of src/sandbox/auth.ts, copied: this folder may not reach the sandbox (a test pins the two equal). */
+const SANDBOX_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
+export const SANDBOX_PLAN = defineFlag({
+  name: 'sandboxPlan',
+  flags: '--sandbox-plan <plan>',
+  help: 'the sandbox key to use',
+  choices: SANDBOX_PLANS,
+  default: 'growth',
+  schema: (z) => z.enum(SANDBOX_PLANS),
+});
+/** Set by the flag, else PROSPECT_BASE_URL, else the config key (src/config/precedence.ts). */
+export const BASE_URL = defineFlag({
+  name: 'baseUrl',
+  flags: '--base-url <url>',
+  help: 'service address (default: PROSPECT_BASE_URL or the config file)',
+  schema: optionalText,
+});
+export const PAGE_SIZE = defineFlag({
+  name: 'pageSize',
+  flags: '--page-size <n>',
+  help: `companies per request, 1 to ${MAX_COMPANIES_PER_PAGE} (smaller pages: more, smaller checkpoints)`,
+  parse: integerInRange('--page-size', 1, MAX_COMPANIES_PER_PAGE),
+  schema: optionalCount,
+});
+/** In seconds; the client takes milliseconds (src/runtime/api-client.ts). */
+export const TIMEOUT = defineFlag({
+  name: 'timeout',
+  flags: '--timeout <seconds>',
+  help: 'give up on one request after this long (it is then retried); a connection gets at most 10 s of it',
+  parse: integerInRange('--timeout', 1, 600),
+  default: RETRY_DEFAULTS.timeoutMs / 1000,
+  schema: count,
+});
+export const MAX_RETRIES = defineFlag({
+  name: 'maxRetries',
+  flags: '--max-retries <n>',
+  help: 'retries of a failed request (network, 408, 5xx) before exit 5; a 429 waits its Retry-After and uses none',
+  parse: integerInRange('--max-retries', 0, 20),
+  default: RETRY_DEFAULTS.maxRetries,
+  schema: count,
+});
 /**
  * The cap on one answer's decoded size (src/api/limits.ts). Set by the flag, else PROSPECT_MAX_ANSWER_SIZE,
  * else the config key (src/runtime/connection.ts reads both), else the default.
@@ -34,6 +86,25 @@ export const MAX_ANSWER_SIZE = defineFlag({
   help: 'refuse an answer larger than this once decoded, 1 to 512 (default: 64, or PROSPECT_MAX_ANSWER_SIZE)',
   parse: maxAnswerSizeValue('--max-answer-size'),
   schema: optionalCount,
+});
+export const VERBOSE = defineFlag({
+  name: 'verbose',
+  flags: '-v, --verbose',
+  help: 'summaries and warnings on stderr even when it is not a terminal',
+  schema: (z) => z.boolean().optional(),
+});
+export const QUIET = defineFlag({
+  name: 'quiet',
+  flags: '-q, --quiet',
+  help: 'nothing on stderr but errors',
+  schema: (z) => z.boolean().optional(),
+});
+/** PROSPECT_DEBUG=1 turns it on too (src/runtime/context.ts). */
+export const DEBUG = defineFlag({
+  name: 'debug',
+  flags: '--debug',
+  help: 'log every request (key redacted) and show stack traces',
+  schema: (z) => z.boolean().optional(),
 });
 
 // Output: every command that writes.

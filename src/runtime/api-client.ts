@@ -33,7 +33,7 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     pageSize: ctx.global.pageSize,
     timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : undefined,
     maxRetries: ctx.global.maxRetries,
-    maxAnswerBytes: mebibytes(ctx.global.maxAnswerSize ?? connection.maxAnswerSize),
+    maxAnswerBytes: mebibytes(connection.maxAnswerSize),
     cursorParam: connection.cursorParam,
     proxy: connection.proxy.proxy,
     ca: connection.trust.ca,

@@ -2,8 +2,9 @@ import type { ProxyDecision } from '../api/index.js';
 import type { TrustSettings } from '../config/ca-file.js';
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';
-import { nonEmpty } from '../util/text.js';
-import { PLANS, type Plan } from '../sandbox/auth.js';
+import { settingOf, type Setting } from '../config/precedence.js';
+import type { ConfigValues } from '../config/store.js';
+import type { Plan } from '../sandbox/auth.js';
 
 export interface Connection {
   baseUrl: string;
@@ -22,7 +23,7 @@ export interface Connection {
   proxy: ProxyDecision;
   /** The certificates trusted, and where they came from. */
   trust: TrustSettings;
-  /** The cap on an answer in MiB from PROSPECT_MAX_ANSWER_SIZE or the config file (the flag wins over both). */
+  /** The cap on an answer in MiB: --max-answer-size, PROSPECT_MAX_ANSWER_SIZE or the config file. */
   maxAnswerSize?: number | undefined;
 }
 
@@ -43,16 +44,16 @@ export async function missingSettings(ctx: RunContext): Promise<MissingSetting[]
   const { readConfigValues } = await import('../config/store.js');
   const config = readConfigValues(ctx.env);
   const missing: MissingSetting[] = [];
-  if ((nonEmpty(ctx.env.PROSPECT_API_KEY) ?? config.apiKey) === undefined)
+  if (apiKeySetting(ctx, config) === undefined)
     missing.push({ setting: 'key', message: 'no API key is set.', hint: KEY_HINT });
-  if ((nonEmpty(ctx.global.baseUrl) ?? nonEmpty(ctx.env.PROSPECT_BASE_URL) ?? config.baseUrl) === undefined)
+  if (baseUrlSetting(ctx, config) === undefined)
     missing.push({ setting: 'base URL', message: 'no service address is set.', hint: BASE_URL_HINT });
   return missing;
 }
 
 /**
  * Where to connect and with which key. The key is never a command-line flag (it would show in `ps`
- * and shell history). Precedence: flag > environment > config file > default.
+ * and shell history). Precedence: flag > environment > config file > default (src/config/precedence.ts).
  */
 export async function resolveConnection(ctx: RunContext): Promise<Connection> {
   if (ctx.global.sandbox) {
@@ -61,59 +62,67 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
   }
   const { readConfigValues } = await import('../config/store.js');
   const config = readConfigValues(ctx.env);
-  const apiKey = nonEmpty(ctx.env.PROSPECT_API_KEY) ?? config.apiKey;
+  const apiKey = apiKeySetting(ctx, config);
   if (apiKey === undefined) throw new UsageError('no API key is set.', KEY_HINT);
-  ctx.keySource = nonEmpty(ctx.env.PROSPECT_API_KEY) !== undefined ? 'environment' : 'config';
-  const [baseUrl, baseUrlSource] = firstOf([
-    [nonEmpty(ctx.global.baseUrl), '--base-url'],
-    [nonEmpty(ctx.env.PROSPECT_BASE_URL), 'PROSPECT_BASE_URL'],
-    [config.baseUrl, 'base-url in the config file'],
-  ]);
+  ctx.keySource = apiKey.source === 'environment' ? 'environment' : 'config';
+  const baseUrl = baseUrlSetting(ctx, config);
   if (baseUrl === undefined) throw new UsageError('no service address is set.', BASE_URL_HINT);
-  const cursorParam = nonEmpty(ctx.env.PROSPECT_CURSOR_PARAM) ?? config.cursorParam;
-  const maxAnswerSize = await maxAnswerSizeOf(ctx.env, config.maxAnswerSize);
+  const cursorParam = settingOf('cursor-param', { env: ctx.env, config: () => config.cursorParam });
+  const maxAnswerSize = await maxAnswerSizeOf(ctx, config.maxAnswerSize);
   const { trustSettings } = await import('../config/ca-file.js');
   const { decideProxy } = await import('../api/proxy.js');
   return {
-    baseUrl,
-    apiKey,
+    baseUrl: baseUrl.value,
+    apiKey: apiKey.value,
     sandbox: false,
-    cursorParam,
-    serviceIdentity: originOf(baseUrl),
-    baseUrlSource,
-    proxy: URL.canParse(baseUrl)
-      ? decideProxy(new URL(baseUrl), { setting: config.proxy, env: ctx.env })
+    cursorParam: cursorParam?.value,
+    serviceIdentity: originOf(baseUrl.value),
+    baseUrlSource: baseUrl.where,
+    proxy: URL.canParse(baseUrl.value)
+      ? decideProxy(new URL(baseUrl.value), { setting: config.proxy, env: ctx.env })
       : { proxy: undefined, why: 'the base URL is not a URL' },
     trust: trustSettings(ctx.env, config.caFile),
     maxAnswerSize,
   };
 }
 
-/** PROSPECT_MAX_ANSWER_SIZE, checked as the config key is, else the config file's value. */
-async function maxAnswerSizeOf(env: NodeJS.ProcessEnv, configured: number | undefined): Promise<number | undefined> {
-  const fromEnv = nonEmpty(env.PROSPECT_MAX_ANSWER_SIZE);
-  if (fromEnv === undefined) return configured;
-  const { parseMaxAnswerSize, refusal } = await import('../config/validate.js');
-  try {
-    return parseMaxAnswerSize(fromEnv);
-  } catch (error) {
-    const { reason } = refusal(error);
-    throw new UsageError(`PROSPECT_MAX_ANSWER_SIZE: ${reason.replace(/^max-answer-size /, '')}.`);
-  }
+function apiKeySetting(ctx: RunContext, config: ConfigValues): Setting<string> | undefined {
+  return settingOf('api-key', { env: ctx.env, config: () => config.apiKey });
 }
 
-function firstOf(
-  candidates: ReadonlyArray<readonly [string | undefined, string]>,
-): [string, string] | [undefined, undefined] {
-  const found = candidates.find(([value]) => value !== undefined);
-  return found ? [found[0]!, found[1]] : [undefined, undefined];
+function baseUrlSetting(ctx: RunContext, config: ConfigValues): Setting<string> | undefined {
+  return settingOf('base-url', {
+    flag: { name: '--base-url', value: ctx.global.baseUrl },
+    env: ctx.env,
+    config: () => config.baseUrl,
+  });
+}
+
+/**
+ * --max-answer-size, else PROSPECT_MAX_ANSWER_SIZE (checked as the config key is, and refused even
+ * under the flag), else the config file's value; undefined: the client's default.
+ */
+async function maxAnswerSizeOf(ctx: RunContext, configured: number | undefined): Promise<number | undefined> {
+  const { parseMaxAnswerSize, refusal } = await import('../config/validate.js');
+  const fromEnv = (text: string) => {
+    try {
+      return parseMaxAnswerSize(text);
+    } catch (error) {
+      const { reason } = refusal(error);
+      throw new UsageError(`PROSPECT_MAX_ANSWER_SIZE: ${reason.replace(/^max-answer-size /, '')}.`);
+    }
+  };
+  return settingOf('max-answer-size', {
+    flag: { name: '--max-answer-size', value: ctx.global.maxAnswerSize },
+    env: ctx.env,
+    fromEnv,
+    config: () => configured,
+  })?.value;
 }
 
 async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
-  const plan = (ctx.global.sandboxPlan ?? 'growth') as Plan;
-  if (!PLANS.includes(plan)) {
-    throw new UsageError(`unknown --sandbox-plan "${plan}".`, `Plans are: ${PLANS.join(', ')}.`);
-  }
+  // Commander took only a plan of the flag's choices.
+  const plan: Plan = ctx.global.sandboxPlan ?? 'growth';
   const { startSandbox, SANDBOX_KEYS } = await import('../sandbox/index.js');
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
   ctx.onCleanup(() => sandbox.close());
@@ -126,6 +135,8 @@ async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
     baseUrlSource: '--sandbox',
     proxy: { proxy: undefined, why: 'the in-process sandbox is reached directly' },
     trust: { ca: undefined, description: 'none needed (plain http on this machine)' },
+    // Only the flag: the environment and the config file are about a real service.
+    maxAnswerSize: ctx.global.maxAnswerSize,
   };
 }
 

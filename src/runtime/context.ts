@@ -3,20 +3,11 @@ import { exitCodeOf } from '../exit-codes.js';
 import { aJobHandlesBrokenPipe } from '../io/broken-pipe.js';
 import { removeOpenTempFilesSync } from '../io/temp-files.js';
 import { Reporter } from '../ui/reporter.js';
+import type { GLOBAL_FLAGS } from '../options/command-flags.js';
+import type { FlagValues } from '../options/flag.js';
 
-export interface GlobalOptions {
-  verbose?: boolean;
-  quiet?: boolean;
-  debug?: boolean;
-  sandbox?: boolean;
-  sandboxPlan?: string;
-  baseUrl?: string;
-  pageSize?: number;
-  timeout?: number;
-  maxRetries?: number;
-  /** --max-answer-size, in MiB. */
-  maxAnswerSize?: number;
-}
+/** The program's own flags (src/options/flags.ts), as commander gives them. */
+export type GlobalOptions = Partial<FlagValues<typeof GLOBAL_FLAGS>>;
 
 /** Everything a command needs from the outside world, so commands never reach for globals. */
 export interface RunContext {

@@ -8,6 +8,12 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_SEED = 1;
 
+/** The bounds the flags and the options share. */
+export const MAX_PORT = 65535;
+export const MAX_SEED = 0xffffffff;
+/** The longest latency, or latency spike, a response may be given (ms). */
+export const MAX_LATENCY_MS = 600_000;
+
 /** The control-plane counters (never delayed, failed or counted). */
 export const STATS_PATH = '/_sandbox/stats';
 

@@ -34,7 +34,7 @@ export const DEFAULT_FAULT_KINDS: readonly FaultKindName[] = ['500', '503', 'dro
 /** The stats key for requests that got a latency spike (counted beside the fault kinds). */
 export const LATENCY_SPIKE = 'latency-spike';
 
-export function isFaultKindName(name: string): name is FaultKindName {
+function isFaultKindName(name: string): name is FaultKindName {
   return (FAULT_KIND_NAMES as readonly string[]).includes(name);
 }
 

@@ -11,6 +11,7 @@ import { addFlags, type Flag } from '../../src/options/flag.js';
 import { flagShape } from '../../src/core/shared/flags.js';
 import { CONFIG_KEYS } from '../../src/config/keys.js';
 import { ConfigFileSchema } from '../../src/config/validate.js';
+import { PLANS } from '../../src/sandbox/auth.js';
 
 const COMMANDS: Record<string, readonly Flag[]> = {
   companies: lists.COMPANIES_FLAGS,
@@ -49,5 +50,18 @@ describe('a flag declared once', () => {
       const values = ConfigFileSchema.parse({ [flag.config!.key]: example }) as Record<string, unknown>;
       expect(values[flag.name]).toBe(example);
     }
+  });
+});
+
+describe("the program's own flags", () => {
+  it('--sandbox-plan takes the plans of the sandbox (copied into the table)', () => {
+    expect(flags.SANDBOX_PLAN.choices).toEqual(PLANS);
+  });
+
+  it('what commander gives for no flag is what GlobalOptions reads: the defaults, nothing else', () => {
+    const command = addFlags(new Command().exitOverride(), lists.GLOBAL_FLAGS).action(() => {});
+    command.parse([], { from: 'user' });
+    expect(command.opts()).toEqual({ sandboxPlan: 'growth', timeout: 30, maxRetries: 5 });
+    expect(z.object(flagShape(lists.GLOBAL_FLAGS)).parse(command.opts())).toEqual(command.opts());
   });
 });

@@ -4,6 +4,7 @@
  * driver is imported only then, so a start without one loads nothing more.
  */
 import { hostname } from 'node:os';
+import { settingOf } from '../../config/precedence.js';
 import { parseStateUrl } from '../../config/state-url.js';
 import { UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
@@ -11,12 +12,10 @@ import type { TeamStore } from './types.js';
 
 export type { TeamStore };
 
-/** The state URL in effect: the environment, then the config file; undefined when neither sets one. */
+/** The state URL in effect (src/config/precedence.ts); undefined when nothing sets one. */
 export async function stateUrlSetting(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const fromEnv = env.PROSPECT_STATE_URL?.trim();
-  if (fromEnv) return fromEnv;
   const { readConfigValues } = await import('../../config/store.js');
-  return readConfigValues(env).stateUrl;
+  return settingOf('state-url', { env, config: () => readConfigValues(env).stateUrl })?.value;
 }
 
 /** This machine's name as the team sees it: HOSTNAME (a container's), else the system's. */

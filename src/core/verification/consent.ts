@@ -1,6 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ReadStream } from 'node:tty';
+import { settingOf } from '../../config/precedence.js';
 import { CancelledError, DeclinedError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
@@ -44,10 +45,15 @@ export class SpendConsent {
 
   /** Reads the config's default cap when no flag gives one. */
   static async decide(ctx: RunContext, flags: SpendFlags): Promise<SpendConsent> {
-    if (flags.budget !== undefined) return new SpendConsent(ctx, flags.budget, '--verify-budget', flags.yes);
     const { readConfigValues } = await import('../../config/store.js');
-    const fromConfig = readConfigValues(ctx.env).verifyBudget;
-    return new SpendConsent(ctx, fromConfig, fromConfig === undefined ? undefined : 'config verify-budget', flags.yes);
+    const budget = settingOf('verify-budget', {
+      flag: { name: '--verify-budget', value: flags.budget },
+      env: ctx.env,
+      config: () => readConfigValues(ctx.env).verifyBudget,
+    });
+    const from =
+      budget === undefined ? undefined : budget.source === 'flag' ? '--verify-budget' : 'config verify-budget';
+    return new SpendConsent(ctx, budget?.value, from, flags.yes);
   }
 
   /**
