@@ -1,8 +1,8 @@
 /**
  * A throwaway PostgreSQL cluster for the state-store tests: one per `vitest run`, started by the
  * first test file that asks (initdb as the `postgres` user into a temporary directory it can read,
- * on a free port and its own socket directory), shared by the files after it, and stopped by the
- * global teardown. Each file gets its own database and role, so none sees another's state.
+ * on a free port and its own socket directory, serving TLS with a certificate for localhost and
+ * 127.0.0.1 from a CA made by openssl), shared by the files after it, and stopped by the global teardown. Each file gets its own database and role, so none sees another's state.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,11 +13,14 @@ import { scratchRoot } from './scratch.js';
 import { startPgCluster, stopPgCluster } from './pg-cluster.mjs';
 
 export const POSTGRES = findProgram('postgres');
+const OPENSSL = findProgram('openssl');
 
 export interface PgCluster {
   dir: string;
   port: number;
   socketDir: string;
+  /** The PEM file of the test CA that signed the server's certificate (TLS on TCP, for localhost and 127.0.0.1). */
+  ca: string;
 }
 
 /** The file in the run's scratch root that names the running cluster (the global teardown stops it). */
@@ -51,7 +54,11 @@ async function startOrJoin(): Promise<PgCluster> {
 }
 
 function startCluster(): Promise<PgCluster> {
-  return startPgCluster({ command: POSTGRES.command, password: 'postgres-test-password' });
+  return startPgCluster({
+    command: POSTGRES.command,
+    password: 'postgres-test-password',
+    tls: OPENSSL.command,
+  }) as Promise<PgCluster>;
 }
 
 /** Stops the cluster a run started (the global teardown). */

@@ -1,0 +1,72 @@
+/**
+ * Whether this connection keeps its server session. A pooler in transaction or statement mode
+ * (PgBouncer, Supavisor, Odyssey, pgcat) gives the server session back to its pool after each
+ * transaction: the job's session advisory lock and the claims' holder (pg_backend_pid()) would stay
+ * behind on a session any client may get next. No pooler says which mode it runs, so this looks at
+ * what it does: a second connection, opened while this one is idle, is handed this one's server
+ * session, or this one is moved to another. A server reached directly, or a session-mode pool, can
+ * do neither: a live session is never shared.
+ */
+import type { Socket } from 'node:net';
+import type pg from 'pg';
+
+/** One server session, as the server knows it: a pid is reused, a pid and its start time are not. */
+export interface Backend {
+  pid: number;
+  started: string;
+  /** The client's address and port as the server sees them (null over a Unix socket). */
+  addr: string | null;
+  port: number | null;
+}
+
+const BACKEND_QUERY = `SELECT pg_backend_pid() AS pid, backend_start::text AS started,
+  host(inet_client_addr()) AS addr, inet_client_port() AS port
+  FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
+
+/**
+ * direct: the server sees this very socket, so nothing stands between; kept: something does (a
+ * session-mode pool, a proxy, NAT) and the session stayed this connection's; shared: a pooler shares
+ * it; unknown: the second connection could not be made or answered in time.
+ */
+export type SessionPath = 'direct' | 'kept' | 'shared' | 'unknown';
+
+export async function backendOf(client: pg.Client): Promise<Backend> {
+  const { rows } = await client.query<Backend>(BACKEND_QUERY);
+  const found = rows[0];
+  if (found === undefined) throw new Error('the server did not list this session in pg_stat_activity');
+  return found;
+}
+
+/** Tells how this connection (whose session is `first`) reaches its server session; `probe` opens a second one. */
+export async function sessionPath(
+  client: pg.Client,
+  first: Backend,
+  probe: () => Promise<pg.Client>,
+): Promise<SessionPath> {
+  if (seesThisSocket(client, first)) return 'direct';
+  let other: pg.Client | undefined;
+  try {
+    other = await probe();
+    const second = await backendOf(other);
+    if (sameBackend(second, first)) return 'shared';
+  } catch {
+    // A pool with no free server, or a full server: this one's session is busy being kept, or nothing is known.
+    return 'unknown';
+  } finally {
+    await other?.end().catch(() => {});
+  }
+  // A round-robin pool hands the second client another session, and this one the oldest idle one.
+  return sameBackend(await backendOf(client), first) ? 'kept' : 'shared';
+}
+
+function sameBackend(a: Backend, b: Backend): boolean {
+  return a.pid === b.pid && a.started === b.started;
+}
+
+/** The server's view of the client is this process's own end of the TCP connection. */
+function seesThisSocket(client: pg.Client, backend: Backend): boolean {
+  const socket = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+  if (backend.addr === null || backend.port === null || socket?.localPort === undefined) return false;
+  const local = (socket.localAddress ?? '').replace(/^::ffff:/, '');
+  return local === backend.addr.replace(/^::ffff:/, '') && socket.localPort === backend.port;
+}
