@@ -1,10 +1,11 @@
 /**
  * One connection to the team database per process, used by the verification ledger and a pipeline
- * job alike: the job's session advisory lock and the claims' holder are this connection, so a
- * process that dies frees both at once. Its calls go one at a time (`exclusive`): a transaction
- * never takes in another task's statement. A lost connection ends every later call with exit 5,
- * so no paid call follows the loss.
+ * job alike: the job's session advisory lock and the claims' holder are this connection's server
+ * session, so a process that dies frees both at once (a pooler that shares sessions is refused).
+ * Its calls go one at a time (`exclusive`): a transaction never takes in another task's statement.
+ * A lost connection ends every later call with exit 5, so no paid call follows the loss.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { tlsOptions, type StateUrl } from '../../../config/state-url.js';
@@ -27,6 +28,8 @@ const PROBE_TIMEOUT_MS = 5000;
 export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
 
 export class PgSession {
+  /** This client session, as the claims name their holder (a server process may serve several in turn). */
+  readonly id = randomUUID();
   private queue: Promise<unknown> = Promise.resolve();
   private lost: Error | undefined;
 
@@ -54,7 +57,10 @@ export class PgSession {
       const backend = await backendOf(client);
       const path = await sessionPath(client, backend, async () => {
         const probe = newClient(url, `${applicationName} check`.slice(0, 63), PROBE_TIMEOUT_MS, PROBE_TIMEOUT_MS);
-        await probe.connect();
+        await probe.connect().catch(async (error: unknown) => {
+          await probe.end().catch(() => {});
+          throw error;
+        });
         return probe;
       });
       if (path === 'shared') throw sharedSession(url);

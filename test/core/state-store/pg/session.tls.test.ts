@@ -6,6 +6,7 @@
  * store a run opens; the exit code and stderr through main() in process (runInProcess).
  */
 import { execFileSync } from 'node:child_process';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
@@ -144,6 +145,27 @@ describe.skipIf(POSTGRES.skip)('sslmode against a server that serves TLS', () =>
     expect(noTls.message).toBe(
       `the state database at ${socketDir}:${db.port} does not offer TLS, and sslmode=require asks for it.`,
     );
+  });
+});
+
+describe.skipIf(POSTGRES.skip)('a server that takes a role only over TLS', () => {
+  it('and no sslmode on loopback: exit 2 saying to ask for TLS, not blaming the password', async () => {
+    const { dir } = await testCluster();
+    // A hostssl-only rule for this file's role alone, ahead of the others (read on reload only).
+    const hba = join(dir, 'data', 'pg_hba.conf');
+    await writeFile(`${hba}.new`, `hostnossl all ${db.role} 127.0.0.1/32 reject\n${await readFile(hba, 'utf8')}`);
+    await rename(`${hba}.new`, hba);
+    await db.sql('SELECT pg_reload_conf()');
+    const plain = await refusal(urlFor('127.0.0.1'));
+    expect(plain.exitCode).toBe(ExitCode.usage);
+    expect(plain.message).toBe(
+      `the state database at 127.0.0.1:${db.port} accepts this role only over TLS, and the state URL asks for ` +
+        'none (sslmode=disable).',
+    );
+    expect(plain.hint).toMatch(/^Write sslmode=verify-full/);
+    expect(await serverSideTls(urlFor('127.0.0.1', `sslmode=verify-full&sslrootcert=${ca}`))).toMatchObject({
+      ssl: true,
+    });
   });
 });
 
