@@ -13,11 +13,10 @@ import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
 import { runInProcess } from '../../../helpers/cli.js';
-import { sandboxStats } from '../../../helpers/independent-client.js';
 import { POSTGRES, testCluster, testDatabase, type TestDatabase } from '../../../helpers/postgres.js';
 import { OPENSSL } from '../../../helpers/real-servers.js';
-import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../../helpers/sandbox.js';
 import { scratchDir } from '../../../helpers/scratch.js';
+import { startScriptedServer } from '../../../helpers/scripted-server.js';
 
 let db: TestDatabase;
 let ca: string;
@@ -170,30 +169,23 @@ describe.skipIf(POSTGRES.skip)('a server that takes a role only over TLS', () =>
 });
 
 describe.skipIf(POSTGRES.skip)('through main()', () => {
-  let sandbox: TestSandbox;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox();
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
-
   it('verify with the wrong CA: exit 2 before any call to the service, two lines, no password', async () => {
-    const before = await sandboxStats(sandbox.url);
+    // The service is a recorder: any request prospect sent would be in its list.
+    const service = await startScriptedServer([{ status: 500 }]);
     const home = await scratchDir();
     const run = await runInProcess(['verify', 'ana@example.com', '--yes'], {
-      url: sandbox.url,
-      apiKey: SANDBOX_KEYS.growth,
+      url: service.url,
+      apiKey: 'pk_test_tls_0000000000',
       cwd: home,
       env: { HOME: home, PROSPECT_STATE_URL: urlFor('127.0.0.1', `sslmode=verify-full&sslrootcert=${otherCa}`) },
     });
+    await service.close();
     expect(run.code, run.stderr).toBe(ExitCode.usage);
     expect(run.stdout).toBe('');
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines.length, run.stderr).toBeLessThanOrEqual(2);
     expect(lines[0]).toContain(`127.0.0.1:${db.port} failed the TLS check`);
     expect(run.stderr).not.toContain(db.password);
-    const after = await sandboxStats(sandbox.url);
-    expect(after.requests).toEqual(before.requests);
+    expect(service.requests).toEqual([]);
   });
 });
