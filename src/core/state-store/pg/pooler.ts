@@ -28,6 +28,8 @@ const BACKEND_QUERY = `SELECT pg_backend_pid() AS pid, backend_start::text AS st
  * session-mode pool, a proxy, NAT) and the session stayed this connection's; shared: a pooler shares
  * it; unknown: the second connection could not be made or answered in time.
  */
+const PROBE_ROUNDS = 3;
+
 export type SessionPath = 'direct' | 'kept' | 'shared' | 'unknown';
 
 export async function backendOf(client: pg.Client): Promise<Backend> {
@@ -44,19 +46,24 @@ export async function sessionPath(
   probe: () => Promise<pg.Client>,
 ): Promise<SessionPath> {
   if (seesThisSocket(client, first)) return 'direct';
-  let other: pg.Client | undefined;
+  // A pool with no free server for the second connection, or a full server: nothing is known (a pool
+  // that shares sessions would have handed it this one's idle session at once).
+  const other = await probe().catch(() => undefined);
+  if (other === undefined) return 'unknown';
   try {
-    other = await probe();
-    const second = await backendOf(other);
-    if (sameBackend(second, first)) return 'shared';
-  } catch {
-    // A pool with no free server, or a full server: this one's session is busy being kept, or nothing is known.
-    return 'unknown';
+    // Turn about, a few times: a pool's idle sessions come and go (one still logging in joins late), so
+    // one look may land on the same session by chance; a shared one shows within a few.
+    for (let round = 0; round < PROBE_ROUNDS; round += 1) {
+      const second = await backendOf(other).catch(() => undefined);
+      if (second === undefined) return 'unknown';
+      if (sameBackend(second, first)) return 'shared';
+      // A round-robin pool hands the second client another session, and this one the oldest idle one.
+      if (!sameBackend(await backendOf(client), first)) return 'shared';
+    }
+    return 'kept';
   } finally {
-    await other?.end().catch(() => {});
+    await other.end().catch(() => {});
   }
-  // A round-robin pool hands the second client another session, and this one the oldest idle one.
-  return sameBackend(await backendOf(client), first) ? 'kept' : 'shared';
 }
 
 function sameBackend(a: Backend, b: Backend): boolean {

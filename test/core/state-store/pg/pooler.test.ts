@@ -13,6 +13,7 @@ import { LockedError } from '../../../../src/core/state-store/lock.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import type { LocalRunFiles } from '../../../../src/core/state-store/types.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
+import { withoutPassword } from '../../../../src/util/redact.js';
 import { runInProcess } from '../../../helpers/cli.js';
 import {
   PGBOUNCER,
@@ -55,8 +56,14 @@ async function warm(url: string, count: number): Promise<void> {
 }
 
 async function refusal(url: string): Promise<CliError> {
-  const error = await openPgStore(parseStateUrl(url), 'pooled').catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(CliError);
+  const error = await openPgStore(parseStateUrl(url), 'pooled').then(
+    async (store) => {
+      await store.close();
+      return 'opened';
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error, `${withoutPassword(url)}: ${String(error)}`).toBeInstanceOf(CliError);
   expect((error as CliError).message).not.toContain(db.password);
   return error as CliError;
 }
@@ -82,7 +89,7 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
       for (const mode of ['transaction', 'statement'] as const) {
         await warm(bouncer.url(mode), 3);
         const error = await refusal(bouncer.url(mode));
-        expect(error.exitCode).toBe(ExitCode.usage);
+        expect(error.exitCode, `${withoutPassword(bouncer.url(mode))}: ${error.message}`).toBe(ExitCode.usage);
         expect(error.message).toBe(
           `the state database at 127.0.0.1:${bouncer.port} is reached through a pooler in transaction or ` +
             "statement mode, which shares one server session among its clients: a job's lock and the address " +

@@ -10,6 +10,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
+import { PgSession } from '../../../../src/core/state-store/pg/session.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
 import { runInProcess } from '../../../helpers/cli.js';
@@ -124,6 +125,13 @@ describe.skipIf(POSTGRES.skip)('sslmode against a server that serves TLS', () =>
         ssl: true,
         version: 'TLSv1.3',
       });
+    // Over TLS too, the server sees this process's own socket: no pooler check needed (./pooler.test.ts).
+    const session = await PgSession.connect(
+      parseStateUrl(urlFor('localhost', `sslmode=verify-full&sslrootcert=${ca}`)),
+      't',
+    );
+    expect(session.path).toBe('direct');
+    await session.close();
     const wrongName = await refusal(urlFor('127.0.0.2', `sslmode=verify-full&sslrootcert=${ca}`));
     expect(wrongName.exitCode).toBe(ExitCode.usage);
     expect(wrongName.message).toMatch(
