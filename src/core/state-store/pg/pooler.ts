@@ -14,13 +14,16 @@ import type pg from 'pg';
 export interface Backend {
   pid: number;
   started: string;
-  /** The client's address and port as the server sees them (null over a Unix socket). */
+  /** The connection as the server sees it: the client's end and its own (null over a Unix socket). */
   addr: string | null;
   port: number | null;
+  serverAddr: string | null;
+  serverPort: number | null;
 }
 
 const BACKEND_QUERY = `SELECT pg_backend_pid() AS pid, backend_start::text AS started,
-  host(inet_client_addr()) AS addr, inet_client_port() AS port
+  host(inet_client_addr()) AS addr, inet_client_port() AS port,
+  host(inet_server_addr()) AS "serverAddr", inet_server_port() AS "serverPort"
   FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
 
 /**
@@ -70,10 +73,20 @@ function sameBackend(a: Backend, b: Backend): boolean {
   return a.pid === b.pid && a.started === b.started;
 }
 
-/** The server's view of the client is this process's own end of the TCP connection. */
+/**
+ * The server sees this very TCP connection: both its ends (a connection's four numbers are unique on a
+ * network, and a pooler's connection to the server ends at the server, not at the pooler). One end
+ * alone is not enough: a pooler on this machine may connect from the same port number as this client.
+ */
 function seesThisSocket(client: pg.Client, backend: Backend): boolean {
   const socket = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
-  if (backend.addr === null || backend.port === null || socket?.localPort === undefined) return false;
-  const local = (socket.localAddress ?? '').replace(/^::ffff:/, '');
-  return local === backend.addr.replace(/^::ffff:/, '') && socket.localPort === backend.port;
+  if (socket?.localPort === undefined || socket.remotePort === undefined) return false;
+  const bare = (address: string | null | undefined) => (address ?? '').replace(/^::ffff:/, '');
+  return (
+    backend.port === socket.localPort &&
+    backend.serverPort === socket.remotePort &&
+    bare(backend.addr) !== '' &&
+    bare(backend.addr) === bare(socket.localAddress) &&
+    bare(backend.serverAddr) === bare(socket.remoteAddress)
+  );
 }

@@ -25,8 +25,13 @@ let ca: string;
 let otherCa: string;
 let socketDir: string;
 
+/** A name this machine answers with 127.0.0.1 (as a line in /etc/hosts would) that the certificate does not have. */
+const OTHER_NAME = 'db.prospect.test';
+
 beforeAll(async () => {
   if (POSTGRES.skip) return;
+  process.env.PROSPECT_TEST_HOSTS = `${OTHER_NAME}=127.0.0.1`;
+  await import(new URL('../../../helpers/hosts-preload.mjs', import.meta.url).href);
   db = await testDatabase('tls');
   ({ ca, socketDir } = await testCluster());
   const dir = await scratchDir();
@@ -105,7 +110,7 @@ describe.skipIf(POSTGRES.skip)('sslmode against a server that serves TLS', () =>
   });
 
   it('verify-ca: the right CA works whatever the name; another CA is refused, naming host:port and the fix', async () => {
-    for (const host of ['127.0.0.1', '127.0.0.2'])
+    for (const host of ['127.0.0.1', '127.0.0.2', OTHER_NAME])
       expect(await serverSideTls(urlFor(host, `sslmode=verify-ca&sslrootcert=${ca}`))).toMatchObject({ ssl: true });
     const wrong = await refusal(urlFor('127.0.0.1', `sslmode=verify-ca&sslrootcert=${otherCa}`));
     expect(wrong.exitCode).toBe(ExitCode.usage);
@@ -132,6 +137,14 @@ describe.skipIf(POSTGRES.skip)('sslmode against a server that serves TLS', () =>
     );
     expect(session.path).toBe('direct');
     await session.close();
+    const otherName = await refusal(urlFor(OTHER_NAME, `sslmode=verify-full&sslrootcert=${ca}`));
+    expect(otherName.exitCode).toBe(ExitCode.usage);
+    expect(otherName.message).toMatch(
+      new RegExp(
+        `^the state database at ${OTHER_NAME}:${db.port} failed the TLS check \\(sslmode=verify-full\\): .*${OTHER_NAME}`,
+      ),
+    );
+    expect(otherName.hint).toMatch(/host name its certificate names/);
     const wrongName = await refusal(urlFor('127.0.0.2', `sslmode=verify-full&sslrootcert=${ca}`));
     expect(wrongName.exitCode).toBe(ExitCode.usage);
     expect(wrongName.message).toMatch(
