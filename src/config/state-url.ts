@@ -87,8 +87,8 @@ export function parseStateUrl(text: string): StateUrl {
 /** node-postgres's `ssl` option: what libpq would do for this sslmode and sslrootcert (false: plaintext). */
 export function tlsOptions(
   url: StateUrl,
-): false | { rejectUnauthorized: boolean; ca?: string; checkServerIdentity?: () => undefined; servername?: string } {
-  const { sslmode, host } = url;
+): false | { rejectUnauthorized: boolean; ca?: string; checkServerIdentity?: () => undefined } {
+  const { sslmode } = url;
   // Off this machine only when written out: the default there is verify-full (parseStateUrl).
   if (sslmode === 'disable') return false;
   // allow and prefer fall back to plaintext in libpq; node-postgres cannot, so they stay on TLS, unverified.
@@ -100,8 +100,9 @@ export function tlsOptions(
   return {
     rejectUnauthorized: verifyChain,
     ...(ca !== undefined ? { ca } : {}),
+    // No servername: node-postgres sets it to a host name itself, and leaves it out for an IP address,
+    // which Node would warn about on stderr (DEP0123); the name check uses the host either way.
     ...(verifyChain && !verifyName ? { checkServerIdentity: () => undefined } : {}),
-    ...(host.startsWith('/') ? {} : { servername: host }),
   };
 }
 

@@ -1,5 +1,6 @@
 // Starting and stopping a throwaway PostgreSQL cluster: initdb as the `postgres` user into a temporary directory
-// it can read, on a free port and its own socket directory, fsync off. Plain JavaScript, so that
+// it can read, on a free port and its own socket directory, fsync off; with `tls`, serving TLS on TCP with a
+// certificate for localhost and 127.0.0.1 from a CA made by openssl for it. Plain JavaScript, so that
 // test/helpers/postgres.ts and the bench (bench/state-store.js, plain Node) start theirs the same way.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -43,10 +44,28 @@ function freePort() {
   });
 }
 
+/** A CA and a server certificate it signed (EC P-256: made in milliseconds), the key readable by postgres only. */
+function makeServerCertificate(dir, openssl) {
+  const run = (args) => execFileSync(openssl, args, { cwd: dir, stdio: 'pipe' });
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '7'];
+  run(['req', '-x509', ...key, '-keyout', 'ca.key', '-out', 'ca.pem', '-subj', '/CN=prospect test PostgreSQL CA']);
+  run([
+    ...['req', '-x509', ...key, '-keyout', 'server.key', '-out', 'server.pem', '-subj', '/CN=localhost'],
+    ...['-CA', 'ca.pem', '-CAkey', 'ca.key', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+  ]);
+  chownSync(join(dir, 'server.key'), id('-u'), id('-g'));
+  chmodSync(join(dir, 'server.key'), 0o600);
+  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
+}
+
 const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
 
-/** Starts a cluster whose superuser `postgres` has `password` over TCP (trust on the socket). */
-export async function startPgCluster({ command = 'postgres', password, prefix = 'prospect-pg-' }) {
+/**
+ * Starts a cluster whose superuser `postgres` has `password` over TCP (trust on the socket). With `tls` (the
+ * openssl command), it also serves TLS and listens on 127.0.0.2, an address of this machine that its
+ * certificate does not name; `ca` is the PEM file of the CA that signed it.
+ */
+export async function startPgCluster({ command = 'postgres', password, prefix = 'prospect-pg-', tls }) {
   const bin = binDir(command);
   // Outside any scratch root private to root: the server runs as postgres.
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -61,10 +80,17 @@ export async function startPgCluster({ command = 'postgres', password, prefix = 
     ...['--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync', '-E', 'UTF8', '--locale=C'],
   ]);
   const port = await freePort();
-  const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
-  const options = [`-p ${port} -k ${socketDir}`, ...[...settings, 'max_connections=300'].map((s) => `-c ${s}`)];
+  const settings = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'];
+  const certificate = tls ? makeServerCertificate(dir, tls) : undefined;
+  if (certificate)
+    settings.push(
+      'listen_addresses=127.0.0.1,127.0.0.2',
+      ...['ssl=on', `ssl_cert_file=${certificate.cert}`, `ssl_key_file=${certificate.key}`],
+    );
+  else settings.push('listen_addresses=127.0.0.1');
+  const options = [`-p ${port} -k ${socketDir}`, ...settings.map((s) => `-c ${s}`)];
   asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', options.join(' '), '-l', join(dir, 'log'), '-w', 'start']);
-  return { dir, port, socketDir };
+  return { dir, port, socketDir, ...(certificate ? { ca: certificate.ca } : {}) };
 }
 
 /** Stops a cluster at once (no checkpoint: it is thrown away) and removes its directory. */

@@ -1,23 +1,30 @@
 /**
  * A throwaway PostgreSQL cluster for the state-store tests: one per `vitest run`, started by the
  * first test file that asks (initdb as the `postgres` user into a temporary directory it can read,
- * on a free port and its own socket directory), shared by the files after it, and stopped by the
- * global teardown. Each file gets its own database and role, so none sees another's state.
+ * on a free port and its own socket directory, serving TLS with a certificate for localhost and
+ * 127.0.0.1 from a CA made by openssl), shared by the files after it, and stopped by the global teardown. Each file gets its own database and role, so none sees another's state.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { findProgram } from './programs.js';
+import { freePort } from './real-servers.js';
 import { scratchRoot } from './scratch.js';
 import { startPgCluster, stopPgCluster } from './pg-cluster.mjs';
 
 export const POSTGRES = findProgram('postgres');
+const OPENSSL = findProgram('openssl');
 
 export interface PgCluster {
   dir: string;
   port: number;
   socketDir: string;
+  /** The PEM file of the test CA that signed the server's certificate (TLS on TCP, for localhost and 127.0.0.1). */
+  ca: string;
 }
 
 /** The file in the run's scratch root that names the running cluster (the global teardown stops it). */
@@ -51,7 +58,11 @@ async function startOrJoin(): Promise<PgCluster> {
 }
 
 function startCluster(): Promise<PgCluster> {
-  return startPgCluster({ command: POSTGRES.command, password: 'postgres-test-password' });
+  return startPgCluster({
+    command: POSTGRES.command,
+    password: 'postgres-test-password',
+    tls: OPENSSL.command,
+  }) as Promise<PgCluster>;
 }
 
 /** Stops the cluster a run started (the global teardown). */
@@ -112,4 +123,75 @@ export async function testDatabase(prefix: string): Promise<TestDatabase> {
       }
     },
   };
+}
+
+export const PGBOUNCER = findProgram('pgbouncer');
+
+export interface PgBouncer {
+  port: number;
+  /** The URL of `db`'s role through the pool named `mode` (each pool mode is a database of its own). */
+  url(mode: 'transaction' | 'session' | 'statement'): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real PgBouncer in front of the test cluster for `db`: one database alias per pool mode, SCRAM for
+ * its clients and the server, on a free loopback port, in the foreground as the `postgres` user (it
+ * refuses to run as root), with its config in a temporary directory that user can read.
+ */
+export async function startPgBouncer(db: TestDatabase, settings: string[] = []): Promise<PgBouncer> {
+  const dir = mkdtempSync(join(tmpdir(), 'prospect-pgbouncer-'));
+  const port = await freePort();
+  const modes = ['transaction', 'session', 'statement'] as const;
+  writeFileSync(join(dir, 'userlist.txt'), `"${db.role}" "${db.password}"\n`);
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      ...modes.map((mode) => `${mode} = host=127.0.0.1 port=${db.port} dbname=${db.name} pool_mode=${mode}`),
+      '[pgbouncer]',
+      ...['listen_addr = 127.0.0.1', `listen_port = ${port}`, 'unix_socket_dir =', 'auth_type = scram-sha-256'],
+      ...[`auth_file = ${join(dir, 'userlist.txt')}`, 'default_pool_size = 10', 'max_client_conn = 100'],
+      ...settings,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(dir, 0o755);
+  const child = spawn(
+    'setpriv',
+    ['--reuid=postgres', '--regid=postgres', '--init-groups', PGBOUNCER.command, join(dir, 'pgbouncer.ini')],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await waitForPort(port, exited, () => log);
+  return {
+    port,
+    url: (mode) => `postgresql://${db.role}:${db.password}@127.0.0.1:${port}/${mode}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForPort(port: number, exited: Promise<void>, log: () => string): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (gone) throw new Error(`pgbouncer exited: ${log()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await sleep(20);
+  }
+  throw new Error(`pgbouncer did not listen on ${port} within 10 s: ${log()}`);
 }

@@ -35,7 +35,8 @@ export type ProgramName =
   | 'openssl'
   | 'nginx'
   | 'squid'
-  | 'postgres';
+  | 'postgres'
+  | 'pgbouncer';
 
 export interface Program {
   readonly name: ProgramName;

@@ -1,12 +1,20 @@
 /**
  * `prospect doctor`'s check of the state store: local, or the team database reached, over TLS or
- * not, with the privileges a run needs and a schema this prospect can use. It changes nothing (no
- * migration): a run does that.
+ * not, with a server session of its own (no transaction-mode pooler), with the privileges a run
+ * needs and a schema this prospect can use. It changes nothing (no migration): a run does that.
  */
 import { parseStateUrl } from '../../config/state-url.js';
-import { UsageError } from '../../exit-codes.js';
+import { CliError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { hostName, stateUrlSetting } from './index.js';
+
+/** How the connection keeps its server session, which a job's lock and the claims need (./pg/pooler.ts). */
+const SESSION_PATHS = {
+  direct: 'its own: the server sees this connection itself (no pooler)',
+  kept: 'its own: something relays the connection (a session-mode pool, a proxy) and keeps its server session',
+  unknown: 'not checked: a second connection got no server session within 5 s',
+  shared: 'shared',
+} as const;
 
 export async function checkStateStore(ctx: RunContext, out: { line(text: string): void }): Promise<void> {
   const text = await stateUrlSetting(ctx.env);
@@ -19,7 +27,13 @@ export async function checkStateStore(ctx: RunContext, out: { line(text: string)
     import('./pg/schema.js'),
   ]);
   const started = performance.now();
-  const session = await PgSession.connect(url, `prospect doctor ${hostName(ctx.env)}`.slice(0, 63));
+  const session = await PgSession.connect(url, `prospect doctor ${hostName(ctx.env)}`.slice(0, 63)).catch(
+    (error: unknown) => {
+      // A refusal with its fix (TLS, credentials, a transaction pooler) is also said in the report.
+      if (error instanceof CliError) out.line(`FAIL connect   ${error.message}`);
+      throw error;
+    },
+  );
   try {
     const ms = Math.round(performance.now() - started);
     const { rows } = await session.query(
@@ -35,6 +49,7 @@ export async function checkStateStore(ctx: RunContext, out: { line(text: string)
     out.line(
       found.ssl ? `ok  TLS       ${found.tls}` : 'ok  TLS       none: plaintext (this machine, or sslmode=disable)',
     );
+    out.line(`ok  session   ${SESSION_PATHS[session.path]}`);
     const { create_db: createDb, create_schema: createSchema } = rows[0] as {
       create_db: boolean;
       create_schema: boolean | null;

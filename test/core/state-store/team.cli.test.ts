@@ -257,6 +257,7 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     expect(fresh.stdout).toMatch(/^state +postgresql:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/\S+ \(sslmode=disable\)$/m);
     expect(fresh.stdout).toMatch(/^ok {2}connect +PostgreSQL 15\.\d+ as /m);
     expect(fresh.stdout).toMatch(/^ok {2}TLS +none: plaintext/m);
+    expect(fresh.stdout).toMatch(/^ok {2}session +its own: the server sees this connection itself/m);
     expect(fresh.stdout).toMatch(/^ok {2}schema +none yet/m);
     expectNoPassword(fresh, db);
     // A run creates the schema (in process: set-up), then a newer prospect's version is refused.

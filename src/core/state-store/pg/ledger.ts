@@ -72,13 +72,13 @@ export class PgVerificationLedger implements VerificationLedger {
     const hash = this.hash(key);
     await this.session.query(
       `WITH ended AS (
-         DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()
+         DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_session = $6
          RETURNING token)
        INSERT INTO ${SCHEMA}.verifications AS v (ledger, email_hash, status, verified_at, run_id, token)
        VALUES ($1, $2, $3, $4, $5, (SELECT token FROM ended))
        ON CONFLICT (ledger, email_hash) DO UPDATE SET status = EXCLUDED.status, verified_at = EXCLUDED.verified_at,
          run_id = COALESCE(EXCLUDED.run_id, v.run_id), token = COALESCE(EXCLUDED.token, v.token)`,
-      [this.ledger, hash, result.status, result.verified_at, result.run ?? null],
+      [this.ledger, hash, result.status, result.verified_at, result.run ?? null, this.session.id],
     );
     this.held.delete(hash.toString('hex'));
     this.entries.set(hash.toString('hex'), { ...result, email: '' });
@@ -95,18 +95,21 @@ export class PgVerificationLedger implements VerificationLedger {
       // The claim also reads what was paid before it; refresh() looks again after it, in a statement of its own.
       const { rows } = await this.session.query(
         `WITH claimed AS (
-           INSERT INTO ${SCHEMA}.claims AS c (ledger, email_hash, token, holder_pid, holder_host, lease_until)
-           VALUES ($1, $2, $3, pg_backend_pid(), $4, now() + make_interval(secs => $5))
+           INSERT INTO ${SCHEMA}.claims AS c
+             (ledger, email_hash, token, holder_pid, holder_session, holder_host, lease_until)
+           VALUES ($1, $2, $3, pg_backend_pid(), $8, $4, now() + make_interval(secs => $5))
            ON CONFLICT (ledger, email_hash) DO UPDATE
-             SET holder_pid = EXCLUDED.holder_pid, holder_host = EXCLUDED.holder_host,
-                 lease_until = EXCLUDED.lease_until
+             SET holder_pid = EXCLUDED.holder_pid, holder_session = EXCLUDED.holder_session,
+                 holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
              WHERE c.lease_until < now()
                 OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
+                -- The holder's server process serves this session now (a session-mode pool): the holder is gone.
+                OR (c.holder_pid = pg_backend_pid() AND c.holder_session IS DISTINCT FROM $8)
            RETURNING token)
          SELECT claimed.token, v.email_hash, v.status, v.verified_at, v.run_id FROM claimed
            LEFT JOIN ${SCHEMA}.verifications v ON v.ledger = $1 AND v.email_hash = $2
              AND (v.verified_at::timestamptz >= $6 OR v.run_id = $7)`,
-        [this.ledger, hash, token, this.host, LEASE_SECONDS, this.freshSince, this.ownRun ?? null],
+        [this.ledger, hash, token, this.host, LEASE_SECONDS, this.freshSince, this.ownRun ?? null, this.session.id],
       );
       const row = rows[0] as (StoredRow & { token: string; email_hash: Buffer | null }) | undefined;
       if (row !== undefined) {
@@ -146,9 +149,9 @@ export class PgVerificationLedger implements VerificationLedger {
     if (!this.held.delete(hex)) return;
     const statement = answerLost
       ? `UPDATE ${SCHEMA}.claims SET lease_until = '-infinity'
-          WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`
-      : `DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_pid = pg_backend_pid()`;
-    await this.session.query(statement, [this.ledger, hash]).catch(() => {});
+          WHERE ledger = $1 AND email_hash = $2 AND holder_session = $3`
+      : `DELETE FROM ${SCHEMA}.claims WHERE ledger = $1 AND email_hash = $2 AND holder_session = $3`;
+    await this.session.query(statement, [this.ledger, hash, this.session.id]).catch(() => {});
   }
 
   private hold(hex: string): void {
@@ -158,8 +161,8 @@ export class PgVerificationLedger implements VerificationLedger {
       this.session
         .query(
           `UPDATE ${SCHEMA}.claims SET lease_until = now() + make_interval(secs => $2)
-            WHERE ledger = $1 AND holder_pid = pg_backend_pid() AND lease_until > now()`,
-          [this.ledger, LEASE_SECONDS],
+            WHERE ledger = $1 AND holder_session = $3 AND lease_until > now()`,
+          [this.ledger, LEASE_SECONDS, this.session.id],
         )
         .catch(() => {});
     }, RENEW_MS).unref();

@@ -8,7 +8,7 @@ import { UsageError } from '../../../exit-codes.js';
 import type { PgSession, Query } from './session.js';
 
 export const SCHEMA = 'prospect';
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
 
@@ -65,6 +65,9 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (job, run_id)
   );
   `,
+  // 2: a claim's holder is a client session, not a server process: through a session-mode pool a dead
+  // holder's server process lives on and serves the next client, which must not take it for the holder.
+  `ALTER TABLE ${SCHEMA}.claims ADD COLUMN holder_session text`,
 ];
 
 /** The schema at SCHEMA_VERSION: a quick look first, the locked migration only when it is behind. */

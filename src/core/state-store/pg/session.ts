@@ -1,24 +1,35 @@
 /**
  * One connection to the team database per process, used by the verification ledger and a pipeline
- * job alike: the job's session advisory lock and the claims' holder are this connection, so a
- * process that dies frees both at once. Its calls go one at a time (`exclusive`): a transaction
- * never takes in another task's statement. A lost connection ends every later call with exit 5,
- * so no paid call follows the loss.
+ * job alike: the job's session advisory lock and the claims' holder are this connection's server
+ * session, so a process that dies frees both at once (a pooler that shares sessions is refused).
+ * Its calls go one at a time (`exclusive`): a transaction never takes in another task's statement.
+ * A lost connection ends every later call with exit 5, so no paid call follows the loss.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { tlsOptions, type StateUrl } from '../../../config/state-url.js';
+import { redact } from '../../../util/redact.js';
+import { backendOf, sessionPath, type SessionPath } from './pooler.js';
 
-/** Server-side keepalives and TCP_USER_TIMEOUT: a holder cut off by the network is dropped within about a minute. */
+/**
+ * Server-side keepalives and TCP_USER_TIMEOUT: a holder cut off by the network is dropped within about a
+ * minute. Set once connected rather than as the startup `options`, which PgBouncer refuses to pass on.
+ */
 const SERVER_TCP_SETTINGS =
-  '-c tcp_keepalives_idle=15 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=6 -c tcp_user_timeout=60000';
+  'SET tcp_keepalives_idle = 15; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 6; ' +
+  'SET tcp_user_timeout = 60000';
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A statement that does not answer in this time is a lost session (a partition the kernel has not noticed). */
 const QUERY_TIMEOUT_MS = 90_000;
+/** The pooler check's second connection: a pool with no free server for it is no transaction pool. */
+const PROBE_TIMEOUT_MS = 5000;
 
 export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
 
 export class PgSession {
+  /** This client session, as the claims name their holder (a server process may serve several in turn). */
+  readonly id = randomUUID();
   private queue: Promise<unknown> = Promise.resolve();
   private lost: Error | undefined;
 
@@ -26,6 +37,8 @@ export class PgSession {
     private readonly client: pg.Client,
     readonly url: StateUrl,
     readonly backendPid: number,
+    /** How the connection reaches its server session (`prospect doctor` says it). */
+    readonly path: SessionPath,
   ) {
     client.on('error', (error) => {
       this.lost ??= error;
@@ -35,27 +48,23 @@ export class PgSession {
     });
   }
 
+  /** Connects, refusing (exit 2) a pooler that would share this session with other clients. */
   static async connect(url: StateUrl, applicationName: string): Promise<PgSession> {
-    const client = new pg.Client({
-      host: url.host,
-      port: url.port,
-      user: url.user,
-      password: url.password,
-      database: url.database,
-      ssl: tlsOptions(url),
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 15_000,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-      application_name: applicationName,
-      options: SERVER_TCP_SETTINGS,
-    });
-    // Until connect settles, a failure is connect's to report.
-    client.on('error', () => {});
+    const client = newClient(url, applicationName, CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS);
     try {
       await client.connect();
-      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      return new PgSession(client, url, rows[0]!.pid);
+      await client.query(SERVER_TCP_SETTINGS);
+      const backend = await backendOf(client);
+      const path = await sessionPath(client, backend, async () => {
+        const probe = newClient(url, `${applicationName} check`.slice(0, 63), PROBE_TIMEOUT_MS, PROBE_TIMEOUT_MS);
+        await probe.connect().catch(async (error: unknown) => {
+          await probe.end().catch(() => {});
+          throw error;
+        });
+        return probe;
+      });
+      if (path === 'shared') throw sharedSession(url);
+      return new PgSession(client, url, backend.pid, path);
     } catch (error) {
       await client.end().catch(() => {});
       throw connectFailure(url, error);
@@ -123,17 +132,50 @@ export class PgSession {
   }
 }
 
+function newClient(url: StateUrl, applicationName: string, connectMs: number, queryMs: number): pg.Client {
+  const client = new pg.Client({
+    host: url.host,
+    port: url.port,
+    user: url.user,
+    password: url.password,
+    database: url.database,
+    ssl: tlsOptions(url),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 15_000,
+    connectionTimeoutMillis: connectMs,
+    query_timeout: queryMs,
+    application_name: applicationName,
+  });
+  // Until connect settles, a failure is connect's to report.
+  client.on('error', () => {});
+  return client;
+}
+
+/** host:port, as a person looks for it (a Unix socket directory and its port for a socket). */
+function whereOf(url: StateUrl): string {
+  return `${url.host.includes(':') ? `[${url.host}]` : url.host}:${url.port}`;
+}
+
+function sharedSession(url: StateUrl): UsageError {
+  return new UsageError(
+    `the state database at ${whereOf(url)} is reached through a pooler in transaction or statement mode, ` +
+      "which shares one server session among its clients: a job's lock and the address claims need their own.",
+    'Connect to PostgreSQL directly, or to a pool in session mode (PgBouncer pool_mode=session); see docs/team.md.',
+  );
+}
+
 function sessionLost(url: StateUrl, cause: Error): CliError {
   return new CliError(
-    `lost the connection to the state database ${url.shown} (${reasonOf(cause)}); no paid call was made after it.`,
+    `lost the connection to the state database ${url.shown} (${reasonOf(url, cause)}); no paid call was made after it.`,
     ExitCode.service,
     'Run the same command again once the database is reachable: what was paid and committed is kept.',
   );
 }
 
-function reasonOf(error: unknown): string {
+/** The first line of what went wrong, never with the password (a server or a proxy may echo it). */
+function reasonOf(url: StateUrl, error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0]!.slice(0, 160);
+  return redact(text.split('\n')[0]!, url.password).slice(0, 160);
 }
 
 /** Missing privileges and the like: exit 2 with the fix. */
@@ -141,17 +183,18 @@ function privilegeOrSchemaFailure(url: StateUrl, error: unknown): CliError | und
   const code = (error as { code?: string }).code;
   if (code === '42501')
     return new UsageError(
-      `the role ${url.user} lacks a privilege on the state database ${url.shown} (${reasonOf(error)}).`,
+      `the role ${url.user} lacks a privilege on the state database ${url.shown} (${reasonOf(url, error)}).`,
       'Grant it what docs/team.md lists: CREATE on the database (or an existing schema "prospect" it owns).',
     );
   return undefined;
 }
 
-/** Why a connection could not be made: unreachable is exit 5, refused credentials or a missing database exit 2. */
+/** Why a connection could not be made: unreachable is exit 5; credentials, TLS, a missing database exit 2. */
 function connectFailure(url: StateUrl, error: unknown): CliError {
+  if (error instanceof CliError) return error;
   const code = (error as { code?: string }).code;
-  const reason = reasonOf(error);
-  if (code === '28P01' || code === '28000')
+  const reason = reasonOf(url, error);
+  if (code === '28P01' || (code === '28000' && !/no encryption/.test(reason)))
     return new UsageError(
       `the state database ${url.shown} refused the role ${url.user}: ${reason}.`,
       'Check the role and password in PROSPECT_STATE_URL or `prospect config set state-url` (docs/team.md).',
@@ -161,11 +204,37 @@ function connectFailure(url: StateUrl, error: unknown): CliError {
       `the state database ${url.shown} does not exist: ${reason}.`,
       'Create it (createdb) or fix the database name in the state URL.',
     );
-  if (/self.signed|certificate|altname|SSL|TLS/i.test(reason))
+  return tlsFailure(url, error, reason) ?? unreachable(url, reason);
+}
+
+/** A TLS refusal, either way round: exit 2, since the fix is a setting (the URL's or the server's). */
+function tlsFailure(url: StateUrl, error: unknown, reason: string): CliError | undefined {
+  const where = `the state database at ${whereOf(url)}`;
+  if (/does not support SSL/i.test(reason))
     return new UsageError(
-      `the state database ${url.shown} failed the TLS check (sslmode=${url.sslmode}): ${reason}.`,
-      'Give its CA with sslrootcert=/path/ca.pem, or fix the host name; sslmode=disable only on a trusted network.',
+      `${where} does not offer TLS, and sslmode=${url.sslmode} asks for it.`,
+      'Turn ssl on in its postgresql.conf; on a network you trust, write sslmode=disable in the state URL instead.',
     );
+  if (/no encryption/.test(reason))
+    return new UsageError(
+      `${where} accepts this role only over TLS, and the state URL asks for none (sslmode=${url.sslmode}).`,
+      'Write sslmode=verify-full (with sslrootcert=/path/ca.pem for a private CA) in the state URL.',
+    );
+  const tlsCode = String((error as { code?: string }).code ?? '');
+  if (!/CERT|SELF_SIGNED|ISSUER|ALTNAME|TLS|SSL/.test(tlsCode) && !/certificate|altname|SSL|TLS/i.test(reason))
+    return undefined;
+  const nameProblem = /ALTNAME|altname/.test(tlsCode + reason);
+  return new UsageError(
+    `${where} failed the TLS check (sslmode=${url.sslmode}): ${reason}.`,
+    nameProblem
+      ? `Use the host name its certificate names, or sslmode=verify-ca to check only the CA.`
+      : url.sslrootcert === undefined
+        ? 'Give the CA that signed its certificate: sslrootcert=/path/ca.pem in the state URL.'
+        : `Check that ${url.sslrootcert} is the CA that signed its certificate.`,
+  );
+}
+
+function unreachable(url: StateUrl, reason: string): CliError {
   return new CliError(
     `cannot reach the state database ${url.shown} (${reason}); nothing was sent to the service.`,
     ExitCode.service,

@@ -1,0 +1,188 @@
+/**
+ * A pooler between prospect and the team database, with a real PgBouncer in front of the test
+ * cluster: in transaction or statement mode it shares server sessions, which a job's session lock and
+ * the address claims cannot live with, so the store refuses it (exit 2) before anything; in session
+ * mode the store works, lock included. In process: the store a run opens, and main() for the exit
+ * code, the doctor report and the proof that the service was not called.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseStateUrl } from '../../../../src/config/state-url.js';
+import { LockedError } from '../../../../src/core/state-store/lock.js';
+import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
+import type { LocalRunFiles } from '../../../../src/core/state-store/types.js';
+import { CliError, ExitCode } from '../../../../src/exit-codes.js';
+import { withoutPassword } from '../../../../src/util/redact.js';
+import { runInProcess } from '../../../helpers/cli.js';
+import {
+  PGBOUNCER,
+  POSTGRES,
+  startPgBouncer,
+  testDatabase,
+  type PgBouncer,
+  type TestDatabase,
+} from '../../../helpers/postgres.js';
+import { scratchDir } from '../../../helpers/scratch.js';
+import { startScriptedServer, type ScriptedServer } from '../../../helpers/scripted-server.js';
+
+const skip = POSTGRES.skip || PGBOUNCER.skip;
+let db: TestDatabase;
+/** PgBouncer as it ships: an idle server session goes to the next client last in, first out. */
+let lifo: PgBouncer;
+/** server_round_robin: the idle session that waited longest goes first. */
+let roundRobin: PgBouncer;
+
+beforeAll(async () => {
+  if (skip) return;
+  db = await testDatabase('pooler');
+  [lifo, roundRobin] = await Promise.all([startPgBouncer(db), startPgBouncer(db, ['server_round_robin = 1'])]);
+});
+afterAll(async () => {
+  await Promise.all([lifo?.stop(), roundRobin?.stop()]);
+});
+
+/** Leaves `count` idle server sessions in the pool, so which one a client gets is the pooler's choice. */
+async function warm(url: string, count: number): Promise<void> {
+  const clients = Array.from({ length: count }, () => new pg.Client({ connectionString: url }));
+  for (const client of clients) client.on('error', () => {});
+  try {
+    await Promise.all(clients.map((client) => client.connect()));
+    // At once, so each needs a server session of its own.
+    await Promise.all(clients.map((client) => client.query('SELECT pg_sleep(0.05)')));
+  } finally {
+    await Promise.all(clients.map((client) => client.end()));
+  }
+}
+
+async function refusal(url: string): Promise<CliError> {
+  const error = await openPgStore(parseStateUrl(url), 'pooled').then(
+    async (store) => {
+      await store.close();
+      return 'opened';
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error, `${withoutPassword(url)}: ${String(error)}`).toBeInstanceOf(CliError);
+  expect((error as CliError).message).not.toContain(db.password);
+  return error as CliError;
+}
+
+/** The server process of the store opened with `host` (PgBouncer passes the application name on). */
+async function backendPidOf(host: string): Promise<number> {
+  const { rows } = await db.sql('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`prospect ${host}`]);
+  expect(rows).toHaveLength(1);
+  return (rows[0] as { pid: number }).pid;
+}
+
+/** Waits until PgBouncer has reset a server session its client left, and so put it back in the pool. */
+async function serverSessionReset(pid: number): Promise<void> {
+  const reset = "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = 'DISCARD ALL'";
+  while ((await db.sql(reset, [pid])).rows.length === 0) await sleep(10);
+}
+
+const noFiles = { outputPath: '', rowsPath: '', keysPath: '' } as unknown as LocalRunFiles;
+
+describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
+  it('transaction and statement mode, last-in-first-out and round-robin, with idle sessions to choose from', async () => {
+    for (const bouncer of [lifo, roundRobin])
+      for (const mode of ['transaction', 'statement'] as const) {
+        await warm(bouncer.url(mode), 3);
+        const error = await refusal(bouncer.url(mode));
+        expect(error.exitCode, `${withoutPassword(bouncer.url(mode))}: ${error.message}`).toBe(ExitCode.usage);
+        expect(error.message).toBe(
+          `the state database at 127.0.0.1:${bouncer.port} is reached through a pooler in transaction or ` +
+            "statement mode, which shares one server session among its clients: a job's lock and the address " +
+            'claims need their own.',
+        );
+        expect(error.hint).toMatch(/^Connect to PostgreSQL directly, or to a pool in session mode/);
+      }
+  });
+
+  describe('through main()', () => {
+    // The service is a recorder that answers 500: any request prospect sent would be in its list.
+    let service: ScriptedServer;
+    beforeAll(async () => {
+      service = await startScriptedServer([{ status: 500 }]);
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    const run = async (args: string[], stateUrl: string) => {
+      const home = await scratchDir();
+      return runInProcess(args, {
+        url: service.url,
+        apiKey: 'pk_test_pooler_000000000',
+        cwd: home,
+        env: { HOME: home, HOSTNAME: 'pooled-host', PROSPECT_STATE_URL: stateUrl },
+      });
+    };
+
+    it('verify: exit 2 in two lines before any call to the service; doctor says it', async () => {
+      const verify = await run(['verify', 'ana@example.com', '--yes'], lifo.url('transaction'));
+      expect(verify.code, verify.stderr).toBe(ExitCode.usage);
+      expect(verify.stderr.trimEnd().split('\n')).toHaveLength(2);
+      expect(verify.stderr).toMatch(/pooler in transaction or statement mode/);
+      expect(verify.stderr).not.toContain(db.password);
+      const doctor = await run(['doctor'], lifo.url('transaction'));
+      expect(doctor.code, doctor.stderr).toBe(ExitCode.usage);
+      expect(doctor.stdout).toMatch(
+        /^FAIL connect +the state database at 127\.0\.0\.1:\d+ is reached through a pooler/m,
+      );
+      expect(service.requests).toEqual([]);
+    });
+
+    it('doctor through a session-mode pool: the session is its own', async () => {
+      // Only the store's lines matter here: the service's checks that follow fail on the recorder's 500.
+      const doctor = await run(['doctor'], lifo.url('session'));
+      expect(doctor.stdout).toMatch(/^ok {2}connect +PostgreSQL 15/m);
+      expect(doctor.stdout).toMatch(/^ok {2}session +its own: something relays the connection/m);
+    });
+  });
+});
+
+describe.skipIf(skip)('a session-mode pool works', () => {
+  it("a job's lock holds across statements, refuses a second run (exit 6), and goes with its client", async () => {
+    const open = (host: string) => openPgStore(parseStateUrl(lifo.url('session')), host);
+    const first = await open('lock-first');
+    await first.job('weekly').lock('pipeline', noFiles);
+    const firstPid = await backendPidOf('lock-first');
+    const second = await open('lock-second');
+    // Clients coming and going in between, any of which a transaction pool would have given that session.
+    for (let i = 0; i < 5; i += 1) await (await open('lock-other')).close();
+    const refused = await second
+      .job('weekly')
+      .lock('pipeline', noFiles)
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LockedError);
+    expect((refused as LockedError).exitCode).toBe(ExitCode.locked);
+    // The holder's client goes: PgBouncer resets its server session (DISCARD ALL), which frees the lock.
+    await first.close();
+    await serverSessionReset(firstPid);
+    await second.job('weekly').lock('pipeline', noFiles);
+    await second.close();
+  });
+
+  it("a dead holder's claim is taken over by the next client its server session goes to, before the lease ends", async () => {
+    const url = parseStateUrl(lifo.url('session'));
+    const holder = await openPgStore(url, 'claim-holder');
+    const ledger = await holder.openLedger('pooled', { freshSince: new Date(0) });
+    await ledger.claim('ana@example.com', 'token-a');
+    const held = (await db.sql('SELECT holder_pid, lease_until FROM prospect.claims')).rows[0] as {
+      holder_pid: number;
+      lease_until: Date;
+    };
+    // The holder's process dies; PgBouncer keeps its server session (pid and all) for the next client.
+    await holder.close();
+    await serverSessionReset(held.holder_pid);
+    const next = await openPgStore(url, 'claim-next');
+    expect(await backendPidOf('claim-next')).toBe(held.holder_pid);
+    const taken = await (await next.openLedger('pooled', { freshSince: new Date(0) })).claim('ana@example.com', 'b');
+    expect(taken.token).toBe('token-a');
+    // Taken over because its holder is gone, not because its lease ran out.
+    const check = await db.sql('SELECT now() < $1 AS early', [held.lease_until]);
+    expect(check.rows).toEqual([{ early: true }]);
+    await next.close();
+  });
+});
