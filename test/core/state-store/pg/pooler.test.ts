@@ -167,7 +167,7 @@ describe.skipIf(skip)('a session-mode pool works', () => {
   it("a dead holder's claim is taken over by the next client its server session goes to, before the lease ends", async () => {
     const url = parseStateUrl(lifo.url('session'));
     const holder = await openPgStore(url, 'claim-holder');
-    const ledger = await holder.openLedger('pooled', { freshSince: new Date(0) });
+    const ledger = await holder.openVerificationLedger('pooled', { freshSince: new Date(0) });
     await ledger.claim('ana@example.com', 'token-a');
     const held = (await db.sql('SELECT holder_pid, lease_until FROM prospect.claims')).rows[0] as {
       holder_pid: number;
@@ -178,7 +178,9 @@ describe.skipIf(skip)('a session-mode pool works', () => {
     await serverSessionReset(held.holder_pid);
     const next = await openPgStore(url, 'claim-next');
     expect(await backendPidOf('claim-next')).toBe(held.holder_pid);
-    const taken = await (await next.openLedger('pooled', { freshSince: new Date(0) })).claim('ana@example.com', 'b');
+    const taken = await (
+      await next.openVerificationLedger('pooled', { freshSince: new Date(0) })
+    ).claim('ana@example.com', 'b');
     expect(taken.token).toBe('token-a');
     // Taken over because its holder is gone, not because its lease ran out.
     const check = await db.sql('SELECT now() < $1 AS early', [held.lease_until]);
