@@ -132,7 +132,7 @@ const RUN_TIMEOUT_MS = 150_000;
  * Runs at once: they mostly wait on backoff, so one at a time would take the sum of their waits.
  * Each worker costs a load of the bundle, so not one for each of the 12 runs.
  */
-const prospect = inProcessPool(4);
+const prospect = inProcessPool(6);
 
 interface Outcome {
   run: CliRun;
@@ -183,7 +183,7 @@ const VARIANTS = [
 ];
 
 /**
- * Every case's run, queued at once once the domains are known, four running at a time (`prospect`):
+ * Every case's run, queued at once once the domains are known, six running at a time (`prospect`):
  * the runs mostly wait on backoff. Each test below awaits its own.
  */
 const outcomes = new Map<string, Promise<Outcome>>();
