@@ -25,15 +25,16 @@ afterAll(async () => {
 const prospect = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
   runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 /**
- * The same main() in process (runInProcess): for the filters, formats and columns of a listing, whose
- * promise is the rows written, once the first test has shown the binary writing a listing.
+ * The same main() in process (runInProcess: the same environment, exit code and key-leak checks): for
+ * everything but the first listing, which shows the binary writing one, and `| head`, a pipe closing.
  */
 const inProcess = (args: string[], extra: Parameters<typeof runInProcess>[1] = {}) =>
   runInProcess(args, { url: sandbox.url, apiKey: KEY, ...extra });
 
-describe('prospect companies (spawned, against the sandbox)', () => {
+describe('prospect companies (against the sandbox)', () => {
   it('exports every matching company exactly once, equal to an independent client', async () => {
     const expected = await allCompanies(sandbox.url, KEY, { technology: 'Shopify' });
+    // Spawned: this file's one listing through a real process.
     const run = await prospect(['companies', '--technology', 'Shopify']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
@@ -89,7 +90,6 @@ describe('prospect companies (spawned, against the sandbox)', () => {
   });
 
   it('writes JSON with its provenance, NDJSON with full technology entries, and picks the format from -o', async () => {
-    // The formats in process; the file picked by -o is written by the binary.
     const json = JSON.parse((await inProcess(['companies', '-t', 'Shopify', '--max', '5', '--format', 'json'])).stdout);
     expect(json.data).toHaveLength(5);
     expect(json.meta.source).toMatchObject({
@@ -109,7 +109,7 @@ describe('prospect companies (spawned, against the sandbox)', () => {
 
     const dir = await scratchDir();
     const target = join(dir, 'list.json');
-    const run = await prospect(['companies', '-t', 'Shopify', '--max', '4', '-o', target], { cwd: dir });
+    const run = await inProcess(['companies', '-t', 'Shopify', '--max', '4', '-o', target], { cwd: dir });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
     expect(JSON.parse(await readFile(target, 'utf8')).data).toHaveLength(4);
@@ -140,14 +140,14 @@ describe('prospect companies (spawned, against the sandbox)', () => {
     const dir = await scratchDir();
     const target = join(dir, 'list.csv');
     await writeFile(target, 'previous export\n');
-    const run = await prospect(['companies', '-t', 'Shopifyy', '-o', target], { cwd: dir });
+    const run = await inProcess(['companies', '-t', 'Shopifyy', '-o', target], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Shopify/);
     expect(run.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
     expect(await readFile(target, 'utf8')).toBe('previous export\n');
     expect(existsSync(`${target}.meta.json`)).toBe(false);
     const fresh = join(dir, 'new.csv');
-    // A new name, in process: no file appears either.
+    // A new name: no file appears either.
     expect((await inProcess(['companies', '-t', 'Shopifyy', '-o', fresh], { cwd: dir })).code).toBe(2);
     expect(existsSync(fresh)).toBe(false);
   });
@@ -155,13 +155,12 @@ describe('prospect companies (spawned, against the sandbox)', () => {
   it('--allow-empty writes a header-only file, exits 0 and still says why', async () => {
     const dir = await scratchDir();
     const target = join(dir, 'empty.csv');
-    // Same technology on both sides is caught before any call (in process: a usage error, spawned in
-    // test/commands/options.test.ts).
+    // Same technology on both sides is caught before any call (a usage error).
     const run = await inProcess(['companies', '-t', 'Shopify', '-T', 'shopify', '--allow-empty', '-o', target], {
       cwd: dir,
     });
     expect(run.code).toBe(2);
-    const nobody = await prospect(
+    const nobody = await inProcess(
       [
         'companies',
         '-t',
@@ -194,25 +193,28 @@ describe('prospect companies (spawned, against the sandbox)', () => {
 
   it('a bad key is refused with exit 4 after exactly one request', async () => {
     const before = (await sandboxStats(sandbox.url)).requests.total;
-    const run = await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url, apiKey: 'sk_live_wrong_0123456789' });
+    const run = await runInProcess(['companies', '-t', 'Shopify'], {
+      url: sandbox.url,
+      apiKey: 'sk_live_wrong_0123456789',
+    });
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/401/);
     expect((await sandboxStats(sandbox.url)).requests.total - before).toBe(1);
   });
 
   it('says how to set a key when none is set, and refuses plain http to a remote host', async () => {
-    const noKey = await runCli(['companies', '-t', 'Shopify'], { url: sandbox.url });
+    const noKey = await runInProcess(['companies', '-t', 'Shopify'], { url: sandbox.url });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/PROSPECT_API_KEY/);
     expect(noKey.stderr).toMatch(/--sandbox/);
-    // In process: the refusal is before any connection (test/api/client.security.test.ts spawns it).
+    // The refusal is before any connection (test/api/client.security.test.ts spawns it).
     const remote = await runInProcess(['companies', '-t', 'Shopify'], { url: 'http://example.com', apiKey: KEY });
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/http/);
   });
 
   it('--sandbox works with no configuration at all', async () => {
-    const run = await runCli(['--sandbox', 'companies', '-t', 'Shopify', '--max', '3']);
+    const run = await runInProcess(['--sandbox', 'companies', '-t', 'Shopify', '--max', '3']);
     expect(run.code).toBe(0);
     expect(csvRecords(run.stdout)).toHaveLength(3);
   });
@@ -232,9 +234,9 @@ describe('prospect companies against a failing or slow service', () => {
 
   it('recovers from --fail-rate 0.3 with output byte-identical to a clean run', async () => {
     const args = ['companies', '-t', 'WordPress', '--format', 'ndjson'];
-    // The clean run is the reference, in process; the run under faults is spawned.
+    // Both in process: the retries are main()'s.
     const clean = await inProcess(args);
-    const retried = await runCli(args, { url: flaky.url, apiKey: KEY, timeoutMs: 120_000 });
+    const retried = await runInProcess(args, { url: flaky.url, apiKey: KEY, timeoutMs: 120_000 });
     expect(retried.code).toBe(0);
     expect(retried.stdout).toBe(clean.stdout);
     const pages = Math.ceil(clean.stdout.trimEnd().split('\n').length / 1000);
@@ -244,7 +246,10 @@ describe('prospect companies against a failing or slow service', () => {
 
   it('waits out 429 Retry-After and still finishes', async () => {
     const startedAt = Date.now();
-    const run = await runCli(['companies', '-t', 'Shopify', '--format', 'ndjson'], { url: limited.url, apiKey: KEY });
+    const run = await runInProcess(['companies', '-t', 'Shopify', '--format', 'ndjson'], {
+      url: limited.url,
+      apiKey: KEY,
+    });
     expect(run.code).toBe(0);
     const pages = Math.ceil(run.stdout.trimEnd().split('\n').length / 1000);
     expect(pages).toBeGreaterThan(1);

@@ -1,8 +1,10 @@
 /**
- * `prospect config` and the config file as a user meets them: the built binary, spawned with its
- * own PROSPECT_CONFIG_DIR. Needs `npm run build` first. What a test only sets up (a `config set`
- * before the command it checks) and the rows of a table of refusals after its first runs in process
- * (runInProcess: the same main(), no process start).
+ * `prospect config` and the config file as a user meets them, each run with its own
+ * PROSPECT_CONFIG_DIR. Spawned (the built binary; needs `npm run build` first): the file's mode under
+ * each umask, which only a process has, and the refusal of a key given as an argument, which shows
+ * the binary's exit code and stderr. Everything else is the bytes and files main() writes, so it runs
+ * the same main() in process (runInProcess: the same environment, exit code and key-leak checks,
+ * without a process start).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,9 +91,10 @@ describe('the config file is private', () => {
 
 describe('config set api-key', () => {
   it('reads the key from stdin and never shows it', async () => {
-    const { file, run, inProcess } = await profile();
-    // apiKey makes runCli check that the key appears in no output; PROSPECT_API_KEY itself stays unset.
-    const set = await run(['--verbose', 'config', 'set', 'api-key'], {
+    const { file, inProcess } = await profile();
+    // In process (the umask test above spawns `config set api-key` reading a real stdin). apiKey makes
+    // runInProcess check that the key appears in no output; PROSPECT_API_KEY itself stays unset.
+    const set = await inProcess(['--verbose', 'config', 'set', 'api-key'], {
       apiKey: FILE_KEY,
       env: { PROSPECT_API_KEY: undefined },
       input: `${FILE_KEY}\n`,
@@ -101,7 +104,7 @@ describe('config set api-key', () => {
     expect(set.stderr).toContain('Set api-key to …f00d in');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'api-key': FILE_KEY });
 
-    // Reading it back, in process (the same leak checks): the key was stored by the spawned run.
+    // Reading it back (the same leak checks).
     const get = await inProcess(['config', 'get', 'api-key'], {
       apiKey: FILE_KEY,
       env: { PROSPECT_API_KEY: undefined },
@@ -114,6 +117,7 @@ describe('config set api-key', () => {
   });
 
   it('refuses the key as an argument (exit 2), explains why, and does not repeat it', async () => {
+    // Spawned: this file's one refusal through a real process (exit code and stderr).
     const { file, run } = await profile();
     const refused = await run(['config', 'set', 'api-key', FILE_KEY], {
       apiKey: FILE_KEY,
@@ -127,7 +131,7 @@ describe('config set api-key', () => {
   });
 
   it('refuses an empty stdin (exit 2) and stores nothing', async () => {
-    // In process (an empty stdin is the run's own): the spawned refusal is the one above.
+    // An empty stdin is the run's own; the spawned refusal is the one above.
     const { file, inProcess } = await profile();
     const empty = await inProcess(['config', 'set', 'api-key'], { input: '' });
     expect(empty.code).toBe(2);
@@ -147,10 +151,10 @@ describe('config set api-key', () => {
 
 describe('config list, get, unset, path', () => {
   it('list shows the value in effect and where it comes from, keys redacted', async () => {
-    const { run, inProcess } = await profile();
+    const { inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
     await setUp(inProcess, ['config', 'set', 'max-age', '6m']);
-    const list = await run(['config', 'list'], {
+    const list = await inProcess(['config', 'list'], {
       apiKey: ENV_KEY,
       env: { PROSPECT_BASE_URL: 'https://env.example.com' },
     });
@@ -167,11 +171,11 @@ describe('config list, get, unset, path', () => {
   });
 
   it('state-url: set as written, listed with its password as ***, from the file or PROSPECT_STATE_URL', async () => {
-    const { run, inProcess, file } = await profile();
+    const { inProcess, file } = await profile();
     const url = 'postgresql://team:Hunter2-state@db.example.com/sales?sslmode=verify-full';
     await setUp(inProcess, ['config', 'set', 'state-url', url]);
     expect(JSON.parse(readFileSync(file, 'utf8'))['state-url']).toBe(url);
-    const list = await run(['config', 'list']);
+    const list = await inProcess(['config', 'list']);
     expect(list.stdout).toMatch(
       /^state-url +postgresql:\/\/team:\*\*\*@db\.example\.com\/sales\?sslmode=verify-full +config file$/m,
     );
@@ -199,17 +203,20 @@ describe('config list, get, unset, path', () => {
   });
 
   it('get prints a stored value, and nothing for an unset key', async () => {
-    const { run, inProcess } = await profile();
+    const { inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'base-url', 'https://api.example.com/']);
-    expect(await run(['config', 'get', 'base-url'])).toMatchObject({ code: 0, stdout: 'https://api.example.com/\n' });
+    expect(await inProcess(['config', 'get', 'base-url'])).toMatchObject({
+      code: 0,
+      stdout: 'https://api.example.com/\n',
+    });
     expect(await inProcess(['config', 'get', 'format'])).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('unset removes a key; the default applies again', async () => {
-    const { file, run, inProcess } = await profile();
+    const { file, inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'format', 'JSON']);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ format: 'json' });
-    expect((await run(['config', 'unset', 'format'])).code).toBe(0);
+    expect((await inProcess(['config', 'unset', 'format'])).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({});
     expect((await inProcess(['config', 'unset', 'format'])).code).toBe(0);
   });
@@ -222,7 +229,7 @@ describe('config list, get, unset, path', () => {
 });
 
 describe('config set checks values (exit 2, nothing written)', () => {
-  // The first row spawned, the others in process.
+  // In process: the refusal of a key as an argument (above) is this file's spawned refusal.
   it.each([
     [['base-url', 'http://api.example.com'], 'refusing to send the API key over plain http'],
     [['base-url', 'not a url'], 'is not a valid URL'],
@@ -238,8 +245,8 @@ describe('config set checks values (exit 2, nothing written)', () => {
       'Allowed choices are api-key, base-url, proxy, ca-file, cursor-param, max-age, concurrency, format',
     ],
   ])('config set %j', async (args, message) => {
-    const { file, run, inProcess } = await profile();
-    const refused = await (args[1] === 'http://api.example.com' ? run : inProcess)(['config', 'set', ...args]);
+    const { file, inProcess } = await profile();
+    const refused = await inProcess(['config', 'set', ...args]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(message);
     expect(existsSync(file)).toBe(false);
@@ -262,10 +269,9 @@ describe('a corrupt config file', () => {
     ['a data command (flag defaults)', ['contacts', 'acme.com']],
     ['a data command (connection)', ['companies', '-t', 'Shopify']],
   ])('%s: exit 2 with its path, and the file is left as it was', async (what, args) => {
-    const { file, run, inProcess } = await profile();
+    const { file, inProcess } = await profile();
     writeFileSync(file, corrupt);
-    // The first row spawned, the others in process.
-    const result = await (what === 'config list' ? run : inProcess)(args, {
+    const result = await inProcess(args, {
       url: 'http://127.0.0.1:9',
       apiKey: ENV_KEY,
     });
@@ -298,8 +304,8 @@ describe('a corrupt config file', () => {
 });
 
 /**
- * The first case is spawned; the others run the same main() in process, each with its own
- * environment and config directory, as a spawned run has.
+ * In process: the same main(), each run with its own environment and config directory, as a spawned
+ * run has.
  */
 describe('precedence through the binary: flag > environment > config file > default', () => {
   let server: ScriptedServer;
@@ -328,10 +334,10 @@ describe('precedence through the binary: flag > environment > config file > defa
   const authorizationOfLastRequest = () => server.requests.at(-1)?.headers.authorization;
 
   it('key and address from the config file when nothing else says', async () => {
-    const { run, inProcess } = await profile();
+    const { inProcess } = await profile();
     await setUp(inProcess, ['config', 'set', 'base-url', server.url]);
     await setUp(inProcess, ['config', 'set', 'api-key'], { input: FILE_KEY });
-    const result = await run(['companies', '-t', 'Shopify', '--format', 'csv'], {
+    const result = await inProcess(['companies', '-t', 'Shopify', '--format', 'csv'], {
       apiKey: FILE_KEY,
       env: { PROSPECT_API_KEY: undefined },
     });
@@ -399,7 +405,7 @@ describe('precedence through the binary: flag > environment > config file > defa
   });
 });
 
-/** The first case is spawned, the others run in process. */
+/** In process: what main() writes to stderr. */
 describe('--debug', () => {
   let server: ScriptedServer;
 
@@ -415,8 +421,8 @@ describe('--debug', () => {
   });
 
   it('logs method, URL, status, duration, attempt and wait per request, with the key redacted', async () => {
-    const { run } = await profile();
-    const result = await run(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], {
+    const { inProcess } = await profile();
+    const result = await inProcess(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], {
       apiKey: ENV_KEY,
       url: server.url,
     });
@@ -478,25 +484,20 @@ describe('a proxy password is never shown (issue 34)', () => {
   ];
   const passwordParts = ['secret', 'p@ssw0rd', 'ssw0rd', 's%40cr%3Aet', 'cr%3Aet'];
 
-  it.for(FORMS.map((form, index) => [form, index] as const))(
-    '%s: config list and config get proxy show ***',
-    async ([form, index]) => {
-      const { run, inProcess } = await profile();
-      await setUp(inProcess, ['config', 'set', 'proxy', form]);
-      // The first form is spawned, as a user runs it; the others run the same main() in process.
-      const runner = index === 0 ? run : inProcess;
-      const list = await runner(['config', 'list']);
-      const get = await runner(['config', 'get', 'proxy']);
-      expect(list.code).toBe(0);
-      expect(get.code).toBe(0);
-      expect(list.stdout).toMatch(/^proxy +\S*:\*\*\*@host:3128 +config file$/m);
-      expect(get.stdout).toMatch(/^\S*:\*\*\*@host:3128\n$/);
-      for (const part of passwordParts) {
-        expect(list.stdout).not.toContain(part);
-        expect(get.stdout).not.toContain(part);
-      }
-    },
-  );
+  it.for(FORMS)('%s: config list and config get proxy show ***', async (form) => {
+    const { inProcess } = await profile();
+    await setUp(inProcess, ['config', 'set', 'proxy', form]);
+    const list = await inProcess(['config', 'list']);
+    const get = await inProcess(['config', 'get', 'proxy']);
+    expect(list.code).toBe(0);
+    expect(get.code).toBe(0);
+    expect(list.stdout).toMatch(/^proxy +\S*:\*\*\*@host:3128 +config file$/m);
+    expect(get.stdout).toMatch(/^\S*:\*\*\*@host:3128\n$/);
+    for (const part of passwordParts) {
+      expect(list.stdout).not.toContain(part);
+      expect(get.stdout).not.toContain(part);
+    }
+  });
 });
 
 describe('--debug with a service that echoes the key', () => {
@@ -511,8 +512,8 @@ describe('--debug with a service that echoes the key', () => {
       { body: companiesPage(['beta.com'], `c2-${ENV_KEY}`) },
       { body: companiesPage(['gamma.com'], null) },
     ]);
-    const { run } = await profile();
-    const result = await run(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], {
+    const { inProcess } = await profile();
+    const result = await inProcess(['--debug', 'companies', '-t', 'Shopify', '--format', 'csv'], {
       apiKey: ENV_KEY,
       url: echoing.url,
     });

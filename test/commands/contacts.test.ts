@@ -7,6 +7,12 @@ import { csvRecords } from '../helpers/csv.js';
 import { contactsOfDomain, sandboxStats } from '../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
+/**
+ * Spawned: the runs whose stdin is a live pipe (a producer still writing, an input spooled to a
+ * temporary file), which a run in process, given its input whole, cannot show. The others are the
+ * rows, files, exit codes and calls of main(): the same main() in process (runInProcess, the same
+ * environment and key-leak checks).
+ */
 const KEY = SANDBOX_KEYS.growth;
 let sandbox: RunningSandbox;
 let usDomainsNdjson: string;
@@ -28,7 +34,7 @@ afterAll(async () => {
 function prospect(args: string[], extra: Parameters<typeof runCli>[1] = {}) {
   return runCli(args, { url: sandbox.url, apiKey: KEY, ...extra });
 }
-/** The same main() in process: for the rows a run keeps, once the first test has spawned a run. */
+/** The same main() in process. */
 function inProcess(args: string[], extra: Parameters<typeof runInProcess>[1] = {}) {
   return runInProcess(args, { url: sandbox.url, apiKey: KEY, ...extra });
 }
@@ -40,7 +46,7 @@ const byDomain = (rows: Record<string, string>[]) => {
 
 describe('prospect contacts (against the sandbox)', () => {
   it('gives, domain by domain, exactly what single-domain calls give: nothing lost at the limit, nothing twice', async () => {
-    const run = await prospect(['contacts', '--seniority', 'cxo,vp', '--format', 'csv', '--concurrency', '8'], {
+    const run = await inProcess(['contacts', '--seniority', 'cxo,vp', '--format', 'csv', '--concurrency', '8'], {
       input: usDomainsNdjson,
     });
     expect(run.code).toBe(0);
@@ -69,9 +75,8 @@ describe('prospect contacts (against the sandbox)', () => {
   });
 
   it('writes byte-identical output at --concurrency 1 and 8', async () => {
-    // --concurrency 1 is the reference, in process; the run at 8 is spawned.
     const one = await inProcess(['contacts', '--concurrency', '1', '--limit', '100'], { input: usDomainsNdjson });
-    const eight = await prospect(['contacts', '--concurrency', '8', '--limit', '100'], { input: usDomainsNdjson });
+    const eight = await inProcess(['contacts', '--concurrency', '8', '--limit', '100'], { input: usDomainsNdjson });
     expect(one.code).toBe(0);
     expect(eight.stdout).toBe(one.stdout);
     expect(one.stdout.length).toBeGreaterThan(1000);
@@ -149,7 +154,7 @@ describe('prospect contacts (against the sandbox)', () => {
     const dir = await scratchDir();
     const file = join(dir, 'accounts.csv');
     await writeFile(file, messy);
-    const run = await prospect([
+    const run = await inProcess([
       'contacts',
       '--domains-file',
       file,
@@ -160,7 +165,7 @@ describe('prospect contacts (against the sandbox)', () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('warning: skipped 1 invalid domain (never sent); --verbose lists them.\n');
-    // --verbose and --strict on the same file, in process.
+    // --verbose and --strict on the same file.
     const verbose = await inProcess([
       'contacts',
       '--domains-file',
@@ -190,18 +195,17 @@ describe('prospect contacts (against the sandbox)', () => {
   });
 
   it('an empty input is a usage error, not an empty success', async () => {
-    // In process: test/commands/options.test.ts spawns an empty input.
-    const run = await runInProcess(['contacts'], { url: sandbox.url, apiKey: KEY, input: '\n\n# nothing here\n' });
+    // test/commands/options.test.ts spawns an empty input.
+    const run = await inProcess(['contacts'], { input: '\n\n# nothing here\n' });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
   });
 
   it('invalid --seniority and --limit exit 2 with zero requests, listing the valid values', async () => {
     const before = (await sandboxStats(sandbox.url)).requests.total;
-    const bad = await prospect(['contacts', 'acme.com', '--seniority', 'cxo,boss']);
+    const bad = await inProcess(['contacts', 'acme.com', '--seniority', 'cxo,boss']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/cxo, vp, director, manager, staff/);
-    // The other values in process (the same main()).
     expect((await inProcess(['contacts', 'acme.com', '--limit', '1001'])).code).toBe(2);
     expect((await inProcess(['contacts', 'acme.com', '--max-age', 'soon'])).code).toBe(2);
     expect((await inProcess(['contacts', 'acme.com', '--stale', 'maybe'])).code).toBe(2);
@@ -212,7 +216,7 @@ describe('prospect contacts (against the sandbox)', () => {
     const dir = await scratchDir();
     const target = join(dir, 'contacts.csv');
     const before = (await sandboxStats(sandbox.url)).requests.contacts;
-    const run = await runCli(['contacts', 'acme.com', '-o', target], {
+    const run = await runInProcess(['contacts', 'acme.com', '-o', target], {
       url: sandbox.url,
       apiKey: SANDBOX_KEYS.starter,
       cwd: dir,
@@ -225,7 +229,7 @@ describe('prospect contacts (against the sandbox)', () => {
   });
 });
 
-describe('contacts reads its input as it arrives (spawned, against the sandbox)', () => {
+describe('contacts reads its input as it arrives (spawned: stdin is a live pipe)', () => {
   const contactsCalls = async () => (await sandboxStats(sandbox.url)).requests.contacts as number;
 
   /** Polls the sandbox until it has had a contacts call more than `before`; the time it took, or null. */
@@ -293,13 +297,13 @@ describe('contacts reads its input as it arrives (spawned, against the sandbox)'
   });
 });
 
-describe('contacts --stale verify (spawned, against the sandbox)', () => {
+describe('contacts --stale verify (against the sandbox)', () => {
   const units = async () => (await sandboxStats(sandbox.url)).units.growth as number;
 
   it('contacts --stale verify pays only for stale addresses, within --verify-budget', async () => {
     const cache = await scratchDir();
     const before = await units();
-    const run = await prospect(['contacts', '--stale', 'verify', '--verify-budget', '25', '--format', 'ndjson'], {
+    const run = await inProcess(['contacts', '--stale', 'verify', '--verify-budget', '25', '--format', 'ndjson'], {
       input: usDomainsNdjson,
       env: { PROSPECT_CACHE_DIR: cache },
     });

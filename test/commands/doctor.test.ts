@@ -3,6 +3,11 @@
  * through squid) it exits 0 and every line is true of the set-up the test made; against a black hole
  * it exits 5, naming the host and port, after its own short timeouts (3 s a step, 4 s the request:
  * said in the message, so no stopwatch is needed).
+ *
+ * Spawned: SIGTERM, the runs that need names answered by a preload (`node --import`, which a worker
+ * thread does not take), and one refusal, to show the binary's exit code and stderr. The others are
+ * the lines main() prints and its exit code: the same main() in process (runInProcess, the same
+ * environment and key-leak checks).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runCli, runInProcess, startCli } from '../helpers/cli.js';
@@ -25,7 +30,8 @@ const LOCAL_NAMES = {
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  // Doctor asks for a page or two: a small dataset is the same service to it.
+  sandbox = await startTestSandbox({ companies: 2000 });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -53,7 +59,7 @@ describe('prospect doctor', () => {
   });
 
   it('against the sandbox: exit 0, where each setting came from, each step, the plan and the contract', async () => {
-    const run = await runCli(['doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth });
+    const run = await runInProcess(['doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
@@ -81,7 +87,6 @@ describe('prospect doctor', () => {
   });
 
   it('a Free key: contacts are not on its plan, and the service is still usable (exit 0)', async () => {
-    // In process: the lines main() prints for another plan (the run above is spawned).
     const run = await runInProcess(['--timeout', '12', 'doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.free });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter)");
@@ -90,6 +95,7 @@ describe('prospect doctor', () => {
   });
 
   it('a base URL the commands refuse: exit 2 before any connection, with the line a command gives', async () => {
+    // Spawned: this file's one refusal through a real process.
     const spawned = await runCli(['doctor'], { url: 'not a url', apiKey: SANDBOX_KEYS.growth });
     expect(spawned.code).toBe(2);
     expect(spawned.stdout).toBe('');
@@ -109,7 +115,7 @@ describe('prospect doctor', () => {
   });
 
   it('no key and no base URL: a FAIL line for each, not only the first, and exit 2', async () => {
-    const run = await runCli(['doctor']);
+    const run = await runInProcess(['doctor']);
     expect(run.code).toBe(2);
     expect(run.stdout.trimEnd().split('\n')).toEqual([
       'FAIL key       no API key is set. Set PROSPECT_API_KEY (or run `prospect config set api-key`), ' +
@@ -118,7 +124,7 @@ describe('prospect doctor', () => {
         '(or `prospect config set base-url URL`, or --base-url), or add --sandbox.',
     ]);
     expect(run.stderr.split('\n')[0]).toBe('prospect: 2 settings are missing: key and base URL.');
-    // In process: one missing setting is its own FAIL line and the message a command gives.
+    // One missing setting is its own FAIL line and the message a command gives.
     const keyOnly = await runInProcess(['doctor'], { url: sandbox.url });
     expect(keyOnly.code).toBe(2);
     expect(keyOnly.stdout).toMatch(/^FAIL key {7}no API key is set\. /);
@@ -127,7 +133,6 @@ describe('prospect doctor', () => {
   });
 
   it('an unknown key: exit 4, as a command would', async () => {
-    // In process: test/commands/companies.test.ts spawns a refused key (exit 4).
     const run = await runInProcess(['doctor'], { url: sandbox.url, apiKey: 'not-a-key-at-all-000' });
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/^prospect: the service rejected the API key \(401 unauthorized\)\./);
@@ -187,6 +192,7 @@ describe('prospect doctor', () => {
     expect(lines.at(-1)).toBe('The service is usable from here.');
   });
 
+  // In process: the timeouts are main()'s (the two runs go one after the other).
   describe('against a black hole (accepts TCP, never answers)', () => {
     let blackHole: Awaited<ReturnType<typeof startBlackHole>>;
     let port: number;
@@ -199,7 +205,7 @@ describe('prospect doctor', () => {
     });
 
     it.concurrent('over http: exit 5 after its 4 s request timeout, naming host and port', async ({ expect }) => {
-      const run = await runCli(['doctor'], { url: `http://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
+      const run = await runInProcess(['doctor'], { url: `http://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
       expect(run.code).toBe(5);
       expect(run.stderr).toMatch(
         new RegExp(
@@ -211,7 +217,10 @@ describe('prospect doctor', () => {
     });
 
     it.concurrent('over https: exit 5 after its 3 s handshake timeout, naming host and port', async ({ expect }) => {
-      const run = await runCli(['doctor'], { url: `https://127.0.0.1:${port}`, apiKey: 'black-hole-key-0000' });
+      const run = await runInProcess(['doctor'], {
+        url: `https://127.0.0.1:${port}`,
+        apiKey: 'black-hole-key-0000',
+      });
       expect(run.code).toBe(5);
       expect(run.stderr).toMatch(
         new RegExp(
@@ -264,7 +273,8 @@ describe('prospect doctor', () => {
     });
 
     it('direct over https: the certificate the service showed, and how it was trusted', async () => {
-      const run = await runCli(['doctor'], {
+      // In process: no name to answer here (the run through squid above is spawned for its preload).
+      const run = await runInProcess(['doctor'], {
         url: `https://127.0.0.1:${tlsPort}`,
         apiKey: SANDBOX_KEYS.growth,
         env: { PROSPECT_CA_FILE: caFile },
@@ -277,7 +287,7 @@ describe('prospect doctor', () => {
           'm',
         ),
       );
-      // In process: the same service without the CA (test/api/tls.cli.test.ts spawns the refusals).
+      // The same service without the CA (test/api/tls.cli.test.ts spawns the refusals).
       const untrusted = await runInProcess(['doctor'], {
         url: `https://127.0.0.1:${tlsPort}`,
         apiKey: SANDBOX_KEYS.growth,

@@ -2,9 +2,10 @@
  * Help that teaches: every command explains itself with real examples, `prospect help` works as
  * commander's does plus topics, and mistakes get the closest suggestion with exit 2.
  *
- * Each kind of text is spawned once (the top-level help, one command's --help, `help COMMAND`, the
- * exit codes, an unknown topic, a mistake, a bad value); the other rows of each table run the same
- * main() in process (runInProcess), which prints the same bytes to a pipe without a process start.
+ * The top-level help is spawned, to show the binary printing it with exit 0, and so is `count --help`
+ * on a real pty. Every other text, mistake and exit code runs the same main() in process
+ * (runInProcess), which prints the same bytes to a pipe, with the same exit code, without a process
+ * start.
  */
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../../src/exit-codes.js';
@@ -20,6 +21,7 @@ const TOPICS = ['exit-codes', 'formats', 'configuration', 'scheduling'];
 
 const exampleLines = (help: string) => help.split('\n').filter((line) => line.startsWith('  $ '));
 
+// Spawned: this file's one run through a real process on a pipe.
 const topLevel = await runCli(['--help']);
 const commands = commandsIn(topLevel.stdout);
 const configHelp = await runInProcess(['config', '--help']);
@@ -32,7 +34,7 @@ const everyCommand = [
 
 describe('a bare prospect', () => {
   it('prints the top-level help on stdout and exits 0, as gh does', async () => {
-    const bare = await runCli([]);
+    const bare = await runInProcess([]);
     expect(bare.code).toBe(0);
     expect(bare.stderr).toBe('');
     expect(bare.stdout).toBe(topLevel.stdout);
@@ -57,7 +59,7 @@ describe('--help of every command', () => {
   });
 
   it.each(everyCommand)('prospect %s %s --help: a description and at least two examples', async (...path) => {
-    const help = await (path[0] === 'companies' ? runCli : runInProcess)([...path, '--help']);
+    const help = await runInProcess([...path, '--help']);
     expect(help.code).toBe(0);
     expect(help.stderr).toBe('');
     const [usage, blank, description] = help.stdout.split('\n');
@@ -99,7 +101,7 @@ describe('--help of every command', () => {
 
 describe('prospect help', () => {
   it('exit-codes lists every documented code with its meaning', async () => {
-    const help = await runCli(['help', 'exit-codes']);
+    const help = await runInProcess(['help', 'exit-codes']);
     expect(help.code).toBe(0);
     // Each meaning is wrapped beside its code: compare with the line breaks undone.
     const text = help.stdout.replace(/\n {7}/g, ' ');
@@ -117,9 +119,8 @@ describe('prospect help', () => {
   it.each([[['companies']], [['pipeline']], [['config']], [['config', 'set']], [['completion']]])(
     'help %j is the same text as --help',
     async (path) => {
-      const run = path[0] === 'companies' ? runCli : runInProcess;
-      const viaHelp = await run(['help', ...path]);
-      const viaFlag = await run([...path, '--help']);
+      const viaHelp = await runInProcess(['help', ...path]);
+      const viaFlag = await runInProcess([...path, '--help']);
       expect(viaHelp.code).toBe(0);
       expect(viaHelp.stdout).toBe(viaFlag.stdout);
     },
@@ -135,7 +136,7 @@ describe('prospect help', () => {
   });
 
   it('an unknown word with no close match lists the topics and the commands (exit 2)', async () => {
-    const help = await runCli(['help', 'nonsense']);
+    const help = await runInProcess(['help', 'nonsense']);
     expect(help.code).toBe(2);
     expect(help.stdout).toBe('');
     expect(help.stderr).toBe(
@@ -144,7 +145,7 @@ describe('prospect help', () => {
   });
 
   it('with no topic is the top-level help', async () => {
-    expect((await runCli(['help'])).stdout).toBe(topLevel.stdout);
+    expect((await runInProcess(['help'])).stdout).toBe(topLevel.stdout);
   });
 
   it("commander's own help command still works under config", async () => {
@@ -154,7 +155,7 @@ describe('prospect help', () => {
   });
 
   it('an unknown topic is exit 2 with the closest one', async () => {
-    const typo = await runCli(['help', 'exit-code']);
+    const typo = await runInProcess(['help', 'exit-code']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe("prospect: unknown help topic 'exit-code'\nDid you mean exit-codes?\n");
     const nested = await runInProcess(['help', 'config', 'lst']);
@@ -177,7 +178,7 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
       'Allowed choices are bash, zsh, fish.',
     ],
   ])('prospect %j', async (args, error, suggestion) => {
-    const result = await (args[0] === 'comapnies' ? runCli : runInProcess)(args);
+    const result = await runInProcess(args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     // One error style: what happened, in prospect's voice, then what to do.
@@ -185,7 +186,7 @@ describe('mistakes suggest the closest command or flag (exit 2)', () => {
   });
 
   it('a bad value says what happened, then what to do', async () => {
-    const result = await runCli(['contacts', '--limit', '5000', 'acme.com']);
+    const result = await runInProcess(['contacts', '--limit', '5000', 'acme.com']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "prospect: option '--limit <n>' argument '5000' is invalid.\n--limit takes a whole number from 1 to 1000.\n",
@@ -221,11 +222,19 @@ describe('help on a terminal of any width from 40 columns (issue 36)', () => {
     expect(lines.join(' ')).toMatch(/--by +breaks +the +set +down/);
   });
 
+  /** Each text at full width, run once for all the widths below. */
+  const wideTexts = new Map<string, ReturnType<typeof runInProcess>>();
+  const atFullWidth = (args: string[]) => {
+    if (!wideTexts.has(args.join(' ')))
+      wideTexts.set(args.join(' '), runInProcess(args, { terminal: { columns: 1000, rows: 40 } }));
+    return wideTexts.get(args.join(' '))!;
+  };
+
   it.each([40, 60, 80, 120, 200])(
     'at %i columns every help text: no line wider, no word broken (in process)',
     async (columns) => {
       for (const args of texts) {
-        const wide = await runInProcess(args, { terminal: { columns: 1000, rows: 40 } });
+        const wide = await atFullWidth(args);
         const run = await runInProcess(args, { terminal: { columns, rows: 40 } });
         expect(run.code, args.join(' ')).toBe(0);
         // Only a word that alone is wider than an example's continuation line may pass the edge:

@@ -82,7 +82,8 @@ describe('prospect pipeline', () => {
     const cacheA = await scratchDir();
     const reference = await scratchDir();
     const before = await units();
-    const clean = await runCli(
+    // The uninterrupted reference in process; the runs killed and the resume are spawned.
+    const clean = await runInProcess(
       [...VERIFYING, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')],
       options({ cwd: reference, env: { PROSPECT_CACHE_DIR: cacheA } }),
     );
@@ -118,7 +119,8 @@ describe('prospect pipeline', () => {
     const work = await scratchDir();
     const state = join(work, 'state');
     await killAfterCheckpoint([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], state, 1, { cwd: work });
-    const other = await runCli(
+    // In process: the checkpoint is the killed process's; what is read from it is main()'s.
+    const other = await runInProcess(
       ['pipeline', '-t', 'WordPress', '--state', state, '-o', join(work, 'b.csv')],
       options({ cwd: work }),
     );
@@ -141,7 +143,8 @@ describe('prospect pipeline', () => {
       await vi.waitFor(() => expect(held.stats().requests.total).toBe(1), { timeout: 25_000, interval: 10 });
       expect(existsSync(join(state, 'lock'))).toBe(true);
 
-      const second = await runCli([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], heldOptions);
+      // In process: the lock is the live process's; the run it sends away need not be one.
+      const second = await runInProcess([...FILTERS, '--state', state, '-o', join(work, 'two.csv')], heldOptions);
       expect(second.code).toBe(6);
       expect(second.stderr).toMatch(new RegExp(`pid ${first.pid}`));
       // The second run sent nothing, and the lock holder is still where it was, at its first request.
@@ -167,7 +170,7 @@ describe('prospect pipeline', () => {
     };
     await writeFile(join(state, 'lock'), JSON.stringify(lock));
     const before = (await sandboxStats(sandbox.url)).requests.total as number;
-    // In process: the test above spawns a run sent away by a lock (exit 6); this one is about whose lock.
+    // In process, as the test above: this one is about whose lock.
     const run = await runInProcess([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
     expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/cron-box-2\.example\.internal/);
@@ -183,12 +186,12 @@ describe('prospect pipeline', () => {
     try {
       expect(statSync(elsewhere).dev).not.toBe(statSync(work).dev);
       const args = ['pipeline', '-t', 'Shopify', '--country', 'us', '--max', '5'];
-      // The reference in process; the run across file systems is spawned.
+      // Both in process: a copy or a rename is main()'s, not the process's.
       const here = await runInProcess(
         [...args, '--state', join(work, 'state'), '-o', join(work, 'here.csv')],
         options({ cwd: work }),
       );
-      const across = await runCli(
+      const across = await runInProcess(
         [...args, '--state', elsewhere, '-o', join(work, 'across.csv')],
         options({ cwd: work }),
       );
@@ -207,7 +210,8 @@ describe('prospect pipeline', () => {
     const state = join(work, 'state');
     await killAfterCheckpoint([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], state, 1, { cwd: work });
     expect(existsSync(join(state, 'lock'))).toBe(true);
-    const again = await runCli([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
+    // In process: the lock left behind is the killed process's; a run of another pid recovers it.
+    const again = await runInProcess([...FILTERS, '--state', state, '-o', join(work, 'a.csv')], options({ cwd: work }));
     expect(again.code).toBe(0);
   }, 120_000);
 
@@ -243,20 +247,20 @@ describe('prospect pipeline', () => {
       '-o',
       join(work, target),
     ];
-    const first = await runCli(args('week1.csv'), options({ cwd: work }));
+    // Every run in process: the ledger and the files are main()'s (the tests above spawn pipelines).
+    const first = await runInProcess(args('week1.csv'), options({ cwd: work }));
     expect(first.code).toBe(0);
     const week1 = csvRecords(await readFile(join(work, 'week1.csv'), 'utf8'));
     expect(week1.length).toBeGreaterThan(20);
-    const second = await runCli(args('week2.csv'), options({ cwd: work }));
+    const second = await runInProcess(args('week2.csv'), options({ cwd: work }));
     expect(second.code).toBe(0);
     // Nothing new is no warning: a cron job stays silent, and --verbose says it.
     expect(second.stderr).toBe('');
-    // In process (the same main()): only the stderr of a run with --verbose is looked at.
+    // Only the stderr of a run with --verbose is looked at.
     const verbose = await runInProcess(['--verbose', ...args('week2-verbose.csv')], { url: sandbox.url, apiKey: KEY });
     expect(verbose.stderr).toMatch(/No new leads since the last run/);
     expect((await readFile(join(work, 'week2.csv'), 'utf8')).trimEnd().split('\n')).toHaveLength(1);
     // The dry run looks its sample up in the same ledger: about every lead would be left out now.
-    // The dry run and the run on changed data in process; the two runs above are spawned.
     const dry = await runInProcess(
       [
         ...args('unused.csv').filter((arg, i, all) => arg !== '-o' && all[i - 1] !== '-o'),
@@ -307,14 +311,15 @@ describe('prospect pipeline', () => {
       '--summary',
       'last-run.json',
     ];
-    const first = await runCli(args('leads-2026-11-23.csv'), options({ cwd: work }));
+    // In process: the file kept and the refusal are main()'s (exit code and stderr included).
+    const first = await runInProcess(args('leads-2026-11-23.csv'), options({ cwd: work }));
     expect(first.code).toBe(0);
     const written = await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8');
     const leads = csvRecords(written);
     expect(leads.length).toBeGreaterThan(20);
 
     const before = (await sandboxStats(sandbox.url)).requests.total as number;
-    const again = await runCli(args('leads-2026-11-23.csv'), options({ cwd: work }));
+    const again = await runInProcess(args('leads-2026-11-23.csv'), options({ cwd: work }));
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
       new RegExp(
@@ -327,7 +332,7 @@ describe('prospect pipeline', () => {
     expect(JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8')).exit_code).toBe(2);
 
     // Given another name, as the hint says, the run goes on; the first file keeps every lead.
-    // In process (in the same directory): the refusal above is the binary's.
+    // In the same directory.
     const renamed = await runInProcess(args('leads-2026-11-23-1130.csv'), options({ cwd: work }));
     expect(renamed.code).toBe(0);
     expect(csvRecords(await readFile(join(work, 'leads-2026-11-23-1130.csv'), 'utf8'))).toEqual([]);
@@ -336,9 +341,12 @@ describe('prospect pipeline', () => {
 
   it('joins exactly what companies | contacts give for the same filters', async () => {
     const filters = ['-t', 'Shopify', '-T', 'Klaviyo', '--country', 'united states', '--employee-range', '11-500'];
-    const pipeline = await runCli(['pipeline', ...filters, '--seniority', 'cxo,vp', '--format', 'ndjson'], options());
+    // In process: the rows are main()'s, and so is the reference, companies | contacts.
+    const pipeline = await runInProcess(
+      ['pipeline', ...filters, '--seniority', 'cxo,vp', '--format', 'ndjson'],
+      options(),
+    );
     expect(pipeline.code).toBe(0);
-    // The reference, companies | contacts, in process (both are spawned in their own tests).
     const companies = await runInProcess(['companies', ...filters, '--format', 'ndjson'], options());
     const contacts = await runInProcess(
       ['contacts', '--seniority', 'cxo,vp', '--format', 'ndjson'],

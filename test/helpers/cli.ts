@@ -212,8 +212,21 @@ export type InProcessOptions = Omit<CliOptions, 'wrap'> & {
   terminal?: { columns: number; rows: number };
 };
 
-let worker: Worker | undefined;
-let queue: Promise<unknown> = Promise.resolve();
+/** A worker thread and the queue of runs it takes one at a time. */
+interface Slot {
+  worker?: Worker;
+  queue: Promise<unknown>;
+  /** Runs queued or running. */
+  pending: number;
+}
+
+const slots = new Set<Slot>();
+const newSlot = (): Slot => {
+  const slot: Slot = { queue: Promise.resolve(), pending: 0 };
+  slots.add(slot);
+  return slot;
+};
+const ownSlot = newSlot();
 
 /**
  * Runs `prospect ARGS` in this process: main() of the built bundle, the function bin/prospect.js
@@ -230,16 +243,40 @@ let queue: Promise<unknown> = Promise.resolve();
  * file and stopped when the file ends.
  */
 export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
-  const run = queue.then(() => runInWorker(args, options));
-  queue = run.catch(() => {});
-  return run.then(async (result) => {
-    await assertNoKeyLeak(result, options);
-    return result;
-  });
+  return runInSlot(ownSlot, args, options);
 }
 
-function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun> {
-  const thread = (worker ??= new Worker(new URL('./cli-worker.mjs', import.meta.url), {
+/**
+ * runInProcess on up to `size` workers at once, for a file whose runs mostly wait (on backoff, on a
+ * slow service) and would take the sum of their waits one after another. Each worker loads the
+ * bundle once, about what a process start costs, so a pool of N costs N of those, not one a run. No
+ * `cwd`: the working directory is the process's, shared by every thread.
+ */
+export function inProcessPool(
+  size: number,
+): (args: string[], options?: Omit<InProcessOptions, 'cwd'>) => Promise<CliRun> {
+  const pool = Array.from({ length: size }, newSlot);
+  return (args, options = {}) => {
+    if ('cwd' in options) throw new Error('inProcessPool runs share the working directory: use absolute paths');
+    const idlest = pool.reduce((best, slot) => (slot.pending < best.pending ? slot : best));
+    return runInSlot(idlest, args, options);
+  };
+}
+
+function runInSlot(slot: Slot, args: string[], options: InProcessOptions): Promise<CliRun> {
+  slot.pending += 1;
+  const run = slot.queue.then(() => runInWorker(slot, args, options));
+  slot.queue = run.catch(() => {});
+  return run
+    .finally(() => (slot.pending -= 1))
+    .then(async (result) => {
+      await assertNoKeyLeak(result, options);
+      return result;
+    });
+}
+
+function runInWorker(slot: Slot, args: string[], options: InProcessOptions): Promise<CliRun> {
+  const thread = (slot.worker ??= new Worker(new URL('./cli-worker.mjs', import.meta.url), {
     workerData: { bundle: pathToFileURL(BUNDLE).href },
     execArgv: [],
     stdout: false,
@@ -250,7 +287,7 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
   return new Promise<CliRun>((resolveRun, reject) => {
     const stopWith = (error: Error) => {
       done();
-      void stopInProcessCli();
+      void stopSlot(slot);
       reject(error);
     };
     const timer = setTimeout(
@@ -289,10 +326,15 @@ function runInWorker(args: string[], options: InProcessOptions): Promise<CliRun>
   });
 }
 
-/** Ends the in-process runs' worker (the file is over, or a run went wrong); the next run starts a new one. */
+/** Ends the in-process runs' workers (the file is over); the next run starts a new one. */
 export async function stopInProcessCli(): Promise<void> {
-  const thread = worker;
-  worker = undefined;
+  await Promise.all([...slots].map(stopSlot));
+}
+
+/** Ends one worker (the file is over, or a run went wrong); its next run starts a new one. */
+async function stopSlot(slot: Slot): Promise<void> {
+  const thread = slot.worker;
+  slot.worker = undefined;
   await thread?.terminate();
 }
 

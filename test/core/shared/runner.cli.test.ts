@@ -3,6 +3,11 @@
  * process exits with (one decision, exitCodeOf), also for a run that fails before its job starts (every
  * early exit rewrites the file), and a state file that prospect reads back but finds damaged stops the
  * run with exit 2, naming the file and how to start over.
+ *
+ * Spawned: SIGTERM, a full disk (`ulimit -f`), `| head` and one early exit, the binary's exit code
+ * through a real process. The rest (the other early exits, the damaged state files and the runs
+ * that follow one up) are main()'s decisions and files: the same main() in process (runInProcess,
+ * the same environment, exit code and key-leak checks).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -221,7 +226,8 @@ describe('| head: the reader closes stdout', () => {
     expect(summary).toMatchObject({ command: 'pipeline', exit_code: 0, stdout_closed: true });
     expect(summary.rows).toBeGreaterThan(3);
     // The cut output was not counted as exported: the next run publishes every one of those leads.
-    const again = await runCli([...args.split(' '), '-o', 'leads.csv'], { url: fast.url, apiKey: KEY, cwd: dir });
+    // In process: what follows up on the state the piped run left.
+    const again = await runInProcess([...args.split(' '), '-o', 'leads.csv'], { url: fast.url, apiKey: KEY, cwd: dir });
     expect(again.code).toBe(0);
     const leads = (await readFile(join(dir, 'leads.csv'), 'utf8')).trimEnd().split('\n');
     expect(leads.length - 1).toBe(summary.rows);
@@ -259,7 +265,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
       await writeFile(checkpoint, content);
       const before = (await sandboxStats(fast.url)).requests.total as number;
 
-      const run = await runCli(['pipeline', '-t', 'Shopify', '--state', 'state', '-o', 'leads.csv'], {
+      const run = await runInProcess(['pipeline', '-t', 'Shopify', '--state', 'state', '-o', 'leads.csv'], {
         url: fast.url,
         apiKey: KEY,
         cwd: dir,
@@ -274,7 +280,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
       expect(run.stdout).toBe('');
       expect((await sandboxStats(fast.url)).requests.total).toBe(before);
       // The hint is true: without current/ the same command runs from the start.
-      const again = await runCli(
+      const again = await runInProcess(
         [
           'pipeline',
           '-t',
@@ -299,7 +305,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     const dir = await scratchDir();
     const cache = join(dir, 'cache');
     const env = { PROSPECT_CACHE_DIR: cache };
-    const first = await runCli(['verify', '--yes', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], {
+    const first = await runInProcess(['verify', '--yes', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], {
       url: fast.url,
       apiKey: KEY,
       cwd: dir,
@@ -312,7 +318,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     expect(lines).toHaveLength(3); // two results and the final newline
     await writeFile(path, [JSON.stringify({ key: 'ana@example.com', status: 42 }), ...lines.slice(1)].join('\n'));
 
-    const run = await runCli(['verify', '--yes', 'ana@example.com', '--format', 'ndjson'], {
+    const run = await runInProcess(['verify', '--yes', 'ana@example.com', '--format', 'ndjson'], {
       url: fast.url,
       apiKey: KEY,
       cwd: dir,
@@ -332,7 +338,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     const env = { PROSPECT_CACHE_DIR: cache };
     expect(
       (
-        await runCli(['verify', '--yes', 'ana@example.com', '--format', 'ndjson'], {
+        await runInProcess(['verify', '--yes', 'ana@example.com', '--format', 'ndjson'], {
           url: fast.url,
           apiKey: KEY,
           cwd: dir,
@@ -345,7 +351,7 @@ describe('a damaged state file stops the run with exit 2, names the file and say
     const complete = await readFile(path, 'utf8');
     await writeFile(path, `${complete}{"key":"bob@example.com","email":"bob@exa`);
 
-    const run = await runCli(['verify', '--yes', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], {
+    const run = await runInProcess(['verify', '--yes', 'ana@example.com', 'bob@example.com', '--format', 'ndjson'], {
       url: fast.url,
       apiKey: KEY,
       cwd: dir,

@@ -6,14 +6,16 @@
  * units are the sandbox's count where the key is honoured, and never below it where it is not.
  * Money is measured by the sandbox's unit counter (GET /_sandbox/stats), never by what prospect says.
  *
- * prospect runs as a spawned process; each case's sandbox runs in this process (one dataset for all,
- * built once), a fresh one per case so its counters and faults are that run's alone, and every case
- * runs at once (see `outcomes`).
+ * prospect runs in process (inProcessPool: the same main() with the same environment, exit code and
+ * key-leak checks as a spawned run): the promise is what the sandbox charged against what the
+ * summary says, and no case kills the process. Each case's sandbox runs in this process (one
+ * dataset for all, built once), a fresh one per case so its counters and faults are that run's
+ * alone, and the cases run several at once (see `outcomes`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratchDir, type CliRun } from '../../helpers/cli.js';
+import { inProcessPool, scratchDir, type CliRun } from '../../helpers/cli.js';
 import { call, qs, sandboxStats } from '../../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type SandboxOptions } from '../../helpers/sandbox.js';
 
@@ -126,6 +128,12 @@ const RUNS: PaidRun[] = [
 /** Retries back off up to 30 s each: a run that meets several cut answers in a row takes a while. */
 const RUN_TIMEOUT_MS = 150_000;
 
+/**
+ * Runs at once: they mostly wait on backoff, so one at a time would take the sum of their waits.
+ * Each worker costs a load of the bundle, so not one for each of the 12 runs.
+ */
+const prospect = inProcessPool(6);
+
 interface Outcome {
   run: CliRun;
   /** What the sandbox charged the key for during the run, and how many answers it cut. */
@@ -159,7 +167,7 @@ async function paidRun(paid: PaidRun, budget: number, sandboxOptions: SandboxOpt
       '--summary',
       summaryPath,
     ];
-    const run = await runCli(args, { url: sandbox.url, apiKey: KEY, timeoutMs: RUN_TIMEOUT_MS });
+    const run = await prospect(args, { url: sandbox.url, apiKey: KEY, timeoutMs: RUN_TIMEOUT_MS });
     const after = await stats();
     if (run.code !== 0) throw new Error(`prospect ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
     const verification = JSON.parse(await readFile(summaryPath, 'utf8')).verification as Verification;
@@ -175,8 +183,8 @@ const VARIANTS = [
 ];
 
 /**
- * Every case's run, started at once once the domains are known: the runs mostly wait on backoff, so
- * together they take about as long as the slowest. Each test below awaits its own.
+ * Every case's run, queued at once once the domains are known, six running at a time (`prospect`):
+ * the runs mostly wait on backoff. Each test below awaits its own.
  */
 const outcomes = new Map<string, Promise<Outcome>>();
 const caseName = (variant: string, paid: string, budget: number) => `${variant}|${paid}|${budget}`;

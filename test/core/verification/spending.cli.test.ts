@@ -2,12 +2,17 @@
  * Issue 13, points 1 and 2: every command that can spend asks first (or, off a terminal, needs a
  * cap), and no address is paid for twice, whichever command paid first. Money is measured by the
  * sandbox's unit counter (GET /_sandbox/stats), never by what prospect says it spent.
+ *
+ * Spawned: what only processes show (a pseudo-terminal's question, two processes on one ledger at
+ * once) and one refusal off a terminal, to show the binary's exit code. The other runs are about the
+ * units charged, the ledger's file and the rows written: the same main() in process (runInProcess,
+ * with the same environment and key-leak checks).
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInProcess, scratchDir, type CliOptions } from '../../helpers/cli.js';
+import { runCli, runInProcess, scratchDir, type CliOptions, type InProcessOptions } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { call, qs, sandboxStats } from '../../helpers/independent-client.js';
 import { findProgram } from '../../helpers/programs.js';
@@ -42,6 +47,10 @@ const units = async (): Promise<number> => (await sandboxStats(sandbox.url)).uni
 function prospect(args: string[], options: CliOptions = {}) {
   return runCli(args, { url: sandbox.url, apiKey: KEY, ...options });
 }
+/** The same main() in process, against the same sandbox. */
+function inProcess(args: string[], options: InProcessOptions = {}) {
+  return runInProcess(args, { url: sandbox.url, apiKey: KEY, ...options });
+}
 
 /** Distinct addresses of a CSV output that were never paid for (empty or unchecked verification). */
 function neverPaid(rows: Array<Record<string, string>>): number {
@@ -66,7 +75,7 @@ async function expectVerifyPaysOnlyNeverPaid(
   expect(expected).toBeGreaterThan(0);
   await addressesOnly(rows, join(dir, 'addresses.csv'));
   const before = await units();
-  const verify = await prospect(['verify', '--file', join(dir, 'addresses.csv'), '--yes', '--format', 'csv'], { env });
+  const verify = await inProcess(['verify', '--file', join(dir, 'addresses.csv'), '--yes', '--format', 'csv'], { env });
   expect(verify.code, verify.stderr).toBe(0);
   expect((await units()) - before).toBe(expected);
   // What was paid before comes back as it was paid, and nothing is left unchecked: no budget was set.
@@ -112,7 +121,7 @@ describe('off a terminal, a run that would pay needs a cap', () => {
       const run =
         command.name === 'verify'
           ? await prospect(command.args(out), { cwd: dir })
-          : await runInProcess(command.args(out), { url: sandbox.url, apiKey: KEY });
+          : await inProcess(command.args(out));
       expect(run.code).toBe(2);
       expect(await units()).toBe(before);
       expect(existsSync(out)).toBe(false);
@@ -124,12 +133,12 @@ describe('off a terminal, a run that would pay needs a cap', () => {
 
   it('a verify-budget in prospect config is the cap that lets a pipe spend, and no more', async () => {
     const config = await scratchDir();
-    // Set up in process; the run it caps is spawned.
     expect(
       (await runInProcess(['config', 'set', 'verify-budget', '4'], { env: { PROSPECT_CONFIG_DIR: config } })).code,
     ).toBe(0);
     const before = await units();
-    const run = await prospect(['contacts', ...domains.slice(0, 6), '--stale', 'verify', '--format', 'csv'], {
+    // In process: off a terminal is a pipe in process too (the refusal above is spawned).
+    const run = await inProcess(['contacts', ...domains.slice(0, 6), '--stale', 'verify', '--format', 'csv'], {
       env: { PROSPECT_CONFIG_DIR: config },
     });
     expect(run.code, run.stderr).toBe(0);
@@ -144,7 +153,7 @@ describe('one ledger of paid results, shared by every command', () => {
     const dir = await scratchDir();
     const env = { PROSPECT_CACHE_DIR: cache };
     const start = await units();
-    const contacts = await prospect(
+    const contacts = await inProcess(
       ['contacts', ...domains, '--stale', 'verify', '--verify-budget', '15', '--format', 'csv'],
       { env },
     );
@@ -160,7 +169,7 @@ describe('one ledger of paid results, shared by every command', () => {
 
   it('verify reads the verification and verified_at columns of its input: a recently verified row costs nothing', async () => {
     const dir = await scratchDir();
-    const contacts = await prospect([
+    const contacts = await inProcess([
       'contacts',
       ...domains.slice(0, 4),
       '--stale',
@@ -175,7 +184,7 @@ describe('one ledger of paid results, shared by every command', () => {
     await writeFile(join(dir, 'people.csv'), contacts.stdout);
     const before = await units();
     // Another cache (empty), so only the input's own columns say what was paid for.
-    const verify = await prospect(['verify', '--file', join(dir, 'people.csv'), '--yes', '--format', 'csv'], {
+    const verify = await inProcess(['verify', '--file', join(dir, 'people.csv'), '--yes', '--format', 'csv'], {
       env: { PROSPECT_CACHE_DIR: await scratchDir() },
     });
     expect(verify.code, verify.stderr).toBe(0);
@@ -187,7 +196,7 @@ describe('one ledger of paid results, shared by every command', () => {
     const dir = await scratchDir();
     const env = { PROSPECT_CACHE_DIR: cache };
     const start = await units();
-    const pipeline = await prospect(
+    const pipeline = await inProcess(
       [
         'pipeline',
         '-t',
@@ -220,7 +229,7 @@ describe('one ledger of paid results, shared by every command', () => {
       join(dir, 'people.csv'),
       `business_email,business_email_last_seen\n${emails.map((email, index) => `${email},${seen[index]}`).join('\n')}\n`,
     );
-    const run = await prospect([
+    const run = await inProcess([
       'verify',
       '--file',
       join(dir, 'people.csv'),
@@ -238,6 +247,7 @@ describe('one ledger of paid results, shared by every command', () => {
   });
 
   it('two runs at once on one ledger never pay twice for an address', async () => {
+    // Spawned: two processes at once (runs in process go one at a time).
     const slow = await startTestSandbox({ asOf: todayUtc(), latencyMs: 20 });
     try {
       const cache = await scratchDir();
@@ -260,8 +270,9 @@ describe('one ledger of paid results, shared by every command', () => {
     const cache = await scratchDir();
     const env = { PROSPECT_CACHE_DIR: cache };
     const args = ['--sandbox', '--debug', 'verify', '--yes', 'ana@acme.com', 'bob@acme.com', '--format', 'csv'];
-    const first = await runCli(args, { env });
-    const second = await runCli(args, { env });
+    // In process: each run starts its own sandbox on a port of its own, as a process would.
+    const first = await runInProcess(args, { env });
+    const second = await runInProcess(args, { env });
     expect(first.code, first.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);
     // Each request is logged as it goes on the wire: the first run asked twice, the second never.

@@ -6,11 +6,16 @@
  * is the sandbox's unit counter; every run has a cache directory of its own (test/helpers/cli.ts),
  * so nothing but the --state directory carries what was paid from one run to the next. Each case has
  * sandboxes of its own, so the three run at once (they mostly wait on the service's latency).
+ *
+ * The run killed is spawned (SIGTERM is a process's), and so is the first case's resume, as a user
+ * runs it again. The uninterrupted reference and the other resumes read and write only the state,
+ * the output and the summary: the same main() in process (runInProcess, the same environment, exit
+ * code and key-leak checks).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli } from '../../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -34,7 +39,7 @@ async function uninterrupted(spend: string[]): Promise<{ bytes: string; charged:
   const dir = await scratchDir();
   const reference = await startTestSandbox();
   try {
-    const run = await runCli(
+    const run = await runInProcess(
       ['pipeline', ...SET, ...spend, '--state', join(dir, 'state'), '-o', join(dir, 'leads.csv')],
       { url: reference.url, apiKey: KEY },
     );
@@ -59,11 +64,12 @@ async function killedAfter(sandbox: RunningSandbox, args: string[], after: numbe
 }
 
 describe('a paid pipeline killed and resumed pays once per address, for the bytes of an uninterrupted run', () => {
-  it.concurrent.for<[string, string[], boolean]>([
-    ['--yes, a service that honours Idempotency-Key', ['--yes'], false],
-    ['--yes --no-cache, a service that ignores Idempotency-Key', ['--yes', '--no-cache'], true],
-    ['--verify-budget, killed while it pays the oldest', ['--verify-budget', '60'], true],
-  ])('%s', async ([_name, spend, ignoreIdempotencyKey], { expect }) => {
+  // The last column: whether the resume is spawned too.
+  it.concurrent.for<[string, string[], boolean, boolean]>([
+    ['--yes, a service that honours Idempotency-Key', ['--yes'], false, true],
+    ['--yes --no-cache, a service that ignores Idempotency-Key', ['--yes', '--no-cache'], true, false],
+    ['--verify-budget, killed while it pays the oldest', ['--verify-budget', '60'], true, false],
+  ])('%s', async ([_name, spend, ignoreIdempotencyKey, resumeSpawned], { expect }) => {
     const expected = await uninterrupted(spend);
     expect(expected.charged).toBeGreaterThan(40);
     // Latency, so that the kill lands while paid calls are in flight.
@@ -89,7 +95,7 @@ describe('a paid pipeline killed and resumed pays once per address, for the byte
       expect(summary.exit_code).toBe(143);
       expect(summary.verification.units_spent).toBe(killed.charged);
 
-      const resumed = await runCli(args, { url: sandbox.url, apiKey: KEY });
+      const resumed = await (resumeSpawned ? runCli : runInProcess)(args, { url: sandbox.url, apiKey: KEY });
       expect(resumed.code, resumed.stderr).toBe(0);
       // A fresh sandbox: everything it charged, over both runs, is what one uninterrupted run costs.
       expect(units(sandbox)).toBe(expected.charged);
