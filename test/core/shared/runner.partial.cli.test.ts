@@ -33,9 +33,10 @@ const dataRows = (csv: string) => csv.split('\n').filter(Boolean).length - 1;
 describe('stdout cut short', () => {
   it('SIGTERM to `companies > f.csv`: the last line says incomplete with the rows; complete: false', async () => {
     const dir = await scratchDir();
-    // The signal goes once the file holds rows (not after a fixed time), as `timeout -s TERM 4` would.
+    // The signal goes once the file holds rows (not after a fixed time), as `timeout -s TERM 4` would. The
+    // file exists before the loop reads it: the background job's redirect may not have made it yet.
     const run = await runShell(
-      'eval "exec $PROSPECT companies -t jQuery --summary s.json" > f.csv & pid=$!; ' +
+      ': > f.csv; eval "exec $PROSPECT companies -t jQuery --summary s.json" > f.csv & pid=$!; ' +
         'until [ "$(wc -l < f.csv)" -gt 1 ]; do sleep 0.05; done; kill -TERM $pid; wait $pid',
       { url: slow.url, apiKey: KEY, cwd: dir },
     );
@@ -55,7 +56,7 @@ describe('stdout cut short', () => {
     const dir = await scratchDir();
     // Before the fix the second SIGTERM meant "exit now": the run died before its last line or its summary.
     const run = await runShell(
-      'eval "exec $PROSPECT companies -t jQuery --summary s.json" > f.csv & pid=$!; ' +
+      ': > f.csv; eval "exec $PROSPECT companies -t jQuery --summary s.json" > f.csv & pid=$!; ' +
         'until [ "$(wc -l < f.csv)" -gt 1 ]; do sleep 0.05; done; kill -TERM $pid; ' +
         'for i in 1 2 3 4 5 6 7 8; do sleep 0.002; kill -TERM $pid 2>/dev/null; done; wait $pid',
       { url: slow.url, apiKey: KEY, cwd: dir },
