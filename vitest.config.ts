@@ -2,10 +2,18 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files whose processes run one after another (each of their tests waits for the last): they take
- * longest from start to end, so they start first and never make the run's tail.
+ * Files that take longest from start to end, so they start first and never make the run's tail: the
+ * four that mostly wait (on rate limits, retry back-offs and PostgreSQL), then the two whose
+ * processes run one after another (each of their tests waits for the last).
  */
-const LONGEST = ['test/examples.cli.test.ts', 'test/golden/outputs.test.ts'];
+const LONGEST = [
+  'test/core/state-store/team.cli.test.ts',
+  'test/api/pacer.cli.test.ts',
+  'test/api/pacer.nginx.cli.test.ts',
+  'test/api/retry.cli.test.ts',
+  'test/examples.cli.test.ts',
+  'test/golden/outputs.test.ts',
+];
 /** The spawned-binary files (test/README.md): slower than the in-process ones, so they go next. */
 const SPAWNS = /\/test\/(commands|golden)\/|\.cli\.test\.ts$/;
 
@@ -55,9 +63,10 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     // Removes each file's scratch directories and stray child processes when the file ends.
     setupFiles: ['test/helpers/file-setup.ts'],
-    // Spawned-binary tests mostly wait on child processes and servers: three files at once keep two cores busy.
+    // Spawned-binary tests mostly wait on child processes and servers, and four files mostly wait on
+    // limits: four files at once keep two cores busy.
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 4,
     // Test files share their worker process: the sandbox dataset (cached per process) and the modules
     // are built once per worker, not once per file. Every file still starts its own sandboxes and
     // scratch directories (test/helpers), so none depends on another's state.
