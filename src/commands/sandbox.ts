@@ -92,7 +92,8 @@ function faultFlagMistake(flags: SandboxFlags): string | undefined {
   return undefined;
 }
 
-function toOptions(flags: SandboxFlags): SandboxOptions {
+/** The sandbox's options from the command's flags (the test of each flag's largest value uses it too). */
+export function toOptions(flags: SandboxFlags): SandboxOptions {
   return {
     host: flags.host,
     port: flags.port,

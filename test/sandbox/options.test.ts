@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { toOptions } from '../../src/commands/sandbox.js';
 import { SANDBOX_FLAGS } from '../../src/commands/sandbox-flags.js';
 import { addFlags } from '../../src/options/flag.js';
 import { resolveSandboxOptions, type SandboxOptions } from '../../src/sandbox/options.js';
@@ -67,21 +68,6 @@ describe("prospect sandbox's flags", () => {
       ],
       { from: 'user' },
     );
-    const flags = command.opts();
-    expect(() =>
-      resolveSandboxOptions({
-        port: flags.port,
-        companies: flags.companies,
-        seed: flags.seed,
-        latencyMs: flags.latency,
-        failRate: flags.failRate,
-        faults: flags.faults,
-        faultSeed: flags.faultSeed,
-        faultsAfter: flags.faultsAfter,
-        latencySpikeMs: flags.latencySpike,
-        latencySpikeRate: flags.latencySpikeRate,
-        rateLimit: flags.rateLimit,
-      }),
-    ).not.toThrow();
+    expect(() => resolveSandboxOptions(toOptions(command.opts()))).not.toThrow();
   });
 });
