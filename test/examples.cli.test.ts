@@ -217,14 +217,19 @@ function startServer(command: string, lane: Lane): Promise<{ url: string; stderr
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), and a
- * `companies` listing or a `pipeline` without --max stopped at 20 companies, to keep the test's cost small.
+ * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), a `companies`
+ * listing or a `pipeline` without --max stopped at 20 companies, and a `prospect sandbox` without
+ * --companies serving 2,000 (its default 50,000 cost a second of CPU to build, for each example), to
+ * keep the test's cost small.
  */
 function asRun(command: string): string {
   return command
     .replace(/\s--sandbox(?=\s|$)/g, '')
     .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) =>
       rest.includes('--max') || rest.includes('--dry-run') ? segment : `prospect ${command} --max 20${rest}`,
+    )
+    .replace(/\bprospect\s+sandbox\b([^|>]*)/g, (segment, rest: string) =>
+      rest.includes('--companies') || rest.includes('--help') ? segment : `prospect sandbox --companies 2000${rest}`,
     );
 }
 
