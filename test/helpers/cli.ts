@@ -239,8 +239,8 @@ const ownSlot = newSlot();
  * `cwd`, the test process changes to that directory for the run and back after it (the thread
  * shares the process's working directory): relative paths resolve there, as in a spawned run, and
  * nothing else in the test process may rely on the working directory meanwhile (the helpers use
- * absolute paths). Runs are queued, one at a time; the worker is reused by the runs of the test
- * files of one test process (stopInProcessCli).
+ * absolute paths). Runs are queued, one at a time; the worker is reused by the runs of one test
+ * file and stopped when the file ends.
  */
 export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
   return runInSlot(ownSlot, args, options);
@@ -275,20 +275,13 @@ function runInSlot(slot: Slot, args: string[], options: InProcessOptions): Promi
     });
 }
 
-/** A worker that does not keep the test process alive: one kept between files must not hold it at the end. */
-function startWorker(): Worker {
-  const worker = new Worker(new URL('./cli-worker.mjs', import.meta.url), {
+function runInWorker(slot: Slot, args: string[], options: InProcessOptions): Promise<CliRun> {
+  const thread = (slot.worker ??= new Worker(new URL('./cli-worker.mjs', import.meta.url), {
     workerData: { bundle: pathToFileURL(BUNDLE).href },
     execArgv: [],
     stdout: false,
     stderr: false,
-  });
-  worker.unref();
-  return worker;
-}
-
-function runInWorker(slot: Slot, args: string[], options: InProcessOptions): Promise<CliRun> {
-  const thread = (slot.worker ??= startWorker());
+  }));
   const timeoutMs = options.timeoutMs ?? 60_000;
   const home = process.cwd();
   return new Promise<CliRun>((resolveRun, reject) => {
@@ -333,17 +326,9 @@ function runInWorker(slot: Slot, args: string[], options: InProcessOptions): Pro
   });
 }
 
-/**
- * The file is over: its pools' workers end, and so does a worker with a run still going (a test that
- * timed out). The idle worker of runInProcess stays for the next file of this test process: its first
- * run loads the bundle, about 0.3 s of CPU, and the next file's runs would pay it again (the CLI keeps
- * no state between runs that a spawned process would not also start without: argv, environment,
- * stdio and working directory are each run's own).
- */
+/** Ends the in-process runs' workers (the file is over); the next run starts a new one. */
 export async function stopInProcessCli(): Promise<void> {
-  const ending = [...slots].filter((slot) => slot !== ownSlot || slot.pending > 0);
-  for (const slot of ending) if (slot !== ownSlot) slots.delete(slot);
-  await Promise.all(ending.map(stopSlot));
+  await Promise.all([...slots].map(stopSlot));
 }
 
 /** Ends one worker (the file is over, or a run went wrong); its next run starts a new one. */
