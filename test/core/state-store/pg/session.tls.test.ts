@@ -173,19 +173,28 @@ describe.skipIf(POSTGRES.skip)('a server that takes a role only over TLS', () =>
     const { dir } = await testCluster();
     // A hostssl-only rule for this file's role alone, ahead of the others (read on reload only).
     const hba = join(dir, 'data', 'pg_hba.conf');
-    await writeFile(`${hba}.new`, `hostnossl all ${db.role} 127.0.0.1/32 reject\n${await readFile(hba, 'utf8')}`);
-    await rename(`${hba}.new`, hba);
-    await db.sql('SELECT pg_reload_conf()');
-    const plain = await refusal(urlFor('127.0.0.1'));
-    expect(plain.exitCode).toBe(ExitCode.usage);
-    expect(plain.message).toBe(
-      `the state database at 127.0.0.1:${db.port} accepts this role only over TLS, and the state URL asks for ` +
-        'none (sslmode=disable).',
-    );
-    expect(plain.hint).toMatch(/^Write sslmode=verify-full/);
-    expect(await serverSideTls(urlFor('127.0.0.1', `sslmode=verify-full&sslrootcert=${ca}`))).toMatchObject({
-      ssl: true,
-    });
+    const before = await readFile(hba, 'utf8');
+    const install = async (text: string) => {
+      await writeFile(`${hba}.new`, text);
+      await rename(`${hba}.new`, hba);
+      await db.sql('SELECT pg_reload_conf()');
+    };
+    await install(`hostnossl all ${db.role} 127.0.0.1/32 reject\n${before}`);
+    try {
+      const plain = await refusal(urlFor('127.0.0.1'));
+      expect(plain.exitCode).toBe(ExitCode.usage);
+      expect(plain.message).toBe(
+        `the state database at 127.0.0.1:${db.port} accepts this role only over TLS, and the state URL asks for ` +
+          'none (sslmode=disable).',
+      );
+      expect(plain.hint).toMatch(/^Write sslmode=verify-full/);
+      expect(await serverSideTls(urlFor('127.0.0.1', `sslmode=verify-full&sslrootcert=${ca}`))).toMatchObject({
+        ssl: true,
+      });
+    } finally {
+      // The file's other tests (in any order: --sequence.shuffle) take this role in plaintext.
+      await install(before);
+    }
   });
 });
 
