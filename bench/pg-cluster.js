@@ -1,7 +1,7 @@
 // The bench's PostgreSQL: a throwaway cluster started and stopped by test/helpers/pg-cluster.mjs, as the tests
 // start theirs, but owned by one bench process; and a database with a plain role, as docs/team.md sets one up.
 import pg from 'pg';
-import { startPgCluster, stopPgCluster } from '../test/helpers/pg-cluster.mjs';
+import { createTeamDatabase, startPgCluster, stopPgCluster } from '../test/helpers/pg-cluster.mjs';
 
 /** Starts a cluster: { dir, port, socketDir }. Stop it with stopCluster. */
 export const startCluster = () => startPgCluster({ password: 'postgres-bench-password', prefix: 'prospect-bench-pg-' });
@@ -10,16 +10,12 @@ export const stopCluster = ({ dir }) => stopPgCluster(dir);
 
 /** A database and a plain role that may create in it (as docs/team.md sets one up): its state URL. */
 export async function benchDatabase({ socketDir, port }, name) {
-  const role = `${name}_role`;
-  const password = `pw-${name}-Secret`;
   const admin = new pg.Client({ host: socketDir, port, user: 'postgres', database: 'postgres' });
   await admin.connect();
   try {
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.query(`GRANT CREATE, CONNECT ON DATABASE ${name} TO ${role}`);
+    const { url } = await createTeamDatabase(admin, name, port);
+    return { url };
   } finally {
     await admin.end();
   }
-  return { url: `postgresql://${role}:${password}@127.0.0.1:${port}/${name}` };
 }

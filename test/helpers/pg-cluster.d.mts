@@ -13,3 +13,8 @@ export function startPgCluster(options: {
   tls?: string;
 }): Promise<PgClusterPlace>;
 export function stopPgCluster(dir: string, command?: string): void;
+export function createTeamDatabase(
+  admin: { query(text: string): Promise<unknown> },
+  name: string,
+  port: number,
+): Promise<{ role: string; password: string; url: string }>;

@@ -93,6 +93,19 @@ export async function startPgCluster({ command = 'postgres', password, prefix = 
   return { dir, port, socketDir, ...(certificate ? { ca: certificate.ca } : {}) };
 }
 
+/**
+ * A database `name` and a plain role that may create in it (as docs/team.md sets one up), made by the
+ * superuser client `admin` (which the caller ends): the role, its password and the state URL over TCP.
+ */
+export async function createTeamDatabase(admin, name, port) {
+  const role = `${name}_role`;
+  const password = `pw-${name}-Secret`;
+  await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`GRANT CREATE, CONNECT ON DATABASE ${name} TO ${role}`);
+  return { role, password, url: `postgresql://${role}:${password}@127.0.0.1:${port}/${name}` };
+}
+
 /** Stops a cluster at once (no checkpoint: it is thrown away) and removes its directory. */
 export function stopPgCluster(dir, command = 'postgres') {
   spawnSync(

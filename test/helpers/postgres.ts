@@ -14,7 +14,7 @@ import pg from 'pg';
 import { findProgram } from './programs.js';
 import { freePort } from './real-servers.js';
 import { scratchRoot } from './scratch.js';
-import { startPgCluster, stopPgCluster } from './pg-cluster.mjs';
+import { createTeamDatabase, startPgCluster, stopPgCluster } from './pg-cluster.mjs';
 
 export const POSTGRES = findProgram('postgres');
 const OPENSSL = findProgram('openssl');
@@ -98,18 +98,10 @@ let databases = 0;
 export async function testDatabase(prefix: string): Promise<TestDatabase> {
   const { port } = await testCluster();
   const name = `${prefix}_${process.pid}_${++databases}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  const role = `${name}_role`;
-  const password = `pw-${name}-Secret`;
   const admin = await adminClient();
-  try {
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.query(`GRANT CREATE, CONNECT ON DATABASE ${name} TO ${role}`);
-  } finally {
-    await admin.end();
-  }
+  const { role, password, url } = await createTeamDatabase(admin, name, port).finally(() => admin.end());
   return {
-    url: `postgresql://${role}:${password}@127.0.0.1:${port}/${name}`,
+    url,
     name,
     role,
     password,
