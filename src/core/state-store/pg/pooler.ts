@@ -49,6 +49,18 @@ export async function sessionPath(
   probe: () => Promise<pg.Client>,
 ): Promise<SessionPath> {
   if (seesThisSocket(client, first)) return 'direct';
+  const path = await secondClientPath(client, first, probe);
+  // Turns about can miss (a probe too slow on a loaded machine gives 'unknown'); a statement-mode
+  // pooler also refuses a transaction block outright, whatever sessions it hands out.
+  if (path !== 'shared' && (await refusesTransactionBlocks(client))) return 'shared';
+  return path;
+}
+
+async function secondClientPath(
+  client: pg.Client,
+  first: Backend,
+  probe: () => Promise<pg.Client>,
+): Promise<SessionPath> {
   // A pool with no free server for the second connection, or a full server: nothing is known (a pool
   // that shares sessions would have handed it this one's idle session at once).
   const other = await probe().catch(() => undefined);
@@ -66,6 +78,18 @@ export async function sessionPath(
     return 'kept';
   } finally {
     await other.end().catch(() => {});
+  }
+}
+
+/** PgBouncer in statement mode: "transaction blocks not allowed in statement pooling mode". */
+async function refusesTransactionBlocks(client: pg.Client): Promise<boolean> {
+  try {
+    await client.query('BEGIN');
+    await client.query('COMMIT');
+    return false;
+  } catch (error) {
+    if (/transaction blocks not allowed|statement pooling/i.test(String(error))) return true;
+    throw error;
   }
 }
 

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { LockedError } from '../../../../src/core/state-store/lock.js';
+import { backendOf, sessionPath } from '../../../../src/core/state-store/pg/pooler.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import type { LocalRunFiles } from '../../../../src/core/state-store/types.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
@@ -97,6 +98,23 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
         );
         expect(error.hint).toMatch(/^Connect to PostgreSQL directly, or to a pool in session mode/);
       }
+  });
+
+  it('statement mode is refused even when the second connection cannot be made', async () => {
+    // A probe that fails, as one too slow on a loaded machine does: the turns about learn nothing.
+    const noProbe = () => Promise.reject(new Error('no second connection'));
+    const pathThrough = async (url: string) => {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        return await sessionPath(client, await backendOf(client), noProbe);
+      } finally {
+        await client.end().catch(() => {});
+      }
+    };
+    expect(await pathThrough(lifo.url('statement'))).toBe('shared');
+    expect(await pathThrough(lifo.url('session'))).toBe('unknown');
   });
 
   describe('through main()', () => {
