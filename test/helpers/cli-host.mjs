@@ -12,7 +12,8 @@ const worker = new Worker(new URL('./cli-worker.mjs', import.meta.url), {
   stdout: false,
   stderr: false,
 });
-process.on('message', (run) => worker.postMessage(run));
+// This process never changes directory: each run's is its own.
+process.on('message', (run) => worker.postMessage({ ...run, cwd: process.cwd() }));
 worker.on('message', (result) => process.send(result));
 worker.on('error', (error) => process.send({ thrown: String(error?.stack ?? error) }));
 // process.exit() in the CLI ends the thread: say so, as runInProcess does, and end with it.

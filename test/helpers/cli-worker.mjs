@@ -1,7 +1,7 @@
 /**
  * The worker thread behind runInProcess (test/helpers/cli.ts). It imports the built CLI bundle and
  * runs its main(argv), the function bin/prospect.js runs, once per message. For each run this
- * thread's process.stdin, process.stdout, process.stderr and process.env are replaced by the run's
+ * thread's process.stdin, process.stdout, process.stderr, process.env and process.cwd() are replaced by the run's
  * own (the CLI reads them when a run starts: src/runtime/context.ts, commander's output), so a run
  * sees what a spawned process with piped stdio and that environment sees. The parent sends one run
  * at a time.
@@ -26,7 +26,7 @@ function replace(name, value) {
   Object.defineProperty(process, name, { value, configurable: true, enumerable: true, writable: true });
 }
 
-parentPort.on('message', async ({ argv, env, input, terminal }) => {
+parentPort.on('message', async ({ argv, env, input, terminal, cwd }) => {
   const stdout = [];
   const stderr = [];
   // runInProcess's `terminal`: both streams say they are a terminal of that size.
@@ -35,6 +35,10 @@ parentPort.on('message', async ({ argv, env, input, terminal }) => {
   replace('stderr', Object.assign(collector(stderr), screen));
   replace('stdin', Readable.from(input.length > 0 ? [Buffer.from(input)] : []));
   process.env = env;
+  // The directory the parent changed to for this run. A thread's own process.cwd() is a copy Node
+  // refreshes when the parent calls chdir, but it counts the change before making it: read in between,
+  // the copy keeps the old directory (lib/internal/worker.js), so path.resolve would use a stale one.
+  replace('cwd', () => cwd);
   let code;
   try {
     code = await main(argv);

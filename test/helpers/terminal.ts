@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
-import { finishCli, scratchDir, startCli, type CliOptions, type CliRun } from './cli.js';
+import { finishCli, NODE_FLAGS, scratchDir, startCli, type CliOptions, type CliRun } from './cli.js';
 import { findProgram } from './programs.js';
 
 export const SCRIPT = findProgram('script');
@@ -26,7 +26,7 @@ export function startOnTerminal(args: string[], size: TerminalSize, options: Cli
       // -e: script exits with the child's status; exec: the CLI is the pty's foreground process.
       args: [
         '-qec',
-        `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, ...argv].map(shellQuote).join(' ')}`,
+        `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, ...NODE_FLAGS, ...argv].map(shellQuote).join(' ')}`,
         '/dev/null',
       ],
     }),
@@ -55,7 +55,7 @@ export async function answerOnTerminal(
       command: SCRIPT.command ?? 'script',
       args: [
         '-qec',
-        `stty cols 120 rows 40; ${feed} ${[process.execPath, ...argv].map(shellQuote).join(' ')}`,
+        `stty cols 120 rows 40; ${feed} ${[process.execPath, ...NODE_FLAGS, ...argv].map(shellQuote).join(' ')}`,
         '/dev/null',
       ],
     }),
