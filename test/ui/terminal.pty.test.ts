@@ -1,7 +1,8 @@
 /**
  * prospect as a person sees it, on a real pseudo-terminal (`script` with `stty cols N`): one table
  * that fits the terminal, a progress bar with a percentage and an ETA, nothing left behind on
- * Ctrl-C, and a terminal that reports 0 columns does not hang a command.
+ * Ctrl-C, and a terminal that reports 0 columns does not hang a command. One run of each promise is
+ * on the pty; the other commands' tables are drawn in process to a terminal of the same size.
  */
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
@@ -75,24 +76,37 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     pipeline: () => ['pipeline', '-t', 'Shopify', '--country', 'germany', '--seniority', 'cxo', '--per-company', '1'],
   };
 
-  // Every command at 80 columns; at 160 the two widest tables (the rest fit 160 untouched).
-  it.each([
-    [80, 'companies'],
-    [80, 'contacts'],
-    [80, 'verify'],
-    [80, 'pipeline'],
-    [160, 'verify'],
-    [160, 'pipeline'],
-  ])('at %i columns, %s draws one table, no line of it wider than the terminal', async (columns, name) => {
-    const run = await onTerminal(commands[name]!(), { columns, rows: 30 });
-    expect(run.code, run.stdout).toBe(0);
-    const table = tableLines(run.screen);
+  /** In process, stdout and stderr a terminal of that size (TERM=dumb: no progress line), to draw tables to fit. */
+  const inTerminal = (args: string[], size: TerminalSize) =>
+    runInProcess(args, { url: sandbox.url, apiKey: KEY, terminal: size, env: { TERM: 'dumb' } });
+
+  /** One table, no line of it wider than the terminal, every line as wide as the others. */
+  function checkOneTable(table: string[], columns: number): void {
     expect(table.length).toBeGreaterThan(3);
     for (const line of table) expect(screenWidth(line), line).toBeLessThanOrEqual(columns);
     expect(table.filter((line) => line.startsWith('┌'))).toHaveLength(1);
     expect(table.filter((line) => line.startsWith('└'))).toHaveLength(1);
     // Every line of one table has the same width: the columns line up under the one header.
     expect(new Set(table.map(screenWidth)).size).toBe(1);
+  }
+
+  it('at 80 columns on a real pty, companies draws one table that fits', async () => {
+    const run = await onTerminal(commands.companies!(), { columns: 80, rows: 30 });
+    expect(run.code, run.stdout).toBe(0);
+    checkOneTable(tableLines(run.screen), 80);
+  });
+
+  // Every other command at 80 columns; at 160 the two widest tables (the rest fit 160 untouched).
+  it.each([
+    [80, 'contacts'],
+    [80, 'verify'],
+    [80, 'pipeline'],
+    [160, 'verify'],
+    [160, 'pipeline'],
+  ])('at %i columns, %s draws one table that fits (in process)', async (columns, name) => {
+    const run = await inTerminal(commands[name]!(), { columns, rows: 30 });
+    expect(run.code, run.stderr).toBe(0);
+    checkOneTable(tableLines(run.stdout.split('\n')), columns);
   });
 
   it('draws no progress line on a terminal that cannot redraw one (TERM=dumb)', async () => {
@@ -163,20 +177,28 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
 
   describe('a terminal that reports 0 columns and 0 rows', () => {
     const zero = { columns: 0, rows: 0 };
+    it('companies on a real pty ends, with bounded output, as on an 80-column terminal', async () => {
+      const run = await onTerminal(commands.companies!(), zero);
+      expect(run.code).toBe(0);
+      // The old redraw loop wrote megabytes a second; a run's whole output is a few kilobytes.
+      expect(Buffer.byteLength(run.stdout)).toBeLessThan(64 * 1024);
+      expect(tableLines(run.screen).length).toBeGreaterThan(0);
+      for (const line of tableLines(run.screen)) expect(screenWidth(line), line).toBeLessThanOrEqual(80);
+    });
+
     it.each([
       ['companies csv', () => ['companies', '-t', 'Shopify', '--max', '3', '--format', 'csv'], false],
-      ['companies', () => commands.companies!(), true],
       ['contacts', () => commands.contacts!(), true],
       ['verify', () => commands.verify!(), true],
       ['pipeline', () => commands.pipeline!(), true],
       ['--help', () => ['companies', '--help'], false],
-    ])('%s ends, with bounded output, as on an 80-column terminal', async (_name, args, drawsTable) => {
-      const run = await onTerminal(args(), zero);
-      expect(run.code).toBe(0);
-      // The old redraw loop wrote megabytes a second; a run's whole output is a few kilobytes.
-      expect(Buffer.byteLength(run.stdout)).toBeLessThan(64 * 1024);
-      expect(tableLines(run.screen).length > 0).toBe(drawsTable);
-      for (const line of tableLines(run.screen)) expect(screenWidth(line), line).toBeLessThanOrEqual(80);
+    ])('%s ends the same (in process: the table at 80 columns)', async (_name, args, drawsTable) => {
+      const run = await inTerminal(args(), zero);
+      expect(run.code, run.stderr).toBe(0);
+      expect(Buffer.byteLength(run.stdout) + Buffer.byteLength(run.stderr)).toBeLessThan(64 * 1024);
+      const table = tableLines(run.stdout.split('\n'));
+      expect(table.length > 0).toBe(drawsTable);
+      for (const line of table) expect(screenWidth(line), line).toBeLessThanOrEqual(80);
     });
   });
 
