@@ -98,6 +98,9 @@ describe('filters and input', () => {
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('none of which also runs Magento and WooCommerce.');
+    // "Nothing was written" is true on stdout too: no CSV header from the pages that had no match.
+    expect(run.stderr).toContain('Nothing was written.');
+    expect(run.stdout).toBe('');
   });
 
   it('an invalid argument is an argument, not a line', async () => {
