@@ -2,7 +2,7 @@
  * What prospect says when something is off (issue 36, its minor points): a refused key's hint names
  * where the key came from, a sandbox plan's hint is not "try --sandbox", a base URL without a scheme
  * is named as typed, a base URL with /api/v1 works from the config file too, an employee range that
- * cuts a band is refused, arguments are arguments, the local filters read as a sentence, verify keeps
+ * cuts a band is refused, arguments are arguments (a file name among them is refused before any call), the local filters read as a sentence, verify keeps
  * the input's column order, and the top-level help uses --verify-budget. The first run is spawned;
  * the others run the same main() in process.
  */
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runInProcess, scratchDir } from './helpers/cli.js';
 import { csvRows } from './helpers/csv.js';
+import { sandboxStats } from './helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from './helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -98,6 +99,9 @@ describe('filters and input', () => {
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('none of which also runs Magento and WooCommerce.');
+    // "Nothing was written" is true on stdout too: no CSV header from the pages that had no match.
+    expect(run.stderr).toContain('Nothing was written.');
+    expect(run.stdout).toBe('');
   });
 
   it('an invalid argument is an argument, not a line', async () => {
@@ -108,6 +112,22 @@ describe('filters and input', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('argument 2: "bad" is not a domain');
     expect(run.stderr).not.toMatch(/line 2/);
+  });
+
+  it('a file name given as an argument is refused before any call, naming the flag that reads it', async () => {
+    const before = await sandboxStats(sandbox.url);
+    const contacts = await runInProcess(['contacts', 'meadowfitness.com', 'accounts.csv'], {
+      url: sandbox.url,
+      apiKey: KEY,
+    });
+    expect(contacts.code).toBe(2);
+    expect(contacts.stderr).toContain('argument "accounts.csv" is a file name, not a domain.');
+    expect(contacts.stderr).toContain('Read the file with --domains-file accounts.csv.');
+    const verify = await runInProcess(['verify', 'Leads.XLSX', '--dry-run'], { url: sandbox.url, apiKey: KEY });
+    expect(verify.code).toBe(2);
+    expect(verify.stderr).toContain('Read the file with --file Leads.XLSX.');
+    const after = await sandboxStats(sandbox.url);
+    expect(after.requests.total).toBe(before.requests.total);
   });
 
   it('verify --file keeps verification and verified_at where the input has them', async () => {

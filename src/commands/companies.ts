@@ -26,7 +26,7 @@ function defineCompanies(command: Command, run: CommandRunner): void {
       'after',
       `
 Examples:
-  $ prospect companies --technology Shopify > shopify.csv
+  $ prospect companies --technology Shopify -o shopify.csv
   $ prospect companies -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 -o leads.csv
   $ prospect companies -t WordPress -t WooCommerce --max 50
   $ prospect companies -t jQuery --concurrency 8 -o jquery.csv

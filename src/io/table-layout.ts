@@ -166,9 +166,30 @@ function withOptional(
       const column = columns[index]!;
       return sum + (CUT_FIRST.includes(column.name) ? Math.min(column.natural, COMFORT) : column.natural);
     }, 0) + frameWidth(indexes.length);
+  // What each text column needs to stay readable: COMFORT, or the width it has without the extras.
+  const readable = new Map(shown.map((index, k) => [index, Math.min(columns[index]!.natural, COMFORT, widths[k]!)]));
+  // cutToFit cuts titles and names before the extras (CUT_FIRST): an extra that would push them
+  // below COMFORT is not added (at 200 columns a LinkedIn URL took the room of "Christopher Collins").
+  const keepsReadable = (indexes: readonly number[]) => {
+    const cut = cutToFit(
+      indexes.map((index) => columns[index]!),
+      width,
+    );
+    return (
+      cut !== undefined &&
+      indexes.every(
+        (index, k) =>
+          !CUT_FIRST.includes(columns[index]!.name) ||
+          cut[k]! >= (readable.get(index) ?? Math.min(columns[index]!.natural, COMFORT)),
+      )
+    );
+  };
   const extras = candidates.filter((index) => optional[index]);
   const added: number[] = [];
-  for (const index of extras) if (comfortable([...shown, ...added, index]) <= width) added.push(index);
+  for (const index of extras) {
+    const next = [...shown, ...added, index];
+    if (comfortable(next) <= width && keepsReadable(next)) added.push(index);
+  }
   const all = [...shown, ...added];
   const allWidths =
     added.length === 0

@@ -66,6 +66,9 @@ function csvWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter<
   };
   return {
     async writeRows(rows) {
+      // An empty page writes nothing: a run that ends with no row (exit 3) says "Nothing was written",
+      // and a header on stdout would make that untrue.
+      if (rows.length === 0) return;
       await writeHeader();
       await writeInPieces(sink, rows, (piece) =>
         stringify(

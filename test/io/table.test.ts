@@ -126,6 +126,41 @@ describe('planLayout: the cut order', () => {
   });
 });
 
+describe('planLayout: the extras of a wide terminal', () => {
+  it('are added only while names and titles keep their width: a LinkedIn URL does not cut the name at 200', () => {
+    const names = [
+      'business_email',
+      'full_name',
+      'domain',
+      'title',
+      'seniority',
+      'email_freshness',
+      'department',
+      'linkedin_url',
+    ];
+    const sample = [
+      [
+        'christopher.collins@kanimzeexdigital.co.uk',
+        'Christopher Collins',
+        'kanimzeexdigital.co.uk',
+        'Sales Development Representative',
+        'staff',
+        'stale',
+        'sales',
+        'https://www.linkedin.com/in/christopher-collins-123456',
+      ],
+    ];
+    const optional = names.map((name) => name === 'department' || name === 'linkedin_url');
+    const layout = planLayout(names, sample, 200, optional);
+    const shown = layout.shown.map((index) => names[index]);
+    const widthOf = (name: string) => layout.widths[shown.indexOf(name)];
+    // The URL fits only by cutting the title to 14 and the name to 15: it is left out, the department is not.
+    expect(shown).toEqual(names.slice(0, 7));
+    expect(widthOf('full_name')).toBe('Christopher Collins'.length);
+    expect(widthOf('title')).toBe('Sales Development Representative'.length);
+  });
+});
+
 describe('a contacts table a rep can read (issue 36)', () => {
   const CONTACT_NAMES = [
     'domain',

@@ -51,6 +51,20 @@ describe('CSV writer', () => {
     expect(await render('csv', [])).toBe('name,count,tags\n');
   });
 
+  it('writes nothing for empty pages until finish: a run that stops with no row leaves stdout empty', async () => {
+    const sink = memorySink();
+    const writer = await createRowWriter<Row>('csv', sink, {
+      columns: COLUMNS,
+      toJson: (row) => row,
+      escapeFormulas: true,
+    });
+    await writer.writeRows([]);
+    await writer.writeRows([]);
+    expect(sink.text()).toBe('');
+    await writer.writeRows(ROWS.slice(0, 1));
+    expect(sink.text()).toBe('name,count,tags\n"Acme, Inc.",3,a;b\n');
+  });
+
   it('neutralises formulas unless told not to', async () => {
     const evil: Row[] = [{ name: '=HYPERLINK("http://x")', count: -1, tags: ['@SUM(A1)'] }];
     const escaped = csvRecords(await render('csv', [evil]));

@@ -21,11 +21,31 @@ export interface EntriesInput {
   file?: string;
 }
 
+function fileFlagOf(kind: EntryKind): string {
+  return kind === 'domain' ? '--domains-file' : '--file';
+}
+
 function nothingGiven(kind: EntryKind): UsageError {
-  const fileFlag = kind === 'domain' ? '--domains-file' : '--file';
   return new UsageError(
     `no ${kind === 'domain' ? 'domains' : 'addresses'} given.`,
-    `Give them as arguments, with ${fileFlag} FILE, or on stdin (a pipe).`,
+    `Give them as arguments, with ${fileFlagOf(kind)} FILE, or on stdin (a pipe).`,
+  );
+}
+
+/** The extensions of the files prospect reads: no top-level domain is one of them. */
+const INPUT_FILE_NAME = /\.(?:csv|tsv|txt|json|ndjson|jsonl|xlsx|xls)$/i;
+
+/**
+ * `prospect contacts accounts.csv` means the file. Sent as a domain it came back as "no named contact
+ * for the 1 domain", after a call; it is refused before any, naming the flag that reads it.
+ */
+function refuseFileNames(args: readonly string[], kind: EntryKind): void {
+  const name = args.find((arg) => !arg.includes('@') && INPUT_FILE_NAME.test(arg.trim()));
+  if (name === undefined) return;
+  const what = kind === 'domain' ? 'a domain' : 'an email address';
+  throw new UsageError(
+    `argument ${JSON.stringify(name)} is a file name, not ${what}.`,
+    `Read the file with ${fileFlagOf(kind)} ${name}.`,
   );
 }
 
@@ -77,6 +97,7 @@ export async function streamEntriesInput(
   input: EntriesInput & { strict: boolean; column: string | undefined; keepRecords?: boolean },
   kind: EntryKind,
 ): Promise<StreamedEntries> {
+  refuseFileNames(input.args, kind);
   let source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
   if (source === null) throw nothingGiven(kind);
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
@@ -128,6 +149,7 @@ export async function streamEntriesInput(
  * it): standard input is copied to a temporary file first, never held in memory.
  */
 export async function openRereadableInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): Promise<InputStream> {
+  refuseFileNames(input.args, kind);
   const source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
   if (source === null) throw nothingGiven(kind);
   return reopenable(ctx, source);

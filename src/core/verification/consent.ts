@@ -5,6 +5,8 @@ import { settingOf } from '../../config/precedence.js';
 import { CancelledError, DeclinedError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
+import { terminalSize } from '../../ui/terminal-size.js';
+import { wrapWords } from '../../ui/wrap.js';
 
 /**
  * Consent to spend paid units, decided the same way for `verify`, `contacts --stale verify` and
@@ -99,8 +101,10 @@ export class SpendConsent {
     try {
       const answer = (
         await prompt.question(
-          `${spendQuestion(estimate, this.budget, this.budgetFrom)} ` +
-            'Continue? [y/N, or a number of units to cap it at] ',
+          spendPrompt(
+            spendQuestion(estimate, this.budget, this.budgetFrom),
+            terminalSize(this.ctx.stderr as { columns?: number }).columns,
+          ),
           { signal: this.ctx.signal },
         )
       ).trim();
@@ -136,6 +140,21 @@ function canRead(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+const CHOICES = 'Continue? [y/N, or a number of units to cap it at]';
+
+/**
+ * The question and its choices as a terminal of `columns` shows them: on one line when they fit, else
+ * the question wrapped at spaces and the choices on a line of their own (the terminal would break
+ * "units" in two). One column is kept for the space before the answer.
+ */
+export function spendPrompt(question: string, columns: number): string {
+  const width = Math.max(1, columns - 1);
+  const oneLine = `${question} ${CHOICES}`;
+  const text =
+    wrapWords(oneLine, width) === oneLine ? oneLine : `${wrapWords(question, width)}\n${wrapWords(CHOICES, width)}`;
+  return `${text} `;
 }
 
 /**
