@@ -7,20 +7,21 @@
  * - a pipeline with --state that meets an outage mid-run resumes, once a healthy sandbox with the same
  *   seed answers on another port, to output byte-identical to a clean run.
  *
- * The sandboxes run in this process: every spawn goes through runCli (async), never spawnSync. The
- * runs that meet faults are spawned and go concurrently, each against its own sandbox, and the
- * outage table and the mid-run outage run at once: they mostly wait on timeouts and backoff, so
- * together they take about as long as the slowest (in process, they would queue one at a time).
- * The fault-free references and the resumed run are main() in process (runInProcess). The fault
- * table runs alone: its clean runs are a burst of CPU that other files' rate-limited runs
- * (api/pacer.cli.test.ts) must not meet on top of these.
+ * The sandboxes run in this process. The runs that meet faults are main() in process on a pool of
+ * three workers (inProcessPool), at most three at once, each against its own sandbox: they mostly
+ * wait on timeouts and backoff, so three at a time take about as long as the slowest, and three
+ * workers load the bundle three times where a process a run would start nine. The run that meets
+ * the mid-run outage is spawned (runCli, async, never spawnSync): the binary, its exit code and the
+ * files it leaves. The fault-free references and the resumed run are main() in process
+ * (runInProcess). The fault table runs alone: its clean runs are a burst of CPU that other files'
+ * rate-limited runs (api/pacer.cli.test.ts) must not meet on top of these.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_KIND_NAMES, type FaultKindName } from '../../src/sandbox/index.js';
-import { runCli, runInProcess, scratchDir, type CliOptions } from '../helpers/cli.js';
+import { inProcessPool, runCli, runInProcess, scratchDir, type CliOptions } from '../helpers/cli.js';
 import {
   SANDBOX_KEYS,
   startTestSandbox,
@@ -78,6 +79,30 @@ afterAll(async () => {
   await healthy?.close();
 });
 
+const POOL_SIZE = 3;
+const pool = inProcessPool(POOL_SIZE);
+let idleWorkers = POOL_SIZE;
+const waitingForWorker: Array<() => void> = [];
+
+/**
+ * A run that meets faults, in process on a worker of its own: it waits for one to be free before
+ * its clock starts, so its time is its own run's, never a wait in a queue. No `cwd` (the workers
+ * share the process's): its paths are absolute, and `scan` names its directory for the key check.
+ */
+async function timedInPool(args: string[], options: Omit<CliOptions, 'cwd' | 'wrap'>) {
+  if (idleWorkers > 0) idleWorkers -= 1;
+  else await new Promise<void>((resolveTurn) => waitingForWorker.push(resolveTurn));
+  try {
+    const startedAt = performance.now();
+    const run = await pool(args, { apiKey: KEY, timeoutMs: 90_000, ...options });
+    return { ...run, elapsedMs: performance.now() - startedAt };
+  } finally {
+    const next = waitingForWorker.shift();
+    if (next) next();
+    else idleWorkers += 1;
+  }
+}
+
 /** A spawned run, timed; or, `inProcess`, a run of main() in process (a reference, or a follow-up on the same state). */
 async function timed(args: string[], options: CliOptions, inProcess = false) {
   const startedAt = performance.now();
@@ -128,12 +153,15 @@ describe('30% faults of every kind, and latency spikes: output byte-identical to
   ];
 
   it.concurrent.for(CASES)('$name', { timeout: 90_000 }, async ({ name, args, input }, { expect }) => {
-    // The fault-free reference in process; the run against the faults is spawned (they run at once, mostly waiting).
+    // Both in process: the fault-free reference, and the run against the faults on a worker of the pool.
     const clean = await timed(args, { url: healthy.url, ...(input ? { input: input() } : {}) }, true);
     expect(clean.code).toBe(0);
     expect(clean.stdout.length).toBeGreaterThan(1000);
     await withSandbox({ ...DATA, ...FLAKY }, async (flaky) => {
-      const faulty = await timed([...RETRIES, ...args], { url: flaky.url, ...(input ? { input: input() } : {}) });
+      const faulty = await timedInPool([...RETRIES, ...args], {
+        url: flaky.url,
+        ...(input ? { input: input() } : {}),
+      });
       const { faults, requests } = flaky.stats();
       console.log(
         `${name}: clean ${Math.round(clean.elapsedMs)} ms; with faults ${Math.round(faulty.elapsedMs)} ms, ` +
@@ -192,9 +220,10 @@ describe.concurrent('a total outage: exit 5 within the retry budget, one line, n
       const out = join(dir, 'out.csv');
       await writeFile(out, 'last week\n');
       await withSandbox({ ...DATA, failRate: 1, faults, faultSeed: FAULT_SEED }, async (down) => {
-        const run = await timed([...RETRIES, ...args(out, dir)], {
+        // In process, on a worker of the pool: the exit code, the stderr and the files are main()'s.
+        const run = await timedInPool([...RETRIES, ...args(out, dir)], {
           url: down.url,
-          cwd: dir,
+          scan: [dir],
           ...(input ? { input: input() } : {}),
         });
         console.log(

@@ -19,8 +19,7 @@ afterAll(async () => {
   await closeScripted();
 });
 
-const count = (args: string[], apiKey = key) => runCli(['count', ...args], { url: sandbox.url, apiKey });
-/** The same main() in process: for the counts and their layout, once a count has been spawned. */
+/** The same main() in process: for the counts and their layout, once a count has been spawned (the first walk below). */
 const countInProcess = (args: string[], apiKey = key) => runInProcess(['count', ...args], { url: sandbox.url, apiKey });
 
 interface SetSpec {
@@ -31,18 +30,38 @@ interface SetSpec {
   none: string[];
 }
 
+/**
+ * The independent client's answers, asked once each: the sandbox's data does not change, and the
+ * sets below share their listings and most of their domains.
+ */
+const listings = new Map<string, ReturnType<typeof allCompanies>>();
+const listing = (query: Record<string, string>) => {
+  const name = JSON.stringify(query);
+  if (!listings.has(name)) listings.set(name, allCompanies(sandbox.url, key, query));
+  return listings.get(name)!;
+};
+const contactCounts = new Map<string, Promise<number>>();
+const contactsOf = (domain: string) => {
+  if (!contactCounts.has(domain))
+    contactCounts.set(
+      domain,
+      contactsOfDomain(sandbox.url, key, domain).then((contacts) => contacts.length),
+    );
+  return contactCounts.get(domain)!;
+};
+
 /** The set walked by hand: each query's companies, the other technologies checked on the stack, each domain's contacts asked alone. */
 async function independentCount(spec: SetSpec): Promise<{ companies: number; contacts: number }> {
   const domains = new Set<string>();
   for (const query of spec.queries) {
-    for (const row of await allCompanies(sandbox.url, key, query)) {
+    for (const row of await listing(query)) {
       const stack = new Set(row.technologies.map((entry: { t: string }) => entry.t.toLowerCase()));
       if (spec.all.every((name) => stack.has(name)) && !spec.none.some((name) => stack.has(name)))
         domains.add(row.domain);
     }
   }
   let contacts = 0;
-  for (const domain of domains) contacts += (await contactsOfDomain(sandbox.url, key, domain)).length;
+  for (const domain of domains) contacts += await contactsOf(domain);
   return { companies: domains.size, contacts };
 }
 
@@ -93,7 +112,8 @@ describe('prospect count', () => {
   });
 
   it('prints the counts as CSV in a pipe, and a Free key gets contacts too', async () => {
-    const growth = await count(['-t', 'Shopify', '-t', 'Klaviyo', '--verbose']);
+    // In process: stdout and stderr are pipes there too, and the first walk above spawned a count.
+    const growth = await countInProcess(['-t', 'Shopify', '-t', 'Klaviyo', '--verbose']);
     const free = await countInProcess(['-t', 'Shopify', '-t', 'Klaviyo'], SANDBOX_KEYS.free);
     expect(free.code, free.stderr).toBe(0);
     const expected = await independentCount(sets[1]!);
@@ -111,7 +131,7 @@ describe('prospect count', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(after.requests.companies - before.requests.companies).toBe(countries.length);
     expect(after.requests.countries - before.requests.countries).toBe(1);
-    const rows = await allCompanies(sandbox.url, key, { technology: 'WordPress' });
+    const rows = await listing({ technology: 'WordPress' });
     const byCountry = new Map<string, number>();
     for (const row of rows) byCountry.set(row.country, (byCountry.get(row.country) ?? 0) + 1);
     const lines = run.stdout.trim().split('\n');
@@ -130,7 +150,7 @@ describe('prospect count', () => {
     ]);
     expect(json.code, json.stderr).toBe(0);
     const document = JSON.parse(json.stdout);
-    const rows = await allCompanies(sandbox.url, key, { technology: 'Shopify' });
+    const rows = await listing({ technology: 'Shopify' });
     const byIndustry = new Map<string, number>();
     for (const row of rows) byIndustry.set(row.industry, (byIndustry.get(row.industry) ?? 0) + 1);
     const top = [...byIndustry.entries()].sort((a, b) => b[1] - a[1]);
@@ -286,15 +306,16 @@ describe('pipeline --dry-run', () => {
     { args: ['-t', 'WordPress', '--seniority', 'director', '--per-company', '1', '--stale', 'drop'], paid: false },
   ];
 
-  // The first dry run is spawned, the others run in process; the real runs they are compared with too.
+  // In process, the dry runs and the real runs they are compared with: the calls and units are the
+  // sandbox's to count, and the first walk above spawned this file's run of the binary.
   it.each(optionSets)(
     'spends nothing, makes only its sample calls, and estimates the real run: $args',
     async ({ args, paid }) => {
       const before = await sandboxStats(small.url);
-      const dry = await (args === optionSets[0]!.args ? runCli : runInProcess)(
-        ['pipeline', ...args, '--dry-run', '--format', 'json'],
-        { url: small.url, apiKey: key },
-      );
+      const dry = await runInProcess(['pipeline', ...args, '--dry-run', '--format', 'json'], {
+        url: small.url,
+        apiKey: key,
+      });
       const middle = await sandboxStats(small.url);
       expect(dry.code, dry.stderr).toBe(0);
       expect(middle.units.growth - before.units.growth).toBe(0);
@@ -340,7 +361,7 @@ describe('count --by on a 60-column terminal (issue 36; in process, stdout and s
       expect([...line].length, line).toBeLessThanOrEqual(60);
     // Every segment with a company, asked independently: how many the walk found.
     const all = new Set<string>();
-    for (const row of await allCompanies(sandbox.url, key, { technology: 'Shopify' }))
+    for (const row of await listing({ technology: 'Shopify' }))
       for (const entry of (row['technologies'] as Array<{ t: string }> | undefined) ?? [])
         if (entry.t.toLowerCase() !== 'shopify') all.add(entry.t);
     const total = all.size.toLocaleString('en-US');

@@ -14,7 +14,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, runShell, scratchDir, startCli } from '../helpers/cli.js';
+import { finishCli, runInProcess, runShell, scratchDir, startCli, type CliRun } from '../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -33,9 +33,9 @@ afterAll(async () => {
   await slow?.close();
 });
 
-/** Waits until the run has its temp file open beside the target: it is mid-export. */
-async function untilTempFile(dir: string, child: ReturnType<typeof startCli>): Promise<string> {
-  for (let waited = 0; waited < 20_000 && child.exitCode === null; waited += 20) {
+/** Waits until the run has its temp file open beside the target: it is mid-export. `ended` says the run is over. */
+async function untilTempFile(dir: string, ended: () => boolean): Promise<string> {
+  for (let waited = 0; waited < 20_000 && !ended(); waited += 20) {
     const temp = (await readdir(dir)).find((name) => name.includes('.prospect-tmp-'));
     if (temp) return temp;
     await sleep(20);
@@ -65,7 +65,8 @@ describe('a full disk', () => {
     const dir = await scratchDir();
     const args = (state: string, out: string) =>
       `--page-size 50 pipeline -t React --seniority cxo --state ${state} -o ${out}`;
-    const clean = await runShell(`eval "$PROSPECT ${args('reference', 'reference.csv')}"`, {
+    // The reference and the resumed run in process (main()'s files and bytes); the run on the full disk is spawned.
+    const clean = await runInProcess(args('reference', 'reference.csv').split(' '), {
       url: fast.url,
       apiKey: KEY,
       cwd: dir,
@@ -87,7 +88,7 @@ describe('a full disk', () => {
     expect(checkpoint.pages_done).toBeGreaterThanOrEqual(1);
     expect(checkpoint.listing_done).toBe(false);
 
-    const resumed = await runShell(`eval "$PROSPECT --verbose ${args('state', 'leads.csv')}"`, {
+    const resumed = await runInProcess(['--verbose', ...args('state', 'leads.csv').split(' ')], {
       url: fast.url,
       apiKey: KEY,
       cwd: dir,
@@ -102,14 +103,15 @@ describe('the final rename is refused', () => {
   it('(the target became a directory mid-run): fails with one message, leaves the directory as it was, no temp file, no sidecar', async () => {
     const dir = await scratchDir();
     const target = join(dir, 'out.csv');
-    const child = startCli(['--page-size', '200', 'companies', '-t', 'React', '-o', target], {
+    // In process: the rename and what follows its refusal are main()'s; the run goes on in its worker
+    // thread while this test makes the directory.
+    let ended = false;
+    const finished: Promise<CliRun> = runInProcess(['--page-size', '200', 'companies', '-t', 'React', '-o', target], {
       url: slow.url,
       apiKey: KEY,
       cwd: dir,
-    });
-    child.stdin!.end();
-    const finished = finishCli(child, { apiKey: KEY, cwd: dir });
-    await untilTempFile(dir, child);
+    }).finally(() => (ended = true));
+    await untilTempFile(dir, () => ended);
     await mkdir(join(target, 'inside'), { recursive: true });
     const run = await finished;
     expect(run.code).toBe(7);
@@ -132,15 +134,16 @@ describe('SIGKILL', () => {
     });
     child.stdin!.end();
     const finished = finishCli(child, { apiKey: KEY, cwd: dir });
-    const temp = await untilTempFile(dir, child);
+    const temp = await untilTempFile(dir, () => child.exitCode !== null);
     await sleep(200);
     child.kill('SIGKILL');
     expect((await finished).signal).toBe('SIGKILL');
     expect(await readFile(target, 'utf8')).toBe('last week\n');
     expect((await readdir(dir)).sort()).toEqual([temp, 'out.csv'].sort());
     expect(temp).toMatch(/^\.out\.csv\.prospect-tmp-\d+-[0-9a-f]+$/);
-    // The next run for the same target removes the dead run's debris, and replaces the target whole.
-    const again = await runCli(['companies', '-t', 'React', '--max', '5', '-o', target], {
+    // The next run for the same target removes the dead run's debris, and replaces the target whole
+    // (in process: the clean-up is main()'s; the run killed above was a process).
+    const again = await runInProcess(['companies', '-t', 'React', '--max', '5', '-o', target], {
       url: fast.url,
       apiKey: KEY,
       cwd: dir,
@@ -152,19 +155,23 @@ describe('SIGKILL', () => {
 
   it("the temp files of a dead run's sidecar and --summary go with the next run; a live run's stay", async () => {
     const dir = await scratchDir();
-    // A process that has exited: its pid names no one (the test runner's own pid is a live one).
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const live = process.pid;
+    // A process that has exited: its pid names no one. The live one is vitest's main process, not this
+    // one, where the run below goes on (in process: the clean-up is main()'s, and so is the pid check).
+    const dead = spawnSync('true').pid;
+    const live = process.ppid;
     const temps = (pid: number) => [
       `.out.csv.meta.json.prospect-tmp-${pid}-0a1b2c3d`,
       `.run.json.prospect-tmp-${pid}-0a1b2c3d`,
     ];
     for (const name of [...temps(dead), ...temps(live)]) await writeFile(join(dir, name), '{"half":');
-    const run = await runCli(['companies', '-t', 'React', '--max', '5', '-o', 'out.csv', '--summary', 'run.json'], {
-      url: fast.url,
-      apiKey: KEY,
-      cwd: dir,
-    });
+    const run = await runInProcess(
+      ['companies', '-t', 'React', '--max', '5', '-o', 'out.csv', '--summary', 'run.json'],
+      {
+        url: fast.url,
+        apiKey: KEY,
+        cwd: dir,
+      },
+    );
     expect(run.code).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(['out.csv', 'out.csv.meta.json', 'run.json', ...temps(live)].sort());
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, runShell, scratchDir, startCli } from '../helpers/cli.js';
-import { SANDBOX_KEYS, spawnSandbox, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
+import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let slow: RunningSandbox;
@@ -84,12 +84,5 @@ describe.each(COMMANDS)('$name under signals and pipes', (command) => {
   }, 60_000);
 });
 
-it('the sandbox itself exits 0 on SIGINT and SIGTERM', async () => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    const sandbox = spawnSandbox(['--port', '0', '--companies', '2000']);
-    await sandbox.url;
-    const run = await sandbox.stop(signal);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n/);
-  }
-});
+// The sandbox stopping on SIGINT and SIGTERM (exit 0, its URL first on stdout) is
+// test/commands/sandbox.test.ts's, which spawns it for each signal.

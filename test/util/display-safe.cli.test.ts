@@ -3,8 +3,10 @@
  * small HTTP server in front of the test sandbox that puts ESC, CSI, OSC 0/8/52, DCS, C1, BEL, BS
  * and bidi controls into every company name, technology name, contact name and title it passes on
  * (and takes them out of the names sent back to it, so that its answers stay the sandbox's):
- * `companies`, `contacts`, `pipeline`, `count --by` and `verify` on a real pty (`script`), in the
- * table view and with --debug, and the terminal receives none of those bytes. A CSV keeps them.
+ * `companies`, `contacts`, `pipeline`, `count --by` and `verify` on a terminal, in the table view and
+ * with --debug, and the terminal receives none of those bytes. A CSV keeps them. The first case runs
+ * on a real pty (`script`); the others run main() in process with stdout and stderr a terminal of the
+ * same size, whose bytes are what the pty would get.
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -149,24 +151,52 @@ describe('a hostile service', () => {
     [name, true],
   ]) as Array<[string, boolean]>;
 
-  it.skipIf(SCRIPT.skip).each(cases)(
-    '%s on a terminal (--debug: %s): none of its controls arrive',
+  /** Every line of what the terminal got that carries one of the service's controls. */
+  const expectNoControls = (screen: string) => {
+    for (const [what, pattern] of FORBIDDEN) {
+      const line = screen.split('\n').find((text) => pattern.test(text));
+      expect(line, `${what} reached the terminal`).toBeUndefined();
+    }
+  };
+  /**
+   * A --debug URL carries a name the service gave as percent-encoded text (%1B%5D0%3Bpwned…): no
+   * control, but the payload's letters, which are looked for everywhere else.
+   */
+  const withoutEncodedUrls = (screen: string, debug: boolean) =>
+    debug ? screen.replace(/%[0-9A-F]{2}[^\s&]*/g, '') : screen;
+
+  // The first case on a real pty (`script`): the binary, its start-up and its progress line as a person sees them.
+  const [firstName, firstDebug] = cases[0]!;
+  it.skipIf(SCRIPT.skip)(`${firstName} on a pty (--debug: ${firstDebug}): none of its controls arrive`, async () => {
+    const [name, debug] = [firstName, firstDebug];
+    const args = [...commands[name]!(), ...(debug ? ['--debug'] : [])];
+    const child = startOnTerminal(args, { columns: 200, rows: 50 }, { url: hostile.url, apiKey: KEY });
+    child.stdin!.on('error', () => {});
+    const run = await finishCli(child, { apiKey: KEY, timeoutMs: 120_000 });
+    expect(run.code, run.stdout).toBe(0);
+    // The service's text did arrive, as text: a row was drawn.
+    expect(run.stdout).toMatch(/[│█]/);
+    expectNoControls(withoutEncodedUrls(run.stdout, debug));
+  });
+
+  // The others in process (runInProcess): the same main() with stdout and stderr a terminal of the
+  // same size, whose bytes are exactly what it writes to a pty. TERM=dumb draws no progress line, whose
+  // text is prospect's own (a label and counts); the pty case above draws it.
+  it.each(cases.slice(1))(
+    '%s on a terminal (--debug: %s): none of its controls arrive (in process)',
     async (name, debug) => {
       const args = [...commands[name]!(), ...(debug ? ['--debug'] : [])];
-      const child = startOnTerminal(args, { columns: 200, rows: 50 }, { url: hostile.url, apiKey: KEY });
-      child.stdin!.on('error', () => {});
-      const run = await finishCli(child, { apiKey: KEY, timeoutMs: 120_000 });
-      expect(run.code, run.stdout).toBe(0);
-      // The service's text did arrive, as text: a row was drawn.
+      const run = await runInProcess(args, {
+        url: hostile.url,
+        apiKey: KEY,
+        timeoutMs: 120_000,
+        terminal: { columns: 200, rows: 50 },
+        env: { TERM: 'dumb' },
+      });
+      expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/[│█]/);
-      if (debug) expect(run.stdout).toContain('debug: GET ');
-      // A --debug URL carries a name the service gave as percent-encoded text (%1B%5D0%3Bpwned…): no
-      // control, but the payload's letters, which are looked for everywhere else.
-      const screen = debug ? run.stdout.replace(/%[0-9A-F]{2}[^\s&]*/g, '') : run.stdout;
-      for (const [what, pattern] of FORBIDDEN) {
-        const line = screen.split('\n').find((text) => pattern.test(text));
-        expect(line, `${what} reached the terminal`).toBeUndefined();
-      }
+      if (debug) expect(run.stderr).toContain('debug: GET ');
+      expectNoControls(withoutEncodedUrls(`${run.stdout}\n${run.stderr}`, debug));
     },
   );
 });

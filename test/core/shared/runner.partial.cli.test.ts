@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, SANDBOX_KEYS, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { finishCli, runShell, scratchDir, startCli } from '../../helpers/cli.js';
+import { finishCli, runInProcess, runShell, scratchDir, startCli } from '../../helpers/cli.js';
 import { sandboxStats } from '../../helpers/independent-client.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -92,12 +92,13 @@ describe('stdout cut short', () => {
 
   it('exit 5 into a pipe: the last line says incomplete, with the rows that went through', async () => {
     const dir = await scratchDir();
-    const run = await runShell(
-      'eval "$PROSPECT --max-retries 0 --page-size 100 companies -t jQuery --summary s.json" | cat > f.csv',
+    // In process: no signal, and stdout is a pipe there too; the rows that went through are its stdout.
+    const run = await runInProcess(
+      ['--max-retries', '0', '--page-size', '100', 'companies', '-t', 'jQuery', '--summary', 's.json'],
       { url: failing.url, apiKey: KEY, cwd: dir },
     );
     expect(run.code).toBe(5);
-    const rows = dataRows(await readFile(join(dir, 'f.csv'), 'utf8'));
+    const rows = dataRows(run.stdout);
     expect(rows).toBeGreaterThan(0);
     expect(lastLine(run.stderr)).toMatch(
       new RegExp(`^prospect: the output on stdout is incomplete: ${rows.toLocaleString('en-US')} companies written`),
@@ -118,7 +119,8 @@ describe('stdout cut short', () => {
     expect(lastLine(run.stderr)).toBe('prospect: interrupted by SIGTERM; nothing was left half-written.');
     expect(await readdir(dir)).toEqual([]);
 
-    const done = await runShell('eval "$PROSPECT companies -t Shopify --max 5 --summary s.json" > f.csv', {
+    // In process: a run that ends by itself; its summary is main()'s.
+    const done = await runInProcess(['companies', '-t', 'Shopify', '--max', '5', '--summary', 's.json'], {
       url: slow.url,
       apiKey: KEY,
       cwd: dir,
