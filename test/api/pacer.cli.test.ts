@@ -4,13 +4,21 @@
  * (no MaxListenersExceededWarning either), and fewer than 5% of their requests are 429s: one pacer
  * for all workers waits out Retry-After for everyone and spaces requests at the rate it found.
  * Each run has its own sandbox, so the four run at once (each takes ~25 s: 5 requests a second).
+ *
+ * --concurrency 16 is spawned: the most workers on one pacer, where a listener leak would make Node
+ * print MaxListenersExceededWarning on the process's stderr, which only a process shows. The others,
+ * and the set-up runs (the domain list, the reference bytes), run the same main() in process
+ * (inProcessPool: same environment, exit code and key-leak checks; what they pin is the bytes, the
+ * 429s the sandbox counted and prospect's own stderr).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { inProcessPool, runCli } from '../helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 const ARGS = ['contacts', '--limit', '20', '--format', 'csv'];
+/** The in-process runs at once: the three limited ones (the set-up runs go before them). */
+const inProcess = inProcessPool(3);
 
 let reference: RunningSandbox;
 let domains: string;
@@ -18,13 +26,13 @@ let expected: string;
 
 beforeAll(async () => {
   reference = await startTestSandbox();
-  const listed = await runCli(
+  const listed = await inProcess(
     ['companies', '-t', 'Shopify', '--max', '1000', '--columns', 'domain', '--format', 'csv'],
     { url: reference.url, apiKey: KEY },
   );
   expect(listed.code).toBe(0);
   domains = listed.stdout;
-  const unlimited = await runCli(ARGS, { url: reference.url, apiKey: KEY, input: domains });
+  const unlimited = await inProcess(ARGS, { url: reference.url, apiKey: KEY, input: domains });
   expect(unlimited.code).toBe(0);
   expected = unlimited.stdout;
 });
@@ -39,7 +47,7 @@ describe('contacts under `prospect sandbox --rate-limit 5`', () => {
     async (concurrency, { expect }) => {
       const limited = await startTestSandbox({ rateLimit: 5 });
       try {
-        const run = await runCli([...ARGS, '--concurrency', String(concurrency)], {
+        const run = await (concurrency === 16 ? runCli : inProcess)([...ARGS, '--concurrency', String(concurrency)], {
           url: limited.url,
           apiKey: KEY,
           input: domains,

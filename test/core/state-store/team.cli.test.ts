@@ -2,6 +2,10 @@
  * Issue 35's promises across machines, each "machine" a spawned prospect with its own HOME, cache,
  * working directory and HOSTNAME, all on one real PostgreSQL server (test/helpers/postgres.ts) and
  * one sandbox whose unit counter is the money measured (never what prospect says it spent).
+ * Runs a test needs as its reference, and the later runs of a test whose first run was spawned
+ * (what they add is the rows, the exit code or the text main() writes), run the same main() in
+ * process (runInProcess: the same environment, exit code and key-leak checks); the runs at once,
+ * the runs killed and the resumes after a kill are spawned.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -9,7 +13,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli, type CliRun } from '../../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli, type CliRun } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { sandboxStats } from '../../helpers/independent-client.js';
 import { POSTGRES, testDatabase, type TestDatabase } from '../../helpers/postgres.js';
@@ -54,9 +58,11 @@ function expectNoPassword(run: CliRun, db: TestDatabase): void {
 describe.skipIf(POSTGRES.skip)('the team ledger: no unit paid twice across machines', () => {
   it('4 verify runs at once over overlapping lists, some killed and run again, pay one unit per address', async () => {
     const db = await testDatabase('verify4');
-    // 1,500 addresses; each machine's list is 450 of them, overlapping its neighbours' by 100.
-    const all = Array.from({ length: 1500 }, (_, i) => `person${i}@company${i % 97}.example.com`);
-    const lists = [0, 350, 700, 1050].map((start) => [...all, ...all].slice(start, start + 450));
+    // 400 addresses; each machine's list is 120 of them, overlapping its neighbours' by 20: every
+    // address is asked by one or two machines, and the lists are long enough (15 rounds of 8 calls,
+    // with cut answers retried after a backoff) that both kills below land mid-run.
+    const all = Array.from({ length: 400 }, (_, i) => `person${i}@company${i % 97}.example.com`);
+    const lists = [0, 100, 200, 300].map((start) => [...all, ...all].slice(start, start + 120));
     const union = new Set(lists.flat());
     const machines = await Promise.all(lists.map((_, i) => machine(`host-${i}`, db)));
     const files = await Promise.all(
@@ -69,10 +75,11 @@ describe.skipIf(POSTGRES.skip)('the team ledger: no unit paid twice across machi
     const before = await units();
     const args = (i: number) => ['verify', '--file', files[i]!, '--yes', '--concurrency', '8', '-o', 'out.csv'];
     const children = lists.map((_, i) => startCli(args(i), machines[i]!.options()));
-    // Two of them are killed once the sandbox has charged a few hundred units, at different moments.
+    // Two of them are killed at different moments: once the sandbox has charged an eighth of the
+    // union (about 14 of each list), then a third of it (about 45 of each list still running).
     const killed = [1, 3];
     const kills = killed.map(async (i, n) => {
-      while ((await units()) - before < 200 + 300 * n) await sleep(10);
+      while ((await units()) - before < 50 + 85 * n) await sleep(10);
       children[i]!.kill('SIGKILL');
     });
     const first = await Promise.all(children.map((child) => finishCli(child, {})));
@@ -88,7 +95,7 @@ describe.skipIf(POSTGRES.skip)('the team ledger: no unit paid twice across machi
     // Every machine's output has every address answered.
     for (const i of [0, 1, 2, 3]) {
       const rows = csvRecords(await readFile(join(machines[i]!.home, 'out.csv'), 'utf8'));
-      expect(rows).toHaveLength(450);
+      expect(rows).toHaveLength(120);
       expect(rows.filter((row) => row.verification === 'unchecked' || !row.verification)).toEqual([]);
     }
     const stored = await db.sql('SELECT count(*)::int AS n FROM prospect.verifications');
@@ -136,7 +143,8 @@ describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME', () => {
     const shared = await testDatabase('weekly');
     const clean = await machine('clean', reference);
     let before = await units();
-    const cleanRun = await runCli([...ARGS, '--state', 'pg:weekly', '-o', 'leads.csv'], clean.options());
+    // The reference, in process.
+    const cleanRun = await runInProcess([...ARGS, '--state', 'pg:weekly', '-o', 'leads.csv'], clean.options());
     expect(cleanRun.code, cleanRun.stderr).toBe(0);
     const cleanUnits = (await units()) - before;
     expect(cleanUnits).toBeGreaterThan(0);
@@ -200,7 +208,8 @@ describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME', () => {
       a.options(),
     );
     expect(first.code, first.stderr).toBe(0);
-    const second = await runCli(
+    // The second machine in process: what it adds is the rows it exports.
+    const second = await runInProcess(
       [...base, '--max', '300', '--only-new', '--state', 'pg:rep-b', '-o', 'b.csv'],
       b.options(),
     );
@@ -265,7 +274,7 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     const { parseStateUrl } = await import('../../../src/config/state-url.js');
     await (await openPgStore(parseStateUrl(db.url), 'setup')).close();
     await db.sql('UPDATE prospect.meta SET version = version + 1');
-    const newer = await runCli(['doctor'], options());
+    const newer = await runInProcess(['doctor'], options());
     await clean.close();
     expect(newer.code).toBe(2);
     expect(newer.stderr).toMatch(/newer prospect/);
@@ -275,7 +284,8 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     const db = await testDatabase('badpw');
     const a = await machine('badpw-host', db);
     const wrong = db.url.replace(db.password, 'not-the-Password');
-    const run = await runCli(['verify', 'ana@example.com', '--yes'], a.options({ PROSPECT_STATE_URL: wrong }));
+    // In process: the exit code and the text main() writes (the unreachable database above is spawned).
+    const run = await runInProcess(['verify', 'ana@example.com', '--yes'], a.options({ PROSPECT_STATE_URL: wrong }));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/refused the role/);
     expect(run.stderr).not.toContain('not-the-Password');
