@@ -122,11 +122,16 @@ export async function stopStrayChildren(): Promise<void> {
       (child) =>
         new Promise<void>((resolveClosed) => {
           child.once(endOf(child), () => resolveClosed());
-          // A host of inProcessUnder ends when its channel closes (a wrapper such as faketime may
-          // keep it as a child of its own, where a signal to the wrapper would not reach it).
-          if (child.connected) child.disconnect();
-          child.kill('SIGCONT');
-          child.kill('SIGKILL');
+          const kill = () => {
+            child.kill('SIGCONT');
+            child.kill('SIGKILL');
+          };
+          if (!child.connected) return kill();
+          // A host of inProcessUnder ends when its channel closes, and its wrapper with it. Killed,
+          // faketime would leave its shared memory (/dev/shm/faketime_shm_PID) behind, and a later
+          // faketime given the same pid fails to start.
+          child.disconnect();
+          setTimeout(kill, 5000).unref();
         }),
     ),
   );
