@@ -6,7 +6,7 @@
  *
  * How they run: in one scratch directory (with a HOME of its own), in document order, in bash, with
  * `prospect` (and `npx prospect`) on the PATH as the built binary; an example that is one plain
- * `prospect …` (perhaps after `NAME=value`) runs the same main() in process instead (see inProcess),
+ * `[npx] prospect …` (perhaps after `NAME=value`) runs the same main() in process instead (see inProcess),
  * and a line shown twice in one lane runs once. `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
  * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 20` (see asRun). The user's
@@ -239,18 +239,21 @@ function asRun(command: string): string {
 const ASSIGNMENTS = /^(?:[A-Z_][A-Z0-9_]*=[^\s'"]+\s+)*/;
 
 /**
- * An example that is one plain `prospect …` (no pipe, redirect, substitution or variable), perhaps
- * after `NAME=value` assignments, runs in process: the same main() with the words and environment
- * bash makes of the line, in the lane's directory. Every line that needs the shell, and every
- * `npx prospect …`, is spawned as written: those show the installed command starting (test/README.md,
- * "What stays spawned").
+ * An example that is one plain `prospect …` or `npx prospect …` (no pipe, redirect, substitution or
+ * variable; a trailing `# comment` is bash's), perhaps after `NAME=value` assignments, runs in process:
+ * the same main() with the words and environment bash makes of the line, in the lane's directory.
+ * Every line that needs the shell is spawned as written: those show the installed command starting
+ * (test/README.md, "What stays spawned"), `npx prospect … | npx prospect …` for npx.
  */
 function inProcess(command: string): boolean {
-  const rest = command.replace(ASSIGNMENTS, '');
+  const rest = command
+    .replace(ASSIGNMENTS, '')
+    .replace(/^npx\s+(?=prospect\s)/, '')
+    .replace(/\s+#[^'"]*$/, '');
   return /^prospect\s/.test(rest) && !/[|<>;&$`()\\]/.test(rest) && !/[$`]/.test(command);
 }
 
-/** The arguments and assignments bash makes of `NAME=value … prospect ARGS` (quotes, `~`, comments). */
+/** The arguments and assignments bash makes of `NAME=value … [npx] prospect ARGS` (quotes, `~`, comments). */
 async function wordsOf(command: string, lane: Lane): Promise<{ args: string[]; env: Record<string, string> }> {
   // Bash expands `~` after the `=` of an assignment-shaped word, as it does in the assignment itself.
   const { stdout } = await execFileAsync('bash', ['-c', `printf '%s\\0' ${command}`], {
@@ -258,11 +261,12 @@ async function wordsOf(command: string, lane: Lane): Promise<{ args: string[]; e
     env: { ...process.env, ...environment(lane) },
   });
   const words = stdout.split('\0').slice(0, -1);
-  const at = words.indexOf('prospect');
+  const start = words.findIndex((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
   const env = Object.fromEntries(
-    words.slice(0, at).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+    words.slice(0, start).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
   );
-  return { args: words.slice(at + 1), env };
+  // `npx prospect ARGS` runs the package's own bin, the same binary (see the npx shim).
+  return { args: words.slice(start + (words[start] === 'npx' ? 2 : 1)), env };
 }
 
 async function runExample(example: Example, lane: Lane): Promise<void> {
