@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runShell, scratchDir } from './helpers/cli.js';
+import { runInProcess, runShell, scratchDir } from './helpers/cli.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -59,10 +59,12 @@ beforeAll(async () => {
   expect(install.status, install.stderr).toBe(0);
   expect(existsSync(join(prefix, 'bin', 'prospect'))).toBe(true);
   userPath = `${join(prefix, 'bin')}:${nodeDir}:/usr/bin:/bin`;
-  // The key and the service, set once by the user as the README says; read under HOME by the job.
-  const userEnv = { HOME: home, PROSPECT_CONFIG_DIR: undefined, XDG_CONFIG_HOME: undefined };
-  expect((await runCli(['config', 'set', 'base-url', sandbox.url], { env: userEnv })).code).toBe(0);
-  expect((await runCli(['config', 'set', 'api-key'], { env: userEnv, input: `${KEY}\n`, apiKey: KEY })).code).toBe(0);
+  // The key and the service, set once by the user as the README says; read under HOME by the job. Set-up,
+  // so in process: a thread has the test process's home directory, so the XDG location under HOME is named.
+  const userEnv = { HOME: home, PROSPECT_CONFIG_DIR: undefined, XDG_CONFIG_HOME: join(home, '.config') };
+  expect((await runInProcess(['config', 'set', 'base-url', sandbox.url], { env: userEnv })).code).toBe(0);
+  const setKey = await runInProcess(['config', 'set', 'api-key'], { env: userEnv, input: `${KEY}\n`, apiKey: KEY });
+  expect(setKey.code).toBe(0);
 }, 120_000);
 afterAll(async () => {
   await sandbox?.close();
