@@ -14,9 +14,14 @@ const KEY = SANDBOX_KEYS.growth;
 const FILTERS = ['--page-size', '40', 'pipeline', '-t', 'Shopify', '--seniority', 'cxo,vp', '--max-age', '120d'];
 const VERIFYING = [...FILTERS, '--stale', 'verify', '--verify-budget', '60'];
 
+/**
+ * 5,000 companies: the Shopify set still spans well over the 6 pages of 40 the SIGKILL case needs and
+ * yields over 100 leads (both asserted); a larger one only makes every whole-set run walk more pages.
+ */
+const COMPANIES = 5_000;
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ seed: 5, companies: 20_000, asOf: todayUtc(), latencyMs: 15 });
+  sandbox = await startTestSandbox({ seed: 5, companies: COMPANIES, asOf: todayUtc(), latencyMs: 15 });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -275,7 +280,7 @@ describe('prospect pipeline', () => {
     expect(Math.abs(estimate.alreadyExported - week1.length) / week1.length).toBeLessThan(0.15);
     expect(estimate.leads).toBeLessThan(week1.length * 0.15);
 
-    await withSandbox({ seed: 6, companies: 20_000, asOf: todayUtc() }, async (changed) => {
+    await withSandbox({ seed: 6, companies: COMPANIES, asOf: todayUtc() }, async (changed) => {
       // The whole set without --only-new, in process: the reference, not the run under test.
       const all = await runInProcess(
         ['pipeline', '-t', 'Shopify', '--country', 'united states', '--seniority', 'cxo'],
@@ -388,7 +393,7 @@ describe('prospect pipeline', () => {
     async () => {
       const out = join(await scratchDir(), 'leads.csv');
       // Every answer takes 150 ms, so the line is drawn many times whatever the machine's load.
-      await withSandbox({ seed: 5, companies: 20_000, latencyMs: 150 }, async (slow) => {
+      await withSandbox({ seed: 5, companies: COMPANIES, latencyMs: 150 }, async (slow) => {
         const slowOptions = { url: slow.url, apiKey: KEY, timeoutMs: 120_000 };
         const child = startOnTerminal(
           ['--page-size', '50', 'pipeline', '-t', 'Shopify', '--max', '200', '-o', out],
