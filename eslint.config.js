@@ -36,6 +36,20 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
+    // The service's answers are checked with schemas built once: zod compiles an object schema's checks
+    // on its first parse, so one built inside a function is compiled again on every answer.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':function CallExpression[callee.object.name="z"]',
+          message: 'Build a zod schema once, at module level, not on every call.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read back JSON a run wrote, whose shape is the assertion itself.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

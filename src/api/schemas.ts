@@ -79,20 +79,20 @@ export function isSeniority(value: unknown): value is Seniority {
 }
 
 /** A string field the contract names but the spec does not promise: absent becomes null. */
-const optionalText = () => z.string().nullable().default(null);
+const optionalText = z.string().nullable().default(null);
 
 export const ContactSchema = z.looseObject({
   domain: z.string().min(1),
-  full_name: optionalText(),
-  first_name: optionalText(),
-  last_name: optionalText(),
-  title: optionalText(),
+  full_name: optionalText,
+  first_name: optionalText,
+  last_name: optionalText,
+  title: optionalText,
   seniority: SenioritySchema.nullable().default(null),
-  department: optionalText(),
-  business_email: optionalText(),
+  department: optionalText,
+  business_email: optionalText,
   /** Any string: see the tolerance rules at the top of this file. */
-  business_email_last_seen: optionalText(),
-  linkedin_url: optionalText(),
+  business_email_last_seen: optionalText,
+  linkedin_url: optionalText,
 });
 export type Contact = z.infer<typeof ContactSchema>;
 
@@ -128,7 +128,7 @@ export const VerifyDataSchema = z.looseObject({
   email: z.string(),
   /** Passed through whatever its value (contract row 22). */
   status: z.string(),
-  checked_at: optionalText(),
+  checked_at: optionalText,
 });
 
 export const VerifyMetaSchema = z.looseObject({
