@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
-import { BIN, NODE_FLAGS, runInProcess, runShell, scratchDir } from './helpers/cli.js';
+import { PROSPECT_COMMAND, runInProcess, runShell, scratchDir } from './helpers/cli.js';
 import { findProgram } from './helpers/programs.js';
 import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
@@ -148,8 +148,7 @@ beforeAll(async () => {
   dir = await scratchDir();
   shims = join(dir, 'bin');
   mkdirSync(shims);
-  const node = [process.execPath, ...NODE_FLAGS, BIN].map((word) => `"${word}"`).join(' ');
-  writeFileSync(join(shims, 'prospect'), `#!/bin/sh\nexec ${node} "$@"\n`);
+  writeFileSync(join(shims, 'prospect'), `#!/bin/sh\nexec ${PROSPECT_COMMAND} "$@"\n`);
   // `npx prospect` in the clone runs the package's own bin: the same binary, without npm's start-up.
   writeFileSync(
     join(shims, 'npx'),

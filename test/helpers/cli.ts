@@ -21,6 +21,8 @@ export const BIN = resolve(import.meta.dirname, '../../bin/prospect.js');
  * no behaviour and saves about 0.04-0.08 s of CPU in each of the suite's ~250 processes (test/README.md).
  */
 export const NODE_FLAGS = ['--liftoff-only'];
+/** The built binary as a shell line runs it (`$PROSPECT` in runShell, a `prospect` shim on a PATH). */
+export const PROSPECT_COMMAND = [process.execPath, ...NODE_FLAGS, BIN].map((word) => `"${word}"`).join(' ');
 /** What bin/prospect.js imports and runs: the bundled CLI that `npm run build` writes. */
 const BUNDLE = resolve(import.meta.dirname, '../../dist/cli/cli.js');
 
@@ -205,7 +207,7 @@ export async function runShell(script: string, options: CliOptions = {}): Promis
       cwd: options.cwd ?? process.cwd(),
       env: {
         ...childEnv(options),
-        PROSPECT: [process.execPath, ...NODE_FLAGS, BIN].map((word) => `"${word}"`).join(' '),
+        PROSPECT: PROSPECT_COMMAND,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     }),

@@ -32,6 +32,14 @@ function nothingGiven(kind: EntryKind): UsageError {
   );
 }
 
+/** The input the run was given (arguments, --file or --domains-file, stdin), or exit 2 naming what to give. */
+function openGivenInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): InputStream {
+  refuseFileNames(input.args, kind);
+  const source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
+  if (source === null) throw nothingGiven(kind);
+  return source;
+}
+
 /** The extensions of the files prospect reads: no top-level domain is one of them. */
 const INPUT_FILE_NAME = /\.(?:csv|tsv|txt|json|ndjson|jsonl|xlsx|xls)$/i;
 
@@ -97,9 +105,7 @@ export async function streamEntriesInput(
   input: EntriesInput & { strict: boolean; column: string | undefined; keepRecords?: boolean },
   kind: EntryKind,
 ): Promise<StreamedEntries> {
-  refuseFileNames(input.args, kind);
-  let source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
-  if (source === null) throw nothingGiven(kind);
+  let source = openGivenInput(ctx, input, kind);
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
   if (!source.reopenable) ctx.onCleanup(() => void ctx.stdin.destroy());
   const columnFlag = kind === 'domain' ? '--domain-column' : '--email-column';
@@ -149,10 +155,7 @@ export async function streamEntriesInput(
  * it): standard input is copied to a temporary file first, never held in memory.
  */
 export async function openRereadableInput(ctx: RunContext, input: EntriesInput, kind: EntryKind): Promise<InputStream> {
-  refuseFileNames(input.args, kind);
-  const source = openInputStream({ args: input.args, file: input.file, stdin: ctx.stdin });
-  if (source === null) throw nothingGiven(kind);
-  return reopenable(ctx, source);
+  return reopenable(ctx, openGivenInput(ctx, input, kind));
 }
 
 async function reopenable(ctx: RunContext, source: InputStream): Promise<InputStream> {
