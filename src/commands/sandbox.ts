@@ -16,6 +16,7 @@ import { addFlags, type FlagValues } from '../options/flag.js';
 import { formatCount } from '../ui/format-count.js';
 import { declareCommand } from './command-tree.js';
 import { DEFAULT_SPIKE_RATE_TEXT, SANDBOX_FLAGS } from './sandbox-flags.js';
+import { sandboxCacheDirectory } from '../config/paths.js';
 
 type SandboxFlags = FlagValues<typeof SANDBOX_FLAGS>;
 
@@ -116,7 +117,7 @@ export function toOptions(flags: SandboxFlags): SandboxOptions {
 async function listen(command: Command, options: SandboxOptions): Promise<RunningSandbox> {
   const { startSandbox } = await import('../sandbox/index.js');
   try {
-    return await startSandbox(options);
+    return await startSandbox(options, { datasetCacheDir: sandboxCacheDirectory(process.env) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason =

@@ -32,3 +32,17 @@ function standardConfigDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platfo
   if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), PROJECT_DIRECTORY, 'Config');
   return join(env.XDG_CONFIG_HOME || join(home, '.config'), PROJECT_DIRECTORY);
 }
+
+/** The user's cache directory: PROSPECT_CACHE_DIR, else $XDG_CACHE_HOME/prospect, else ~/.cache/prospect. */
+export function cacheDirectory(env: NodeJS.ProcessEnv, home: string = homedir()): string {
+  if (env.PROSPECT_CACHE_DIR) return env.PROSPECT_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'prospect');
+}
+
+/**
+ * Where `--sandbox` and `prospect sandbox` keep generated datasets between runs: PROSPECT_SANDBOX_CACHE_DIR
+ * (the test suite shares one across its runs), else `sandbox` in the cache directory.
+ */
+export function sandboxCacheDirectory(env: NodeJS.ProcessEnv): string {
+  return env.PROSPECT_SANDBOX_CACHE_DIR || join(cacheDirectory(env), 'sandbox');
+}

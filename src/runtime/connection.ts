@@ -2,6 +2,7 @@ import type { ProxyDecision } from '../api/index.js';
 import type { TrustSettings } from '../config/ca-file.js';
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';
+import { sandboxCacheDirectory } from '../config/paths.js';
 import { settingOf, type Setting } from '../config/precedence.js';
 import type { ConfigValues } from '../config/store.js';
 import type { Plan } from '../sandbox/auth.js';
@@ -124,7 +125,10 @@ async function startInProcessSandbox(ctx: RunContext): Promise<Connection> {
   // Commander took only a plan of the flag's choices.
   const plan: Plan = ctx.global.sandboxPlan ?? 'growth';
   const { startSandbox, SANDBOX_KEYS } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+  const sandbox = await startSandbox(
+    { host: '127.0.0.1', port: 0 },
+    { datasetCacheDir: sandboxCacheDirectory(ctx.env) },
+  );
   ctx.onCleanup(() => sandbox.close());
   ctx.reporter.info(`Using the sandbox at ${sandbox.url} (${plan} plan, generated data, no units spent).`);
   return {

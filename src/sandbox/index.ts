@@ -33,10 +33,15 @@ export interface RunningSandbox {
 
 export { todayUtc };
 
+/** Where the process keeps what it may reuse: `datasetCacheDir` keeps the generated dataset (disk-cache.ts). */
+export interface SandboxPlaces {
+  datasetCacheDir?: string;
+}
+
 /** Builds (or reuses) the dataset and listens. Resolves once the port is bound. */
-export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+export async function startSandbox(options: SandboxOptions = {}, places: SandboxPlaces = {}): Promise<RunningSandbox> {
   const config = resolveSandboxOptions(options);
-  const dataset = buildDataset({ companies: config.companies, seed: config.seed });
+  const dataset = buildDataset({ companies: config.companies, seed: config.seed, cacheDir: places.datasetCacheDir });
   const identity = sandboxIdentity(config.seed, config.companies);
   const stats = new StatsCounter(identity, config.recordTraffic);
   const contacts = new ContactStore(dataset, config.asOf);

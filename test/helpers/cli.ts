@@ -61,6 +61,8 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
     NO_COLOR: '1',
     PROSPECT_CONFIG_DIR: join(own, 'config'),
     PROSPECT_CACHE_DIR: join(own, 'cache'),
+    // One dataset cache for the whole run: a --sandbox run reads the dataset an earlier one drew.
+    PROSPECT_SANDBOX_CACHE_DIR: join(scratchRoot(), 'sandbox-datasets'),
   };
   delete env.PROSPECT_API_KEY;
   delete env.PROSPECT_BASE_URL;

@@ -12,7 +12,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,12 +45,6 @@ const claimSchema = z.object({
 
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
-
-/** The user's cache directory: PROSPECT_CACHE_DIR, else $XDG_CACHE_HOME/prospect, else ~/.cache/prospect. */
-export function cacheDirectory(env: NodeJS.ProcessEnv): string {
-  if (env.PROSPECT_CACHE_DIR) return env.PROSPECT_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'prospect');
-}
 
 /**
  * The ledger's file name for one service and one key: a hash of the service's identity (its origin,

@@ -6,7 +6,8 @@ import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { newVerificationRun, Verifier, type VerificationRun } from './verifier.js';
-import { cacheDirectory, ledgerFileName, LocalVerificationLedger } from './ledger.js';
+import { ledgerFileName, LocalVerificationLedger } from './ledger.js';
+import { cacheDirectory } from '../../config/paths.js';
 import { teamStore } from '../state-store/index.js';
 import type { VerificationLedger } from '../state-store/types.js';
 
