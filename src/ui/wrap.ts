@@ -39,37 +39,49 @@ function wrapLine(line: string, width: number, hang: number): string {
 /** A shell word: quoted parts stay whole ("united states" is one word). */
 const SHELL_WORD = /(?:"[^"]*"|'[^']*'|\S)+/g;
 
+/** A crontab entry: five time fields (or `@weekly` and the like), then the command. */
+const CRONTAB_ENTRY = /^\s*(?:@[a-z]+|(?:[\d*][\d*,/-]*\s+){4}[\d*][\d*,/-]*)\s+\S/;
+
 /**
- * Help text as a terminal of `width` columns shows it: a line that is still too wide is wrapped
- * at spaces under its own indent, and an example (`  $ prospect …`) is continued with ` \` on
- * lines indented further, so that it still runs when copied whole.
+ * Help text as a terminal of `width` columns shows it, every line still fit to paste: an example
+ * (`  $ prospect …`, and the lines its ` \` continues) is continued with ` \` on lines indented
+ * further, a `# comment` goes on as comment lines, a crontab entry (which no ` \` can continue) is
+ * left whole for the terminal to wrap, and any other line is wrapped at spaces under its own indent.
  */
 export function wrapHelpText(text: string, width: number): string {
+  let continued = false;
   return text
     .split('\n')
     .map((line) => {
-      if (stringWidth(line) <= width) return line;
-      const example = /^(\s*)\$ /.exec(line);
-      return example ? wrapExample(line, example[1]!.length, width) : wrapWords(line, width);
+      const command = continued || /^\s*\$ /.test(line);
+      continued = command && line.endsWith(' \\');
+      if (stringWidth(line) <= width || CRONTAB_ENTRY.test(line)) return line;
+      const indent = /^\s*/.exec(line)![0].length;
+      if (command) return wrapCommand(line, indent, width, !/^\s*\$ /.test(line));
+      const comment = /^(\s*)# /.exec(line);
+      if (comment)
+        return wrapWords(line.slice(comment[0].length), width - comment[0].length).replace(/^/gm, comment[0]);
+      return wrapWords(line, width);
     })
     .join('\n');
 }
 
-function wrapExample(line: string, indent: number, width: number): string {
-  const words = line.slice(indent).match(SHELL_WORD)?.slice(1) ?? [];
-  const more = ' '.repeat(indent + 4);
+/** A shell command over lines joined by ` \`; `continuation`: the line is itself one such (no `$` of its own). */
+function wrapCommand(line: string, indent: number, width: number, continuation: boolean): string {
+  const ends = line.endsWith(' \\');
+  const body = ends ? line.slice(0, -2) : line;
+  const words = body.slice(indent).match(SHELL_WORD) ?? [];
+  const more = ' '.repeat(continuation ? indent : indent + 4);
   const lines: string[] = [];
-  let current = `${' '.repeat(indent)}$`;
-  let first = true;
+  let current = `${' '.repeat(indent)}${words.shift() ?? ''}`;
   for (const word of words) {
-    // Room for the " \" that continues the line; the first word after "$" goes on it whatever its width.
-    if (first || stringWidth(`${current} ${word}`) + 2 <= width) current = `${current} ${word}`;
+    // Room for the " \" that continues the line; the first word goes on it whatever its width.
+    if (stringWidth(`${current} ${word}`) + 2 <= width) current = `${current} ${word}`;
     else {
       lines.push(`${current} \\`);
       current = `${more}${word}`;
     }
-    first = false;
   }
-  lines.push(current);
+  lines.push(ends ? `${current} \\` : current);
   return lines.join('\n');
 }

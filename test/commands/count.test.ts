@@ -143,6 +143,16 @@ describe('prospect count', () => {
     for (const fields of parsed) expect(Number(fields[3])).toBeCloseTo(Number(fields[1]) / rows.length, 3);
   });
 
+  it('a count that fails writes nothing and never calls its output cut short (issue 43)', async () => {
+    for (const args of [['-t', 'Shopfy'], ['-t', 'Shopfy', '--by', 'country']]) {
+      const run = await countInProcess(args);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('Did you mean: Shopify');
+      expect(run.stderr).not.toMatch(/incomplete/);
+    }
+  });
+
   it('--by industry walks the set, --top 3 adds an "other" row, and labels contacts as not available (CSV and meta)', async () => {
     const [csv, json] = await Promise.all([
       countInProcess(['-t', 'Shopify', '--by', 'industry', '--top', '3']),

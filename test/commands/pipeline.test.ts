@@ -332,6 +332,8 @@ describe('prospect pipeline', () => {
       ),
     );
     expect(again.stderr).toMatch(/Move or rename leads-2026-11-23\.csv first, or give another -o/);
+    // The example is pasted into crontabs, where a bare % ends the command (issue 43).
+    expect(again.stderr).toContain('in a crontab write each % as \\%');
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
     expect(await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8')).toBe(written);
     expect(JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8')).exit_code).toBe(2);

@@ -114,7 +114,8 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
     },
     written: () => ({
       // The segments shown (the "other" row is not one): "Wrote 15 of 2,998 segments", never all 2,998.
-      rows: counted?.breakdown ? shownSegments(counted.breakdown, options.top) : 1,
+      // Nothing counted, nothing written: a failed count leaves no count behind to call cut short.
+      rows: counted === undefined ? 0 : counted.breakdown ? shownSegments(counted.breakdown, options.top) : 1,
       of: counted?.breakdown?.segments.length,
       noun: counted?.breakdown ? ['segment', 'segments'] : ['count', 'counts'],
       path: parsed.output,

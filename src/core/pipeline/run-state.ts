@@ -80,7 +80,8 @@ export async function refuseToReplaceExports(
       `(finished ${earlier.finished_at}), which --state ${stateDir} counts as exported; --only-new would ` +
       'replace them with only the leads that are new since, and they would never come out again.',
     `Move or rename ${output} first, or give another -o ` +
-      '(with the time, for example: -o "leads-$(date +%F-%H%M).csv"). Nothing was spent.',
+      '(with the time, for example: -o "leads-$(date +%F-%H%M).csv"; in a crontab write each % as \\%). ' +
+        'Nothing was spent.',
   );
 }
 
