@@ -144,7 +144,10 @@ describe('prospect count', () => {
   });
 
   it('a count that fails writes nothing and never calls its output cut short (issue 43)', async () => {
-    for (const args of [['-t', 'Shopfy'], ['-t', 'Shopfy', '--by', 'country']]) {
+    for (const args of [
+      ['-t', 'Shopfy'],
+      ['-t', 'Shopfy', '--by', 'country'],
+    ]) {
       const run = await countInProcess(args);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stdout).toBe('');

@@ -81,7 +81,7 @@ export async function refuseToReplaceExports(
       'replace them with only the leads that are new since, and they would never come out again.',
     `Move or rename ${output} first, or give another -o ` +
       '(with the time, for example: -o "leads-$(date +%F-%H%M).csv"; in a crontab write each % as \\%). ' +
-        'Nothing was spent.',
+      'Nothing was spent.',
   );
 }
 
