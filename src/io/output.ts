@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
+import { isatty } from 'node:tty';
 import type { Writable } from 'node:stream';
 import { CliError, ExitCode, UsageError } from '../exit-codes.js';
 import { assertReplaceable, dropSidecar, openAtomicFile, writeFileAtomic, type AtomicFile } from './atomic-file.js';
@@ -169,12 +170,15 @@ export async function openOutput(outputPath: string | undefined, stdout: Writabl
 }
 
 /** A stream written as it goes: stdout, or a device or descriptor opened for this run (closed at the end). */
-function openStream(outputPath: string | undefined, { stream, owned }: { stream: Writable; owned: boolean }): Output {
+function openStream(
+  outputPath: string | undefined,
+  { stream, owned, terminal }: { stream: Writable & { isTTY?: boolean }; owned: boolean; terminal?: boolean },
+): Output {
   // stdout is not ended (the summary may follow), but a run succeeds only once its rows have gone out:
   // a reader that closed the pipe (| head) then surfaces here as EPIPE, not after the success.
   const close = () => (owned ? finishStream(stream) : afterPendingWrites(stream));
   return {
-    sink: streamSink(stream),
+    sink: streamSink(stream, terminal ?? stream.isTTY === true),
     path: outputPath,
     direct: true,
     commit: close,
@@ -188,14 +192,14 @@ function openStream(outputPath: string | undefined, { stream, owned }: { stream:
 
 async function openDirect(
   target: { kind: 'device'; path: string } | { kind: 'descriptor'; fd: number },
-): Promise<{ stream: Writable; owned: true }> {
+): Promise<{ stream: Writable; owned: true; terminal: boolean }> {
   // A FIFO's open waits for its reader, as `cat > fifo` does.
   const stream =
     target.kind === 'device'
       ? createWriteStream(target.path, { flags: 'w' })
       : createWriteStream('', { fd: target.fd, autoClose: false });
-  if (target.kind === 'device') await once(stream, 'open');
-  return { stream, owned: true };
+  const [fd] = target.kind === 'device' ? ((await once(stream, 'open')) as [number]) : [target.fd];
+  return { stream, owned: true, terminal: isatty(fd) };
 }
 
 function finishStream(stream: Writable): Promise<void> {

@@ -1,5 +1,6 @@
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
 import { neutralizeFormula } from './formula.js';
+import { jsonSafe } from '../util/display-safe.js';
 import type { TextSink } from './sink.js';
 import type { RowWriter, WriterOptions } from './row-writer.js';
 
@@ -108,12 +109,12 @@ function jsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWriter
       await writeInPieces(sink, rows, (piece) => {
         const opening = count === 0 ? '{"data":[\n' : ',\n';
         count += piece.length;
-        return opening + piece.map((row) => JSON.stringify(options.toJson(row))).join(',\n');
+        return opening + piece.map((row) => jsonSafe(JSON.stringify(options.toJson(row)))).join(',\n');
       });
     },
     async finish(meta) {
       const opening = count === 0 ? '{"data":[' : '\n';
-      const metaPart = meta === undefined ? '' : `,"meta":${JSON.stringify(meta)}`;
+      const metaPart = meta === undefined ? '' : `,"meta":${jsonSafe(JSON.stringify(meta))}`;
       await sink.write(`${opening}]${metaPart}}\n`);
     },
   };
@@ -123,7 +124,7 @@ function ndjsonWriter<Row>(sink: TextSink, options: WriterOptions<Row>): RowWrit
   return {
     async writeRows(rows) {
       await writeInPieces(sink, rows, (piece) =>
-        piece.map((row) => `${JSON.stringify(options.toJson(row))}\n`).join(''),
+        piece.map((row) => `${jsonSafe(JSON.stringify(options.toJson(row)))}\n`).join(''),
       );
     },
     async finish() {},

@@ -4,13 +4,16 @@
  * and bidi controls into every company name, technology name, contact name and title it passes on
  * (and takes them out of the names sent back to it, so that its answers stay the sandbox's):
  * `companies`, `contacts`, `pipeline`, `count --by` and `verify` on a terminal, in the table view and
- * with --debug, and the terminal receives none of those bytes. A CSV keeps them. The first case runs
+ * with --debug, and the terminal receives none of those bytes. A CSV keeps them. CSV, JSON and NDJSON
+ * on a terminal (stdout, or -o /dev/tty) show them as visible text instead (issue 41); JSON in a file
+ * carries C1, bidi, zero-width and tag characters as \u escapes. The first case runs
  * on a real pty (`script`); the others run main() in process with stdout and stderr a terminal of the
  * same size, whose bytes are what the pty would get.
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, type CliRun } from '../helpers/cli.js';
@@ -26,7 +29,9 @@ const HOSTILE =
   '\u009b31m' + // C1 CSI
   '\u001bP1$rpwned-dcs\u001b\\' + // DCS
   '\u0007\u0008\u0008' + // BEL, BS
-  '\u202egnp.exe\u202c\u2066\u2069\u200f\u061c'; // bidi override, isolates, marks
+  '\u202egnp.exe\u202c\u2066\u2069\u200f\u061c' + // bidi override, isolates, marks
+  '\u200bhid\u2060den\ufeff\udb40\udc41\udb40\udc7f' + // zero-width characters, tag characters
+  `z${'\u0301'.repeat(40)}`; // a stack of 40 combining marks on one letter
 /** Fields whose text the hostile service changes: names and titles, people's and companies', and technologies (`t`). */
 const TAINTED = new Set(['company_name', 'full_name', 'first_name', 'last_name', 'title', 't']);
 
@@ -40,6 +45,8 @@ const FORBIDDEN: Array<[string, RegExp]> = [
   ['BEL', /\u0007/],
   ['BS', /\u0008/],
   ['bidi', /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/],
+  ['zero-width or tag', /[\u200b\u2060\ufeff]|\udb40[\udc00-\udc7f]/],
+  ['a stack of marks', /\p{M}{5}/u],
   ['OSC payload', /pwned|evil\.example|cm0gLXJmIH4/],
 ];
 
@@ -199,4 +206,95 @@ describe('a hostile service', () => {
       expectNoControls(withoutEncodedUrls(`${run.stdout}\n${run.stderr}`, debug));
     },
   );
+});
+
+/** The raw bytes a terminal acts on or hides text with: none may reach one, whatever the format. */
+const RAW: Array<[string, RegExp]> = [
+  ['ESC', /\u001b/],
+  ['C1', /[\u0080-\u009f]/],
+  ['BEL or BS', /[\u0007\u0008]/],
+  ['bidi', /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/],
+  ['zero-width or tag', /[\u200b\u2060\ufeff]|\udb40[\udc00-\udc7f]/],
+  ['a stack of marks', /\p{M}{5}/u],
+];
+const expectNoRaw = (text: string, where: string) => {
+  for (const [what, pattern] of RAW) expect(pattern.test(text), `${what} in ${where}`).toBe(false);
+};
+/** What the person sees instead: the controls as pictures and code points, so nothing is dropped unseen. */
+const VISIBLE = [
+  '\u241b]52;c;cm0gLXJmIH4=\u2407',
+  '<U+009B>31m',
+  '<U+202E>gnp.exe',
+  '<U+200B>hid',
+  '<U+E0041>',
+  '<+36 marks>',
+];
+
+describe('CSV, JSON and NDJSON on a terminal (issue 41: by sink, not by format)', () => {
+  const dataCommands: Record<string, () => string[]> = {
+    companies: () => ['companies', '-t', 'Shopify', '--max', '20'],
+    contacts: () => ['contacts', ...domains],
+    pipeline: () => ['pipeline', '-t', 'Shopify', '--country', 'us', '--seniority', 'cxo', '--per-company', '1'],
+    verify: () => ['verify', '--file', join(dir, 'people.csv'), '--yes', '--no-cache'],
+  };
+  const cases = Object.keys(dataCommands).flatMap((name) =>
+    ['csv', 'json', 'ndjson'].map((format) => [name, format] as [string, string]),
+  );
+
+  it.each(cases)('%s --format %s: the controls are shown, never sent (in process)', async (name, format) => {
+    const run = await runInProcess([...dataCommands[name]!(), '--format', format], {
+      url: hostile.url,
+      apiKey: KEY,
+      timeoutMs: 120_000,
+      terminal: { columns: 200, rows: 50 },
+      env: { TERM: 'dumb' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expectNoRaw(`${run.stdout}\n${run.stderr}`, `${name} --format ${format}`);
+    // CSV shows them as the terminal sink renders them; JSON has already escaped them (ESC as \\u001b).
+    const shown = format === 'csv' ? VISIBLE : ['\\u001b]52;c;cm0gLXJmIH4=\\u0007', '\\u009b31m', '\\u202egnp.exe'];
+    for (const visible of shown) expect(run.stdout, visible).toContain(visible);
+    if (format !== 'csv') expect(run.stdout).toContain('<+36 marks>');
+  });
+
+  it('a pipe gets the CSV bytes, and a JSON file the same strings, escaped so that a cat of it is safe', async () => {
+    const file = join(dir, 'companies.json');
+    const [piped, json] = await Promise.all([
+      runInProcess(['companies', '-t', 'Shopify', '--max', '20', '--format', 'csv'], { url: hostile.url, apiKey: KEY }),
+      runInProcess(['companies', '-t', 'Shopify', '--max', '20', '-o', file], { url: hostile.url, apiKey: KEY }),
+    ]);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toContain(HOSTILE);
+    expect(json.code, json.stderr).toBe(0);
+    const text = await readFile(file, 'utf8');
+    // A stack of marks is text, not a control: a file keeps it (a terminal sink shortens it).
+    expectNoRaw(text.replace(/\p{M}+/gu, ''), 'the JSON file');
+    expect(text).toContain('\\u202e');
+    // python3's json, an independent reader, reads back exactly what the service sent.
+    const names = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import json,sys; print(json.dumps([r["company_name"] for r in json.load(open(sys.argv[1]))["data"]]))',
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(names.status, names.stderr).toBe(0);
+    for (const name of JSON.parse(names.stdout) as string[]) expect(name.endsWith(HOSTILE), name).toBe(true);
+  });
+
+  it.skipIf(SCRIPT.skip)('on a pty, --format csv to stdout and -o /dev/tty: no raw control arrives', async () => {
+    for (const output of [[], ['-o', '/dev/tty']]) {
+      const args = ['companies', '-t', 'Shopify', '--max', '20', '--format', 'csv', ...output];
+      const child = startOnTerminal(args, { columns: 200, rows: 50 }, { url: hostile.url, apiKey: KEY });
+      child.stdin!.on('error', () => {});
+      const run = await finishCli(child, { apiKey: KEY, timeoutMs: 120_000 });
+      expect(run.code, run.stdout).toBe(0);
+      // prospect's own progress line uses CSI on stderr (the same pty): only the service's sequences are looked for.
+      const screen = run.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\u001b[78]/g, '');
+      expectNoRaw(screen, `the pty (${output.join(' ') || 'stdout'})`);
+      expect(screen).toContain('\u241b]52;c;cm0gLXJmIH4=\u2407');
+    }
+  });
 });

@@ -4,7 +4,8 @@
  * emoji, Arabic and Hebrew letters) stays.
  */
 import { describe, expect, it } from 'vitest';
-import { displaySafe, displaySafeLine } from '../../src/util/display-safe.js';
+import { spawnSync } from 'node:child_process';
+import { displaySafe, displaySafeLine, displayVisible, jsonSafe } from '../../src/util/display-safe.js';
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
@@ -78,5 +79,81 @@ describe('displaySafe', () => {
       const text = Array.from({ length: 40 }, () => pool[next() % pool.length]).join('');
       expect(displaySafeLine(text)).not.toMatch(CONTROL);
     }
+  });
+});
+
+describe('displaySafe: hidden characters and stacks of marks (issue 41)', () => {
+  it.each([
+    ['zero-width space, word joiner, BOM', 'a\u200bb\u2060c\ufeffd', 'abcd'],
+    ['zero-width joiner and non-joiner', 'a\u200cb\u200dc', 'abc'],
+    ['tag characters', `flag\udb40\udc67\udb40\udc62\udb40\udc7f`, 'flag'],
+    ['soft hyphen and Mongolian vowel separator', 'a\u00adb\u180ec', 'abc'],
+    ['40 marks on one letter keep 4', `z${'\u0301'.repeat(40)}y`, `z${'\u0301'.repeat(4)}y`],
+    ['a letter with 2 marks is untouched', 'Ph\u1ea1\u0323m', 'Ph\u1ea1\u0323m'],
+    [
+      'Hindi with its vowel signs is untouched',
+      '\u0928\u092e\u0938\u094d\u0924\u0947',
+      '\u0928\u092e\u0938\u094d\u0924\u0947',
+    ],
+  ])('%s', (_, input, expected) => {
+    expect(displaySafe(input)).toBe(expected);
+  });
+
+  it('a 5,000-mark cluster no longer makes a 5,000-character line', () => {
+    expect(displaySafeLine(`Acme${'\u0300'.repeat(5000)} Inc`).length).toBeLessThan(20);
+  });
+});
+
+describe('displayVisible: data on a terminal shows every control instead of obeying it', () => {
+  it.each([
+    ['ESC of an OSC 52', 'a\u001b]52;c;eA==\u0007b', 'a\u241b]52;c;eA==\u2407b'],
+    ['CSI clear screen', '\u001b[2J', '\u241b[2J'],
+    ['BS and CR', 'a\u0008\rb', 'a\u2408\u240db'],
+    ['DEL', 'a\u007fb', 'a\u2421b'],
+    ['NUL', '\u0000', '\u2400'],
+    ['C1 CSI and NEL', '\u009b31m\u0085', '<U+009B>31m<U+0085>'],
+    ['bidi override and isolate', '\u202egnp.exe\u2066', '<U+202E>gnp.exe<U+2066>'],
+    ['line and paragraph separators', 'a\u2028b\u2029', 'a<U+2028>b<U+2029>'],
+    ['a tag character, astral', 'x\udb40\udc41', 'x<U+E0041>'],
+    ['zero-width space and BOM', '\u200b\ufeff', '<U+200B><U+FEFF>'],
+    ['a stack of 10 marks', `e${'\u0301'.repeat(10)}`, `e${'\u0301'.repeat(4)}<+6 marks>`],
+  ])('%s', (_, input, expected) => {
+    expect(displayVisible(input)).toBe(expected);
+  });
+
+  it('keeps tab, line feed and every printable character', () => {
+    const text = 'Procházka\tMüller, 東京, مرحبا, שלום 👩‍💻\n';
+    expect(displayVisible(text)).toBe(text.replace('\u200d', '<U+200D>'));
+  });
+
+  it('leaves nothing a terminal acts on', () => {
+    const all = Array.from({ length: 0x2070 }, (_, code) => String.fromCharCode(code)).join('');
+    expect(displayVisible(all)).not.toMatch(CONTROL);
+  });
+});
+
+describe('jsonSafe: a JSON text with no raw C1, bidi, zero-width or tag character', () => {
+  const value = {
+    name: 'a\u009b31m\u0085\u202egnp\u2066\u2028\u2029\u200b\ufeff\u00ad\u007f\udb40\udc41',
+    'key\u202e': ['\u061c', 'plain Procházka 東京'],
+  };
+  const text = jsonSafe(JSON.stringify(value));
+
+  it('escapes each of them', () => {
+    expect(text).not.toMatch(
+      /[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|[\ud800-\udfff]/,
+    );
+    expect(text).toContain('\\u202e');
+    expect(text).toContain('\\udb40\\udc41');
+    expect(text).toContain('Procházka 東京');
+  });
+
+  it('python3 reads back the same value (an independent JSON reader)', () => {
+    const run = spawnSync('python3', ['-c', 'import json,sys; print(json.dumps(json.load(sys.stdin)))'], {
+      input: text,
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(value);
   });
 });

@@ -44,6 +44,7 @@ import type { Stratum } from './dry-run-sample.js';
 import { sampleContacts } from './dry-run-sample.js';
 import { estimateRun, type DryRunEstimate } from './dry-run-estimate.js';
 import { dryRunText } from './dry-run-text.js';
+import { jsonSafe } from '../../util/display-safe.js';
 
 export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): Promise<number> {
   const startedAt = Date.now();
@@ -101,7 +102,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       );
       estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
       ctx.stdout.write(
-        options.format === 'json' ? `${JSON.stringify(estimate, null, 2)}\n` : dryRunText(estimate, options, budget),
+        options.format === 'json' ? `${jsonSafe(JSON.stringify(estimate, null, 2))}\n` : dryRunText(estimate, options, budget),
       );
     },
     written: () => ({ rows: 1, noun: ['estimate', 'estimates'], path: undefined }),

@@ -1,6 +1,7 @@
 import type { CompaniesMeta } from '../../api/index.js';
 import { fillRateSentence } from '../../ui/closing.js';
 import type { ExclusionRecord } from './exclusion.js';
+import { jsonSafe } from '../../util/display-safe.js';
 
 const SPARSE_BELOW_PERCENT = 50;
 
@@ -127,7 +128,7 @@ export type RunRecord = ReturnType<typeof runRecord>;
 
 /** FILE.meta.json: the run record, as JSON. */
 export function metaJson(record: RunRecord): string {
-  return `${JSON.stringify(record, null, 2)}\n`;
+  return `${jsonSafe(JSON.stringify(record, null, 2))}\n`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { documentMeta, metaJson, runRecord, ROW_COMMANDS, type RowCommand, type 
 import type { RunContext } from '../../runtime/context.js';
 import { closingLine, type Written } from '../../ui/closing.js';
 import { startProgress, type Progress } from '../../ui/progress.js';
+import { jsonSafe } from '../../util/display-safe.js';
 
 /**
  * The machine-readable record of a run (`--summary FILE`): cron users read it instead of parsing
@@ -212,7 +213,7 @@ function summaryText(record: RunSummary, startedAt: number, exitCode: number, er
     complete: exitCode === ExitCode.ok && record['stdout_closed'] !== true,
     error: exitCode === ExitCode.ok ? undefined : message,
   };
-  return `${JSON.stringify(ended, null, 2)}\n`;
+  return `${jsonSafe(JSON.stringify(ended, null, 2))}\n`;
 }
 
 /**
