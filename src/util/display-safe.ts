@@ -36,8 +36,7 @@ export function displaySafeLine(text: string): string {
  * DEL: C1, the soft hyphen, bidi marks and controls, zero-width characters, the line and paragraph
  * separators, the byte-order mark, and tag characters (U+E0000-U+E007F, as UTF-16 pairs).
  */
-const HIDDEN =
-  /[\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
+const HIDDEN = /[\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
 /** More combining marks than any script stacks on one letter: the rest only makes a line long (Zalgo). */
 const MARK_RUN = /(\p{M}{4})\p{M}+/gu;
 
@@ -62,7 +61,9 @@ export function displayVisible(text: string): string {
  * can stand only inside strings, so replacing them anywhere in the text is exact.
  */
 export function jsonSafe(json: string): string {
-  return json.replace(/\u007f/g, '\\u007f').replace(HIDDEN, (c) =>
-    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
-  );
+  return json
+    .replace(/\u007f/g, '\\u007f')
+    .replace(HIDDEN, (c) =>
+      Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+    );
 }

@@ -102,7 +102,9 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
       );
       estimate = estimateRun(options, settings, budget, size, sample, timed.companyMs, pageSize);
       ctx.stdout.write(
-        options.format === 'json' ? `${jsonSafe(JSON.stringify(estimate, null, 2))}\n` : dryRunText(estimate, options, budget),
+        options.format === 'json'
+          ? `${jsonSafe(JSON.stringify(estimate, null, 2))}\n`
+          : dryRunText(estimate, options, budget),
       );
     },
     written: () => ({ rows: 1, noun: ['estimate', 'estimates'], path: undefined }),
