@@ -322,6 +322,11 @@ describe('prospect pipeline', () => {
     const written = await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8');
     const leads = csvRecords(written);
     expect(leads.length).toBeGreaterThan(20);
+    // docs/state-directory.md: a run that succeeds leaves no current/ behind (issue 43).
+    expect(existsSync(join(work, 'state', 'current'))).toBe(false);
+    const success = JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8'));
+    expect(success).toMatchObject({ exit_code: 0, complete: true });
+    expect(success.last_success).toBeUndefined();
 
     const before = (await sandboxStats(sandbox.url)).requests.total as number;
     const again = await runInProcess(args('leads-2026-11-23.csv'), options({ cwd: work }));
@@ -336,7 +341,13 @@ describe('prospect pipeline', () => {
     expect(again.stderr).toContain('in a crontab write each % as \\%');
     expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
     expect(await readFile(join(work, 'leads-2026-11-23.csv'), 'utf8')).toBe(written);
-    expect(JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8')).exit_code).toBe(2);
+    // The failed run's record is the file, and the good run's record it replaced stays inside it (issue 43).
+    const failed = JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8'));
+    expect(failed.exit_code).toBe(2);
+    expect(failed.last_success).toEqual(success);
+    // A second failure replaces the first, and still carries the last success, not the failure.
+    expect((await runInProcess(args('leads-2026-11-23.csv'), options({ cwd: work }))).code).toBe(2);
+    expect(JSON.parse(await readFile(join(work, 'last-run.json'), 'utf8')).last_success).toEqual(success);
 
     // Given another name, as the hint says, the run goes on; the first file keeps every lead.
     // In the same directory.

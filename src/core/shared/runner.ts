@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { readFile, stat } from 'node:fs/promises';
 import { ExitCode, exitCodeOf, knownFailure } from '../../exit-codes.js';
 import { isBrokenPipe, jobHandlesBrokenPipe } from '../../io/broken-pipe.js';
 import type { Column } from '../../io/columns.js';
@@ -9,6 +10,8 @@ import type { RunContext } from '../../runtime/context.js';
 import { closingLine, type Written } from '../../ui/closing.js';
 import { startProgress, type Progress } from '../../ui/progress.js';
 import { jsonSafe } from '../../util/display-safe.js';
+import { isRecord } from '../../util/is-record.js';
+import { outputTarget } from '../../io/output-target.js';
 
 /**
  * The machine-readable record of a run (`--summary FILE`): cron users read it instead of parsing
@@ -191,12 +194,41 @@ async function writeSummary(
   extra: Record<string, unknown> = {},
 ): Promise<void> {
   if (job.summary?.path === undefined) return;
+  const previous = exitCode === ExitCode.ok ? {} : await lastSuccess(job.summary.path);
   await writeNamedFile(
     job.summary.path,
-    summaryText({ ...job.summary.record(), ...extra }, job.startedAt, exitCode, error),
+    summaryText({ ...job.summary.record(), ...extra, ...previous }, job.startedAt, exitCode, error),
     ctx.stdout,
   );
   summarized.add(ctx);
+}
+
+/** A summary bigger than this is not one prospect wrote: no last_success is read from it. */
+const MAX_SUMMARY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The rule for --summary FILE (issue 43): it is always the last run's record, so a monitor never
+ * reads last week's success after a failure; a failed run carries the last successful record it
+ * replaces as `last_success`, so a failure never loses it. Read only from a regular file.
+ */
+async function lastSuccess(path: string): Promise<{ last_success?: unknown }> {
+  const target = outputTarget(path);
+  if (target.kind !== 'file') return {};
+  try {
+    const file = await stat(target.path);
+    if (!file.isFile() || file.size > MAX_SUMMARY_BYTES) return {};
+    const earlier: unknown = JSON.parse(await readFile(target.path, 'utf8'));
+    if (!isRecord(earlier)) return {};
+    if (earlier['exit_code'] === ExitCode.ok) return { last_success: withoutLastSuccess(earlier) };
+    return isRecord(earlier['last_success']) ? { last_success: earlier['last_success'] } : {};
+  } catch {
+    return {};
+  }
+}
+
+function withoutLastSuccess(record: Record<string, unknown>): Record<string, unknown> {
+  const { last_success: _, ...rest } = record;
+  return rest;
 }
 
 /** The record, with how the run ended; a run that matched nobody (exit 3) says why, whichever command it was. */
@@ -251,7 +283,10 @@ export async function writeEarlySummary(
     output: undefined,
     rows: 0,
   });
-  await writeNamedFile(requested.path, summaryText(record, run.startedAt, run.exitCode, run.error), run.stdout).catch(
-    () => {},
-  );
+  const previous = run.exitCode === ExitCode.ok ? {} : await lastSuccess(requested.path);
+  await writeNamedFile(
+    requested.path,
+    summaryText({ ...record, ...previous }, run.startedAt, run.exitCode, run.error),
+    run.stdout,
+  ).catch(() => {});
 }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RemoteJobState } from '../../state-store/types.js';
-import { makeDirectoryDurable } from '../../../io/atomic-file.js';
+import { makeDirectoryDurable, syncDirectory } from '../../../io/atomic-file.js';
 import { UsageError } from '../../../exit-codes.js';
 import { AppendOnlyFile } from '../../../io/append-only-file.js';
 import { takeStateLock } from '../../state-store/lock.js';
@@ -108,10 +108,13 @@ export class StateDirectory {
     return AppendOnlyFile.open(this.keysPath, committedBytes);
   }
 
-  /** Forgets the unfinished run: after a success, or when its output was discarded (e.g. a 422: nothing to resume). */
+  /**
+   * Forgets the unfinished run: after a success, or when its output was discarded (e.g. a 422: nothing
+   * to resume). current/ goes with it (docs/state-directory.md); the next run's open() makes it again.
+   */
   async discardCurrent(): Promise<void> {
     await rm(this.currentDir, { recursive: true, force: true });
-    await mkdir(this.currentDir, { recursive: true, mode: 0o700 });
+    syncDirectory(this.dir);
     await this.remote?.discard();
   }
 }

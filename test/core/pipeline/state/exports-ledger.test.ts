@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,8 @@ async function succeed(
   runId: string,
   rows: Array<{ key: string }>,
 ): Promise<void> {
+  // Each run opens the state again, which makes the current/ that the last success removed.
+  await StateDirectory.open(state.dir);
   await writeFile(state.keysPath, keyLines(rows));
   await recordSuccess(state, ledger, {
     run_id: runId,
@@ -177,11 +179,13 @@ describe('a success is recorded once, whatever crash comes between its steps', (
       ).toBeUndefined();
       await recordSuccess(state, ledger, record);
       // Died after the runs.ndjson line, before current/ was cleared: done once more.
+      await StateDirectory.open(state.dir);
       await writeFile(state.keysPath, keyLines(leads(0, 10)));
       await recordSuccess(state, ledger, record);
       expect(await runLines(state)).toEqual([{ ...record }]);
       expect(storedKeys(state)).toEqual(sorted(leads(0, 10).map((row) => row.key)));
-      expect(await readdir(state.currentDir)).toEqual([]);
+      // docs/state-directory.md: a success leaves no current/ (issue 43).
+      expect(existsSync(state.currentDir)).toBe(false);
     } finally {
       ledger.close();
     }
