@@ -30,6 +30,23 @@ const PRESETS = {
   ],
 } as const satisfies Record<string, ReadonlyArray<readonly [source: string, header: string]>>;
 
+/**
+ * What each CRM needs on every row, by header, and why: a column the run cannot write is refused
+ * before any call, and rows that leave it empty are counted in one warning (issue 43).
+ */
+const REQUIRED: Record<PresetName, Record<string, string>> = {
+  hubspot: { Email: 'HubSpot matches contacts by email, so each of them is created again at every import' },
+  salesforce: {
+    'Last Name': "Salesforce's lead import refuses a lead without one",
+    Company: "Salesforce's lead import refuses a lead without one",
+  },
+};
+
+/** The headers a preset needs filled on every row, each with why. */
+export function presetRequirements(name: string): Readonly<Record<string, string>> {
+  return Object.hasOwn(REQUIRED, name) ? REQUIRED[name as PresetName] : {};
+}
+
 export type PresetName = keyof typeof PRESETS;
 export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
 

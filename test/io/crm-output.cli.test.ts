@@ -14,6 +14,7 @@ import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { csvRecords, csvRows } from '../helpers/csv.js';
 import { findProgram } from '../helpers/programs.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/sandbox.js';
+import { sandboxStats } from '../helpers/independent-client.js';
 
 const KEY = SANDBOX_KEYS.growth;
 const LIBREOFFICE = findProgram('soffice');
@@ -73,14 +74,32 @@ describe('--preset (against the sandbox)', () => {
     );
   });
 
-  it('contacts has no company fields: the presets keep the contact columns', async () => {
+  it('contacts has no company fields: hubspot keeps the contact columns, salesforce is refused before any call (issue 43)', async () => {
     const domains = [...new Set(plainLeads.map((lead) => lead.domain!))].slice(0, 3);
     const hubspot = await inProcess(['contacts', ...domains, '--preset', 'hubspot', '--format', 'csv']);
-    const salesforce = await inProcess(['contacts', ...domains, '--preset', 'salesforce', '--format', 'csv']);
-    expect([hubspot.code, salesforce.code]).toEqual([0, 0]);
+    expect(hubspot.code).toBe(0);
     expect(headerLine(hubspot.stdout)).toBe('First Name,Last Name,Email,Job Title,Website URL');
-    expect(headerLine(salesforce.stdout)).toBe('First Name,Last Name,Email,Title,Website');
-    expect(csvRecords(hubspot.stdout).length).toBeGreaterThan(0);
+    // Rows HubSpot cannot match by email are counted in one warning, from the rows themselves.
+    const rows = csvRecords(hubspot.stdout);
+    expect(rows.length).toBeGreaterThan(0);
+    const noEmail = rows.filter((row) => row.Email === '').length;
+    expect(noEmail).toBeGreaterThan(0);
+    expect(hubspot.stderr).toContain(`${noEmail} rows with no Email (--preset hubspot)`);
+
+    // Salesforce refuses a lead without a Company, and a plain list of domains has none: exit 2, no call.
+    const before = (await sandboxStats(sandbox.url)).requests.total as number;
+    const salesforce = await inProcess(['contacts', ...domains, '--preset', 'salesforce', '--format', 'csv']);
+    expect(salesforce.code).toBe(2);
+    expect(salesforce.stdout).toBe('');
+    expect(salesforce.stderr).toMatch(/--preset salesforce needs a Company column/);
+    expect(salesforce.stderr).toContain('--columns "domain:Company"');
+    expect((await sandboxStats(sandbox.url)).requests.total).toBe(before);
+    // As the hint says: the domain as the Company.
+    const named = await inProcess([
+      ...['contacts', ...domains, '--preset', 'salesforce', '--columns', 'domain:Company', '--format', 'csv'],
+    ]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(headerLine(named.stdout)).toBe('First Name,Last Name,Email,Title,Company');
   });
 
   it('--columns changes a preset column by column: rename, leave out, add', async () => {
