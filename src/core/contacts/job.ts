@@ -374,7 +374,7 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
       contacts: counts.contacts,
       verification: {
         budget: verifyBudget ?? null,
-        ...(verifier?.snapshot() ?? verificationSnapshot(newVerificationRun(verifyBudget))),
+        ...(verifier?.snapshot() ?? verificationSnapshot(newVerificationRun(verifyBudget, 0))),
       },
       calls: run.fanout.calls,
       rows_received: run.fanout.rows,
