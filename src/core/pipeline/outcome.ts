@@ -1,7 +1,6 @@
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { verificationSnapshot, type VerificationSnapshot } from '../verification/open-verifier.js';
-import { reportVerification } from '../verification/report.js';
+import { reportVerification, verificationSnapshot, type VerificationSnapshot } from '../verification/report.js';
 import { reportCutDomains } from '../shared/caveats.js';
 import { newVerificationRun, type VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './state/checkpoint.js';

@@ -9,7 +9,7 @@ import { newVerificationRun, Verifier, type VerificationRun } from './verifier.j
 import { cacheDirectory, ledgerFileName, LocalVerificationLedger } from './ledger.js';
 import { teamStore } from '../state-store/index.js';
 import type { VerificationLedger } from '../state-store/types.js';
-import { spentLine, type KeptIn } from './report.js';
+import { spentLine, verificationSnapshot, type KeptIn, type VerificationSnapshot } from './report.js';
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */
@@ -30,24 +30,6 @@ export interface VerifierOptions {
 }
 
 export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
-export interface VerificationSnapshot {
-  /** Units charged: answered paid calls. */
-  units_spent: number;
-  /**
-   * The most the service may have charged: units_spent and the units the lost answers may have cost
-   * (equal to units_spent when no answer was lost), a resumed run's killed part included.
-   */
-  units_spent_at_most: number;
-  /** Paid attempts whose answer was lost after the request went out (or never recorded by a killed run). */
-  answers_lost: number;
-  /** Whether the service said it honours Idempotency-Key (Idempotent-Replayed, row 27): never relied on (row 23). */
-  idempotency: 'claimed, not relied on' | 'not claimed';
-  /** The most a SIGKILL of this run can make a later run pay again: its paid calls in flight (--concurrency). */
-  kill_may_charge_again: number;
-  from_cache: number;
-  unchecked: number;
-}
-
 /** The counts a pipeline checkpoint keeps: what its ledger entries cannot tell a resumed run. */
 export interface CheckpointedCounts {
   from_cache: number;
@@ -64,19 +46,6 @@ export function verificationCounts(run: VerificationRun): CheckpointedCounts {
     answers_lost: run.answersLost,
     may_also_have_cost: run.mayAlsoHaveCost,
     idempotency_claimed: run.idempotencyClaimed,
-  };
-}
-
-/** The run's counts as the summary and the closing line give them. */
-export function verificationSnapshot(run: VerificationRun): VerificationSnapshot {
-  return {
-    units_spent: run.unitsSpent,
-    units_spent_at_most: run.unitsSpent + run.mayAlsoHaveCost,
-    answers_lost: run.answersLost,
-    idempotency: run.idempotencyClaimed ? 'claimed, not relied on' : 'not claimed',
-    kill_may_charge_again: run.inFlightAtMost,
-    from_cache: run.fromCache,
-    unchecked: run.unchecked,
   };
 }
 

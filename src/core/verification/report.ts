@@ -1,6 +1,37 @@
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import type { VerificationSnapshot } from './open-verifier.js';
+import type { VerificationRun } from './verifier.js';
+
+export interface VerificationSnapshot {
+  /** Units charged: answered paid calls. */
+  units_spent: number;
+  /**
+   * The most the service may have charged: units_spent and the units the lost answers may have cost
+   * (equal to units_spent when no answer was lost), a resumed run's killed part included.
+   */
+  units_spent_at_most: number;
+  /** Paid attempts whose answer was lost after the request went out (or never recorded by a killed run). */
+  answers_lost: number;
+  /** Whether the service said it honours Idempotency-Key (Idempotent-Replayed, row 27): never relied on (row 23). */
+  idempotency: 'claimed, not relied on' | 'not claimed';
+  /** The most a SIGKILL of this run can make a later run pay again: its paid calls in flight (--concurrency). */
+  kill_may_charge_again: number;
+  from_cache: number;
+  unchecked: number;
+}
+
+/** The run's counts as the summary and the closing line give them. */
+export function verificationSnapshot(run: VerificationRun): VerificationSnapshot {
+  return {
+    units_spent: run.unitsSpent,
+    units_spent_at_most: run.unitsSpent + run.mayAlsoHaveCost,
+    answers_lost: run.answersLost,
+    idempotency: run.idempotencyClaimed ? 'claimed, not relied on' : 'not claimed',
+    kill_may_charge_again: run.inFlightAtMost,
+    from_cache: run.fromCache,
+    unchecked: run.unchecked,
+  };
+}
 
 /**
  * The verification lines after a run, the same for every command that verifies: what was spent

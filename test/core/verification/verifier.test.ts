@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
 import { newVerificationRun, Verifier } from '../../../src/core/verification/verifier.js';
-import { verificationSnapshot } from '../../../src/core/verification/open-verifier.js';
+import { verificationSnapshot } from '../../../src/core/verification/report.js';
 import { verifyStub, type Fate, type StubMode } from '../../helpers/verify-stub.js';
 
 const MODES: StubMode[] = ['honour', 'ignore', 'lie'];
