@@ -21,7 +21,7 @@ const address = (n: number) => `person${n}@example.com`;
 
 /** The write-ahead lines on disk for an address, read as JSON by this test, not by the ledger. */
 function sentLines(dir: string, email: string): number {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(join(dir, 'verify-test.sent.ndjson'), 'utf8');
   } catch {
