@@ -43,6 +43,9 @@ export async function main(argv: string[]): Promise<number> {
     } finally {
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
       reportIncompleteOutput(ctx);
+      // A failed or stopped run's last word is what it spent, and whether a re-run pays for it again.
+      const spent = exitCode === ExitCode.ok ? undefined : ctx.spentSoFar?.();
+      if (spent !== undefined) ctx.reporter.notice(spent);
     }
   });
   try {

@@ -145,6 +145,14 @@ export const SANDBOX_FLAGS = [
     schema: off,
   }),
   defineFlag({
+    name: 'lieAboutIdempotency',
+    flags: '--lie-about-idempotency',
+    help:
+      'charge every answered /verify call as --ignore-idempotency does, yet answer each with ' +
+      'Idempotent-Replayed: false, as if the key were honoured: a service that lies',
+    schema: off,
+  }),
+  defineFlag({
     name: 'public',
     flags: '--public',
     help: 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)',

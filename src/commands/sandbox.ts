@@ -111,6 +111,7 @@ export function toOptions(flags: SandboxFlags): SandboxOptions {
     rateLimit: flags.rateLimit,
     recordTraffic: flags.recordTraffic ?? false,
     ignoreIdempotencyKey: flags.ignoreIdempotency ?? false,
+    lieAboutIdempotency: flags.lieAboutIdempotency ?? false,
   };
 }
 
@@ -146,6 +147,7 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
     injecting && flags.faultsAfter ? `faults after ${flags.faultsAfter} requests` : '',
     flags.rateLimit ? `rate limit ${flags.rateLimit}/s per key` : '',
     flags.ignoreIdempotency ? 'Idempotency-Key ignored' : '',
+    flags.lieAboutIdempotency ? 'Idempotency-Key ignored, Idempotent-Replayed: false on every answer' : '',
   ].filter(Boolean);
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +

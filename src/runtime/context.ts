@@ -26,6 +26,11 @@ export interface RunContext {
    * taken back, so its last stderr line says the output is incomplete (src/cli.ts).
    */
   incompleteOutput?: { rows: number; noun: string; where: string };
+  /**
+   * Set by a run that may pay: what it spent so far and where the results are kept, the last line of
+   * a run that fails or is stopped (src/cli.ts); undefined while nothing was spent.
+   */
+  spentSoFar?: () => string | undefined;
   /** Where the run's API key came from, once the connection is resolved: a refused key's hint depends on it. */
   keySource?: 'environment' | 'config' | 'sandbox';
 }

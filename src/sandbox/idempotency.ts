@@ -24,6 +24,20 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return key;
 }
 
+/**
+ * How the sandbox treats the key: honours it; ignores it and says nothing (`--ignore-idempotency`);
+ * or ignores it and still answers `Idempotent-Replayed: false`, a lie (`--lie-about-idempotency`).
+ */
+export type IdempotencyMode = 'honour' | 'ignore' | 'lie';
+
+export function idempotencyModeOf(options: {
+  ignoreIdempotencyKey: boolean;
+  lieAboutIdempotency: boolean;
+}): IdempotencyMode {
+  if (options.lieAboutIdempotency) return 'lie';
+  return options.ignoreIdempotencyKey ? 'ignore' : 'honour';
+}
+
 export class IdempotencyStore {
   private readonly answers = new Map<string, { reply: Reply; at: number }>();
 

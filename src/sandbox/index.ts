@@ -14,6 +14,7 @@ import { RateLimiter } from './rate-limit.js';
 import { companiesRoute, countriesRoute } from './routes-companies.js';
 import { contactsRoute } from './routes-contacts.js';
 import { verifyRoute } from './routes-verify.js';
+import { idempotencyModeOf } from './idempotency.js';
 import { createSandboxServer } from './server.js';
 import { sandboxIdentity, StatsCounter, type SandboxStats } from './stats.js';
 
@@ -50,9 +51,7 @@ export async function startSandbox(options: SandboxOptions = {}, places: Sandbox
       companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
       countries: countriesRoute(dataset),
       contacts: contactsRoute(contacts, stats),
-      verify: verifyRoute(dataset, contacts, stats, config.asOf, {
-        honourIdempotencyKey: !config.ignoreIdempotencyKey,
-      }),
+      verify: verifyRoute(dataset, contacts, stats, config.asOf, idempotencyModeOf(config)),
     },
     stats,
     faults: new FaultPlan({

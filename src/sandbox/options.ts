@@ -44,6 +44,11 @@ export interface SandboxOptions {
   recordTraffic?: boolean;
   /** Charge every answered /verify call, Idempotency-Key or not: a service that does not honour the header. */
   ignoreIdempotencyKey?: boolean;
+  /**
+   * Ignore the key as `ignoreIdempotencyKey` does, yet answer every call that carries one with
+   * `Idempotent-Replayed: false`, as a service that honours it would: a service that lies.
+   */
+  lieAboutIdempotency?: boolean;
 }
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'rateLimit'>> & { rateLimit: number | undefined };
@@ -85,6 +90,7 @@ const SandboxOptionsSchema = z
     rateLimit: integerFrom(1, Number.MAX_SAFE_INTEGER, 'rateLimit must be a positive integer').optional(),
     recordTraffic: z.boolean().default(false),
     ignoreIdempotencyKey: z.boolean().default(false),
+    lieAboutIdempotency: z.boolean().default(false),
   })
   .transform((o): ResolvedSandboxOptions => ({
     ...o,

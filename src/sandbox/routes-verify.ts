@@ -5,13 +5,20 @@
  * no contact's is mostly invalid or a catch-all (risky); an address at an unknown domain is mostly
  * unknown. Only a 200 costs a unit, and a replay of an idempotent call (contract row 27) costs nothing;
  * an answer to a call whose key was honoured says so (`Idempotent-Replayed`), unless the sandbox was
- * started to ignore the key (`--ignore-idempotency`), as a service without idempotency would.
+ * started to ignore the key (`--ignore-idempotency`), as a service without idempotency would, or to
+ * ignore it while saying `Idempotent-Replayed: false` on every answer (`--lie-about-idempotency`).
  */
 import { hash32 } from './dataset/random.js';
 import type { Dataset } from './dataset/dataset.js';
 import type { ContactStore } from './contact-store.js';
 import { isEmailAddress } from './domains.js';
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency.js';
+import {
+  IDEMPOTENCY_HEADER,
+  idempotencyKeyOf,
+  IdempotencyStore,
+  REPLAYED_HEADER,
+  type IdempotencyMode,
+} from './idempotency.js';
 import { invalidParameter, missingParameter } from './errors.js';
 import { singleValues, truncate } from './query.js';
 import type { StatsCounter } from './stats.js';
@@ -35,7 +42,7 @@ export function verifyRoute(
   store: ContactStore,
   stats: StatsCounter,
   asOf: string,
-  { honourIdempotencyKey = true } = {},
+  mode: IdempotencyMode = 'honour',
 ): Route {
   const asOfDay = Date.parse(`${asOf}T00:00:00Z`);
   const checkTimes = checkTimesOf(asOf, Date.now());
@@ -46,7 +53,8 @@ export function verifyRoute(
     const email = params.email.trim();
     if (!isEmailAddress(email)) throw invalidParameter('email', `'${truncate(email)}' is not an e-mail address.`);
 
-    const idempotencyKey = honourIdempotencyKey ? idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]) : undefined;
+    const sentKey = mode === 'ignore' ? undefined : idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+    const idempotencyKey = mode === 'honour' ? sentKey : undefined;
 
     const address = email.toLowerCase();
     const replay = idempotencyKey === undefined ? undefined : answered.replay(request.plan, idempotencyKey, address);
@@ -58,7 +66,8 @@ export function verifyRoute(
       status: 200,
       headers: {
         'x-units-used': String(unitsUsed),
-        ...(idempotencyKey !== undefined && { [REPLAYED_HEADER]: 'false' }),
+        // A key honoured, or (the liar) a key ignored: "a first answer", the retry of a charged call's too.
+        ...(sentKey !== undefined && { [REPLAYED_HEADER]: 'false' }),
       },
       body: {
         data: { email, status, checked_at: checkTimes(address, dataset.seed, Date.now()) },

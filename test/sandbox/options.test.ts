@@ -24,6 +24,7 @@ describe('the sandbox options schema', () => {
       rateLimit: undefined,
       recordTraffic: false,
       ignoreIdempotencyKey: false,
+      lieAboutIdempotency: false,
     });
     expect(resolveSandboxOptions({ latencySpikeMs: 5 }).latencySpikeRate).toBe(0.1);
     expect(resolveSandboxOptions({}).asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);

@@ -124,6 +124,26 @@ describe('verify', () => {
     }
   });
 
+  it('--lie-about-idempotency charges every call and answers each "Idempotent-Replayed: false"', async () => {
+    const lying = await startTestSandbox({ lieAboutIdempotency: true });
+    try {
+      const before = lying.stats().units.growth;
+      const metas: unknown[] = [];
+      for (let i = 0; i < 2; i++) {
+        const answer = await request(`${lying.url}/api/v1/verify?${qs({ email: 'cy@example.com' })}`, {
+          headers: { authorization: `Bearer ${SANDBOX_KEYS.growth}`, 'idempotency-key': 'run-4/cy' },
+        });
+        metas.push(((await answer.body.json()) as { meta: unknown }).meta);
+        expect(answer.headers['idempotent-replayed']).toBe('false');
+      }
+      // A fresh charge each time: the service's own count goes up, the key notwithstanding.
+      expect(lying.stats().units.growth).toBe(before + 2);
+      expect(metas[0]).not.toEqual(metas[1]);
+    } finally {
+      await lying.close();
+    }
+  });
+
   it('is deterministic, and old addresses of known contacts fail more often than fresh ones', async () => {
     const a = await verify('someone@example.com');
     const b = await verify('someone@example.com');

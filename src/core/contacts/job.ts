@@ -25,16 +25,10 @@ import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../shared/output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
-import {
-  cacheCutoff,
-  openVerifier,
-  paidCallsClient,
-  verificationSnapshot,
-  type OpenedVerifier,
-} from '../verification/open-verifier.js';
+import { cacheCutoff, openVerifier, paidCallsClient, type OpenedVerifier } from '../verification/open-verifier.js';
 import { newVerificationRun } from '../verification/verifier.js';
 import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
-import { reportVerification } from '../verification/report.js';
+import { reportVerification, verificationSnapshot } from '../verification/report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 
 /** How long the input may pause before a partial batch of domains is asked for. */
@@ -374,7 +368,7 @@ function contactsRecord(run: ContactsRun, startedAt: number) {
       contacts: counts.contacts,
       verification: {
         budget: verifyBudget ?? null,
-        ...(verifier?.snapshot() ?? verificationSnapshot(newVerificationRun(verifyBudget))),
+        ...(verifier?.snapshot() ?? verificationSnapshot(newVerificationRun(verifyBudget, 0))),
       },
       calls: run.fanout.calls,
       rows_received: run.fanout.rows,

@@ -1,20 +1,20 @@
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { verificationSnapshot, type VerificationSnapshot } from '../verification/open-verifier.js';
-import { reportVerification } from '../verification/report.js';
+import { reportVerification, verificationSnapshot, type VerificationSnapshot } from '../verification/report.js';
 import { reportCutDomains } from '../shared/caveats.js';
 import { newVerificationRun, type VerificationRun } from '../verification/verifier.js';
 import type { Counters } from './state/checkpoint.js';
 
 /** The summary's verification: the units charged, and the most that may have been (units_left never overstates). */
 export function verificationRecord(run: VerificationRun | undefined, budget: number | undefined) {
-  const snapshot = verificationSnapshot(run ?? newVerificationRun(budget));
+  const snapshot = verificationSnapshot(run ?? newVerificationRun(budget, 0));
   return {
     budget: budget ?? null,
     units_spent: snapshot.units_spent,
     units_spent_at_most: snapshot.units_spent_at_most,
     answers_lost: snapshot.answers_lost,
     idempotency: snapshot.idempotency,
+    kill_may_charge_again: snapshot.kill_may_charge_again,
     units_left: run && budget !== undefined ? Math.max(0, budget - snapshot.units_spent_at_most) : null,
     from_cache: snapshot.from_cache,
     unchecked: snapshot.unchecked,

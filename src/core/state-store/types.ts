@@ -40,6 +40,14 @@ export interface VerificationLedger {
   put(key: string, result: VerificationResult): void | Promise<void>;
   /** How many results the given run paid for. */
   countPaidBy(runId: string): number;
+  /**
+   * The write-ahead record: a paid call for `key` (by the pipeline run `run`, if any) is about to be
+   * sent, on disk before it is. Optional: a store without it cannot tell a resume what a killed run
+   * may have spent beyond the answers it kept (the team store, for now).
+   */
+  recordSending?(key: string, run: string | undefined): void;
+  /** The paid calls the run sent, per address, from the write-ahead record. */
+  sentBy?(runId: string): ReadonlyMap<string, number>;
   /** Waits until this run alone may pay for `key`; `token` is the key proposed for the paid call. */
   claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim>;
   /** Reads what other runs recorded since (the team store: for `key`). */

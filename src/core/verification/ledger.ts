@@ -1,19 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fstatSync,
-  openSync,
-  readSync,
-  rmdirSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from 'node:fs';
+import { rmdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
+import { join } from 'node:path';
+import { makeDirectoryDurable } from '../../io/atomic-file.js';
+import { SyncedLines } from '../../io/synced-lines.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { createPidFile, readPidFile, removeAbandoned, thisProcess, type FileSeen } from '../../io/pid-file.js';
@@ -43,6 +33,9 @@ const claimSchema = z.object({
   released: z.boolean().optional(),
 });
 
+/** A line of the write-ahead record: a paid call for this address is about to be sent, by this pipeline run if any. */
+const sentLineSchema = z.object({ key: z.string(), run: z.string().optional() });
+
 /** How often a run waiting on another run's paid call looks again. */
 const CLAIM_POLL_MS = 25;
 
@@ -69,17 +62,20 @@ function sha256(text: string): string {
  */
 export class LocalVerificationLedger implements VerificationLedger {
   private readonly entries = new Map<string, VerificationResult>();
-  private fd: number | undefined;
-  /** A torn last line (a crash mid-append): where it starts, and the file's size when it was read. */
-  private torn: { from: number; size: number } | undefined;
-  /** How far the file has been read: the end of its last complete line. */
-  private readUpTo = 0;
+  private readonly results: SyncedLines;
+  /** The write-ahead record: one line per paid call sent (see recordSending). */
+  private readonly sentLog: SyncedLines;
+  /** Paid calls sent, from the write-ahead record: run ('' for none) → address key → calls. */
+  private readonly sent = new Map<string, Map<string, number>>();
 
   private constructor(
     private readonly path: string,
     private readonly freshSince: Date,
     private readonly ownRun?: string,
-  ) {}
+  ) {
+    this.results = new SyncedLines(path);
+    this.sentLog = new SyncedLines(sentLogPath(path));
+  }
 
   /**
    * `ownRun`: a pipeline run's id; its own results are kept whatever their age (a resumed run has
@@ -90,6 +86,7 @@ export class LocalVerificationLedger implements VerificationLedger {
     makeDirectoryDurable(directory, 0o700);
     const ledger = new LocalVerificationLedger(join(directory, fileName), freshSince, ownRun);
     ledger.refresh();
+    ledger.readSentLog();
     return ledger;
   }
 
@@ -114,17 +111,23 @@ export class LocalVerificationLedger implements VerificationLedger {
   put(key: string, result: VerificationResult): void {
     this.entries.set(key, result);
     if (!this.shared) return;
-    if (this.fd === undefined) {
-      this.cutTornLine();
-      const created = !existsSync(this.path);
-      this.fd = openSync(this.path, 'a', 0o600);
-      if (created) syncDirectory(dirname(this.path));
-    }
-    // One write of one whole line, in append mode: lines of runs at the same time never interleave.
-    writeSync(this.fd, `${JSON.stringify({ key, ...result })}\n`);
     // On disk before the result is used: a power cut must not lose a unit that was paid for, nor
     // let a checkpoint name a result the ledger no longer has (docs/reliability.md, "A power cut").
-    fdatasyncSync(this.fd);
+    this.results.append(JSON.stringify({ key, ...result }));
+  }
+
+  /**
+   * The write-ahead record of a paid call, on disk before the request is sent: a run killed before
+   * its answer is recorded still says it may have been charged, and its resume counts it (sentBy).
+   */
+  recordSending(key: string, run: string | undefined): void {
+    this.countSent(key, run);
+    if (this.shared) this.sentLog.append(JSON.stringify({ key, ...(run !== undefined && { run }) }));
+  }
+
+  /** The paid calls the run sent, per address, as the write-ahead record has them (this process's too). */
+  sentBy(runId: string): ReadonlyMap<string, number> {
+    return this.sent.get(runId) ?? new Map();
   }
 
   /** How many results the given run paid for (a resumed run has already spent these units). */
@@ -169,50 +172,7 @@ export class LocalVerificationLedger implements VerificationLedger {
   /** Reads the lines other runs appended since the last read (and, the first time, the whole file). */
   refresh(): void {
     if (!this.shared) return;
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      if (size <= this.readUpTo) return;
-      const bytes = Buffer.alloc(size - this.readUpTo);
-      const read = readSync(fd, bytes, 0, bytes.length, this.readUpTo);
-      this.take(bytes.subarray(0, read), this.readUpTo);
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    // The claims folder goes when no run has a claim in it, so the cache directory holds only ledgers.
-    if (this.shared) rmdirQuietly(`${this.path}.claims`);
-  }
-
-  /**
-   * Cuts the torn line off before the first append, so the new line does not run into it; unless
-   * another run has appended since it was read (it cut the line itself: a second cut would lose its results).
-   */
-  private cutTornLine(): void {
-    if (this.torn === undefined) return;
-    if (statSync(this.path, { throwIfNoEntry: false })?.size === this.torn.size)
-      truncateSync(this.path, this.torn.from);
-    this.torn = undefined;
-  }
-
-  /** The complete lines of `bytes` (read at `offset`) into the entries. */
-  private take(bytes: Buffer, offset: number): void {
-    // A crash mid-append leaves a torn last line, never a finished one: as far as the ledger knows it
-    // was not paid for, so it is not read, and it is cut off before this run appends behind it.
-    const complete = bytes.lastIndexOf(0x0a) + 1;
-    this.torn = complete < bytes.length ? { from: offset + complete, size: offset + bytes.length } : undefined;
-    const firstLine = offset === 0 ? 1 : undefined;
-    const lines = bytes.subarray(0, complete).toString('utf8').split('\n');
+    const { lines, firstLine } = this.results.readNew();
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue;
       const { key, ...entry } = parseStoredJson(line, ledgerLineSchema, {
@@ -223,8 +183,37 @@ export class LocalVerificationLedger implements VerificationLedger {
       if (new Date(entry.verified_at) >= this.freshSince || (this.ownRun !== undefined && entry.run === this.ownRun))
         this.entries.set(key, entry);
     }
-    this.readUpTo = offset + complete;
   }
+
+  close(): void {
+    this.results.close();
+    this.sentLog.close();
+    // The claims folder goes when no run has a claim in it, so the cache directory holds only ledgers.
+    if (this.shared) rmdirQuietly(`${this.path}.claims`);
+  }
+
+  private readSentLog(): void {
+    const { lines, firstLine } = this.sentLog.readNew();
+    for (const [index, line] of lines.entries()) {
+      if (line.trim() === '') continue;
+      const { key, run } = parseStoredJson(line, sentLineSchema, {
+        name: `the record of paid calls ${this.sentLog.path}${firstLine ? `:${firstLine + index}` : ''}`,
+        startOver: `Remove ${this.sentLog.path} to start over: a resumed run then counts only the answers it kept.`,
+      });
+      this.countSent(key, run);
+    }
+  }
+
+  private countSent(key: string, run: string | undefined): void {
+    const byKey = this.sent.get(run ?? '') ?? new Map<string, number>();
+    byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    this.sent.set(run ?? '', byKey);
+  }
+}
+
+/** The write-ahead record beside a ledger: verify-<hash>.ndjson → verify-<hash>.sent.ndjson. */
+function sentLogPath(ledgerPath: string): string {
+  return ledgerPath === '' ? '' : ledgerPath.replace(/(\.ndjson)?$/, '.sent.ndjson');
 }
 
 function rmdirQuietly(directory: string): void {

@@ -10,6 +10,7 @@ import { ledgerFileName, LocalVerificationLedger } from './ledger.js';
 import { cacheDirectory } from '../../config/paths.js';
 import { teamStore } from '../state-store/index.js';
 import type { VerificationLedger } from '../state-store/types.js';
+import { spentLine, verificationSnapshot, type KeptIn, type VerificationSnapshot } from './report.js';
 
 export interface VerifierOptions {
   /** --cache / --no-cache. */
@@ -30,29 +31,13 @@ export interface VerifierOptions {
 }
 
 export type OpenedVerifier = Verifier & { snapshot(): VerificationSnapshot; close(): void };
-export interface VerificationSnapshot {
-  /** Units charged: answered paid calls. */
-  units_spent: number;
-  /**
-   * The most the service may have charged: units_spent and the units the lost answers may have cost
-   * (equal to units_spent when no answer was lost, or the service confirmed the key on each).
-   */
-  units_spent_at_most: number;
-  /** Paid attempts whose answer was lost after the request went out. */
-  answers_lost: number;
-  /** Whether the service confirmed the Idempotency-Key of a paid call (contract row 27). */
-  idempotency: 'confirmed' | 'not confirmed';
-  from_cache: number;
-  unchecked: number;
-}
-
 /** The counts a pipeline checkpoint keeps: what its ledger entries cannot tell a resumed run. */
 export interface CheckpointedCounts {
   from_cache: number;
   unchecked: number;
   answers_lost: number;
   may_also_have_cost: number;
-  idempotency_confirmed: boolean;
+  idempotency_claimed: boolean;
 }
 
 export function verificationCounts(run: VerificationRun): CheckpointedCounts {
@@ -61,19 +46,7 @@ export function verificationCounts(run: VerificationRun): CheckpointedCounts {
     unchecked: run.unchecked,
     answers_lost: run.answersLost,
     may_also_have_cost: run.mayAlsoHaveCost,
-    idempotency_confirmed: run.idempotencyConfirmed,
-  };
-}
-
-/** The run's counts as the summary and the closing line give them. */
-export function verificationSnapshot(run: VerificationRun): VerificationSnapshot {
-  return {
-    units_spent: run.unitsSpent,
-    units_spent_at_most: run.unitsSpent + run.mayAlsoHaveCost,
-    answers_lost: run.answersLost,
-    idempotency: run.idempotencyConfirmed ? 'confirmed' : 'not confirmed',
-    from_cache: run.fromCache,
-    unchecked: run.unchecked,
+    idempotency_claimed: run.idempotencyClaimed,
   };
 }
 
@@ -87,17 +60,8 @@ export async function openVerifier(
   const ledger = options.ledger ?? (await openVerificationLedger(ctx, connection, options));
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
   const resume = await openResumeLedger(ctx, connection, options);
-  const run = newVerificationRun(options.budget);
-  // A resumed run has already paid for what its own entries say; they count against the budget.
-  if (options.runId !== undefined && resume) run.unitsSpent = resume.countPaidBy(options.runId);
-  if (options.countedBefore) {
-    run.fromCache = options.countedBefore.from_cache;
-    run.unchecked = options.countedBefore.unchecked;
-    // What the first part's lost answers may have cost still counts against the budget.
-    run.answersLost = options.countedBefore.answers_lost;
-    run.mayAlsoHaveCost = options.countedBefore.may_also_have_cost;
-    run.idempotencyConfirmed = options.countedBefore.idempotency_confirmed;
-  }
+  const run = newVerificationRun(options.budget, options.concurrency);
+  if (options.runId !== undefined && resume) resumeSpend(run, resume, options.runId, options.countedBefore);
   const verifier: Verifier = new Verifier(client, { ledger, resume }, run, {
     concurrency: options.concurrency,
     runId: options.runId,
@@ -106,6 +70,8 @@ export async function openVerifier(
     reuseCached: options.useCache,
     signal: ctx.signal,
   });
+  const kept: KeptIn = resume ? (options.remoteState ? 'team' : 'state') : ledger.shared ? 'ledger' : 'nowhere';
+  ctx.spentSoFar = () => spentLine(verificationSnapshot(verifier.run), kept);
   return Object.assign(verifier, {
     snapshot: () => verificationSnapshot(verifier.run),
     close: () => {
@@ -113,6 +79,30 @@ export async function openVerifier(
       void resume?.close();
     },
   });
+}
+
+/**
+ * What a resumed run's earlier parts spent, against the same budget: the answers they kept, and what
+ * the rest may have cost. That is the larger of the checkpoint's count (as of its last page) and the
+ * write-ahead record's: each call sent beyond the address's kept answer, a run killed before it
+ * recorded an answer included. Neither count can say less than the service charged.
+ */
+export function resumeSpend(
+  run: VerificationRun,
+  resume: Pick<VerificationLedger, 'countPaidBy' | 'get' | 'sentBy'>,
+  runId: string,
+  counted: CheckpointedCounts | undefined,
+): void {
+  run.unitsSpent = resume.countPaidBy(runId);
+  let unanswered = 0;
+  for (const [key, calls] of resume.sentBy?.(runId) ?? [])
+    unanswered += Math.max(0, calls - (resume.get(key)?.run === runId ? 1 : 0));
+  run.answersLost = Math.max(counted?.answers_lost ?? 0, unanswered);
+  run.mayAlsoHaveCost = Math.max(counted?.may_also_have_cost ?? 0, unanswered);
+  if (!counted) return;
+  run.fromCache = counted.from_cache;
+  run.unchecked = counted.unchecked;
+  run.idempotencyClaimed = counted.idempotency_claimed;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PaidCallWatch, ProspectClient } from '../../api/index.js';
+import type { PaidCallWatch, ProspectClient, VerifyAnswer } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
@@ -23,15 +23,21 @@ export interface VerificationRun {
   /** Paid attempts whose answer was lost after the request went out (a reset, a timeout, a cut body). */
   answersLost: number;
   /**
-   * Units those lost answers may have cost on top of `unitsSpent`: with no answer that confirms the
-   * Idempotency-Key, each of them; with one, one per address that never got its answer.
+   * Units those lost answers may have cost on top of `unitsSpent`: each of them, whatever the service
+   * says of Idempotency-Key (contract row 23), and, in a resumed run, each call its killed part sent
+   * without recording an answer.
    */
   mayAlsoHaveCost: number;
-  /** The service confirmed an Idempotency-Key (Idempotent-Replayed, contract row 27) on an answer of this run. */
-  idempotencyConfirmed: boolean;
+  /**
+   * The service sent Idempotent-Replayed (contract row 27) on an answer of this run: what it says,
+   * never believed, since only a second paid call for an answered address could test it.
+   */
+  idempotencyClaimed: boolean;
+  /** Paid calls in flight at most (--concurrency): what a SIGKILL can make a later run pay again. */
+  inFlightAtMost: number;
 }
 
-export function newVerificationRun(budget: number | undefined): VerificationRun {
+export function newVerificationRun(budget: number | undefined, concurrency: number): VerificationRun {
   return {
     budget: budget ?? Number.POSITIVE_INFINITY,
     unitsSpent: 0,
@@ -39,7 +45,8 @@ export function newVerificationRun(budget: number | undefined): VerificationRun 
     unchecked: 0,
     answersLost: 0,
     mayAlsoHaveCost: 0,
-    idempotencyConfirmed: false,
+    idempotencyClaimed: false,
+    inFlightAtMost: concurrency,
   };
 }
 
@@ -166,9 +173,8 @@ export class Verifier {
       return await this.tracked(this.pay(key, email, claim.token, call));
     } catch (error) {
       // No answer: what the lost answers may have cost stays reserved; the rest goes back.
-      const mayHaveCost = call.lost === 0 ? 0 : this.run.idempotencyConfirmed ? 1 : call.lost;
-      this.run.mayAlsoHaveCost += mayHaveCost;
-      this.reserved -= call.reserved - mayHaveCost;
+      this.run.mayAlsoHaveCost += call.lost;
+      this.reserved -= call.reserved - call.lost;
       // The budget had no room for another try after a lost answer: the address is left unchecked.
       if (call.refused) return this.leftUnchecked();
       throw error;
@@ -191,34 +197,48 @@ export class Verifier {
     }
   }
 
+  /**
+   * The call holds its slot until its answer is kept: at most --concurrency calls are ever sent and
+   * not yet recorded, so a SIGKILL makes a later run pay again for at most that many.
+   */
   private async pay(key: string, email: string, token: string, call: PaidCall): Promise<VerificationOutcome> {
-    const { runId, signal } = this.settings;
-    const result = await this.slots.run(() => {
+    const { signal } = this.settings;
+    return this.slots.run(async () => {
       // Stopped while this call waited for its turn: it is not sent.
       signal?.throwIfAborted();
-      return this.client.verify(email, { idempotencyKey: token, paid: this.watch(call) });
+      this.recordSending(key);
+      const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
+      call.answered = true;
+      this.run.unitsSpent += 1;
+      if (result.idempotency !== undefined) this.run.idempotencyClaimed = true;
+      // Each lost try may have cost a unit: a replay header cannot be told from a lie (contract row 23).
+      this.run.mayAlsoHaveCost += call.lost;
+      this.reserved -= call.reserved - 1 - call.lost;
+      return this.keep(key, email, result);
     });
-    call.answered = true;
-    this.run.unitsSpent += 1;
-    if (result.idempotency !== undefined) this.run.idempotencyConfirmed = true;
-    // A confirmed key: the lost tries were this answer's own unit (or cost nothing). Otherwise each may have cost one.
-    const mayHaveCost = result.idempotency !== undefined ? 0 : call.lost;
-    this.run.mayAlsoHaveCost += mayHaveCost;
-    this.reserved -= call.reserved - 1 - mayHaveCost;
+  }
+
+  /** A paid answer, kept in the run's state and the ledger before it is used. */
+  private async keep(key: string, email: string, result: VerifyAnswer): Promise<VerificationOutcome> {
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
-    await this.stores.resume?.put(key, { ...paid, run: runId });
+    await this.stores.resume?.put(key, { ...paid, run: this.settings.runId });
     await this.stores.ledger.put(key, paid);
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 
+  /** The write-ahead record of one attempt, on disk before it is sent: the run's state if any, else the ledger. */
+  private recordSending(key: string): void {
+    (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId);
+  }
+
   /**
    * The budget's say in one paid call: a lost answer may have cost a unit, so a retry after one
-   * needs a unit of room, unless the service has confirmed that it honours the Idempotency-Key (the
-   * retry then replays or replaces the lost call: one unit for the address in all). A stopped run
-   * sends no retry.
+   * needs a unit of room, whatever the service says of Idempotency-Key (a service that ignores the
+   * key charges the retry again). The retry is in the write-ahead record before it is sent. A
+   * stopped run sends no retry.
    */
-  private watch(call: PaidCall): PaidCallWatch {
+  private watch(key: string, call: PaidCall): PaidCallWatch {
     return {
       answerLost: () => {
         call.lost += 1;
@@ -226,13 +246,13 @@ export class Verifier {
       },
       mayRetry: () => {
         if (this.settings.signal?.aborted) return false;
-        if (this.run.idempotencyConfirmed) return true;
         if (this.reserved + 1 > this.run.budget) {
           call.refused = true;
           return false;
         }
         this.reserved += 1;
         call.reserved += 1;
+        this.recordSending(key);
         return true;
       },
     };

@@ -33,7 +33,7 @@ interface Verification {
   units_spent: number;
   units_spent_at_most: number;
   answers_lost: number;
-  idempotency: 'confirmed' | 'not confirmed';
+  idempotency: 'claimed, not relied on' | 'not claimed';
   unchecked: number;
 }
 
@@ -183,8 +183,20 @@ async function paidRun(paid: PaidRun, budget: number, sandboxOptions: SandboxOpt
 }
 
 const VARIANTS = [
-  { name: 'a sandbox that honours Idempotency-Key', options: {}, honoured: true },
-  { name: 'a sandbox that ignores Idempotency-Key', options: { ignoreIdempotencyKey: true }, honoured: false },
+  { name: 'a sandbox that honours Idempotency-Key', options: {}, honoured: true, claimed: true },
+  {
+    name: 'a sandbox that ignores Idempotency-Key',
+    options: { ignoreIdempotencyKey: true },
+    honoured: false,
+    claimed: false,
+  },
+  // Issue 41 point 5: Idempotent-Replayed: false on every answer, and every call charged.
+  {
+    name: 'a sandbox that claims to honour Idempotency-Key and ignores it',
+    options: { lieAboutIdempotency: true },
+    honoured: false,
+    claimed: true,
+  },
 ];
 
 /**
@@ -224,15 +236,10 @@ for (const variant of VARIANTS) {
             // have been spared, but the run met cut answers, and a loose budget's many calls lost some.
             expect(cut).toBeGreaterThan(0);
             if (budget === 60) expect(verification.answers_lost).toBeGreaterThan(0);
-            if (variant.honoured) {
-              expect(verification.idempotency).toBe('confirmed');
-              // Every cut answer was charged, so "at most" is exact here, and with room for every retry
-              // each address got its answer: the units charged are the sandbox's count.
-              expect(verification.units_spent_at_most).toBe(units);
-              if (budget === 60) expect(verification.units_spent).toBe(units);
-            } else {
-              expect(verification.idempotency).toBe('not confirmed');
-            }
+            // What the service says of the key is reported, never relied on: a lost answer counts as charged.
+            expect(verification.idempotency).toBe(variant.claimed ? 'claimed, not relied on' : 'not claimed');
+            // With room for every retry each address got its answer, and an honoured key charged each once.
+            if (variant.honoured && budget === 60) expect(verification.units_spent).toBe(units);
             // The closing line says the most that could have been charged whenever it is more than the units counted.
             if (verification.units_spent_at_most > verification.units_spent)
               expect(run.stderr).toContain(

@@ -280,7 +280,10 @@ describe('one ledger of paid results, shared by every command', () => {
     expect(first.stderr.match(/GET \S+\/api\/v1\/verify/g)).toHaveLength(2);
     expect(second.stderr).not.toMatch(/\/api\/v1\/verify/);
     expect(second.stdout).toBe(first.stdout);
-    expect(await readdir(cache)).toHaveLength(1);
+    // One ledger, and its write-ahead record of the two calls sent.
+    const files = (await readdir(cache)).sort();
+    expect(files).toHaveLength(2);
+    expect(files[1]).toBe(files[0]!.replace(/\.ndjson$/, '.sent.ndjson'));
   });
 });
 

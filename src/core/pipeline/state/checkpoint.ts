@@ -25,7 +25,7 @@ const countersSchema = z.object({
       unchecked: count.default(0),
       answers_lost: count.default(0),
       may_also_have_cost: count.default(0),
-      idempotency_confirmed: z.boolean().default(false),
+      idempotency_claimed: z.boolean().default(false),
     })
     .prefault({}),
   /** --exclude-domains / --exclude-emails: companies and contacts left out of the committed output. */

@@ -1,0 +1,127 @@
+/**
+ * The verifier's budget in process, against a stub service that keeps the truth about money
+ * (test/helpers/verify-stub.ts): lost answers in every order (before a later address reserves, a
+ * retry after one, several calls at once), against a service that honours Idempotency-Key, one
+ * that ignores it and one that says it honours it and does not. In every case the stub's charge is
+ * never above the budget and the verifier's "at most" never below the stub's charge.
+ */
+import { describe, expect, it } from 'vitest';
+import { LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
+import { newVerificationRun, Verifier } from '../../../src/core/verification/verifier.js';
+import { verificationSnapshot } from '../../../src/core/verification/report.js';
+import { verifyStub, type Fate, type StubMode } from '../../helpers/verify-stub.js';
+
+const MODES: StubMode[] = ['honour', 'ignore', 'lie'];
+const address = (n: number) => `person${n}@example.com`;
+
+interface Case {
+  budget: number;
+  concurrency?: number;
+  addresses: number;
+  fates: (email: string, attempt: number) => Fate | undefined;
+  /** Each address asked for once the one before it is done: a lost answer comes before the next reserves. */
+  oneByOne?: boolean;
+}
+
+/** Verifies the addresses, all asked for at once (or one by one), on a ledger that keeps nothing (the run's own memory). */
+async function verifyAll(mode: StubMode, options: Case) {
+  const stub = verifyStub(mode, options.fates);
+  const run = newVerificationRun(options.budget, options.concurrency ?? 1);
+  const verifier = new Verifier(stub, { ledger: LocalVerificationLedger.disabled() }, run, {
+    concurrency: options.concurrency ?? 1,
+    keyScope: 'test',
+  });
+  const emails = Array.from({ length: options.addresses }, (_, index) => address(index + 1));
+  const one = (email: string) =>
+    verifier.verify(email, email).catch((error: Error) => ({ verification: error.message }));
+  const outcomes = [];
+  if (options.oneByOne) for (const email of emails) outcomes.push(await one(email));
+  else outcomes.push(...(await Promise.all(emails.map(one))));
+  return { stub, snapshot: verificationSnapshot(run), outcomes: outcomes.map((outcome) => outcome.verification) };
+}
+
+describe('the budget is a ceiling on what the service may have charged', () => {
+  for (const mode of MODES) {
+    it(`a lost answer keeps its unit, so a later address finds no room (${mode})`, async () => {
+      // Budget 1: the first address's answer is lost and its retry refused; the second must not be paid.
+      const { stub, snapshot, outcomes } = await verifyAll(mode, {
+        budget: 1,
+        addresses: 2,
+        oneByOne: true,
+        fates: (email) => (email === address(1) ? 'lost' : undefined),
+      });
+      expect(stub.charged).toBe(1);
+      expect(stub.chargedFor(address(2))).toBe(0);
+      expect(outcomes).toEqual(['unchecked', 'unchecked']);
+      expect(snapshot).toMatchObject({ units_spent: 0, units_spent_at_most: 1, answers_lost: 1, unchecked: 2 });
+    });
+
+    it(`a retry after a lost answer holds a unit of its own (${mode})`, async () => {
+      // Budget 2: the first address is lost once, then answered: two units may be gone, none left for the second.
+      const { stub, snapshot, outcomes } = await verifyAll(mode, {
+        budget: 2,
+        addresses: 2,
+        oneByOne: true,
+        fates: (email, attempt) => (email === address(1) && attempt === 1 ? 'lost' : undefined),
+      });
+      expect(stub.sent).toEqual([address(1), address(1)]);
+      expect(stub.charged).toBe(mode === 'honour' ? 1 : 2);
+      expect(outcomes).toEqual(['valid', 'unchecked']);
+      // Never below the charge, whatever the service says of the key: a replay header is not believed.
+      expect(snapshot).toMatchObject({ units_spent: 1, units_spent_at_most: 2, answers_lost: 1 });
+      expect(snapshot.idempotency).toBe(mode === 'ignore' ? 'not claimed' : 'claimed, not relied on');
+    });
+
+    it(`many calls at once, every other answer lost: the charge stays within the budget (${mode})`, async () => {
+      for (const budget of [1, 2, 3, 5, 8]) {
+        const { stub, snapshot } = await verifyAll(mode, {
+          budget,
+          concurrency: 4,
+          addresses: 10,
+          fates: (email, attempt) => ((Number(email.match(/\d+/)![0]) + attempt) % 2 === 0 ? 'lost' : undefined),
+        });
+        expect(stub.charged, `budget ${budget}`).toBeLessThanOrEqual(budget);
+        expect(snapshot.units_spent_at_most, `budget ${budget}`).toBeGreaterThanOrEqual(stub.charged);
+        expect(snapshot.units_spent_at_most, `budget ${budget}`).toBeLessThanOrEqual(budget);
+        expect(snapshot.units_spent, `budget ${budget}`).toBeLessThanOrEqual(stub.charged);
+      }
+    });
+  }
+
+  it('a lost answer with room to spare is retried and answered; the record brackets the charge', async () => {
+    const { stub, snapshot, outcomes } = await verifyAll('lie', {
+      budget: 10,
+      addresses: 3,
+      oneByOne: true,
+      fates: (email, attempt) => (email === address(2) && attempt <= 2 ? 'lost' : undefined),
+    });
+    expect(outcomes).toEqual(['valid', 'valid', 'valid']);
+    expect(stub.charged).toBe(5);
+    expect(snapshot).toMatchObject({ units_spent: 3, units_spent_at_most: 5, answers_lost: 2 });
+  });
+});
+
+describe('what a kill can cost', () => {
+  it('at most --concurrency calls are sent and not yet kept', async () => {
+    // A ledger whose put waits: while one answer is being kept, no further call may be sent beyond the slots.
+    const stub = verifyStub('ignore', () => undefined);
+    const kept: string[] = [];
+    let unkeptAtMost = 0;
+    const ledger = LocalVerificationLedger.disabled();
+    const put = ledger.put.bind(ledger);
+    const slow = Object.assign(ledger, {
+      put: async (key: string, result: Parameters<typeof put>[1]) => {
+        unkeptAtMost = Math.max(unkeptAtMost, stub.sent.length - kept.length);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        put(key, result);
+        kept.push(key);
+      },
+    });
+    const run = newVerificationRun(undefined, 2);
+    const verifier = new Verifier(stub, { ledger: slow }, run, { concurrency: 2, keyScope: 'test' });
+    await Promise.all(Array.from({ length: 12 }, (_, index) => verifier.verify(address(index), address(index))));
+    expect(kept).toHaveLength(12);
+    expect(unkeptAtMost).toBeLessThanOrEqual(2);
+    expect(verificationSnapshot(run).kill_may_charge_again).toBe(2);
+  });
+});
