@@ -5,7 +5,8 @@
  * scripts/bundle.mjs). A heavy package (zod, undici, csv-stringify, better-sqlite3, pg, exceljs, ora…)
  * or a module outside the list on this path fails here, with the list of what came in.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -65,13 +66,16 @@ const START_MODULES = new Set([
 ]);
 
 /** The packages and src/ modules one run of the binary loaded. */
-async function loadedBy(args: string[]): Promise<{ packages: string[]; modules: string[]; stdout: string }> {
+async function loadedBy(
+  args: string[],
+  exitCode = 0,
+): Promise<{ packages: string[]; modules: string[]; stdout: string; stderr: string }> {
   const log = join(await scratchDir('prospect-startup-'), 'modules.log');
   const run = await runCli(args, {
     env: { PROSPECT_TEST_MODULE_LOG: log },
     wrap: (argv) => ({ command: process.execPath, args: ['--import', HOOK, ...argv] }),
   });
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, run.stderr).toBe(exitCode);
   const bundled = JSON.parse(readFileSync(join(DIST_CLI, 'modules.json'), 'utf8')) as Record<string, string[]>;
   const packages = new Set<string>();
   const modules = new Set<string>();
@@ -89,7 +93,7 @@ async function loadedBy(args: string[]): Promise<{ packages: string[]; modules: 
       inputs!.forEach(add);
     } else add(path);
   }
-  return { packages: [...packages].sort(), modules: [...modules].sort(), stdout: run.stdout };
+  return { packages: [...packages].sort(), modules: [...modules].sort(), stdout: run.stdout, stderr: run.stderr };
 }
 
 describe('start-up loads only the allow-list (spawned, under a module-logging hook)', () => {
@@ -104,4 +108,22 @@ describe('start-up loads only the allow-list (spawned, under a module-logging ho
       expect(modules).toContain('src/options/flags.ts');
     });
   }
+});
+
+describe('a held --state is refused before the job loads (issue 43: exit 6 as fast as --version)', () => {
+  it('prospect pipeline --state DIR, held by a live run: exit 6 naming it, before any module of the job', async () => {
+    const state = await scratchDir('prospect-held-');
+    // This test's own process is the live holder, on this host.
+    const holder = { pid: process.pid, host: hostname(), started_at: '2026-12-01T03:00:00.000Z', command: 'pipeline' };
+    writeFileSync(join(state, 'lock'), JSON.stringify(holder));
+    const { packages, modules, stderr } = await loadedBy(
+      ['pipeline', '-t', 'Shopify', '--state', state, '-o', join(state, 'leads.csv')],
+      6,
+    );
+    expect(stderr).toContain(`another pipeline run (pid ${process.pid}, started 2026-12-01T03:00:00.000Z)`);
+    // The lock was read by the light module alone: nothing of the job, its state or its network.
+    expect(modules).toContain('src/core/state-store/lock.ts');
+    expect(modules.filter((module) => /^src\/core\/(pipeline|verification|shared)\//.test(module))).toEqual([]);
+    expect(packages.filter((name) => ['undici', 'better-sqlite3', 'pg', 'exceljs', 'ora'].includes(name))).toEqual([]);
+  });
 });
