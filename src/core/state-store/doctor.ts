@@ -37,11 +37,12 @@ export async function checkStateStore(ctx: RunContext, out: { line(text: string)
   try {
     const ms = Math.round(performance.now() - started);
     const { rows } = await session.query(
-      `SELECT current_user AS role, split_part(version(), ' ', 2) AS version,
-              (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS ssl,
-              (SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS tls,
-              has_database_privilege(current_database(), 'CREATE') AS create_db,
-              (SELECT has_schema_privilege(oid, 'CREATE') FROM pg_namespace WHERE nspname = $1) AS create_schema`,
+      `SELECT current_user AS role, pg_catalog.split_part(pg_catalog.version(), ' ', 2) AS version,
+              (SELECT ssl FROM pg_catalog.pg_stat_ssl WHERE pid = pg_catalog.pg_backend_pid()) AS ssl,
+              (SELECT version FROM pg_catalog.pg_stat_ssl WHERE pid = pg_catalog.pg_backend_pid()) AS tls,
+              pg_catalog.has_database_privilege(pg_catalog.current_database(), 'CREATE') AS create_db,
+              (SELECT pg_catalog.has_schema_privilege(oid, 'CREATE') FROM pg_catalog.pg_namespace
+                WHERE nspname = $1) AS create_schema`,
       [SCHEMA],
     );
     const found = rows[0] as { role: string; version: string; ssl: boolean; tls: string | null };

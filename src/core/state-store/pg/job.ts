@@ -37,13 +37,13 @@ export class PgJobState implements RemoteJobState {
 
   async lock(_command: string, files: LocalRunFiles): Promise<() => Promise<void>> {
     await this.refuseTransactionPooler();
-    const { rows } = await this.session.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken', [
-      JOB_LOCK_CLASS,
-      this.name,
-    ]);
+    const { rows } = await this.session.query(
+      'SELECT pg_catalog.pg_try_advisory_lock($1, pg_catalog.hashtext($2)) AS taken',
+      [JOB_LOCK_CLASS, this.name],
+    );
     if (rows[0]?.taken !== true) throw await this.heldBy();
     await this.session.query(
-      `INSERT INTO ${SCHEMA}.jobs (name, holder_host, holder_pid, started_at) VALUES ($1, $2, $3, now())
+      `INSERT INTO ${SCHEMA}.jobs (name, holder_host, holder_pid, started_at) VALUES ($1, $2, $3, pg_catalog.now())
        ON CONFLICT (name) DO UPDATE SET holder_host = EXCLUDED.holder_host, holder_pid = EXCLUDED.holder_pid,
          started_at = EXCLUDED.started_at`,
       [this.name, `${this.host}`, process.pid],
@@ -51,7 +51,7 @@ export class PgJobState implements RemoteJobState {
     await this.restore(files);
     return async () => {
       await this.session
-        .query('SELECT pg_advisory_unlock($1, hashtext($2))', [JOB_LOCK_CLASS, this.name])
+        .query('SELECT pg_catalog.pg_advisory_unlock($1, pg_catalog.hashtext($2))', [JOB_LOCK_CLASS, this.name])
         .catch(() => {});
     };
   }
@@ -175,7 +175,7 @@ export class PgJobState implements RemoteJobState {
    * backend that changes under one connection.
    */
   private async refuseTransactionPooler(): Promise<void> {
-    const { rows } = await this.session.query('SELECT pg_backend_pid() AS pid');
+    const { rows } = await this.session.query('SELECT pg_catalog.pg_backend_pid() AS pid');
     if (rows[0]?.pid === this.session.backendPid) return;
     throw new UsageError(
       `the state database ${this.session.url.shown} is reached through a pooler in transaction mode: ` +
@@ -246,7 +246,7 @@ async function reserveKeys(query: Query, keys: Buffer[], job: string, runId: str
   const sorted = [...keys].sort(Buffer.compare);
   const { rowCount } = await query(
     `INSERT INTO ${SCHEMA}.exported (key, job, run_id)
-     SELECT k, $2, $3 FROM unnest($1::bytea[]) WITH ORDINALITY AS t(k, n) ORDER BY n
+     SELECT k, $2, $3 FROM pg_catalog.unnest($1::bytea[]) WITH ORDINALITY AS t(k, n) ORDER BY n
      ON CONFLICT (key) DO NOTHING`,
     [sorted, job, runId],
   );

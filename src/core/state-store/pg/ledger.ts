@@ -97,14 +97,14 @@ export class PgVerificationLedger implements VerificationLedger {
         `WITH claimed AS (
            INSERT INTO ${SCHEMA}.claims AS c
              (ledger, email_hash, token, holder_pid, holder_session, holder_host, lease_until)
-           VALUES ($1, $2, $3, pg_backend_pid(), $8, $4, now() + make_interval(secs => $5))
+           VALUES ($1, $2, $3, pg_catalog.pg_backend_pid(), $8, $4, pg_catalog.now() + pg_catalog.make_interval(secs => $5))
            ON CONFLICT (ledger, email_hash) DO UPDATE
              SET holder_pid = EXCLUDED.holder_pid, holder_session = EXCLUDED.holder_session,
                  holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
-             WHERE c.lease_until < now()
-                OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
+             WHERE c.lease_until < pg_catalog.now()
+                OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a WHERE a.pid = c.holder_pid)
                 -- The holder's server process serves this session now (a session-mode pool): the holder is gone.
-                OR (c.holder_pid = pg_backend_pid() AND c.holder_session IS DISTINCT FROM $8)
+                OR (c.holder_pid = pg_catalog.pg_backend_pid() AND c.holder_session IS DISTINCT FROM $8)
            RETURNING token)
          SELECT claimed.token, v.email_hash, v.status, v.verified_at, v.run_id FROM claimed
            LEFT JOIN ${SCHEMA}.verifications v ON v.ledger = $1 AND v.email_hash = $2
@@ -160,8 +160,8 @@ export class PgVerificationLedger implements VerificationLedger {
       if (this.held.size === 0) return;
       this.session
         .query(
-          `UPDATE ${SCHEMA}.claims SET lease_until = now() + make_interval(secs => $2)
-            WHERE ledger = $1 AND holder_session = $3 AND lease_until > now()`,
+          `UPDATE ${SCHEMA}.claims SET lease_until = pg_catalog.now() + pg_catalog.make_interval(secs => $2)
+            WHERE ledger = $1 AND holder_session = $3 AND lease_until > pg_catalog.now()`,
           [this.ledger, LEASE_SECONDS, this.session.id],
         )
         .catch(() => {});

@@ -21,10 +21,10 @@ export interface Backend {
   serverPort: number | null;
 }
 
-const BACKEND_QUERY = `SELECT pg_backend_pid() AS pid, backend_start::text AS started,
-  host(inet_client_addr()) AS addr, inet_client_port() AS port,
-  host(inet_server_addr()) AS "serverAddr", inet_server_port() AS "serverPort"
-  FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
+const BACKEND_QUERY = `SELECT pg_catalog.pg_backend_pid() AS pid, backend_start::text AS started,
+  pg_catalog.host(pg_catalog.inet_client_addr()) AS addr, pg_catalog.inet_client_port() AS port,
+  pg_catalog.host(pg_catalog.inet_server_addr()) AS "serverAddr", pg_catalog.inet_server_port() AS "serverPort"
+  FROM pg_catalog.pg_stat_activity WHERE pid = pg_catalog.pg_backend_pid()`;
 
 /**
  * direct: the server sees this very socket, so nothing stands between; kept: something does (a

@@ -76,7 +76,7 @@ export async function migrate(session: PgSession): Promise<void> {
   if (found === SCHEMA_VERSION) return;
   if (found !== undefined && found > SCHEMA_VERSION) throw newerSchema(session, found);
   await session.transaction(async (query) => {
-    await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await query('SELECT pg_catalog.pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
     await query(
       `CREATE TABLE IF NOT EXISTS ${SCHEMA}.meta

@@ -11,12 +11,17 @@ import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { tlsOptions, type StateUrl } from '../../../config/state-url.js';
 import { redact } from '../../../util/redact.js';
 import { backendOf, sessionPath, type SessionPath } from './pooler.js';
+import { SCHEMA } from './schema.js';
 
 /**
- * Server-side keepalives and TCP_USER_TIMEOUT: a holder cut off by the network is dropped within about a
- * minute. Set once connected rather than as the startup `options`, which PgBouncer refuses to pass on.
+ * Set once connected rather than as the startup `options`, which PgBouncer refuses to pass on.
+ * search_path: prospect's schema, then the catalog, then pg_temp (searched first for tables unless
+ * named), never `public`, where another role may have put functions that shadow the built-ins; every
+ * call in prospect's SQL is qualified as well. Server-side keepalives and TCP_USER_TIMEOUT: a holder
+ * cut off by the network is dropped within about a minute.
  */
-const SERVER_TCP_SETTINGS =
+const SESSION_SETTINGS =
+  `SELECT pg_catalog.set_config('search_path', '${SCHEMA}, pg_catalog, pg_temp', false); ` +
   'SET tcp_keepalives_idle = 15; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 6; ' +
   'SET tcp_user_timeout = 60000';
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -53,7 +58,7 @@ export class PgSession {
     const client = newClient(url, applicationName, CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS);
     try {
       await client.connect();
-      await client.query(SERVER_TCP_SETTINGS);
+      await client.query(SESSION_SETTINGS);
       const backend = await backendOf(client);
       const path = await sessionPath(client, backend, async () => {
         const probe = newClient(url, `${applicationName} check`.slice(0, 63), PROBE_TIMEOUT_MS, PROBE_TIMEOUT_MS);

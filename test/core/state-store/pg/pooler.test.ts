@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { LockedError } from '../../../../src/core/state-store/lock.js';
 import { backendOf, sessionPath } from '../../../../src/core/state-store/pg/pooler.js';
+import { PgSession } from '../../../../src/core/state-store/pg/session.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import type { LocalRunFiles } from '../../../../src/core/state-store/types.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
@@ -163,6 +164,16 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
 });
 
 describe.skipIf(skip)('a session-mode pool works', () => {
+  it('the search_path is set after connecting, which a pool passes on (the startup options it refuses)', async () => {
+    const session = await PgSession.connect(parseStateUrl(lifo.url('session')), 'pooled search_path');
+    try {
+      const { rows } = await session.query('SHOW search_path');
+      expect(rows).toEqual([{ search_path: 'prospect, pg_catalog, pg_temp' }]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it("a job's lock holds across statements, refuses a second run (exit 6), and goes with its client", async () => {
     const open = (host: string) => openPgStore(parseStateUrl(lifo.url('session')), host);
     const first = await open('lock-first');
