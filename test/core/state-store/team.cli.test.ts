@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runCli, runInProcess, scratchDir, startCli, type CliRun } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { sandboxStats } from '../../helpers/independent-client.js';
-import { POSTGRES, testDatabase, type TestDatabase } from '../../helpers/postgres.js';
+import { POSTGRES, testDatabase, type TestDatabase, TEST_TEAM_KEY } from '../../helpers/postgres.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type TestSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -44,7 +44,7 @@ async function machine(name: string, db: TestDatabase) {
       apiKey: KEY,
       cwd: home,
       timeoutMs: 120_000,
-      env: { HOME: home, HOSTNAME: name, PROSPECT_STATE_URL: db.url, ...extra },
+      env: { HOME: home, HOSTNAME: name, PROSPECT_STATE_URL: db.url, PROSPECT_TEAM_KEY: TEST_TEAM_KEY, ...extra },
     }),
   };
 }
@@ -272,7 +272,7 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     // A run creates the schema (in process: set-up), then a newer prospect's version is refused.
     const { openPgStore } = await import('../../../src/core/state-store/pg/store.js');
     const { parseStateUrl } = await import('../../../src/config/state-url.js');
-    await (await openPgStore(parseStateUrl(db.url), 'setup')).close();
+    await (await openPgStore(parseStateUrl(db.url), 'setup', TEST_TEAM_KEY)).close();
     await db.sql('UPDATE prospect.meta SET version = version + 1');
     const newer = await runInProcess(['doctor'], options());
     await clean.close();

@@ -2,13 +2,14 @@
  * The team's paid-verification ledger. An address is claimed before it is paid for: a row inserted
  * with ON CONFLICT and a lease, then looked at again. The claim's token is the paid call's
  * Idempotency-Key and survives a takeover, so a run that died after paying costs nothing more with a
- * service that honours the key. Addresses are kept only as hashes: equality is all the ledger needs.
+ * service that honours the key. Addresses are kept only as hashes keyed with the team key (team-key.ts):
+ * equality is all the ledger needs, and a reader of the database cannot tell which address a row is.
  */
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../types.js';
 import { SCHEMA } from './schema.js';
 import type { PgSession } from './session.js';
+import type { TeamKeys } from './team-key.js';
 
 /** A claim's lease; a live holder renews it, and a holder whose session ended loses it at once. */
 const LEASE_SECONDS = 60;
@@ -35,15 +36,17 @@ export class PgVerificationLedger implements VerificationLedger {
     private readonly host: string,
     private readonly freshSince: Date,
     private readonly ownRun: string | undefined,
+    private readonly keys: TeamKeys,
   ) {}
 
   /** The ledger `ledger` (one per service and API key), its fresh results (and `ownRun`'s, whatever their age) read. */
   static async open(
     session: PgSession,
     ledger: string,
-    options: { host: string; freshSince: Date; ownRun?: string | undefined },
+    options: { host: string; keys: TeamKeys; freshSince: Date; ownRun?: string | undefined },
   ): Promise<PgVerificationLedger> {
-    const opened = new PgVerificationLedger(session, ledger, options.host, options.freshSince, options.ownRun);
+    const { host, freshSince, ownRun, keys } = options;
+    const opened = new PgVerificationLedger(session, ledger, host, freshSince, ownRun, keys);
     const { rows } = await session.query(
       `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
         WHERE ledger = $1 AND (verified_at::timestamptz >= $2 OR run_id = $3)`,
@@ -178,6 +181,6 @@ export class PgVerificationLedger implements VerificationLedger {
   }
 
   private hash(key: string): Buffer {
-    return createHash('sha256').update(`${this.ledger}\n${key}`).digest();
+    return this.keys.addressHash(this.ledger, key);
   }
 }

@@ -4,14 +4,14 @@ import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
 import { SCHEMA_VERSION } from '../../../../src/core/state-store/pg/schema.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
-import { POSTGRES, testDatabase } from '../../../helpers/postgres.js';
+import { POSTGRES, testDatabase, TEST_TEAM_KEY } from '../../../helpers/postgres.js';
 
 describe.skipIf(POSTGRES.skip)('migrations', () => {
   it('16 processes starting at once on an empty database all succeed, in a schema of its own', async () => {
     const db = await testDatabase('migrate16');
     const url = parseStateUrl(db.url);
     // 16 sessions, as 16 processes have: the first migrates, the others wait for its lock and find it done.
-    const stores = await Promise.all(Array.from({ length: 16 }, () => openPgStore(url, 'host')));
+    const stores = await Promise.all(Array.from({ length: 16 }, () => openPgStore(url, 'host', TEST_TEAM_KEY)));
     await Promise.all(stores.map((store) => store.close()));
     const { rows } = await db.sql('SELECT version FROM prospect.meta');
     expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
@@ -22,9 +22,9 @@ describe.skipIf(POSTGRES.skip)('migrations', () => {
   it('a database written by a newer prospect is refused with exit 2 and left as it is', async () => {
     const db = await testDatabase('newer');
     const url = parseStateUrl(db.url);
-    await (await openPgStore(url, 'host')).close();
+    await (await openPgStore(url, 'host', TEST_TEAM_KEY)).close();
     await db.sql('UPDATE prospect.meta SET version = $1', [SCHEMA_VERSION + 1]);
-    const refused = await openPgStore(url, 'host').catch((error: unknown) => error);
+    const refused = await openPgStore(url, 'host', TEST_TEAM_KEY).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(CliError);
     expect((refused as CliError).exitCode).toBe(ExitCode.usage);
     expect((refused as CliError).message).toMatch(/written by a newer prospect/);
@@ -35,7 +35,7 @@ describe.skipIf(POSTGRES.skip)('migrations', () => {
   it('a role without CREATE on the database: exit 2 naming the grant', async () => {
     const db = await testDatabase('noprivs');
     await db.sql(`REVOKE CREATE ON DATABASE ${db.name} FROM ${db.role}`);
-    const refused = await openPgStore(parseStateUrl(db.url), 'host').catch((error: unknown) => error);
+    const refused = await openPgStore(parseStateUrl(db.url), 'host', TEST_TEAM_KEY).catch((error: unknown) => error);
     expect((refused as CliError).exitCode).toBe(ExitCode.usage);
     expect((refused as CliError).hint).toMatch(/CREATE on the database/);
     expect((refused as CliError).message).not.toContain(db.password);
@@ -46,7 +46,7 @@ describe.skipIf(POSTGRES.skip)('claims', () => {
   it("a claim whose holder's session ended is taken over at once, keeping its token", async () => {
     const db = await testDatabase('takeover');
     const url = parseStateUrl(db.url);
-    const [a, b] = [await openPgStore(url, 'a'), await openPgStore(url, 'b')];
+    const [a, b] = [await openPgStore(url, 'a', TEST_TEAM_KEY), await openPgStore(url, 'b', TEST_TEAM_KEY)];
     const first = await (
       await a.openVerificationLedger('L', { freshSince: new Date(0) })
     ).claim('ana@example.com', 'key-a');

@@ -13,11 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { PgSession } from '../../../../src/core/state-store/pg/session.js';
 import { runInProcess } from '../../../helpers/cli.js';
-import { POSTGRES, testDatabase, type TestDatabase } from '../../../helpers/postgres.js';
+import { POSTGRES, TEST_TEAM_KEY, testDatabase, type TestDatabase } from '../../../helpers/postgres.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type TestSandbox } from '../../../helpers/sandbox.js';
 import { scratchDir } from '../../../helpers/scratch.js';
 
-const TEAM_KEY = 'search-path-team-key-0123456789abcdef';
 let db: TestDatabase;
 let attacker: string;
 let sandbox: TestSandbox;
@@ -84,7 +83,7 @@ const run = async (args: string[]) => {
     url: sandbox.url,
     apiKey: SANDBOX_KEYS.growth,
     cwd: home,
-    env: { HOME: home, HOSTNAME: 'search-path-host', PROSPECT_STATE_URL: db.url, PROSPECT_TEAM_KEY: TEAM_KEY },
+    env: { HOME: home, HOSTNAME: 'search-path-host', PROSPECT_STATE_URL: db.url, PROSPECT_TEAM_KEY: TEST_TEAM_KEY },
   });
 };
 
