@@ -116,7 +116,7 @@ async function keyWithTeamKey(query: Query, keys: TeamKeys): Promise<void> {
 async function rekey(query: Query, set: string, column: string, old: Buffer[], keyed: Buffer[]): Promise<void> {
   if (old.length === 0) return;
   await query(
-    `UPDATE ${SCHEMA}.${set} = n.keyed FROM pg_catalog.unnest($1::bytea[], $2::bytea[]) AS n(old, keyed)
+    `UPDATE ${SCHEMA}.${set} = n.keyed FROM ROWS FROM (pg_catalog.unnest($1::bytea[]), pg_catalog.unnest($2::bytea[])) AS n(old, keyed)
       WHERE ${column} = n.old`,
     [old, keyed],
   );
