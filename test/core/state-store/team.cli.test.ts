@@ -331,6 +331,27 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     expect(newer.stderr).toMatch(/newer prospect/);
   });
 
+  it('a state URL without a team key, or with a short one: exit 2 before the database or the service', async () => {
+    const db = await testDatabase('nokey');
+    const a = await machine('nokey-host', db);
+    const before = await sandboxStats(sandbox.url);
+    // In process: the exit code and the text main() writes.
+    const none = await runInProcess(['verify', 'ana@example.com', '--yes'], a.options({ PROSPECT_TEAM_KEY: '' }));
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^prospect: a state URL is set but no team key/);
+    expect(none.stderr).toContain('openssl rand -base64 32 | prospect config set team-key');
+    const short = await runInProcess(
+      ['verify', 'ana@example.com', '--yes'],
+      a.options({ PROSPECT_TEAM_KEY: 'short-Team-key' }),
+    );
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/PROSPECT_TEAM_KEY: the team key has 14 characters, fewer than 32/);
+    expect(short.stderr).not.toContain('short-Team-key');
+    expect((await sandboxStats(sandbox.url)).requests).toEqual(before.requests);
+    const schema = await db.sql("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'prospect'");
+    expect(schema.rows[0].n).toBe(0);
+  });
+
   it('a wrong password: exit 2 naming the fix, the password shown nowhere', async () => {
     const db = await testDatabase('badpw');
     const a = await machine('badpw-host', db);
