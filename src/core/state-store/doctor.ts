@@ -8,7 +8,10 @@ import { CliError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
 import { hostName, stateUrlSetting, teamKeySetting } from './index.js';
 
-/** How the connection keeps its server session, which a job's lock and the claims need (./pg/pooler.ts); any other path is refused. */
+/**
+ * How the connection keeps its server session, which a job's lock and the claims need (./pg/pooler.ts);
+ * any other path is refused.
+ */
 const SESSION_PATHS = {
   direct: 'its own: the server sees this connection itself (no pooler)',
   kept: 'its own: something relays the connection (a session-mode pool, a proxy) and keeps its server session',

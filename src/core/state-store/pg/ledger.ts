@@ -100,7 +100,8 @@ export class PgVerificationLedger implements VerificationLedger {
         `WITH claimed AS (
            INSERT INTO ${SCHEMA}.claims AS c
              (ledger, email_hash, token, holder_pid, holder_session, holder_host, lease_until)
-           VALUES ($1, $2, $3, pg_catalog.pg_backend_pid(), $8, $4, pg_catalog.now() + pg_catalog.make_interval(secs => $5))
+           VALUES ($1, $2, $3, pg_catalog.pg_backend_pid(), $8, $4,
+             pg_catalog.now() + pg_catalog.make_interval(secs => $5))
            ON CONFLICT (ledger, email_hash) DO UPDATE
              SET holder_pid = EXCLUDED.holder_pid, holder_session = EXCLUDED.holder_session,
                  holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until

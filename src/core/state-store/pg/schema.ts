@@ -5,10 +5,10 @@
  * by a newer prospect is refused (exit 2), never misread or changed behind older clients' backs.
  */
 import { UsageError } from '../../../exit-codes.js';
-import type { PgSession, Query } from './session.js';
+import { SCHEMA, type PgSession, type Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
 
-export const SCHEMA = 'prospect';
+export { SCHEMA };
 export const SCHEMA_VERSION = 3;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
@@ -116,7 +116,8 @@ async function keyWithTeamKey(query: Query, keys: TeamKeys): Promise<void> {
 async function rekey(query: Query, set: string, column: string, old: Buffer[], keyed: Buffer[]): Promise<void> {
   if (old.length === 0) return;
   await query(
-    `UPDATE ${SCHEMA}.${set} = n.keyed FROM ROWS FROM (pg_catalog.unnest($1::bytea[]), pg_catalog.unnest($2::bytea[])) AS n(old, keyed)
+    `UPDATE ${SCHEMA}.${set} = n.keyed
+      FROM ROWS FROM (pg_catalog.unnest($1::bytea[]), pg_catalog.unnest($2::bytea[])) AS n(old, keyed)
       WHERE ${column} = n.old`,
     [old, keyed],
   );

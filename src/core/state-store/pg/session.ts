@@ -11,7 +11,9 @@ import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { tlsOptions, type StateUrl } from '../../../config/state-url.js';
 import { redact } from '../../../util/redact.js';
 import { backendOf, sessionPath, type SessionPath } from './pooler.js';
-import { SCHEMA } from './schema.js';
+
+/** prospect's own schema in the team database (./schema.ts creates it), first on the session's search_path. */
+export const SCHEMA = 'prospect';
 
 /** The paths a session is accepted on. */
 type KeptPath = Exclude<SessionPath, 'shared' | 'unknown'>;
