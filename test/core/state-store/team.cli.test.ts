@@ -319,11 +319,20 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     expect(fresh.stdout).toMatch(/^ok {2}TLS +none: plaintext/m);
     expect(fresh.stdout).toMatch(/^ok {2}session +its own: the server sees this connection itself/m);
     expect(fresh.stdout).toMatch(/^ok {2}schema +none yet/m);
+    expect(fresh.stdout).toMatch(/^ok {2}team key +the next run records which key writes the database$/m);
     expectNoPassword(fresh, db);
     // A run creates the schema (in process: set-up), then a newer prospect's version is refused.
     const { openPgStore } = await import('../../../src/core/state-store/pg/store.js');
     const { parseStateUrl } = await import('../../../src/config/state-url.js');
     await (await openPgStore(parseStateUrl(db.url), 'setup', TEST_TEAM_KEY)).close();
+    const keyed = await runInProcess(['doctor'], options());
+    expect(keyed.stdout).toMatch(/^ok {2}team key +the one the database was written with$/m);
+    const otherKey = await runInProcess(['doctor'], {
+      ...options(),
+      env: { ...options().env, PROSPECT_TEAM_KEY: 'another-team-key-0123456789abcdef0123' },
+    });
+    expect(otherKey.code).toBe(2);
+    expect(otherKey.stderr).toMatch(/the team key on this machine is not the one the state database was written with/);
     await db.sql('UPDATE prospect.meta SET version = version + 1');
     const newer = await runInProcess(['doctor'], options());
     await clean.close();
