@@ -15,6 +15,8 @@ import { FORMAT } from './format.js';
 import { BIN, measure, prospectEnv, startSandbox, summarize } from './lib.js';
 import { benchDatabase, startCluster, stopCluster } from './pg-cluster.js';
 
+const BENCH_TEAM_KEY = 'bench-team-key-0123456789abcdef0123456789';
+
 export const STATE_STORE_TARGETS = { wallRatio: 1.3 };
 const TECHNOLOGY = 'jQuery';
 const LEVELS = [1, 4, 16];
@@ -29,7 +31,8 @@ export async function benchStateStore({ scratch, log, config }) {
     log(`state store: sandbox of ${config.companies.toLocaleString('en-US')} companies`);
     const sandbox = await startSandbox({ companies: config.companies });
     try {
-      const base = { ...prospectEnv(sandbox.url), PROSPECT_STATE_URL: undefined };
+      // The team key a state URL needs (docs/team.md); harmless to the local runs.
+      const base = { ...prospectEnv(sandbox.url), PROSPECT_STATE_URL: undefined, PROSPECT_TEAM_KEY: BENCH_TEAM_KEY };
       const pipeline = await pipelineRuns({ scratch, log, config, base, url: db.url });
       const claims = await claimRuns({ scratch, log, config, base, url: db.url, sandbox });
       return { ...context, companies: config.companies, ...pipeline, claims, loadAfter: load() };

@@ -124,7 +124,7 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
   const { openConfigStore } = await import('../config/store.js');
   // Opened first: a corrupt file is reported before anyone types a key into a prompt.
   const store = await openConfigStore(ctx.env);
-  const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx) : requireValue(key, value));
+  const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx, key) : requireValue(key, value));
   store.set(key, stored);
   ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
   const { settingOf } = await import('../config/precedence.js');
@@ -145,9 +145,9 @@ function secretOnCommandLine(key: ConfigKey): UsageError {
   );
 }
 
-async function readSecretValue(ctx: RunContext): Promise<string> {
+async function readSecretValue(ctx: RunContext, key: ConfigKey): Promise<string> {
   const { readSecret } = await import('../config/secret-input.js');
-  return readSecret({ stdin: ctx.stdin, prompt: ctx.stderr }, 'API key');
+  return readSecret({ stdin: ctx.stdin, prompt: ctx.stderr }, key === 'api-key' ? 'API key' : key.replace('-', ' '));
 }
 
 function requireValue(key: ConfigKey, value: string | undefined): string {

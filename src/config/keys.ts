@@ -17,6 +17,7 @@ export const CONFIG_KEYS = [
   'exclude-domains',
   'exclude-emails',
   'state-url',
+  'team-key',
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -126,5 +127,15 @@ export const CONFIG_KEY_SPECS: Readonly<Record<ConfigKey, ConfigKeySpec>> = {
     secret: false,
     url: true,
     example: 'postgresql://prospect@db.example.com/sales',
+  },
+  'team-key': {
+    summary:
+      "the team's shared key, 32 characters or more, the same on every machine of the team: the team database " +
+      'keeps addresses and leads keyed with it, and never holds it (read from stdin or a hidden prompt; ' +
+      'docs/team.md)',
+    env: 'PROSPECT_TEAM_KEY',
+    fallback: 'none: required with a state URL',
+    secret: true,
+    example: '',
   },
 };

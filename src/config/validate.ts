@@ -29,6 +29,7 @@ const PARSERS = {
   'exclude-domains': parseListPath,
   'exclude-emails': parseListPath,
   'state-url': parseStateUrlSetting,
+  'team-key': parseTeamKey,
 } satisfies Record<ConfigKey, (text: string) => string | number>;
 
 /**
@@ -87,6 +88,7 @@ const StoredSettingsSchema = z.object({
   'exclude-domains': storedSetting(PARSERS['exclude-domains']),
   'exclude-emails': storedSetting(PARSERS['exclude-emails']),
   'state-url': storedSetting(PARSERS['state-url']),
+  'team-key': storedSetting(PARSERS['team-key']),
 });
 
 /** The config file as a run uses it: each setting under the name of the flag it defaults (--max-age → maxAge). */
@@ -104,6 +106,7 @@ export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   excludeDomains: stored['exclude-domains'],
   excludeEmails: stored['exclude-emails'],
   stateUrl: stored['state-url'],
+  teamKey: stored['team-key'],
 }));
 
 /** Why a stored value is refused, with the fix's hint; undefined when it is fine. */
@@ -134,6 +137,20 @@ function parseApiKey(text: string): string {
       'Check for a stray newline or space when it was pasted.',
     );
   }
+  return key;
+}
+
+/** The team key: long enough that the database's hashes cannot be tried against guesses of it. */
+export function parseTeamKey(text: string): string {
+  const key = text.trim();
+  // Never echo the key in a message: it could end up in a log.
+  if (/[\s\u0000-\u001f\u007f]/.test(key))
+    throw new UsageError('the team key contains spaces or control characters', 'Check for a stray newline or space.');
+  if (key.length < 32)
+    throw new UsageError(
+      `the team key has ${key.length} characters, fewer than 32`,
+      'Make one with `openssl rand -base64 32` and give the same to every machine of the team.',
+    );
   return key;
 }
 

@@ -193,6 +193,29 @@ describe('config list, get, unset, path', () => {
     expect(refused.stderr).not.toContain('Hunter2-state');
   });
 
+  it('team-key: a secret read from stdin, shown as its last 4 characters, refused when short or on the line', async () => {
+    const { file, inProcess } = await profile();
+    const teamKey = 'team-key-of-the-sales-team-0123456789-cafe';
+    const onLine = await inProcess(['config', 'set', 'team-key', teamKey]);
+    expect(onLine.code).toBe(2);
+    expect(onLine.stderr).toContain('refusing to take team-key from the command line');
+    expect(onLine.stderr).not.toContain(teamKey);
+    const short = await inProcess(['config', 'set', 'team-key'], { input: 'too-short-Secret\n' });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('the team key has 16 characters, fewer than 32');
+    expect(short.stderr).not.toContain('too-short-Secret');
+    expect(existsSync(file)).toBe(false);
+    const set = await inProcess(['--verbose', 'config', 'set', 'team-key'], { input: `${teamKey}\n` });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toContain('Set team-key to …cafe in');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'team-key': teamKey });
+    const list = await inProcess(['config', 'list']);
+    expect(list.stdout).toMatch(/^team-key +…cafe +config file$/m);
+    const get = await inProcess(['config', 'get', 'team-key']);
+    expect(get.stdout).toBe('…cafe\n');
+    for (const run of [set, list, get]) expect(run.stdout + run.stderr).not.toContain(teamKey);
+  });
+
   it('list marks an invalid value instead of failing, so it can be found and fixed', async () => {
     const { file, inProcess } = await profile();
     writeFileSync(file, '{"concurrency": 99}');

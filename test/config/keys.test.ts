@@ -13,7 +13,7 @@ describe('the key table', () => {
     for (const format of OUTPUT_FORMATS) expect(CONFIG_KEY_SPECS.format.summary).toContain(format);
   });
 
-  it('marks only api-key as secret', () => {
-    expect(CONFIG_KEYS.filter((key) => CONFIG_KEY_SPECS[key].secret)).toEqual(['api-key']);
+  it('marks api-key and team-key as secret', () => {
+    expect(CONFIG_KEYS.filter((key) => CONFIG_KEY_SPECS[key].secret)).toEqual(['api-key', 'team-key']);
   });
 });

@@ -68,6 +68,7 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   delete env.PROSPECT_BASE_URL;
   delete env.PROSPECT_DEBUG;
   delete env.PROSPECT_STATE_URL;
+  delete env.PROSPECT_TEAM_KEY;
   // No test speaks TLS, and Node reads the CA bundle this names at every start: about 50 ms of CPU
   // for each of the suite's 400-odd processes on machines that set it.
   delete env.NODE_EXTRA_CA_CERTS;

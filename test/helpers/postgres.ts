@@ -17,6 +17,8 @@ import { scratchRoot } from './scratch.js';
 import { createTeamDatabase, startPgCluster, stopPgCluster } from './pg-cluster.mjs';
 
 export const POSTGRES = findProgram('postgres');
+/** The team key of every test store (the state URL needs one; docs/team.md). */
+export const TEST_TEAM_KEY = 'test-team-key-0123456789abcdef0123456789';
 const OPENSSL = findProgram('openssl');
 
 export interface PgCluster {

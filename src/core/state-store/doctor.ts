@@ -6,15 +6,34 @@
 import { parseStateUrl } from '../../config/state-url.js';
 import { CliError, UsageError } from '../../exit-codes.js';
 import type { RunContext } from '../../runtime/context.js';
-import { hostName, stateUrlSetting } from './index.js';
+import { hostName, stateUrlSetting, teamKeySetting } from './index.js';
 
-/** How the connection keeps its server session, which a job's lock and the claims need (./pg/pooler.ts). */
+/**
+ * How the connection keeps its server session, which a job's lock and the claims need (./pg/pooler.ts);
+ * any other path is refused.
+ */
 const SESSION_PATHS = {
   direct: 'its own: the server sees this connection itself (no pooler)',
   kept: 'its own: something relays the connection (a session-mode pool, a proxy) and keeps its server session',
-  unknown: 'not checked: a second connection got no server session within 5 s',
-  shared: 'shared',
 } as const;
+
+/** Whether the team key is the one that wrote the database (a different one is refused, exit 2). */
+async function teamKeyState(
+  session: { query(text: string): Promise<{ rows: unknown[] }> },
+  check: Buffer,
+  version: number | undefined,
+): Promise<string> {
+  const { SCHEMA } = await import('./pg/schema.js');
+  if (version === undefined || version < 3) return 'the next run records which key writes the database';
+  const { rows } = await session.query(`SELECT team_key_check FROM ${SCHEMA}.meta`);
+  const found = (rows[0] as { team_key_check: Buffer | null } | undefined)?.team_key_check;
+  if (found === null || found === undefined) return 'the next run records which key writes the database';
+  if (found.equals(check)) return 'the one the database was written with';
+  throw new UsageError(
+    'the team key on this machine is not the one the state database was written with.',
+    'Set the key the other machines of the team use (PROSPECT_TEAM_KEY or `prospect config set team-key`).',
+  );
+}
 
 export async function checkStateStore(ctx: RunContext, out: { line(text: string): void }): Promise<void> {
   const text = await stateUrlSetting(ctx.env);
@@ -22,9 +41,11 @@ export async function checkStateStore(ctx: RunContext, out: { line(text: string)
   if (text === undefined) return;
   const url = parseStateUrl(text);
   out.line(`state     ${url.shown} (sslmode=${url.sslmode})`);
-  const [{ PgSession }, { SCHEMA, SCHEMA_VERSION, versionOf }] = await Promise.all([
+  const teamKey = await teamKeySetting(ctx.env);
+  const [{ PgSession }, { SCHEMA, SCHEMA_VERSION, versionOf }, { TeamKeys }] = await Promise.all([
     import('./pg/session.js'),
     import('./pg/schema.js'),
+    import('./pg/team-key.js'),
   ]);
   const started = performance.now();
   const session = await PgSession.connect(url, `prospect doctor ${hostName(ctx.env)}`.slice(0, 63)).catch(
@@ -37,11 +58,12 @@ export async function checkStateStore(ctx: RunContext, out: { line(text: string)
   try {
     const ms = Math.round(performance.now() - started);
     const { rows } = await session.query(
-      `SELECT current_user AS role, split_part(version(), ' ', 2) AS version,
-              (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS ssl,
-              (SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS tls,
-              has_database_privilege(current_database(), 'CREATE') AS create_db,
-              (SELECT has_schema_privilege(oid, 'CREATE') FROM pg_namespace WHERE nspname = $1) AS create_schema`,
+      `SELECT current_user AS role, pg_catalog.split_part(pg_catalog.version(), ' ', 2) AS version,
+              (SELECT ssl FROM pg_catalog.pg_stat_ssl WHERE pid = pg_catalog.pg_backend_pid()) AS ssl,
+              (SELECT version FROM pg_catalog.pg_stat_ssl WHERE pid = pg_catalog.pg_backend_pid()) AS tls,
+              pg_catalog.has_database_privilege(pg_catalog.current_database(), 'CREATE') AS create_db,
+              (SELECT pg_catalog.has_schema_privilege(oid, 'CREATE') FROM pg_catalog.pg_namespace
+                WHERE nspname = $1) AS create_schema`,
       [SCHEMA],
     );
     const found = rows[0] as { role: string; version: string; ssl: boolean; tls: string | null };
@@ -72,6 +94,7 @@ export async function checkStateStore(ctx: RunContext, out: { line(text: string)
         : `ok  schema    ${SCHEMA} version ${version}` +
             (version < SCHEMA_VERSION ? ` (the next run upgrades it to ${SCHEMA_VERSION})` : ''),
     );
+    out.line(`ok  team key  ${await teamKeyState(session, TeamKeys.from(teamKey).check, version)}`);
   } finally {
     await session.close();
   }

@@ -18,6 +18,33 @@ export async function stateUrlSetting(env: NodeJS.ProcessEnv): Promise<string | 
   return settingOf('state-url', { env, config: () => readConfigValues(env).stateUrl })?.value;
 }
 
+/**
+ * The team key, which a state URL needs (exit 2 without it, before anything): the store keys what it
+ * keeps with it. Never generated here: each machine would make its own, and find none of the others'.
+ */
+export async function teamKeySetting(env: NodeJS.ProcessEnv): Promise<string> {
+  const [{ readConfigValues }, { parseTeamKey, refusal }] = await Promise.all([
+    import('../../config/store.js'),
+    import('../../config/validate.js'),
+  ]);
+  const fromEnv = (text: string) => {
+    try {
+      return parseTeamKey(text);
+    } catch (error) {
+      const { reason, hint } = refusal(error);
+      throw new UsageError(`PROSPECT_TEAM_KEY: ${reason}.`, hint);
+    }
+  };
+  const setting = settingOf('team-key', { env, fromEnv, config: () => readConfigValues(env).teamKey });
+  if (setting !== undefined) return setting.value;
+  throw new UsageError(
+    'a state URL is set but no team key: the team database keeps addresses and leads only keyed with the ' +
+      "team's shared key, which it never holds.",
+    'Make one once (openssl rand -base64 32 | prospect config set team-key) and give the same key to every ' +
+      'machine of the team, as PROSPECT_TEAM_KEY or with `prospect config set team-key` (docs/team.md).',
+  );
+}
+
 /** This machine's name as the team sees it: HOSTNAME (a container's), else the system's. */
 export function hostName(env: NodeJS.ProcessEnv): string {
   return env.HOSTNAME?.trim() || hostname();
@@ -39,8 +66,9 @@ async function connect(ctx: RunContext): Promise<TeamStore | undefined> {
   const text = await stateUrlSetting(ctx.env);
   if (text === undefined) return undefined;
   const url = parseStateUrl(text);
+  const teamKey = await teamKeySetting(ctx.env);
   const { openPgStore } = await import('./pg/store.js');
-  const store = await openPgStore(url, hostName(ctx.env));
+  const store = await openPgStore(url, hostName(ctx.env), teamKey);
   ctx.onCleanup(() => store.close());
   return store;
 }

@@ -13,7 +13,7 @@ import { openPgStore } from '../../../src/core/state-store/pg/store.js';
 import type { TeamStore } from '../../../src/core/state-store/index.js';
 import type { ExportsLedger, VerificationLedger } from '../../../src/core/state-store/types.js';
 import { LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
-import { POSTGRES, testDatabase } from '../../helpers/postgres.js';
+import { POSTGRES, testDatabase, TEST_TEAM_KEY } from '../../helpers/postgres.js';
 import { scratchDir } from '../../helpers/scratch.js';
 
 const LONG_AGO = new Date('2000-01-01T00:00:00Z');
@@ -45,7 +45,7 @@ const local: Stores = {
 
 async function pgStores(): Promise<Stores> {
   const db = await testDatabase('contract');
-  const open = (): Promise<TeamStore> => openPgStore(parseStateUrl(db.url), 'contract-host');
+  const open = (): Promise<TeamStore> => openPgStore(parseStateUrl(db.url), 'contract-host', TEST_TEAM_KEY);
   const stores: TeamStore[] = [];
   const opened = async () => {
     const store = await open();

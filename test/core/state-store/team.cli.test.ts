@@ -8,6 +8,7 @@
  * the runs killed and the resumes after a kill are spawned.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runCli, runInProcess, scratchDir, startCli, type CliRun } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { sandboxStats } from '../../helpers/independent-client.js';
-import { POSTGRES, testDatabase, type TestDatabase } from '../../helpers/postgres.js';
+import { POSTGRES, testDatabase, type TestDatabase, TEST_TEAM_KEY } from '../../helpers/postgres.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type TestSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -44,9 +45,46 @@ async function machine(name: string, db: TestDatabase) {
       apiKey: KEY,
       cwd: home,
       timeoutMs: 120_000,
-      env: { HOME: home, HOSTNAME: name, PROSPECT_STATE_URL: db.url, ...extra },
+      env: { HOME: home, HOSTNAME: name, PROSPECT_STATE_URL: db.url, PROSPECT_TEAM_KEY: TEST_TEAM_KEY, ...extra },
     }),
   };
+}
+
+/**
+ * Every value of every table of prospect's schema, bytes as they are: what a role that may read the
+ * database sees (bytea decoded, so that text kept in it would show).
+ */
+async function everythingStored(db: TestDatabase): Promise<string> {
+  const { rows: tables } = await db.sql("SELECT tablename FROM pg_tables WHERE schemaname = 'prospect'");
+  const parts: string[] = [];
+  for (const { tablename } of tables as { tablename: string }[]) {
+    const { rows } = await db.sql(`SELECT * FROM prospect.${tablename}`);
+    for (const row of rows as Record<string, unknown>[])
+      for (const value of Object.values(row))
+        parts.push(Buffer.isBuffer(value) ? value.toString('latin1') : JSON.stringify(value));
+  }
+  return parts.join('\n');
+}
+
+/**
+ * The hashes of the store that a reader with a dictionary holding `addresses` finds, by the schemes of
+ * schema 2: sha256 of the ledger name (kept in the row) and the address, and sha256 of the address
+ * alone, whole or cut to 12 bytes as lead keys were. Computed here, not by prospect.
+ */
+async function unkeyedMatches(db: TestDatabase, addresses: string[], leads: string[] = []): Promise<string[]> {
+  const sha = (text: string) => createHash('sha256').update(text).digest();
+  const { rows: ledgers } = await db.sql('SELECT DISTINCT ledger FROM prospect.verifications');
+  const candidates = new Map<string, string>();
+  for (const address of [...addresses, ...leads]) {
+    for (const digest of [sha(address), sha(address).subarray(0, 12)]) candidates.set(digest.toString('hex'), address);
+    for (const { ledger } of ledgers as { ledger: string }[])
+      candidates.set(sha(`${ledger}\n${address}`).toString('hex'), address);
+  }
+  const { rows } = await db.sql(
+    `SELECT email_hash AS h FROM prospect.verifications UNION ALL SELECT email_hash FROM prospect.claims
+     UNION ALL SELECT key FROM prospect.exported`,
+  );
+  return (rows as { h: Buffer }[]).flatMap((row) => candidates.get(row.h.toString('hex')) ?? []);
 }
 
 /** Checks the state URL's password appears nowhere a person sees. */
@@ -100,9 +138,10 @@ describe.skipIf(POSTGRES.skip)('the team ledger: no unit paid twice across machi
     }
     const stored = await db.sql('SELECT count(*)::int AS n FROM prospect.verifications');
     expect(stored.rows[0].n).toBe(union.size);
-    // Hashes only: no address is stored in the team database.
+    // Hashes only: no address is stored in the team database, nor a hash a reader could try guesses on.
     const dump = await db.sql("SELECT string_agg(v::text, ' ') AS t FROM prospect.verifications v");
     expect(dump.rows[0].t).not.toContain('person1@');
+    expect(await unkeyedMatches(db, all)).toEqual([]);
   }, 120_000);
 });
 
@@ -161,6 +200,14 @@ describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME', () => {
       expect(existsSync(join(a.home, 'leads.csv'))).toBe(false);
     }
     expect(await pagesDone(shared, 'weekly')).toBeGreaterThanOrEqual(2);
+    // Killed twice mid-run: the committed pages are in the database, and no lead of them can be read there.
+    const leads = csvRecords(expected.toString('utf8'));
+    const emails = leads.map((row) => row.business_email!).filter((email) => email !== '');
+    expect(emails.length).toBeGreaterThan(20);
+    const stored = await everythingStored(shared);
+    expect((await shared.sql('SELECT count(*)::int AS n FROM prospect.job_chunks')).rows[0].n).toBeGreaterThan(0);
+    expect(emails.filter((email) => stored.includes(email))).toEqual([]);
+    expect(leads.filter((row) => row.full_name && stored.includes(row.full_name))).toEqual([]);
     const b = await machine('machine-b', shared);
     await mkdir(join(b.home, 'elsewhere'));
     const resumed = await runCli([...ARGS, '--state', 'pg:weekly', '-o', 'elsewhere/leads-b.csv'], b.options());
@@ -169,6 +216,10 @@ describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME', () => {
     expect(await pagesDone(shared, 'weekly')).toBe(0);
     expect(await readFile(join(b.home, 'elsewhere', 'leads-b.csv'))).toEqual(expected);
     expect((await units()) - before).toBe(cleanUnits);
+    // The lead keys of the finished run, tried as schema 2 kept them (email and domain), find nothing.
+    const identities = leads.map((row) => `${row.business_email!.trim().toLowerCase()}|${row.domain!.toLowerCase()}`);
+    expect((await shared.sql('SELECT count(*)::int AS n FROM prospect.exported')).rows[0].n).toBeGreaterThan(0);
+    expect(await unkeyedMatches(shared, emails, identities)).toEqual([]);
     expectNoPassword(resumed, shared);
   }, 120_000);
 
@@ -268,16 +319,46 @@ describe.skipIf(POSTGRES.skip)('failures', () => {
     expect(fresh.stdout).toMatch(/^ok {2}TLS +none: plaintext/m);
     expect(fresh.stdout).toMatch(/^ok {2}session +its own: the server sees this connection itself/m);
     expect(fresh.stdout).toMatch(/^ok {2}schema +none yet/m);
+    expect(fresh.stdout).toMatch(/^ok {2}team key +the next run records which key writes the database$/m);
     expectNoPassword(fresh, db);
     // A run creates the schema (in process: set-up), then a newer prospect's version is refused.
     const { openPgStore } = await import('../../../src/core/state-store/pg/store.js');
     const { parseStateUrl } = await import('../../../src/config/state-url.js');
-    await (await openPgStore(parseStateUrl(db.url), 'setup')).close();
+    await (await openPgStore(parseStateUrl(db.url), 'setup', TEST_TEAM_KEY)).close();
+    const keyed = await runInProcess(['doctor'], options());
+    expect(keyed.stdout).toMatch(/^ok {2}team key +the one the database was written with$/m);
+    const otherKey = await runInProcess(['doctor'], {
+      ...options(),
+      env: { ...options().env, PROSPECT_TEAM_KEY: 'another-team-key-0123456789abcdef0123' },
+    });
+    expect(otherKey.code).toBe(2);
+    expect(otherKey.stderr).toMatch(/the team key on this machine is not the one the state database was written with/);
     await db.sql('UPDATE prospect.meta SET version = version + 1');
     const newer = await runInProcess(['doctor'], options());
     await clean.close();
     expect(newer.code).toBe(2);
     expect(newer.stderr).toMatch(/newer prospect/);
+  });
+
+  it('a state URL without a team key, or with a short one: exit 2 before the database or the service', async () => {
+    const db = await testDatabase('nokey');
+    const a = await machine('nokey-host', db);
+    const before = await sandboxStats(sandbox.url);
+    // In process: the exit code and the text main() writes.
+    const none = await runInProcess(['verify', 'ana@example.com', '--yes'], a.options({ PROSPECT_TEAM_KEY: '' }));
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^prospect: a state URL is set but no team key/);
+    expect(none.stderr).toContain('openssl rand -base64 32 | prospect config set team-key');
+    const short = await runInProcess(
+      ['verify', 'ana@example.com', '--yes'],
+      a.options({ PROSPECT_TEAM_KEY: 'short-Team-key' }),
+    );
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/PROSPECT_TEAM_KEY: the team key has 14 characters, fewer than 32/);
+    expect(short.stderr).not.toContain('short-Team-key');
+    expect((await sandboxStats(sandbox.url)).requests).toEqual(before.requests);
+    const schema = await db.sql("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'prospect'");
+    expect(schema.rows[0].n).toBe(0);
   });
 
   it('a wrong password: exit 2 naming the fix, the password shown nowhere', async () => {

@@ -3,7 +3,8 @@
  * team database. The lock is a session advisory lock, so a holder that dies frees it at once. Each
  * page is one transaction: its bytes, its lead keys and the checkpoint that covers them. A run
  * resumed anywhere rebuilds its unfinished output from those bytes, so it writes what one
- * uninterrupted run would have.
+ * uninterrupted run would have. The bytes are sealed with the team key and the lead keys keyed with it
+ * (team-key.ts): a run killed before it ends leaves no lead readable in the database.
  */
 import { open, writeFile } from 'node:fs/promises';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
@@ -11,8 +12,9 @@ import { leadKey } from '../lead-key.js';
 import { LockedError } from '../lock.js';
 import { runRecordSchema, type LeadFields, type RunRecord, type StoredRunRecord } from '../run-record.js';
 import type { CommittedRun, ExportsLedger, LocalRunFiles, RemoteJobState } from '../types.js';
-import { SCHEMA } from './schema.js';
+import { chunkContext, SCHEMA, type StoredChunk } from './schema.js';
 import type { PgSession, Query } from './session.js';
+import type { TeamKeys } from './team-key.js';
 
 /** The advisory lock class of pipeline jobs (the key is the job name's hash). */
 const JOB_LOCK_CLASS = 0x6a6f62;
@@ -30,20 +32,21 @@ export class PgJobState implements RemoteJobState {
     private readonly session: PgSession,
     private readonly name: string,
     private readonly host: string,
+    private readonly keys: TeamKeys,
   ) {
     this.label = `pg:${name}`;
-    this.leads = new PgExportsLedger(session, name, () => this.runId);
+    this.leads = new PgExportsLedger(session, name, () => this.runId, keys);
   }
 
   async lock(_command: string, files: LocalRunFiles): Promise<() => Promise<void>> {
     await this.refuseTransactionPooler();
-    const { rows } = await this.session.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken', [
-      JOB_LOCK_CLASS,
-      this.name,
-    ]);
+    const { rows } = await this.session.query(
+      'SELECT pg_catalog.pg_try_advisory_lock($1, pg_catalog.hashtext($2)) AS taken',
+      [JOB_LOCK_CLASS, this.name],
+    );
     if (rows[0]?.taken !== true) throw await this.heldBy();
     await this.session.query(
-      `INSERT INTO ${SCHEMA}.jobs (name, holder_host, holder_pid, started_at) VALUES ($1, $2, $3, now())
+      `INSERT INTO ${SCHEMA}.jobs (name, holder_host, holder_pid, started_at) VALUES ($1, $2, $3, pg_catalog.now())
        ON CONFLICT (name) DO UPDATE SET holder_host = EXCLUDED.holder_host, holder_pid = EXCLUDED.holder_pid,
          started_at = EXCLUDED.started_at`,
       [this.name, `${this.host}`, process.pid],
@@ -51,7 +54,7 @@ export class PgJobState implements RemoteJobState {
     await this.restore(files);
     return async () => {
       await this.session
-        .query('SELECT pg_advisory_unlock($1, hashtext($2))', [JOB_LOCK_CLASS, this.name])
+        .query('SELECT pg_catalog.pg_advisory_unlock($1, pg_catalog.hashtext($2))', [JOB_LOCK_CLASS, this.name])
         .catch(() => {});
     };
   }
@@ -68,7 +71,7 @@ export class PgJobState implements RemoteJobState {
       checkpoint.output_bytes,
     );
     const keys = await readRange(files.keysPath, this.committed.keys, checkpoint.keys_bytes);
-    const keyBuffers = parseKeys(keys.toString('utf8'));
+    const keyBuffers = parseKeys(keys.toString('utf8')).map((key) => this.keys.leadHash(key));
     let seq = this.committed.seq;
     await this.session.transaction(async (query) => {
       seq = this.committed.seq;
@@ -77,12 +80,13 @@ export class PgJobState implements RemoteJobState {
         ['keys', keys],
       ] as const) {
         if (data.length === 0) continue;
+        const place = { job: this.name, run_id: checkpoint.run_id, file, seq: seq++ };
         await query(`INSERT INTO ${SCHEMA}.job_chunks (job, run_id, file, seq, data) VALUES ($1, $2, $3, $4, $5)`, [
-          this.name,
-          checkpoint.run_id,
-          file,
-          seq++,
-          data,
+          place.job,
+          place.run_id,
+          place.file,
+          place.seq,
+          this.keys.seal(data, chunkContext(place)),
         ]);
       }
       await reserveKeys(query, keyBuffers, this.name, checkpoint.run_id);
@@ -125,13 +129,13 @@ export class PgJobState implements RemoteJobState {
     if (!job?.checkpoint) return;
     const checkpoint = job.checkpoint;
     const chunks = await this.session.query(
-      `SELECT file, seq, data FROM ${SCHEMA}.job_chunks WHERE job = $1 AND run_id = $2 ORDER BY seq`,
+      `SELECT job, run_id, file, seq, data FROM ${SCHEMA}.job_chunks WHERE job = $1 AND run_id = $2 ORDER BY seq`,
       [this.name, checkpoint.run_id],
     );
     const parts: Record<FileKind, Buffer[]> = { output: [], rows: [], keys: [] };
     let seq = 0;
-    for (const chunk of chunks.rows as { file: FileKind; seq: number; data: Buffer }[]) {
-      parts[chunk.file].push(chunk.data);
+    for (const chunk of chunks.rows as (StoredChunk & { file: FileKind })[]) {
+      parts[chunk.file].push(this.openChunk(chunk));
       seq = chunk.seq + 1;
     }
     const outputKind: FileKind = checkpoint.spooled ? 'rows' : 'output';
@@ -150,6 +154,21 @@ export class PgJobState implements RemoteJobState {
     await writeFile(files.checkpointPath, JSON.stringify(checkpoint), { mode: 0o600 });
     this.runId = checkpoint.run_id;
     this.committed = { output: output.length, keys: keys.length, seq };
+  }
+
+  private openChunk(chunk: StoredChunk): Buffer {
+    try {
+      return this.keys.open(chunk.data, chunkContext(chunk));
+    } catch {
+      throw new CliError(
+        `the unfinished run of --state ${this.label} cannot be read with this team key (page ${chunk.seq} of ` +
+          `${chunk.file}).`,
+        ExitCode.usage,
+        'Set the team key the run was started with, or start over: ' +
+          `DELETE FROM ${SCHEMA}.job_chunks WHERE job = '${this.name}'; ` +
+          `UPDATE ${SCHEMA}.jobs SET checkpoint = NULL WHERE name = '${this.name}';`,
+      );
+    }
   }
 
   /** Who holds the job: exit 6 at once, naming the host and when its run started. */
@@ -175,7 +194,7 @@ export class PgJobState implements RemoteJobState {
    * backend that changes under one connection.
    */
   private async refuseTransactionPooler(): Promise<void> {
-    const { rows } = await this.session.query('SELECT pg_backend_pid() AS pid');
+    const { rows } = await this.session.query('SELECT pg_catalog.pg_backend_pid() AS pid');
     if (rows[0]?.pid === this.session.backendPid) return;
     throw new UsageError(
       `the state database ${this.session.url.shown} is reached through a pooler in transaction mode: ` +
@@ -191,6 +210,7 @@ export class PgExportsLedger implements ExportsLedger {
     private readonly session: PgSession,
     private readonly job: string,
     private readonly runId: () => string | undefined,
+    private readonly keys: TeamKeys,
   ) {}
 
   /**
@@ -200,8 +220,8 @@ export class PgExportsLedger implements ExportsLedger {
   async newOnly<Row extends LeadFields>(rows: Row[]): Promise<Row[]> {
     if (rows.length === 0) return rows;
     const runId = this.runId() ?? '';
-    const keys = rows.map(leadKey);
-    const buffers = keys.map((key) => Buffer.from(key, 'hex'));
+    const buffers = rows.map((row) => this.keys.leadHash(Buffer.from(leadKey(row), 'hex')));
+    const keys = buffers.map((buffer) => buffer.toString('hex'));
     const taken = await this.session.transaction(async (query) => {
       await reserveKeys(query, buffers, this.job, runId);
       const { rows: others } = await query(
@@ -226,7 +246,7 @@ export class PgExportsLedger implements ExportsLedger {
   async recordRun(record: RunRecord, batches: AsyncIterable<Buffer[]>): Promise<number | undefined> {
     const parsed = runRecordSchema.parse(record);
     const keys: Buffer[] = [];
-    for await (const batch of batches) keys.push(...batch);
+    for await (const batch of batches) for (const key of batch) keys.push(this.keys.leadHash(key));
     return this.session.transaction(async (query) => {
       const { rowCount } = await query(
         `INSERT INTO ${SCHEMA}.runs (job, run_id, finished_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
@@ -246,7 +266,7 @@ async function reserveKeys(query: Query, keys: Buffer[], job: string, runId: str
   const sorted = [...keys].sort(Buffer.compare);
   const { rowCount } = await query(
     `INSERT INTO ${SCHEMA}.exported (key, job, run_id)
-     SELECT k, $2, $3 FROM unnest($1::bytea[]) WITH ORDINALITY AS t(k, n) ORDER BY n
+     SELECT k, $2, $3 FROM pg_catalog.unnest($1::bytea[]) WITH ORDINALITY AS t(k, n) ORDER BY n
      ON CONFLICT (key) DO NOTHING`,
     [sorted, job, runId],
   );

@@ -2,13 +2,14 @@
  * The team's paid-verification ledger. An address is claimed before it is paid for: a row inserted
  * with ON CONFLICT and a lease, then looked at again. The claim's token is the paid call's
  * Idempotency-Key and survives a takeover, so a run that died after paying costs nothing more with a
- * service that honours the key. Addresses are kept only as hashes: equality is all the ledger needs.
+ * service that honours the key. Addresses are kept only as hashes keyed with the team key (team-key.ts):
+ * equality is all the ledger needs, and a reader of the database cannot tell which address a row is.
  */
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../types.js';
 import { SCHEMA } from './schema.js';
 import type { PgSession } from './session.js';
+import type { TeamKeys } from './team-key.js';
 
 /** A claim's lease; a live holder renews it, and a holder whose session ended loses it at once. */
 const LEASE_SECONDS = 60;
@@ -35,15 +36,17 @@ export class PgVerificationLedger implements VerificationLedger {
     private readonly host: string,
     private readonly freshSince: Date,
     private readonly ownRun: string | undefined,
+    private readonly keys: TeamKeys,
   ) {}
 
   /** The ledger `ledger` (one per service and API key), its fresh results (and `ownRun`'s, whatever their age) read. */
   static async open(
     session: PgSession,
     ledger: string,
-    options: { host: string; freshSince: Date; ownRun?: string | undefined },
+    options: { host: string; keys: TeamKeys; freshSince: Date; ownRun?: string | undefined },
   ): Promise<PgVerificationLedger> {
-    const opened = new PgVerificationLedger(session, ledger, options.host, options.freshSince, options.ownRun);
+    const { host, freshSince, ownRun, keys } = options;
+    const opened = new PgVerificationLedger(session, ledger, host, freshSince, ownRun, keys);
     const { rows } = await session.query(
       `SELECT email_hash, status, verified_at, run_id FROM ${SCHEMA}.verifications
         WHERE ledger = $1 AND (verified_at::timestamptz >= $2 OR run_id = $3)`,
@@ -97,14 +100,15 @@ export class PgVerificationLedger implements VerificationLedger {
         `WITH claimed AS (
            INSERT INTO ${SCHEMA}.claims AS c
              (ledger, email_hash, token, holder_pid, holder_session, holder_host, lease_until)
-           VALUES ($1, $2, $3, pg_backend_pid(), $8, $4, now() + make_interval(secs => $5))
+           VALUES ($1, $2, $3, pg_catalog.pg_backend_pid(), $8, $4,
+             pg_catalog.now() + pg_catalog.make_interval(secs => $5))
            ON CONFLICT (ledger, email_hash) DO UPDATE
              SET holder_pid = EXCLUDED.holder_pid, holder_session = EXCLUDED.holder_session,
                  holder_host = EXCLUDED.holder_host, lease_until = EXCLUDED.lease_until
-             WHERE c.lease_until < now()
-                OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid)
+             WHERE c.lease_until < pg_catalog.now()
+                OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a WHERE a.pid = c.holder_pid)
                 -- The holder's server process serves this session now (a session-mode pool): the holder is gone.
-                OR (c.holder_pid = pg_backend_pid() AND c.holder_session IS DISTINCT FROM $8)
+                OR (c.holder_pid = pg_catalog.pg_backend_pid() AND c.holder_session IS DISTINCT FROM $8)
            RETURNING token)
          SELECT claimed.token, v.email_hash, v.status, v.verified_at, v.run_id FROM claimed
            LEFT JOIN ${SCHEMA}.verifications v ON v.ledger = $1 AND v.email_hash = $2
@@ -160,8 +164,8 @@ export class PgVerificationLedger implements VerificationLedger {
       if (this.held.size === 0) return;
       this.session
         .query(
-          `UPDATE ${SCHEMA}.claims SET lease_until = now() + make_interval(secs => $2)
-            WHERE ledger = $1 AND holder_session = $3 AND lease_until > now()`,
+          `UPDATE ${SCHEMA}.claims SET lease_until = pg_catalog.now() + pg_catalog.make_interval(secs => $2)
+            WHERE ledger = $1 AND holder_session = $3 AND lease_until > pg_catalog.now()`,
           [this.ledger, LEASE_SECONDS, this.session.id],
         )
         .catch(() => {});
@@ -178,6 +182,6 @@ export class PgVerificationLedger implements VerificationLedger {
   }
 
   private hash(key: string): Buffer {
-    return createHash('sha256').update(`${this.ledger}\n${key}`).digest();
+    return this.keys.addressHash(this.ledger, key);
   }
 }

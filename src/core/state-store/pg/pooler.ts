@@ -21,15 +21,16 @@ export interface Backend {
   serverPort: number | null;
 }
 
-const BACKEND_QUERY = `SELECT pg_backend_pid() AS pid, backend_start::text AS started,
-  host(inet_client_addr()) AS addr, inet_client_port() AS port,
-  host(inet_server_addr()) AS "serverAddr", inet_server_port() AS "serverPort"
-  FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
+const BACKEND_QUERY = `SELECT pg_catalog.pg_backend_pid() AS pid, backend_start::text AS started,
+  pg_catalog.host(pg_catalog.inet_client_addr()) AS addr, pg_catalog.inet_client_port() AS port,
+  pg_catalog.host(pg_catalog.inet_server_addr()) AS "serverAddr", pg_catalog.inet_server_port() AS "serverPort"
+  FROM pg_catalog.pg_stat_activity WHERE pid = pg_catalog.pg_backend_pid()`;
 
 /**
  * direct: the server sees this very socket, so nothing stands between; kept: something does (a
  * session-mode pool, a proxy, NAT) and the session stayed this connection's; shared: a pooler shares
- * it; unknown: the second connection could not be made or answered in time.
+ * it; unknown: the second connection could not be made or answered in time, which the session
+ * refuses as it refuses shared (a transaction pool on a loaded machine can look so).
  */
 const PROBE_ROUNDS = 3;
 
@@ -66,14 +67,15 @@ async function secondClientPath(
   const other = await probe().catch(() => undefined);
   if (other === undefined) return 'unknown';
   try {
-    // Turn about, a few times: a pool's idle sessions come and go (one still logging in joins late), so
-    // one look may land on the same session by chance; a shared one shows within a few.
+    // This connection looks again before the second one does: a round-robin pool hands it the session
+    // idle longest, not the one it just gave back (looking only in turns, two clients of a pool of two
+    // idle sessions would each keep getting one). Then the second: a last-in-first-out pool hands it
+    // this connection's idle session. A few rounds: idle sessions come and go (one logging in joins late).
     for (let round = 0; round < PROBE_ROUNDS; round += 1) {
+      if (!sameBackend(await backendOf(client), first)) return 'shared';
       const second = await backendOf(other).catch(() => undefined);
       if (second === undefined) return 'unknown';
       if (sameBackend(second, first)) return 'shared';
-      // A round-robin pool hands the second client another session, and this one the oldest idle one.
-      if (!sameBackend(await backendOf(client), first)) return 'shared';
     }
     return 'kept';
   } finally {

@@ -5,15 +5,18 @@
  * by a newer prospect is refused (exit 2), never misread or changed behind older clients' backs.
  */
 import { UsageError } from '../../../exit-codes.js';
-import type { PgSession, Query } from './session.js';
+import { SCHEMA, type PgSession, type Query } from './session.js';
+import type { TeamKeys } from './team-key.js';
 
-export const SCHEMA = 'prospect';
-export const SCHEMA_VERSION = 2;
+export { SCHEMA };
+export const SCHEMA_VERSION = 3;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
 
+type Migration = string | ((query: Query, keys: TeamKeys) => Promise<void>);
+
 /** Each step takes the schema from version index to index + 1. */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE ${SCHEMA}.verifications (
     ledger text NOT NULL,
@@ -68,15 +71,97 @@ const MIGRATIONS: readonly string[] = [
   // 2: a claim's holder is a client session, not a server process: through a session-mode pool a dead
   // holder's server process lives on and serves the next client, which must not take it for the holder.
   `ALTER TABLE ${SCHEMA}.claims ADD COLUMN holder_session text`,
+  // 3: every hash keyed with the team key, every stored page sealed with it (team-key.ts).
+  keyWithTeamKey,
 ];
 
+/**
+ * Schema 2 kept unkeyed digests (a reader with a list of addresses could find each one) and pages in
+ * clear: each row is re-keyed from what it holds, and the database records which key did it.
+ */
+async function keyWithTeamKey(query: Query, keys: TeamKeys): Promise<void> {
+  await query(`ALTER TABLE ${SCHEMA}.meta ADD COLUMN team_key_check bytea`);
+  for (const table of ['verifications', 'claims']) {
+    const { rows } = await query(`SELECT DISTINCT email_hash FROM ${SCHEMA}.${table}`);
+    const old = (rows as { email_hash: Buffer }[]).map((row) => row.email_hash);
+    await rekey(
+      query,
+      `${table} SET email_hash`,
+      'email_hash',
+      old,
+      old.map((hash) => keys.rekeyAddress(hash)),
+    );
+  }
+  const { rows } = await query(`SELECT key FROM ${SCHEMA}.exported`);
+  const old = (rows as { key: Buffer }[]).map((row) => row.key);
+  await rekey(
+    query,
+    'exported SET key',
+    'key',
+    old,
+    old.map((key) => keys.leadHash(key)),
+  );
+  const chunks = await query(`SELECT job, run_id, file, seq, data FROM ${SCHEMA}.job_chunks`);
+  for (const chunk of chunks.rows as StoredChunk[])
+    await query(`UPDATE ${SCHEMA}.job_chunks SET data = $5 WHERE job = $1 AND run_id = $2 AND file = $3 AND seq = $4`, [
+      chunk.job,
+      chunk.run_id,
+      chunk.file,
+      chunk.seq,
+      keys.seal(chunk.data, chunkContext(chunk)),
+    ]);
+  await query(`UPDATE ${SCHEMA}.meta SET team_key_check = $1`, [keys.check]);
+}
+
+async function rekey(query: Query, set: string, column: string, old: Buffer[], keyed: Buffer[]): Promise<void> {
+  if (old.length === 0) return;
+  await query(
+    `UPDATE ${SCHEMA}.${set} = n.keyed
+      FROM ROWS FROM (pg_catalog.unnest($1::bytea[]), pg_catalog.unnest($2::bytea[])) AS n(old, keyed)
+      WHERE ${column} = n.old`,
+    [old, keyed],
+  );
+}
+
+export interface StoredChunk {
+  job: string;
+  run_id: string;
+  file: string;
+  seq: number;
+  data: Buffer;
+}
+
+/** What a sealed page is bound to: another place's bytes do not open here. */
+export function chunkContext(chunk: Omit<StoredChunk, 'data'>): string {
+  return `${chunk.job}\n${chunk.run_id}\n${chunk.file}\n${chunk.seq}`;
+}
+
+/**
+ * Refuses (exit 2) a team key other than the one that wrote the database: its hashes would match none
+ * of the team's, so every address would be paid again and every lead be new.
+ */
+export async function checkTeamKey(session: PgSession, keys: TeamKeys): Promise<void> {
+  const { rows } = await session.query(
+    `UPDATE ${SCHEMA}.meta SET team_key_check = COALESCE(team_key_check, $1) RETURNING team_key_check`,
+    [keys.check],
+  );
+  const check = (rows[0] as { team_key_check: Buffer } | undefined)?.team_key_check;
+  if (check !== undefined && !check.equals(keys.check))
+    throw new UsageError(
+      `the team key on this machine is not the one the state database ${session.url.shown} was set up with: ` +
+        'no result or lead of the team would be found, and every address would be paid for again.',
+      'Set the key the other machines of the team use (PROSPECT_TEAM_KEY or `prospect config set team-key`); ' +
+        'see docs/team.md.',
+    );
+}
+
 /** The schema at SCHEMA_VERSION: a quick look first, the locked migration only when it is behind. */
-export async function migrate(session: PgSession): Promise<void> {
+export async function migrate(session: PgSession, keys: TeamKeys): Promise<void> {
   const found = await session.exclusive((query) => versionOf(query));
   if (found === SCHEMA_VERSION) return;
   if (found !== undefined && found > SCHEMA_VERSION) throw newerSchema(session, found);
   await session.transaction(async (query) => {
-    await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await query('SELECT pg_catalog.pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
     await query(
       `CREATE TABLE IF NOT EXISTS ${SCHEMA}.meta
@@ -84,7 +169,11 @@ export async function migrate(session: PgSession): Promise<void> {
     );
     const version = (await versionOf(query)) ?? 0;
     if (version > SCHEMA_VERSION) throw newerSchema(session, version);
-    for (let step = version; step < SCHEMA_VERSION; step += 1) await query(MIGRATIONS[step]!);
+    for (let step = version; step < SCHEMA_VERSION; step += 1) {
+      const migration = MIGRATIONS[step]!;
+      if (typeof migration === 'string') await query(migration);
+      else await migration(query, keys);
+    }
     await query(
       `INSERT INTO ${SCHEMA}.meta (one, version) VALUES (true, $1)
        ON CONFLICT (one) DO UPDATE SET version = EXCLUDED.version`,

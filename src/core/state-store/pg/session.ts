@@ -12,18 +12,28 @@ import { tlsOptions, type StateUrl } from '../../../config/state-url.js';
 import { redact } from '../../../util/redact.js';
 import { backendOf, sessionPath, type SessionPath } from './pooler.js';
 
+/** prospect's own schema in the team database (./schema.ts creates it), first on the session's search_path. */
+export const SCHEMA = 'prospect';
+
+/** The paths a session is accepted on. */
+type KeptPath = Exclude<SessionPath, 'shared' | 'unknown'>;
+
 /**
- * Server-side keepalives and TCP_USER_TIMEOUT: a holder cut off by the network is dropped within about a
- * minute. Set once connected rather than as the startup `options`, which PgBouncer refuses to pass on.
+ * Set once connected rather than as the startup `options`, which PgBouncer refuses to pass on.
+ * search_path: prospect's schema, then the catalog, then pg_temp (searched first for tables unless
+ * named), never `public`, where another role may have put functions that shadow the built-ins; every
+ * call in prospect's SQL is qualified as well. Server-side keepalives and TCP_USER_TIMEOUT: a holder
+ * cut off by the network is dropped within about a minute.
  */
-const SERVER_TCP_SETTINGS =
+const SESSION_SETTINGS =
+  `SELECT pg_catalog.set_config('search_path', '${SCHEMA}, pg_catalog, pg_temp', false); ` +
   'SET tcp_keepalives_idle = 15; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 6; ' +
   'SET tcp_user_timeout = 60000';
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A statement that does not answer in this time is a lost session (a partition the kernel has not noticed). */
 const QUERY_TIMEOUT_MS = 90_000;
-/** The pooler check's second connection: a pool with no free server for it is no transaction pool. */
-const PROBE_TIMEOUT_MS = 5000;
+/** The pooler check's second connection gets the time the first one has (a slow answer is a refusal). */
+const PROBE_TIMEOUT_MS = CONNECT_TIMEOUT_MS;
 
 export type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
 
@@ -38,7 +48,7 @@ export class PgSession {
     readonly url: StateUrl,
     readonly backendPid: number,
     /** How the connection reaches its server session (`prospect doctor` says it). */
-    readonly path: SessionPath,
+    readonly path: KeptPath,
   ) {
     client.on('error', (error) => {
       this.lost ??= error;
@@ -48,12 +58,15 @@ export class PgSession {
     });
   }
 
-  /** Connects, refusing (exit 2) a pooler that would share this session with other clients. */
+  /**
+   * Connects, refusing (exit 2) a pooler that would share this session with other clients, and one
+   * whose check could not decide: behind a pooler that shares sessions a job's lock means nothing.
+   */
   static async connect(url: StateUrl, applicationName: string): Promise<PgSession> {
     const client = newClient(url, applicationName, CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS);
     try {
       await client.connect();
-      await client.query(SERVER_TCP_SETTINGS);
+      await client.query(SESSION_SETTINGS);
       const backend = await backendOf(client);
       const path = await sessionPath(client, backend, async () => {
         const probe = newClient(url, `${applicationName} check`.slice(0, 63), PROBE_TIMEOUT_MS, PROBE_TIMEOUT_MS);
@@ -64,6 +77,7 @@ export class PgSession {
         return probe;
       });
       if (path === 'shared') throw sharedSession(url);
+      if (path === 'unknown') throw undecidedSession(url);
       return new PgSession(client, url, backend.pid, path);
     } catch (error) {
       await client.end().catch(() => {});
@@ -161,6 +175,16 @@ function sharedSession(url: StateUrl): UsageError {
     `the state database at ${whereOf(url)} is reached through a pooler in transaction or statement mode, ` +
       "which shares one server session among its clients: a job's lock and the address claims need their own.",
     'Connect to PostgreSQL directly, or to a pool in session mode (PgBouncer pool_mode=session); see docs/team.md.',
+  );
+}
+
+function undecidedSession(url: StateUrl): UsageError {
+  return new UsageError(
+    `the state database at ${whereOf(url)} is reached through something that relays the connection (a pooler, ` +
+      "a proxy), and prospect could not tell whether it keeps this connection's server session: a second " +
+      `connection got none within ${PROBE_TIMEOUT_MS / 1000} s.`,
+    'Connect to PostgreSQL itself, not through the pooler (the server host and its port, usually 5432), or to a ' +
+      'PgBouncer pool in session mode with a free server connection; see docs/team.md.',
   );
 }
 

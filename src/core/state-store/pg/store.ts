@@ -1,23 +1,29 @@
-/** The team store on PostgreSQL: one session, the schema brought up to date, then its ledgers and jobs. */
+/**
+ * The team store on PostgreSQL: one session, the schema brought up to date, the team key checked
+ * against the one that wrote the database, then its ledgers and jobs.
+ */
 import type { StateUrl } from '../../../config/state-url.js';
 import type { TeamStore } from '../types.js';
 import { PgJobState } from './job.js';
 import { PgVerificationLedger } from './ledger.js';
-import { migrate } from './schema.js';
+import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
+import { TeamKeys } from './team-key.js';
 
-export async function openPgStore(url: StateUrl, host: string): Promise<TeamStore> {
+export async function openPgStore(url: StateUrl, host: string, teamKey: string): Promise<TeamStore> {
+  const keys = TeamKeys.from(teamKey);
   const session = await PgSession.connect(url, `prospect ${host}`.slice(0, 63));
   try {
-    await migrate(session);
+    await migrate(session, keys);
+    await checkTeamKey(session, keys);
   } catch (error) {
     await session.close();
     throw error;
   }
   return {
     shown: url.shown,
-    openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, ...options }),
-    job: (name) => new PgJobState(session, name, host),
+    openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, keys, ...options }),
+    job: (name) => new PgJobState(session, name, host, keys),
     close: () => session.close(),
   };
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { LockedError } from '../../../../src/core/state-store/lock.js';
 import { backendOf, sessionPath } from '../../../../src/core/state-store/pg/pooler.js';
+import { PgSession } from '../../../../src/core/state-store/pg/session.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import type { LocalRunFiles } from '../../../../src/core/state-store/types.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
@@ -23,6 +24,7 @@ import {
   testDatabase,
   type PgBouncer,
   type TestDatabase,
+  TEST_TEAM_KEY,
 } from '../../../helpers/postgres.js';
 import { scratchDir } from '../../../helpers/scratch.js';
 import { startScriptedServer, type ScriptedServer } from '../../../helpers/scripted-server.js';
@@ -43,21 +45,38 @@ afterAll(async () => {
   await Promise.all([lifo?.stop(), roundRobin?.stop()]);
 });
 
-/** Leaves `count` idle server sessions in the pool, so which one a client gets is the pooler's choice. */
+/**
+ * Leaves at least `count` idle server sessions in the pool, so which one a client gets is the pooler's
+ * choice: each client holds a transaction (a server session of its own) until all have one. A
+ * statement pool refuses transaction blocks; there the clients overlap in a statement instead.
+ */
 async function warm(url: string, count: number): Promise<void> {
   const clients = Array.from({ length: count }, () => new pg.Client({ connectionString: url }));
   for (const client of clients) client.on('error', () => {});
   try {
     await Promise.all(clients.map((client) => client.connect()));
-    // At once, so each needs a server session of its own.
-    await Promise.all(clients.map((client) => client.query('SELECT pg_sleep(0.05)')));
+    if (url.endsWith('/statement')) {
+      await Promise.all(clients.map((client) => client.query('SELECT pg_sleep(0.05)')));
+      return;
+    }
+    await Promise.all(clients.map((client) => client.query('BEGIN')));
+    await Promise.all(clients.map((client) => client.query('COMMIT')));
   } finally {
     await Promise.all(clients.map((client) => client.end()));
   }
 }
 
+/** The server sessions of `db`'s role that PgBouncer keeps idle. */
+async function idleServerSessions(): Promise<number> {
+  const { rows } = await db.sql(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND state = 'idle'",
+    [db.role],
+  );
+  return (rows[0] as { n: number }).n;
+}
+
 async function refusal(url: string): Promise<CliError> {
-  const error = await openPgStore(parseStateUrl(url), 'pooled').then(
+  const error = await openPgStore(parseStateUrl(url), 'pooled', TEST_TEAM_KEY).then(
     async (store) => {
       await store.close();
       return 'opened';
@@ -100,6 +119,20 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
       }
   });
 
+  it('round-robin transaction mode with exactly two idle server sessions, which turns about alone miss', async () => {
+    // Its own pool: two server connections at most, so the check's two clients could alternate between them.
+    const two = await startPgBouncer(db, ['server_round_robin = 1', 'default_pool_size = 2']);
+    try {
+      await warm(two.url('transaction'), 2);
+      expect(await idleServerSessions()).toBeGreaterThanOrEqual(2);
+      const error = await refusal(two.url('transaction'));
+      expect(error.exitCode, error.message).toBe(ExitCode.usage);
+      expect(error.message).toMatch(/pooler in transaction or statement mode/);
+    } finally {
+      await two.stop();
+    }
+  });
+
   it('statement mode is refused even when the second connection cannot be made', async () => {
     // A probe that fails, as one too slow on a loaded machine does: the turns about learn nothing.
     const noProbe = () => Promise.reject(new Error('no second connection'));
@@ -115,6 +148,24 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
     };
     expect(await pathThrough(lifo.url('statement'))).toBe('shared');
     expect(await pathThrough(lifo.url('session'))).toBe('unknown');
+  });
+
+  it('a check that cannot decide is a refusal: a session pool with no server left for the second connection', async () => {
+    // One server connection a pool, and a client that waits for one gives up after a second: the check's
+    // second connection gets no server session while the first holds the only one.
+    const full = await startPgBouncer(db, ['default_pool_size = 1', 'query_wait_timeout = 1']);
+    try {
+      const error = await refusal(full.url('session'));
+      expect(error.exitCode, error.message).toBe(ExitCode.usage);
+      expect(error.message).toBe(
+        `the state database at 127.0.0.1:${full.port} is reached through something that relays the connection ` +
+          "(a pooler, a proxy), and prospect could not tell whether it keeps this connection's server session: " +
+          'a second connection got none within 10 s.',
+      );
+      expect(error.hint).toMatch(/^Connect to PostgreSQL itself, not through the pooler/);
+    } finally {
+      await full.stop();
+    }
   });
 
   describe('through main()', () => {
@@ -133,7 +184,7 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
         url: service.url,
         apiKey: 'pk_test_pooler_000000000',
         cwd: home,
-        env: { HOME: home, HOSTNAME: 'pooled-host', PROSPECT_STATE_URL: stateUrl },
+        env: { HOME: home, HOSTNAME: 'pooled-host', PROSPECT_STATE_URL: stateUrl, PROSPECT_TEAM_KEY: TEST_TEAM_KEY },
       });
     };
 
@@ -163,8 +214,18 @@ describe.skipIf(skip)('a pooler that shares server sessions is refused', () => {
 });
 
 describe.skipIf(skip)('a session-mode pool works', () => {
+  it('the search_path is set after connecting, which a pool passes on (the startup options it refuses)', async () => {
+    const session = await PgSession.connect(parseStateUrl(lifo.url('session')), 'pooled search_path');
+    try {
+      const { rows } = await session.query('SHOW search_path');
+      expect(rows).toEqual([{ search_path: 'prospect, pg_catalog, pg_temp' }]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it("a job's lock holds across statements, refuses a second run (exit 6), and goes with its client", async () => {
-    const open = (host: string) => openPgStore(parseStateUrl(lifo.url('session')), host);
+    const open = (host: string) => openPgStore(parseStateUrl(lifo.url('session')), host, TEST_TEAM_KEY);
     const first = await open('lock-first');
     await first.job('weekly').lock('pipeline', noFiles);
     const firstPid = await backendPidOf('lock-first');
@@ -186,7 +247,7 @@ describe.skipIf(skip)('a session-mode pool works', () => {
 
   it("a dead holder's claim is taken over by the next client its server session goes to, before the lease ends", async () => {
     const url = parseStateUrl(lifo.url('session'));
-    const holder = await openPgStore(url, 'claim-holder');
+    const holder = await openPgStore(url, 'claim-holder', TEST_TEAM_KEY);
     const ledger = await holder.openVerificationLedger('pooled', { freshSince: new Date(0) });
     await ledger.claim('ana@example.com', 'token-a');
     const held = (await db.sql('SELECT holder_pid, lease_until FROM prospect.claims')).rows[0] as {
@@ -196,7 +257,7 @@ describe.skipIf(skip)('a session-mode pool works', () => {
     // The holder's process dies; PgBouncer keeps its server session (pid and all) for the next client.
     await holder.close();
     await serverSessionReset(held.holder_pid);
-    const next = await openPgStore(url, 'claim-next');
+    const next = await openPgStore(url, 'claim-next', TEST_TEAM_KEY);
     expect(await backendPidOf('claim-next')).toBe(held.holder_pid);
     const taken = await (
       await next.openVerificationLedger('pooled', { freshSince: new Date(0) })

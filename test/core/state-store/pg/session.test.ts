@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
-import { POSTGRES, testDatabase } from '../../../helpers/postgres.js';
+import { POSTGRES, testDatabase, TEST_TEAM_KEY } from '../../../helpers/postgres.js';
 
 describe.skipIf(POSTGRES.skip)('a lost session', () => {
   it('ends the next claim with exit 5, naming the database without its password', async () => {
     const db = await testDatabase('lost');
-    const store = await openPgStore(parseStateUrl(db.url), 'lost-host');
+    const store = await openPgStore(parseStateUrl(db.url), 'lost-host', TEST_TEAM_KEY);
     const ledger = await store.openVerificationLedger('L', { freshSince: new Date(0) });
     await (await ledger.claim('ana@example.com', 'key-a')).release();
     // The server ends the session, as a restart or a failover would.

@@ -14,7 +14,7 @@ import { PgSession } from '../../../../src/core/state-store/pg/session.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
 import { CliError, ExitCode } from '../../../../src/exit-codes.js';
 import { runInProcess } from '../../../helpers/cli.js';
-import { POSTGRES, testCluster, testDatabase, type TestDatabase } from '../../../helpers/postgres.js';
+import { POSTGRES, testCluster, testDatabase, type TestDatabase, TEST_TEAM_KEY } from '../../../helpers/postgres.js';
 import { OPENSSL } from '../../../helpers/real-servers.js';
 import { scratchDir } from '../../../helpers/scratch.js';
 import { startScriptedServer } from '../../../helpers/scripted-server.js';
@@ -53,7 +53,7 @@ const urlFor = (host: string, query = '') =>
 /** What the server says of the TLS of a session prospect opened (found by its application name). */
 async function serverSideTls(url: string): Promise<{ ssl: boolean; version: string | null }> {
   const host = `tls-${Math.random().toString(36).slice(2, 10)}`;
-  const store = await openPgStore(parseStateUrl(url), host);
+  const store = await openPgStore(parseStateUrl(url), host, TEST_TEAM_KEY);
   try {
     const { rows } = await db.sql(
       `SELECT s.ssl, s.version FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
@@ -69,7 +69,7 @@ async function serverSideTls(url: string): Promise<{ ssl: boolean; version: stri
 
 /** The refusal opening the store ends with, checked for what every refusal must be. */
 async function refusal(url: string): Promise<CliError> {
-  const error = await openPgStore(parseStateUrl(url), 'tls-refused').catch((caught: unknown) => caught);
+  const error = await openPgStore(parseStateUrl(url), 'tls-refused', TEST_TEAM_KEY).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(CliError);
   const { message, hint } = error as CliError;
   expect(`${message}\n${hint ?? ''}`).not.toContain(db.password);
@@ -207,7 +207,11 @@ describe.skipIf(POSTGRES.skip)('through main()', () => {
       url: service.url,
       apiKey: 'pk_test_tls_0000000000',
       cwd: home,
-      env: { HOME: home, PROSPECT_STATE_URL: urlFor('127.0.0.1', `sslmode=verify-full&sslrootcert=${otherCa}`) },
+      env: {
+        HOME: home,
+        PROSPECT_TEAM_KEY: TEST_TEAM_KEY,
+        PROSPECT_STATE_URL: urlFor('127.0.0.1', `sslmode=verify-full&sslrootcert=${otherCa}`),
+      },
     });
     await service.close();
     expect(run.code, run.stderr).toBe(ExitCode.usage);

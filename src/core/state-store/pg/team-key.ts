@@ -1,0 +1,62 @@
+/**
+ * The team's shared key (`team-key`, PROSPECT_TEAM_KEY), which every machine of the team has and the
+ * database never holds: whoever can read the database cannot tell which address or lead a row is
+ * about, or read a stored page of an unfinished run. One key for each use, derived by HKDF-SHA256, so
+ * none serves two purposes. A hash is HMAC-SHA256 of the unkeyed digest the store kept before schema 3,
+ * so that migration re-keys the rows it finds without knowing their addresses.
+ */
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export class TeamKeys {
+  private constructor(
+    private readonly addressKey: Buffer,
+    private readonly leadKey: Buffer,
+    private readonly chunkKey: Buffer,
+    /** Shows which key wrote a database (meta.team_key_check) without telling the key. */
+    readonly check: Buffer,
+  ) {}
+
+  static from(teamKey: string): TeamKeys {
+    const derive = (use: string) => Buffer.from(hkdfSync('sha256', teamKey, 'prospect team store', use, 32));
+    return new TeamKeys(
+      derive('address hash'),
+      derive('lead hash'),
+      derive('job chunks'),
+      createHmac('sha256', derive('key check')).update('prospect team key check').digest(),
+    );
+  }
+
+  /** An address of ledger `ledger` (equality is all the ledger needs). */
+  addressHash(ledger: string, address: string): Buffer {
+    return this.rekeyAddress(createHash('sha256').update(`${ledger}\n${address}`).digest());
+  }
+
+  /** What schema 2 stored for an address (sha256 of the ledger and the address), keyed. */
+  rekeyAddress(digest: Buffer): Buffer {
+    return createHmac('sha256', this.addressKey).update(digest).digest();
+  }
+
+  /** A lead key (lead-key.ts, which schema 2 stored as it is), keyed. */
+  leadHash(leadKey: Buffer): Buffer {
+    return createHmac('sha256', this.leadKey).update(leadKey).digest();
+  }
+
+  /** AES-256-GCM under a fresh IV: IV, ciphertext, tag. `context` binds it to its place (job, run, file, seq). */
+  seal(data: Buffer, context: string): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.chunkKey, iv).setAAD(Buffer.from(context));
+    return Buffer.concat([iv, cipher.update(data), cipher.final(), cipher.getAuthTag()]);
+  }
+
+  /** The data `seal` was given for the same context; throws when the key, the context or a byte differs. */
+  open(sealed: Buffer, context: string): Buffer {
+    const iv = sealed.subarray(0, IV_BYTES);
+    const tag = sealed.subarray(sealed.length - TAG_BYTES);
+    const decipher = createDecipheriv('aes-256-gcm', this.chunkKey, iv).setAAD(Buffer.from(context));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+  }
+}
