@@ -110,6 +110,26 @@ export class Verifier {
     await Promise.allSettled([...this.paying]);
   }
 
+  /**
+   * The first failure of a store (the ledger, the run's state: a full disk, a lost session), or
+   * undefined. From then on no paid call starts and no retry is sent (issue 43): an answer that
+   * could not be kept would be paid for again by the next run.
+   */
+  private storeFailure: { error: unknown } | undefined;
+
+  private async stored<T>(operation: () => Promise<T> | T): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.storeFailure ??= { error };
+      throw error;
+    }
+  }
+
+  private throwIfStoreFailed(): void {
+    if (this.storeFailure !== undefined) throw this.storeFailure.error;
+  }
+
   /** Pays only for these addresses from now on (the plan's, oldest first); any other is left unchecked. */
   payOnly(keys: ReadonlySet<string>): void {
     this.payable = keys;
@@ -154,15 +174,19 @@ export class Verifier {
   private async resolve(key: string, email: string): Promise<VerificationOutcome> {
     const known = this.fromKnown(key);
     if (known) return known;
+    this.throwIfStoreFailed();
     // The budget is reserved before the call, so concurrent calls can never overspend it.
     if (this.reserved >= this.run.budget || this.payable?.has(key) === false) return this.leftUnchecked();
     this.reserved += 1;
     let claim: VerificationClaim | undefined;
     const call: PaidCall = { reserved: 1, lost: 0, refused: false };
     try {
-      claim = await this.stores.ledger.claim(key, idempotencyKeyFor(this.settings.keyScope, key), this.settings.signal);
+      const { ledger } = this.stores;
+      claim = await this.stored(() =>
+        ledger.claim(key, idempotencyKeyFor(this.settings.keyScope, key), this.settings.signal),
+      );
       // Another run may have paid for it while this one waited for its turn.
-      await this.stores.ledger.refresh(key);
+      await this.stored(() => ledger.refresh(key));
       const paidMeanwhile = this.settings.reuseCached === false ? undefined : this.stores.ledger.get(key);
       if (paidMeanwhile) {
         this.reserved -= 1;
@@ -204,8 +228,9 @@ export class Verifier {
   private async pay(key: string, email: string, token: string, call: PaidCall): Promise<VerificationOutcome> {
     const { signal } = this.settings;
     return this.slots.run(async () => {
-      // Stopped while this call waited for its turn: it is not sent.
+      // Stopped while this call waited for its turn, or a store failed meanwhile: it is not sent.
       signal?.throwIfAborted();
+      this.throwIfStoreFailed();
       this.recordSending(key);
       const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
       call.answered = true;
@@ -222,14 +247,19 @@ export class Verifier {
   private async keep(key: string, email: string, result: VerifyAnswer): Promise<VerificationOutcome> {
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
-    await this.stores.resume?.put(key, { ...paid, run: this.settings.runId });
-    await this.stores.ledger.put(key, paid);
+    await this.stored(() => this.stores.resume?.put(key, { ...paid, run: this.settings.runId }));
+    await this.stored(() => this.stores.ledger.put(key, paid));
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 
   /** The write-ahead record of one attempt, on disk before it is sent: the run's state if any, else the ledger. */
   private recordSending(key: string): void {
-    (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId);
+    try {
+      (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId);
+    } catch (error) {
+      this.storeFailure ??= { error };
+      throw error;
+    }
   }
 
   /**
@@ -245,7 +275,7 @@ export class Verifier {
         this.run.answersLost += 1;
       },
       mayRetry: () => {
-        if (this.settings.signal?.aborted) return false;
+        if (this.settings.signal?.aborted || this.storeFailure !== undefined) return false;
         if (this.reserved + 1 > this.run.budget) {
           call.refused = true;
           return false;

@@ -125,3 +125,59 @@ describe('what a kill can cost', () => {
     expect(verificationSnapshot(run).kill_may_charge_again).toBe(2);
   });
 });
+
+describe('no paid call after a store fails (issue 43)', () => {
+  /** A ledger that fails its `failing` operation from its `from`-th call on, as a full disk or a lost session does. */
+  function failingLedger(failing: 'put' | 'claim', from: number) {
+    const ledger = LocalVerificationLedger.disabled();
+    const original = ledger[failing].bind(ledger) as (...args: unknown[]) => unknown;
+    let calls = 0;
+    return Object.assign(ledger, {
+      [failing]: async (...args: unknown[]) => {
+        calls += 1;
+        if (calls >= from) throw new Error('could not extend file: No space left on device');
+        return original(...args);
+      },
+    });
+  }
+
+  for (const [failing, sentBefore] of [
+    ['put', 2],
+    ['claim', 2],
+  ] as const) {
+    for (const concurrency of [1, 4]) {
+      it(`the ledger's ${failing} fails at the third address (--concurrency ${concurrency}): no call is sent after it`, async () => {
+        const stub = verifyStub('ignore', () => undefined);
+        const run = newVerificationRun(undefined, concurrency);
+        const ledger = failingLedger(failing, 3);
+        const verifier = new Verifier(stub, { ledger }, run, { concurrency, keyScope: 'test' });
+        const outcomes: string[] = [];
+        // One by one: the failure comes before the next address is asked for.
+        for (let index = 1; index <= 6; index += 1) {
+          const outcome = await verifier
+            .verify(address(index), address(index))
+            .catch((error: Error) => ({ verification: error.message }));
+          outcomes.push(outcome.verification);
+        }
+        // A put fails after its call was answered: that one was sent, the ones after it never are.
+        expect(stub.sent).toEqual(Array.from({ length: failing === 'put' ? 3 : sentBefore }, (_, i) => address(i + 1)));
+        expect(outcomes.slice(3)).toEqual(Array(3).fill('could not extend file: No space left on device'));
+      });
+    }
+  }
+
+  it('calls in flight when a store fails finish, and no retry or new call goes out', async () => {
+    // Every answer of the first address is lost once; the ledger fails on its first put.
+    const stub = verifyStub('ignore', (email, attempt) => (email === address(1) && attempt === 1 ? 'lost' : undefined));
+    const run = newVerificationRun(10, 4);
+    const verifier = new Verifier(stub, { ledger: failingLedger('put', 1) }, run, { concurrency: 4, keyScope: 'test' });
+    await Promise.allSettled(
+      Array.from({ length: 8 }, (_, index) => verifier.verify(address(index + 1), address(index + 1))),
+    );
+    const afterFailure = stub.sent.length;
+    await Promise.allSettled([verifier.verify(address(20), address(20))]);
+    expect(stub.sent.length).toBe(afterFailure);
+    // At most the four slots' calls were under way when the first put failed, plus none after.
+    expect(afterFailure).toBeLessThanOrEqual(5);
+  });
+});
