@@ -67,11 +67,11 @@ export async function* walkCursor<P>(walk: CursorWalk<P>): AsyncGenerator<Walked
       );
     }
     if (pageNumber === 1) total = fetched.total;
-    checkNoRepeat(walk, fetched.edgeKeys, seenRows, pageNumber);
     const nextCursor = normalizeCursor(fetched.nextCursor);
     if (nextCursor !== null && seen.has(nextCursor)) {
       throw loopError(walk, pageNumber, 'returned the same cursor twice');
     }
+    checkNoRepeat(walk, fetched.edgeKeys, seenRows, pageNumber);
     rows += fetched.itemCount;
     if (nextCursor === null && startsAtFirstPage && total !== undefined && rows < total) {
       throw shortListingError(walk.endpoint, rows, total);
