@@ -111,6 +111,17 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
+    id: 'error-422',
+    row: '7c',
+    choice: 'Nothing new: a 422 carries one of the codes of rows 7a and 7b.',
+    recognises:
+      'A 422 whose code is not one of them is read by its words: suggestions, valid values or a refusal of a ' +
+      'value ("unknown", "not found", "invalid", "did you mean") make it an input error of the filter it names ' +
+      '(exit 2); words of an empty result ("no match", "no results") make it `no_match` (exit 3); input first, ' +
+      'so a misspelt name never reads as "nobody matched". A 422 that says neither, or gives no reason, is exit 5.',
+    setting: null,
+  },
+  {
     id: 'contacts-envelope',
     row: '18a',
     choice: '`{"data":[…],"meta":{…},"next_cursor":null}`.',
@@ -164,9 +175,9 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     choice: '`status` is `valid`, `invalid`, `risky` or `unknown`.',
     recognises:
       'The common vocabularies mapped onto those four (`deliverable`, `undeliverable`, `accept_all`, ' +
-      "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's word kept as `verification_raw`. A " +
-      'word it does not know is `unknown`, never `valid`, and the run says so and exits 5 naming the setting ' +
-      '(`theirs=ours` pairs).',
+      "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's own word kept as `status_raw` in the " +
+      "client's answer. A word it does not know is `unknown`, never `valid`, and the run's closing lines say so, " +
+      'naming the setting (`theirs=ours` pairs).',
     setting: 'verify-statuses',
   },
 ];

@@ -60,7 +60,7 @@ const TOLERATED: Array<[string, Script]> = [
     (r) => {
       const at = startOf(r, 'page') * PAGE;
       const next = `<${r.path}?technology=Shopify&per=10&page=${at / PAGE + 1}>; rel="next", <${r.path}>; rel="first"`;
-      return { headers: more(at) ? { link: next } : {}, body: { data: rowsFrom(at), meta: total } };
+      return { headers: more(at) ? { link: next } : undefined, body: { data: rowsFrom(at), meta: total } };
     },
   ],
   [

@@ -43,6 +43,8 @@ export interface VerificationSnapshot {
   idempotency: 'confirmed' | 'not confirmed';
   from_cache: number;
   unchecked: number;
+  /** Statuses the service sent that no vocabulary names, read as `unknown`; only when there were any. */
+  unknown_statuses?: Record<string, number>;
 }
 
 /** The counts a pipeline checkpoint keeps: what its ledger entries cannot tell a resumed run. */
@@ -73,6 +75,7 @@ export function verificationSnapshot(run: VerificationRun): VerificationSnapshot
     idempotency: run.idempotencyConfirmed ? 'confirmed' : 'not confirmed',
     from_cache: run.fromCache,
     unchecked: run.unchecked,
+    ...(run.unknownStatuses.size > 0 ? { unknown_statuses: Object.fromEntries(run.unknownStatuses) } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
+import { displaySafe } from '../../util/display-safe.js';
 import type { VerificationSnapshot } from './open-verifier.js';
 
 /**
@@ -18,6 +19,8 @@ export function reportVerification(ctx: RunContext, snapshot: VerificationSnapsh
   );
   const uncertain = mostCharged(snapshot);
   if (uncertain !== undefined) ctx.reporter.caveat(uncertain);
+  const unknown = unknownStatusesCaveat(snapshot.unknown_statuses);
+  if (unknown !== undefined) ctx.reporter.caveat(unknown);
   if (unchecked > 0)
     ctx.reporter.caveat(
       `verified ${formatCount(checked)} of ${formatCount(checked + unchecked)}; ` +
@@ -37,4 +40,23 @@ function mostCharged(snapshot: VerificationSnapshot): string | undefined {
         'it honours Idempotency-Key, so each may have been charged';
   const most = countOf(units_spent_at_most, 'unit');
   return `at most ${most} charged, ${formatCount(units_spent)} of them for certain: ${why}`;
+}
+
+/**
+ * Words the service answered that no known vocabulary names: each address was read as `unknown`, never
+ * `valid`, and the setting that says what the word means is named (contract row 22, issue 42).
+ */
+function unknownStatusesCaveat(words: Record<string, number> | undefined): string | undefined {
+  if (words === undefined) return undefined;
+  const entries = Object.entries(words);
+  const shown = entries
+    .slice(0, 5)
+    .map(([word, count]) => `"${displaySafe(word).slice(0, 40)}" ${formatCount(count)}`)
+    .join(', ');
+  const total = entries.reduce((sum, [, count]) => sum + count, 0);
+  return (
+    `${countOf(total, 'verification')} answered with a status prospect does not know (${shown}), kept as ` +
+    `unknown: say what it means with \`prospect config set verify-statuses ${entries[0]![0].slice(0, 40)}=risky\`` +
+    ' (theirs=ours; ours valid, invalid, risky or unknown)'
+  );
 }

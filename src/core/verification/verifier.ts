@@ -29,6 +29,8 @@ export interface VerificationRun {
   mayAlsoHaveCost: number;
   /** The service confirmed an Idempotency-Key (Idempotent-Replayed, contract row 27) on an answer of this run. */
   idempotencyConfirmed: boolean;
+  /** The service's words no vocabulary names, each read as `unknown` (src/api/verify-status.ts), by count. */
+  unknownStatuses: Map<string, number>;
 }
 
 export function newVerificationRun(budget: number | undefined): VerificationRun {
@@ -40,6 +42,7 @@ export function newVerificationRun(budget: number | undefined): VerificationRun 
     answersLost: 0,
     mayAlsoHaveCost: 0,
     idempotencyConfirmed: false,
+    unknownStatuses: new Map(),
   };
 }
 
@@ -200,6 +203,8 @@ export class Verifier {
     });
     call.answered = true;
     this.run.unitsSpent += 1;
+    if (!result.status_known)
+      this.run.unknownStatuses.set(result.status_raw, (this.run.unknownStatuses.get(result.status_raw) ?? 0) + 1);
     if (result.idempotency !== undefined) this.run.idempotencyConfirmed = true;
     // A confirmed key: the lost tries were this answer's own unit (or cost nothing). Otherwise each may have cost one.
     const mayHaveCost = result.idempotency !== undefined ? 0 : call.lost;
