@@ -33,7 +33,7 @@ const DAY_MONTH_YEAR = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
  * name; `DD/MM/YYYY` or `MM/DD/YYYY` only when `date-format` says which. Anything else stays as sent:
  * the freshness code counts it as unknown (row 25), and a whole answer of them fails (checkContactsPromises).
  */
-export function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
+function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,11}$/.test(value.trim()))) {
     const date = new Date(Number(value) * 1000);
     return Number.isNaN(date.getTime()) ? value : date.toISOString();

@@ -239,7 +239,7 @@ const CONTRACT_422_CODES: ReadonlySet<string> = new Set([
  * make it an input error, of the filter its text names; words of an empty result ("no match", "no results")
  * make it `no_match`. Input first: a misspelt name must never read as "nobody matched". Undefined: cannot tell.
  */
-export function contractCodeOf422(body: ParsedErrorBody): string | undefined {
+function contractCodeOf422(body: ParsedErrorBody): string | undefined {
   if (body.code !== undefined && CONTRACT_422_CODES.has(body.code)) return body.code;
   const text = `${body.code ?? ''} ${body.reason ?? ''}`.toLowerCase().replace(/_/g, ' ');
   const listsValues = [body.details.suggestions, body.details.valid_values].some(

@@ -47,7 +47,7 @@ function textCursor(value: unknown): string | null {
 }
 
 /** The target of `rel="next"` in a Link header (RFC 8288), or null. */
-export function nextLink(header: string | string[] | undefined): string | null {
+function nextLink(header: string | string[] | undefined): string | null {
   const text = Array.isArray(header) ? header.join(', ') : header;
   if (text === undefined) return null;
   for (const match of text.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+)*)/g)) {
