@@ -76,8 +76,8 @@ export function checkContactsPromises(rows: readonly Record<string, unknown>[], 
       endpoint,
       `contacts without the "${field}" field the specification promises (fields seen: ${keys.join(', ')})`,
       'contact-fields',
-      `Tell prospect the service's name for it: \`prospect config set contact-fields ${field}=${example}\` ` +
-        '(or PROSPECT_CONTACT_FIELDS; pairs ours=theirs, separated by commas).',
+      `Set contact-fields to the service's name for it: ${field}=${example} (pairs ours=theirs, separated by ` +
+        'commas).',
     );
   }
   const dates = rows
@@ -88,8 +88,7 @@ export function checkContactsPromises(rows: readonly Record<string, unknown>[], 
       endpoint,
       `last-confirmed dates prospect cannot read (such as "${shorten(displaySafe(dates[0]!), 40)}")`,
       'date-format',
-      'Say how the service writes its dates: `prospect config set date-format dmy` (day first) or `mdy` ' +
-        '(or PROSPECT_DATE_FORMAT).',
+      'Set date-format to how the service writes its dates: dmy (day first) or mdy (month first).',
     );
   }
 }

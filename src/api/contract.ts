@@ -6,7 +6,7 @@
  * Imports nothing, so config and doctor may read it without loading the client.
  */
 
-/** The settings that adapt the client to a service, as `prospect config set` and `PROSPECT_*` name them. */
+/** The settings that adapt the client to a service, by the names the configuration gives them. */
 export const CONTRACT_SETTINGS = [
   'cursor-param',
   'paging',

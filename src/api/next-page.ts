@@ -91,9 +91,7 @@ function lastIdCursor(rows: readonly unknown[], context: NextPageContext): strin
         reason: 'has_more without a cursor',
         code: 'contract_differs',
         details: { setting: 'cursor-param' },
-        hint:
-          'Set cursor-param to the parameter the service reads the last id from (e.g. `prospect config set ' +
-          'cursor-param starting_after`, or PROSPECT_CURSOR_PARAM).',
+        hint: 'Set cursor-param to the parameter the service reads the last id from (e.g. starting_after).',
       },
     );
   }

@@ -114,8 +114,8 @@ function loopError<P>(walk: CursorWalk<P>, pageNumber: number, what: string): Ma
       code: 'contract_differs',
       details: { setting: 'cursor-param', cursor_param: name },
       hint:
-        `The service may read its cursor under another name than "${name}": set cursor-param to it ` +
-        '(`prospect config set cursor-param NAME`, or PROSPECT_CURSOR_PARAM), or `paging offset` for offsets.',
+        `The service may read its cursor under another name than "${name}": set cursor-param to it, or ` +
+        'paging to offset for offsets.',
     },
   );
 }

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientOptions, ProspectClient } from '../../src/api/index.js';
 import { MalformedResponseError } from '../../src/api/index.js';
+import { exitCodeOf, knownFailure } from '../../src/exit-codes.js';
 import {
   clientOf,
   closeScripted,
@@ -140,6 +141,9 @@ describe('companies: a broken promise names what was seen and the setting, and t
     expect(error.message).toMatch(seen);
     expect((error as MalformedResponseError).hint).toContain('set cursor-param');
     expect((error as MalformedResponseError).details).toMatchObject({ setting: 'cursor-param' });
+    // The CLI's words: exit 5, and how to set it.
+    expect(exitCodeOf(error)).toBe(5);
+    expect(knownFailure(error)?.hint).toContain('(`prospect config set cursor-param VALUE` or PROSPECT_CURSOR_PARAM.)');
     expect(server.requests.length).toBeLessThanOrEqual(3);
     const { client: adapted } = await setup(cursorUnder('page_token', false), { cursorParam: 'page_token' });
     expect(await listedDomains(adapted)).toEqual(DOMAINS);
@@ -214,7 +218,9 @@ describe('contacts: fields and dates another service chose', () => {
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('without the "business_email" field');
     expect(error.message).toContain('email, last_seen_at');
-    expect((error as MalformedResponseError).hint).toContain('contact-fields business_email=email');
+    expect((error as MalformedResponseError).hint).toContain(
+      "Set contact-fields to the service's name for it: business_email=email",
+    );
     const contactFields = { business_email: 'email', business_email_last_seen: 'last_seen_at' };
     const adapted = await contactsOf({ contacts: renamed }, { contract: { contactFields } });
     expect(adapted.data.map((c) => [c.business_email, c.business_email_last_seen])).toEqual(
@@ -230,7 +236,9 @@ describe('contacts: fields and dates another service chose', () => {
     expect(read.data.map((c) => c.business_email_last_seen?.slice(0, 10))).toEqual(['2025-01-15', '2025-01-15']);
     const error = await failure(contactsOf(dated(['15/01/2025', '30/11/2026'])));
     expect(error.message).toContain('cannot read (such as "15/01/2025")');
-    expect((error as MalformedResponseError).hint).toContain('date-format dmy');
+    expect((error as MalformedResponseError).hint).toContain(
+      'Set date-format to how the service writes its dates: dmy',
+    );
     const dmy = await contactsOf(dated(['15/01/2025', '30/11/2026']), { contract: { dateFormat: 'dmy' } });
     expect(dmy.data.map((c) => c.business_email_last_seen)).toEqual(['2025-01-15', '2026-11-30']);
     const mdy = await contactsOf(dated(['01/15/2025', '13/01/2025']), { contract: { dateFormat: 'mdy' } });
