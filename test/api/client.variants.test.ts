@@ -4,10 +4,14 @@
  * a broken promise is an error that names what was seen and the setting that adapts to it, and the
  * setting then makes it work. Expected rows are the server's own data, never prospect's output.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientOptions, ProspectClient } from '../../src/api/index.js';
 import { MalformedResponseError } from '../../src/api/index.js';
 import { exitCodeOf, knownFailure } from '../../src/exit-codes.js';
+import { runInProcess } from '../helpers/cli.js';
+import { scratchDir } from '../helpers/scratch.js';
 import {
   clientOf,
   closeScripted,
@@ -119,7 +123,8 @@ describe('companies: paging and shapes another service chose, with no setting', 
 function cursorUnder(name: string, nonce: boolean): Script {
   let served = 0;
   return (r) => {
-    const at = startOf(r, name);
+    // The service reads its own cursor: the offset before the nonce.
+    const at = Number.parseInt(r.query.get(name) ?? '0', 10);
     served += 1;
     const cursor = more(at) ? `${at + PAGE}${nonce ? `.${served}` : ''}` : null;
     return { body: { data: rowsFrom(at), meta: total, next_cursor: cursor } };
@@ -288,5 +293,90 @@ describe('verify: another vocabulary, path, method and parameter', () => {
     });
     await byGet.verify('a@b.com');
     expect(get.requests[0]?.url).toBe('/api/v1/verify?address=a%40b.com');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Through main() (runInProcess): the settings reach the client from the environment, and what the
+// user sees. The rows expected are the server's own.
+
+describe('through prospect itself (main() in process)', () => {
+  const env = { PROSPECT_API_KEY: KEY };
+
+  it('companies: a Link header needs no setting; a cursor under another name fails naming it, then works', async () => {
+    const [, linked] = TOLERATED[1]!;
+    const link = await serveScript(linked);
+    const listed = await runInProcess(['companies', '--technology', 'Shopify', '--format', 'csv', '-q'], {
+      url: link.url,
+      apiKey: KEY,
+    });
+    expect(listed.code).toBe(0);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(DOMAINS);
+
+    const renamed = await serveScript(cursorUnder('page_token', true));
+    const file = join(await scratchDir('prospect-variants-'), 'leads.csv');
+    const args = ['companies', '--technology', 'Shopify', '-o', file];
+    const failed = await runInProcess(args, { url: renamed.url, apiKey: KEY });
+    expect(failed.code).toBe(5);
+    expect(failed.stderr).toContain('repeated rows of an earlier page');
+    expect(failed.stderr).toContain('prospect config set cursor-param VALUE');
+    expect(existsSync(file)).toBe(false);
+    const adapted = await runInProcess(args, {
+      url: renamed.url,
+      apiKey: KEY,
+      env: { PROSPECT_CURSOR_PARAM: 'page_token' },
+    });
+    expect(adapted.code).toBe(0);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(DOMAINS.length + 1);
+  });
+
+  it.each([
+    ['{message}', { message: 'Technology shopfy not found' }],
+    ['problem+json', { type: 'https://e.example/problems/unknown-technology', title: 'Unknown technology' }],
+    ['{errors: [...]}', { errors: [{ detail: 'did you mean Shopify?' }] }],
+  ])('a misspelt technology answered as %s is exit 2, --allow-empty or not', async (_shape, body) => {
+    const server = await serveScript([{ status: 422, body }]);
+    for (const extra of [[], ['--allow-empty']]) {
+      const run = await runInProcess(['companies', '--technology', 'shopfy', '--format', 'csv', ...extra], {
+        url: server.url,
+        apiKey: KEY,
+      });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  it('verify: accept_all is risky with no setting; an unknown word is unknown, said with verify-statuses', async () => {
+    const words: Record<string, string> = {
+      'a@x.com': 'deliverable',
+      'b@x.com': 'accept_all',
+      'c@x.com': 'greylisted',
+    };
+    const server = await serveScript((r) => ({
+      body: { data: { email: r.query.get('email'), status: words[r.query.get('email') ?? ''] } },
+    }));
+    const run = await runInProcess(
+      ['verify', '--yes', '--no-cache', '--format', 'csv', 'a@x.com', 'b@x.com', 'c@x.com'],
+      {
+        url: server.url,
+        apiKey: KEY,
+        env,
+      },
+    );
+    expect(run.code).toBe(0);
+    const verdicts = run.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',').slice(0, 2).join(' '));
+    expect(verdicts).toEqual(['a@x.com valid', 'b@x.com risky', 'c@x.com unknown']);
+    expect(run.stderr).toContain('1 verification answered with a status prospect does not know ("greylisted" 1)');
+    expect(run.stderr).toContain('prospect config set verify-statuses greylisted=');
   });
 });
