@@ -88,6 +88,13 @@ const REQUEST_FAILURE_HINTS: Readonly<Record<string, (error: RequestError) => st
   answer_too_large: (error) =>
     `If answers this large are expected, raise the cap (now ${capInMiB(error)} MiB): --max-answer-size MIB, ` +
     'PROSPECT_MAX_ANSWER_SIZE or `prospect config set max-answer-size MIB`.',
+  // src/api names the setting that adapts to a service that decided an open point otherwise; here, how to set it.
+  contract_differs: (error) => {
+    const setting = error.details.setting;
+    if (typeof setting !== 'string' || !/^[a-z-]+$/.test(setting)) return error.hint;
+    const how = `\`prospect config set ${setting} VALUE\` or PROSPECT_${setting.toUpperCase().replaceAll('-', '_')}`;
+    return `${error.hint ?? `Set ${setting}.`} (${how}.)`;
+  },
   answer_encoding_refused: () =>
     'The service or a proxy compressed the answer more than once; it must send at most one layer (gzip).',
 };

@@ -13,8 +13,15 @@ describe('exitCodeOf: what a 422 means for the command line', () => {
     },
   );
 
-  it.each(['no_match', 'something_new'])('%s: valid filters the service will not answer, exit 3', (code) => {
-    expect(exitCodeOf(unanswerable({ code, reason: 'nobody' }))).toBe(ExitCode.unanswerable);
+  it.each([
+    ['no_match', 'nobody'],
+    ['something_new', 'no results for these filters'],
+  ])('%s: valid filters the service will not answer, exit 3', (code, reason) => {
+    expect(exitCodeOf(unanswerable({ code, reason }))).toBe(ExitCode.unanswerable);
+  });
+
+  it('a 422 with a code of its own whose words say neither: exit 5, never "nothing matched" (row 7c)', () => {
+    expect(exitCodeOf(unanswerable({ code: 'something_new', reason: 'nobody' }))).toBe(ExitCode.service);
   });
 
   it('an unknown country without suggestions says how countries may be written', () => {

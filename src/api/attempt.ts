@@ -29,6 +29,8 @@ export interface AttemptRequest<T> {
   onBody?: ((json: unknown) => void) | undefined;
   /** Extra request headers (Idempotency-Key). Never the Authorization header. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** Sent as a POST with this JSON text (`verify-method POST`); a GET otherwise. */
+  jsonBody?: string | undefined;
 }
 
 /** The settings every attempt of a client shares. */
@@ -100,8 +102,13 @@ export function createAttemptRunner(settings: AttemptSettings): AttemptRunner {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), agentOf()]);
       const send = (signal: AbortSignal) =>
         request(url, {
-          method: 'GET',
-          headers: req.headers ? { ...req.headers, ...headers } : headers,
+          method: req.jsonBody === undefined ? 'GET' : 'POST',
+          headers: {
+            ...req.headers,
+            ...headers,
+            ...(req.jsonBody === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: req.jsonBody,
           dispatcher,
           signal,
           headersTimeout: settings.timeoutMs,

@@ -4,6 +4,7 @@
  */
 import { ClientOptionError } from './errors.js';
 import { MAX_ANSWER_BYTES_LIMIT, MAX_COMPANIES_PER_PAGE } from './limits.js';
+import type { ContractSettings } from './contract.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost } from './proxy.js';
 import type { RequestEvent } from './request-loop.js';
@@ -15,6 +16,8 @@ export interface ClientOptions {
   apiKey: string;
   /** Name of the cursor query parameter; default `cursor` (contract row 1). */
   cursorParam?: string | undefined;
+  /** How the service decided the open points the client cannot guess (contract.ts); default the contract's. */
+  contract?: Partial<ContractSettings> | undefined;
   /** Companies `limit`; default 1000 (contract row 2). */
   pageSize?: number | undefined;
   /** Per attempt, covering headers and body; default RETRY_DEFAULTS.timeoutMs (src/api/retry.ts). */

@@ -9,13 +9,17 @@ import { checkClientOptions, type ClientOptions } from './client-options.js';
 import { DEFAULT_MAX_ANSWER_BYTES, MAX_COMPANIES_PER_PAGE } from './limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
 import { PageReadAhead } from './read-ahead.js';
-import { createHttpClient, type HttpClient, type JsonAnswer, type PaidCallWatch } from './request-loop.js';
-import { checkCompaniesPage } from './companies-page.js';
+import { buildUrl, createHttpClient, type HttpClient, type JsonAnswer, type PaidCallWatch } from './request-loop.js';
+import { checkCompaniesPage, withDataKey } from './companies-page.js';
+import { checkContactsPromises, contactRowOf } from './contacts-answer.js';
+import { isRecord } from '../util/is-record.js';
 import { walkCursor } from './pagination.js';
+import { linkQuery, nextPageOf } from './next-page.js';
+import { CONTRACT_DEFAULTS, type ContractSettings, type Verdict } from './contract.js';
+import { readVerifyStatus } from './verify-status.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 import {
   type CompaniesResponse,
-  ContactSchema,
   ContactsEnvelopeSchema,
   VerifyDataSchema,
   VerifyMetaSchema,
@@ -108,7 +112,15 @@ export interface VerifyCallOptions {
  * `Idempotent-Replayed` header, `true` when the answer is the first one again (no new unit), `false`
  * when it is a new one. Undefined: the service said nothing, so a key may not have been honoured.
  */
-export type VerifyAnswer = VerifyResult & { idempotency?: 'replayed' | 'first' };
+export type VerifyAnswer = VerifyResult & {
+  idempotency?: 'replayed' | 'first';
+  /** One of valid, invalid, risky, unknown (verify-status.ts), whatever word the service used. */
+  status: Verdict;
+  /** The service's own word (`accept_all`), kept for the output. */
+  status_raw: string;
+  /** False when the word is in no vocabulary the client knows: it was read as `unknown`. */
+  status_known: boolean;
+};
 
 /** The defaults of what is not about retrying (those are RETRY_DEFAULTS in retry.ts). */
 export const CLIENT_DEFAULTS = {
@@ -121,7 +133,8 @@ export const CLIENT_DEFAULTS = {
 export function createClient(options: ClientOptions): ProspectClient {
   const baseUrl = checkClientOptions(options);
   const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
-  const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
+  const contract: ContractSettings = { ...CONTRACT_DEFAULTS, ...options.contract };
+  const pageSize = Math.min(options.pageSize ?? CLIENT_DEFAULTS.pageSize, contract.pageSizeMax);
   const policy: RetryPolicy = {
     maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
     baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
@@ -151,13 +164,16 @@ export function createClient(options: ClientOptions): ProspectClient {
   return {
     companies: (query, pageOptions) =>
       listCompanies(http, query, {
+        baseUrl,
         cursorParam,
-        pageSize: pageOptions?.pageSize ?? pageSize,
+        cursorParamSet: options.cursorParam !== undefined,
+        contract,
+        pageSize: Math.min(pageOptions?.pageSize ?? pageSize, contract.pageSizeMax),
         startCursor: pageOptions?.startCursor,
         readAhead: pageOptions?.readAhead ?? false,
         signal: pageOptions?.signal,
       }),
-    contacts: (query) => fetchContacts(http, query, cursorParam),
+    contacts: (query) => fetchContacts(http, query, cursorParam, contract),
     countries: async () =>
       (
         await http.getJson({
@@ -166,7 +182,7 @@ export function createClient(options: ClientOptions): ProspectClient {
           check: (json) => checkSchema(CountriesResponseSchema, json),
         })
       ).value.data,
-    verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}),
+    verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}, contract),
     close: () => http.close(),
   };
 }
@@ -174,16 +190,42 @@ export function createClient(options: ClientOptions): ProspectClient {
 // ---------------------------------------------------------------------------------------------
 // Endpoints
 
+interface ListingSettings {
+  baseUrl: URL;
+  cursorParam: string;
+  cursorParamSet: boolean;
+  contract: ContractSettings;
+  pageSize: number;
+  startCursor: string | undefined;
+  readAhead: boolean;
+  signal: AbortSignal | undefined;
+}
+
+/** The query of one page: the filters, the page size and where the page starts (a cursor, an offset or a link). */
+function companiesParams(
+  query: CompanyQuery,
+  options: ListingSettings,
+  cursor: string | null,
+): ReadonlyArray<readonly [string, string | undefined]> {
+  const link = cursor === null ? undefined : linkQuery(cursor, options.baseUrl.origin);
+  if (link !== undefined) return link;
+  const offsets = options.contract.paging === 'offset';
+  return [
+    ['technology', query.technology],
+    ...(query.moreTechnologies ?? []).map((name) => ['technology', name] as const),
+    ['not_technology', query.notTechnology],
+    ...(query.moreNotTechnologies ?? []).map((name) => ['not_technology', name] as const),
+    ['employee_range', query.employeeRange],
+    ['country', query.country],
+    [options.contract.pageSizeParam, String(options.pageSize)],
+    [offsets ? options.contract.offsetParam : options.cursorParam, cursor ?? undefined],
+  ];
+}
+
 async function* listCompanies(
   http: HttpClient,
   query: CompanyQuery,
-  options: {
-    cursorParam: string;
-    pageSize: number;
-    startCursor: string | undefined;
-    readAhead: boolean;
-    signal: AbortSignal | undefined;
-  },
+  options: ListingSettings,
 ): AsyncGenerator<CompanyPage, void, undefined> {
   const fetchChecked = (
     cursor: string | null,
@@ -191,28 +233,40 @@ async function* listCompanies(
   ): Promise<JsonAnswer<CompaniesResponse>> =>
     http.getJson({
       endpoint: '/companies',
-      params: [
-        ['technology', query.technology],
-        ...(query.moreTechnologies ?? []).map((name) => ['technology', name] as const),
-        ['not_technology', query.notTechnology],
-        ...(query.moreNotTechnologies ?? []).map((name) => ['not_technology', name] as const),
-        ['employee_range', query.employeeRange],
-        ['country', query.country],
-        ['limit', String(options.pageSize)],
-        [options.cursorParam, cursor ?? undefined],
-      ],
+      params: companiesParams(query, options, cursor),
       check: checkCompaniesPage,
       onBody,
       signal: options.signal,
     });
-  const readAhead = options.readAhead ? new PageReadAhead(fetchChecked) : undefined;
+  // Read-ahead follows a body's `next_cursor`; offsets and links are simply read one page at a time.
+  const readAhead =
+    options.readAhead && options.contract.paging === 'cursor' ? new PageReadAhead(fetchChecked) : undefined;
   const walk = walkCursor({
     endpoint: '/companies',
     startCursor: options.startCursor ?? null,
     forbidEmptyFirstPage: true,
+    cursorParam: options.cursorParam,
     fetchPage: async (cursor) => {
-      const { value } = await (readAhead?.take(cursor) ?? fetchChecked(cursor, readAhead?.onBodyOfWanted));
-      return { page: value, itemCount: value.data.length, nextCursor: value.next_cursor };
+      const answer = await (readAhead?.take(cursor) ?? fetchChecked(cursor, readAhead?.onBodyOfWanted));
+      const { value } = answer;
+      const nextCursor = nextPageOf(value, value.data, answer.headers, {
+        endpoint: '/companies',
+        requestUrl: buildUrl(options.baseUrl, '/companies', companiesParams(query, options, cursor)),
+        origin: options.baseUrl.origin,
+        cursorParam: options.cursorParam,
+        cursorParamSet: options.cursorParamSet,
+        paging: options.contract.paging,
+        offset: cursor === null ? 0 : Number(cursor),
+      });
+      const first = value.data[0]?.domain;
+      const last = value.data.at(-1)?.domain;
+      return {
+        page: value,
+        itemCount: value.data.length,
+        nextCursor,
+        edgeKeys: first !== undefined && last !== undefined ? [first, last] : undefined,
+        total: value.meta.total,
+      };
     },
   });
   for await (const { page, cursor, nextCursor } of walk) {
@@ -222,13 +276,20 @@ async function* listCompanies(
 
 const CountriesResponseSchema = z.looseObject({ data: z.array(z.string()) });
 
-async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam: string): Promise<ContactsResult> {
+async function fetchContacts(
+  http: HttpClient,
+  query: ContactsQuery,
+  cursorParam: string,
+  contract: ContractSettings,
+): Promise<ContactsResult> {
   const data: Contact[] = [];
   let meta: ContactsMeta | undefined;
+  const check = (json: unknown) => checkContactsBody(json, contract);
   // The sandbox never pages contacts; a real service might (contract row 18), so follow it.
   const walk = walkCursor({
     endpoint: '/contacts',
     forbidEmptyFirstPage: false,
+    cursorParam,
     fetchPage: async (cursor) => {
       const { value } = await http.getJson({
         endpoint: '/contacts',
@@ -238,9 +299,19 @@ async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam
           ['limit', query.limit !== undefined ? String(query.limit) : undefined],
           [cursorParam, cursor ?? undefined],
         ],
-        check: checkContactsBody,
+        check,
       });
-      return { page: value, itemCount: value.data.length, nextCursor: value.next_cursor };
+      checkContactsPromises(value.rawRows, '/contacts');
+      const edge = (contact: Contact | undefined) =>
+        contact === undefined ? undefined : `${contact.domain} ${contact.business_email ?? contact.full_name ?? ''}`;
+      const first = edge(value.data[0]);
+      const last = edge(value.data.at(-1));
+      return {
+        page: value,
+        itemCount: value.data.length,
+        nextCursor: value.next_cursor,
+        edgeKeys: first !== undefined && last !== undefined ? [first, last] : undefined,
+      };
     },
   });
   for await (const { page } of walk) {
@@ -252,41 +323,64 @@ async function fetchContacts(http: HttpClient, query: ContactsQuery, cursorParam
 
 interface NormalisedContacts {
   data: Contact[];
+  /** The rows as renamed, before defaults: whether the service sent a field at all. */
+  rawRows: Record<string, unknown>[];
   meta: ContactsMeta;
   next_cursor: string | null | undefined;
 }
 
 // Built once: zod compiles an object schema's checks on its first parse, so a schema made per answer
 // cost a compile per verify call (about 0.2 ms of CPU each, a tenth of a 400-address verify).
-const BareContactsSchema = z.array(ContactSchema);
 const VerifyEnvelopeSchema = z.looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() });
 
-/** Picks the schema by shape so a failure names the real problem, not "no union member matched". */
-function checkContactsBody(json: unknown): SchemaCheck<NormalisedContacts> {
-  if (Array.isArray(json)) {
-    const checked = checkSchema(BareContactsSchema, json);
-    return checked.ok ? { ok: true, value: { data: checked.value, meta: {}, next_cursor: null } } : checked;
-  }
-  const checked = checkSchema(ContactsEnvelopeSchema, json);
+/** The envelope (or a bare array, or one array under another key), its rows under our names, then the schema. */
+function checkContactsBody(json: unknown, contract: ContractSettings): SchemaCheck<NormalisedContacts> {
+  const envelope = withDataKey(json);
+  const rows =
+    isRecord(envelope) && Array.isArray(envelope.data)
+      ? envelope.data.map((row) => contactRowOf(row, contract))
+      : undefined;
+  const checked = checkSchema(
+    ContactsEnvelopeSchema,
+    rows === undefined ? envelope : { ...(envelope as object), data: rows },
+  );
   if (!checked.ok) return checked;
+  const meta = checked.value.meta ?? {};
+  const inMeta = meta.next_cursor;
+  const nextCursor = checked.value.next_cursor ?? (typeof inMeta === 'string' ? inMeta : undefined);
   return {
     ok: true,
-    value: { data: checked.value.data, meta: checked.value.meta ?? {}, next_cursor: checked.value.next_cursor },
+    value: {
+      data: checked.value.data,
+      rawRows: (rows ?? []).filter(isRecord),
+      meta,
+      next_cursor: nextCursor,
+    },
   };
 }
 
-async function verifyEmail(http: HttpClient, email: string, options: VerifyCallOptions): Promise<VerifyAnswer> {
+async function verifyEmail(
+  http: HttpClient,
+  email: string,
+  options: VerifyCallOptions,
+  contract: ContractSettings,
+): Promise<VerifyAnswer> {
   const { idempotencyKey } = options;
+  const post = contract.verifyMethod === 'POST';
   const answer = await http.getJson({
     endpoint: '/verify',
-    params: [['email', email]],
+    path: contract.verifyPath === CONTRACT_DEFAULTS.verifyPath ? undefined : contract.verifyPath,
+    params: post ? [] : [[contract.verifyParam, email]],
+    jsonBody: post ? JSON.stringify({ [contract.verifyParam]: email }) : undefined,
     headers: idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : undefined,
     check: checkVerifyBody,
     // One unit per answered call (contract row 23): a complete answer is never asked again.
     chargedPerAnswer: true,
     paid: options.paid,
   });
-  const { data, meta } = answer.value;
+  const { meta } = answer.value;
+  const read = readVerifyStatus(answer.value.data.status, contract.verifyStatuses);
+  const data = { ...answer.value.data, status: read.status, status_raw: read.raw, status_known: read.known };
   const unitsUsed = meta?.units_used ?? unitsFromHeader(answer.headers['x-units-used']);
   const replayed = idempotencyKey === undefined ? undefined : replayedFromHeader(answer.headers['idempotent-replayed']);
   const result: VerifyAnswer = meta === undefined && unitsUsed === undefined ? { ...data } : { ...data, meta };

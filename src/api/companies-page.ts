@@ -1,4 +1,5 @@
-/** The check of a companies page: its shape (schemas.ts), then its technology entries shared. */
+/** The check of a companies page: its envelope, its shape (schemas.ts), then its technology entries shared. */
+import { isRecord } from '../util/is-record.js';
 import {
   CompaniesResponseSchema,
   checkSchema,
@@ -8,7 +9,7 @@ import {
 } from './schemas.js';
 
 export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse> {
-  const checked = checkSchema(CompaniesResponseSchema, json);
+  const checked = checkSchema(CompaniesResponseSchema, withDataKey(json));
   if (checked.ok) shareTechnologyEntries(checked.value);
   return checked;
 }
@@ -36,4 +37,19 @@ function shareTechnologyEntries(page: CompaniesResponse): void {
 
 function shareable(entry: TechnologyEntry): boolean {
   return (entry.v === null || typeof entry.v === 'string') && Object.keys(entry).length === 3;
+}
+
+/**
+ * The rows under `data`, or under the one array-valued key of the envelope (`results`, `companies`,
+ * `items`...): with exactly one such key the meaning is plain; with none or several `data` is left
+ * missing, and the check names what it found. A bare array is the rows alone.
+ */
+export function withDataKey(json: unknown): unknown {
+  if (Array.isArray(json)) return { data: json };
+  if (!isRecord(json) || 'data' in json) return json;
+  const arrays = Object.keys(json).filter((key) => Array.isArray(json[key]));
+  if (arrays.length !== 1) return json;
+  const [key] = arrays as [string];
+  const { [key]: rows, ...rest } = json;
+  return { ...rest, data: rows };
 }

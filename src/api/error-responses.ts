@@ -45,9 +45,10 @@ function nonEmptyString(value: unknown): string | undefined {
 }
 
 /**
- * Reads the contract's `{"error":{"code","reason",...}}` and, tolerantly, what other services
- * send: `{"error":"text"}`, `{"message":"text"}`, `{"code","reason"}` at top level, or no JSON at
- * all (then nothing is known beyond the status).
+ * Reads the contract's `{"error":{"code","reason",...}}` and, tolerantly, what other services send
+ * (contract row 8): `{"error":"text"}`, `{"message":"text"}`, `{"code","reason"}` at top level,
+ * `{"errors":[{…}]}` (the first one), RFC 9457 problem+json (`type`, `title`, `detail`), or no JSON at all
+ * (then nothing is known beyond the status).
  */
 export function parseErrorBody(bodyText: string): ParsedErrorBody {
   let json: unknown;
@@ -59,20 +60,36 @@ export function parseErrorBody(bodyText: string): ParsedErrorBody {
   if (!isRecord(json)) return { details: {} };
 
   const error = json.error;
-  if (isRecord(error)) {
-    const { code, reason, message, ...details } = error;
-    return withoutUndefined({
-      code: nonEmptyString(code),
-      reason: nonEmptyString(reason) ?? nonEmptyString(message),
-      details,
-    });
+  if (isRecord(error)) return fieldsOf(error);
+  const errors = json.errors;
+  if (Array.isArray(errors) && isRecord(errors[0])) {
+    const { errors: _all, ...rest } = json;
+    const first = fieldsOf(errors[0]);
+    return { ...first, details: { ...rest, ...first.details } };
   }
-  const { code, reason, message, detail, ...rest } = json;
+  const parsed = fieldsOf(json);
+  if (parsed.code === undefined && typeof error === 'string' && /^[a-z_]+$/.test(error)) parsed.code = error;
+  if (parsed.reason === undefined && nonEmptyString(error) !== undefined) parsed.reason = nonEmptyString(error);
+  delete parsed.details.error;
+  return parsed;
+}
+
+/** Code, reason and the rest of one error object, whichever of the common field names it uses. */
+function fieldsOf(error: Record<string, unknown>): ParsedErrorBody {
+  const { code, reason, message, detail, title, type, status: _status, ...details } = error;
   return withoutUndefined({
-    code: nonEmptyString(code) ?? (typeof error === 'string' && /^[a-z_]+$/.test(error) ? error : undefined),
-    reason: nonEmptyString(reason) ?? nonEmptyString(message) ?? nonEmptyString(detail) ?? nonEmptyString(error),
-    details: Object.fromEntries(Object.entries(rest).filter(([key]) => key !== 'error')),
+    code: nonEmptyString(code) ?? codeOfProblemType(type),
+    reason: nonEmptyString(reason) ?? nonEmptyString(message) ?? nonEmptyString(detail) ?? nonEmptyString(title),
+    details,
   });
+}
+
+/** RFC 9457 `type`: `https://…/problems/unknown-technology` → `unknown_technology`; `about:blank` says nothing. */
+function codeOfProblemType(type: unknown): string | undefined {
+  if (typeof type !== 'string' || type === 'about:blank') return undefined;
+  const slug = type.split(/[/#]/).filter(Boolean).at(-1) ?? '';
+  const code = slug.toLowerCase().replace(/[-\s]+/g, '_');
+  return /^[a-z][a-z0-9_]{0,63}$/.test(code) ? code : undefined;
 }
 
 function withoutUndefined(parsed: {
@@ -207,28 +224,71 @@ function forbiddenError(endpoint: string, body: ParsedErrorBody, init: RequestEr
   );
 }
 
+/** The 422 codes of the contract (row 7): the CLI reads all but `no_match` as input errors. */
+const CONTRACT_422_CODES: ReadonlySet<string> = new Set([
+  'no_match',
+  'unknown_technology',
+  'unknown_country',
+  'unknown_employee_range',
+  'contradictory_filters',
+]);
+
 /**
- * The spec promises a reason with every 422. Without one nobody can tell "the filter matched
- * nobody" from a broken service, so it is treated as a malformed answer (exit 5), not as exit 3
- * that a cron job would read as "nobody matched this week".
+ * A 422 from a service that words it otherwise, read as the contract's code (docs/api-contract.md, row 7c):
+ * suggestions, valid values, or words that refuse a value ("unknown", "not found", "invalid", "did you mean")
+ * make it an input error, of the filter its text names; words of an empty result ("no match", "no results")
+ * make it `no_match`. Input first: a misspelt name must never read as "nobody matched". Undefined: cannot tell.
+ */
+function contractCodeOf422(body: ParsedErrorBody): string | undefined {
+  if (body.code !== undefined && CONTRACT_422_CODES.has(body.code)) return body.code;
+  const text = `${body.code ?? ''} ${body.reason ?? ''}`.toLowerCase().replace(/_/g, ' ');
+  const listsValues = [body.details.suggestions, body.details.valid_values].some(
+    (value) => Array.isArray(value) && value.length > 0,
+  );
+  if (
+    listsValues ||
+    /\b(unknown|not found|no such|not recogni[sz]ed|did you mean|invalid|not a valid|unsupported|not supported)\b/.test(
+      text,
+    )
+  ) {
+    if (/countr/.test(text)) return 'unknown_country';
+    if (/employee|range|size/.test(text)) return 'unknown_employee_range';
+    return 'unknown_technology';
+  }
+  if (/\b(no match|no matches|no results?|nothing matched|no companies|matched nobody|no records)\b/.test(text))
+    return 'no_match';
+  return undefined;
+}
+
+/**
+ * The spec promises a reason with every 422. Without one, or without a code the client can read as the
+ * contract's, nobody can tell "the filter matched nobody" from a misspelt name or a broken service, so it
+ * is a malformed answer (exit 5), never exit 3 that a cron job would read as "nobody matched this week".
  */
 function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit): UnanswerableError | MalformedResponseError {
   const codeText = body.code !== undefined ? ` ${body.code}` : '';
-  if (body.reason === undefined) {
+  const code = contractCodeOf422(body);
+  if (body.reason === undefined || code === undefined) {
+    const said = body.reason === undefined ? 'without the reason the specification promises' : `("${body.reason}")`;
     return new MalformedResponseError(
-      `the service refused the request (422${codeText}) without the reason the specification promises`,
+      `the service refused the request (422${codeText}) ${said}, and whether nothing matched or a filter ` +
+        'was refused cannot be read from it',
       {
         ...init,
+        code: body.code,
         hint:
-          'This is the service breaking its contract; try again later, and report it to the service if it ' +
-          'persists.',
+          'This is the service breaking its contract, or wording its errors in a way prospect does not read; ' +
+          'check the filters, and report it to the service if it persists.',
       },
     );
   }
   // The sandbox (and perhaps the real service) already names its suggestions in the reason: say them once.
   const hint = suggestionsAlreadyIn(body.reason, body.details) ? undefined : hintFromDetails(body.details);
+  const serviceCode = code !== body.code && body.code !== undefined ? { service_code: body.code } : {};
   return new UnanswerableError(`the service would not answer this request (422${codeText}): ${body.reason}`, {
     ...init,
+    code,
+    details: { ...init.details, ...serviceCode },
     hint,
   });
 }

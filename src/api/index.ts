@@ -57,6 +57,17 @@ export {
 } from './retry.js';
 export { normalizeCursor } from './pagination.js';
 export {
+  CONTRACT_DEFAULTS,
+  CONTRACT_SETTINGS,
+  CONTACT_FIELD_NAMES,
+  OPEN_POINTS,
+  VERDICTS,
+  type ContractSetting,
+  type ContractSettings,
+  type OpenPoint,
+  type Verdict,
+} from './contract.js';
+export {
   SENIORITIES,
   isSeniority,
   SenioritySchema,

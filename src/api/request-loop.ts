@@ -32,7 +32,7 @@ import { WaitWatch, type WaitNotice } from './wait-watch.js';
 
 /** Reported once per attempt, after it ends: for a request log and progress. Never carries the key. */
 export interface RequestEvent {
-  method: 'GET';
+  method: 'GET' | 'POST';
   /** The full request URL, with the key removed should the service have echoed it into a cursor. */
   url: string;
   /** `/companies`, `/contacts`, `/verify`. */
@@ -73,6 +73,8 @@ export interface HttpClientOptions {
 export interface GetJsonRequest<T> extends AttemptRequest<T> {
   /** Query parameters in order; pairs with an undefined or empty value are left out. */
   params: ReadonlyArray<readonly [string, string | undefined]>;
+  /** The path from the service root instead of `/api/v1` + endpoint (`verify-path`). */
+  path?: string | undefined;
   /** The service counts a unit per answered call: never ask again after a complete 2xx. */
   chargedPerAnswer?: boolean;
   /** A paid call: told of each answer lost after the request went out, and asked before each retry after one. */
@@ -168,7 +170,7 @@ function stoppedError(state: ClientState, req: GetJsonRequest<unknown>): Error |
 async function requestJson<T>(state: ClientState, req: GetJsonRequest<T>): Promise<JsonAnswer<T>> {
   const { options, pacer } = state;
   if (state.lifetime.signal.aborted) throw new Error('the API client was used after close()');
-  const url = buildUrl(options.baseUrl, req.endpoint, req.params);
+  const url = buildUrl(options.baseUrl, req.endpoint, req.params, req.path);
   // The key travels in a header, but a service may echo it into a cursor the next URL carries.
   const shownUrl = redact(url, options.apiKey);
   const stops = req.signal === undefined ? state.stopSignals : [...state.stopSignals, req.signal];
@@ -182,7 +184,7 @@ async function requestJson<T>(state: ClientState, req: GetJsonRequest<T>): Promi
     const startedAt = performance.now();
     const result = await runPacedAttempt(state, { req, url, stops, stopped }, ticket);
     const base = {
-      method: 'GET' as const,
+      method: req.jsonBody === undefined ? ('GET' as const) : ('POST' as const),
       url: shownUrl,
       endpoint: req.endpoint,
       attempt,
@@ -312,13 +314,23 @@ function describeForEvent(failure: RetryableFailure, endpoint: string): string {
 /**
  * baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +); empty values are left out.
  */
-export function buildUrl(baseUrl: URL, endpoint: string, params: GetJsonRequest<unknown>['params']): string {
+export function buildUrl(
+  baseUrl: URL,
+  endpoint: string,
+  params: GetJsonRequest<unknown>['params'],
+  path?: string,
+): string {
   const basePath = baseUrl.pathname.replace(/\/+$/, '');
   // Tolerate a base URL given with the API prefix already on it.
   const prefix = basePath.endsWith('/api/v1') ? basePath : `${basePath}/api/v1`;
+  if (path !== undefined) return `${baseUrl.origin}${prefix.replace(/\/api\/v1$/, '')}${path}${queryOf(params)}`;
+  return `${baseUrl.origin}${prefix}${endpoint}${queryOf(params)}`;
+}
+
+function queryOf(params: GetJsonRequest<unknown>['params']): string {
   const query = params
     .filter((pair): pair is readonly [string, string] => pair[1] !== undefined && pair[1] !== '')
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
     .join('&');
-  return `${baseUrl.origin}${prefix}${endpoint}${query === '' ? '' : `?${query}`}`;
+  return query === '' ? '' : `?${query}`;
 }

@@ -14,6 +14,18 @@ import { z } from 'zod';
 // ---------------------------------------------------------------------------------------------
 // Companies (spec §2.1–2.3, contract rows 14–17)
 
+/**
+ * An integer, or one sent as a numeric string (`"crux_rank": "1234"`): the meaning is the same. Other text
+ * is refused as before, so a value that is not a number is never read as one.
+ */
+const integerOrNumericString = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^\s*-?\d{1,15}\s*$/, 'expected an integer')
+    .transform((text) => Number(text)),
+]);
+
 export const TechnologyEntrySchema = z.looseObject({
   t: z.string(),
   c: z.string(),
@@ -27,18 +39,23 @@ export type TechnologyEntry = z.infer<typeof TechnologyEntrySchema>;
 
 export const CompanyRowSchema = z.looseObject({
   domain: z.string().min(1),
-  company_name: z.string(),
-  employee_range: z.string(),
-  industry: z.string(),
-  country: z.string(),
-  crux_rank: z.number().int(),
+  /** `null` tolerated for every field but `domain` (contract row 14): one null must not stop a listing. */
+  company_name: z.string().nullable(),
+  employee_range: z.string().nullable(),
+  industry: z.string().nullable(),
+  country: z.string().nullable(),
+  /** The order of a listing (row 6a) rests on it: never null. */
+  crux_rank: integerOrNumericString,
   /** Sparse (spec §2.1): may be absent or null. */
   phone: z.string().nullish(),
   linkedin_url: z.string().nullish(),
   /** Present only where filled (contract row 14). */
   description: z.string().nullish(),
-  tech_count: z.number().int(),
-  technologies: z.array(TechnologyEntrySchema),
+  tech_count: integerOrNumericString.nullable(),
+  technologies: z
+    .array(TechnologyEntrySchema)
+    .nullable()
+    .transform((list) => list ?? []),
 });
 export type CompanyRow = z.infer<typeof CompanyRowSchema>;
 
@@ -49,19 +66,28 @@ const CompaniesSourceSchema = z.looseObject({
   history_since: z.string(),
 });
 
+/** Every field optional (contract row 17): a service may send less, or no `meta` at all. */
 export const CompaniesMetaSchema = z.looseObject({
-  source: CompaniesSourceSchema,
-  field_fill_rates: z.record(z.string(), z.number()),
-  scope: z.string(),
-  /** Contract row 17; a real service may omit them. */
-  total: z.number().optional(),
-  contact_count: z.number().optional(),
+  source: CompaniesSourceSchema.nullish().transform((value) => value ?? undefined),
+  field_fill_rates: z
+    .record(z.string(), z.number().nullable())
+    .nullish()
+    .transform(
+      (rates) =>
+        Object.fromEntries(Object.entries(rates ?? {}).filter(([, v]) => v !== null)) as Record<string, number>,
+    ),
+  scope: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? undefined),
+  total: integerOrNumericString.nullish().transform((value) => value ?? undefined),
+  contact_count: integerOrNumericString.nullish().transform((value) => value ?? undefined),
 });
-export type CompaniesMeta = z.infer<typeof CompaniesMetaSchema>;
-
+export type CompaniesMeta = Partial<z.infer<typeof CompaniesMetaSchema>> &
+  Pick<z.infer<typeof CompaniesMetaSchema>, 'field_fill_rates'>;
 export const CompaniesResponseSchema = z.looseObject({
   data: z.array(CompanyRowSchema),
-  meta: CompaniesMetaSchema,
+  meta: CompaniesMetaSchema.nullish().transform((meta): CompaniesMeta => meta ?? { field_fill_rates: {} }),
   /** Absent, null or "" all mean "last page" (contract row 1). */
   next_cursor: z.string().nullish(),
 });

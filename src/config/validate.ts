@@ -6,7 +6,15 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { checkBaseUrl, ClientOptionError, parseProxyUrl } from '../api/index.js';
+import {
+  checkBaseUrl,
+  ClientOptionError,
+  CONTACT_FIELD_NAMES,
+  MAX_COMPANIES_PER_PAGE,
+  parseProxyUrl,
+  VERDICTS,
+  type ContractSetting,
+} from '../api/index.js';
 import { readCaFile } from './ca-file.js';
 import { parseStateUrlSetting } from './state-url.js';
 import { CliError, UsageError } from '../exit-codes.js';
@@ -21,6 +29,16 @@ const PARSERS = {
   proxy: parseProxySetting,
   'ca-file': parseCaFilePath,
   'cursor-param': parseCursorParam,
+  paging: choiceOf('paging', ['cursor', 'offset']),
+  'offset-param': parseCursorParam,
+  'page-size-param': parseCursorParam,
+  'page-size-max': parsePageSizeMax,
+  'contact-fields': parseContactFields,
+  'date-format': choiceOf('date-format', ['iso', 'dmy', 'mdy']),
+  'verify-path': parseVerifyPath,
+  'verify-method': (text) => choiceOf('verify-method', ['GET', 'POST'])(text.toUpperCase()),
+  'verify-param': parseCursorParam,
+  'verify-statuses': parseVerifyStatuses,
   'max-age': parseMaxAgeSetting,
   concurrency: parseConcurrency,
   format: parseFormat,
@@ -80,6 +98,16 @@ const StoredSettingsSchema = z.object({
   proxy: storedSetting(PARSERS.proxy),
   'ca-file': storedSetting(PARSERS['ca-file']),
   'cursor-param': storedSetting(PARSERS['cursor-param']),
+  paging: storedSetting(PARSERS.paging),
+  'offset-param': storedSetting(PARSERS['offset-param']),
+  'page-size-param': storedSetting(PARSERS['page-size-param']),
+  'page-size-max': storedSetting(PARSERS['page-size-max']),
+  'contact-fields': storedSetting(PARSERS['contact-fields']),
+  'date-format': storedSetting(PARSERS['date-format']),
+  'verify-path': storedSetting(PARSERS['verify-path']),
+  'verify-method': storedSetting(PARSERS['verify-method']),
+  'verify-param': storedSetting(PARSERS['verify-param']),
+  'verify-statuses': storedSetting(PARSERS['verify-statuses']),
   'max-age': storedSetting(PARSERS['max-age']),
   concurrency: storedSetting(PARSERS.concurrency),
   format: storedSetting(PARSERS.format),
@@ -98,6 +126,16 @@ export const ConfigFileSchema = StoredSettingsSchema.transform((stored) => ({
   proxy: stored.proxy,
   caFile: stored['ca-file'],
   cursorParam: stored['cursor-param'],
+  paging: stored.paging,
+  offsetParam: stored['offset-param'],
+  pageSizeParam: stored['page-size-param'],
+  pageSizeMax: stored['page-size-max'],
+  contactFields: stored['contact-fields'],
+  dateFormat: stored['date-format'],
+  verifyPath: stored['verify-path'],
+  verifyMethod: stored['verify-method'],
+  verifyParam: stored['verify-param'],
+  verifyStatuses: stored['verify-statuses'],
   maxAge: stored['max-age'],
   concurrency: stored.concurrency,
   format: stored.format,
@@ -187,6 +225,70 @@ function parseCursorParam(text: string): string {
   return name;
 }
 
+/** One of a few words, as written in the list. */
+function choiceOf(key: string, choices: readonly string[]): (text: string) => string {
+  return (text) => {
+    const value = text.trim();
+    const found = choices.find((choice) => choice.toLowerCase() === value.toLowerCase());
+    if (found === undefined) throw new UsageError(`${key} must be ${choices.join(' or ')} (got "${value}")`);
+    return found;
+  };
+}
+
+function parsePageSizeMax(text: string): number {
+  const value = text.trim();
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_COMPANIES_PER_PAGE)
+    throw new UsageError(`page-size-max must be an integer from 1 to ${MAX_COMPANIES_PER_PAGE} (got "${value}")`);
+  return Number(value);
+}
+
+function parseVerifyPath(text: string): string {
+  const path = text.trim();
+  if (!/^\/[A-Za-z0-9_.~\-/]*$/.test(path) || path.includes('//'))
+    throw new UsageError(`"${path}" is not a usable path`, 'Give the path from the service root, e.g. /api/v1/verify.');
+  return path;
+}
+
+/** `a=b,c=d` → [[a, b], [c, d]]; names as a query parameter's, each side once. */
+export function pairsOf(text: string, key: string): Array<[string, string]> {
+  const pairs = text
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const parts = pair.split('=').map((part) => part.trim());
+      if (parts.length !== 2 || !parts.every((part) => /^[A-Za-z0-9_.~-]+$/.test(part)))
+        throw new UsageError(`${key}: "${pair}" is not a NAME=NAME pair`, 'Pairs are separated by commas: a=b,c=d.');
+      return [parts[0]!, parts[1]!] as [string, string];
+    });
+  if (pairs.length === 0) throw new UsageError(`${key} is empty`, 'Give NAME=NAME pairs separated by commas.');
+  if (new Set(pairs.map(([left]) => left)).size !== pairs.length)
+    throw new UsageError(`${key} names the same field twice`);
+  return pairs;
+}
+
+function parseContactFields(text: string): string {
+  const pairs = pairsOf(text, 'contact-fields');
+  const unknown = pairs.find(([ours]) => !(CONTACT_FIELD_NAMES as readonly string[]).includes(ours));
+  if (unknown !== undefined)
+    throw new UsageError(
+      `contact-fields: "${unknown[0]}" is not one of prospect's contact fields`,
+      `Pairs are ours=theirs; ours is one of ${CONTACT_FIELD_NAMES.join(', ')}.`,
+    );
+  return pairs.map((pair) => pair.join('=')).join(',');
+}
+
+function parseVerifyStatuses(text: string): string {
+  const pairs = pairsOf(text, 'verify-statuses');
+  const bad = pairs.find(([, ours]) => !(VERDICTS as readonly string[]).includes(ours.toLowerCase()));
+  if (bad !== undefined)
+    throw new UsageError(
+      `verify-statuses: "${bad[1]}" is not one of valid, invalid, risky, unknown`,
+      'Pairs are theirs=ours, e.g. accept_all=risky.',
+    );
+  return pairs.map(([theirs, ours]) => `${theirs}=${ours.toLowerCase()}`).join(',');
+}
+
 function parseMaxAgeSetting(text: string): string {
   const result = parseMaxAge(text, new Date());
   if (!result.ok) throw new UsageError(result.reason);
@@ -205,6 +307,14 @@ function parseVerifyBudget(text: string): number {
 }
 
 const checkMaxAnswerSize = maxAnswerSizeValue('max-answer-size');
+
+/**
+ * A contract setting's text as the environment gives it, checked as `config set` checks it: the
+ * stored value (`PROSPECT_PAGING=Offset` → `offset`). Exported for src/runtime/connection.ts.
+ */
+export function parseContractSetting(key: ContractSetting, text: string): string | number {
+  return PARSERS[key](text);
+}
 
 /** Exported for PROSPECT_MAX_ANSWER_SIZE, which src/runtime/connection.ts checks the same way. */
 export function parseMaxAnswerSize(text: string): number {

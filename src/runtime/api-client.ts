@@ -35,6 +35,7 @@ export function createApiClient(ctx: RunContext, connection: Connection): Prospe
     maxRetries: ctx.global.maxRetries,
     maxAnswerBytes: mebibytes(connection.maxAnswerSize),
     cursorParam: connection.cursorParam,
+    contract: connection.contract,
     proxy: connection.proxy.proxy,
     ca: connection.trust.ca,
     onRequest: requestEvents(ctx),

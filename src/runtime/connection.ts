@@ -1,9 +1,10 @@
-import type { ProxyDecision } from '../api/index.js';
+import type { ContractSetting, ContractSettings, ProxyDecision, Verdict } from '../api/index.js';
 import type { TrustSettings } from '../config/ca-file.js';
 import { UsageError } from '../exit-codes.js';
 import type { RunContext } from './context.js';
 import { sandboxCacheDirectory } from '../config/paths.js';
 import { settingOf, type Setting } from '../config/precedence.js';
+import { CONFIG_KEY_SPECS } from '../config/keys.js';
 import type { ConfigValues } from '../config/store.js';
 import type { Plan } from '../sandbox/auth.js';
 
@@ -26,6 +27,8 @@ export interface Connection {
   trust: TrustSettings;
   /** The cap on an answer in MiB: --max-answer-size, PROSPECT_MAX_ANSWER_SIZE or the config file. */
   maxAnswerSize?: number | undefined;
+  /** How the service decided the open points prospect cannot guess (src/api/contract.ts); unset: the contract's. */
+  contract?: Partial<ContractSettings> | undefined;
 }
 
 const KEY_HINT =
@@ -70,6 +73,7 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
   if (baseUrl === undefined) throw new UsageError('no service address is set.', BASE_URL_HINT);
   const cursorParam = settingOf('cursor-param', { env: ctx.env, config: () => config.cursorParam });
   const maxAnswerSize = await maxAnswerSizeOf(ctx, config.maxAnswerSize);
+  const contract = await contractSettingsOf(ctx, config);
   const { trustSettings } = await import('../config/ca-file.js');
   const { decideProxy } = await import('../api/proxy.js');
   return {
@@ -84,7 +88,46 @@ export async function resolveConnection(ctx: RunContext): Promise<Connection> {
       : { proxy: undefined, why: 'the base URL is not a URL' },
     trust: trustSettings(ctx.env, config.caFile),
     maxAnswerSize,
+    contract,
   };
+}
+
+/** The settings of src/api/contract.ts, by their config names, under the names of ContractSettings. */
+const CONTRACT_FIELDS = {
+  paging: 'paging',
+  'offset-param': 'offsetParam',
+  'page-size-param': 'pageSizeParam',
+  'page-size-max': 'pageSizeMax',
+  'contact-fields': 'contactFields',
+  'date-format': 'dateFormat',
+  'verify-path': 'verifyPath',
+  'verify-method': 'verifyMethod',
+  'verify-param': 'verifyParam',
+  'verify-statuses': 'verifyStatuses',
+} as const satisfies Partial<Record<ContractSetting, keyof ContractSettings & keyof ConfigValues>>;
+
+/**
+ * Each contract setting by the one precedence (environment > config file), checked as `config set`
+ * checks it; the pairs of contact-fields and verify-statuses as maps. Unset ones are left out.
+ */
+async function contractSettingsOf(ctx: RunContext, config: ConfigValues): Promise<Partial<ContractSettings>> {
+  const { pairsOf, parseContractSetting, refusal } = await import('../config/validate.js');
+  const settings: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(CONTRACT_FIELDS) as Array<[ContractSetting, keyof ContractSettings]>) {
+    const fromEnv = (text: string) => {
+      try {
+        return parseContractSetting(key, text);
+      } catch (error) {
+        const { reason, hint } = refusal(error);
+        throw new UsageError(`${CONFIG_KEY_SPECS[key].env}: ${reason}.`, hint);
+      }
+    };
+    const value = settingOf<string | number>(key, { env: ctx.env, fromEnv, config: () => config[field] })?.value;
+    if (value === undefined) continue;
+    settings[field] =
+      field === 'contactFields' || field === 'verifyStatuses' ? Object.fromEntries(pairsOf(String(value), key)) : value;
+  }
+  return settings as Partial<ContractSettings> & { verifyStatuses?: Record<string, Verdict> };
 }
 
 function apiKeySetting(ctx: RunContext, config: ConfigValues): Setting<string> | undefined {

@@ -28,7 +28,8 @@ const CASES: Array<{ name: string; script: ScriptedResponse[]; message: RegExp }
     script: [{ status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad gateway</body></html>' }],
     message: /HTML/,
   },
-  { name: 'JSON of the wrong shape', script: [{ body: { rows: [], cursor: null } }], message: /data/ },
+  // Two arrays and no `data`: which holds the rows cannot be told (one alone is read as them, issue 42).
+  { name: 'JSON of the wrong shape', script: [{ body: { rows: [], more: [], cursor: null } }], message: /data/ },
   {
     name: 'data that is not an array',
     script: [{ body: { ...companiesPage([]), data: { domain: 'a.com' } } }],

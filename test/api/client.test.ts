@@ -79,7 +79,7 @@ describe('companies', () => {
     ]);
     expect(server.requests.map((request) => request.query.get('limit'))).toEqual(['2', '2', '2']);
     expect(server.requests.some((request) => request.query.has('cursor'))).toBe(false);
-    expect(pages[0]?.meta.total).toBe(3);
+    expect(pages[0]?.meta.scope).toBe('crux_rank <= 1000000');
   });
 
   it('with readAhead, asks for the next page when a body arrives, never more than one page ahead of the caller', async () => {
@@ -233,13 +233,15 @@ describe('verify', () => {
     expect(result).toEqual({
       email: 'a@b.com',
       status: 'valid',
+      status_raw: 'valid',
+      status_known: true,
       checked_at: '2025-06-01T00:00:00Z',
       meta: { units_charged: 1, units_used: 7 },
     });
     expect(server.requests[0]?.url).toBe('/api/v1/verify?email=a%40b.com');
   });
 
-  it('takes units from X-Units-Used when meta is missing, and passes an unknown status through', async () => {
+  it('takes units from X-Units-Used when meta is missing, and maps another vocabulary, keeping its word', async () => {
     const { client } = await setup([
       {
         headers: { 'x-units-used': '3' },
@@ -248,7 +250,9 @@ describe('verify', () => {
     ]);
     expect(await client.verify('a@b.com')).toEqual({
       email: 'a@b.com',
-      status: 'catch_all',
+      status: 'risky',
+      status_raw: 'catch_all',
+      status_known: true,
       checked_at: 'x',
       mx: 'ok',
       meta: { units_used: 3 },
@@ -257,7 +261,13 @@ describe('verify', () => {
 
   it('accepts a bare result object', async () => {
     const { client } = await setup([{ body: { email: 'a@b.com', status: 'risky' } }]);
-    expect(await client.verify('a@b.com')).toEqual({ email: 'a@b.com', status: 'risky', checked_at: null });
+    expect(await client.verify('a@b.com')).toEqual({
+      email: 'a@b.com',
+      status: 'risky',
+      status_raw: 'risky',
+      status_known: true,
+      checked_at: null,
+    });
   });
 });
 

@@ -30,7 +30,8 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
     [405, ServiceError, ExitCode.service],
     [302, ServiceError, ExitCode.service],
   ])('%i → %o', (status, cls, exitCode) => {
-    const error = map(status, { error: { code: 'x', reason: 'y' } });
+    // A 422 needs a code the client can read as the contract's (row 7c); the others any code.
+    const error = map(status, { error: { code: status === 422 ? 'no_match' : 'x', reason: 'y' } });
     expect(error).toBeInstanceOf(cls);
     expect(error).toBeInstanceOf(RequestError);
     expect(exitCodeOf(error)).toBe(exitCode);
@@ -92,13 +93,86 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
   });
 
   it('422 without a reason is a broken contract: a clear message and exit 5', () => {
-    expect(map(422, '').message).toBe(
-      'the service refused the request (422) without the reason the specification promises',
+    expect(map(422, '').message).toMatch(
+      /^the service refused the request \(422\) without the reason the specification promises, and whether/,
     );
     expect(exitCodeOf(map(422, ''))).toBe(5);
-    expect(map(422, { error: { code: 'no_match' } }).message).toBe(
-      'the service refused the request (422 no_match) without the reason the specification promises',
+    expect(map(422, { error: { code: 'no_match' } }).message).toMatch(
+      /^the service refused the request \(422 no_match\) without the reason the specification promises/,
     );
+  });
+
+  // Issue 42: the error-body shapes of other services (row 8), each a misspelt technology, a filter that
+  // matches nobody, and a 422 that says neither. A misspelt name is exit 2 under every shape.
+  const misspelt = [
+    ['the contract', { error: { code: 'unknown_technology', reason: 'unknown technology "shopfy"' } }],
+    ['{error: text}', { error: 'Unknown technology: shopfy' }],
+    ['{message}', { message: 'Technology shopfy not found' }],
+    ['{message} with suggestions', { message: 'No such name', suggestions: ['Shopify'] }],
+    ['{errors: [...]}', { errors: [{ code: 'technology_not_found', detail: 'shopfy is not a technology' }] }],
+    ['{errors: [...]} with a title only', { errors: [{ title: 'Invalid technology' }] }],
+    [
+      'problem+json',
+      { type: 'https://api.example.com/problems/unknown-technology', title: 'Unknown technology', status: 422 },
+    ],
+    ['problem+json, about:blank', { type: 'about:blank', title: 'Unprocessable', detail: 'did you mean Shopify?' }],
+    ['a code of its own', { error: { code: 'bad_filter', reason: 'x', valid_values: ['Shopify'] } }],
+  ] as const;
+  it.each(misspelt)('422 as %s, a misspelt technology: exit 2, with the service reason', (_shape, body) => {
+    const error = map(422, body);
+    expect(error).toBeInstanceOf(UnanswerableError);
+    expect(error.code).toBe('unknown_technology');
+    expect(exitCodeOf(error)).toBe(ExitCode.usage);
+    expect(error.reason).not.toMatch(/^unprocessable entity$/);
+  });
+
+  it.each([
+    ['{message}', { message: 'No results for these filters' }],
+    ['problem+json', { type: 'https://x.example/errors/no-match', title: 'No match', status: 422 }],
+    ['{errors: [...]}', { errors: [{ code: 'no_match', message: 'nothing matched' }] }],
+  ])('422 as %s, nothing matched: exit 3', (_shape, body) => {
+    const error = map(422, body);
+    expect(error.code).toBe('no_match');
+    expect(exitCodeOf(error)).toBe(ExitCode.unanswerable);
+  });
+
+  it.each([
+    ['a reason that says neither', { message: 'Request could not be processed' }],
+    ['no reason', { errors: [] }],
+    ['HTML', '<html>422</html>'],
+  ])('422 with %s: exit 5, never "nothing matched"', (_shape, body) => {
+    const error = map(422, body);
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(exitCodeOf(error)).toBe(ExitCode.service);
+  });
+
+  it('reads code and reason from every error-body shape, the first of several errors', () => {
+    const bodies: Array<[unknown, string | undefined, string | undefined]> = [
+      [
+        {
+          errors: [
+            { code: 'a_b', message: 'first' },
+            { code: 'c', message: 'second' },
+          ],
+        },
+        'a_b',
+        'first',
+      ],
+      [
+        { type: 'https://e.example/p/Rate-Limited', title: 'Slow down', detail: 'wait 2 s' },
+        'rate_limited',
+        'wait 2 s',
+      ],
+      [{ type: 'about:blank', title: 'Not Found' }, undefined, 'Not Found'],
+      [{ message: 'plain' }, undefined, 'plain'],
+    ];
+    for (const [body, code, reason] of bodies) {
+      const parsed = parseErrorBody(json(body));
+      expect([parsed.code, parsed.reason]).toEqual([code, reason]);
+    }
+    expect(parseErrorBody(json({ title: 'x', suggestions: ['Shopify'] })).details).toEqual({
+      suggestions: ['Shopify'],
+    });
   });
 
   it('a 3xx names where it redirected and refuses to follow', () => {

@@ -266,7 +266,7 @@ describe('config set checks values (exit 2, nothing written)', () => {
     [['max-age'], 'config set max-age needs a value'],
     [
       ['colour', 'blue'],
-      'Allowed choices are api-key, base-url, proxy, ca-file, cursor-param, max-age, concurrency, format',
+      'Allowed choices are api-key, base-url, proxy, ca-file, cursor-param, paging, offset-param, page-size-param',
     ],
   ])('config set %j', async (args, message) => {
     const { file, inProcess } = await profile();

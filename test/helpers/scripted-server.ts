@@ -217,7 +217,6 @@ export const SAMPLE_COMPANIES_META = {
   source: { dataset: 'web crawl', method: 'rendered pages', publisher: 'example', history_since: '2020' },
   field_fill_rates: { phone: 12.5, linkedin_url: 40.1, description: 55 },
   scope: 'crux_rank <= 1000000',
-  total: 3,
 };
 
 export function companiesPage(domains: string[], nextCursor?: string | null): Record<string, unknown> {

@@ -95,3 +95,37 @@ describe('an unusable config file', () => {
     );
   });
 });
+
+describe('the contract settings (issue 42): environment > config file, checked as config set checks them', () => {
+  it('reach the connection under the client names, the pairs as maps; unset ones stay unset', async () => {
+    const file = {
+      ...fullFile,
+      paging: 'offset',
+      'contact-fields': 'business_email=email',
+      'verify-statuses': 'accept_all=risky',
+      'page-size-max': 100,
+    };
+    const env = { PROSPECT_OFFSET_PARAM: 'skip', PROSPECT_VERIFY_METHOD: 'post', PROSPECT_PAGING: 'Cursor' };
+    expect((await resolveConnection(await context(file, env))).contract).toEqual({
+      paging: 'cursor',
+      offsetParam: 'skip',
+      pageSizeMax: 100,
+      contactFields: { business_email: 'email' },
+      verifyMethod: 'POST',
+      verifyStatuses: { accept_all: 'risky' },
+    });
+    expect((await resolveConnection(await context(fullFile))).contract).toEqual({});
+  });
+
+  it.each([
+    ['PROSPECT_PAGING', 'pages', /PROSPECT_PAGING: paging must be cursor or offset/],
+    ['PROSPECT_CONTACT_FIELDS', 'email=business_email', /"email" is not one of prospect's contact fields/],
+    ['PROSPECT_VERIFY_STATUSES', 'ok=fine', /"fine" is not one of valid, invalid, risky, unknown/],
+    ['PROSPECT_PAGE_SIZE_MAX', '5000', /from 1 to 1000/],
+    ['PROSPECT_VERIFY_PATH', 'verify', /is not a usable path/],
+  ])('a bad %s is a usage error naming it', async (variable, value, message) => {
+    const error = await resolveConnection(await context(fullFile, { [variable]: value })).catch((caught) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(message);
+  });
+});

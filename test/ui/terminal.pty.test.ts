@@ -210,7 +210,8 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     beforeAll(async () => {
       const domains = (from: number) => Array.from({ length: 100 }, (_, index) => `shop${from + index}.example`);
       server = await startScriptedServer((request) => {
-        const meta = { total: 1000 };
+        // The two pages hold the whole total: a listing short of it is refused (issue 42).
+        const meta = { total: 200 };
         if (!request.query.has('cursor'))
           return {
             body: { ...companiesPage(domains(0), 'page-2'), meta: { ...(companiesPage([]).meta as object), ...meta } },
@@ -252,7 +253,7 @@ describe.skipIf(SCRIPT.skip)('on a pseudo-terminal', () => {
     it('shows a bar with done/total, a percentage and an ETA', async () => {
       const { child, output } = await startUntil(/ETA \d/);
       const line = screenLines(output()).find((text) => text.includes('Fetching companies'));
-      expect(line).toMatch(/Fetching companies [█░]+ 10% · 100\/1,000 companies · [\d,]+\/s · ETA \d/);
+      expect(line).toMatch(/Fetching companies [█░]+ 50% · 100\/200 companies · [\d,]+\/s · ETA \d/);
       secondPageGate.resolve();
       const [code] = (await once(child, 'close')) as [number];
       expect(code).toBe(0);

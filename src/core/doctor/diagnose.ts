@@ -66,6 +66,7 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     cursorParam: connection.cursorParam,
+    contract: connection.contract,
     proxy: connection.proxy.proxy,
     ca: connection.trust.ca,
     timeoutMs: REQUEST_TIMEOUT_MS,

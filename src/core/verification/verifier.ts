@@ -35,6 +35,8 @@ export interface VerificationRun {
   idempotencyClaimed: boolean;
   /** Paid calls in flight at most (--concurrency): what a SIGKILL can make a later run pay again. */
   inFlightAtMost: number;
+  /** The service's words no vocabulary names, each read as `unknown` (src/api/verify-status.ts), by count. */
+  unknownStatuses: Map<string, number>;
 }
 
 export function newVerificationRun(budget: number | undefined, concurrency: number): VerificationRun {
@@ -47,6 +49,7 @@ export function newVerificationRun(budget: number | undefined, concurrency: numb
     mayAlsoHaveCost: 0,
     idempotencyClaimed: false,
     inFlightAtMost: concurrency,
+    unknownStatuses: new Map(),
   };
 }
 
@@ -235,6 +238,8 @@ export class Verifier {
       const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
       call.answered = true;
       this.run.unitsSpent += 1;
+      if (!result.status_known)
+        this.run.unknownStatuses.set(result.status_raw, (this.run.unknownStatuses.get(result.status_raw) ?? 0) + 1);
       if (result.idempotency !== undefined) this.run.idempotencyClaimed = true;
       // Each lost try may have cost a unit: a replay header cannot be told from a lie (contract row 23).
       this.run.mayAlsoHaveCost += call.lost;

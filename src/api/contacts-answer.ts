@@ -1,0 +1,105 @@
+/**
+ * Reading a contacts answer (contract rows 18a, 19, 25; issue 42): the envelope, the fields under the
+ * names `contact-fields` gives, the dates as `date-format` reads them, and the spec's promise that every
+ * contact response carries a business email and the date it was last confirmed. A service that keeps
+ * that promise under other names is told apart from one that breaks it, and neither is silently empty.
+ */
+import { MalformedResponseError } from './errors.js';
+import type { ContractSettings } from './contract.js';
+import { isRecord } from '../util/is-record.js';
+import { displaySafe } from '../util/display-safe.js';
+import { shorten } from '../util/text.js';
+
+/** The row with the service's names turned into ours (`contact-fields`), and its date in ISO form. */
+export function contactRowOf(raw: unknown, settings: Pick<ContractSettings, 'contactFields' | 'dateFormat'>): unknown {
+  if (!isRecord(raw)) return raw;
+  const row: Record<string, unknown> = { ...raw };
+  for (const [ours, theirs] of Object.entries(settings.contactFields)) {
+    if (!(theirs in row) || theirs === ours) continue;
+    row[ours] = row[theirs];
+    delete row[theirs];
+  }
+  if ('business_email_last_seen' in row) {
+    row.business_email_last_seen = isoDateOf(row.business_email_last_seen, settings.dateFormat);
+  }
+  return row;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const DAY_MONTH_YEAR = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
+
+/**
+ * ISO dates and date-times as they are; epoch seconds (a number, or digits) as the ISO date-time they
+ * name; `DD/MM/YYYY` or `MM/DD/YYYY` only when `date-format` says which. Anything else stays as sent:
+ * the freshness code counts it as unknown (row 25), and a whole answer of them fails (checkContactsPromises).
+ */
+function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,11}$/.test(value.trim()))) {
+    const date = new Date(Number(value) * 1000);
+    return Number.isNaN(date.getTime()) ? value : date.toISOString();
+  }
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (ISO_DATE.test(text)) return text;
+  const parts = DAY_MONTH_YEAR.exec(text);
+  if (parts === null || format === 'iso') return value;
+  const [day, month] = format === 'dmy' ? [parts[1]!, parts[2]!] : [parts[2]!, parts[1]!];
+  const iso = `${parts[3]}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
+  const parsed = new Date(`${iso}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(iso) ? iso : value;
+}
+
+/** Whether a date reads as one: what isoDateOf leaves as ISO text. */
+function readsAsDate(value: string): boolean {
+  return ISO_DATE.test(value.trim()) && !Number.isNaN(new Date(value.trim().slice(0, 10)).getTime());
+}
+
+/**
+ * The spec promises a business email and its last-confirmed date on every contact response: an answer
+ * with rows but neither field on any row (after `contact-fields`), or with dates of which none reads as
+ * one, is the service deciding otherwise. Thrown, never retried: the same answer would come again.
+ */
+export function checkContactsPromises(rows: readonly Record<string, unknown>[], endpoint: string): void {
+  if (rows.length === 0) return;
+  // The service's own text goes into a message: made safe for a terminal, and kept short.
+  const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))]
+    .slice(0, 20)
+    .map((key) => shorten(displaySafe(key), 40));
+  for (const [field, looksLike] of [
+    ['business_email', /mail/i],
+    ['business_email_last_seen', /seen|date|confirm|verif|updated|_at$/i],
+  ] as const) {
+    if (rows.some((row) => field in row)) continue;
+    const likely = keys.filter((key) => looksLike.test(key) && key !== 'business_email');
+    const example = likely[0] ?? 'THEIRS';
+    throw contractDiffers(
+      endpoint,
+      `contacts without the "${field}" field the specification promises (fields seen: ${keys.join(', ')})`,
+      'contact-fields',
+      `Set contact-fields to the service's name for it: ${field}=${example} (pairs ours=theirs, separated by ` +
+        'commas).',
+    );
+  }
+  const dates = rows
+    .map((row) => row.business_email_last_seen)
+    .filter((value): value is string => typeof value === 'string' && value.trim() !== '');
+  if (dates.length > 0 && !dates.some(readsAsDate)) {
+    throw contractDiffers(
+      endpoint,
+      `last-confirmed dates prospect cannot read (such as "${shorten(displaySafe(dates[0]!), 40)}")`,
+      'date-format',
+      'Set date-format to how the service writes its dates: dmy (day first) or mdy (month first).',
+    );
+  }
+}
+
+function contractDiffers(endpoint: string, what: string, setting: string, hint: string): MalformedResponseError {
+  return new MalformedResponseError(`the service answered ${endpoint} with ${what}`, {
+    endpoint,
+    status: 200,
+    reason: what,
+    code: 'contract_differs',
+    details: { setting },
+    hint,
+  });
+}

@@ -1,0 +1,230 @@
+/**
+ * The contract as data (issue 42): each open point of the spec the client relies on, the decision
+ * docs/api-contract.md records for it, what the client recognises on its own when a service decided
+ * otherwise, and the setting that adapts it where it cannot guess. The doctor reads the settings'
+ * names here; a test holds docs/api-contract.md's last column equal to `recognises` (+ the setting).
+ * Imports nothing, so config and doctor may read it without loading the client.
+ */
+
+/** The settings that adapt the client to a service, by the names the configuration gives them. */
+export const CONTRACT_SETTINGS = [
+  'cursor-param',
+  'paging',
+  'offset-param',
+  'page-size-param',
+  'page-size-max',
+  'contact-fields',
+  'date-format',
+  'verify-path',
+  'verify-method',
+  'verify-param',
+  'verify-statuses',
+] as const;
+export type ContractSetting = (typeof CONTRACT_SETTINGS)[number];
+
+export interface OpenPoint {
+  id: string;
+  /** The row of docs/api-contract.md's decision table. */
+  row: string;
+  /** The contract's decision, which the sandbox implements. */
+  choice: string;
+  /** What the client accepts on its own from a service that decided otherwise. */
+  recognises: string;
+  /** The setting for what it cannot guess; null when nothing needs one. */
+  setting: ContractSetting | null;
+}
+
+export const OPEN_POINTS: readonly OpenPoint[] = [
+  {
+    id: 'cursor-param',
+    row: '1a',
+    choice: "`cursor`, whose value is the previous page's `next_cursor`, verbatim.",
+    recognises:
+      'A cursor sent back under another name cannot be guessed: a page that repeats an earlier one, or the ' +
+      'same cursor twice, is exit 5 naming the setting.',
+    setting: 'cursor-param',
+  },
+  {
+    id: 'next-page',
+    row: '1b',
+    choice: 'The next page is `next_cursor`; the last page has `next_cursor: null`.',
+    recognises:
+      'The next page in `next_cursor` or `meta.next_cursor` (absent, `null` or `""`: the last page), in an ' +
+      'RFC 8288 `Link: <…>; rel="next"` header, or as a `next` URL of the same origin (another host is ' +
+      "refused: the key never goes there). `has_more` with the last row's id needs `cursor-param`. A listing " +
+      'that ends before its own `meta.total` is exit 5, never a short file.',
+    setting: null,
+  },
+  {
+    id: 'paging',
+    row: '1b',
+    choice: 'Cursors, not offsets.',
+    recognises: 'Offsets are not guessed: `paging offset` sends `offset-param` (default `offset`) instead.',
+    setting: 'paging',
+  },
+  {
+    id: 'offset-param',
+    row: '1b',
+    choice: 'No offset parameter.',
+    recognises: 'With `paging offset`, the parameter that carries the offset.',
+    setting: 'offset-param',
+  },
+  {
+    id: 'page-size-param',
+    row: '2',
+    choice: '`limit`, an integer from 1 to 1000.',
+    recognises: "Accepts pages of any size, smaller than asked included; the parameter's name is a setting.",
+    setting: 'page-size-param',
+  },
+  {
+    id: 'page-size-max',
+    row: '2',
+    choice: 'At most 1000 rows a page.',
+    recognises: "Asks for `limit=1000`, or the setting's lower bound.",
+    setting: 'page-size-max',
+  },
+  {
+    id: 'company-fields',
+    row: '14',
+    choice: 'The fields of §2.1 with their types; `description` only where filled.',
+    recognises:
+      'Unknown fields are kept and passed through to JSON output; `null` for any field but `domain`; ' +
+      'integers sent as numeric strings (`"1234"`); the rows under `data` or under the one array-valued ' +
+      'key of the envelope (`results`, `companies`, `items`).',
+    setting: null,
+  },
+  {
+    id: 'companies-meta',
+    row: '17',
+    choice: '`meta` with `source`, `field_fill_rates`, `scope`, `total` and `contact_count` on every page.',
+    recognises: 'Every field of `meta`, and `meta` itself, optional.',
+    setting: null,
+  },
+  {
+    id: 'error-body',
+    row: '8',
+    choice: '`{"error":{"code":"…","reason":"…"}}` on every error status.',
+    recognises:
+      'Code, reason and suggestions from `{"error":{…}}`, `{"error":"…"}`, `{"message":…}`, `{"errors":[…]}` ' +
+      'and RFC 9457 problem+json (`type`, `title`, `detail`); any other body still yields the status and a ' +
+      'generic reason.',
+    setting: null,
+  },
+  {
+    id: 'error-422',
+    row: '7c',
+    choice: 'Nothing new: a 422 carries one of the codes of rows 7a and 7b.',
+    recognises:
+      'A 422 whose code is not one of them is read by its words: suggestions, valid values or a refusal of a ' +
+      'value ("unknown", "not found", "invalid", "did you mean") make it an input error of the filter it names ' +
+      '(exit 2); words of an empty result ("no match", "no results") make it `no_match` (exit 3); input first, ' +
+      'so a misspelt name never reads as "nobody matched". A 422 that says neither, or gives no reason, is exit 5.',
+    setting: null,
+  },
+  {
+    id: 'contacts-envelope',
+    row: '18a',
+    choice: '`{"data":[…],"meta":{…},"next_cursor":null}`.',
+    recognises: 'A bare array, or the one array-valued key of the envelope (`contacts`, `results`, `items`).',
+    setting: null,
+  },
+  {
+    id: 'contact-fields',
+    row: '19',
+    choice: 'The fields of §2.4, `business_email` and `business_email_last_seen` on every contact.',
+    recognises:
+      'Only `domain` is required; other fields default to `null`; unknown fields pass through. An answer with ' +
+      'no `business_email` or no `business_email_last_seen` on any row is exit 5 naming the fields it has and ' +
+      'the setting (`ours=theirs` pairs).',
+    setting: 'contact-fields',
+  },
+  {
+    id: 'date-format',
+    row: '25',
+    choice: 'ISO dates, `YYYY-MM-DD`, in UTC.',
+    recognises:
+      'ISO dates and date-times (truncated to the date) and epoch seconds. An answer whose dates are none of ' +
+      'these is exit 5 showing one, until the setting says `dmy` or `mdy`; one unparseable date counts as ' +
+      'unknown freshness.',
+    setting: 'date-format',
+  },
+  {
+    id: 'verify-path',
+    row: '22',
+    choice: '`/api/v1/verify`.',
+    recognises: 'The path of the paid check is a setting.',
+    setting: 'verify-path',
+  },
+  {
+    id: 'verify-method',
+    row: '22',
+    choice: '`GET`.',
+    recognises: '`GET`, or `POST` with a JSON body.',
+    setting: 'verify-method',
+  },
+  {
+    id: 'verify-param',
+    row: '22',
+    choice: '`email`.',
+    recognises: 'The name of the parameter (or JSON field) that carries the address.',
+    setting: 'verify-param',
+  },
+  {
+    id: 'verify-statuses',
+    row: '22',
+    choice: '`status` is `valid`, `invalid`, `risky` or `unknown`.',
+    recognises:
+      'The common vocabularies mapped onto those four (`deliverable`, `undeliverable`, `accept_all`, ' +
+      "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's own word kept as `status_raw` in the " +
+      "client's answer. A word it does not know is `unknown`, never `valid`, and the run's closing lines say so, " +
+      'naming the setting (`theirs=ours` pairs).',
+    setting: 'verify-statuses',
+  },
+];
+
+/** What the four verdicts are; a service's word is mapped onto one of them. */
+export const VERDICTS = ['valid', 'invalid', 'risky', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** How the client reads a service that decided an open point otherwise: the settings' values. */
+export interface ContractSettings {
+  paging: 'cursor' | 'offset';
+  offsetParam: string;
+  pageSizeParam: string;
+  pageSizeMax: number;
+  /** Ours → theirs: `business_email` → `email`. */
+  contactFields: Readonly<Record<string, string>>;
+  dateFormat: 'iso' | 'dmy' | 'mdy';
+  verifyPath: string;
+  verifyMethod: 'GET' | 'POST';
+  verifyParam: string;
+  /** Theirs → ours, on top of the vocabularies the client knows. */
+  verifyStatuses: Readonly<Record<string, Verdict>>;
+}
+
+export const CONTRACT_DEFAULTS: ContractSettings = {
+  paging: 'cursor',
+  offsetParam: 'offset',
+  pageSizeParam: 'limit',
+  pageSizeMax: 1000,
+  contactFields: {},
+  dateFormat: 'iso',
+  verifyPath: '/api/v1/verify',
+  verifyMethod: 'GET',
+  verifyParam: 'email',
+  verifyStatuses: {},
+};
+
+/** The fields `contact-fields` may rename: the contract's contact fields (row 19). */
+export const CONTACT_FIELD_NAMES = [
+  'domain',
+  'full_name',
+  'first_name',
+  'last_name',
+  'title',
+  'seniority',
+  'department',
+  'business_email',
+  'business_email_last_seen',
+  'linkedin_url',
+] as const;

@@ -1,0 +1,50 @@
+/**
+ * A verification service's word for an address, read as one of the four verdicts (contract row 22,
+ * issue 42). Only words whose meaning is plain are mapped; any other is `unknown`, never `valid`, and
+ * is said to be unknown so the run can tell the user which setting (`verify-statuses`) names it.
+ */
+import type { Verdict } from './contract.js';
+
+/** The common vocabularies: the contract's, Kickbox's and Hunter's, ZeroBounce's and NeverBounce's. */
+const KNOWN_WORDS: Readonly<Record<string, Verdict>> = {
+  valid: 'valid',
+  deliverable: 'valid',
+  invalid: 'invalid',
+  undeliverable: 'invalid',
+  // Known to bounce, complain or trap: never to be sent to.
+  do_not_mail: 'invalid',
+  spamtrap: 'invalid',
+  abuse: 'invalid',
+  disposable: 'invalid',
+  risky: 'risky',
+  accept_all: 'risky',
+  catch_all: 'risky',
+  catchall: 'risky',
+  // Hunter: a webmail address, whose mailbox the check cannot confirm.
+  webmail: 'risky',
+  unknown: 'unknown',
+  unverifiable: 'unknown',
+};
+
+export interface ReadStatus {
+  status: Verdict;
+  /** The service's own word, as sent. */
+  raw: string;
+  /** False when neither the known vocabularies nor `verify-statuses` name the word. */
+  known: boolean;
+}
+
+/** `accept-all`, `Accept All` and `accept_all` are one word. */
+function wordOf(text: string): string {
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+}
+
+export function readVerifyStatus(raw: string, extra: Readonly<Record<string, Verdict>>): ReadStatus {
+  const word = wordOf(raw);
+  const extraWord = Object.entries(extra).find(([theirs]) => wordOf(theirs) === word)?.[1];
+  const status = extraWord ?? KNOWN_WORDS[word];
+  return status === undefined ? { status: 'unknown', raw, known: false } : { status, raw, known: true };
+}
