@@ -15,12 +15,14 @@ import { companiesRoute, countriesRoute } from './routes-companies.js';
 import { contactsRoute } from './routes-contacts.js';
 import { verifyRoute } from './routes-verify.js';
 import { createSandboxServer } from './server.js';
+import { VariantChain } from './variants.js';
 import { sandboxIdentity, StatsCounter, type SandboxStats } from './stats.js';
 
 export { SANDBOX_KEYS } from './auth.js';
 export type { SandboxStats } from './stats.js';
 export { FAULT_KIND_NAMES, type FaultKindName } from './fault-kinds.js';
 export type { SandboxOptions } from './options.js';
+export { VARIANT_NAMES, type VariantName } from './variant-names.js';
 
 export interface RunningSandbox {
   url: string;
@@ -60,6 +62,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       spikeRate: config.latencySpikeRate,
     }),
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
+    variants: new VariantChain(config.variants),
   });
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);

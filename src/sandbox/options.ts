@@ -17,6 +17,7 @@ import {
   todayUtc,
 } from './defaults.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, type FaultKindName } from './fault-kinds.js';
+import { VARIANT_NAMES, type VariantName } from './variant-names.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -44,6 +45,8 @@ export interface SandboxOptions {
   recordTraffic?: boolean;
   /** Charge every answered /verify call, Idempotency-Key or not: a service that does not honour the header. */
   ignoreIdempotencyKey?: boolean;
+  /** Another service's decisions for open points of the contract (variants.ts); none: the contract's own. */
+  variants?: readonly VariantName[];
 }
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'rateLimit'>> & { rateLimit: number | undefined };
@@ -85,6 +88,10 @@ const SandboxOptionsSchema = z
     rateLimit: integerFrom(1, Number.MAX_SAFE_INTEGER, 'rateLimit must be a positive integer').optional(),
     recordTraffic: z.boolean().default(false),
     ignoreIdempotencyKey: z.boolean().default(false),
+    variants: z
+      .array(z.enum(VARIANT_NAMES, { error: variantsMessage }), { error: variantsMessage })
+      .readonly()
+      .default([]),
   })
   .transform((o): ResolvedSandboxOptions => ({
     ...o,
@@ -96,6 +103,10 @@ const SandboxOptionsSchema = z
   .refine((o) => o.latencySpikeRate === 0 || o.latencySpikeMs > 0, {
     error: 'latencySpikeRate needs latencySpikeMs',
   });
+
+function variantsMessage(): string {
+  return `variants must be names of: ${VARIANT_NAMES.join(', ')}`;
+}
 
 function faultsMessage(): string {
   return `faults must name at least one fault kind of: ${FAULT_KIND_NAMES.join(', ')}`;
