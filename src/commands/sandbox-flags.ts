@@ -148,7 +148,7 @@ export const SANDBOX_FLAGS = [
   defineFlag({
     name: 'variant',
     flags: '--variant <name>',
-    help: "play a service that decided an open point of the contract otherwise (repeatable; names below)",
+    help: 'play a service that decided an open point of the contract otherwise (repeatable; names below)',
     parse: variantNames,
     schema: (z) => z.array(z.custom<VariantName>()).optional(),
   }),

@@ -106,7 +106,8 @@ function positional(parameter: string, positionOf: (body: Record<string, unknown
         if (!isListing(ctx.path) || reply.status !== 200) return;
         const next = takeNextCursor(reply.body);
         if (parameter === 'starting_after') reply.body.has_more = next !== null;
-        if (next !== null) cursors.set(`${listingKey(ctx.clientQuery)}|${positionOf(reply.body, ctx.clientQuery)}`, next);
+        if (next !== null)
+          cursors.set(`${listingKey(ctx.clientQuery)}|${positionOf(reply.body, ctx.clientQuery)}`, next);
       },
     };
   };
@@ -232,10 +233,10 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
   'numeric-strings': () => ({
     answer(reply, ctx) {
       if (ctx.path !== COMPANIES || reply.status !== 200) return;
-      for (const row of rowsOf(reply.body)) if (typeof row.crux_rank === 'number') row.crux_rank = String(row.crux_rank);
+      for (const row of rowsOf(reply.body))
+        if (typeof row.crux_rank === 'number') row.crux_rank = String(row.crux_rank);
       const meta = reply.body.meta as Row | undefined;
-      for (const key of ['total', 'contact_count'])
-        if (typeof meta?.[key] === 'number') meta[key] = String(meta[key]);
+      for (const key of ['total', 'contact_count']) if (typeof meta?.[key] === 'number') meta[key] = String(meta[key]);
     },
   }),
   'no-meta': () => ({
