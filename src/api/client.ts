@@ -179,7 +179,8 @@ export function createClient(options: ClientOptions): ProspectClient {
       ).value.data,
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}),
     probe: async (endpoint, params) => {
-      const { status, headers, value } = await http.getJson({ endpoint, params, check: (json: unknown) => ({ ok: true, value: json }) });
+      const check = (json: unknown) => ({ ok: true as const, value: json });
+      const { status, headers, value } = await http.getJson({ endpoint, params, check });
       return { status, headers, body: value };
     },
     close: () => http.close(),

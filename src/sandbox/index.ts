@@ -22,7 +22,6 @@ export { SANDBOX_KEYS } from './auth.js';
 export type { SandboxStats } from './stats.js';
 export { FAULT_KIND_NAMES, type FaultKindName } from './fault-kinds.js';
 export type { SandboxOptions } from './options.js';
-export { VARIANT_NAMES, type VariantName } from './variant-names.js';
 
 export interface RunningSandbox {
   url: string;

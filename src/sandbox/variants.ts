@@ -27,7 +27,7 @@ export interface VariantAnswerContext {
 }
 
 /** A plain answer: its body as JSON values, to be reshaped. */
-export interface PlainReply {
+interface PlainReply {
   status: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;

@@ -9,7 +9,7 @@ import { RequestError, type ProbeAnswer, type ProspectClient } from '../../api/i
  * The settings issue 42 names, in one place until the contract as data (src/api/contract.ts) holds
  * them: the lead joins the two.
  */
-export const CONTRACT_SETTINGS = {
+const CONTRACT_SETTINGS = {
   cursorParam: 'cursor-param',
   paging: 'paging',
   pageSizeParam: 'page-size-param',

@@ -71,30 +71,28 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
     connectTimeoutMs: STEP_TIMEOUT_MS,
     maxRetries: 0,
   });
-  let settings: string[] = [];
+  let settings: string[];
+  const cursorParam = connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   try {
-    const verdicts = await checkPlan(client, where, out, connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam).catch(
-      (error: unknown) => {
-        if (tolerances.signal?.aborted) throw error;
-        if (!deadline.aborted) {
-          out.line(`FAIL HTTP      ${error instanceof Error ? error.message : String(error)}`);
-          throw error;
-        }
-        out.line(`FAIL HTTP      no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s`);
-        throw new CliError(
-          `${where} gave no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s.`,
-          ExitCode.service,
-          'A service that keeps answering 429 is rate-limiting this key: try again later.',
-        );
-      },
-    );
+    const verdicts = await checkPlan(client, where, out, cursorParam).catch((error: unknown) => {
+      if (tolerances.signal?.aborted) throw error;
+      if (!deadline.aborted) {
+        out.line(`FAIL HTTP      ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+      out.line(`FAIL HTTP      no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s`);
+      throw new CliError(
+        `${where} gave no usable answer within the check's ${DOCTOR_DEADLINE_MS / 1000} s.`,
+        ExitCode.service,
+        'A service that keeps answering 429 is rate-limiting this key: try again later.',
+      );
+    });
     settings = sayVerdicts(out, verdicts);
   } finally {
     await client.close();
   }
   const connectSeconds = Math.min(DEFAULT_CONNECT_TIMEOUT_MS, tolerances.timeoutMs) / 1000;
   const maxDelaySeconds = RETRY_DEFAULTS.maxDelayMs / 1000;
-  const cursorParam = connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   out.line(
     `tolerances: --timeout ${tolerances.timeoutMs / 1000} s a request (connect ${connectSeconds} s), ` +
       `--max-retries ${tolerances.maxRetries} ` +
@@ -105,7 +103,8 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
   );
   if (settings.length > 0) {
     throw new CliError(
-      `the service decided ${settings.length === 1 ? 'an open point' : `${settings.length} open points`} of the contract otherwise.`,
+      `the service decided ${settings.length === 1 ? 'an open point' : `${settings.length} open points`} ` +
+        'of the contract otherwise.',
       ExitCode.service,
       `Set ${settings.map((s) => `\`prospect config set ${s}\``).join(', ')}, then run doctor again.`,
     );

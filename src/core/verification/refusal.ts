@@ -34,6 +34,10 @@ function hintFor(status: number): string {
   if (status === 404) return `The service verifies at another path: set it with ${set(VERIFY_SETTINGS.path, 'PATH')}.`;
   if (status === 405) return `The service verifies with another method: ${set(VERIFY_SETTINGS.method, 'POST')}.`;
   if (status === 400)
-    return `The service names the address parameter otherwise: ${set(VERIFY_SETTINGS.param, 'NAME')} (or check ${VERIFY_SETTINGS.path}).`;
-  return `Check how the service verifies an address: ${VERIFY_SETTINGS.path}, ${VERIFY_SETTINGS.method} and ${VERIFY_SETTINGS.param} adapt the call.`;
+    return (
+      `The service names the address parameter otherwise: ${set(VERIFY_SETTINGS.param, 'NAME')} ` +
+      `(or check ${VERIFY_SETTINGS.path}).`
+    );
+  const { path, method, param } = VERIFY_SETTINGS;
+  return `Check how the service verifies an address: ${path}, ${method} and ${param} adapt the call.`;
 }

@@ -47,7 +47,7 @@ describe('doctor proves the contract', () => {
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split('\n').filter((line) => line.includes('contract'));
     expect(lines.length).toBeGreaterThanOrEqual(10);
-    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^ok  contract {2}[a-z ]+: matches \(/);
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^ok {2}contract {2}[a-z ]+: matches \(/);
     expect(run.stdout).toContain('ok contract: every point checked matches docs/api-contract.md');
     expect(verify).toBe(0);
   });
