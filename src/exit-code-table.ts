@@ -47,7 +47,9 @@ export const EXIT_CODE_DOCS: ReadonlyArray<{ code: ExitCodeValue; meaning: strin
   {
     code: ExitCode.auth,
     short: 'the key or plan',
-    meaning: 'Authentication or plan: the service refused the key (401), or the plan lacks the endpoint (403).',
+    meaning:
+      'Authentication or plan: the service refused the key (401), or the plan lacks the endpoint (403), or the ' +
+      'account has no credits left to pay with (402).',
   },
   {
     code: ExitCode.service,

@@ -99,7 +99,18 @@ export interface ProspectClient {
    * each answer lost after sending and decides whether a retry after it goes out (the budget's call).
    */
   verify(email: string, options?: VerifyCallOptions): Promise<VerifyAnswer>;
+  /**
+   * One free GET, its answer as it came (any JSON): `doctor` reads the contract's open points from it.
+   * A non-2xx is the RequestError every call gets. Never for /verify: only verify() pays.
+   */
+  probe(endpoint: '/companies' | '/contacts', params: ReadonlyArray<readonly [string, string]>): Promise<ProbeAnswer>;
   close(): Promise<void>;
+}
+
+export interface ProbeAnswer {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: unknown;
 }
 
 export interface VerifyCallOptions {
@@ -183,6 +194,11 @@ export function createClient(options: ClientOptions): ProspectClient {
         })
       ).value.data,
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}, contract),
+    probe: async (endpoint, params) => {
+      const check = (json: unknown) => ({ ok: true as const, value: json });
+      const { status, headers, value } = await http.getJson({ endpoint, params, check });
+      return { status, headers, body: value };
+    },
     close: () => http.close(),
   };
 }

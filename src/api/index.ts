@@ -12,6 +12,7 @@ export {
   type ProspectClient,
   type VerifyAnswer,
   type VerifyCallOptions,
+  type ProbeAnswer,
 } from './client.js';
 export {
   DEFAULT_MAX_ANSWER_BYTES,

@@ -19,6 +19,7 @@ import {
   STATS_PATH,
 } from '../sandbox/defaults.js';
 import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
+import { isVariantName, VARIANT_NAMES, type VariantName } from '../sandbox/variant-names.js';
 import { defineFlag } from '../options/flag.js';
 import { integerInRange } from '../options/values.js';
 import { formatCount } from '../ui/format-count.js';
@@ -153,6 +154,19 @@ export const SANDBOX_FLAGS = [
     schema: off,
   }),
   defineFlag({
+    name: 'variant',
+    flags: '--variant <name>',
+    help: 'play a service that decided an open point of the contract otherwise (repeatable; names below)',
+    parse: variantNames,
+    schema: (z) => z.array(z.custom<VariantName>()).optional(),
+  }),
+  defineFlag({
+    name: 'contract',
+    flags: '--contract <file>',
+    help: 'the variants to play, from a JSON file: {"variants": ["paging-link-header", ...]}',
+    schema: (z) => z.string().optional(),
+  }),
+  defineFlag({
     name: 'public',
     flags: '--public',
     help: 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)',
@@ -172,6 +186,13 @@ function probability(flag: string): (value: string) => number {
       throw new InvalidArgumentError(`${flag} takes a number from 0 to 1.`);
     return n;
   };
+}
+
+function variantNames(value: string, previous: VariantName[] | undefined): VariantName[] {
+  const name = value.trim().toLowerCase();
+  if (!isVariantName(name))
+    throw new InvalidArgumentError(`--variant: unknown variant "${name}"; variants are ${VARIANT_NAMES.join(', ')}.`);
+  return [...new Set([...(previous ?? []), name])];
 }
 
 function faultKinds(value: string): FaultKindName[] {

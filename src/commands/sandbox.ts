@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
 import { STATS_PATH, todayUtc } from '../sandbox/defaults.js';
 import { DEFAULT_FAULT_KINDS } from '../sandbox/fault-kinds.js';
+import { isVariantName, VARIANT_NAMES, type VariantName } from '../sandbox/variant-names.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { addFlags, type FlagValues } from '../options/flag.js';
@@ -52,12 +53,17 @@ function defineSandbox(command: Command): void {
     )
     .addHelpText(
       'after',
+      `Variants (--variant, --contract; docs/api-contract.md "Variants"): ${VARIANT_NAMES.join(', ')}.\n`,
+    )
+    .addHelpText(
+      'after',
       `Examples:
   $ prospect sandbox --port 4010 --seed 7
   $ PROSPECT_BASE_URL=http://127.0.0.1:4010 PROSPECT_API_KEY=sandbox-growth prospect companies -t Shopify
   $ prospect sandbox --port 0 --fail-rate 0.2 --rate-limit 5 --latency 200
   $ prospect sandbox --port 0 --fail-rate 0.25 --faults all --fault-seed 42 --latency-spike 800
   $ prospect sandbox --port 0 --fail-rate 1 --faults 503,no-response --faults-after 20
+  $ prospect sandbox --port 0 --variant paging-link-header --variant verify-deliverable
   $ curl -s http://127.0.0.1:4010${STATS_PATH}`,
     )
     .action(runSandbox);
@@ -78,10 +84,33 @@ async function runSandbox(flags: SandboxFlags, command: Command): Promise<void> 
   const mistake = faultFlagMistake(flags);
   if (mistake !== undefined)
     command.error(`prospect sandbox: ${mistake}`, { exitCode: ExitCode.usage, code: 'prospect.sandbox.faults' });
-  const sandbox = await listen(command, toOptions(flags));
-  printBanner(sandbox, flags);
+  const variants = [...(flags.variant ?? []), ...(await contractVariants(command, flags.contract))];
+  const sandbox = await listen(command, { ...toOptions(flags), variants: [...new Set(variants)] });
+  printBanner(sandbox, flags, variants);
   await untilStopped();
   await sandbox.close();
+}
+
+/** The variants a contract file names: `{"variants": [NAME, ...]}`; anything else is exit 2, naming the file. */
+async function contractVariants(command: Command, file: string | undefined): Promise<VariantName[]> {
+  if (file === undefined) return [];
+  const { readFile } = await import('node:fs/promises');
+  const refuse = (why: string): never =>
+    command.error(`prospect sandbox: --contract ${file}: ${why}`, {
+      exitCode: ExitCode.usage,
+      code: 'prospect.sandbox.contract',
+    });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    return refuse(error instanceof SyntaxError ? 'not JSON.' : `cannot be read (${(error as Error).message}).`);
+  }
+  const names = (parsed as { variants?: unknown } | null)?.variants;
+  if (!Array.isArray(names)) return refuse('needs {"variants": [names]}.');
+  const unknown = names.filter((name) => typeof name !== 'string' || !isVariantName(name));
+  if (unknown.length > 0) return refuse(`unknown variant ${JSON.stringify(unknown[0])}; see --help.`);
+  return names as VariantName[];
 }
 
 /** Fault flags that are valid alone but would silently do nothing without another one. */
@@ -134,7 +163,7 @@ async function listen(command: Command, options: SandboxOptions): Promise<Runnin
   }
 }
 
-function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
+function printBanner(sandbox: RunningSandbox, flags: SandboxFlags, variants: readonly VariantName[]): void {
   process.stdout.write(`${sandbox.url}\n`);
   const injecting = Boolean(flags.failRate || flags.latencySpike);
   const faults = [
@@ -148,6 +177,7 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags): void {
     flags.rateLimit ? `rate limit ${flags.rateLimit}/s per key` : '',
     flags.ignoreIdempotency ? 'Idempotency-Key ignored' : '',
     flags.lieAboutIdempotency ? 'Idempotency-Key ignored, Idempotent-Replayed: false on every answer' : '',
+    variants.length > 0 ? `variants ${[...new Set(variants)].join(', ')}` : '',
   ].filter(Boolean);
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +

@@ -2,7 +2,7 @@
  * Which route answers an /api/v1 request, once its path (404), method (405), key (401) and rate
  * limit (429) let it through; the route then checks the plan (403), the parameters (400) and the data (422).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { authenticate } from './auth.js';
 import { ApiError } from './errors.js';
 import { parseQuery, type RawQuery } from './query.js';
@@ -14,6 +14,13 @@ export interface ApiRoutes {
   readonly routes: Readonly<Record<Exclude<Endpoint, 'other'>, Route>>;
   readonly stats: StatsCounter;
   readonly rateLimiter: RateLimiter | undefined;
+}
+
+/** A request as its route sees it: the method and query once a variant (variants.ts) has read them its way. */
+export interface RoutedRequest {
+  readonly method: string | undefined;
+  readonly search: string;
+  readonly headers: IncomingHttpHeaders;
 }
 
 const API_PATHS: Readonly<Record<string, Exclude<Endpoint, 'other'>>> = {
@@ -28,14 +35,14 @@ export function endpointOf(path: string): Endpoint {
 }
 
 /** The route's reply; an ApiError for a request that does not reach one. */
-export function serveApi(api: ApiRoutes, req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
+export function serveApi(api: ApiRoutes, req: RoutedRequest, endpoint: Endpoint): Reply {
   if (endpoint === 'other')
     throw new ApiError(
       404,
       'not_found',
       'No such endpoint. Endpoints: /api/v1/companies, /api/v1/countries, /api/v1/contacts, /api/v1/verify.',
     );
-  assertReadMethod(req);
+  assertReadMethod(req.method);
   const plan = authenticate(req.headers.authorization);
   const limit = api.rateLimiter?.check(plan);
   if (limit && !limit.allowed) {
@@ -56,17 +63,17 @@ export function serveApi(api: ApiRoutes, req: IncomingMessage, endpoint: Endpoin
     plan,
     headers: req.headers,
     get query() {
-      return (query ??= parseQuery(search));
+      return (query ??= parseQuery(req.search));
     },
   });
 }
 
-export function assertReadMethod(req: IncomingMessage): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
+export function assertReadMethod(method: string | undefined): void {
+  if (method !== 'GET' && method !== 'HEAD') {
     throw new ApiError(
       405,
       'method_not_allowed',
-      `Method ${String(req.method).slice(0, 16)} is not allowed; use GET.`,
+      `Method ${String(method).slice(0, 16)} is not allowed; use GET.`,
       {},
       { allow: 'GET, HEAD' },
     );

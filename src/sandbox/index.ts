@@ -16,6 +16,7 @@ import { contactsRoute } from './routes-contacts.js';
 import { verifyRoute } from './routes-verify.js';
 import { idempotencyModeOf } from './idempotency.js';
 import { createSandboxServer } from './server.js';
+import { VariantChain } from './variants.js';
 import { sandboxIdentity, StatsCounter, type SandboxStats } from './stats.js';
 
 export { SANDBOX_KEYS } from './auth.js';
@@ -64,6 +65,7 @@ export async function startSandbox(options: SandboxOptions = {}, places: Sandbox
       spikeRate: config.latencySpikeRate,
     }),
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
+    variants: new VariantChain(config.variants),
   });
   await new Promise<void>((resolve, reject) => {
     http.server.once('error', reject);

@@ -17,6 +17,7 @@ import {
   todayUtc,
 } from './defaults.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, type FaultKindName } from './fault-kinds.js';
+import { VARIANT_NAMES, type VariantName } from './variant-names.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -49,6 +50,8 @@ export interface SandboxOptions {
    * `Idempotent-Replayed: false`, as a service that honours it would: a service that lies.
    */
   lieAboutIdempotency?: boolean;
+  /** Another service's decisions for open points of the contract (variants.ts); none: the contract's own. */
+  variants?: readonly VariantName[];
 }
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'rateLimit'>> & { rateLimit: number | undefined };
@@ -91,6 +94,10 @@ const SandboxOptionsSchema = z
     recordTraffic: z.boolean().default(false),
     ignoreIdempotencyKey: z.boolean().default(false),
     lieAboutIdempotency: z.boolean().default(false),
+    variants: z
+      .array(z.enum(VARIANT_NAMES, { error: variantsMessage }), { error: variantsMessage })
+      .readonly()
+      .default([]),
   })
   .transform((o): ResolvedSandboxOptions => ({
     ...o,
@@ -102,6 +109,10 @@ const SandboxOptionsSchema = z
   .refine((o) => o.latencySpikeRate === 0 || o.latencySpikeMs > 0, {
     error: 'latencySpikeRate needs latencySpikeMs',
   });
+
+function variantsMessage(): string {
+  return `variants must be names of: ${VARIANT_NAMES.join(', ')}`;
+}
 
 function faultsMessage(): string {
   return `faults must name at least one fault kind of: ${FAULT_KIND_NAMES.join(', ')}`;

@@ -10,7 +10,7 @@
  * cut the answer the request would have had, whatever it is.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { assertReadMethod, endpointOf, serveApi, type ApiRoutes } from './api-dispatch.js';
+import { assertReadMethod, endpointOf, serveApi, type ApiRoutes, type RoutedRequest } from './api-dispatch.js';
 import { STATS_PATH } from './defaults.js';
 import { ApiError } from './errors.js';
 import { injectFault } from './fault-injection.js';
@@ -19,12 +19,15 @@ import { OpenResponses } from './open-responses.js';
 import { answerMalformedRequest, errorReply, MAX_HEADER_BYTES, send, sendError } from './replies.js';
 import type { Endpoint } from './stats.js';
 import type { Reply } from './types.js';
+import type { VariantChain } from './variants.js';
 
 /** Longer than typical client pools keep idle sockets (undici: 4 s), so the client closes first. */
 const KEEP_ALIVE_MS = 10_000;
 
 export interface SandboxServerParts extends ApiRoutes {
   readonly faults: FaultPlan;
+  /** The other service it plays, if any (variants.ts): between the wire and the routes. */
+  readonly variants: VariantChain;
 }
 
 export interface SandboxHttpServer {
@@ -66,9 +69,13 @@ async function handle(
 ): Promise<void> {
   const { path, search } = splitUrl(req.url ?? '/');
   if (path === STATS_PATH) return void serveStats(parts, req, res);
-  const endpoint = endpointOf(path);
+  const { routed, refused } = applyVariants(parts.variants, req, path, search);
+  const endpoint = endpointOf(routed.path);
   parts.stats.countRequest(endpoint);
-  const answer = () => replyFor(parts, req, endpoint, search);
+  const answer = () => {
+    const reply = refused ?? replyFor(parts, routed, endpoint);
+    return parts.variants.empty ? reply : parts.variants.answer(reply, answerContext(req, path, search));
+  };
   if (!path.startsWith('/api/')) return send(req, res, answer());
   // Drawn before any wait, so the n-th request to arrive meets the n-th draw whatever the delays.
   const fate = parts.faults.next();
@@ -80,9 +87,9 @@ async function handle(
 }
 
 /** The answer the request gets when nothing is injected: the route's reply or its JSON error. */
-function replyFor(parts: SandboxServerParts, req: IncomingMessage, endpoint: Endpoint, search: string): Reply {
+function replyFor(parts: SandboxServerParts, req: RoutedRequest, endpoint: Endpoint): Reply {
   try {
-    const reply = serveApi(parts, req, endpoint, search);
+    const reply = serveApi(parts, req, endpoint);
     const data = (reply.body as { data?: unknown } | undefined)?.data;
     if (Array.isArray(data)) parts.stats.countRows(endpoint, data.length);
     return reply;
@@ -94,12 +101,29 @@ function replyFor(parts: SandboxServerParts, req: IncomingMessage, endpoint: End
 
 function serveStats(parts: SandboxServerParts, req: IncomingMessage, res: ServerResponse): void {
   try {
-    assertReadMethod(req);
+    assertReadMethod(req.method);
     send(req, res, { status: 200, body: parts.stats.snapshot() });
   } catch (error) {
     if (error instanceof ApiError) sendError(req, res, error);
     else throw error;
   }
+}
+
+/** The request as the variants read it (their parameter names, their method), or their refusal. */
+function applyVariants(
+  variants: VariantChain,
+  req: IncomingMessage,
+  path: string,
+  search: string,
+): { routed: RoutedRequest & { path: string }; refused: Reply | undefined } {
+  if (variants.empty) return { routed: { method: req.method, path, search, headers: req.headers }, refused: undefined };
+  const seen = { method: req.method ?? 'GET', path, query: new URLSearchParams(search), headers: req.headers };
+  const refused = variants.request(seen);
+  return { routed: { ...seen, search: seen.query.toString() }, refused };
+}
+
+function answerContext(req: IncomingMessage, path: string, search: string) {
+  return { path, clientQuery: new URLSearchParams(search), origin: `http://${req.headers.host ?? 'localhost'}` };
 }
 
 function splitUrl(url: string): { path: string; search: string } {

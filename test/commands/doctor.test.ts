@@ -79,7 +79,8 @@ describe('prospect doctor', () => {
       'ok  plan      companies: open to this key',
       'ok  plan      contacts: open to this key (Growth plan or higher)',
     ]);
-    expect(lines).toContain('ok  contract  rows 2 and 1: a page of limit=1 held 1 row, and a next_cursor to follow');
+    expect(lines).toContain('ok  contract  next page: matches (next_cursor)');
+    expect(lines).toContain('ok contract: every point checked matches docs/api-contract.md');
     expect(lines.at(-2)).toMatch(/^tolerances: --timeout 30 s a request \(connect 10 s\), --max-retries 5 /);
     expect(lines.at(-1)).toBe('The service is usable from here.');
     // No paid unit: verify is never called.
@@ -90,7 +91,9 @@ describe('prospect doctor', () => {
     const run = await runInProcess(['--timeout', '12', 'doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.free });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter)");
-    expect(run.stdout).toContain('ok  contract  row 11: the plan gate is 403 plan_required');
+    expect(run.stdout).toContain(
+      "??  contract  contact fields: could not tell (contacts are not on this key's plan (403))",
+    );
     expect(run.stdout).toMatch(/tolerances: --timeout 12 s a request \(connect 10 s\)/);
   });
 

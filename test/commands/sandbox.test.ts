@@ -32,6 +32,8 @@ describe('prospect sandbox (built CLI)', () => {
     [['--latency', 'slow']],
     [['--rate-limit', '0']],
     [['--host', '0.0.0.0']],
+    [['--variant', 'paging-sideways']],
+    [['--contract', '/nonexistent/contract.json']],
   ])('exits 2 with what happened, then what to do, for %j', async (args) => {
     // The first row spawned; the others run the same main() in process (a wrongly accepted flag
     // would start listening there and never finish: the run's timeout fails the test).

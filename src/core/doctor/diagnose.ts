@@ -6,7 +6,6 @@
  * uses. Short timeouts of its own, so a silent host ends it in seconds, not minutes.
  */
 import {
-  AuthError,
   bareHost,
   checkBaseUrl,
   CLIENT_DEFAULTS,
@@ -26,6 +25,7 @@ import { redactSecret } from '../../util/redact.js';
 import { CliError, ExitCode, knownFailure } from '../../exit-codes.js';
 import type { Connection } from '../../runtime/connection.js';
 import { connectToAny, lookUp, shakeHands } from './probes.js';
+import { contactsVerdicts, errorVerdicts, pagingVerdicts, type Verdict } from './contract.js';
 
 /** Each step's own limits: a black hole ends the whole check well within 10 s. */
 const STEP_TIMEOUT_MS = 3000;
@@ -34,7 +34,6 @@ const DOCTOR_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 4000;
 /** A technology any catalog of web technologies lists; a 422 for it still proves the key and the contract. */
 const PROBE_TECHNOLOGY = 'WordPress';
-const PROBE_DOMAIN = 'example.com';
 
 export interface DoctorOutput {
   line(text: string): void;
@@ -73,8 +72,10 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
     connectTimeoutMs: STEP_TIMEOUT_MS,
     maxRetries: 0,
   });
+  let settings: string[];
+  const cursorParam = connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   try {
-    const findings = await checkPlan(client, where, out).catch((error: unknown) => {
+    const verdicts = await checkPlan(client, where, out, cursorParam).catch((error: unknown) => {
       if (tolerances.signal?.aborted) throw error;
       if (!deadline.aborted) {
         out.line(`FAIL HTTP      ${error instanceof Error ? error.message : String(error)}`);
@@ -87,13 +88,12 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
         'A service that keeps answering 429 is rate-limiting this key: try again later.',
       );
     });
-    for (const finding of findings) out.line(`ok  contract  ${finding}`);
+    settings = sayVerdicts(out, verdicts);
   } finally {
     await client.close();
   }
   const connectSeconds = Math.min(DEFAULT_CONNECT_TIMEOUT_MS, tolerances.timeoutMs) / 1000;
   const maxDelaySeconds = RETRY_DEFAULTS.maxDelayMs / 1000;
-  const cursorParam = connection.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   out.line(
     `tolerances: --timeout ${tolerances.timeoutMs / 1000} s a request (connect ${connectSeconds} s), ` +
       `--max-retries ${tolerances.maxRetries} ` +
@@ -102,6 +102,14 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
       `up to ${MAX_RATE_LIMITED_ATTEMPTS} times a request; ` +
       `pages of ${CLIENT_DEFAULTS.pageSize} rows by "${cursorParam}".`,
   );
+  if (settings.length > 0) {
+    throw new CliError(
+      `the service decided ${settings.length === 1 ? 'an open point' : `${settings.length} open points`} ` +
+        'of the contract otherwise.',
+      ExitCode.service,
+      `Set ${settings.map((s) => `\`prospect config set ${s}\``).join(', ')}, then run doctor again.`,
+    );
+  }
   out.line('The service is usable from here.');
   return ExitCode.ok;
 }
@@ -162,17 +170,16 @@ function stepError(what: string, error: unknown): CliError {
   );
 }
 
-/** One companies call of one row and one contacts call of one domain; what they bear out of the contract. */
-async function checkPlan(client: ProspectClient, where: string, out: DoctorOutput): Promise<string[]> {
-  const findings: string[] = [];
+/**
+ * The key's plan and the contract (contract.ts): companies pages at limit=1, one contacts call if the
+ * plan allows it, two refused calls for the error bodies. None of them is paid.
+ */
+async function checkPlan(client: ProspectClient, where: string, out: DoctorOutput, cursorParam: string) {
   const startedAt = performance.now();
+  const verdicts: Verdict[] = [];
   try {
-    for await (const page of client.companies({ technology: PROBE_TECHNOLOGY }, { pageSize: 1 })) {
-      out.line(`ok  HTTP      ${where} answered GET /companies (${Math.round(performance.now() - startedAt)} ms)`);
-      const next = page.nextCursor === null ? 'no next page' : 'a next_cursor to follow';
-      findings.push(`rows 2 and 1: a page of limit=1 held ${page.data.length} row, and ${next}`);
-      break;
-    }
+    verdicts.push(...(await pagingVerdicts(client, PROBE_TECHNOLOGY, cursorParam)));
+    out.line(`ok  HTTP      ${where} answered GET /companies (${Math.round(performance.now() - startedAt)} ms)`);
     out.line('ok  plan      companies: open to this key');
   } catch (error) {
     if (!(error instanceof UnanswerableError)) throw planFailure(error);
@@ -180,21 +187,44 @@ async function checkPlan(client: ProspectClient, where: string, out: DoctorOutpu
       `ok  HTTP      ${where} answered GET /companies with 422 (${Math.round(performance.now() - startedAt)} ms)`,
     );
     out.line('ok  plan      companies: open to this key');
-    findings.push(`rows 7 and 8: a 422 carries its code and reason (${error.code ?? 'no code'})`);
+    verdicts.push({ point: 'paging', result: 'could not tell', detail: `${PROBE_TECHNOLOGY} matched nothing` });
   }
-  try {
-    await client.contacts({ domains: [PROBE_DOMAIN], limit: 1 });
-    out.line('ok  plan      contacts: open to this key (Growth plan or higher)');
-    findings.push('row 18: the contacts envelope is one the client reads');
-  } catch (error) {
-    if (!(error instanceof AuthError) || error.code !== 'plan_required') throw planFailure(error);
+  const contacts = await contactsVerdicts(client, PROBE_TECHNOLOGY).catch((error: unknown) => {
+    if (error instanceof UnanswerableError) return [];
+    throw planFailure(error);
+  });
+  out.line(
+    contacts[0]?.detail.includes("not on this key's plan")
+      ? "ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter); " +
+          'companies, count and verify still work'
+      : 'ok  plan      contacts: open to this key (Growth plan or higher)',
+  );
+  verdicts.push(
+    ...contacts,
+    ...(await errorVerdicts(client, PROBE_TECHNOLOGY).catch((e: unknown) => {
+      throw planFailure(e);
+    })),
+  );
+  return verdicts;
+}
+
+/** Each verdict on its line; the settings the service needs, if any (the run then fails, exit 5). */
+function sayVerdicts(out: DoctorOutput, verdicts: readonly Verdict[]): string[] {
+  for (const { point, result, setting, detail } of verdicts) {
+    const mark = result === 'matches' ? 'ok' : result === 'differs' ? '--' : '??';
+    const said = result === 'differs' && setting ? `differs: set ${setting}` : result;
+    out.line(`${mark.padEnd(4)}contract  ${point}: ${said} (${detail})`);
+  }
+  const settings = verdicts.flatMap((v) => (v.setting ? [v.setting] : []));
+  if (verdicts.every((v) => v.result === 'matches'))
+    out.line('ok contract: every point checked matches docs/api-contract.md');
+  else {
+    const differ = verdicts.filter((v) => v.result !== 'matches').map((v) => v.point);
     out.line(
-      "ok  plan      contacts: not on this key's plan (403 plan_required: Free or Starter); " +
-        'companies, count and verify still work',
+      `The contract was not proved at ${differ.length} point${differ.length === 1 ? '' : 's'}: ${differ.join(', ')}.`,
     );
-    findings.push('row 11: the plan gate is 403 plan_required');
   }
-  return findings;
+  return settings;
 }
 
 /** A failed call, as the commands would report it (same message, hint and exit code). */

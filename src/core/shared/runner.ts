@@ -47,6 +47,11 @@ export interface Job {
    * writes one and resolves to true; the run then succeeds.
    */
   writeEmptyResult?(error: unknown): Promise<boolean>;
+  /**
+   * A failure the run ends with once its output is committed: what it could not do, with every row it
+   * has kept (a verify endpoint that refused: the rows are written unverified). Exit code: exitCodeOf.
+   */
+  endsWith?(): Error | undefined;
   /** Runs once the work has ended, either way (closes caches). */
   close?(): void;
   /** What the run wrote and where: the first line of its summary ("Wrote 120 companies to a.csv in 2.1s."). */
@@ -92,9 +97,11 @@ export async function runJob(ctx: RunContext, job: Job): Promise<number> {
     job.close?.();
   }
   progress.stop();
-  await writeSummary(ctx, job, ExitCode.ok);
+  const failure = job.endsWith?.();
+  await writeSummary(ctx, job, failure ? exitCodeOf(failure, ctx.signal) : ExitCode.ok, failure);
   ctx.reporter.info(closingLine(job.written(), Boolean(ctx.stdout.isTTY), Date.now() - job.startedAt));
   job.report();
+  if (failure) throw failure;
   return ExitCode.ok;
 }
 

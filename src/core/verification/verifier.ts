@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PaidCallWatch, ProspectClient, VerifyAnswer } from '../../api/index.js';
+import { RequestError, type PaidCallWatch, type ProspectClient, type VerifyAnswer } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
@@ -93,6 +93,11 @@ export class Verifier {
   private reserved: number;
   /** The paid calls under way, for settle(). */
   private readonly paying = new Set<Promise<unknown>>();
+  /**
+   * The service's refusal of a paid call (a 4xx: the path, method or parameter it does not take, no
+   * credits): no paid call is sent after it, and the rest of the run's addresses are left unchecked.
+   */
+  private refused: RequestError | undefined;
 
   constructor(
     private readonly client: Pick<ProspectClient, 'verify'>,
@@ -131,6 +136,11 @@ export class Verifier {
 
   private throwIfStoreFailed(): void {
     if (this.storeFailure !== undefined) throw this.storeFailure.error;
+  }
+
+  /** What the verify endpoint said when it refused a paid call; undefined while it has refused none. */
+  get refusal(): RequestError | undefined {
+    return this.refused;
   }
 
   /** Pays only for these addresses from now on (the plan's, oldest first); any other is left unchecked. */
@@ -178,6 +188,7 @@ export class Verifier {
     const known = this.fromKnown(key);
     if (known) return known;
     this.throwIfStoreFailed();
+    if (this.refused) return this.leftUnchecked();
     // The budget is reserved before the call, so concurrent calls can never overspend it.
     if (this.reserved >= this.run.budget || this.payable?.has(key) === false) return this.leftUnchecked();
     this.reserved += 1;
@@ -203,11 +214,24 @@ export class Verifier {
       this.run.mayAlsoHaveCost += call.lost;
       this.reserved -= call.reserved - call.lost;
       // The budget had no room for another try after a lost answer: the address is left unchecked.
-      if (call.refused) return this.leftUnchecked();
+      if (call.refused || this.isRefusal(error, call)) return this.leftUnchecked();
       throw error;
     } finally {
       await claim?.release(call.lost > 0 && call.answered !== true);
     }
+  }
+
+  /**
+   * A 4xx answer to a paid call (not 408 or 429, which are the pace) cost nothing (contract row 23) and
+   * will be the answer to every other: it stops the paying, and the job keeps its rows, unchecked.
+   */
+  private isRefusal(error: unknown, call: PaidCall): boolean {
+    if (error === this.refused) return true;
+    const status = error instanceof RequestError ? error.status : undefined;
+    if (status === undefined || status < 400 || status > 499 || status === 408 || status === 429) return false;
+    if (call.lost > 0) return false;
+    this.refused ??= error as RequestError;
+    return true;
   }
 
   private leftUnchecked(): VerificationOutcome {
@@ -231,9 +255,10 @@ export class Verifier {
   private async pay(key: string, email: string, token: string, call: PaidCall): Promise<VerificationOutcome> {
     const { signal } = this.settings;
     return this.slots.run(async () => {
-      // Stopped while this call waited for its turn, or a store failed meanwhile: it is not sent.
+      // Stopped while this call waited for its turn, a store failed or the endpoint refused meanwhile: not sent.
       signal?.throwIfAborted();
       this.throwIfStoreFailed();
+      if (this.refused) throw this.refused;
       this.recordSending(key);
       const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
       call.answered = true;
