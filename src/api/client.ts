@@ -12,6 +12,7 @@ import { PageReadAhead } from './read-ahead.js';
 import { createHttpClient, type HttpClient, type JsonAnswer, type PaidCallWatch } from './request-loop.js';
 import { checkCompaniesPage } from './companies-page.js';
 import { walkCursor } from './pagination.js';
+import { redactDeep } from '../util/redact.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 import {
   type CompaniesResponse,
@@ -150,14 +151,20 @@ export function createClient(options: ClientOptions): ProspectClient {
 
   return {
     companies: (query, pageOptions) =>
-      listCompanies(http, query, {
-        cursorParam,
-        pageSize: pageOptions?.pageSize ?? pageSize,
-        startCursor: pageOptions?.startCursor,
-        readAhead: pageOptions?.readAhead ?? false,
-        signal: pageOptions?.signal,
-      }),
-    contacts: (query) => fetchContacts(http, query, cursorParam),
+      withoutKeyInMeta(
+        listCompanies(http, query, {
+          cursorParam,
+          pageSize: pageOptions?.pageSize ?? pageSize,
+          startCursor: pageOptions?.startCursor,
+          readAhead: pageOptions?.readAhead ?? false,
+          signal: pageOptions?.signal,
+        }),
+        options.apiKey,
+      ),
+    contacts: async (query) => {
+      const result = await fetchContacts(http, query, cursorParam);
+      return { ...result, meta: redactDeep(result.meta, options.apiKey) as ContactsMeta };
+    },
     countries: async () =>
       (
         await http.getJson({
@@ -169,6 +176,14 @@ export function createClient(options: ClientOptions): ProspectClient {
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}),
     close: () => http.close(),
   };
+}
+
+/**
+ * A listing's pages with the key gone from their meta, in whatever form the service echoed it: meta.scope
+ * and the rest are shown, and recorded in --summary and FILE.meta.json. The rows and the cursor stay as sent.
+ */
+async function* withoutKeyInMeta(pages: AsyncGenerator<CompanyPage>, apiKey: string): AsyncGenerator<CompanyPage> {
+  for await (const page of pages) yield { ...page, meta: redactDeep(page.meta, apiKey) as CompaniesMeta };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,14 +26,6 @@ export function redact(text: string, secret: string | undefined): string {
   return pattern ? text.replace(pattern, REDACTED) : text;
 }
 
-/** Whether the text holds the secret in any form `redact` removes. */
-export function mentionsSecret(text: string, secret: string | undefined): boolean {
-  const pattern = secretPattern(secret);
-  if (!pattern) return false;
-  pattern.lastIndex = 0;
-  return pattern.test(text);
-}
-
 /** The last pattern built: a run has one key, and redaction runs on every message and answer. */
 let cached: { secret: string; pattern: RegExp } | undefined;
 
