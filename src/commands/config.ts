@@ -132,7 +132,8 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
   const stored = await checkedValue(key, fromInput ? await readSecretValue(ctx, key) : requireValue(key, value));
   store.set(key, stored);
   ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
-  if (!fromInput && spec.url && withoutPassword(String(value)) !== value) ctx.reporter.caveat(passwordOnCommandLine(key));
+  if (!fromInput && spec.url && withoutPassword(String(value)) !== value)
+    ctx.reporter.caveat(passwordOnCommandLine(key));
   const { settingOf } = await import('../config/precedence.js');
   const inEffect = settingOf(key, { env: ctx.env, config: () => stored });
   if (inEffect?.source === 'environment')

@@ -82,7 +82,9 @@ const PASSWORD_PARAMETERS = new Set(['password', 'sslpassword']);
 export function withoutPassword(text: string): string {
   // A setting (one token, or a URL with a space in its password) is one URL; a message may hold several.
   const whole = /^\s*[a-z][a-z0-9+.-]*:\/\//i.test(text) || !/\s/.test(text.trim());
-  const shown = whole ? urlWithoutPassword(text) : text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi, urlWithoutPassword);
+  const shown = whole
+    ? urlWithoutPassword(text)
+    : text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi, urlWithoutPassword);
   return conninfoWithoutPassword(shown);
 }
 

@@ -145,8 +145,14 @@ describe('the key never leaks', () => {
 
   it.each([
     ['JSON-escaped', escapedKey],
-    ['JSON-escaped in upper-case hex', escapedKey.replace(/u00([0-9a-f]{2})/g, (_all, hex: string) => `u00${hex.toUpperCase()}`)],
-    ['half escaped, half percent-encoded', `${escapedKey.slice(0, 30)}${encodeURIComponent(KEY.slice(5)).toLowerCase()}`],
+    [
+      'JSON-escaped in upper-case hex',
+      escapedKey.replace(/u00([0-9a-f]{2})/g, (_all, hex: string) => `u00${hex.toUpperCase()}`),
+    ],
+    [
+      'half escaped, half percent-encoded',
+      `${escapedKey.slice(0, 30)}${encodeURIComponent(KEY.slice(5)).toLowerCase()}`,
+    ],
   ])('a 5xx body echoing the key %s', async (_name, written) => {
     // The body as text, so the escapes reach the client as the service wrote them.
     const body = `{"error":{"code":"internal_error","reason":"crash while handling ${written}"}}`;

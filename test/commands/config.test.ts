@@ -543,15 +543,20 @@ describe('a URL with a password: read from stdin or a hidden prompt, warned of o
     expect(set.stdout + set.stderr).not.toContain(password);
   });
 
-  it.for(Object.entries(urls))('%s on the command line: stored, with a warning that names the fix', async ([key, url]) => {
-    const { inProcess, file } = await profile();
-    const set = await inProcess(['config', 'set', key, url]);
-    expect(set.code).toBe(0);
-    expect(JSON.parse(readFileSync(file, 'utf8'))[key]).toBe(url);
-    expect(set.stderr).toContain(`the ${key} password was given on the command line: it is now in your shell history`);
-    expect(set.stderr).toContain(`printf %s "$URL" | prospect config set ${key}`);
-    expect(set.stdout + set.stderr).not.toContain(password);
-  });
+  it.for(Object.entries(urls))(
+    '%s on the command line: stored, with a warning that names the fix',
+    async ([key, url]) => {
+      const { inProcess, file } = await profile();
+      const set = await inProcess(['config', 'set', key, url]);
+      expect(set.code).toBe(0);
+      expect(JSON.parse(readFileSync(file, 'utf8'))[key]).toBe(url);
+      expect(set.stderr).toContain(
+        `the ${key} password was given on the command line: it is now in your shell history`,
+      );
+      expect(set.stderr).toContain(`printf %s "$URL" | prospect config set ${key}`);
+      expect(set.stdout + set.stderr).not.toContain(password);
+    },
+  );
 
   it('a URL without a password on the command line is taken without a word', async () => {
     const { inProcess } = await profile();

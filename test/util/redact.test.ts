@@ -17,9 +17,10 @@ describe('redactSecret', () => {
 
 /** Every character of `text` written as JSON writes it escaped: \u0073\u006b… */
 function jsonEscaped(text: string): string {
-  return Array.from({ length: text.length }, (_, index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`).join(
-    '',
-  );
+  return Array.from(
+    { length: text.length },
+    (_, index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`,
+  ).join('');
 }
 
 /** Every byte percent-encoded, the hex in the given case. */
@@ -127,7 +128,10 @@ describe('withoutPassword', () => {
     ['postgres://u:a b@h/db', 'postgres://u:***@h/db'],
     // query parameters libpq reads a password from, the name in any case or percent-encoded
     ['postgres://u@h/db?password=secret', 'postgres://u@h/db?password=***'],
-    ['postgres://u@h/db?sslmode=require&password=s%40c&dbname=x', 'postgres://u@h/db?sslmode=require&password=***&dbname=x'],
+    [
+      'postgres://u@h/db?sslmode=require&password=s%40c&dbname=x',
+      'postgres://u@h/db?sslmode=require&password=***&dbname=x',
+    ],
     ['postgres://u@h/db?sslpassword=k3y#frag', 'postgres://u@h/db?sslpassword=***#frag'],
     ['postgres://u@h/db?PassWord=x', 'postgres://u@h/db?PassWord=***'],
     ['postgres://u@h/db?pass%77ord=x', 'postgres://u@h/db?pass%77ord=***'],
@@ -144,7 +148,10 @@ describe('withoutPassword', () => {
     ['host=db sslpassword="x y" PGPASSWORD=z', 'host=db sslpassword=*** PGPASSWORD=***'],
     ["host=db password='unterminated", 'host=db password=***'],
     // messages that hold URLs
-    ['cannot reach postgres://u:pw@h/db (refused); then http://:t@p:1 too', 'cannot reach postgres://u:***@h/db (refused); then http://:***@p:1 too'],
+    [
+      'cannot reach postgres://u:pw@h/db (refused); then http://:t@p:1 too',
+      'cannot reach postgres://u:***@h/db (refused); then http://:***@p:1 too',
+    ],
     ['failed: postgres://u@h/db?password=x&a=1 refused', 'failed: postgres://u@h/db?password=***&a=1 refused'],
     ['bad (password=x)', 'bad (password=***'],
     // nothing to hide
