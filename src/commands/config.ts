@@ -56,7 +56,6 @@ function defineConfigSubcommands(config: Command, run: CommandRunner): void {
 Examples:
   $ prospect config set api-key                      # prompts; nothing is echoed
   $ printf %s "$PROSPECT_KEY" | prospect config set api-key
-  $ printf %s "$STATE_URL" | prospect config set state-url   # a URL with a password
   $ prospect config set concurrency 8
   $ prospect config set format csv`,
     )

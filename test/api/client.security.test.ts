@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { inspect } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   ClientOptionError,
   RequestError,
@@ -12,7 +14,7 @@ import {
   type RequestEvent,
 } from '../../src/api/index.js';
 import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/programs.js';
 import {
   clientOf,
@@ -179,6 +181,27 @@ describe('the key never leaks', () => {
     const server = await serve([{ headers: { 'content-type': 'application/json' }, body }]);
     const result = await clientFor(server).contacts({ domains: ['a.com'] });
     expect(result.meta).toEqual({ scope: 'for [redacted]' });
+  });
+
+  it('companies --summary and FILE.meta.json of a service echoing the key in meta.scope hold no form of it', async () => {
+    const page = companiesPage(['a.com'], null);
+    const body = JSON.stringify({ ...page, meta: { ...(page.meta as object), scope: '__SCOPE__' } }).replace(
+      '__SCOPE__',
+      `all of ${escapedKey}`,
+    );
+    const server = await serve([{ headers: { 'content-type': 'application/json' }, body }]);
+    const dir = await scratchDir();
+    const run = await runInProcess(
+      ['companies', '-t', 'Shopify', '-o', join(dir, 'out.csv'), '--summary', join(dir, 'run.json'), '--verbose'],
+      { apiKey: KEY, url: server.url },
+    );
+    expect(run.code).toBe(0);
+    for (const file of ['run.json', 'out.csv.meta.json']) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(JSON.parse(text).scope).toBe('all of [redacted]');
+      expect(text).not.toContain(escapedKey);
+    }
+    expect(run.stderr).toContain('Scope: all of [redacted].');
   });
 
   it('verify and contacts errors too', async () => {
