@@ -111,6 +111,8 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   const path = configFilePath(env);
   readConfigFile(path);
   ensurePrivateDirectory(dirname(path));
+  // The key is about to be written there: never into a directory another user could read it from or swap.
+  assertOwnDirectory(dirname(path), `the config directory ${dirname(path)}`, [basename(path)]);
   const { default: Conf } = await import('conf');
   let conf: InstanceType<typeof Conf>;
   try {

@@ -12,6 +12,7 @@ import {
   cpSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -52,6 +53,16 @@ describe.skipIf(!IS_ROOT)('another user could write it: exit 2 before any reques
     expect(run.stderr).toContain(`prospect: the config directory ${config} is owned by another user (uid 65534`);
     expect(run.stderr).toContain(`chown 0 ${config}`);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('config set api-key writes no key into a config directory another user owns', async () => {
+    const config = join(await scratchDir(), 'theirs');
+    mkdirSync(config, { mode: 0o700 });
+    chownSync(config, NOBODY, NOBODY);
+    const run = await runInProcess(['config', 'set', 'api-key'], { input: KEY, env: { PROSPECT_CONFIG_DIR: config } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`the config directory ${config} is owned by another user`);
+    expect(readdirSync(config)).toEqual([]);
   });
 
   it('a config file others may write (in a directory they can reach) is refused the same way', async () => {
