@@ -26,26 +26,26 @@ export function redact(text: string, secret: string | undefined): string {
   return pattern ? text.replace(pattern, REDACTED) : text;
 }
 
-/** The last pattern built: a run has one key, and redaction runs on every message and answer. */
-let cached: { secret: string; pattern: RegExp } | undefined;
+/** The last pattern built: a run has one key, and building one costs more than most texts it redacts. */
+let built: { secret: string; pattern: RegExp } | undefined;
 
 function secretPattern(secret: string | undefined): RegExp | undefined {
   if (!secret || secret.length < 4) return undefined;
-  if (cached?.secret !== secret) {
+  if (built?.secret !== secret) {
     const characters = Array.from(secret, (char) => `(?:${characterForms(char).join('|')})`);
-    cached = { secret, pattern: new RegExp(characters.join(''), 'gi') };
+    built = { secret, pattern: new RegExp(characters.join(''), 'gi') };
   }
-  return cached.pattern;
+  return built.pattern;
 }
 
-/** One character of a secret as it may be written: itself, its UTF-8 bytes percent-encoded, JSON-escaped. */
+/**
+ * One character of a secret as it may be written: itself, its UTF-8 bytes percent-encoded, JSON's
+ * \u escape of it, or after a backslash (JSON's `\/`, `\"` and `\\`).
+ */
 function characterForms(char: string): string[] {
-  const percent = [...Buffer.from(char, 'utf8')].map((byte) => `%${hex(byte, 2)}`).join('');
+  const percent = [...Buffer.from(char)].map((byte) => `%${hex(byte, 2)}`).join('');
   const unicode = Array.from({ length: char.length }, (_, index) => `\\\\u${hex(char.charCodeAt(index), 4)}`).join('');
-  const forms = [escapeRegExp(char), percent, unicode];
-  // JSON's short escapes: `\/` (PHP writes it) and the two it must escape.
-  if (char === '/' || char === '"' || char === '\\') forms.push(`\\\\${escapeRegExp(char)}`);
-  return forms;
+  return [escapeRegExp(char), percent, unicode, `\\\\${escapeRegExp(char)}`];
 }
 
 function hex(value: number, digits: number): string {
@@ -102,12 +102,9 @@ function urlWithoutPassword(url: string): string {
   return `${scheme}${rest.slice(0, colon)}:***${rest.slice(at)}`;
 }
 
+/** A query parameter's name as the state URL's parser (URLSearchParams) reads it: `+` a space, `%77` a `w`. */
 function decodedName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' ')).trim().toLowerCase();
-  } catch {
-    return name.toLowerCase();
-  }
+  return (new URLSearchParams(`${name}=`).keys().next().value ?? '').trim().toLowerCase();
 }
 
 /** libpq's conninfo: `password=secret`, spaces around `=`, a value in single quotes with `\'` inside. */
