@@ -17,6 +17,7 @@ import { walkCursor } from './pagination.js';
 import { linkQuery, nextPageOf } from './next-page.js';
 import { CONTRACT_DEFAULTS, type ContractSettings, type Verdict } from './contract.js';
 import { readVerifyStatus } from './verify-status.js';
+import { redactDeep } from '../util/redact.js';
 import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 import {
   type CompaniesResponse,
@@ -174,17 +175,23 @@ export function createClient(options: ClientOptions): ProspectClient {
 
   return {
     companies: (query, pageOptions) =>
-      listCompanies(http, query, {
-        baseUrl,
-        cursorParam,
-        cursorParamSet: options.cursorParam !== undefined,
-        contract,
-        pageSize: Math.min(pageOptions?.pageSize ?? pageSize, contract.pageSizeMax),
-        startCursor: pageOptions?.startCursor,
-        readAhead: pageOptions?.readAhead ?? false,
-        signal: pageOptions?.signal,
-      }),
-    contacts: (query) => fetchContacts(http, query, cursorParam, contract),
+      withoutKeyInMeta(
+        listCompanies(http, query, {
+          baseUrl,
+          cursorParam,
+          cursorParamSet: options.cursorParam !== undefined,
+          contract,
+          pageSize: Math.min(pageOptions?.pageSize ?? pageSize, contract.pageSizeMax),
+          startCursor: pageOptions?.startCursor,
+          readAhead: pageOptions?.readAhead ?? false,
+          signal: pageOptions?.signal,
+        }),
+        options.apiKey,
+      ),
+    contacts: async (query) => {
+      const result = await fetchContacts(http, query, cursorParam, contract);
+      return { ...result, meta: redactDeep(result.meta, options.apiKey) as ContactsMeta };
+    },
     countries: async () =>
       (
         await http.getJson({
@@ -201,6 +208,14 @@ export function createClient(options: ClientOptions): ProspectClient {
     },
     close: () => http.close(),
   };
+}
+
+/**
+ * A listing's pages with the key gone from their meta, in whatever form the service echoed it: meta.scope
+ * and the rest are shown, and recorded in --summary and FILE.meta.json. The rows and the cursor stay as sent.
+ */
+async function* withoutKeyInMeta(pages: AsyncGenerator<CompanyPage>, apiKey: string): AsyncGenerator<CompanyPage> {
+  for await (const page of pages) yield { ...page, meta: redactDeep(page.meta, apiKey) as CompaniesMeta };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,9 +44,12 @@ Examples:
 function defineConfigSubcommands(config: Command, run: CommandRunner): void {
   config
     .command('set')
-    .description('set a key; api-key is read from stdin or a hidden prompt, never from the command line')
+    .description(
+      'set a key; api-key is read from stdin or a hidden prompt, never from the command line, and so is a ' +
+        'proxy or state-url given without a value (the way to set one with a password)',
+    )
     .addArgument(keyArgument())
-    .argument('[value]', 'the value (not for api-key)')
+    .argument('[value]', 'the value (not for api-key; for proxy and state-url, only without a password)')
     .addHelpText(
       'after',
       `
@@ -124,9 +127,12 @@ async function setSetting(ctx: RunContext, key: ConfigKey, value: string | undef
   const { openConfigStore } = await import('../config/store.js');
   // Opened first: a corrupt file is reported before anyone types a key into a prompt.
   const store = await openConfigStore(ctx.env);
-  const stored = await checkedValue(key, spec.secret ? await readSecretValue(ctx, key) : requireValue(key, value));
+  const fromInput = spec.secret || (spec.url === true && value === undefined);
+  const stored = await checkedValue(key, fromInput ? await readSecretValue(ctx, key) : requireValue(key, value));
   store.set(key, stored);
   ctx.reporter.info(`Set ${key} to ${shown(spec, stored)} in ${store.path}.`);
+  if (!fromInput && spec.url && withoutPassword(String(value)) !== value)
+    ctx.reporter.caveat(passwordOnCommandLine(key));
   const { settingOf } = await import('../config/precedence.js');
   const inEffect = settingOf(key, { env: ctx.env, config: () => stored });
   if (inEffect?.source === 'environment')
@@ -145,9 +151,28 @@ function secretOnCommandLine(key: ConfigKey): UsageError {
   );
 }
 
+/**
+ * A URL's password on the command line: kept (a cron line may depend on it), but said, as api-key's
+ * refusal says, since it is now in the shell history and was visible in `ps`.
+ */
+function passwordOnCommandLine(key: ConfigKey): string {
+  return (
+    `the ${key} password was given on the command line: it is now in your shell history, and other users ` +
+    `could see it in \`ps\`. Consider changing it, and set the URL with \`printf %s "$URL" | prospect config ` +
+    `set ${key}\` or at the hidden prompt of \`prospect config set ${key}\`.`
+  );
+}
+
+/** How the prompt and its errors name what is read. */
+const INPUT_LABELS: Partial<Record<ConfigKey, string>> = { proxy: 'proxy URL', 'state-url': 'state URL' };
+
 async function readSecretValue(ctx: RunContext, key: ConfigKey): Promise<string> {
   const { readSecret } = await import('../config/secret-input.js');
-  return readSecret({ stdin: ctx.stdin, prompt: ctx.stderr }, key === 'api-key' ? 'API key' : key.replace('-', ' '));
+  return readSecret(
+    { stdin: ctx.stdin, prompt: ctx.stderr },
+    INPUT_LABELS[key] ?? (key === 'api-key' ? 'API key' : key.replace('-', ' ')),
+    key,
+  );
 }
 
 function requireValue(key: ConfigKey, value: string | undefined): string {

@@ -11,12 +11,15 @@ export interface SecretSource {
   prompt: Writable;
 }
 
-export async function readSecret(source: SecretSource, label: string): Promise<string> {
-  return source.stdin.isTTY && source.stdin.setRawMode ? promptHidden(source, label) : readPiped(source.stdin, label);
+/** `key`: the setting read, named in the hint of an empty stdin. */
+export async function readSecret(source: SecretSource, label: string, key = 'api-key'): Promise<string> {
+  return source.stdin.isTTY && source.stdin.setRawMode
+    ? promptHidden(source, label)
+    : readPiped(source.stdin, label, key);
 }
 
 /** `printf %s "$KEY" | prospect config set api-key`: one line; a trailing newline is not part of it. */
-async function readPiped(stdin: NodeJS.ReadableStream, label: string): Promise<string> {
+async function readPiped(stdin: NodeJS.ReadableStream, label: string, key: string): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   const lines = Buffer.concat(chunks)
@@ -26,7 +29,7 @@ async function readPiped(stdin: NodeJS.ReadableStream, label: string): Promise<s
   if (lines.length === 0) {
     throw new UsageError(
       `no ${label} on stdin.`,
-      `Pipe it in (printf %s "$KEY" | prospect config set api-key) or run the command on a terminal to be prompted.`,
+      `Pipe it in (printf %s "$VALUE" | prospect config set ${key}) or run the command on a terminal to be prompted.`,
     );
   }
   if (lines.length > 1) throw new UsageError(`expected the ${label} on one line of stdin, got ${lines.length} lines.`);

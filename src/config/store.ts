@@ -4,7 +4,8 @@
  * conf (atomic writes), imported only by `prospect config set|unset`.
  */
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { assertOwnDirectory } from '../io/own-directory.js';
 import type { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
 import { isRecord } from '../util/is-record.js';
@@ -34,7 +35,10 @@ export function readConfigValues(env: NodeJS.ProcessEnv): ConfigValues {
   throw invalidSettingError(path, String(issue?.path[0]) as ConfigKey, issueRefusal(issue));
 }
 
-/** The file's JSON object as it is, unchecked; {} when the file does not exist. */
+/**
+ * The file's JSON object as it is, unchecked; {} when the file does not exist. A file another user
+ * could have written (its directory's or its own owner or mode) is refused: it could name any base-url.
+ */
 export function readConfigFile(path: string): RawConfig {
   let text: string;
   try {
@@ -47,6 +51,7 @@ export function readConfigFile(path: string): RawConfig {
       'Check its permissions, or point PROSPECT_CONFIG_DIR elsewhere.',
     );
   }
+  assertOwnDirectory(dirname(path), `the config directory ${dirname(path)}`, [basename(path)]);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -106,6 +111,8 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   const path = configFilePath(env);
   readConfigFile(path);
   ensurePrivateDirectory(dirname(path));
+  // The key is about to be written there: never into a directory another user could read it from or swap.
+  assertOwnDirectory(dirname(path), `the config directory ${dirname(path)}`, [basename(path)]);
   const { default: Conf } = await import('conf');
   let conf: InstanceType<typeof Conf>;
   try {

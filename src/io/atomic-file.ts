@@ -34,8 +34,34 @@ async function sweepOrphanedTempFiles(target: string): Promise<void> {
   const names = await readdir(dirname(target)).catch(() => [] as string[]);
   for (const name of names) {
     const pid = name.startsWith(prefix) ? Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    // A name planted there (a directory, another user's file) is not ours to remove: it is left, never fatal.
     if (Number.isInteger(pid) && holderIsGone({ ...thisProcess(), pid }))
-      await rm(join(dirname(target), name), { force: true });
+      await rm(join(dirname(target), name), { force: true }).catch(() => {});
+  }
+}
+
+/** Tries before a run gives up on names already taken: each is random, so a second one taken is already a plant. */
+const TEMP_NAME_TRIES = 8;
+
+/**
+ * Creates a temp file beside `target` with `create`, which must refuse a name already taken
+ * (O_EXCL: EEXIST for a file, a directory or a symlink planted there); another name is then chosen,
+ * and what is planted is left alone. Resolves to the temp file's path, tracked for the signal handler.
+ */
+async function createTempFile(target: string, create: (tempPath: string) => Promise<void>): Promise<string> {
+  for (let tries = 1; ; tries++) {
+    const tempPath = tempPathFor(target);
+    trackTempFile(tempPath);
+    try {
+      await create(tempPath);
+      return tempPath;
+    } catch (error) {
+      untrackTempFile(tempPath);
+      const taken = (error as NodeJS.ErrnoException).code === 'EEXIST';
+      // Not taken: the file, if made at all, is ours (a full disk mid-write), and goes.
+      if (!taken) await rm(tempPath, { force: true }).catch(() => {});
+      if (!taken || tries === TEMP_NAME_TRIES) throw error;
+    }
   }
 }
 
@@ -47,11 +73,16 @@ const USER_FILE_MODE = 0o666;
 
 export async function openAtomicFile(target: string): Promise<AtomicFile> {
   await sweepOrphanedTempFiles(target);
-  const tempPath = tempPathFor(target);
-  // flush: the data is fsynced before the file is closed, so after a power cut the rename never shows an empty file.
-  const stream = createWriteStream(tempPath, { flags: 'wx', mode: USER_FILE_MODE, flush: true });
-  trackTempFile(tempPath);
-  await once(stream, 'open');
+  let stream: WriteStream | undefined;
+  const tempPath = await createTempFile(target, async (path) => {
+    // flush: the data is fsynced before the file is closed, so after a power cut the rename never shows an empty file.
+    stream = createWriteStream(path, { flags: 'wx', mode: USER_FILE_MODE, flush: true });
+    await once(stream, 'open');
+  });
+  return atomicFileOver(stream!, tempPath, target);
+}
+
+function atomicFileOver(stream: WriteStream, tempPath: string, target: string): AtomicFile {
   let settled = false;
   return {
     stream,
@@ -76,18 +107,15 @@ export async function openAtomicFile(target: string): Promise<AtomicFile> {
 /** Writes a whole small file atomically and durably (sidecars such as FILE.meta.json, summaries, state). */
 export async function writeFileAtomic(target: string, content: string, mode = USER_FILE_MODE): Promise<void> {
   await sweepOrphanedTempFiles(target);
-  const tempPath = tempPathFor(target);
-  trackTempFile(tempPath);
-  await moveIntoPlace(tempPath, target, () => writeFile(tempPath, content, { mode, flag: 'wx', flush: true }));
+  const tempPath = await createTempFile(target, (path) => writeFile(path, content, { mode, flag: 'wx', flush: true }));
+  await moveIntoPlace(tempPath, target, async () => {});
 }
 
 /** Copies a file over `target` atomically and durably, where a rename cannot (another file system). */
 export async function copyFileAtomic(source: string, target: string): Promise<void> {
   await sweepOrphanedTempFiles(target);
-  const tempPath = tempPathFor(target);
-  trackTempFile(tempPath);
+  const tempPath = await createTempFile(target, (path) => copyFile(source, path, constants.COPYFILE_EXCL));
   await moveIntoPlace(tempPath, target, async () => {
-    await copyFile(source, tempPath);
     const handle = await open(tempPath, 'r+');
     await handle.sync().finally(() => handle.close());
   });

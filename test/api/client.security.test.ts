@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { inspect } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   ClientOptionError,
   RequestError,
@@ -12,7 +14,7 @@ import {
   type RequestEvent,
 } from '../../src/api/index.js';
 import { ExitCode, exitCodeOf } from '../../src/exit-codes.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runInProcess, scratchDir } from '../helpers/cli.js';
 import { IN_CI } from '../helpers/programs.js';
 import {
   clientOf,
@@ -26,6 +28,8 @@ import {
 } from '../helpers/scripted-server.js';
 
 const KEY = 'sk_live_DO_NOT_LEAK_7f3a9c';
+/** The key as a JSON encoder that escapes everything writes it: \u0073\u006b… */
+const escapedKey = [...KEY].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 const serve = serveScript;
 const clientFor = (server: ScriptedServer, options: Partial<ClientOptions> = {}): ProspectClient =>
   clientOf(server, { apiKey: KEY, retryBaseDelayMs: 1, timeoutMs: 300, maxRetries: 1, ...options });
@@ -139,6 +143,65 @@ describe('the key never leaks', () => {
     ]) {
       expect(text).not.toContain(KEY);
     }
+  });
+
+  it.each([
+    ['JSON-escaped', escapedKey],
+    [
+      'JSON-escaped in upper-case hex',
+      escapedKey.replace(/u00([0-9a-f]{2})/g, (_all, hex: string) => `u00${hex.toUpperCase()}`),
+    ],
+    [
+      'half escaped, half percent-encoded',
+      `${escapedKey.slice(0, 30)}${encodeURIComponent(KEY.slice(5)).toLowerCase()}`,
+    ],
+  ])('a 5xx body echoing the key %s', async (_name, written) => {
+    // The body as text, so the escapes reach the client as the service wrote them.
+    const body = `{"error":{"code":"internal_error","reason":"crash while handling ${written}"}}`;
+    const server = await serve([{ status: 500, headers: { 'content-type': 'application/json' }, body }]);
+    const error = await failure(listAll(clientFor(server)));
+    expect(error.message).toContain('[redacted]');
+    expect(`${error.message} ${JSON.stringify(error)} ${inspect(error, { depth: 8 })}`).not.toContain(KEY);
+  });
+
+  it("a page's meta echoing the key JSON-escaped is given without it; the rows and cursor stay", async () => {
+    const page = companiesPage(['a.com'], null);
+    const meta = { ...(page.meta as object), scope: `__SCOPE__`, note: { deep: ['__SCOPE__'] } };
+    const body = JSON.stringify({ ...page, meta }).replaceAll('__SCOPE__', `scope of ${escapedKey}`);
+    const server = await serve([{ headers: { 'content-type': 'application/json' }, body }]);
+    const pages = [];
+    for await (const got of clientFor(server).companies({ technology: 'Shopify' })) pages.push(got);
+    expect(pages[0]!.meta).toMatchObject({ scope: 'scope of [redacted]', note: { deep: ['scope of [redacted]'] } });
+    expect(JSON.stringify(pages)).not.toContain(KEY);
+    expect(pages[0]!.data[0]!.domain).toBe('a.com');
+  });
+
+  it("a contacts answer's meta echoing the key is given without it", async () => {
+    const body = `{"data":[],"meta":{"scope":"for ${escapedKey}"}}`;
+    const server = await serve([{ headers: { 'content-type': 'application/json' }, body }]);
+    const result = await clientFor(server).contacts({ domains: ['a.com'] });
+    expect(result.meta).toEqual({ scope: 'for [redacted]' });
+  });
+
+  it('companies --summary and FILE.meta.json of a service echoing the key in meta.scope hold no form of it', async () => {
+    const page = companiesPage(['a.com'], null);
+    const body = JSON.stringify({ ...page, meta: { ...(page.meta as object), scope: '__SCOPE__' } }).replace(
+      '__SCOPE__',
+      `all of ${escapedKey}`,
+    );
+    const server = await serve([{ headers: { 'content-type': 'application/json' }, body }]);
+    const dir = await scratchDir();
+    const run = await runInProcess(
+      ['companies', '-t', 'Shopify', '-o', join(dir, 'out.csv'), '--summary', join(dir, 'run.json'), '--verbose'],
+      { apiKey: KEY, url: server.url },
+    );
+    expect(run.code).toBe(0);
+    for (const file of ['run.json', 'out.csv.meta.json']) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(JSON.parse(text).scope).toBe('all of [redacted]');
+      expect(text).not.toContain(escapedKey);
+    }
+    expect(run.stderr).toContain('Scope: all of [redacted].');
   });
 
   it('verify and contacts errors too', async () => {

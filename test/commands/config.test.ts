@@ -549,3 +549,72 @@ describe('--debug with a service that echoes the key', () => {
     expect(result.stderr.toLowerCase()).not.toContain(ENV_KEY.toLowerCase());
   });
 });
+
+describe('a URL with a password: read from stdin or a hidden prompt, warned of on the command line (issue 41)', () => {
+  const password = 'Hunter2-state';
+  const urls = {
+    proxy: `http://alice:${password}@proxy.example.com:3128`,
+    'state-url': `postgresql://team:${password}@db.example.com/sales?sslmode=verify-full`,
+  };
+
+  it.for(Object.entries(urls))('%s from stdin: stored as given, nothing said of history', async ([key, url]) => {
+    const { inProcess, file } = await profile();
+    const set = await inProcess(['config', 'set', key], { input: `${url}\n` });
+    expect(set.code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))[key]).toBe(url);
+    expect(set.stderr).not.toContain('shell history');
+    expect(set.stdout + set.stderr).not.toContain(password);
+  });
+
+  it.for(Object.entries(urls))(
+    '%s on the command line: stored, with a warning that names the fix',
+    async ([key, url]) => {
+      const { inProcess, file } = await profile();
+      const set = await inProcess(['config', 'set', key, url]);
+      expect(set.code).toBe(0);
+      expect(JSON.parse(readFileSync(file, 'utf8'))[key]).toBe(url);
+      expect(set.stderr).toContain(
+        `the ${key} password was given on the command line: it is now in your shell history`,
+      );
+      expect(set.stderr).toContain(`printf %s "$URL" | prospect config set ${key}`);
+      expect(set.stdout + set.stderr).not.toContain(password);
+    },
+  );
+
+  it('a URL without a password on the command line is taken without a word', async () => {
+    const { inProcess } = await profile();
+    const set = await inProcess(['config', 'set', 'proxy', 'http://proxy.example.com:3128']);
+    expect(set.code).toBe(0);
+    expect(set.stderr).not.toContain('shell history');
+  });
+
+  it('nothing on stdin is exit 2, naming the setting', async () => {
+    const { inProcess, file } = await profile();
+    const set = await inProcess(['config', 'set', 'state-url'], { input: '' });
+    expect(set.code).toBe(2);
+    expect(set.stderr).toContain('no state URL on stdin.');
+    expect(set.stderr).toContain('prospect config set state-url');
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('a state URL password is never shown, in any form libpq reads (issue 41)', () => {
+  const password = 'Hunter2-state';
+  it.for([
+    `postgresql://team@db.example.com/sales?sslmode=verify-full&password=${password}`,
+    `postgresql://team@db.example.com/sales?password=${encodeURIComponent(`${password}&x`)}`,
+    `postgres://:${password}@db.example.com/sales`,
+    `postgres://team:${password}@db.example.com/sales?password=${password}`,
+  ])('%s: config list, config get and a refused set show ***', async (url) => {
+    const { inProcess, file } = await profile();
+    writeFileSync(file, JSON.stringify({ 'state-url': url }), { mode: 0o600 });
+    const list = await inProcess(['config', 'list']);
+    const get = await inProcess(['config', 'get', 'state-url']);
+    const env = await inProcess(['config', 'list'], { env: { PROSPECT_STATE_URL: url } });
+    const refused = await inProcess(['config', 'set', 'state-url'], { input: `${url}&sslpassword=${password}` });
+    expect(refused.code).toBe(2);
+    expect(list.stdout).toMatch(/^state-url +postgres\S*\*\*\*\S* +config file/m);
+    expect(get.stdout).toContain('***');
+    for (const run of [list, get, env, refused]) expect(run.stdout + run.stderr).not.toContain(password);
+  });
+});

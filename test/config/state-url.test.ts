@@ -32,6 +32,27 @@ describe('parseStateUrl', () => {
     }
   });
 
+  it('takes ?password= (as libpq does) and shows it as ***, in the URL and in every refusal', () => {
+    const url = parseStateUrl('postgres://team@db.example.com/sales?password=s3cret%26pw&sslmode=require');
+    expect(url).toMatchObject({ user: 'team', password: 's3cret&pw' });
+    expect(url.shown).toBe('postgres://team@db.example.com/sales?password=***&sslmode=require');
+    for (const text of [
+      'postgres://team@db.example.com/sales?password=s3cret&sslpassword=s3cret',
+      'postgres://team@db.example.com/sales?password=s3cret&sslmode=bogus',
+      'postgres://team@db.example.com:99999/sales?password=s3cret',
+      'host=db.example.com password=s3cret',
+    ]) {
+      let message = '';
+      try {
+        parseStateUrl(text);
+      } catch (error) {
+        message = `${(error as Error).message} ${(error as { hint?: string }).hint ?? ''}`;
+      }
+      expect(message, text).toMatch(/state URL/);
+      expect(message, text).not.toContain('s3cret');
+    }
+  });
+
   it('reads a Unix socket directory from ?host= as this machine', () => {
     expect(parseStateUrl('postgresql://team@/sales?host=/var/run/postgresql')).toMatchObject({
       host: '/var/run/postgresql',

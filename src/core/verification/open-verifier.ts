@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
+import { makeDirectoryDurable } from '../../io/atomic-file.js';
 import { parseMaxAge } from '../../io/max-age.js';
+import { assertOwnDirectory } from '../../io/own-directory.js';
 import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
@@ -127,8 +129,12 @@ export async function openVerificationLedger(
   if (!options.useCache) return LocalVerificationLedger.disabled();
   const team = await teamStore(ctx);
   if (team) return team.openVerificationLedger(ledgerId(connection), { freshSince: options.cacheFreshSince });
+  const directory = cacheDirectory(ctx.env);
+  // Made if need be, then refused before it is read if another user could swap its ledger and read the paid results.
+  makeDirectoryDurable(directory, 0o700);
+  assertOwnDirectory(directory, `the verification cache ${directory} (PROSPECT_CACHE_DIR)`);
   return LocalVerificationLedger.open(
-    cacheDirectory(ctx.env),
+    directory,
     ledgerFileName(connection.serviceIdentity, connection.apiKey),
     options.cacheFreshSince,
   );

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RemoteJobState } from '../../state-store/types.js';
 import { makeDirectoryDurable, syncDirectory } from '../../../io/atomic-file.js';
+import { assertOwnDirectory } from '../../../io/own-directory.js';
 import { UsageError } from '../../../exit-codes.js';
 import { AppendOnlyFile } from '../../../io/append-only-file.js';
 import { takeStateLock } from '../../state-store/lock.js';
@@ -43,6 +44,7 @@ export class StateDirectory {
     return this.remote?.label ?? this.dir;
   }
 
+  /** A directory another user could write is refused (exit 2): they could swap its ledgers and read what was paid. */
   static async open(dir: string): Promise<StateDirectory> {
     try {
       makeDirectoryDurable(join(dir, 'current'), 0o700);
@@ -51,6 +53,8 @@ export class StateDirectory {
         `cannot use --state ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
       );
     }
+    assertOwnDirectory(dir, `--state ${dir}`);
+    assertOwnDirectory(join(dir, 'current'), `--state ${dir}`);
     return new StateDirectory(dir);
   }
 

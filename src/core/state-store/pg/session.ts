@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { tlsOptions, type StateUrl } from '../../../config/state-url.js';
-import { redact } from '../../../util/redact.js';
+import { redact, withoutPassword } from '../../../util/redact.js';
 import { backendOf, sessionPath, type SessionPath } from './pooler.js';
 
 /** prospect's own schema in the team database (./schema.ts creates it), first on the session's search_path. */
@@ -199,7 +199,7 @@ function sessionLost(url: StateUrl, cause: Error): CliError {
 /** The first line of what went wrong, never with the password (a server or a proxy may echo it). */
 function reasonOf(url: StateUrl, error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return redact(text.split('\n')[0]!, url.password).slice(0, 160);
+  return withoutPassword(redact(text.split('\n')[0]!, url.password)).slice(0, 160);
 }
 
 /** Missing privileges and the like: exit 2 with the fix. */
