@@ -29,18 +29,18 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DAY_MONTH_YEAR = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
 
 /**
- * ISO dates and date-times as they are; epoch seconds (a number, or digits) as the ISO date-time they
- * name; `DD/MM/YYYY` or `MM/DD/YYYY` only when `date-format` says which. Anything else stays as sent:
+ * A date, as contract row 25 reads every form: an ISO date as it is, an ISO date-time cut to its date,
+ * epoch seconds (a number, or digits) as the UTC date they name; `DD/MM/YYYY` or `MM/DD/YYYY` only when `date-format` says which. Anything else stays as sent:
  * the freshness code counts it as unknown (row 25), and a whole answer of them fails (checkContactsPromises).
  */
 function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,11}$/.test(value.trim()))) {
     const date = new Date(Number(value) * 1000);
-    return Number.isNaN(date.getTime()) ? value : date.toISOString();
+    return Number.isNaN(date.getTime()) ? value : date.toISOString().slice(0, 10);
   }
   if (typeof value !== 'string') return value;
   const text = value.trim();
-  if (ISO_DATE.test(text)) return text;
+  if (ISO_DATE.test(text)) return text.slice(0, 10);
   const parts = DAY_MONTH_YEAR.exec(text);
   if (parts === null || format === 'iso') return value;
   const [day, month] = format === 'dmy' ? [parts[1]!, parts[2]!] : [parts[2]!, parts[1]!];
