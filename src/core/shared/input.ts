@@ -109,7 +109,7 @@ export async function streamEntriesInput(
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
   if (!source.reopenable) ctx.onCleanup(() => void ctx.stdin.destroy());
   const columnFlag = kind === 'domain' ? '--domain-column' : '--email-column';
-  const options = { kind, column: input.column, format: source.format, columnFlag };
+  const options = { kind, column: input.column, format: source.format, columnFlag, origin: source.origin };
   if (input.strict) {
     source = await reopenable(ctx, source);
     const check = collectorFor(kind);

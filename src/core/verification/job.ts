@@ -133,6 +133,7 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, exclusio
   const parseOptions: ParseOptions = {
     kind: 'email',
     format: source.format,
+    origin: source.origin,
     column: options.emailColumn || undefined,
     columnFlag: '--email-column',
   };
