@@ -1,7 +1,7 @@
 /**
  * The largest pieces of input prospect reads, so that no file costs hours or gigabytes: each is far
  * past anything a list, a CRM export or prospect's own output holds, and each is refused (exit 2,
- * naming the file, the line or cell and the limit) as soon as it is passed, before the piece is held.
+ * naming the file, the line and the limit) as soon as it is passed, before the piece is held.
  */
 import { UsageError } from '../../exit-codes.js';
 import { formatCount } from '../../ui/format-count.js';
@@ -15,14 +15,6 @@ export interface InputLimits {
   jsonChars: number;
   /** Nesting of arrays and objects in a JSON document or an NDJSON line. */
   jsonDepth: number;
-  /** Characters in one cell of a workbook: Excel's own most. */
-  xlsxCellChars: number;
-  /** Bytes a workbook inflates to, all its parts together. */
-  xlsxInflatedBytes: number;
-  /** Bytes its shared-string table inflates to: the table is held while the sheet is read. */
-  xlsxSharedStringsBytes: number;
-  /** Bytes of XML between two tags (a cell's text, an attribute): bounds what the XML parser holds. */
-  xlsxTokenBytes: number;
 }
 
 const MIB = 1024 * 1024;
@@ -32,10 +24,6 @@ export const INPUT_LIMITS: InputLimits = {
   csvRecordBytes: MIB,
   jsonChars: 64 * MIB,
   jsonDepth: 64,
-  xlsxCellChars: 32_767,
-  xlsxInflatedBytes: 512 * MIB,
-  xlsxSharedStringsBytes: 64 * MIB,
-  xlsxTokenBytes: 256 * 1024,
 };
 
 export function limitsOf(given: Partial<InputLimits> | undefined): InputLimits {
