@@ -152,8 +152,10 @@ function newRunCounts() {
     keptEmpty: 0,
     /** Why the run wrote nothing, when it did (--allow-empty): the record's no_match_reason. */
     noMatchReason: null as string | null,
-    /** --max was reached with more rows to write. */
+    /** --max was reached with more rows to write (or, on a stream, with its rest unread). */
     stoppedAtMax: false,
+    /** --max was reached on a stream that had not ended: the rest was not read. */
+    inputLeftUnread: false,
     source: undefined as unknown,
   };
 }
@@ -205,7 +207,9 @@ async function writeUpToMax(
       const wanted = max - rowsOf(run);
       // Before any row, one a domain: the first round is never more domains than rows wanted.
       const perDomain = asked === 0 ? 1 : Math.max(rowsOf(run) / asked, 0.01);
-      const round = await takeDomains(input, Math.min(MAX_DOMAINS_PER_CALL, Math.ceil(wanted / perDomain)));
+      // A stream is taken one domain at a time: waiting for a round's worth could wait forever.
+      const most = run.input.streamed.stream ? 1 : MAX_DOMAINS_PER_CALL;
+      const round = await takeDomains(input, Math.min(most, Math.ceil(wanted / perDomain)));
       if (round.length === 0) return;
       asked += round.length;
       for await (const domainRows of rowsByDomain(run, round, { batchesAhead: 1 })) {
@@ -214,8 +218,7 @@ async function writeUpToMax(
         if (rows.length < domainRows.rows.length) run.counts.stoppedAtMax = true;
         await writeDomainRows(run, writer, progress, { ...domainRows, rows });
         if (rowsOf(run) >= max) {
-          // Stopped: more rows were there, in this round or in the domains not asked for.
-          run.counts.stoppedAtMax ||= !(await input.next()).done || round.at(-1) !== domainRows.domain;
+          run.counts.stoppedAtMax ||= round.at(-1) !== domainRows.domain || (await moreInput(run, input));
           return;
         }
       }
@@ -223,6 +226,17 @@ async function writeUpToMax(
   } finally {
     await input.return?.();
   }
+}
+
+/**
+ * Whether domains follow the ones asked for. A file is read on to the next one; a stream is not read
+ * on (it may never end, or give only duplicates): unless it has ended, the rest of it is left unread.
+ */
+async function moreInput(run: ContactsRun, input: AsyncIterator<string>): Promise<boolean> {
+  const { streamed } = run.input;
+  if (!streamed.stream) return !(await input.next()).done;
+  run.counts.inputLeftUnread = !streamed.ended;
+  return run.counts.inputLeftUnread;
 }
 
 async function takeDomains(input: AsyncIterator<string>, count: number): Promise<string[]> {
@@ -391,8 +405,12 @@ function reportContacts(ctx: RunContext, run: ContactsRun): void {
   );
   reportKeptEmpty(ctx.reporter, keptEmpty);
   // Asked for: a summary line, not a warning a cron job mails every run (the record has stopped_at_max).
-  if (run.counts.stoppedAtMax)
-    ctx.reporter.info(`Stopped at --max ${formatCount(run.options.max!)}; more contacts follow.`);
+  if (run.counts.stoppedAtMax) {
+    const rest = run.counts.inputLeftUnread
+      ? `the rest of ${run.input.streamed.origin} was not read`
+      : 'more contacts follow';
+    ctx.reporter.info(`Stopped at --max ${formatCount(run.options.max!)}; ${rest}.`);
+  }
   reportRowFilters(ctx.reporter, run.settings, contacts);
   if (run.verifier) reportVerification(ctx, run.verifier.snapshot());
   reportCutDomains(ctx.reporter, domains.truncated_at_limit);

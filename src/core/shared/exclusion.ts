@@ -219,7 +219,7 @@ async function readList(files: readonly string[], kind: EntryKind): Promise<Entr
     if (source === null)
       throw new UsageError(`${file}: an exclusion list is read from a file, not from standard input.`);
     const before = { read: entries.accepted + entries.duplicates, invalid: entries.invalidCount };
-    for await (const entry of streamEntries(source.open(), { kind }, entries)) void entry;
+    for await (const entry of streamEntries(source.open(), { kind, origin: file }, entries)) void entry;
     failOnInputProblems(entries.problems, file, entries.problemCount);
     const invalid = entries.invalidCount - before.invalid;
     if (invalid > 0) {

@@ -68,6 +68,11 @@ export interface StreamedEntries {
   collector: EntryCollector;
   readonly ended: boolean;
   /**
+   * Read once as it comes (standard input, a FIFO): it may never end (`yes | prospect contacts`), so a
+   * run that has what it wants stops reading it rather than look for more.
+   */
+  stream: boolean;
+  /**
    * With `keepRecords`: each accepted entry's whole row, from when it is handed out until the caller
    * takes it (takeRecord), so a stream holds only the rows in flight. The first one stays for `header`.
    */
@@ -109,7 +114,7 @@ export async function streamEntriesInput(
   // A run that fails mid-stream must not then wait for its producer to close the pipe.
   if (!source.reopenable) ctx.onCleanup(() => void ctx.stdin.destroy());
   const columnFlag = kind === 'domain' ? '--domain-column' : '--email-column';
-  const options = { kind, column: input.column, format: source.format, columnFlag };
+  const options = { kind, column: input.column, format: source.format, columnFlag, origin: source.origin };
   if (input.strict) {
     source = await reopenable(ctx, source);
     const check = collectorFor(kind);
@@ -146,6 +151,7 @@ export async function streamEntriesInput(
     get ended() {
       return ended;
     },
+    stream: !source.reopenable,
     records,
   };
 }
@@ -159,7 +165,7 @@ export async function openRereadableInput(ctx: RunContext, input: EntriesInput, 
 }
 
 async function reopenable(ctx: RunContext, source: InputStream): Promise<InputStream> {
-  return source.reopenable ? source : spoolToFile(source, ctx.stdin, (task) => ctx.onCleanup(task));
+  return source.reopenable ? source : spoolToFile(source, (task) => ctx.onCleanup(task));
 }
 
 function collectorFor(kind: EntryKind): EntryCollector {

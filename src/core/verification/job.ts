@@ -135,6 +135,7 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, exclusio
   const parseOptions: ParseOptions = {
     kind: 'email',
     format: source.format,
+    origin: source.origin,
     column: options.emailColumn || undefined,
     columnFlag: '--email-column',
   };

@@ -1,6 +1,8 @@
 /** CSV (or TSV, or semicolon-separated) with a header row, read by csv-parse. */
 import { parse as parseCsv, type Options as CsvOptions } from 'csv-parse/sync';
 import { neutralizeFormula } from '../formula.js';
+import { formatCount } from '../../ui/format-count.js';
+import { inputTooLarge } from './limits.js';
 import type { InputProblem, InputRow } from './model.js';
 
 // The most frequent wins; on a tie the earlier one, as a tab in a header is never an accident.
@@ -57,12 +59,15 @@ export function csvRecordReader(
   headerLine: number | undefined,
   onRow: (row: InputRow) => void,
   onProblem: (problem: InputProblem) => void,
+  { maxRecordBytes, origin }: { maxRecordBytes: number; origin: string | undefined },
 ) {
   let header: string[] = [];
   let lastRowLine: number | undefined;
+  let fatal: Error | undefined;
   const options = {
     ...TOLERANT,
     delimiter,
+    max_record_size: maxRecordBytes,
     // Cells beyond the header are dropped, as spreadsheets do; short rows get empty cells below.
     // No `cast` (for the formula escapes): with it, csv-parse leaves the cells beyond the header
     // uncast and then skips a row with text only there as empty, where it is a row without an entry.
@@ -80,6 +85,8 @@ export function csvRecordReader(
     on_skip: (error: { code?: string } | undefined) => {
       // csv-parse does not say where an unreadable record starts: just after the last one read.
       const line = (lastRowLine ?? (header.length > 0 ? (headerLine ?? 0) : 0)) + 1;
+      // Thrown, csv-parse ends the parse with it: the record is not read further.
+      if (error?.code === 'CSV_MAX_RECORD_SIZE') throw (fatal = recordTooLong(origin, line, maxRecordBytes));
       onProblem({ line, message: csvErrorMessage(error?.code) });
       return undefined;
     },
@@ -89,7 +96,20 @@ export function csvRecordReader(
     get header(): string[] {
       return header;
     },
+    /** The error that ended the parse, known as soon as write() returns (the stream emits it later). */
+    get fatal(): Error | undefined {
+      return fatal;
+    },
   };
+}
+
+function recordTooLong(origin: string | undefined, line: number, max: number): Error {
+  return inputTooLarge(
+    origin,
+    `line ${line}`,
+    `a CSV record longer than ${formatCount(max)} bytes`,
+    'A quote that is never closed makes the rest of a file one field; is it the right file?',
+  );
 }
 
 function csvErrorMessage(code: string | undefined): string {

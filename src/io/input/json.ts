@@ -2,6 +2,7 @@
 import { isRecord } from '../../util/is-record.js';
 import { columnNotFound, findColumn, listColumnName } from './columns.js';
 import type { InputFormat, InputProblem, InputRow, InputTable, ParseOptions } from './model.js';
+import { characters, inputTooLarge } from './limits.js';
 import { firstContentLine, lineAt } from './text.js';
 
 type JsonResult = { ok: true; value: unknown } | { ok: false; error: string; position: number | null };
@@ -14,6 +15,56 @@ export function parseJson(text: string): JsonResult {
     const position = /position (\d+)/.exec(message)?.[1];
     return { ok: false, error: message, position: position === undefined ? null : Number(position) };
   }
+}
+
+/**
+ * How deep a JSON text nests, read chunk by chunk (brackets outside strings). JSON.parse takes any
+ * depth, but a value nested 10^5 deep overflows the stack when it is turned back into text (cellText).
+ */
+export class JsonDepth {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** The line the text has reached. */
+  line = 1;
+
+  constructor(private readonly max: number) {}
+
+  /** Reads a chunk; the line on which the nesting passes `max`, or null. */
+  feed(chunk: string): number | null {
+    for (let index = 0; index < chunk.length; index += 1) {
+      const code = chunk.charCodeAt(index);
+      if (code === 0x0a) this.line += 1;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (code === 0x5c) this.escaped = true;
+        else if (code === 0x22) this.inString = false;
+      } else if (code === 0x22) this.inString = true;
+      else if (code === 0x5b || code === 0x7b) {
+        this.depth += 1;
+        if (this.depth > this.max) return this.line;
+      } else if (code === 0x5d || code === 0x7d) this.depth -= 1;
+    }
+    return null;
+  }
+}
+
+export function jsonTooDeep(origin: string | undefined, line: number, max: number): Error {
+  return inputTooLarge(
+    origin,
+    `line ${line}`,
+    `JSON nested more than ${max} arrays or objects deep`,
+    'A record of prospect input is an object of fields; is it the right file?',
+  );
+}
+
+export function jsonTooLong(origin: string | undefined, line: number, max: number): Error {
+  return inputTooLarge(
+    origin,
+    `line ${line}`,
+    `a JSON document longer than ${characters(max)}`,
+    'Give a list this large as NDJSON, one record a line (prospect writes it with --format ndjson).',
+  );
 }
 
 interface JsonValueAt {

@@ -1,4 +1,5 @@
 /** The shapes every input format is read into: a table of rows with their line numbers. */
+import type { InputLimits } from './limits.js';
 
 export type EntryKind = 'domain' | 'email';
 export type InputFormat = 'lines' | 'csv' | 'json' | 'ndjson';
@@ -34,6 +35,10 @@ export interface ParseOptions {
   columnFlag?: string;
   /** Each entry keeps its whole row (`contacts --keep-columns`); otherwise only the entry column is read. */
   keepRecords?: boolean;
+  /** For messages: the file name, `standard input` or `the command line`. */
+  origin?: string;
+  /** Smaller limits than INPUT_LIMITS (limits.ts), for tests. */
+  limits?: Partial<InputLimits>;
 }
 
 export interface InputTable {

@@ -1,7 +1,8 @@
 /** NDJSON: one JSON value a line; a broken line is reported by its number, the others are read. */
 import { isRecord } from '../../util/is-record.js';
 import { columnNotFound, findColumn, listColumnName } from './columns.js';
-import { cellText, parseJson, recordOfText } from './json.js';
+import { cellText, JsonDepth, jsonTooDeep, parseJson, recordOfText } from './json.js';
+import { limitsOf } from './limits.js';
 import type { InputProblem, InputRow, ParseOptions } from './model.js';
 
 /**
@@ -40,6 +41,8 @@ export class NdjsonLineReader {
 
   row(raw: string, line: number): InputRow | null {
     if (raw.trim() === '') return null;
+    const { jsonDepth } = limitsOf(this.options.limits);
+    if (new JsonDepth(jsonDepth).feed(raw) !== null) throw jsonTooDeep(this.options.origin, line, jsonDepth);
     const parsed = parseJson(raw);
     if (!parsed.ok) {
       this.onProblem({ line, message: `not valid JSON (${parsed.error})` });

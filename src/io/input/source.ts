@@ -1,5 +1,5 @@
 /** Where a command's input text comes from: its arguments, a file, or standard input. */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../exit-codes.js';
 import { runTempFile } from '../run-temp-file.js';
@@ -22,8 +22,10 @@ export interface InputStream {
   format?: InputFormat;
   /** The text from its start, decoded, chunk by chunk. Standard input can be opened once. */
   open(): AsyncIterable<string>;
-  /** False for standard input: reading it twice (for --strict) needs a copy (spoolToFile). */
+  /** False for standard input and FIFOs: reading it twice (for --strict) needs a copy (spoolToFile). */
   reopenable: boolean;
+  /** The bytes as they come, to copy once (spoolToFile): set when not reopenable. */
+  bytes?: () => NodeJS.ReadableStream;
 }
 
 /**
@@ -39,26 +41,42 @@ export function openInputStream(source: InputSource): InputStream | null {
     return { origin: 'the command line', format: 'lines', open: () => oneChunk(args.join('\n')), reopenable: true };
   if (source.file !== undefined && source.file !== '-') {
     const path = source.file;
+    if (isStream(path)) return streamOf(path, () => createReadStream(path));
     return { origin: path, open: () => fileChunks(path), reopenable: true };
   }
   const stdin = source.stdin;
   // A terminal on stdin means nobody piped anything: waiting for typed input would look like a hang.
   if (stdin === undefined || (source.file === undefined && isTerminal(stdin))) return null;
-  return { origin: 'standard input', open: () => decodeStream(stdin, 'standard input'), reopenable: false };
+  return streamOf('standard input', () => stdin);
+}
+
+/** An input read once, as it comes: standard input, a FIFO, `<(…)` (which a seek or a second open would lose). */
+function streamOf(origin: string, bytes: () => NodeJS.ReadableStream): InputStream {
+  return { origin, open: () => decodeStream(bytes(), origin), reopenable: false, bytes };
+}
+
+/** A FIFO, a socket or a device (`--domains-file <(…)`, /dev/stdin): anything but a file or a directory. */
+function isStream(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    return !stat.isFile() && !stat.isDirectory();
+  } catch {
+    return false; // fileChunks says why it cannot be read
+  }
 }
 
 /**
- * Standard input copied, bytes as they are, to a temporary file that the run removes at its end
- * (and a signal handler, if the run is cut short), so it can be read twice without holding it in
+ * Standard input (or a FIFO) copied, bytes as they are, to a temporary file that the run removes at its
+ * end (and a signal handler, if the run is cut short), so it can be read twice without holding it in
  * memory: --strict reads the whole input before the first call, then again to work on it.
  */
 export async function spoolToFile(
   input: InputStream,
-  stdin: NodeJS.ReadableStream,
   onCleanup: (task: () => Promise<void>) => void,
 ): Promise<InputStream> {
+  if (input.bytes === undefined) return input;
   const path = runTempFile('input', onCleanup);
-  await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+  await pipeline(input.bytes(), createWriteStream(path, { mode: 0o600 }));
   return { origin: input.origin, open: () => fileChunks(path, input.origin), reopenable: true };
 }
 

@@ -7,8 +7,9 @@ import { parse as csvParser } from 'csv-parse';
 import { columnNotFound, findColumn, listColumnName } from './columns.js';
 import { csvRecordReader, firstCsvRecord, guessDelimiter } from './csv.js';
 import { detectFromFirstLine } from './detect.js';
-import { jsonTable } from './json.js';
+import { JsonDepth, jsonTable, jsonTooDeep, jsonTooLong } from './json.js';
 import { listRow } from './lines.js';
+import { characters, inputTooLarge, IS_IT_THE_RIGHT_FILE, limitsOf } from './limits.js';
 import type { InputFormat, InputProblem, InputRow, ParseOptions } from './model.js';
 import { NdjsonLineReader } from './ndjson.js';
 
@@ -66,10 +67,22 @@ export async function streamRows(
   sink: EntryStreamSink,
   { entryOnly = false } = {},
 ): Promise<RowStream> {
-  const peeked = await peekFirstContentLine(normalizedChunks(chunks));
-  const format = options.format ?? detectFromFirstLine(peeked.firstLine, options);
+  const { lineChars } = limitsOf(options.limits);
+  const peeked = await peekFirstContentLine(normalizedChunks(chunks), lineChars);
+  const format = options.format ?? formatOf(peeked, options, lineChars);
   sink.format?.(format);
   return { format, ...rowsOf(format, peeked, options, sink, entryOnly) };
+}
+
+/**
+ * The format the first line tells. A first line past the line limit can only be a JSON document
+ * written on one line (which has a limit of its own); anything else is refused there.
+ */
+function formatOf(peeked: Peeked, options: ParseOptions, lineChars: number): InputFormat {
+  const long = peeked.longFirstLine;
+  if (long === undefined) return detectFromFirstLine(peeked.firstLine, options);
+  if (long.first === '[' || long.first === '{') return 'json';
+  throw lineTooLong(options, long.line, lineChars);
 }
 
 type RowReader = Omit<RowStream, 'format'>;
@@ -85,7 +98,7 @@ function rowsOf(
     case 'lines': {
       const column = listColumnName(options);
       return {
-        rows: mapLines(peeked.text, (raw, line) => listRow(raw, line, column)),
+        rows: mapLines(peeked.text, options, (raw, line) => listRow(raw, line, column)),
         column: () => column,
         header: () => [column],
       };
@@ -93,7 +106,7 @@ function rowsOf(
     case 'ndjson': {
       const reader = new NdjsonLineReader(options, (problem) => sink.problem(problem), entryOnly);
       return {
-        rows: mapLines(peeked.text, (raw, line) => reader.row(raw, line)),
+        rows: mapLines(peeked.text, options, (raw, line) => reader.row(raw, line)),
         column: () => reader.entryColumn ?? null,
         header: () => reader.header,
       };
@@ -116,14 +129,28 @@ function jsonRows(text: AsyncIterable<string>, options: ParseOptions, sink: Entr
   let column: string | null = null;
   let header: string[] = [];
   async function* rows(): AsyncGenerator<InputRow> {
-    let whole = '';
-    for await (const chunk of text) whole += chunk;
-    const table = jsonTable(whole, options);
+    const table = jsonTable(await wholeJson(text, options), options);
     [column, header] = [table.column, table.header];
     for (const problem of table.problems) sink.problem(problem);
     yield* table.rows;
   }
   return { rows: rows(), column: () => column, header: () => header };
+}
+
+/** The whole JSON document, refused as soon as it passes the length or the nesting limit. */
+async function wholeJson(text: AsyncIterable<string>, options: ParseOptions): Promise<string> {
+  const { jsonChars, jsonDepth } = limitsOf(options.limits);
+  const depth = new JsonDepth(jsonDepth);
+  const pieces: string[] = [];
+  let chars = 0;
+  for await (const chunk of text) {
+    chars += chunk.length;
+    if (chars > jsonChars) throw jsonTooLong(options.origin, depth.line, jsonChars);
+    const deep = depth.feed(chunk);
+    if (deep !== null) throw jsonTooDeep(options.origin, deep, jsonDepth);
+    pieces.push(chunk);
+  }
+  return pieces.join('');
 }
 
 /** CSV through csv-parse's stream parser (csvRecordReader's options), rows with the lines they start on. */
@@ -137,6 +164,7 @@ function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): 
     headerLine,
     (row) => ready.push(row),
     (problem) => sink.problem(problem),
+    { maxRecordBytes: limitsOf(options.limits).csvRecordBytes, origin: options.origin },
   );
   /** Once the header is read (or the input ended without one), whether it names the entry column. */
   const resolveColumn = () => {
@@ -153,6 +181,7 @@ function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): 
     // stream: it returns null), so the rows of a chunk are ready as soon as write() returns.
     for await (const chunk of peeked.text) {
       parser.write(chunk);
+      if (reader.fatal !== undefined) throw reader.fatal;
       if (failure !== undefined) throw failure;
       if (reader.header.length > 0) resolveColumn();
       yield* ready.splice(0);
@@ -168,29 +197,49 @@ function csvRows(peeked: Peeked, options: ParseOptions, sink: EntryStreamSink): 
 
 async function* mapLines(
   text: AsyncIterable<string>,
+  options: ParseOptions,
   toRow: (raw: string, line: number) => InputRow | null,
 ): AsyncGenerator<InputRow> {
   let line = 0;
-  for await (const raw of linesOf(text)) {
+  const { lineChars } = limitsOf(options.limits);
+  for await (const raw of linesOf(text, lineChars, (at) => lineTooLong(options, at, lineChars))) {
     line += 1;
     const row = toRow(raw, line);
     if (row !== null) yield row;
   }
 }
 
-/** The lines of a normalised text (split on `\n`), the last one even when it has no line break. */
-export async function* linesOf(text: AsyncIterable<string>): AsyncGenerator<string> {
-  let rest = '';
+function lineTooLong(options: ParseOptions, line: number, limit: number): Error {
+  return inputTooLarge(options.origin, `line ${line}`, `a line longer than ${characters(limit)}`, IS_IT_THE_RIGHT_FILE);
+}
+
+/**
+ * The lines of a normalised text (split on `\n`), the last one even when it has no line break. Each
+ * chunk is scanned once, and a line longer than `maxChars` is refused (`tooLong(line)`) as soon as it
+ * passes the limit, before it is joined.
+ */
+export async function* linesOf(
+  text: AsyncIterable<string>,
+  maxChars = Infinity,
+  tooLong: (line: number) => Error = (line) => new Error(`line ${line} is too long`),
+): AsyncGenerator<string> {
+  let pending: string[] = [];
+  let pendingChars = 0;
+  let line = 1;
   for await (const chunk of text) {
-    rest += chunk;
     let start = 0;
-    for (let end = rest.indexOf('\n'); end !== -1; end = rest.indexOf('\n', start)) {
-      yield rest.slice(start, end);
-      start = end + 1;
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+      if (pendingChars + end - start > maxChars) throw tooLong(line);
+      const piece = chunk.slice(start, end);
+      yield pending.length === 0 ? piece : pending.join('') + piece;
+      [pending, pendingChars, line, start] = [[], 0, line + 1, end + 1];
     }
-    rest = rest.slice(start);
+    if (start === chunk.length) continue;
+    pendingChars += chunk.length - start;
+    if (pendingChars > maxChars) throw tooLong(line);
+    pending.push(chunk.slice(start));
   }
-  if (rest !== '') yield rest;
+  if (pending.length > 0) yield pending.join('');
 }
 
 const BOM = '\uFEFF';
@@ -220,35 +269,52 @@ async function* normalizedChunks(chunks: AsyncIterable<string>): AsyncGenerator<
 interface Peeked {
   /** The first non-blank line, trimmed, once its line break (or the end) has arrived; null for none. */
   firstLine: string | null;
+  /** The first non-blank line passed the line limit before its end: where it starts, and its first character. */
+  longFirstLine?: { line: number; first: string };
   /** The text read to find it. */
   head: string;
   /** The whole text again, from its start: the head, then the rest as it arrives. */
   text: AsyncIterable<string>;
 }
 
-async function peekFirstContentLine(text: AsyncIterable<string>): Promise<Peeked> {
+/** Reads up to the end of the first non-blank line (or `maxChars` of it), each chunk scanned once. */
+async function peekFirstContentLine(text: AsyncIterable<string>, maxChars: number): Promise<Peeked> {
   const iterator = text[Symbol.asyncIterator]();
-  let head = '';
-  let scanned = 0;
-  let firstLine: string | null = null;
-  for (;;) {
-    for (let end = head.indexOf('\n', scanned); end !== -1 && firstLine === null; end = head.indexOf('\n', scanned)) {
-      const line = head.slice(scanned, end).trim();
-      if (line !== '') firstLine = line;
-      scanned = end + 1;
-    }
-    if (firstLine !== null) break;
+  const pieces: string[] = [];
+  let current: string[] = [];
+  let currentChars = 0;
+  let line = 1;
+  let found: Pick<Peeked, 'firstLine' | 'longFirstLine'> | undefined;
+  while (found === undefined) {
     const next = await iterator.next();
     if (next.done) {
-      const last = head.slice(scanned).trim();
-      firstLine = last === '' ? null : last;
+      const last = current.join('').trim();
+      found = { firstLine: last === '' ? null : last };
       break;
     }
-    head += next.value;
+    const chunk = next.value;
+    pieces.push(chunk);
+    for (let start = 0; found === undefined;) {
+      const end = chunk.indexOf('\n', start);
+      const stop = end === -1 ? chunk.length : end;
+      currentChars += stop - start;
+      const part = chunk.slice(start, stop);
+      if (currentChars > maxChars) {
+        found = { firstLine: null, longFirstLine: { line, first: [...current, part].join('').trimStart().charAt(0) } };
+      } else if (end === -1) {
+        current.push(part);
+        break;
+      } else {
+        const content = [...current, part].join('').trim();
+        if (content !== '') found = { firstLine: content };
+        [current, currentChars, line, start] = [[], 0, line + 1, end + 1];
+      }
+    }
   }
+  const head = pieces.join('');
   async function* replay(): AsyncGenerator<string> {
     if (head !== '') yield head;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
-  return { firstLine, head, text: replay() };
+  return { ...found, head, text: replay() };
 }
