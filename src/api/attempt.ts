@@ -104,6 +104,8 @@ export function createAttemptRunner(settings: AttemptSettings): AttemptRunner {
           headers: req.headers ? { ...req.headers, ...headers } : headers,
           dispatcher,
           signal,
+          // Within the cap the body never pushes back on the parser (content-encoding.ts fromWire says why).
+          highWaterMark: settings.maxAnswerBytes,
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
         });
