@@ -61,12 +61,12 @@ export const MAX_JSON_DEPTH = 64;
 const MAX_JSON_MEMBERS = 10_000;
 
 /**
- * The bounds of an answer under a cap of `capBytes`: a value for every 64 bytes allowed. The largest
- * page (1,000 rows of 80 technologies) is about 330,000 values; the default cap allows a million,
+ * The bounds of an answer under a cap of `capBytes`: a value for every 128 bytes allowed. The largest
+ * page (1,000 rows of 80 technologies) is about 330,000 values; the default cap allows 524,288,
  * which JSON.parse builds in well under 100 MB whatever they are (BENCHMARKS.md).
  */
 export function jsonBoundsOf(capBytes: number): JsonBounds {
-  return { depth: MAX_JSON_DEPTH, members: MAX_JSON_MEMBERS, values: Math.max(100_000, Math.floor(capBytes / 64)) };
+  return { depth: MAX_JSON_DEPTH, members: MAX_JSON_MEMBERS, values: Math.max(100_000, Math.floor(capBytes / 128)) };
 }
 
 /**
