@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { answerText, errorAnswerText } from './answer-text.js';
-import { checkJsonBody } from './body-check.js';
+import { checkJsonBody, jsonBoundsOf } from './body-check.js';
 import { AnswerRefusedError, readAnswerBody, UndecodableBodyError } from './content-encoding.js';
 import { createDispatcher, type NetworkOptions } from './dispatcher.js';
 import type { RequestError } from './errors.js';
@@ -111,6 +111,8 @@ export function createAttemptRunner(settings: AttemptSettings): AttemptRunner {
           body: req.jsonBody,
           dispatcher,
           signal,
+          // Within the cap the body never pushes back on the parser (content-encoding.ts fromWire says why).
+          highWaterMark: settings.maxAnswerBytes,
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
         });
@@ -194,7 +196,7 @@ async function interpretResponse<T>(
   if (status >= 200 && status <= 299) {
     const text = answerText(answer.body, headers);
     const checked = text.ok
-      ? await checkJsonBody(req.check, status, headers, text.text, req.onBody)
+      ? await checkJsonBody(req.check, status, headers, text.text, jsonBoundsOf(settings.maxAnswerBytes), req.onBody)
       : { ok: false as const, problem: `${text.problem} (status ${status})`, hint: undefined };
     if (checked.ok) return { kind: 'answer', value: checked.value, status, headers };
     return {

@@ -13,12 +13,12 @@ export async function checkJsonBody<T>(
   status: number,
   headers: IncomingHttpHeaders,
   bodyText: string,
+  bounds: JsonBounds,
   onBody?: (json: unknown) => void,
 ): Promise<BodyCheck<T>> {
   if (bodyText.trim() === '') return { ok: false, problem: `an empty body (status ${status})`, cut: true };
-  const depth = nestingDepth(bodyText);
-  if (depth > MAX_JSON_DEPTH)
-    return { ok: false, problem: `JSON nested deeper than ${MAX_JSON_DEPTH} levels (status ${status})` };
+  const tooMuch = jsonShapeProblem(bodyText, bounds);
+  if (tooMuch !== undefined) return { ok: false, problem: `${tooMuch} (status ${status})` };
   let json: unknown;
   try {
     json = JSON.parse(bodyText);
@@ -42,30 +42,61 @@ export async function checkJsonBody<T>(
   return { ok: false, problem: `an unexpected shape (status ${status}): ${checked.problem}` };
 }
 
+/** What JSON.parse may build of one answer, checked on its text first (jsonShapeProblem). */
+export interface JsonBounds {
+  /** Nesting of `[` and `{`. */
+  depth: number;
+  /** Keys of one object, or elements of one array. */
+  members: number;
+  /** Values in the whole answer (objects, arrays, and the members after each first one). */
+  values: number;
+}
+
 /**
  * The service's pages are 5 levels deep; an answer nested thousands deep (in a field nobody reads)
  * would overflow the stack of whatever walks it later (JSON output), so it is refused here.
  */
 export const MAX_JSON_DEPTH = 64;
+/** A page holds at most 1,000 rows and a row a few hundred technologies; no object of the contract has 100 keys. */
+const MAX_JSON_MEMBERS = 10_000;
 
-/** The deepest nesting of `[` and `{` in a JSON text, strings skipped; stops counting past the cap. */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
+/**
+ * The bounds of an answer under a cap of `capBytes`: a value for every 128 bytes allowed. The largest
+ * page (1,000 rows of 80 technologies) is about 330,000 values; the default cap allows 524,288,
+ * which JSON.parse builds in well under 100 MB whatever they are (BENCHMARKS.md).
+ */
+export function jsonBoundsOf(capBytes: number): JsonBounds {
+  return { depth: MAX_JSON_DEPTH, members: MAX_JSON_MEMBERS, values: Math.max(100_000, Math.floor(capBytes / 128)) };
+}
+
+/**
+ * The first bound a JSON text breaks, in words, before anything is built of it; undefined when it
+ * keeps them all. One pass over the characters, strings skipped.
+ */
+export function jsonShapeProblem(text: string, bounds: JsonBounds): string | undefined {
+  const members: number[] = [];
+  let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (inString) {
       if (char === 0x5c) i++;
       else if (char === 0x22) inString = false;
-    } else if (char === 0x22) inString = true;
-    else if (char === 0x5b || char === 0x7b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-      if (deepest > MAX_JSON_DEPTH) return deepest;
-    } else if (char === 0x5d || char === 0x7d) depth--;
+      continue;
+    }
+    if (char === 0x22) inString = true;
+    else if (char === 0x2c) {
+      values++;
+      const last = members.length - 1;
+      if (last >= 0 && ++members[last]! > bounds.members)
+        return `more than ${bounds.members} members in one object or array`;
+    } else if (char === 0x5b || char === 0x7b) {
+      values++;
+      if (members.push(1) > bounds.depth) return `JSON nested deeper than ${bounds.depth} levels`;
+    } else if (char === 0x5d || char === 0x7d) members.pop();
+    if (values > bounds.values) return `more than ${bounds.values} values in one answer`;
   }
-  return deepest;
+  return undefined;
 }
 
 function looksLikeHtml(headers: IncomingHttpHeaders, bodyText: string): boolean {

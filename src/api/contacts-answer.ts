@@ -30,8 +30,9 @@ const DAY_MONTH_YEAR = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
 
 /**
  * A date, as contract row 25 reads every form: an ISO date as it is, an ISO date-time cut to its date,
- * epoch seconds (a number, or digits) as the UTC date they name; `DD/MM/YYYY` or `MM/DD/YYYY` only when `date-format` says which. Anything else stays as sent:
- * the freshness code counts it as unknown (row 25), and a whole answer of them fails (checkContactsPromises).
+ * epoch seconds (a number, or digits) as the UTC date they name; `DD/MM/YYYY` or `MM/DD/YYYY` only when
+ * `date-format` says which. Anything else stays as sent: the freshness code counts it as unknown (row 25),
+ * and a whole answer of them fails (checkContactsPromises).
  */
 function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,11}$/.test(value.trim()))) {

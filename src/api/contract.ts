@@ -88,7 +88,8 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     row: '14',
     choice: 'The fields of §2.1 with their types; `description` only where filled.',
     recognises:
-      'Unknown fields are kept and passed through to JSON output; `null` for any field but `domain`; ' +
+      'Unknown fields are kept and passed through to JSON output, each up to 64 Ki values and characters ' +
+      '(`src/api/schema-bounds.ts`); `null` for any field but `domain`; ' +
       'integers sent as numeric strings (`"1234"`); the rows under `data` or under the one array-valued ' +
       'key of the envelope (`results`, `companies`, `items`).',
     setting: null,

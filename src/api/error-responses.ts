@@ -461,8 +461,9 @@ export function malformedAnswerError(
   status: number,
   problem: string,
   hint: string | undefined,
+  service: string,
 ): MalformedResponseError {
-  return new MalformedResponseError(`the service answered ${endpoint} with ${problem}`, {
+  return new MalformedResponseError(`the service at ${service} answered ${endpoint} with ${problem}`, {
     endpoint,
     attempts,
     status,

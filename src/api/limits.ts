@@ -19,3 +19,9 @@ export const MAX_CONTACTS_PER_CALL = 1000;
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** The most the setting may raise it to: past 512 MiB, V8 cannot hold the answer's text at all. */
 export const MAX_ANSWER_BYTES_LIMIT = 512 * 1024 * 1024;
+
+/**
+ * Characters a `next_cursor` may have. A cursor is sent back in the next request line, so one that
+ * grows each page would grow every request and the memory that holds it; past this it is a broken answer.
+ */
+export const MAX_CURSOR_LENGTH = 4096;

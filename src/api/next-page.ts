@@ -6,6 +6,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { MalformedResponseError } from './errors.js';
+import { MAX_CURSOR_LENGTH } from './limits.js';
 import { isRecord } from '../util/is-record.js';
 import { normalizeCursor } from './pagination.js';
 
@@ -25,6 +26,24 @@ export interface NextPageContext {
 
 /** The next page's cursor (a URL for a link), or null on the last page. */
 export function nextPageOf(
+  body: Record<string, unknown>,
+  rows: readonly unknown[],
+  headers: IncomingHttpHeaders,
+  context: NextPageContext,
+): string | null {
+  const next = nextPageIn(body, rows, headers, context);
+  // However it came (a body field, a Link header, a URL), a next page is bounded: one that grows each
+  // page would make each request line longer than the last (issue 41).
+  if (next !== null && next.length > MAX_CURSOR_LENGTH)
+    throw new MalformedResponseError(
+      `the service answered ${context.endpoint} with a next page of ${next.length} characters, ` +
+        `over the ${MAX_CURSOR_LENGTH} prospect sends`,
+      { endpoint: context.endpoint, status: 200, reason: 'a next page too long to send' },
+    );
+  return next;
+}
+
+function nextPageIn(
   body: Record<string, unknown>,
   rows: readonly unknown[],
   headers: IncomingHttpHeaders,

@@ -293,7 +293,7 @@ function finalError(
   facts: { service: string; maxDelayMs: number; answersLost: number },
 ): Error {
   if (failure.kind === 'malformed')
-    return malformedAnswerError(endpoint, attempt, failure.status, failure.problem, failure.hint);
+    return malformedAnswerError(endpoint, attempt, failure.status, failure.problem, failure.hint, facts.service);
   if (decision.why === 'retry-after-too-long' && failure.kind === 'status')
     return retryAfterTooLongError(endpoint, attempt, decision.retryAfterMs, facts.maxDelayMs, failure.error);
   if (decision.why === 'rate-limited' && failure.kind === 'status')

@@ -2,7 +2,8 @@
  * Response schemas (zod 4). Every type of a service answer is `z.infer` of a schema here.
  *
  * Tolerance rules (docs/api-contract.md, last column):
- * - objects are loose: unknown fields are kept, so JSON output passes them through;
+ * - objects are loose: unknown fields are kept, so JSON output passes them through, each within
+ *   a bound (schema-bounds.ts);
  * - a field the spec promises is required with its type; a field the spec marks as sparse or does
  *   not show is optional/nullable;
  * - nothing is coerced. The one leniency: `business_email_last_seen` is any string (a date, a
@@ -10,6 +11,8 @@
  *   unparseable date as "unknown freshness" (contract row 25) rather than failing the batch.
  */
 import { z } from 'zod';
+import { MAX_CURSOR_LENGTH } from './limits.js';
+import { looseObject, itemsOf } from './schema-bounds.js';
 
 // ---------------------------------------------------------------------------------------------
 // Companies (spec §2.1–2.3, contract rows 14–17)
@@ -26,7 +29,7 @@ const integerOrNumericString = z.union([
     .transform((text) => Number(text)),
 ]);
 
-export const TechnologyEntrySchema = z.looseObject({
+export const TechnologyEntrySchema = looseObject({
   t: z.string(),
   c: z.string(),
   /**
@@ -37,7 +40,7 @@ export const TechnologyEntrySchema = z.looseObject({
 });
 export type TechnologyEntry = z.infer<typeof TechnologyEntrySchema>;
 
-export const CompanyRowSchema = z.looseObject({
+export const CompanyRowSchema = looseObject({
   domain: z.string().min(1),
   /** `null` tolerated for every field but `domain` (contract row 14): one null must not stop a listing. */
   company_name: z.string().nullable(),
@@ -52,14 +55,13 @@ export const CompanyRowSchema = z.looseObject({
   /** Present only where filled (contract row 14). */
   description: z.string().nullish(),
   tech_count: integerOrNumericString.nullable(),
-  technologies: z
-    .array(TechnologyEntrySchema)
+  technologies: itemsOf(TechnologyEntrySchema)
     .nullable()
     .transform((list) => list ?? []),
 });
 export type CompanyRow = z.infer<typeof CompanyRowSchema>;
 
-const CompaniesSourceSchema = z.looseObject({
+const CompaniesSourceSchema = looseObject({
   dataset: z.string(),
   method: z.string(),
   publisher: z.string(),
@@ -67,7 +69,7 @@ const CompaniesSourceSchema = z.looseObject({
 });
 
 /** Every field optional (contract row 17): a service may send less, or no `meta` at all. */
-export const CompaniesMetaSchema = z.looseObject({
+export const CompaniesMetaSchema = looseObject({
   source: CompaniesSourceSchema.nullish().transform((value) => value ?? undefined),
   field_fill_rates: z
     .record(z.string(), z.number().nullable())
@@ -85,11 +87,11 @@ export const CompaniesMetaSchema = z.looseObject({
 });
 export type CompaniesMeta = Partial<z.infer<typeof CompaniesMetaSchema>> &
   Pick<z.infer<typeof CompaniesMetaSchema>, 'field_fill_rates'>;
-export const CompaniesResponseSchema = z.looseObject({
-  data: z.array(CompanyRowSchema),
+export const CompaniesResponseSchema = looseObject({
+  data: itemsOf(CompanyRowSchema),
   meta: CompaniesMetaSchema.nullish().transform((meta): CompaniesMeta => meta ?? { field_fill_rates: {} }),
   /** Absent, null or "" all mean "last page" (contract row 1). */
-  next_cursor: z.string().nullish(),
+  next_cursor: z.string().max(MAX_CURSOR_LENGTH).nullish(),
 });
 export type CompaniesResponse = z.infer<typeof CompaniesResponseSchema>;
 
@@ -107,7 +109,7 @@ export function isSeniority(value: unknown): value is Seniority {
 /** A string field the contract names but the spec does not promise: absent becomes null. */
 const optionalText = z.string().nullable().default(null);
 
-export const ContactSchema = z.looseObject({
+export const ContactSchema = looseObject({
   domain: z.string().min(1),
   full_name: optionalText,
   first_name: optionalText,
@@ -122,42 +124,40 @@ export const ContactSchema = z.looseObject({
 });
 export type Contact = z.infer<typeof ContactSchema>;
 
-export const ContactsMetaSchema = z.looseObject({
+export const ContactsMetaSchema = looseObject({
   /** The spec promises a source but not its shape (contract row 18 names these fields). */
-  source: z
-    .looseObject({
-      dataset: z.string().optional(),
-      method: z.string().optional(),
-      publisher: z.string().optional(),
-      license: z.string().optional(),
-    })
-    .optional(),
+  source: looseObject({
+    dataset: z.string().optional(),
+    method: z.string().optional(),
+    publisher: z.string().optional(),
+    license: z.string().optional(),
+  }).optional(),
   domains_requested: z.number().optional(),
   limit: z.number().optional(),
 });
 export type ContactsMeta = z.infer<typeof ContactsMetaSchema>;
 
-export const ContactsEnvelopeSchema = z.looseObject({
-  data: z.array(ContactSchema),
+export const ContactsEnvelopeSchema = looseObject({
+  data: itemsOf(ContactSchema),
   meta: ContactsMetaSchema.optional(),
-  next_cursor: z.string().nullish(),
+  next_cursor: z.string().max(MAX_CURSOR_LENGTH).nullish(),
 });
 
 /** The contract's envelope, or a bare array of contacts (contract row 18, last column). */
-export const ContactsResponseSchema = z.union([ContactsEnvelopeSchema, z.array(ContactSchema)]);
+export const ContactsResponseSchema = z.union([ContactsEnvelopeSchema, itemsOf(ContactSchema)]);
 export type ContactsResponse = z.infer<typeof ContactsResponseSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Verify (contract rows 22–23; the spec shows nothing of it)
 
-export const VerifyDataSchema = z.looseObject({
+export const VerifyDataSchema = looseObject({
   email: z.string(),
   /** Passed through whatever its value (contract row 22). */
   status: z.string(),
   checked_at: optionalText,
 });
 
-export const VerifyMetaSchema = z.looseObject({
+export const VerifyMetaSchema = looseObject({
   units_charged: z.number().optional(),
   units_used: z.number().optional(),
 });
@@ -173,7 +173,8 @@ export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: stri
 
 /**
  * Validates and names the first problem in one line, e.g. `data[3].crux_rank: Invalid input:
- * expected number, received string (and 2 more problems)`.
+ * expected number, received string (and more problems)`. The others are not counted: itemsOf
+ * stops at the first few failing items, so a count would say less than there is.
  */
 export function checkSchema<T>(schema: z.ZodType<T>, json: unknown): SchemaCheck<T> {
   const result = schema.safeParse(json);
@@ -182,7 +183,7 @@ export function checkSchema<T>(schema: z.ZodType<T>, json: unknown): SchemaCheck
   const first = issues[0];
   if (first === undefined) return { ok: false, problem: 'it does not match the expected shape' };
   const path = formatPath(first.path);
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  const more = issues.length > 1 ? ' (and more problems)' : '';
   return { ok: false, problem: `${path === '' ? 'the body' : path}: ${first.message}${more}` };
 }
 

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerText, declaredCharset } from '../../src/api/answer-text.js';
-import { MAX_JSON_DEPTH, nestingDepth } from '../../src/api/body-check.js';
+import { jsonBoundsOf, jsonShapeProblem, MAX_JSON_DEPTH } from '../../src/api/body-check.js';
 import { ClientOptionError, createClient, MalformedResponseError } from '../../src/api/index.js';
 import { companiesPage } from '../helpers/scripted-server.js';
 
@@ -79,9 +79,11 @@ describe('the charset of an answer', () => {
 
 describe('how deep an answer nests', () => {
   it('counts brackets outside strings only', () => {
-    expect(nestingDepth('{"a":[{"b":"[[[{{{"}]}')).toBe(3);
-    expect(nestingDepth('"\\"[["')).toBe(0);
-    expect(nestingDepth(JSON.stringify(companiesPage(['a.com'], null)))).toBeLessThan(8);
+    const bounds = { depth: 3, members: 10, values: 100 };
+    expect(jsonShapeProblem('{"a":[{"b":"[[[{{{"}]}', bounds)).toBeUndefined();
+    expect(jsonShapeProblem('{"a":[{"b":[]}]}', bounds)).toBe('JSON nested deeper than 3 levels');
+    expect(jsonShapeProblem('"\\"[[[["', bounds)).toBeUndefined();
+    expect(jsonShapeProblem(JSON.stringify(companiesPage(['a.com'], null)), jsonBoundsOf(1024 * 1024))).toBeUndefined();
   });
 
   it('a 200,000-deep extra field is refused as malformed before it is parsed or written', async () => {

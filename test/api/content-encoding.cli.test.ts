@@ -8,7 +8,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constants, crc32, createDeflateRaw, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInProcess } from '../helpers/cli.js';
+import { finishCli, runCli, runInProcess, startCli } from '../helpers/cli.js';
 import { findProgram } from '../helpers/programs.js';
 import { companiesPage } from '../helpers/scripted-server.js';
 
@@ -195,4 +195,63 @@ describe.skipIf(TIME.skip)('a cap on answers, against hostile servers', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/PROSPECT_MAX_ANSWER_SIZE/);
   });
+});
+
+/**
+ * Memory bounded by the cap, not by the shape (issue 41): the worst shapes that fit in the default cap,
+ * gzipped to a few KB, each refused in exit 5 under 300 MB; and SIGTERM while such answers are read
+ * and checked ends the run with 143 (the check is one bounded pass, no multi-second loop).
+ */
+describe.skipIf(TIME.skip)('shapes within the cap, against hostile servers', () => {
+  const MIB = 1024 * 1024;
+  const META = JSON.stringify(companiesPage([], null).meta);
+  const fill = (item: string, bytes: number) =>
+    Array<string>(Math.floor(bytes / (item.length + 1)))
+      .fill(item)
+      .join(',');
+  const SHAPES = [
+    { name: '63 MiB of rows of {}', text: () => `{"data":[${fill('{}', 63 * MIB)}],"meta":${META}}` },
+    {
+      name: '63 MiB of [] in an unknown field',
+      text: () => `{"data":[],"junk":[${fill('[]', 63 * MIB)}],"meta":${META}}`,
+    },
+  ];
+
+  async function serveGzip(text: string, onSent: () => void = () => {}) {
+    const body = gzipSync(text);
+    return serve((res) => {
+      res.once('finish', onSent);
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', connection: 'close' })
+        .end(body);
+    });
+  }
+
+  it.each(SHAPES)('$name: exit 5 naming host:port and the bound, under 300 MB', async ({ text }) => {
+    const { server, site } = await serveGzip(text());
+    try {
+      const run = await measured([...COMPANIES, '--max-retries', '0'], site.url);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toContain(site.url.replace('http://', ''));
+      expect(run.stderr).toMatch(/more than 10000 members in one object or array/);
+      expect(run.peakMb).toBeLessThan(300);
+      console.log(`shape: peak ${run.peakMb.toFixed(0)} MB, ${run.cpuSeconds.toFixed(2)} s of CPU`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('SIGTERM once such an answer is sent, while it is read, checked or waited on: exit 143', async () => {
+    let child: ReturnType<typeof startCli> | undefined;
+    const { server, site } = await serveGzip(SHAPES[0]!.text(), () => child?.kill('SIGTERM'));
+    try {
+      // Retries left, so the run is still reading, checking or waiting to ask again when the signal lands.
+      child = startCli(COMPANIES, { url: site.url, apiKey: KEY });
+      const run = await finishCli(child, { timeoutMs: 60_000 });
+      expect(run.code, run.stderr).toBe(143);
+      expect(site.requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 90_000);
 });

@@ -329,19 +329,23 @@ describe('malformed answers', () => {
     [
       'HTML with status 200',
       { body: '<!doctype html><html><body>Login</body></html>' },
-      /^the service answered \/companies with HTML, not JSON \(status 200\)$/,
+      /^the service at 127\.0\.0\.1:\d+ answered \/companies with HTML, not JSON \(status 200\)$/,
     ],
     [
       'truncated JSON',
       { body: '{"data":[{"domain":"a.com"', headers: { 'content-type': 'application/json' } },
-      /^the service answered \/companies with truncated or invalid JSON \(status 200\)/,
+      /^the service at 127\.0\.0\.1:\d+ answered \/companies with truncated or invalid JSON \(status 200\)/,
     ],
-    ['an empty body', { body: '' }, /^the service answered \/companies with an empty body \(status 200\)$/],
+    [
+      'an empty body',
+      { body: '' },
+      /^the service at 127\.0\.0\.1:\d+ answered \/companies with an empty body \(status 200\)$/,
+    ],
     [
       'the wrong shape',
       // Two arrays and no `data`: which holds the rows cannot be told (one alone would be read as them).
       { body: { rows: [], more: [] } },
-      /^the service answered \/companies with an unexpected shape \(status 200\): data: /,
+      /^the service at 127\.0\.0\.1:\d+ answered \/companies with an unexpected shape \(status 200\): data: /,
     ],
     [
       'data not an array',
