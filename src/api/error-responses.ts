@@ -30,6 +30,8 @@ export interface ParsedErrorBody {
   code?: string;
   reason?: string;
   details: Record<string, unknown>;
+  /** Where the code and reason were read, when not the contract's `{"error":{…}}` (what doctor reports). */
+  shape?: 'error text' | 'errors array' | 'top-level fields' | 'no JSON';
 }
 
 const MAX_REASON_LENGTH = 300;
@@ -55,9 +57,9 @@ export function parseErrorBody(bodyText: string): ParsedErrorBody {
   try {
     json = JSON.parse(bodyText);
   } catch {
-    return { details: {} };
+    return { details: {}, shape: 'no JSON' };
   }
-  if (!isRecord(json)) return { details: {} };
+  if (!isRecord(json)) return { details: {}, shape: 'no JSON' };
 
   const error = json.error;
   if (isRecord(error)) return fieldsOf(error);
@@ -65,9 +67,9 @@ export function parseErrorBody(bodyText: string): ParsedErrorBody {
   if (Array.isArray(errors) && isRecord(errors[0])) {
     const { errors: _all, ...rest } = json;
     const first = fieldsOf(errors[0]);
-    return { ...first, details: { ...rest, ...first.details } };
+    return { ...first, details: { ...rest, ...first.details }, shape: 'errors array' };
   }
-  const parsed = fieldsOf(json);
+  const parsed: ParsedErrorBody = { ...fieldsOf(json), shape: error === undefined ? 'top-level fields' : 'error text' };
   if (parsed.code === undefined && typeof error === 'string' && /^[a-z_]+$/.test(error)) parsed.code = error;
   if (parsed.reason === undefined && nonEmptyString(error) !== undefined) parsed.reason = nonEmptyString(error);
   delete parsed.details.error;
@@ -133,7 +135,7 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
     endpoint,
     status,
     reason: body.reason ?? (STATUS_CODES[status] ?? 'unknown status').toLowerCase(),
-    details,
+    details: body.shape === undefined ? details : { ...details, error_body_shape: body.shape },
     code: body.code,
     retryable: isRetryableStatus(status),
   };

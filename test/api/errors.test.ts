@@ -220,19 +220,32 @@ describe('parseErrorBody: tolerant', () => {
     });
   });
 
-  it('reads {"error": "text"}, {"message": ...} and top-level code/reason', () => {
-    expect(parseErrorBody(json({ error: 'Something broke' }))).toEqual({ reason: 'Something broke', details: {} });
+  it('reads {"error": "text"}, {"message": ...} and top-level code/reason, saying where it read them', () => {
+    expect(parseErrorBody(json({ error: 'Something broke' }))).toEqual({
+      reason: 'Something broke',
+      details: {},
+      shape: 'error text',
+    });
     expect(parseErrorBody(json({ error: 'not_found' }))).toEqual({
       code: 'not_found',
       reason: 'not_found',
       details: {},
+      shape: 'error text',
     });
-    expect(parseErrorBody(json({ message: 'Bad gateway' }))).toEqual({ reason: 'Bad gateway', details: {} });
+    expect(parseErrorBody(json({ message: 'Bad gateway' }))).toEqual({
+      reason: 'Bad gateway',
+      details: {},
+      shape: 'top-level fields',
+    });
     expect(parseErrorBody(json({ code: 'x', reason: 'y', extra: 1 }))).toEqual({
       code: 'x',
       reason: 'y',
       details: { extra: 1 },
+      shape: 'top-level fields',
     });
+    // The contract's own shape is not marked: doctor says "matches" for it.
+    expect(parseErrorBody(json({ error: { code: 'x', reason: 'y' } })).shape).toBeUndefined();
+    expect(parseErrorBody('<html>').shape).toBe('no JSON');
   });
 
   it('knows nothing from a non-JSON or odd body', () => {

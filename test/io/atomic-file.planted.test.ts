@@ -17,14 +17,26 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { copyFileAtomic, openAtomicFile, writeFileAtomic } from '../../src/io/atomic-file.js';
-import { runTempFile } from '../../src/io/run-temp-file.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scratchDirSync } from '../helpers/scratch.js';
 
 vi.mock('node:crypto', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:crypto')>();
   return { ...real, randomBytes: vi.fn(real.randomBytes), randomUUID: vi.fn(real.randomUUID) };
+});
+
+type AtomicFiles = typeof import('../../src/io/atomic-file.js');
+let copyFileAtomic: AtomicFiles['copyFileAtomic'];
+let openAtomicFile: AtomicFiles['openAtomicFile'];
+let writeFileAtomic: AtomicFiles['writeFileAtomic'];
+let runTempFile: (typeof import('../../src/io/run-temp-file.js'))['runTempFile'];
+
+// The suite's files share a worker (isolate: false), and another file may have loaded these modules
+// with the real node:crypto already: they are loaded afresh here, so they see the mock.
+beforeAll(async () => {
+  vi.resetModules();
+  ({ copyFileAtomic, openAtomicFile, writeFileAtomic } = await import('../../src/io/atomic-file.js'));
+  ({ runTempFile } = await import('../../src/io/run-temp-file.js'));
 });
 
 const FIXED = 'deadbeef';

@@ -203,7 +203,11 @@ describe('-o FILE.xlsx refusals', () => {
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      'prospect: a cell holds 40,000 characters, more than Excel keeps in one cell (32,767); no .xlsx was written.\nWrite CSV instead (-o FILE.csv or --format csv).\n',
+      'prospect: a cell holds 40,000 characters, more than Excel keeps in one cell (32,767); no .xlsx was written.\n' +
+        'Write CSV instead (-o FILE.csv or --format csv).\n' +
+        // The two addresses were paid for before the workbook was refused: said, and kept (issue 43).
+        'prospect: spent 2 units before the run stopped; their results are kept in the verification ledger: ' +
+        'a re-run within --cache-ttl does not pay for them again.\n',
     );
     expect(await readdir(dir)).toEqual(['people.csv']);
   });

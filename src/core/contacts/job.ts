@@ -201,15 +201,14 @@ async function writeUpToMax(
   max: number,
 ): Promise<void> {
   const input = run.input.domains[Symbol.asyncIterator]();
+  const rounds = new DomainRounds(input, run.input.streamed.stream);
   let asked = 0;
   try {
     for (;;) {
       const wanted = max - rowsOf(run);
       // Before any row, one a domain: the first round is never more domains than rows wanted.
       const perDomain = asked === 0 ? 1 : Math.max(rowsOf(run) / asked, 0.01);
-      // A stream is taken one domain at a time: waiting for a round's worth could wait forever.
-      const most = run.input.streamed.stream ? 1 : MAX_DOMAINS_PER_CALL;
-      const round = await takeDomains(input, Math.min(most, Math.ceil(wanted / perDomain)));
+      const round = await rounds.take(Math.min(MAX_DOMAINS_PER_CALL, Math.ceil(wanted / perDomain)));
       if (round.length === 0) return;
       asked += round.length;
       for await (const domainRows of rowsByDomain(run, round, { batchesAhead: 1 })) {
@@ -224,7 +223,7 @@ async function writeUpToMax(
       }
     }
   } finally {
-    await input.return?.();
+    await rounds.close();
   }
 }
 
@@ -239,14 +238,48 @@ async function moreInput(run: ContactsRun, input: AsyncIterator<string>): Promis
   return run.counts.inputLeftUnread;
 }
 
-async function takeDomains(input: AsyncIterator<string>, count: number): Promise<string[]> {
-  const domains: string[] = [];
-  while (domains.length < count) {
-    const next = await input.next();
-    if (next.done) break;
-    domains.push(next.value);
+/**
+ * The input's domains, a round at a time. A file gives a whole round; a stream gives what has already
+ * arrived, waiting only for the first, so a round never waits for input that may never come
+ * (`yes D | prospect contacts --max 5`), and what arrived together still goes in one call.
+ */
+class DomainRounds {
+  private pending: Promise<IteratorResult<string>> | undefined;
+
+  constructor(
+    private readonly input: AsyncIterator<string>,
+    private readonly stream: boolean,
+  ) {}
+
+  /**
+   * Stops reading. A read still waiting on a stream (`yes D |`: only duplicates follow) ends when the
+   * run's cleanup closes standard input (src/core/shared/input.ts); waiting for it here would not end.
+   */
+  async close(): Promise<void> {
+    if (this.pending === undefined) await this.input.return?.();
+    else void this.input.return?.().catch(() => {});
   }
-  return domains;
+
+  async take(count: number): Promise<string[]> {
+    const domains: string[] = [];
+    while (domains.length < count) {
+      const next = this.pending ?? this.input.next();
+      this.pending = undefined;
+      const result = domains.length === 0 || !this.stream ? await next : await arrivedAlready(next);
+      if (result === undefined) {
+        this.pending = next;
+        break;
+      }
+      if (result.done) break;
+      domains.push(result.value);
+    }
+    return domains;
+  }
+}
+
+/** The promise's value if it has already arrived (by the next turn of the event loop), else undefined. */
+function arrivedAlready<T>(promise: Promise<T>): Promise<T | undefined> {
+  return Promise.race([promise, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
 }
 
 /** One domain's rows as a job writes them: its contacts', then --keep-empty's. */

@@ -256,13 +256,19 @@ export async function errorVerdicts(client: Pick<ProspectClient, 'probe'>, techn
   return [
     misspelt === undefined
       ? unknown('error body', 'a misspelt technology was not refused')
-      : misspelt.code === 'unknown_technology'
-        ? matches('error body', `${misspelt.status} unknown_technology, with its reason`)
-        : {
+      : misspelt.code === 'unknown_technology' && misspelt.details['error_body_shape'] !== undefined
+        ? {
             point: 'error body',
             result: 'differs',
-            detail: `${misspelt.status} with no code to read (${misspelt.reason})`,
-          },
+            detail: `${misspelt.status} unknown_technology, read from ${String(misspelt.details['error_body_shape'])}`,
+          }
+        : misspelt.code === 'unknown_technology'
+          ? matches('error body', `${misspelt.status} unknown_technology, with its reason`)
+          : {
+              point: 'error body',
+              result: 'differs',
+              detail: `${misspelt.status} with no code to read (${misspelt.reason})`,
+            },
     badParameter === undefined
       ? needs(
           'bad parameter',
