@@ -61,11 +61,16 @@ export function industryLabels(given: readonly string[]): string[] {
   return [...new Set(labels)];
 }
 
-/** Up to three labels within a third of the text's length in edits of the label or of one of its words. */
+/** Up to three labels that hold the text, or are within a third of its length in edits of the label or one of its words. */
 function closestLabels(label: string): string[] {
   const budget = Math.max(2, Math.floor(label.length / 3));
   const distanceTo = (name: string) =>
-    Math.min(editDistance(label, name, budget), ...name.split(/[ ,]+/).map((word) => editDistance(label, word, budget)));
+    name.includes(label)
+      ? 0
+      : Math.min(
+          editDistance(label, name, budget),
+          ...name.split(/[ ,]+/).map((word) => editDistance(label, word, budget)),
+        );
   return INDUSTRY_LABELS.map((name) => ({ name, distance: distanceTo(name) }))
     .filter((entry) => entry.distance <= budget)
     .sort((a, b) => a.distance - b.distance)
