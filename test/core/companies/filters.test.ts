@@ -91,6 +91,8 @@ describe('company filter flags', () => {
       notTechnologies: [],
       employeeRanges: ['1-10', '51-200', '10001+'],
       countries: ['canada'],
+      industries: [],
+      maxRank: undefined,
     });
   });
 
