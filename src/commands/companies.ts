@@ -18,7 +18,8 @@ function defineCompanies(command: Command, run: CommandRunner): void {
   command.description(
     'List the companies (by domain) that currently run a technology, each with its whole detected stack. ' +
       'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest ' +
-      'are checked on each row), as are --industry and --max-rank. A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
+      'are checked on each row), as are --industry and --max-rank. A terminal gets a table, a pipe gets CSV; ' +
+      '-o picks the format from its extension ' +
       'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
   );
   addFlags(command, COMPANIES_FLAGS)

@@ -457,7 +457,9 @@ export const BY = defineFlag({
 export const TOP = defineFlag({
   name: 'top',
   flags: '--top <n>',
-  help: 'with --by: the N largest segments, then one "other" row for the rest if any company is left (by technology: the companies that run none of the N) (0: all)',
+  help:
+    'with --by: the N largest segments, then one "other" row for the rest if any company is left ' +
+    '(by technology: the companies that run none of the N) (0: all)',
   parse: integerInRange('--top', 0),
   default: 10,
   schema: count,

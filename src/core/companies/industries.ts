@@ -61,7 +61,7 @@ export function industryLabels(given: readonly string[]): string[] {
   return [...new Set(labels)];
 }
 
-/** Up to three labels that hold the text, or are within a third of its length in edits of the label or one of its words. */
+/** Up to three labels that hold the text, or within a third of its length in edits of the label or a word of it. */
 function closestLabels(label: string): string[] {
   const budget = Math.max(2, Math.floor(label.length / 3));
   const distanceTo = (name: string) =>

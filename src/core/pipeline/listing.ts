@@ -17,7 +17,7 @@ export interface CompanyItem {
    * when this one is written.
    */
   excluded?: number;
-  /** Companies the filters applied here (--industry, --max-rank, technologies after the first) left out since the previous item. */
+  /** Companies the filters applied here (--industry, --max-rank, …) left out since the previous item. */
   filtered?: number;
   /** Set on the item at which --max stopped a listing that had more companies: what the service counted of the set. */
   stoppedAtMax?: SetCount;
