@@ -18,7 +18,8 @@ function defineCompanies(command: Command, run: CommandRunner): void {
   command.description(
     'List the companies (by domain) that currently run a technology, each with its whole detected stack. ' +
       'Repeat --technology / --not-technology: every one must match (the first is asked of the service, the rest ' +
-      'are checked on each row). A terminal gets a table, a pipe gets CSV; -o picks the format from its extension ' +
+      'are checked on each row), as are --industry and --max-rank. A terminal gets a table, a pipe gets CSV; ' +
+      '-o picks the format from its extension ' +
       'and writes FILE.meta.json beside it with the provenance (source, scope, fill rates).',
   );
   addFlags(command, COMPANIES_FLAGS)
@@ -29,6 +30,7 @@ Examples:
   $ prospect companies --technology Shopify -o shopify.csv
   $ prospect companies -t Shopify -T Klaviyo --country "united states" --employee-range 11-500 -o leads.csv
   $ prospect companies -t WordPress -t WooCommerce --max 50
+  $ prospect companies -t Shopify --industry "apparel and fashion" --max-rank 100000 -o apparel.csv
   $ prospect companies -t jQuery --concurrency 8 -o jquery.csv
   $ prospect companies -t Shopify --exclude-domains customers.csv -o prospects.csv --summary run.json
   $ prospect --sandbox companies -t Shopify --format ndjson | prospect --sandbox contacts --seniority cxo,vp`,

@@ -20,7 +20,9 @@ function defineCount(command: Command, run: CommandRunner): void {
       'one call per service query (its count), on every plan (a Free key counts contacts it cannot list).\n' +
       '--by breaks the set down: country and employee_range are one query per segment; industry, technology\n' +
       '(what else the set runs) and category walk the set (its cost in pages is shown first). A terminal gets a\n' +
-      'bar chart, a pipe gets CSV (segment, companies, contacts, share); -o chart.svg draws the chart as SVG.',
+      'bar chart, a pipe gets CSV (segment, companies, contacts, share); -o chart.svg draws the chart as SVG.\n' +
+      'With --industry or --max-rank (which the service cannot filter on) the set is walked and the counts are of\n' +
+      'the filtered set.',
   );
   addFlags(command, COUNT_FLAGS)
     .addHelpText(
@@ -31,6 +33,7 @@ Examples:
   $ prospect count -t WordPress -t WooCommerce --by country
   $ prospect count -t Shopify --by technology --top 15 -o shopify-stack.svg
   $ prospect count -t Shopify --by employee_range --format json
+  $ prospect count -t Shopify --industry "apparel and fashion" --max-rank 10000 --by country
   $ prospect count -t Shopify --country US --exclude-domains customers.csv`,
     )
     .action(async (flags: CountFlags) =>

@@ -19,7 +19,8 @@ function definePipeline(command: Command, run: CommandRunner): void {
     "One command from a technology to a lead list: one joined row per contact (its columns, then the company's). " +
       'Contact calls start while company pages are still arriving. With --state DIR a run that dies resumes where ' +
       'it stopped (same command again: byte-identical output, no unit paid twice), --only-new writes only the leads ' +
-      'no earlier run exported, and a second run on the same state exits 6 at once.',
+      'no earlier run exported, and a second run on the same state exits 6 at once. --industry and --max-rank are ' +
+      'checked on each company row before its contacts are asked for: no call, no unit for a company outside them.',
   );
   addFlags(command, PIPELINE_FLAGS)
     .addHelpText(
@@ -30,6 +31,8 @@ Examples:
       --seniority cxo,vp --stale verify --verify-budget 500 --state ~/.prospect/shopify --only-new \\
       -o "leads-$(date +%F).csv" --summary run.json
   $ prospect --sandbox pipeline -t Shopify --seniority cxo --per-company 2 --format table
+  $ prospect pipeline -t Shopify --industry "apparel and fashion" --max-rank 100000 --seniority cxo,vp \\
+      -o apparel-leads.csv --summary run.json
   $ prospect pipeline -t Shopify --max 20 --exclude-domains customers.csv --exclude-emails do-not-contact.csv \\
       --keep-empty -o leads.csv --summary run.json
   # crontab: every Monday at 03:00 (cron's PATH: README, Scheduled exports); one file a run, never replaced

@@ -21,7 +21,14 @@ export const GLOBAL_FLAGS = [
 ] as const;
 
 const OUTPUT_FLAGS = [flag.FORMAT, flag.OUTPUT, flag.COLUMNS, flag.ESCAPE_FORMULAS, flag.BOM] as const;
-export const COMPANY_FILTER_FLAGS = [flag.TECHNOLOGY, flag.NOT_TECHNOLOGY, flag.EMPLOYEE_RANGE, flag.COUNTRY] as const;
+export const COMPANY_FILTER_FLAGS = [
+  flag.TECHNOLOGY,
+  flag.NOT_TECHNOLOGY,
+  flag.EMPLOYEE_RANGE,
+  flag.COUNTRY,
+  flag.INDUSTRY,
+  flag.MAX_RANK,
+] as const;
 
 /** What `contacts` and `pipeline` share, with one set of defaults and bounds. */
 export const CONTACT_FLAGS = [

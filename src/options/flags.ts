@@ -207,6 +207,24 @@ export const COUNTRY = defineFlag({
   default: [],
   schema: list,
 });
+export const INDUSTRY = defineFlag({
+  name: 'industry',
+  flags: '--industry <label>',
+  help:
+    'an industry label as `count --by industry` shows it, any case, e.g. "apparel and fashion" ' +
+    '(repeatable: any of them); checked on each row before any contacts call',
+  parse: collect,
+  default: [],
+  schema: list,
+});
+/** The service lists sites of rank 1 to 1,000,000 only (spec §1.5). */
+export const MAX_RANK = defineFlag({
+  name: 'maxRank',
+  flags: '--max-rank <n>',
+  help: 'only companies whose popularity rank (crux_rank) is at most N, 1 to 1000000; checked on each row',
+  parse: integerInRange('--max-rank', 1, 1_000_000),
+  schema: optionalCount,
+});
 export const MAX = defineFlag({
   name: 'max',
   flags: '--max <n>',

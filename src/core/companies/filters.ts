@@ -3,22 +3,27 @@ import type { CompanyQuery, CompanyRow } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { COMPANY_FILTER_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
+import { industryLabels } from './industries.js';
+import { formatCount } from '../../ui/format-count.js';
 
 /**
  * The company filters `companies` and `pipeline` share: the flags as commander gives them (the
  * input type), and the filters as the jobs name them (the output type). Technologies are all-of:
  * the service takes one of each kind, the rest is checked here on each row's stack. Employee ranges
  * and countries are any-of (a company has one of each): the service takes one value per parameter,
- * so the set is walked as one service query per combination (companyQueries) and merged.
+ * so the set is walked as one service query per combination (companyQueries) and merged. The
+ * service takes no industry or rank (contract row 38): those are checked here on each row too.
  */
 export const companyFiltersSchema = z
   .object(flagShape(COMPANY_FILTER_FLAGS))
-  .transform(({ technology, notTechnology, employeeRange, country }) => ({
+  .transform(({ technology, notTechnology, employeeRange, country, industry, maxRank }) => ({
     technologies: technology,
     notTechnologies: notTechnology,
     // `--employee-range 1-10,51-200` is a list too; a country name may itself hold a comma.
     employeeRanges: unique(employeeRange.flatMap((value) => value.split(',')).map((value) => value.trim())),
     countries: unique(country.map((value) => value.trim())),
+    industries: unique(industry.map((value) => value.trim().toLowerCase().replace(/\s+/g, ' '))),
+    maxRank,
   }));
 type CompanyFilterFlags = z.input<typeof companyFiltersSchema>;
 export type CompanyFilters = z.output<typeof companyFiltersSchema>;
@@ -26,9 +31,10 @@ export type CompanyFilters = z.output<typeof companyFiltersSchema>;
 /** A command's flag schema with the company filter flags in it; its output holds them as `filters`. */
 export function withCompanyFilters<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.object({ ...companyFiltersSchema.in.shape, ...shape }).transform((flags) => {
-    const { technology, notTechnology, employeeRange, country, ...rest } = flags as CompanyFilterFlags &
-      Omit<z.output<z.ZodObject<Shape>>, keyof CompanyFilterFlags>;
-    return { ...rest, filters: companyFiltersSchema.parse({ technology, notTechnology, employeeRange, country }) };
+    const { technology, notTechnology, employeeRange, country, industry, maxRank, ...rest } =
+      flags as CompanyFilterFlags & Omit<z.output<z.ZodObject<Shape>>, keyof CompanyFilterFlags>;
+    const given = { technology, notTechnology, employeeRange, country, industry, maxRank };
+    return { ...rest, filters: companyFiltersSchema.parse(given) };
   });
 }
 
@@ -72,6 +78,7 @@ export function validateCompanyFilters(filters: CompanyFilters): void {
     throw new UsageError(`"${both[0]}" is both a --technology and a --not-technology: nothing can match.`);
   for (const range of filters.employeeRanges) refuseCutBands(serviceRange(range), range);
   if (filters.countries.some((country) => country === '')) throw new UsageError('--country cannot be empty.');
+  industryLabels(filters.industries);
 }
 
 /**
@@ -151,16 +158,43 @@ export function localTechnologies(filters: CompanyFilters): { required: string[]
   };
 }
 
-/** The filters the service cannot express, applied to each row's whole stack. */
-export function localStackFilter(filters: CompanyFilters): ((row: CompanyRow) => boolean) | undefined {
+/**
+ * The filters the service cannot express, applied to each row: the technologies after the first on
+ * its whole stack, the industries (any of them) on its label, --max-rank on its crux_rank.
+ */
+export function localRowFilter(filters: CompanyFilters): ((row: CompanyRow) => boolean) | undefined {
   const local = localTechnologies(filters);
   const required = local.required.map(lower);
   const excluded = local.excluded.map(lower);
-  if (required.length === 0 && excluded.length === 0) return undefined;
+  const industries = new Set(filters.industries);
+  const { maxRank } = filters;
+  if (required.length + excluded.length + industries.size === 0 && maxRank === undefined) return undefined;
   return (row) => {
+    if (maxRank !== undefined && !(row.crux_rank <= maxRank)) return false;
+    if (industries.size > 0 && !industries.has(lower(row.industry ?? ''))) return false;
+    if (required.length + excluded.length === 0) return true;
     const stack = new Set((row.technologies ?? []).map((entry) => lower(entry.t)));
     return required.every((name) => stack.has(name)) && !excluded.some((name) => stack.has(name));
   };
+}
+
+/** Whether a filter only a row can answer is set (industry, rank): the service's counts are then of a wider set. */
+export function filtersRows(filters: CompanyFilters): boolean {
+  return filters.industries.length > 0 || filters.maxRank !== undefined;
+}
+
+/**
+ * The filters applied here as a summary names them: "WooCommerce", "not Klaviyo", "industry retail",
+ * "crux_rank ≤ 10,000".
+ */
+export function locallyApplied(filters: CompanyFilters): string[] {
+  const local = localTechnologies(filters);
+  return [
+    ...local.required,
+    ...local.excluded.map((name) => `not ${name}`),
+    ...(filters.industries.length > 0 ? [`industry ${filters.industries.join(' or ')}`] : []),
+    ...(filters.maxRank !== undefined ? [`crux_rank ≤ ${formatCount(filters.maxRank)}`] : []),
+  ];
 }
 
 export function describeFilters(filters: CompanyFilters): string {
@@ -169,6 +203,8 @@ export function describeFilters(filters: CompanyFilters): string {
     ...filters.notTechnologies.map((name) => `not ${name}`),
     ...(filters.employeeRanges.length > 0 ? [`${filters.employeeRanges.join(' or ')} employees`] : []),
     ...(filters.countries.length > 0 ? [`in ${filters.countries.join(' or ')}`] : []),
+    ...(filters.industries.length > 0 ? [`industry ${filters.industries.join(' or ')}`] : []),
+    ...(filters.maxRank !== undefined ? [`crux_rank ≤ ${formatCount(filters.maxRank)}`] : []),
   ];
   return parts.join(', ');
 }
@@ -185,6 +221,9 @@ export function filtersRecord(filters: CompanyFilters): Record<string, unknown> 
     notTechnologies: filters.notTechnologies,
     employeeRange: oneOrList(filters.employeeRanges),
     country: oneOrList(filters.countries),
+    // Only when given, so a checkpoint's fingerprint from before them still resumes.
+    ...(filters.industries.length > 0 ? { industries: filters.industries } : {}),
+    ...(filters.maxRank !== undefined ? { maxRank: filters.maxRank } : {}),
   };
 }
 

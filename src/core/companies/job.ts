@@ -10,7 +10,7 @@ import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './columns.js';
 import {
   companyQueries,
   filtersRecord,
-  localStackFilter,
+  localRowFilter,
   normalizeCountries,
   validateCompanyFilters,
   withCompanyFilters,
@@ -105,7 +105,7 @@ function openListing(
   options: CompaniesOptions,
   exclusions: Exclusions,
 ): Listing {
-  const stackFilter = localStackFilter(options.filters);
+  const stackFilter = localRowFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
   const keep = exclusions.active
     ? (row: CompanyRow) => (stackFilter?.(row) ?? true) && exclusions.keepsDomain(row.domain)
@@ -178,7 +178,13 @@ function noMatch(filters: CompanyFilters, fetched: number, excluded: number): Em
         `${excluded === 1 ? 'is' : 'are'} on --exclude-domains.`,
     );
   }
-  const others = locallyChecked(filters.technologies.slice(1), filters.notTechnologies.slice(1));
+  const others = [
+    locallyChecked(filters.technologies.slice(1), filters.notTechnologies.slice(1)),
+    filters.industries.length > 0 ? `is in ${filters.industries.map((label) => `"${label}"`).join(' or ')}` : '',
+    filters.maxRank !== undefined ? `has a crux_rank of at most ${formatCount(filters.maxRank)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   const had = `${formatCount(fetched)} ${fetched === 1 ? 'company' : 'companies'}`;
   return new EmptyResultError(
     `no company matched all the filters: the service had ${had} for "${filters.technologies[0]}", ` +

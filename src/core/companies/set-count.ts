@@ -2,12 +2,12 @@
  * How many companies (and named contacts) are in the set a user built, from what the service
  * counted of each query (`meta.total`, `meta.contact_count`). A number is given for the set only
  * when it is the set's: the queries' counts add up when no company can be in two of them, and
- * technologies checked here (all but the first of each kind) leave the service counting a wider
- * set, which is then said to be wider.
+ * filters checked here (technologies after the first of each kind, industries, --max-rank) leave
+ * the service counting a wider set, which is then said to be wider.
  */
 import type { CompaniesMeta } from '../../api/index.js';
 import { formatCount } from '../../ui/format-count.js';
-import { localTechnologies, queriesAreDisjoint, type CompanyFilters } from './filters.js';
+import { locallyApplied, queriesAreDisjoint, type CompanyFilters } from './filters.js';
 import type { QueryAnswer } from './walk.js';
 
 export type SetCount =
@@ -35,8 +35,7 @@ export function countSet(filters: CompanyFilters, answers: ReadonlyArray<QueryAn
   const contacts = counts.every((count) => count!.contacts !== undefined)
     ? counts.reduce((sum, count) => sum + count!.contacts!, 0)
     : undefined;
-  const local = localTechnologies(filters);
-  const appliedLocally = [...local.required, ...local.excluded.map((name) => `not ${name}`)];
+  const appliedLocally = locallyApplied(filters);
   if (appliedLocally.length === 0) return { exact: true, companies, contacts };
   return {
     exact: false,

@@ -21,6 +21,8 @@ import { splitOptions } from '../companies/split.js';
 import {
   describeFilters,
   filtersRecord,
+  filtersRows,
+  locallyApplied,
   normalizeCountries,
   validateCompanyFilters,
   withCompanyFilters,
@@ -159,7 +161,7 @@ async function breakdownOf(
   progress: Progress,
   accept: RowFilter | undefined,
 ): Promise<Counted> {
-  if (isQueryDimension(dimension) && !accept) {
+  if (isQueryDimension(dimension) && !accept && !filtersRows(options.filters)) {
     const values =
       dimension === 'country' ? await countriesOf(ctx, client, options.filters) : employeeRangeLabels(options.filters);
     if (values !== undefined) {
@@ -323,23 +325,24 @@ function countMeta(options: CountOptions, counted: Counted): Record<string, unkn
     counted_by: byService ? 'service' : 'walk',
     exact: { companies: true, contacts: byService && (breakdown?.total.contacts ?? size.contacts) !== undefined },
     total: { companies: size.companies, contacts: size.contacts ?? null },
-    ...(breakdown ? { segment_contacts: segmentContactsRecord(breakdown, options.top) } : {}),
+    ...(breakdown ? { segment_contacts: segmentContactsRecord(breakdown, options.top, options.filters) } : {}),
     ...(breakdown?.overlapping ? { shares_overlap: true } : {}),
   };
 }
 
 /** Whether the segments' contacts were counted, and by whom; where not, why (a null in the rows is never bare). */
-function segmentContactsRecord(breakdown: Breakdown, top: number): Record<string, unknown> {
+function segmentContactsRecord(breakdown: Breakdown, top: number, filters: CompanyFilters): Record<string, unknown> {
   const rows = breakdownRows(breakdown, top);
   const missing = rows.filter((row) => row.contacts === undefined).map((row) => row.value);
   if (missing.length === 0) return { available: true, counted_by: 'service' };
-  const reason = segmentContactsReason(breakdown);
+  const reason = segmentContactsReason(breakdown, filters);
   if (missing.length === rows.length) return { available: false, reason };
   return { available: true, counted_by: 'service', not_available: missing, reason };
 }
 
 /** Why some segments have no contact count. */
-function segmentContactsReason(breakdown: Breakdown): string {
+function segmentContactsReason(breakdown: Breakdown, filters: CompanyFilters): string {
+  if (filtersRows(filters)) return 'the service cannot count a set filtered by industry or rank';
   const unavailable = segmentContactsUnavailable(breakdown.dimension);
   if (unavailable !== undefined) return unavailable;
   if (breakdown.dimension === 'technology' && breakdown.segments.some((segment) => segment.contacts !== undefined)) {
@@ -362,17 +365,25 @@ function reportCount(ctx: RunContext, options: CountOptions, counted: Counted): 
   const { size, breakdown } = counted;
   const provenance = provenanceLine(size.meta, ctx.reporter.verbose);
   if (provenance) ctx.reporter.info(provenance);
+  const byService = breakdown ? breakdown.byService : size.byService;
+  const local = locallyApplied(options.filters);
   ctx.reporter.info(
-    (breakdown ? breakdown.byService : size.byService) ? 'Counted by the service.' : 'Counted by walking the set.',
+    byService
+      ? 'Counted by the service.'
+      : local.length > 0
+        ? `Counted by walking the set; ${local.join(', ')} applied locally: the counts are of the filtered set.`
+        : 'Counted by walking the set.',
   );
   const notCounted = breakdown ? breakdownRows(breakdown, options.top).filter((row) => row.contacts === undefined) : [];
   if (breakdown && notCounted.some((row) => !row.other)) {
     ctx.reporter.caveat(
       `contacts per ${breakdown.dimension.replace('_', ' ')} are not available ` +
-        `(${segmentContactsReason(breakdown)})${setContactsText(size.contacts)}.`,
+        `(${segmentContactsReason(breakdown, options.filters)})${setContactsText(size.contacts)}.`,
     );
   } else if (breakdown && notCounted.length > 0) {
-    ctx.reporter.info(`Contacts of the "other" row are not available: ${segmentContactsReason(breakdown)}.`);
+    ctx.reporter.info(
+      `Contacts of the "other" row are not available: ${segmentContactsReason(breakdown, options.filters)}.`,
+    );
   } else if (!breakdown && size.contacts === undefined) {
     ctx.reporter.caveat(
       'contacts are not counted: the service did not count this set (it was walked), and company rows ' +

@@ -12,7 +12,13 @@ import {
   type CompanyRow,
   type ProspectClient,
 } from '../../api/index.js';
-import { companyQueries, localStackFilter, localTechnologies, type CompanyFilters } from '../companies/filters.js';
+import {
+  companyQueries,
+  filtersRows,
+  localRowFilter,
+  localTechnologies,
+  type CompanyFilters,
+} from '../companies/filters.js';
 import { appliedAsSent, type SplitOptions } from '../companies/split.js';
 import { countSet, setMeta } from '../companies/set-count.js';
 import { answerQueries, checkLocalTechnologies, walkCompanies, type QueryAnswer } from '../companies/walk.js';
@@ -91,6 +97,8 @@ export async function askSetSize(
   filters: CompanyFilters,
   concurrency: number,
 ): Promise<SetSize | undefined> {
+  // No parameter carries an industry or a rank (contract row 38): only a walk counts such a set.
+  if (filtersRows(filters)) return undefined;
   const queries = serviceQueries(filters);
   try {
     return sizeFromAnswers(filters, queries, await answerAll(client, queries, concurrency));
@@ -130,7 +138,7 @@ export async function planSetWalk(
   const queries = companyQueries(filters);
   const answers = await answerAll(client, queries, concurrency);
   const totals = answers.map((answer) => (answer.kind === 'meta' ? (answer.meta.total ?? 0) : 0));
-  const keep = localStackFilter(filters);
+  const keep = localRowFilter(filters);
   return {
     pages: totals.reduce((sum, total) => sum + Math.max(total > 0 ? 1 : 0, Math.ceil(total / pageSize)), 0),
     serviceCompanies: totals.reduce((sum, total) => sum + total, 0),

@@ -5,7 +5,7 @@
 import type { Contact, ContactsMeta, ProspectClient } from '../../api/index.js';
 import { MAX_CONTACTS_PER_CALL } from '../../api/index.js';
 import { emailKey } from '../../io/emails.js';
-import { companyQueries, localStackFilter, type CompanyFilters } from '../companies/filters.js';
+import { companyQueries, localRowFilter, type CompanyFilters } from '../companies/filters.js';
 import { checkLocalTechnologies, walkCompanies } from '../companies/walk.js';
 import type { ContactSettings } from '../contacts/options.js';
 import type { ContactRow } from '../contacts/rows.js';
@@ -184,7 +184,7 @@ async function pickCompanies(
     tally: { companies: 0, contacts: 0, asked: 0, rows: 0, alreadyExported: 0, toVerify: 0, alreadyPaid: 0 },
   };
   if (quota === 0) return picked;
-  const keep = localStackFilter(stratum.filters);
+  const keep = localRowFilter(stratum.filters);
   const span = Math.min(stratum.companies, SAMPLE_PAGES_PER_STRATUM * pageSize);
   // Evenly spaced over the span, a fraction of a row apart if need be: its first rows alone are its largest sites.
   const step = Math.max(1, span / quota);

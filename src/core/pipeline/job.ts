@@ -5,7 +5,7 @@ import { createApiClient } from '../../runtime/api-client.js';
 import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { countOf } from '../../ui/format-count.js';
-import { filtersRecord, normalizeCountries, validateCompanyFilters } from '../companies/filters.js';
+import { filtersRecord, locallyApplied, normalizeCountries, validateCompanyFilters } from '../companies/filters.js';
 import { parseContactFlags, type ContactSettings } from '../contacts/options.js';
 import { contactRowsFor, uncountRow } from '../contacts/domain-rows.js';
 import { reportRowFilters, totalUndeliverable, undeliverableKind } from '../contacts/row-filters.js';
@@ -186,6 +186,7 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     checkpoint.rows_written += empty.length;
     counters.kept_empty += empty.length;
     counters.excluded.companies += found.item.excluded ?? 0;
+    counters.filtered_locally += found.item.filtered ?? 0;
     counters.excluded.contacts += excludedContacts;
     if (found.item.stoppedAtMax) {
       counters.stopped_at_max = true;
@@ -219,7 +220,8 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   // so the contacts set the pace, and parts reading ahead at the default 4 would only wait in memory.
   const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
   const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
-  const limits = { accept, max, split, excludedAfterLast, pageSize: ctx.global.pageSize };
+  const filteredAfterLast = (filtered: number) => (counters.filtered_locally += filtered);
+  const limits = { accept, max, split, excludedAfterLast, filteredAfterLast, pageSize: ctx.global.pageSize };
   const companies = companiesStillToDo(run.client, options.filters, checkpoint, limits);
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
@@ -338,6 +340,7 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
     stoppedAtMax: counters.stopped_at_max,
     excluded: run.exclusions.record({ domains: companies, emails: contacts }),
     keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
+    filteredLocally: filteredRecord(run),
     details: {
       run_id: checkpoint.run_id,
       resumed,
@@ -352,8 +355,20 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
   });
 }
 
+/** What the filters applied here removed, in the record only when there are such filters. */
+function filteredRecord(run: PipelineRun): { companies: number; filters: string[] } | undefined {
+  const filters = locallyApplied(run.options.filters);
+  return filters.length === 0 ? undefined : { companies: run.counters.filtered_locally, filters };
+}
+
 function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
   const { options, counters } = run;
+  const local = locallyApplied(options.filters);
+  if (local.length > 0)
+    ctx.reporter.info(
+      `Left out ${countOf(counters.filtered_locally, 'company', 'companies')} before any contacts call: ` +
+        `${local.join(', ')} applied locally.`,
+    );
   reportPipeline(ctx, counters, run.verifier?.snapshot(), options.onlyNew);
   ctx.reporter.info(`Contacts: ${callsText(run.fanout)}${run.resumed ? ' this run' : ''}.`);
   reportKeptEmpty(ctx.reporter, counters.kept_empty);

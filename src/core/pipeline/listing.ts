@@ -1,5 +1,5 @@
 import type { CompanyRow, ProspectClient } from '../../api/index.js';
-import { companyQueries, localStackFilter, type CompanyFilters } from '../companies/filters.js';
+import { companyQueries, localRowFilter, type CompanyFilters } from '../companies/filters.js';
 import { countSet, listedCompanies, type SetCount } from '../companies/set-count.js';
 import type { SplitOptions } from '../companies/split.js';
 import { checkLocalTechnologies, pageSizeForMax, walkCompanies } from '../companies/walk.js';
@@ -17,6 +17,8 @@ export interface CompanyItem {
    * when this one is written.
    */
   excluded?: number;
+  /** Companies the filters applied here (--industry, --max-rank, …) left out since the previous item. */
+  filtered?: number;
   /** Set on the item at which --max stopped a listing that had more companies: what the service counted of the set. */
   stoppedAtMax?: SetCount;
 }
@@ -35,6 +37,8 @@ export interface ListingLimits {
    * no item is left to carry them, so they are handed over here once the listing ends.
    */
   excludedAfterLast?: (excluded: number) => void;
+  /** The same for the companies the filters applied here left out after the last one listed. */
+  filteredAfterLast?: (filtered: number) => void;
 }
 
 /**
@@ -53,7 +57,7 @@ export async function* companiesStillToDo(
   let left = limits.max ?? Infinity;
   if (left <= 0) return;
   await checkLocalTechnologies(client, filters);
-  const keep = localStackFilter(filters);
+  const keep = localRowFilter(filters);
   const walk = walkCompanies(client, companyQueries(filters), {
     positions: checkpoint.positions ?? undefined,
     partition: checkpoint.partition,
@@ -61,12 +65,14 @@ export async function* companiesStillToDo(
     pageSize: pageSizeForMax(limits.max, keep !== undefined || limits.accept !== undefined, limits.pageSize),
   });
   let excluded = 0;
+  let filtered = 0;
   for await (const chunk of walk.chunks) {
     // The chunk's positions are of these parts: both are committed together.
     if (walk.partition !== undefined) checkpoint.partition = walk.partition;
     const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
     const listed = keep ? chunk.rows.filter(keep) : chunk.rows;
+    filtered += chunk.rows.length - listed.length;
     let rows = limits.accept ? listed.filter(limits.accept) : listed;
     excluded += listed.length - rows.length;
     const capped = rows.length >= left;
@@ -86,11 +92,14 @@ export async function* companiesStillToDo(
         pageEnd: { positions },
         listingTotal,
         excluded,
+        filtered,
         ...(stopped ? { stoppedAtMax: countSet(filters, walk.answers) } : {}),
       };
       excluded = 0;
+      filtered = 0;
     }
     if (capped) return;
   }
   if (excluded > 0) limits.excludedAfterLast?.(excluded);
+  if (filtered > 0) limits.filteredAfterLast?.(filtered);
 }

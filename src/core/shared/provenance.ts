@@ -85,6 +85,8 @@ export interface RunRecordInput {
   excluded?: ExclusionRecord;
   /** --keep-empty: the rows written for companies without a named contact; undefined when not asked. */
   keptEmpty?: number;
+  /** What the filters applied on each row (--industry, --max-rank, …) removed; undefined when none applies. */
+  filteredLocally?: { companies: number; filters: string[] };
   details?: RunDetails;
 }
 
@@ -112,6 +114,7 @@ export function runRecord(input: RunRecordInput) {
     field_fill_rates: input.meta?.field_fill_rates ?? null,
     excluded: input.excluded ?? { domains: null, emails: null },
     kept_empty: input.keptEmpty ?? null,
+    filtered_locally: input.filteredLocally ?? null,
     run_id: details.run_id ?? null,
     resumed: details.resumed ?? false,
     companies_seen: details.companies_seen ?? null,

@@ -3,7 +3,7 @@ import {
   companyFiltersSchema,
   companyQueries,
   filtersRecord,
-  localStackFilter,
+  localRowFilter,
   normalizeCountries,
   queriesAreDisjoint,
   validateCompanyFilters,
@@ -12,7 +12,7 @@ import {
 
 const row = (...names: string[]) =>
   ({ domain: 'a.com', technologies: names.map((t) => ({ t, c: 'x', v: null })) }) as unknown as Parameters<
-    NonNullable<ReturnType<typeof localStackFilter>>
+    NonNullable<ReturnType<typeof localRowFilter>>
   >[0];
 
 const filters = (given: Partial<CompanyFilters>): CompanyFilters => ({
@@ -20,6 +20,8 @@ const filters = (given: Partial<CompanyFilters>): CompanyFilters => ({
   notTechnologies: [],
   employeeRanges: [],
   countries: [],
+  industries: [],
+  maxRank: undefined,
   ...given,
 });
 
@@ -45,7 +47,7 @@ describe('company filters', () => {
   });
 
   it('checks the others on the whole stack, case-insensitively', () => {
-    const keep = localStackFilter(
+    const keep = localRowFilter(
       filters({ technologies: ['Shopify', 'stripe'], notTechnologies: ['Klaviyo', 'attentive'] }),
     )!;
     expect(keep(row('Shopify', 'Stripe'))).toBe(true);
@@ -54,7 +56,7 @@ describe('company filters', () => {
   });
 
   it('needs no local filter for a single technology', () => {
-    expect(localStackFilter(filters({ notTechnologies: ['Klaviyo'] }))).toBeUndefined();
+    expect(localRowFilter(filters({ notTechnologies: ['Klaviyo'] }))).toBeUndefined();
   });
 
   it('knows when the queries cannot share a company (their counts then add up)', () => {
@@ -89,6 +91,8 @@ describe('company filter flags', () => {
       notTechnologies: [],
       employeeRanges: ['1-10', '51-200', '10001+'],
       countries: ['canada'],
+      industries: [],
+      maxRank: undefined,
     });
   });
 

@@ -10,6 +10,8 @@ const filters = (given: Partial<CompanyFilters>): CompanyFilters => ({
   notTechnologies: [],
   employeeRanges: [],
   countries: [],
+  industries: [],
+  maxRank: undefined,
   ...given,
 });
 const meta = (total: number | undefined, contacts: number | undefined, phone = 10): QueryAnswer => ({

@@ -19,7 +19,14 @@ describe('a walk of the set (count --by industry, technology, category)', () => 
   });
 
   it('is split into parts like an export, and counts every company of the set once', async () => {
-    const filters = { technologies: ['Shopify', 'Klaviyo'], notTechnologies: [], employeeRanges: [], countries: [] };
+    const filters = {
+      technologies: ['Shopify', 'Klaviyo'],
+      notTechnologies: [],
+      employeeRanges: [],
+      countries: [],
+      industries: [],
+      maxRank: undefined,
+    };
     const said: string[] = [];
     const walk = await planSetWalk(client, filters, 100, 4, undefined, {
       concurrency: 4,

@@ -30,6 +30,8 @@ const countersSchema = z.object({
     .prefault({}),
   /** --exclude-domains / --exclude-emails: companies and contacts left out of the committed output. */
   excluded: z.object({ companies: count.default(0), contacts: count.default(0) }).prefault({}),
+  /** Companies the filters applied here (--industry, --max-rank, …) left out before any contacts call. */
+  filtered_locally: count.default(0),
   /** --keep-empty: rows written for companies without a named contact. */
   kept_empty: count.default(0),
   /** --max stopped the listing while more companies matched. */

@@ -64,6 +64,7 @@ describe('reading a checkpoint back', () => {
         idempotency_claimed: false,
       },
       excluded: { companies: 0, contacts: 0 },
+      filtered_locally: 0,
       kept_empty: 0,
       stopped_at_max: false,
     });
@@ -99,6 +100,7 @@ describe('reading a checkpoint back', () => {
           idempotency_claimed: false,
         },
         excluded: { companies: 2, contacts: 1 },
+        filtered_locally: 4,
         kept_empty: 3,
         stopped_at_max: true,
       },
