@@ -61,7 +61,9 @@ const START_MODULES = new Set([
   'src/io/temp-files.ts',
   ...['format-count', 'reporter', 'terminal-size', 'wrap'].map((name) => `src/ui/${name}.ts`),
   ...['errors', 'limits', 'retry'].map((name) => `src/api/${name}.ts`),
-  ...['auth', 'defaults', 'errors', 'fault-kinds', 'variant-names', 'dataset/limits'].map((name) => `src/sandbox/${name}.ts`),
+  ...['auth', 'defaults', 'errors', 'fault-kinds', 'variant-names', 'dataset/limits'].map(
+    (name) => `src/sandbox/${name}.ts`,
+  ),
   ...['display-safe', 'redact', 'streams', 'text'].map((name) => `src/util/${name}.ts`),
 ]);
 
