@@ -18,7 +18,18 @@ const BUDGET = 20;
 const CONCURRENCY = 8;
 /** About 35% of the budget, as in the issue. */
 const KILL_AFTER = 7;
-const SET = ['-t', 'Shopify', '--country', 'united states', '--max', '40', '--seniority', 'cxo,vp', '--stale', 'verify'];
+const SET = [
+  '-t',
+  'Shopify',
+  '--country',
+  'united states',
+  '--max',
+  '40',
+  '--seniority',
+  'cxo,vp',
+  '--stale',
+  'verify',
+];
 
 describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME, SIGKILLed mid-pay and resumed', () => {
   it(`against a service that ignores the key: at most --verify-budget ${BUDGET} charged`, async () => {
@@ -73,7 +84,9 @@ describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME, SIGKILLed mid-pay and 
       expect(verification.units_spent_at_most).toBeLessThanOrEqual(BUDGET);
       // The record keeps addresses as keyed hashes only.
       const stored = await db.sql('SELECT email_hash FROM prospect.sent');
-      const bytes = (stored.rows as { email_hash: Buffer }[]).map((row) => row.email_hash.toString('latin1')).join('\n');
+      const bytes = (stored.rows as { email_hash: Buffer }[])
+        .map((row) => row.email_hash.toString('latin1'))
+        .join('\n');
       expect(stored.rows.length).toBeGreaterThan(0);
       expect(sandbox.stats().verified_emails!.filter((email) => bytes.includes(email))).toEqual([]);
     } finally {
