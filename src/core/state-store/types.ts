@@ -42,11 +42,14 @@ export interface VerificationLedger {
   countPaidBy(runId: string): number;
   /**
    * The write-ahead record: a paid call for `key` (by the pipeline run `run`, if any) is about to be
-   * sent, on disk before it is. Optional: a store without it cannot tell a resume what a killed run
-   * may have spent beyond the answers it kept (the team store, for now).
+   * sent, on disk (or committed, for the team store) before it is. Optional: a store without it
+   * cannot tell a resume what a killed run may have spent beyond the answers it kept.
    */
-  recordSending?(key: string, run: string | undefined): void;
-  /** The paid calls the run sent, per address, from the write-ahead record. */
+  recordSending?(key: string, run: string | undefined): void | Promise<void>;
+  /**
+   * The paid calls the run sent, per address, from the write-ahead record. The team store keys them
+   * by hash, which get() never finds, so its counts are already those beyond the run's kept answer.
+   */
   sentBy?(runId: string): ReadonlyMap<string, number>;
   /** Waits until this run alone may pay for `key`; `token` is the key proposed for the paid call. */
   claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim>;

@@ -259,7 +259,7 @@ export class Verifier {
       signal?.throwIfAborted();
       this.throwIfStoreFailed();
       if (this.refused) throw this.refused;
-      this.recordSending(key);
+      await this.recordSending(key);
       const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
       call.answered = true;
       this.run.unitsSpent += 1;
@@ -282,13 +282,21 @@ export class Verifier {
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 
-  /** The write-ahead record of one attempt, on disk before it is sent: the run's state if any, else the ledger. */
-  private recordSending(key: string): void {
-    try {
-      (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId);
-    } catch (error) {
+  /**
+   * The write-ahead record of one attempt, on disk before it is sent: the run's state if any, else the
+   * ledger. The team store's is a commit: a first call waits for it; a retry (decided synchronously by
+   * the request loop) is recorded while it goes out, and a failure stops the run's next call.
+   */
+  private recordSending(key: string): void | Promise<void> {
+    const failed = (error: unknown): never => {
       this.storeFailure ??= { error };
       throw error;
+    };
+    try {
+      const written = (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId);
+      return written?.catch(failed);
+    } catch (error) {
+      return failed(error);
     }
   }
 
@@ -312,7 +320,7 @@ export class Verifier {
         }
         this.reserved += 1;
         call.reserved += 1;
-        this.recordSending(key);
+        void this.recordSending(key)?.catch(() => {});
         return true;
       },
     };

@@ -108,13 +108,15 @@ export class PgJobState implements RemoteJobState {
     await this.session.transaction(async (query) => {
       await query(`UPDATE ${SCHEMA}.jobs SET checkpoint = NULL, publishing = NULL WHERE name = $1`, [this.name]);
       await query(`DELETE FROM ${SCHEMA}.job_chunks WHERE job = $1`, [this.name]);
+      if (runId === undefined) return;
+      // The run's write-ahead record of paid calls: no resume of it is left to count them.
+      await query(`DELETE FROM ${SCHEMA}.sent WHERE run_id = $1`, [runId]);
       // A run dropped unfinished gives back the leads it reserved; a recorded run keeps them exported.
-      if (runId !== undefined)
-        await query(
-          `DELETE FROM ${SCHEMA}.exported e WHERE job = $1 AND run_id = $2
+      await query(
+        `DELETE FROM ${SCHEMA}.exported e WHERE job = $1 AND run_id = $2
              AND NOT EXISTS (SELECT 1 FROM ${SCHEMA}.runs r WHERE r.job = $1 AND r.run_id = $2)`,
-          [this.name, runId],
-        );
+        [this.name, runId],
+      );
     });
     this.committed = { output: 0, keys: 0, seq: 0 };
   }

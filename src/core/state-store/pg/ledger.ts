@@ -28,6 +28,8 @@ export class PgVerificationLedger implements VerificationLedger {
   readonly shared = true;
   private readonly entries = new Map<string, VerificationResult>();
   private readonly held = new Set<string>();
+  /** ownRun's write-ahead record: calls sent per address hash (hex), as read at open and sent since. */
+  private readonly sent = new Map<string, number>();
   private renewal: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -53,6 +55,14 @@ export class PgVerificationLedger implements VerificationLedger {
       [ledger, options.freshSince, options.ownRun ?? null],
     );
     for (const row of rows as StoredRow[]) opened.take(row);
+    if (ownRun !== undefined) {
+      const sent = await session.query(
+        `SELECT email_hash, calls FROM ${SCHEMA}.sent WHERE ledger = $1 AND run_id = $2`,
+        [ledger, ownRun],
+      );
+      for (const row of sent.rows as { email_hash: Buffer; calls: number }[])
+        opened.sent.set(row.email_hash.toString('hex'), row.calls);
+    }
     return opened;
   }
 
@@ -68,6 +78,36 @@ export class PgVerificationLedger implements VerificationLedger {
     let count = 0;
     for (const entry of this.entries.values()) if (entry.run === runId) count += 1;
     return count;
+  }
+
+  /**
+   * The write-ahead record of a paid call by the pipeline run `run`, committed before the call is
+   * sent: a run killed before its answer is kept still counts it on resume (sentBy). A call outside
+   * a pipeline run has no resume to tell, and is not recorded.
+   */
+  async recordSending(key: string, run: string | undefined): Promise<void> {
+    if (run === undefined) return;
+    const hash = this.hash(key);
+    await this.session.query(
+      `INSERT INTO ${SCHEMA}.sent AS s (ledger, run_id, email_hash, calls) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (ledger, run_id, email_hash) DO UPDATE SET calls = s.calls + 1`,
+      [this.ledger, run, hash],
+    );
+    if (run === this.ownRun) this.sent.set(hash.toString('hex'), (this.sent.get(hash.toString('hex')) ?? 0) + 1);
+  }
+
+  /**
+   * The calls ownRun sent beyond the answer it kept, per address hash. Keyed by hash (get() finds
+   * none of them), so resumeSpend takes each count as it is.
+   */
+  sentBy(runId: string): ReadonlyMap<string, number> {
+    const beyond = new Map<string, number>();
+    if (runId !== this.ownRun) return beyond;
+    for (const [hex, calls] of this.sent) {
+      const unanswered = calls - (this.entries.get(hex)?.run === runId ? 1 : 0);
+      if (unanswered > 0) beyond.set(hex, unanswered);
+    }
+    return beyond;
   }
 
   /** The result, and the end of the address's claim, in one statement: paid is never seen as still claimed. */

@@ -9,7 +9,7 @@ import { SCHEMA, type PgSession, type Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
 
 export { SCHEMA };
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
 
@@ -73,6 +73,15 @@ const MIGRATIONS: readonly Migration[] = [
   `ALTER TABLE ${SCHEMA}.claims ADD COLUMN holder_session text`,
   // 3: every hash keyed with the team key, every stored page sealed with it (team-key.ts).
   keyWithTeamKey,
+  // 4: the write-ahead record of paid calls, committed before each is sent, so a resume counts what a
+  // killed run may have spent beyond the answers it kept.
+  `CREATE TABLE ${SCHEMA}.sent (
+    ledger text NOT NULL,
+    run_id text NOT NULL,
+    email_hash bytea NOT NULL,
+    calls integer NOT NULL,
+    PRIMARY KEY (ledger, run_id, email_hash)
+  )`,
 ];
 
 /**
