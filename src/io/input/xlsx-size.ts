@@ -40,7 +40,8 @@ function checkDeclared(entries: readonly Entry[], origin: string, limits: InputL
     }
     const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
     if (entry.uncompressedSize > RATIO_FLOOR_BYTES && ratio > limits.workbookRatio) {
-      const what = `one part unzips to ${bytes(entry.uncompressedSize)}, more than ${formatCount(limits.workbookRatio)} times its zipped size`;
+      const times = formatCount(limits.workbookRatio);
+      const what = `one part unzips to ${bytes(entry.uncompressedSize)}, more than ${times} times its zipped size`;
       throw inputTooLarge(origin, 'as an Excel workbook', what, HINT);
     }
   }
