@@ -23,11 +23,13 @@ with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED, compresslevel=9) as z:
     z.writestr('[Content_Types].xml', '<Types/>')
     z.writestr('xl/sharedStrings.xml', b'<sst><si><t>' + b'a' * (mib << 20) + b'</t></si></sst>')
 if lie:
-    data = bytearray(open(path, 'rb').read())
-    for sig, offset in ((b'PK\\x03\\x04', 22), (b'PK\\x01\\x02', 24)):
-        at = data.find(sig, data.find(b'xl/sharedStrings.xml') - 46 if sig == b'PK\\x01\\x02' else 30)
-        at = data.rfind(sig, 0, data.find(b'xl/sharedStrings.xml', at if sig == b'PK\\x01\\x02' else 0))
-        struct.pack_into('<I', data, at + offset, int(lie))
+    # The part's size in its local header (offset 22) and in the central directory (offset 24).
+    data, name = bytearray(open(path, 'rb').read()), b'xl/sharedStrings.xml'
+    local = data.find(name) - 30
+    central = data.find(name, local + 31) - 46
+    assert data[local:local + 4] == b'PK\\x03\\x04' and data[central:central + 4] == b'PK\\x01\\x02'
+    struct.pack_into('<I', data, local + 22, int(lie))
+    struct.pack_into('<I', data, central + 24, int(lie))
     open(path, 'wb').write(data)
 `;
   execFileSync('python3', ['-c', script, path, String(mib), lie === undefined ? '' : String(lie)]);
