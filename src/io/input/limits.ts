@@ -15,6 +15,10 @@ export interface InputLimits {
   jsonChars: number;
   /** Nesting of arrays and objects in a JSON document or an NDJSON line. */
   jsonDepth: number;
+  /** Bytes an .xlsx unzips to, all its parts together (exceljs holds them all, several times over). */
+  workbookBytes: number;
+  /** Unzipped to zipped bytes of one part past 1 MiB: a sheet of text zips 10:1, a zip bomb 1000:1. */
+  workbookRatio: number;
 }
 
 const MIB = 1024 * 1024;
@@ -24,6 +28,8 @@ export const INPUT_LIMITS: InputLimits = {
   csvRecordBytes: MIB,
   jsonChars: 64 * MIB,
   jsonDepth: 64,
+  workbookBytes: 256 * MIB,
+  workbookRatio: 1000,
 };
 
 export function limitsOf(given: Partial<InputLimits> | undefined): InputLimits {

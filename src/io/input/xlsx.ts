@@ -5,6 +5,8 @@
 import { open } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import { UsageError } from '../../exit-codes.js';
+import type { InputLimits } from './limits.js';
+import { checkWorkbookSize } from './xlsx-size.js';
 
 /** A zip file's first bytes ("PK\x03\x04"): what an .xlsx starts with. */
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
@@ -27,12 +29,18 @@ export async function isZipFile(path: string): Promise<boolean> {
 }
 
 /** The first sheet of the workbook at `path`, as CSV text (a header row, then one line a row). */
-export async function* workbookAsCsv(path: string, origin: string): AsyncGenerator<string> {
+export async function* workbookAsCsv(
+  path: string,
+  origin: string,
+  limits?: Partial<InputLimits>,
+): AsyncGenerator<string> {
   const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.Workbook();
   try {
+    await checkWorkbookSize(path, origin, limits);
     await workbook.xlsx.readFile(path);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(
       `cannot read ${origin} as an Excel workbook: ${error instanceof Error ? error.message : String(error)}.`,
       'Save it again from Excel as .xlsx, or as "CSV UTF-8".',
