@@ -15,8 +15,11 @@ export function declaredCharset(contentType: string | string[] | undefined): str
   return match?.[1]?.toLowerCase();
 }
 
-/** The text of a 2xx answer, a leading byte-order mark left out (JSON.parse refuses one). */
-export function answerText(bytes: Buffer, headers: IncomingHttpHeaders): AnswerText {
+/**
+ * The text of a 2xx answer, a leading byte-order mark left out (JSON.parse refuses one). `chunks` is
+ * emptied: no bytes of a 64 MiB answer stay alive beside its text while it is parsed (issue 41).
+ */
+export function answerText(chunks: Buffer[], headers: IncomingHttpHeaders): AnswerText {
   const charset = declaredCharset(headers['content-type']) ?? 'utf-8';
   let decoder: TextDecoder;
   try {
@@ -29,18 +32,29 @@ export function answerText(bytes: Buffer, headers: IncomingHttpHeaders): AnswerT
   }
   try {
     // TextDecoder drops a BOM of its own encoding; one of another (UTF-8's read as Latin-1) is left.
-    return { ok: true, text: decoder.decode(bytes).replace(/^\uFEFF/, '') };
+    return { ok: true, text: decodeAll(decoder, chunks).replace(/^\uFEFF/, '') };
   } catch {
     return { ok: false, problem: `an answer that is not valid ${decoder.encoding} (a byte no character has)` };
   }
 }
 
-/** The text of an error answer, only to quote it: lenient, as it is never data. */
-export function errorAnswerText(bytes: Buffer, headers: IncomingHttpHeaders): string {
+/** The text of an error answer, only to quote it: lenient, as it is never data. Empties `chunks`. */
+export function errorAnswerText(chunks: Buffer[], headers: IncomingHttpHeaders): string {
   const charset = declaredCharset(headers['content-type']) ?? 'utf-8';
+  let decoder: TextDecoder;
   try {
-    return new TextDecoder(charset).decode(bytes);
+    decoder = new TextDecoder(charset);
   } catch {
-    return bytes.toString('utf8');
+    decoder = new TextDecoder('utf-8');
   }
+  return decodeAll(decoder, chunks);
+}
+
+/**
+ * The chunks as one text. They are joined and decoded in one call (a flat string, no pieces left
+ * for the collector), and the array is emptied so the bytes are let go before the text is parsed.
+ */
+function decodeAll(decoder: TextDecoder, chunks: Buffer[]): string {
+  const bytes = Buffer.concat(chunks.splice(0));
+  return decoder.decode(bytes);
 }

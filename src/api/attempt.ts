@@ -139,7 +139,7 @@ async function runAttempt<T>(
   const attemptSignal = createAttemptSignal(wire.stops, settings.timeoutMs);
   let status: number | undefined;
   let responseHeaders: IncomingHttpHeaders;
-  let body: Buffer;
+  let body: Buffer[];
   // Only the transport is inside the try: a failure to interpret a complete answer is not a
   // network error and must not be retried as one.
   try {
@@ -190,7 +190,7 @@ async function interpretResponse<T>(
   settings: AttemptSettings,
   req: AttemptRequest<T>,
   url: string,
-  answer: { status: number; headers: IncomingHttpHeaders; body: Buffer },
+  answer: { status: number; headers: IncomingHttpHeaders; body: Buffer[] },
 ): Promise<AttemptResult<T>> {
   const { status, headers } = answer;
   if (status >= 200 && status <= 299) {

@@ -71,14 +71,16 @@ export interface BodyLimits {
 }
 
 /**
- * The body's decoded bytes. Throws AnswerRefusedError over the cap, UndecodableBodyError for broken
- * or cut compressed bytes, and the transport's own error when the body stops arriving.
+ * The body's decoded bytes, in the chunks they came in, for answer-text.ts to join, decode and let
+ * go before the text is parsed (the caller holds no copy of its own). Throws AnswerRefusedError over the cap,
+ * UndecodableBodyError for broken or cut compressed bytes, and the transport's own error when the
+ * body stops arriving.
  */
 export async function readAnswerBody(
   body: Readable,
   contentEncoding: string | string[] | undefined,
   limits: BodyLimits,
-): Promise<Buffer> {
+): Promise<Buffer[]> {
   const encoding = answerEncoding(contentEncoding, limits.capBytes);
   const tooLarge = () =>
     new AnswerRefusedError(
@@ -107,7 +109,7 @@ export async function readAnswerBody(
   } finally {
     if (!body.readableEnded) body.destroy();
   }
-  return Buffer.concat(chunks, decoded);
+  return chunks;
 }
 
 /**

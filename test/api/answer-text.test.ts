@@ -66,8 +66,17 @@ describe('the charset of an answer', () => {
     );
   });
 
+  it('chunks are decoded as one text, a character split between two kept whole, and let go once decoded', () => {
+    const bytes = Buffer.from('\uFEFF{"name":"Z\u00fcrich \u{1F600}"}');
+    const chunks = Array.from({ length: bytes.length }, (_, at) => bytes.subarray(at, at + 1));
+    expect(answerText(chunks, {})).toEqual({ ok: true, text: '{"name":"Z\u00fcrich \u{1F600}"}' });
+    expect(chunks).toEqual([]);
+    const cut = [Buffer.from('{"a":"'), Buffer.from([0xc3])];
+    expect(answerText(cut, {})).toMatchObject({ ok: false, problem: expect.stringMatching(/not valid utf-8/) });
+  });
+
   it('a charset nobody knows is refused by name', () => {
-    const refused = answerText(Buffer.from('{}'), { 'content-type': 'application/json; charset="x-martian"' });
+    const refused = answerText([Buffer.from('{}')], { 'content-type': 'application/json; charset="x-martian"' });
     expect(refused).toEqual({
       ok: false,
       problem: 'an answer in a character set prospect does not know (charset=x-martian)',

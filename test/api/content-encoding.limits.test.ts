@@ -27,7 +27,7 @@ function read(bytes: Buffer, encoding: string | string[] | undefined, capBytes: 
     capBytes,
     where: WHERE,
     signal: signal ?? new AbortController().signal,
-  });
+  }).then((chunks) => Buffer.concat(chunks));
 }
 
 async function refusal(promise: Promise<unknown>): Promise<Error> {
