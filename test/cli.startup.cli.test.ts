@@ -60,7 +60,7 @@ const START_MODULES = new Set([
   'src/io/broken-pipe.ts',
   'src/io/temp-files.ts',
   ...['format-count', 'reporter', 'terminal-size', 'wrap'].map((name) => `src/ui/${name}.ts`),
-  ...['errors', 'limits', 'retry'].map((name) => `src/api/${name}.ts`),
+  ...['contract', 'errors', 'limits', 'retry'].map((name) => `src/api/${name}.ts`),
   ...['auth', 'defaults', 'errors', 'fault-kinds', 'variant-names', 'dataset/limits'].map(
     (name) => `src/sandbox/${name}.ts`,
   ),

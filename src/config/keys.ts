@@ -1,24 +1,17 @@
+import { CONTRACT_SETTINGS } from '../api/contract.js';
+
 /**
  * The settings `prospect config` knows, where else each can come from, and what applies when
  * nothing sets it. One table, so `config`, the reader, completion and the docs cannot disagree.
- * A start-up module (README "Start-up"); the checks of the values live in ./validate.ts.
+ * A start-up module (README "Start-up"); the checks of the values live in ./validate.ts. The
+ * contract's settings are named once, in src/api/contract.ts (which imports nothing).
  */
 export const CONFIG_KEYS = [
   'api-key',
   'base-url',
   'proxy',
   'ca-file',
-  'cursor-param',
-  'paging',
-  'offset-param',
-  'page-size-param',
-  'page-size-max',
-  'contact-fields',
-  'date-format',
-  'verify-path',
-  'verify-method',
-  'verify-param',
-  'verify-statuses',
+  ...CONTRACT_SETTINGS,
   'max-age',
   'concurrency',
   'format',

@@ -3,19 +3,10 @@
  * checked against what the service answers, and said as `matches`, `differs` (with the setting that
  * adapts to it, or that the client reads it on its own) or `could not tell`. Never /verify.
  */
-import { RequestError, type ProbeAnswer, type ProspectClient } from '../../api/index.js';
+import { RequestError, type ContractSetting, type ProbeAnswer, type ProspectClient } from '../../api/index.js';
 
-/**
- * The settings issue 42 names, in one place until the contract as data (src/api/contract.ts) holds
- * them: the lead joins the two.
- */
-const CONTRACT_SETTINGS = {
-  cursorParam: 'cursor-param',
-  paging: 'paging',
-  pageSizeParam: 'page-size-param',
-  contactFields: 'contact-fields',
-  dateFormat: 'date-format',
-} as const;
+/** A setting's name, checked against the one list of them (src/api/contract.ts). */
+const setting = (name: ContractSetting): ContractSetting => name;
 
 export interface Verdict {
   point: string;
@@ -96,23 +87,20 @@ export async function pagingVerdicts(
   verdicts.push(
     rows.length === 1
       ? matches('page size', 'limit=1 gave 1 row')
-      : needs('page size', `${CONTRACT_SETTINGS.pageSizeParam} NAME`, `limit=1 gave ${rows.length} rows`),
+      : needs('page size', `${setting('page-size-param')} NAME`, `limit=1 gave ${rows.length} rows`),
   );
   const signal = nextSignalOf(first, cursorParam);
   const total = Number(objectOf(objectOf(first.body).meta).total);
   if (signal === undefined) {
     verdicts.push(
       total > rows.length
-        ? needs('next page', `${CONTRACT_SETTINGS.paging} offset`, `no next-page signal, while meta.total is ${total}`)
+        ? needs('next page', `${setting('paging')} offset`, `no next-page signal, while meta.total is ${total}`)
         : unknown('next page', 'a single page: no next page to look for'),
     );
     return verdicts;
   }
   if (signal.how === 'has_more')
-    return [
-      ...verdicts,
-      needs('next page', `${CONTRACT_SETTINGS.paging} offset`, 'has_more, with no cursor to follow'),
-    ];
+    return [...verdicts, needs('next page', `${setting('paging')} offset`, 'has_more, with no cursor to follow')];
   verdicts.push(
     signal.how === 'next_cursor'
       ? matches('next page', 'next_cursor')
@@ -132,7 +120,7 @@ async function cursorVerdict(
   if (signal.param !== undefined && signal.param !== cursorParam)
     return needs(
       'cursor',
-      `${CONTRACT_SETTINGS.cursorParam} ${signal.param}`,
+      `${setting('cursor-param')} ${signal.param}`,
       `the next page is asked with "${signal.param}"`,
     );
   if (signal.cursor === undefined) return unknown('cursor', `${signal.how} names no cursor`);
@@ -146,7 +134,7 @@ async function cursorVerdict(
   if (next === firstDomain)
     return needs(
       'cursor',
-      `${CONTRACT_SETTINGS.cursorParam} NAME`,
+      `${setting('cursor-param')} NAME`,
       `the page asked with "${cursorParam}" repeated the first`,
     );
   // Asked again, the first page names its next page: a new string each time is a nonce.
@@ -222,7 +210,7 @@ export async function contactsVerdicts(client: Pick<ProspectClient, 'probe'>, te
       ? matches('contact fields', 'business_email and business_email_last_seen')
       : needs(
           'contact fields',
-          `${CONTRACT_SETTINGS.contactFields} business_email=${email ?? '?'},business_email_last_seen=${seen ?? '?'}`,
+          `${setting('contact-fields')} business_email=${email ?? '?'},business_email_last_seen=${seen ?? '?'}`,
           `the answer has ${keys.join(', ')}`,
         );
   const dates = rows.map((row) => (seen === undefined ? undefined : row[seen])).filter((d) => d != null);
@@ -240,7 +228,7 @@ function dateVerdict(dates: unknown[]): Verdict {
   const dayFirst = slashed.some((m) => Number(m[1]) > 12);
   const monthFirst = slashed.some((m) => Number(m[2]) > 12);
   const format = dayFirst && !monthFirst ? 'dmy' : monthFirst && !dayFirst ? 'mdy' : 'dmy or mdy';
-  return needs('contact dates', `${CONTRACT_SETTINGS.dateFormat} ${format}`, `dates like ${texts[0]}`);
+  return needs('contact dates', `${setting('date-format')} ${format}`, `dates like ${texts[0]}`);
 }
 
 /** Error bodies: an unknown technology (422 with code and suggestions), a bad parameter (400). */
@@ -272,7 +260,7 @@ export async function errorVerdicts(client: Pick<ProspectClient, 'probe'>, techn
     badParameter === undefined
       ? needs(
           'bad parameter',
-          `${CONTRACT_SETTINGS.pageSizeParam} NAME`,
+          `${setting('page-size-param')} NAME`,
           'limit=0 was not refused: the service ignores "limit"',
         )
       : badParameter.status === 400
