@@ -93,8 +93,11 @@ export interface GetJsonRequest<T> extends AttemptRequest<T> {
  */
 export interface PaidCallWatch {
   answerLost(): void;
-  /** False: the request ends with the lost attempt's error instead of asking again. */
-  mayRetry(): boolean;
+  /**
+   * False: the request ends with the lost attempt's error instead of asking again. A promise when the
+   * caller records the retry somewhere durable first (a commit): the retry waits for it.
+   */
+  mayRetry(): boolean | Promise<boolean>;
 }
 
 export interface JsonAnswer<T> {
@@ -205,7 +208,7 @@ async function requestJson<T>(state: ClientState, req: GetJsonRequest<T>): Promi
     }
 
     const { failure } = result;
-    const outcome = decideNext(state, req, { result, attempt, lost, counts });
+    const outcome = await decideNext(state, req, { result, attempt, lost, counts });
     options.onRequest?.({
       ...base,
       error: describeForEvent(failure, req.endpoint),
@@ -224,7 +227,7 @@ async function requestJson<T>(state: ClientState, req: GetJsonRequest<T>): Promi
 }
 
 /** retry.ts's decision on a failed attempt, and a paid call's budget's say on a retry after a lost answer. */
-function decideNext(
+async function decideNext(
   state: ClientState,
   req: GetJsonRequest<unknown>,
   seen: {
@@ -233,7 +236,7 @@ function decideNext(
     lost: boolean;
     counts: { malformedRetries: number; answersLost: number; rateLimited: number };
   },
-): RetryDecision {
+): Promise<RetryDecision> {
   const { result, lost, counts } = seen;
   const { failure } = result;
   if (failure.kind === 'lost') counts.answersLost++;
@@ -253,7 +256,7 @@ function decideNext(
     state.options.policy,
   );
   // Asked only when a retry would be sent: a paid call's caller reserves its unit on a yes.
-  const budgetRefused = decision.retry && lost && req.paid !== undefined && !req.paid.mayRetry();
+  const budgetRefused = decision.retry && lost && req.paid !== undefined && !(await req.paid.mayRetry());
   return budgetRefused ? { retry: false, why: 'exhausted' } : decision;
 }
 

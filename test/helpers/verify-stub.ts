@@ -70,7 +70,7 @@ export function verifyStub(
           } as VerifyAnswer;
         }
         paid?.answerLost();
-        if (paid !== undefined && !paid.mayRetry()) throw new Error(`the answer for ${email} was lost`);
+        if (paid !== undefined && !(await paid.mayRetry())) throw new Error(`the answer for ${email} was lost`);
       }
     },
   };

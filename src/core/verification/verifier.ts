@@ -312,7 +312,7 @@ export class Verifier {
         call.lost += 1;
         this.run.answersLost += 1;
       },
-      mayRetry: () => {
+      mayRetry: async () => {
         if (this.settings.signal?.aborted || this.storeFailure !== undefined) return false;
         if (this.reserved + 1 > this.run.budget) {
           call.refused = true;
@@ -320,7 +320,12 @@ export class Verifier {
         }
         this.reserved += 1;
         call.reserved += 1;
-        void this.recordSending(key)?.catch(() => {});
+        // On disk (or committed, for the team store) before the retry goes out; none if it cannot be.
+        try {
+          await this.recordSending(key);
+        } catch {
+          return false;
+        }
         return true;
       },
     };

@@ -181,3 +181,34 @@ describe('no paid call after a store fails (issue 43)', () => {
     expect(afterFailure).toBeLessThanOrEqual(5);
   });
 });
+
+describe('a retry after a lost answer is recorded before it is sent', () => {
+  it('waits for a write-ahead record that is a commit (the team store), and sends none when it fails', async () => {
+    const events: string[] = [];
+    const stub = verifyStub(
+      'ignore',
+      (email, attempt) => (attempt === 1 ? 'lost' : undefined),
+      () => events.push('sent'),
+    );
+    let records = 0;
+    const ledger = Object.assign(LocalVerificationLedger.disabled(), {
+      recordSending: async () => {
+        records += 1;
+        events.push(`recording ${records}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        // The retry's record fails: a full disk, a lost session.
+        if (records === 2) throw new Error('no space left on device');
+        events.push(`recorded ${records}`);
+      },
+    });
+    const run = newVerificationRun(5, 1);
+    const verifier = new Verifier(stub, { ledger }, run, { concurrency: 1, keyScope: 'test', runId: 'run-1' });
+    await expect(verifier.verify(address(1), address(1))).rejects.toThrow();
+    // The first call was recorded before it went out; its retry's record failed, so no retry was sent.
+    expect(events).toEqual(['recording 1', 'recorded 1', 'sent', 'recording 2']);
+    expect(stub.sent).toEqual([address(1)]);
+    // And no later address is paid for after the store failed.
+    await expect(verifier.verify(address(2), address(2))).rejects.toThrow('no space left on device');
+    expect(stub.sent).toEqual([address(1)]);
+  });
+});
