@@ -17,7 +17,7 @@ export function declaredCharset(contentType: string | string[] | undefined): str
 
 /**
  * The text of a 2xx answer, a leading byte-order mark left out (JSON.parse refuses one). `chunks` is
- * emptied: no bytes of a 64 MiB answer stay alive beside its text while it is parsed (issue 41).
+ * emptied: no bytes of a 32 MiB answer stay alive beside its text while it is parsed (issue 41).
  */
 export function answerText(chunks: Buffer[], headers: IncomingHttpHeaders): AnswerText {
   const charset = declaredCharset(headers['content-type']) ?? 'utf-8';

@@ -126,7 +126,7 @@ describe('the cap on an answer', () => {
 
 describe('one layer of encoding', () => {
   const TEXT = Buffer.from('{"data":[]}');
-  const CAP = 64 * 1024 * 1024;
+  const CAP = 32 * 1024 * 1024;
 
   it('reads gzip, x-gzip, deflate and br, in any case and beside identity', async () => {
     const cases: Array<[string | string[], Buffer]> = [
@@ -150,7 +150,7 @@ describe('one layer of encoding', () => {
       expect(error).toBeInstanceOf(AnswerRefusedError);
       expect((error as AnswerRefusedError).code).toBe('answer_encoding_refused');
       expect(error.message).toMatch(
-        /^an answer in 2 layers of encoding \(Content-Encoding: gzip, ?(gzip|br)\); prospect decodes one, so that no answer can grow past the cap on answers \(64 MiB\)$/,
+        /^an answer in 2 layers of encoding \(Content-Encoding: gzip, ?(gzip|br)\); prospect decodes one, so that no answer can grow past the cap on answers \(32 MiB\)$/,
       );
     }
     expect((await refusal(read(TEXT, 'gzip, br, deflate', CAP))).message).toMatch(/^an answer in 3 layers/);
