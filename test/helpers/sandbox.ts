@@ -22,6 +22,16 @@ export type TestSandbox = RunningSandbox;
 export { call, qs, type RawResponse } from './independent-client.js';
 
 export const TEST_SEED = 1;
+
+/**
+ * A paid pipeline over the default test dataset: 40 US Shopify companies, their C-level and VP contacts,
+ * stale addresses verified. More stale addresses than the budgets the verify-budget tests set (20 or 60
+ * at most), so a budget, not the list, ends the spend.
+ */
+export const PAID_PIPELINE_SET: readonly string[] = [
+  ...['-t', 'Shopify', '--country', 'united states', '--max', '40'],
+  ...['--seniority', 'cxo,vp', '--stale', 'verify'],
+];
 export const TEST_AS_OF = '2025-06-30';
 export const TEST_COMPANIES = 50_000;
 

@@ -254,22 +254,10 @@ describe('a verify endpoint that refuses: every free row written, a non-zero exi
     { variant: 'verify-param-address', code: 5, names: 'verify-param' },
     { variant: 'verify-no-credits', code: 4, names: 'credits' },
   ];
+  // The pipeline's run of the table above pays too (budget 5); contacts is given the same budget.
   const paidRun = (command: 'pipeline' | 'contacts'): string[] =>
     command === 'pipeline'
-      ? [
-          'pipeline',
-          '-t',
-          'Shopify',
-          '-s',
-          'cxo,vp',
-          '--stale',
-          'verify',
-          '--yes',
-          '--verify-budget',
-          '5',
-          '-f',
-          'ndjson',
-        ]
+      ? argsOf('pipeline')
       : ['contacts', ...domains, '--stale', 'verify', '--yes', '--verify-budget', '5', '-f', 'ndjson'];
   /** The control's rows without their verification: what a refused run must still write. */
   const freeRows = (command: 'pipeline' | 'contacts') =>

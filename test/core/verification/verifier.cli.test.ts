@@ -16,21 +16,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
-import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox, PAID_PIPELINE_SET } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const SET = [
-  '-t',
-  'Shopify',
-  '--country',
-  'united states',
-  '--max',
-  '40',
-  '--seniority',
-  'cxo,vp',
-  '--stale',
-  'verify',
-];
+const SET = PAID_PIPELINE_SET;
 
 const units = (sandbox: RunningSandbox): number => sandbox.stats().units.growth;
 

@@ -17,24 +17,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
-import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox, PAID_PIPELINE_SET } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 const BUDGET = 20;
 const CONCURRENCY = 8;
-/** Over BUDGET stale addresses, so the budget, not the list, ends the spend. */
-const SET = [
-  '-t',
-  'Shopify',
-  '--country',
-  'united states',
-  '--max',
-  '40',
-  '--seniority',
-  'cxo,vp',
-  '--stale',
-  'verify',
-];
+const SET = PAID_PIPELINE_SET;
 /** Units charged when the kill lands: early, about 35% of the budget as in the issue, and late. */
 const KILL_AFTER = [2, 7, 15];
 

@@ -13,25 +13,14 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../../helpers/cli.js';
 import { POSTGRES, testDatabase, TEST_TEAM_KEY } from '../../../helpers/postgres.js';
-import { SANDBOX_KEYS, startTestSandbox } from '../../../helpers/sandbox.js';
+import { SANDBOX_KEYS, startTestSandbox, PAID_PIPELINE_SET } from '../../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 const BUDGET = 20;
 const CONCURRENCY = 8;
 /** About 35% of the budget, as in the issue. */
 const KILL_AFTER = 7;
-const SET = [
-  '-t',
-  'Shopify',
-  '--country',
-  'united states',
-  '--max',
-  '40',
-  '--seniority',
-  'cxo,vp',
-  '--stale',
-  'verify',
-];
+const SET = PAID_PIPELINE_SET;
 
 describe.skipIf(POSTGRES.skip)('pipeline --state pg:NAME, SIGKILLed mid-pay and resumed', () => {
   it(`against a service that ignores the key: at most --verify-budget ${BUDGET} charged`, async () => {
