@@ -284,20 +284,11 @@ export class Verifier {
 
   /**
    * The write-ahead record of one attempt, on disk before it is sent: the run's state if any, else the
-   * ledger. The team store's is a commit: a first call waits for it; a retry (decided synchronously by
-   * the request loop) is recorded while it goes out, and a failure stops the run's next call.
+   * ledger (the team store's is a commit). The call, or the retry, waits for it, and a failure is the
+   * store's: no paid call starts after it.
    */
-  private recordSending(key: string): void | Promise<void> {
-    const failed = (error: unknown): never => {
-      this.storeFailure ??= { error };
-      throw error;
-    };
-    try {
-      const written = (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId);
-      return written?.catch(failed);
-    } catch (error) {
-      return failed(error);
-    }
+  private recordSending(key: string): Promise<void> {
+    return this.stored(() => (this.stores.resume ?? this.stores.ledger).recordSending?.(key, this.settings.runId));
   }
 
   /**
