@@ -4,16 +4,16 @@
  * 4, as a plan is); any other 4xx means prospect and the service disagree on how to call it (exit 5),
  * and the settings that adapt the call are named.
  */
-import type { RequestError } from '../../api/index.js';
+import type { ContractSetting, RequestError } from '../../api/index.js';
 import { CliError, ExitCode } from '../../exit-codes.js';
 import { countOf } from '../../ui/format-count.js';
 
-/** The settings that say how the service is called for a verification (issue 42's names). */
-const VERIFY_SETTINGS = {
+/** The settings that say how the service is called for a verification, typed by the one list of them. */
+const VERIFY_SETTINGS: Record<'path' | 'method' | 'param', ContractSetting> = {
   path: 'verify-path',
   method: 'verify-method',
   param: 'verify-param',
-} as const;
+};
 
 export function paidEndpointRefused(refusal: RequestError, unchecked: number): CliError {
   const status = refusal.status ?? 0;
@@ -30,7 +30,7 @@ export function paidEndpointRefused(refusal: RequestError, unchecked: number): C
 }
 
 function hintFor(status: number): string {
-  const set = (name: string, value: string) => `\`prospect config set ${name} ${value}\``;
+  const set = (name: ContractSetting, value: string) => `\`prospect config set ${name} ${value}\``;
   if (status === 404) return `The service verifies at another path: set it with ${set(VERIFY_SETTINGS.path, 'PATH')}.`;
   if (status === 405) return `The service verifies with another method: ${set(VERIFY_SETTINGS.method, 'POST')}.`;
   if (status === 400)
