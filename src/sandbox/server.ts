@@ -69,7 +69,8 @@ async function handle(
 ): Promise<void> {
   const { path, search } = splitUrl(req.url ?? '/');
   if (path === STATS_PATH) return void serveStats(parts, req, res);
-  const { routed, refused } = applyVariants(parts.variants, req, path, search);
+  const body = parts.variants.empty || req.method !== 'POST' ? undefined : await readBody(req);
+  const { routed, refused } = applyVariants(parts.variants, req, path, search, body);
   const endpoint = endpointOf(routed.path);
   parts.stats.countRequest(endpoint);
   const answer = () => {
@@ -115,11 +116,27 @@ function applyVariants(
   req: IncomingMessage,
   path: string,
   search: string,
+  body: string | undefined,
 ): { routed: RoutedRequest & { path: string }; refused: Reply | undefined } {
   if (variants.empty) return { routed: { method: req.method, path, search, headers: req.headers }, refused: undefined };
-  const seen = { method: req.method ?? 'GET', path, query: new URLSearchParams(search), headers: req.headers };
+  const query = new URLSearchParams(search);
+  const seen = { method: req.method ?? 'GET', path, query, headers: req.headers, body };
   const refused = variants.request(seen);
   return { routed: { ...seen, search: seen.query.toString() }, refused };
+}
+
+/** The most of a POST body a variant reads (a verify call's JSON is a few dozen bytes); the rest is dropped. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** A POST's body, for a variant that reads one (verify-post-only); cut at MAX_BODY_BYTES. */
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    if (size < MAX_BODY_BYTES) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
 }
 
 function answerContext(req: IncomingMessage, path: string, search: string) {

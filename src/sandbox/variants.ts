@@ -17,6 +17,8 @@ export interface VariantRequest {
   path: string;
   query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
+  /** A POST's body as sent (only a sandbox with variants reads it). */
+  readonly body?: string | undefined;
 }
 
 /** What an answer's transform knows: the request as the client sent it, and where the service is. */
@@ -87,16 +89,23 @@ function cursorParam(name: string): () => Variant {
   });
 }
 
-/** The next page as a position the client names (an offset, the last row's id), remembered as our cursor. */
+/**
+ * The next page as a position the client names (an offset, the last row's id), remembered as our
+ * cursor. A position at the listing's end is an empty last page, as an offset service answers an
+ * offset past its rows (a client that cannot tell a short page from the last one asks for it).
+ */
 function positional(parameter: string, positionOf: (body: Record<string, unknown>, query: URLSearchParams) => string) {
   return (): Variant => {
     const cursors = new Map<string, string>();
+    const ends = new Set<string>();
     return {
       request(req) {
         const position = req.query.get(parameter);
         req.query.delete(parameter);
         if (position === null || (parameter === 'offset' && position === '0')) return undefined;
-        const cursor = cursors.get(`${listingKey(req.query)}|${position}`);
+        const at = `${listingKey(req.query)}|${position}`;
+        if (ends.has(at)) return { status: 200, body: { data: [], next_cursor: null } };
+        const cursor = cursors.get(at);
         if (cursor === undefined)
           return refusal(invalidParameter(parameter, `'${parameter}' is not a position of this listing.`));
         req.query.set('cursor', cursor);
@@ -106,8 +115,9 @@ function positional(parameter: string, positionOf: (body: Record<string, unknown
         if (!isListing(ctx.path) || reply.status !== 200) return;
         const next = takeNextCursor(reply.body);
         if (parameter === 'starting_after') reply.body.has_more = next !== null;
-        if (next !== null)
-          cursors.set(`${listingKey(ctx.clientQuery)}|${positionOf(reply.body, ctx.clientQuery)}`, next);
+        const at = `${listingKey(ctx.clientQuery)}|${positionOf(reply.body, ctx.clientQuery)}`;
+        if (next === null) ends.add(at);
+        else cursors.set(at, next);
       },
     };
   };
@@ -160,6 +170,17 @@ function withoutCodeAndReason(error: Row): Row {
 /** A verify endpoint that refuses: the request answered at once, with what that service says. */
 function verifyRefuses(refuse: (req: VariantRequest) => Reply | undefined): () => Variant {
   return () => ({ request: (req) => (req.path === VERIFY ? refuse(req) : undefined) });
+}
+
+/** The `email` field of a JSON object body, or undefined. */
+function emailInJson(body: string | undefined): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body ?? '');
+    const email = (parsed as Row | null)?.email;
+    return typeof email === 'string' ? email : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const outOfCredits = () =>
@@ -295,12 +316,16 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
       return undefined;
     },
   }),
+  // ZeroBounce, NeverBounce: a POST with the address in a JSON body; the query is not read.
   'verify-post-only': verifyRefuses((req) => {
-    if (req.method === 'POST') {
-      req.method = 'GET';
-      return undefined;
-    }
-    return refusal(new ApiError(405, 'method_not_allowed', 'Use POST for /api/v1/verify.', {}, { allow: 'POST' }));
+    if (req.method !== 'POST')
+      return refusal(new ApiError(405, 'method_not_allowed', 'Use POST for /api/v1/verify.', {}, { allow: 'POST' }));
+    const email = emailInJson(req.body);
+    if (email === undefined)
+      return refusal(invalidParameter('email', 'A JSON body with the address as "email" is required.'));
+    req.method = 'GET';
+    req.query = new URLSearchParams({ email });
+    return undefined;
   }),
   'verify-param-address': verifyRefuses((req) => {
     if (req.query.has('email'))

@@ -4,10 +4,6 @@
  * the control run's rows (read back as plain JSON lines, compared by what a list is made of: domains,
  * addresses, their dates, verification statuses in one vocabulary) or a non-zero exit whose message
  * names the setting that adapts the client. Never exit 0 or 3 with less.
- *
- * Rows marked `knownGap` are where the sandbox's variant and the client still read one decision two
- * ways once the setting is set (each fails loudly, exit 5 naming the setting, never silently): they
- * run as `it.fails`, so the day they agree the mark must go.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VariantName } from '../../src/sandbox/variant-names.js';
@@ -36,8 +32,6 @@ interface Expectation {
   outcome: 'works' | { setting: string; env?: Record<string, string> };
   /** The commands it applies to (default: all). */
   commands?: readonly Command[];
-  /** Fails today once the setting is set, loudly: the variant and the client read the decision two ways. */
-  knownGap?: readonly Command[];
 }
 
 const TABLE: readonly Expectation[] = [
@@ -62,8 +56,6 @@ const TABLE: readonly Expectation[] = [
     variants: ['paging-offset'],
     outcome: { setting: 'paging', env: { PROSPECT_PAGING: 'offset' } },
     commands: LISTINGS,
-    // The sandbox refuses the client's first offset of a split listing's part: exit 5, not yet joined.
-    knownGap: ['companies'],
   },
   {
     variants: ['cursor-param-page-token'],
@@ -116,8 +108,6 @@ const TABLE: readonly Expectation[] = [
   },
   {
     variants: ['verify-post-only'],
-    // The client POSTs the address as JSON; this variant reads it from the query: exit 5, not yet joined.
-    knownGap: ['verify', 'pipeline'],
     outcome: { setting: 'verify-method', env: { PROSPECT_VERIFY_METHOD: 'POST' } },
     commands: ['verify', 'pipeline'],
   },
@@ -238,8 +228,7 @@ describe('variant × command', () => {
         else expectFailureNaming(outcome.setting, run);
       });
       if (outcome.env === undefined) continue;
-      const fixTest = row.knownGap?.includes(command) ? it.fails : it;
-      fixTest(`${name}: the control's rows once ${outcome.setting} is set`, async () => {
+      it(`${name}: the control's rows once ${outcome.setting} is set`, async () => {
         expectControlRows(command, await runAgainst(await sandboxOf(row.variants), command, outcome.env));
       });
     }
