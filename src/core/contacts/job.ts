@@ -29,7 +29,7 @@ import { cacheCutoff, openVerifier, paidCallsClient, type OpenedVerifier } from 
 import { newVerificationRun } from '../verification/verifier.js';
 import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
 import { reportVerification, verificationSnapshot } from '../verification/report.js';
-import { paidEndpointRefused } from '../verification/refusal.js';
+import { verificationEnding } from '../verification/refusal.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 
 /** How long the input may pause before a partial batch of domains is asked for. */
@@ -111,7 +111,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       run.counts.noMatchReason = error.message;
       return { meta: documentEnd(), sidecar: true };
     },
-    endsWith: () => verifier?.refusal && paidEndpointRefused(verifier.refusal, verifier.run.unchecked),
+    endsWith: () => verificationEnding(verifier),
     close: () => verifier?.close(),
     written: () => ({ rows: rowsOf(run), noun: ['contact', 'contacts'], path: options.output }),
     report: () => reportContacts(ctx, run),

@@ -35,7 +35,7 @@ import {
   type OpenedVerifier,
 } from '../verification/open-verifier.js';
 import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
-import { paidEndpointRefused } from '../verification/refusal.js';
+import { verificationEnding } from '../verification/refusal.js';
 import { splitOptions } from '../companies/split.js';
 import { checkRunFiles, runJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
@@ -95,7 +95,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       await publish(run, record, { rows: 0, no_match_reason: error.message });
       return true;
     },
-    endsWith: () => run.verifier?.refusal && paidEndpointRefused(run.verifier.refusal, run.verifier.run.unchecked),
+    endsWith: () => verificationEnding(run.verifier),
     written: () => ({ rows: run.checkpoint.rows_written, noun: ['lead', 'leads'], path: options.output }),
     report: () => reportPipelineRun(ctx, run),
   });

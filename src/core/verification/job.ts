@@ -30,7 +30,7 @@ import {
 import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
-import { paidEndpointRefused } from './refusal.js';
+import { verificationEnding } from './refusal.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
 const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
@@ -103,7 +103,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     // A paid call already sent is let finish and kept in the verification ledger: a second run must
     // not pay for it again.
     onFailure: () => verifier.settle(),
-    endsWith: () => verifier.refusal && paidEndpointRefused(verifier.refusal, verifier.run.unchecked),
+    endsWith: () => verificationEnding(verifier),
     close: () => verifier.close(),
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {

@@ -1,6 +1,5 @@
 import type { RunContext } from '../../runtime/context.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { displaySafe } from '../../util/display-safe.js';
 import type { VerificationRun } from './verifier.js';
 
 export interface VerificationSnapshot {
@@ -53,8 +52,6 @@ export function reportVerification(ctx: RunContext, snapshot: VerificationSnapsh
   );
   const uncertain = mostCharged(snapshot);
   if (uncertain !== undefined) ctx.reporter.caveat(uncertain);
-  const unknown = unknownStatusesCaveat(snapshot.unknown_statuses);
-  if (unknown !== undefined) ctx.reporter.caveat(unknown);
   if (unchecked > 0)
     ctx.reporter.caveat(
       `verified ${formatCount(checked)} of ${formatCount(checked + unchecked)}; ` +
@@ -95,23 +92,4 @@ export function spentLine(snapshot: VerificationSnapshot, kept: KeptIn): string 
   if (units_spent_at_most === 0) return undefined;
   const most = units_spent_at_most > units_spent ? ` (at most ${formatCount(units_spent_at_most)})` : '';
   return `spent ${countOf(units_spent, 'unit')}${most} before the run stopped; ${KEPT_WORDS[kept]}.`;
-}
-
-/**
- * Words the service answered that no known vocabulary names: each address was read as `unknown`, never
- * `valid`, and the setting that says what the word means is named (contract row 22, issue 42).
- */
-function unknownStatusesCaveat(words: Record<string, number> | undefined): string | undefined {
-  if (words === undefined) return undefined;
-  const entries = Object.entries(words);
-  const shown = entries
-    .slice(0, 5)
-    .map(([word, count]) => `"${displaySafe(word).slice(0, 40)}" ${formatCount(count)}`)
-    .join(', ');
-  const total = entries.reduce((sum, [, count]) => sum + count, 0);
-  return (
-    `${countOf(total, 'verification')} answered with a status prospect does not know (${shown}), kept as ` +
-    `unknown: say what it means with \`prospect config set verify-statuses ${entries[0]![0].slice(0, 40)}=risky\`` +
-    ' (theirs=ours; ours valid, invalid, risky or unknown)'
-  );
 }
