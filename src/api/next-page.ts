@@ -65,15 +65,43 @@ function textCursor(value: unknown): string | null {
   return typeof value === 'string' ? normalizeCursor(value) : null;
 }
 
-/** The target of `rel="next"` in a Link header (RFC 8288), or null. */
-function nextLink(header: string | string[] | undefined): string | null {
+/**
+ * The target of `rel="next"` in a Link header (RFC 8288), or null: any of several links, a rel list
+ * (`rel="next nofollow"`), its parameters in any order, quoted values with commas. The doctor reads
+ * the header with it too, so the two never disagree.
+ */
+export function nextLink(header: string | string[] | undefined): string | null {
   const text = Array.isArray(header) ? header.join(', ') : header;
   if (text === undefined) return null;
-  for (const match of text.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+)*)/g)) {
-    const relation = /;\s*rel\s*=\s*"?([^";,]+)"?/i.exec(match[2] ?? '')?.[1] ?? '';
-    if (relation.toLowerCase().split(/\s+/).includes('next')) return match[1]!.trim();
+  for (const value of linkValues(text)) {
+    const target = /^\s*<([^>]*)>/.exec(value);
+    if (target === null) continue;
+    const params = value.slice(target[0].length).matchAll(/;\s*([^\s=;,]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;,]*))/g);
+    for (const [, name, quoted, bare] of params) {
+      const relations = (quoted ?? bare ?? '').toLowerCase().split(/\s+/);
+      if (name!.toLowerCase() === 'rel' && relations.includes('next')) return target[1]!.trim();
+    }
   }
   return null;
+}
+
+/** A Link header's link-values: split at the commas outside a `<URI>` and a quoted string. */
+function linkValues(text: string): string[] {
+  const values: string[] = [];
+  let start = 0;
+  let within: '<' | '"' | undefined;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i];
+    if (within === '"' && char === '\\') i += 1;
+    else if ((within === '"' && char === '"') || (within === '<' && char === '>')) within = undefined;
+    else if (within === undefined && (char === '<' || char === '"')) within = char;
+    else if (within === undefined && char === ',') {
+      values.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  values.push(text.slice(start));
+  return values;
 }
 
 /** An absolute URL on the service's own origin; another host is refused, never sent the key. */

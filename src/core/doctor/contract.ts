@@ -1,9 +1,11 @@
 /**
  * `doctor` proves the contract (issue 42): free calls only, each open point the client relies on
  * checked against what the service answers, and said as `matches`, `differs` (with the setting that
- * adapts to it, or that the client reads it on its own) or `could not tell`. Never /verify.
+ * adapts to it, or that the client reads it on its own) or `could not tell`. Never /verify: that is
+ * verify-check.ts, only with `--verify ADDRESS`.
  */
 import { RequestError, type ContractSetting, type ProbeAnswer, type ProspectClient } from '../../api/index.js';
+import { nextLink } from '../../api/next-page.js';
 
 /** A setting's name, checked against the one list of them (src/api/contract.ts). */
 const setting = (name: ContractSetting): ContractSetting => name;
@@ -16,19 +18,19 @@ export interface Verdict {
   detail: string;
 }
 
-const matches = (point: string, detail: string): Verdict => ({ point, result: 'matches', detail });
-const recognised = (point: string, detail: string): Verdict => ({
+export const matches = (point: string, detail: string): Verdict => ({ point, result: 'matches', detail });
+export const recognised = (point: string, detail: string): Verdict => ({
   point,
   result: 'differs',
   detail: `${detail}; the client reads it on its own`,
 });
-const needs = (point: string, setting: string, detail: string): Verdict => ({
+export const needs = (point: string, setting: string, detail: string): Verdict => ({
   point,
   result: 'differs',
   setting,
   detail,
 });
-const unknown = (point: string, detail: string): Verdict => ({ point, result: 'could not tell', detail });
+export const unknown = (point: string, detail: string): Verdict => ({ point, result: 'could not tell', detail });
 
 type Json = Record<string, unknown>;
 const objectOf = (value: unknown): Json =>
@@ -55,8 +57,7 @@ function nextSignalOf(answer: ProbeAnswer, cursorParam: string): NextSignal | un
     return { how: 'next_cursor', cursor: body.next_cursor };
   const meta = objectOf(body.meta);
   if (typeof meta.next_cursor === 'string') return { how: 'meta.next_cursor', cursor: meta.next_cursor };
-  const link = String(answer.headers.link ?? '');
-  const linked = /<([^>]+)>\s*;\s*rel="?next"?/.exec(link)?.[1];
+  const linked = nextLink(answer.headers.link) ?? undefined;
   const url = linked ?? (typeof body.next === 'string' ? body.next : undefined);
   if (url !== undefined) return { how: linked ? 'a Link header' : 'a next URL', ...cursorInUrl(url, cursorParam) };
   if (body.has_more === true) return { how: 'has_more' };
