@@ -177,8 +177,8 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     recognises:
       'The common vocabularies mapped onto those four (`deliverable`, `undeliverable`, `accept_all`, ' +
       "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's own word kept as `status_raw` in the " +
-      "client's answer. A word it does not know is `unknown`, never `valid`, and the run's closing lines say so, " +
-      'naming the setting (`theirs=ours` pairs).',
+      "client's answer. A word it does not know is `unknown`, never `valid`: the run writes its rows and exits 5 " +
+      'naming the words, counted, and the setting (`theirs=ours` pairs).',
     setting: 'verify-statuses',
   },
 ];

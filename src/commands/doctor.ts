@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
 import { UsageError } from '../exit-codes.js';
+import { DOCTOR_FLAGS } from '../options/command-flags.js';
+import { addFlags, type FlagValues } from '../options/flag.js';
 
 export function registerDoctorCommand(program: Command, run: CommandRunner): void {
   declareCommand(
@@ -13,24 +15,26 @@ export function registerDoctorCommand(program: Command, run: CommandRunner): voi
 }
 
 function defineDoctor(command: Command, run: CommandRunner): void {
-  command
-    .description(
-      'The first thing to run against a real service. Says which base URL, proxy and CAs a run would use and where\n' +
-        "each came from, times each step of a request (DNS, TCP, TLS, the HTTP round trip), shows the key's plan\n" +
-        '(one companies call of one row, one contacts call of one domain: no paid unit is spent), ' +
-        'which decisions of\n' +
-        'docs/api-contract.md the answers bear out, and the tolerances the client uses. Exit 0 when the service is\n' +
-        'usable from here; otherwise the exit code and message a command would have met (5 for the network).',
-    )
+  command.description(
+    'The first thing to run against a real service. Says which base URL, proxy and CAs a run would use and where\n' +
+      "each came from, times each step of a request (DNS, TCP, TLS, the HTTP round trip), shows the key's plan\n" +
+      '(one companies call of one row, one contacts call of one domain: no paid unit is spent), ' +
+      'which decisions of\n' +
+      'docs/api-contract.md the answers bear out, and the tolerances the client uses. Exit 0 when the service is\n' +
+      'usable from here; otherwise the exit code and message a command would have met (5 for the network).\n' +
+      'It never calls the paid /verify endpoint unless --verify names one address to check it with.',
+  );
+  addFlags(command, DOCTOR_FLAGS)
     .addHelpText(
       'after',
       `
 Examples:
   $ prospect doctor
   $ HTTPS_PROXY=http://proxy.corp:3128 NO_PROXY=.corp.example prospect doctor
-  $ prospect doctor --sandbox`,
+  $ prospect doctor --sandbox
+  $ prospect doctor --verify patricia.hughes@valleyharbor.com --yes`,
     )
-    .action(async () =>
+    .action(async (flags: FlagValues<typeof DOCTOR_FLAGS>) =>
       run(async (ctx) => {
         const [{ missingSettings, resolveConnection }, { diagnose }, { RETRY_DEFAULTS }, { displaySafe }] =
           await Promise.all([
@@ -39,6 +43,10 @@ Examples:
             import('../api/index.js'),
             import('../util/display-safe.js'),
           ]);
+        // The paid check's parts are loaded only when asked for; a malformed address is exit 2 before any call.
+        const verifyFlags = { verify: flags.verify, yes: flags.yes === true };
+        const paid = flags.verify === undefined ? undefined : await import('../core/doctor/verify-check.js');
+        const address = paid?.verifyAddressOf(verifyFlags);
         // What the service answered is in these lines: shown as text, never obeyed by the terminal.
         const out = { line: (text: string) => ctx.stdout.write(`${displaySafe(text)}\n`) };
         // Every missing setting gets its FAIL line, not only the first a command would stop at.
@@ -51,14 +59,21 @@ Examples:
           );
         }
         const connection = await resolveConnection(ctx);
+        const verifyCheck =
+          address === undefined ? undefined : await paid?.prepareVerifyCheck(ctx, connection, address, verifyFlags);
         // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
         await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
         try {
-          return await diagnose(connection, out, {
-            timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
-            maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
-            signal: ctx.signal,
-          });
+          return await diagnose(
+            connection,
+            out,
+            {
+              timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
+              maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
+              signal: ctx.signal,
+            },
+            verifyCheck,
+          );
         } finally {
           const { abandonedLookups } = await import('../core/doctor/probes.js');
           if (abandonedLookups() > 0) exitOnceCodeIsSet();

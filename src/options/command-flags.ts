@@ -120,6 +120,16 @@ export const PIPELINE_FLAGS = [
   flag.PRESET,
 ] as const;
 
+export const DOCTOR_FLAGS = [
+  defineFlag({
+    name: 'verify',
+    flags: '--verify <address>',
+    help: 'also check the verify endpoint with this one address: one paid unit, asked first, kept in the ledger',
+    schema: (z) => z.string().optional(),
+  }),
+  defineFlag({ ...flag.YES, help: 'with --verify: pay the one unit without asking (a pipe or cron needs it)' }),
+] as const;
+
 export const COUNT_FLAGS = [
   ...COMPANY_FILTER_FLAGS,
   flag.ALLOW_EMPTY,

@@ -9,6 +9,8 @@ export const VARIANT_NAMES = [
   'paging-link-header',
   'paging-meta-next-cursor',
   'paging-next-url',
+  'paging-link-params',
+  'paging-next-relative',
   'paging-has-more',
   'paging-offset',
   'cursor-param-page-token',
@@ -29,6 +31,8 @@ export const VARIANT_NAMES = [
   'verify-deliverable',
   'verify-zerobounce',
   'verify-neverbounce',
+  'verify-upper-case',
+  'verify-millionverifier',
   // Error bodies (row 8)
   'errors-message',
   'errors-array',

@@ -210,6 +210,24 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
       reply.body.next = next === null ? null : nextPageUrl(ctx, next);
     },
   }),
+  // RFC 8288 in full: several links, rel lists, parameters in any order, a quoted comma.
+  'paging-link-params': () => ({
+    answer(reply, ctx) {
+      if (!isListing(ctx.path) || reply.status !== 200) return;
+      const next = takeNextCursor(reply.body);
+      const first = `<${ctx.origin}${ctx.path}?${listingKey(ctx.clientQuery)}>; rel="first"`;
+      if (next !== null)
+        reply.headers.link = `${first}, <${nextPageUrl(ctx, next)}>; title="Page 2, and on"; rel="next nofollow"`;
+    },
+  }),
+  // Django REST framework's relative form, and many hand-written APIs: the next page as a path and query.
+  'paging-next-relative': () => ({
+    answer(reply, ctx) {
+      if (!isListing(ctx.path) || reply.status !== 200) return;
+      const next = takeNextCursor(reply.body);
+      reply.body.next = next === null ? null : nextPageUrl(ctx, next).slice(ctx.origin.length);
+    },
+  }),
   // Stripe: has_more, and the next page starts after the last row's id.
   'paging-has-more': positional('starting_after', (body) => String(rowsOf(body).at(-1)?.domain ?? '')),
   // Apollo, many SQL-backed APIs: offset and limit.
@@ -290,6 +308,15 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
   }),
   'verify-zerobounce': vocabulary({ valid: 'valid', invalid: 'invalid', risky: 'catch-all', unknown: 'unknown' }),
   'verify-neverbounce': vocabulary({ valid: 'valid', invalid: 'invalid', risky: 'catchall', unknown: 'unknown' }),
+  // A vocabulary of its own in capitals: the words are known, the case is not the contract's.
+  'verify-upper-case': vocabulary({
+    valid: 'DELIVERABLE',
+    invalid: 'UNDELIVERABLE',
+    risky: 'ACCEPT-ALL',
+    unknown: 'UNKNOWN',
+  }),
+  // MillionVerifier: ok and error are words no common vocabulary has; verify-statuses says what they mean.
+  'verify-millionverifier': vocabulary({ valid: 'ok', invalid: 'invalid', risky: 'catch_all', unknown: 'error' }),
   // GitHub: {message}.
   'errors-message': errorShape((_status, error) => ({ message: error.reason, ...withoutCodeAndReason(error) })),
   // JSON:API and others: a list of errors.

@@ -46,6 +46,8 @@ const TABLE: readonly Expectation[] = [
     commands: LISTINGS,
   },
   { variants: ['paging-next-url'], outcome: 'works', commands: LISTINGS },
+  { variants: ['paging-link-params'], outcome: 'works', commands: LISTINGS },
+  { variants: ['paging-next-relative'], outcome: 'works', commands: LISTINGS },
   {
     // has_more with the last row's id: which parameter takes the id cannot be guessed (contract.ts).
     variants: ['paging-has-more'],
@@ -100,6 +102,13 @@ const TABLE: readonly Expectation[] = [
   { variants: ['verify-deliverable'], outcome: 'works', commands: ['verify', 'pipeline'] },
   { variants: ['verify-zerobounce'], outcome: 'works', commands: ['verify', 'pipeline'] },
   { variants: ['verify-neverbounce'], outcome: 'works', commands: ['verify', 'pipeline'] },
+  { variants: ['verify-upper-case'], outcome: 'works', commands: ['verify', 'pipeline'] },
+  {
+    // ok and error are read as unknown, never valid: the rows are written, and the run exits 5 naming the setting.
+    variants: ['verify-millionverifier'],
+    outcome: { setting: 'verify-statuses', env: { PROSPECT_VERIFY_STATUSES: 'ok=valid,error=unknown' } },
+    commands: ['verify', 'pipeline'],
+  },
   { variants: ['errors-message', 'errors-array', 'errors-problem-json'], outcome: 'works' },
   {
     variants: ['verify-path-moved'],

@@ -3,7 +3,8 @@
  * came from), then each step of a request timed (DNS, TCP, TLS, the HTTP round trip), the key's plan
  * (a companies call of one row, a contacts call of one domain: neither spends a paid unit), the
  * contract decisions of docs/api-contract.md those answers bear out, and the tolerances the client
- * uses. Short timeouts of its own, so a silent host ends it in seconds, not minutes.
+ * uses. Short timeouts of its own, so a silent host ends it in seconds, not minutes. /verify only
+ * with --verify ADDRESS (verify-check.ts).
  */
 import {
   bareHost,
@@ -48,7 +49,13 @@ export interface Tolerances {
 }
 
 /** Runs every check, says each as it ends; resolves to the exit code (0: usable). */
-export async function diagnose(connection: Connection, out: DoctorOutput, tolerances: Tolerances): Promise<number> {
+export async function diagnose(
+  connection: Connection,
+  out: DoctorOutput,
+  tolerances: Tolerances,
+  /** --verify ADDRESS: the one paid check (verify-check.ts), consent already given. */
+  verifyCheck?: (out: DoctorOutput) => Promise<Verdict[]>,
+): Promise<number> {
   // The check every command makes: a base URL that is no URL is a usage error (exit 2), never a TypeError.
   const url = checkBaseUrl(connection.baseUrl);
   const where = hostAndPort(url);
@@ -88,6 +95,8 @@ export async function diagnose(connection: Connection, out: DoctorOutput, tolera
         'A service that keeps answering 429 is rate-limiting this key: try again later.',
       );
     });
+    // The one paid call, with the consent given before any call (verify-check.ts): only with --verify.
+    if (verifyCheck) verdicts.push(...(await verifyCheck(out)));
     settings = sayVerdicts(out, verdicts);
   } finally {
     await client.close();

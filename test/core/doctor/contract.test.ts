@@ -3,16 +3,19 @@
  * matches and it says "ok contract"; against each variant it says `differs` at the point that differs,
  * naming the setting where one adapts the client. In process (runInProcess), a sandbox per variant.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VariantName } from '../../../src/sandbox/variant-names.js';
 import { runInProcess } from '../../helpers/cli.js';
-import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { scratchDir } from '../../helpers/scratch.js';
+import { call, qs, SANDBOX_KEYS, startTestSandbox, todayUtc, type TestSandbox } from '../../helpers/sandbox.js';
 
 /** Each variant, the point doctor must say differs, and the setting it must name (null: the client reads it). */
 const TABLE: ReadonlyArray<{ variant: VariantName; point: string; setting: string | null }> = [
   { variant: 'paging-link-header', point: 'next page', setting: null },
   { variant: 'paging-meta-next-cursor', point: 'next page', setting: null },
   { variant: 'paging-next-url', point: 'next page', setting: null },
+  { variant: 'paging-link-params', point: 'next page', setting: null },
+  { variant: 'paging-next-relative', point: 'next page', setting: null },
   { variant: 'paging-has-more', point: 'next page', setting: 'paging offset' },
   { variant: 'paging-offset', point: 'next page', setting: 'paging offset' },
   { variant: 'cursor-param-page-token', point: 'cursor', setting: 'cursor-param' },
@@ -31,14 +34,43 @@ const TABLE: ReadonlyArray<{ variant: VariantName; point: string; setting: strin
   { variant: 'errors-problem-json', point: 'error body', setting: null },
 ];
 
+/** With --verify ADDRESS (an address the sandbox calls valid): the verify point that differs, and its setting. */
+const VERIFY_TABLE: ReadonlyArray<{ variant: VariantName; point: string; setting: string | null }> = [
+  { variant: 'verify-path-moved', point: 'verify path', setting: 'verify-path' },
+  { variant: 'verify-post-only', point: 'verify method', setting: 'verify-method POST' },
+  { variant: 'verify-param-address', point: 'verify param', setting: 'verify-param' },
+  { variant: 'verify-millionverifier', point: 'verify statuses', setting: 'verify-statuses ok=' },
+  { variant: 'verify-deliverable', point: 'verify statuses', setting: null },
+  { variant: 'verify-upper-case', point: 'verify statuses', setting: null },
+];
+
+const COMPANIES = 5000;
 const sandboxes: TestSandbox[] = [];
 afterAll(() => Promise.all(sandboxes.map((s) => s.close())));
 
-async function doctorAgainst(variants: VariantName[]) {
-  const sandbox = await startTestSandbox({ companies: 5000, variants });
+async function doctorAgainst(variants: VariantName[], args: string[] = [], env: Record<string, string> = {}) {
+  const sandbox = await startTestSandbox({ companies: COMPANIES, variants });
   sandboxes.push(sandbox);
-  const run = await runInProcess(['doctor'], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth });
-  return { run, verify: sandbox.stats().requests.verify };
+  const run = await runInProcess(['doctor', ...args], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth, env });
+  return { run, verify: sandbox.stats().requests.verify, units: sandbox.stats().units.growth };
+}
+
+/** An address the sandbox's /verify calls valid, found with the plain client on a sandbox of its own. */
+async function validAddress(): Promise<string> {
+  const sandbox = await startTestSandbox({ companies: COMPANIES });
+  sandboxes.push(sandbox);
+  const key = SANDBOX_KEYS.growth;
+  const companies = await call(sandbox.url, `/api/v1/companies?${qs({ technology: 'WordPress', limit: 20 })}`, { key });
+  const domains = (companies.body.data as Array<{ domain: string }>).map((row) => row.domain);
+  const contacts = await call(sandbox.url, `/api/v1/contacts?${qs({ domain: domains.join(','), limit: 100 })}`, {
+    key,
+  });
+  for (const { business_email: email } of contacts.body.data as Array<{ business_email: string | null }>) {
+    if (email === null) continue;
+    const answer = await call(sandbox.url, `/api/v1/verify?${qs({ email })}`, { key });
+    if (answer.body.data.status === 'valid') return email;
+  }
+  throw new Error('no valid address among the sandbox contacts');
 }
 
 describe('doctor proves the contract', () => {
@@ -63,5 +95,66 @@ describe('doctor proves the contract', () => {
       expect(run.stderr).toContain(`prospect config set ${setting}`);
     } else expect(run.code, run.stderr).toBe(0);
     expect(verify).toBe(0);
+  });
+
+  it('null-optional-fields: no point differs, exit 0', async () => {
+    const { run, verify } = await doctorAgainst(['null-optional-fields']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('differs');
+    expect(run.stdout).toContain('ok contract: every point checked matches docs/api-contract.md');
+    expect(verify).toBe(0);
+  });
+});
+
+/** `doctor --verify ADDRESS`: the one paid call doctor makes, asked for by name, with consent, kept in the ledger. */
+describe('doctor --verify ADDRESS', () => {
+  let address: string;
+  beforeAll(async () => {
+    address = await validAddress();
+  }, 60_000);
+
+  it('against the sandbox: the four verify points match, 1 unit, and a second run pays nothing', async () => {
+    const env = { PROSPECT_CACHE_DIR: await scratchDir('doctor-verify-ledger') };
+    // A sandbox of today: the result it checked is young enough for the ledger to reuse (--cache-ttl).
+    const sandbox = await startTestSandbox({ companies: COMPANIES, asOf: todayUtc() });
+    sandboxes.push(sandbox);
+    const doctor = () =>
+      runInProcess(['doctor', '--verify', address, '--yes'], { url: sandbox.url, apiKey: SANDBOX_KEYS.growth, env });
+    const first = await doctor();
+    expect(first.code, first.stderr).toBe(0);
+    for (const point of ['verify path', 'verify method', 'verify param', 'verify statuses'])
+      expect(first.stdout).toMatch(new RegExp(`^ok {2}contract {2}${point}: matches \\(`, 'm'));
+    expect(first.stdout).toContain('ok contract: every point checked matches docs/api-contract.md');
+    expect(first.stdout).toContain(`1 unit charged for ${address}`);
+    expect(sandbox.stats().units.growth).toBe(1);
+    const second = await doctor();
+    expect(second.stdout, second.stderr).toMatch(/verify: could not tell \(.*kept in the ledger, not paid again/);
+    expect(sandbox.stats().requests.verify).toBe(1);
+    expect(sandbox.stats().units.growth).toBe(1);
+  });
+
+  it.each(VERIFY_TABLE)('$variant: "$point" differs, naming $setting', async ({ variant, point, setting }) => {
+    const { run, verify } = await doctorAgainst([variant], ['--verify', address, '--yes']);
+    const line = run.stdout.split('\n').find((l) => l.includes(`contract  ${point}: `));
+    expect(line, run.stdout + run.stderr).toMatch(setting ? `${point}: differs: set ${setting}` : `${point}: differs`);
+    expect(run.stdout).not.toContain('ok contract:');
+    if (setting) {
+      expect(run.code).toBe(5);
+      expect(run.stderr).toContain(`prospect config set ${setting}`);
+    } else expect(run.code, run.stderr).toBe(0);
+    // One call, refused or answered; never a second.
+    expect(verify).toBe(1);
+  });
+
+  it('off a terminal without --yes or a cap, and with a malformed address: exit 2, no /verify call', async () => {
+    for (const args of [
+      ['--verify', address],
+      ['--verify', 'not-an-address', '--yes'],
+    ]) {
+      const { run, verify, units } = await doctorAgainst([], args);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/nothing was spent/);
+      expect([verify, units]).toEqual([0, 0]);
+    }
   });
 });
