@@ -4,7 +4,7 @@
  * naming the setting where one adapts the client. In process (runInProcess), a sandbox per variant.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VariantName } from '../../../src/sandbox/variant-names.js';
+import { VARIANT_NAMES, type VariantName } from '../../../src/sandbox/variant-names.js';
 import { runInProcess } from '../../helpers/cli.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { call, qs, SANDBOX_KEYS, startTestSandbox, todayUtc, type TestSandbox } from '../../helpers/sandbox.js';
@@ -34,14 +34,26 @@ const TABLE: ReadonlyArray<{ variant: VariantName; point: string; setting: strin
   { variant: 'errors-problem-json', point: 'error body', setting: null },
 ];
 
-/** With --verify ADDRESS (an address the sandbox calls valid): the verify point that differs, and its setting. */
-const VERIFY_TABLE: ReadonlyArray<{ variant: VariantName; point: string; setting: string | null }> = [
-  { variant: 'verify-path-moved', point: 'verify path', setting: 'verify-path' },
-  { variant: 'verify-post-only', point: 'verify method', setting: 'verify-method POST' },
-  { variant: 'verify-param-address', point: 'verify param', setting: 'verify-param' },
-  { variant: 'verify-millionverifier', point: 'verify statuses', setting: 'verify-statuses ok=' },
-  { variant: 'verify-deliverable', point: 'verify statuses', setting: null },
-  { variant: 'verify-upper-case', point: 'verify statuses', setting: null },
+/**
+ * With --verify ADDRESS, an address the sandbox calls `status` (the variants rename that word): the verify
+ * point that differs, and its setting.
+ */
+const VERIFY_TABLE: ReadonlyArray<{ variant: VariantName; status: string; point: string; setting: string | null }> = [
+  { variant: 'verify-path-moved', status: 'valid', point: 'verify path', setting: 'verify-path' },
+  { variant: 'verify-post-only', status: 'valid', point: 'verify method', setting: 'verify-method POST' },
+  { variant: 'verify-param-address', status: 'valid', point: 'verify param', setting: 'verify-param' },
+  { variant: 'verify-millionverifier', status: 'valid', point: 'verify statuses', setting: 'verify-statuses ok=' },
+  { variant: 'verify-deliverable', status: 'valid', point: 'verify statuses', setting: null },
+  { variant: 'verify-upper-case', status: 'valid', point: 'verify statuses', setting: null },
+  { variant: 'verify-zerobounce', status: 'risky', point: 'verify statuses', setting: null },
+  { variant: 'verify-neverbounce', status: 'risky', point: 'verify statuses', setting: null },
+];
+
+/** Variants at no point doctor checks: what it says of them instead. */
+const NOT_A_POINT: ReadonlyArray<{ variant: VariantName; why: string }> = [
+  { variant: 'null-optional-fields', why: 'no point differs (its own test below)' },
+  { variant: 'verify-no-credits', why: 'the account, not the contract: --verify could not tell (402)' },
+  { variant: 'verify-credits-run-out', why: "its first paid answer is the contract's: --verify matches" },
 ];
 
 const COMPANIES = 5000;
@@ -55,8 +67,9 @@ async function doctorAgainst(variants: VariantName[], args: string[] = [], env: 
   return { run, verify: sandbox.stats().requests.verify, units: sandbox.stats().units.growth };
 }
 
-/** An address the sandbox's /verify calls valid, found with the plain client on a sandbox of its own. */
-async function validAddress(): Promise<string> {
+/** Addresses the sandbox's /verify calls each status, found with the plain client on a sandbox of its own. */
+async function addressesByStatus(): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   const sandbox = await startTestSandbox({ companies: COMPANIES });
   sandboxes.push(sandbox);
   const key = SANDBOX_KEYS.growth;
@@ -68,9 +81,10 @@ async function validAddress(): Promise<string> {
   for (const { business_email: email } of contacts.body.data as Array<{ business_email: string | null }>) {
     if (email === null) continue;
     const answer = await call(sandbox.url, `/api/v1/verify?${qs({ email })}`, { key });
-    if (answer.body.data.status === 'valid') return email;
+    if (!found.has(answer.body.data.status)) found.set(answer.body.data.status, email);
+    if (found.has('valid') && found.has('risky')) return found;
   }
-  throw new Error('no valid address among the sandbox contacts');
+  throw new Error(`no valid and risky addresses among the sandbox contacts: ${[...found.keys()].join(', ')}`);
 }
 
 describe('doctor proves the contract', () => {
@@ -108,9 +122,11 @@ describe('doctor proves the contract', () => {
 
 /** `doctor --verify ADDRESS`: the one paid call doctor makes, asked for by name, with consent, kept in the ledger. */
 describe('doctor --verify ADDRESS', () => {
+  let addresses: Map<string, string>;
   let address: string;
   beforeAll(async () => {
-    address = await validAddress();
+    addresses = await addressesByStatus();
+    address = addresses.get('valid')!;
   }, 60_000);
 
   it('against the sandbox: the four verify points match, 1 unit, and a second run pays nothing', async () => {
@@ -133,8 +149,8 @@ describe('doctor --verify ADDRESS', () => {
     expect(sandbox.stats().units.growth).toBe(1);
   });
 
-  it.each(VERIFY_TABLE)('$variant: "$point" differs, naming $setting', async ({ variant, point, setting }) => {
-    const { run, verify } = await doctorAgainst([variant], ['--verify', address, '--yes']);
+  it.each(VERIFY_TABLE)('$variant: "$point" differs, naming $setting', async ({ variant, status, point, setting }) => {
+    const { run, verify } = await doctorAgainst([variant], ['--verify', addresses.get(status)!, '--yes']);
     const line = run.stdout.split('\n').find((l) => l.includes(`contract  ${point}: `));
     expect(line, run.stdout + run.stderr).toMatch(setting ? `${point}: differs: set ${setting}` : `${point}: differs`);
     expect(run.stdout).not.toContain('ok contract:');
@@ -144,6 +160,17 @@ describe('doctor --verify ADDRESS', () => {
     } else expect(run.code, run.stderr).toBe(0);
     // One call, refused or answered; never a second.
     expect(verify).toBe(1);
+  });
+
+  it('out of credits (402): the verify point could not tell, and nothing was charged', async () => {
+    const { run, verify, units } = await doctorAgainst(['verify-no-credits'], ['--verify', address, '--yes']);
+    expect(run.stdout, run.stderr).toMatch(/contract {2}verify: could not tell \(no verification credits \(402\)/);
+    expect([verify, units]).toEqual([1, 0]);
+  });
+
+  it('every variant is in a table of doctor, or said why not', () => {
+    const named = [...TABLE, ...VERIFY_TABLE, ...NOT_A_POINT].map((row) => row.variant);
+    expect([...named].sort()).toEqual([...VARIANT_NAMES].sort());
   });
 
   it('off a terminal without --yes or a cap, and with a malformed address: exit 2, no /verify call', async () => {
