@@ -176,9 +176,10 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     choice: '`status` is `valid`, `invalid`, `risky` or `unknown`.',
     recognises:
       'The common vocabularies mapped onto those four (`deliverable`, `undeliverable`, `accept_all`, ' +
-      "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's own word kept as `status_raw` in the " +
-      "client's answer. A word it does not know is `unknown`, never `valid`: the run writes its rows and exits 5 " +
-      'naming the words, counted, and the setting (`theirs=ours` pairs).',
+      "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's own words kept, with " +
+      "the verdict each was read as, in the run record's `service_words`. A word it does not know is " +
+      '`unknown`, never `valid`: the run writes its rows and exits 5 naming the words, counted, and the ' +
+      'setting (`theirs=ours` pairs).',
     setting: 'verify-statuses',
   },
 ];

@@ -362,8 +362,9 @@ describe('through prospect itself (main() in process)', () => {
     const server = await serveScript((r) => ({
       body: { data: { email: r.query.get('email'), status: words[r.query.get('email') ?? ''] } },
     }));
+    const summary = join(await scratchDir('verify-words'), 'summary.json');
     const run = await runInProcess(
-      ['verify', '--yes', '--no-cache', '--format', 'csv', 'a@x.com', 'b@x.com', 'c@x.com'],
+      ['verify', '--yes', '--no-cache', '--format', 'csv', '--summary', summary, 'a@x.com', 'b@x.com', 'c@x.com'],
       {
         url: server.url,
         apiKey: KEY,
@@ -380,5 +381,13 @@ describe('through prospect itself (main() in process)', () => {
     expect(verdicts).toEqual(['a@x.com valid', 'b@x.com risky', 'c@x.com unknown']);
     expect(run.stderr).toContain('1 verification answered with a status prospect does not know ("greylisted" 1)');
     expect(run.stderr).toContain('prospect config set verify-statuses greylisted=');
+    // The service's own words are kept in the run record, each with what it was read as.
+    const { verification } = JSON.parse(readFileSync(summary, 'utf8')) as { verification: Record<string, unknown> };
+    expect(verification.unknown_statuses).toEqual({ greylisted: 1 });
+    expect(verification.service_words).toEqual({
+      deliverable: { read_as: 'valid', count: 1 },
+      accept_all: { read_as: 'risky', count: 1 },
+      greylisted: { read_as: 'unknown', count: 1 },
+    });
   });
 });

@@ -20,6 +20,8 @@ export interface VerificationSnapshot {
   unchecked: number;
   /** Statuses the service sent that no vocabulary names, read as `unknown`; only when there were any. */
   unknown_statuses?: Record<string, number>;
+  /** The service's own words that are not the contract's, each with the verdict it was read as; only when any. */
+  service_words?: Record<string, { read_as: string; count: number }>;
 }
 
 /** The run's counts as the summary and the closing line give them. */
@@ -33,6 +35,7 @@ export function verificationSnapshot(run: VerificationRun): VerificationSnapshot
     from_cache: run.fromCache,
     unchecked: run.unchecked,
     ...(run.unknownStatuses.size > 0 ? { unknown_statuses: Object.fromEntries(run.unknownStatuses) } : {}),
+    ...(run.serviceWords.size > 0 ? { service_words: Object.fromEntries(run.serviceWords) } : {}),
   };
 }
 

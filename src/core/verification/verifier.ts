@@ -37,6 +37,11 @@ export interface VerificationRun {
   inFlightAtMost: number;
   /** The service's words no vocabulary names, each read as `unknown` (src/api/verify-status.ts), by count. */
   unknownStatuses: Map<string, number>;
+  /**
+   * The service's own words that are not the verdict they were read as (`deliverable` as valid), with
+   * the verdict, by count: what the run record keeps of another vocabulary.
+   */
+  serviceWords: Map<string, { read_as: string; count: number }>;
 }
 
 export function newVerificationRun(budget: number | undefined, concurrency: number): VerificationRun {
@@ -50,6 +55,7 @@ export function newVerificationRun(budget: number | undefined, concurrency: numb
     idempotencyClaimed: false,
     inFlightAtMost: concurrency,
     unknownStatuses: new Map(),
+    serviceWords: new Map(),
   };
 }
 
@@ -263,12 +269,11 @@ export class Verifier {
       const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
       call.answered = true;
       this.run.unitsSpent += 1;
-      if (!result.status_known)
-        this.run.unknownStatuses.set(result.status_raw, (this.run.unknownStatuses.get(result.status_raw) ?? 0) + 1);
       if (result.idempotency !== undefined) this.run.idempotencyClaimed = true;
       // Each lost try may have cost a unit: a replay header cannot be told from a lie (contract row 23).
       this.run.mayAlsoHaveCost += call.lost;
       this.reserved -= call.reserved - 1 - call.lost;
+      countWords(this.run, result);
       return this.keep(key, email, result);
     });
   }
@@ -321,6 +326,30 @@ export class Verifier {
       },
     };
   }
+}
+
+/** At most this many distinct words are counted by name, each up to WORD_LENGTH characters: a record stays small. */
+const DISTINCT_WORDS = 20;
+const WORD_LENGTH = 64;
+const OTHER_WORDS = '(other words)';
+
+/** The service's word of one paid answer, where it is not the contract's: unknown to prospect, or read as a verdict. */
+function countWords(run: VerificationRun, result: VerifyAnswer): void {
+  // An answer without its own word (a client of tests, a library caller's stub) is the verdict's.
+  const raw = typeof result.status_raw === 'string' ? result.status_raw : result.status;
+  if (raw === result.status) return;
+  const named = (words: ReadonlyMap<string, unknown>) => {
+    const word = raw.slice(0, WORD_LENGTH);
+    return words.has(word) || words.size < DISTINCT_WORDS ? word : OTHER_WORDS;
+  };
+  if (result.status_known === false) {
+    const word = named(run.unknownStatuses);
+    run.unknownStatuses.set(word, (run.unknownStatuses.get(word) ?? 0) + 1);
+  }
+  const word = named(run.serviceWords);
+  const seen = run.serviceWords.get(word);
+  if (seen) seen.count += 1;
+  else run.serviceWords.set(word, { read_as: result.status, count: 1 });
 }
 
 /** One address's paid call: units held for it against the budget, answers lost, whether the budget refused a retry. */
