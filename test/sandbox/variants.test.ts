@@ -280,6 +280,32 @@ describe('a verify endpoint that refuses: every free row written, a non-zero exi
     });
   }
 
+  it('statuses no vocabulary names: rows written as unknown, exit 5, kept with their words, never paid again', async () => {
+    const sandbox = await sandboxOf(['verify-millionverifier']);
+    // A ledger that reuses the sandbox's results, whose dates are its snapshot day's.
+    const env = { PROSPECT_CACHE_DIR: await scratchDir('variants-unknown-words') };
+    const args = [...argsOf('verify'), '--cache-ttl', '120m'];
+    const valid = controlRows.get('verify')!.filter((key) => key.endsWith(' valid')).length;
+    expect(valid).toBeGreaterThan(0);
+    const first = await runInProcess(args, { url: sandbox.url, apiKey: SANDBOX_KEYS.growth, env });
+    expect(first.code, first.stderr).toBe(5);
+    expect(first.stderr).toContain(`answered with a status prospect does not know ("ok" ${valid}`);
+    expect(first.stderr).toContain('prospect config set verify-statuses ok=');
+    // The control's rows, each valid one written as unknown (MillionVerifier's "error" is unknown too).
+    const expected = controlRows.get('verify')!.map((key) => key.replace(/ valid$/, ' unknown'));
+    expect(keysOf('verify', first.stdout).sort()).toEqual(expected.sort());
+    expect(sandbox.stats().units.growth).toBe(emails.length);
+    // Again: nothing paid, and the words read from the ledger are still unknown, said again.
+    const second = await runInProcess(args, { url: sandbox.url, apiKey: SANDBOX_KEYS.growth, env });
+    expect(second.code, second.stderr).toBe(5);
+    expect(keysOf('verify', second.stdout).sort()).toEqual(expected.sort());
+    // Once the setting says what the words mean, the kept results read as the control's, unpaid.
+    const setting = { ...env, PROSPECT_VERIFY_STATUSES: 'ok=valid,error=unknown' };
+    const third = await runInProcess(args, { url: sandbox.url, apiKey: SANDBOX_KEYS.growth, env: setting });
+    expectControlRows('verify', third);
+    expect(sandbox.stats().units.growth).toBe(emails.length);
+  });
+
   it('credits that run out after 3: the 3 paid results are in the output and the ledger, never paid again', async () => {
     // A sandbox of today: results it checked are young enough for the ledger to reuse (--cache-ttl).
     const sandbox = await sandboxOf(['verify-credits-run-out'], todayUtc());

@@ -71,6 +71,7 @@ export async function openVerifier(
     keyScope: options.runId ?? randomUUID(),
     reuseCached: options.useCache,
     signal: ctx.signal,
+    verifyStatuses: connection.contract?.verifyStatuses,
   });
   const kept: KeptIn = resume ? (options.remoteState ? 'team' : 'state') : ledger.shared ? 'ledger' : 'nowhere';
   ctx.spentSoFar = () => spentLine(verificationSnapshot(verifier.run), kept);

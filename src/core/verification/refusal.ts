@@ -75,7 +75,6 @@ function unknownStatuses(words: ReadonlyMap<string, number>): CliError {
     ExitCode.service,
     `Say what each word means with \`prospect config set ${VERIFY_SETTINGS.statuses} ${first}=risky\` ` +
       '(theirs=ours; ours valid, invalid, risky or unknown). The paid results are kept in the verification ' +
-      'ledger: a re-run within --cache-ttl does not pay for them again, and reads them as unknown ' +
-      '(--no-cache pays to check them again).',
+      'ledger with their words: a re-run within --cache-ttl reads them with the setting, without paying again.',
   );
 }

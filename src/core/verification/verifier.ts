@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { RequestError, type PaidCallWatch, type ProspectClient, type VerifyAnswer } from '../../api/index.js';
+import {
+  RequestError,
+  VERDICTS,
+  type PaidCallWatch,
+  type ProspectClient,
+  type Verdict,
+  type VerifyAnswer,
+} from '../../api/index.js';
+import { readVerifyStatus } from '../../api/verify-status.js';
 import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
 
@@ -83,6 +91,8 @@ export interface VerifierSettings {
    * ends. A call already sent is not cut by it (see settle): the service may have charged it.
    */
   signal?: AbortSignal | undefined;
+  /** verify-statuses: the service's words on top of the known vocabularies, to read kept results with. */
+  verifyStatuses?: Readonly<Record<string, Verdict>> | undefined;
 }
 
 /**
@@ -184,7 +194,7 @@ export class Verifier {
     if (!known) return undefined;
     if (!known.ownRun) this.run.fromCache += 1;
     return {
-      verification: known.result.status,
+      verification: this.verdictOf(known.result.status),
       verified_at: known.result.verified_at,
       from: known.ownRun ? 'service' : 'cache',
     };
@@ -212,7 +222,8 @@ export class Verifier {
         this.reserved -= 1;
         this.run.fromCache += 1;
         await this.stores.resume?.put(key, { ...paidMeanwhile, run: undefined });
-        return { verification: paidMeanwhile.status, verified_at: paidMeanwhile.verified_at, from: 'cache' };
+        const verification = this.verdictOf(paidMeanwhile.status);
+        return { verification, verified_at: paidMeanwhile.verified_at, from: 'cache' };
       }
       return await this.tracked(this.pay(key, email, claim.token, call));
     } catch (error) {
@@ -278,10 +289,24 @@ export class Verifier {
     });
   }
 
+  /**
+   * A kept result's verdict. A word no vocabulary named when it was paid for is kept as that word, and
+   * read again with this run's verify-statuses: set since, it gives the verdict without paying again;
+   * still unknown, the run says so again (refusal.ts) instead of reading it as a plain `unknown`.
+   */
+  private verdictOf(kept: string): string {
+    if ((VERDICTS as readonly string[]).includes(kept)) return kept;
+    const read = readVerifyStatus(kept, this.settings.verifyStatuses ?? {});
+    countWords(this.run, { status: read.status, status_raw: read.raw, status_known: read.known });
+    return read.status;
+  }
+
   /** A paid answer, kept in the run's state and the ledger before it is used. */
   private async keep(key: string, email: string, result: VerifyAnswer): Promise<VerificationOutcome> {
     const verifiedAt = result.checked_at ?? new Date().toISOString();
-    const paid = { email, status: result.status, verified_at: verifiedAt };
+    // An unknown word is kept as the service's word (bounded), so a later run can read it with a setting.
+    const word = result.status_known === false ? result.status_raw.slice(0, WORD_LENGTH) : '';
+    const paid = { email, status: word === '' ? result.status : word, verified_at: verifiedAt };
     await this.stored(() => this.stores.resume?.put(key, { ...paid, run: this.settings.runId }));
     await this.stored(() => this.stores.ledger.put(key, paid));
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
@@ -334,7 +359,7 @@ const WORD_LENGTH = 64;
 const OTHER_WORDS = '(other words)';
 
 /** The service's word of one paid answer, where it is not the contract's: unknown to prospect, or read as a verdict. */
-function countWords(run: VerificationRun, result: VerifyAnswer): void {
+function countWords(run: VerificationRun, result: Pick<VerifyAnswer, 'status' | 'status_raw' | 'status_known'>): void {
   // An answer without its own word (a client of tests, a library caller's stub) is the verdict's.
   const raw = typeof result.status_raw === 'string' ? result.status_raw : result.status;
   if (raw === result.status) return;
