@@ -58,10 +58,11 @@ export async function prepareVerifyCheck(
 ): Promise<VerifyCheck> {
   const key = emailKey(email);
   const cacheFreshSince = cacheCutoff(String(CACHE_TTL.default), new Date());
+  // Looked at before any question; the check opens its own (a doctor that fails first leaves none open).
   const ledger = await openVerificationLedger(ctx, connection, { useCache: true, cacheFreshSince });
   const paid = ledger.get(key);
+  void ledger.close();
   if (paid) {
-    void ledger.close();
     return async () => [
       unknown('verify', `${email} was verified at ${paid.verified_at}: kept in the ledger, not paid again`),
     ];
@@ -81,7 +82,6 @@ export async function prepareVerifyCheck(
       cacheFreshSince,
       budget,
       concurrency: 1,
-      ledger,
     });
     try {
       await verifier.verify(key, email);
@@ -91,9 +91,8 @@ export async function prepareVerifyCheck(
     }
     const { units_spent, units_spent_at_most } = verifier.snapshot();
     const most = units_spent_at_most > units_spent ? ` (at most ${units_spent_at_most})` : '';
-    out.line(
-      `--  verify    ${countOf(units_spent, 'unit')}${most} charged for ${email}, kept in the verification ledger`,
-    );
+    const kept = units_spent_at_most > 0 ? ', kept in the verification ledger' : '';
+    out.line(`--  verify    ${countOf(units_spent, 'unit')}${most} charged for ${email}${kept}`);
     if (budget < 1) return [unknown('verify', 'a cap of 0 units: nothing was paid')];
     return verifyVerdicts({ ...CONTRACT_DEFAULTS, ...connection.contract }, answer, verifier.refusal);
   };
