@@ -60,7 +60,7 @@ export interface HttpClientOptions {
   /** Decoded bytes an answer may have (content-encoding.ts): over it, the request fails at once. */
   maxAnswerBytes: number;
   /** Proxy, trusted certificates and the connect timeout. */
-  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs'>;
+  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs' | 'dispatcher'>;
   userAgent: string;
   signal?: AbortSignal | undefined;
   onRequest?: ((event: RequestEvent) => void) | undefined;
