@@ -38,6 +38,19 @@ describe("import { createClient } from 'prospect-cli'", () => {
   });
 });
 
+describe('errors carry facts', () => {
+  it('a plan without contacts: AuthError with status, code, reason and the host:port asked', async () => {
+    const free = createClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEYS.free });
+    const error = await free
+      .contacts({ domains: ['valleyharbor.com'] })
+      .finally(() => free.close())
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(library.AuthError);
+    expect(error).toMatchObject({ status: 403, code: 'plan_required', host: new URL(sandbox.url).host });
+    expect((error as library.RequestError).reason.length).toBeGreaterThan(0);
+  });
+});
+
 describe('the library speaks no CLI', () => {
   it('exports the client, its limits and defaults, and its errors: no exit code, no CLI error, no helper', () => {
     expect(Object.keys(library).sort()).toEqual([

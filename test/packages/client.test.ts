@@ -89,7 +89,7 @@ describe('packages/client, packed and installed into an empty project offline', 
         .finally(() => free.close())
         .catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(library.AuthError);
-      expect(refused).toMatchObject({ status: 403, code: 'plan_required' });
+      expect(refused).toMatchObject({ status: 403, code: 'plan_required', host: new URL(sandbox.url).host });
     } finally {
       await client.close();
     }
