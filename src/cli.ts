@@ -12,7 +12,7 @@ import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerHelpCommand, rootHelpText } from './commands/help.js';
-import { configureHelpAndErrors, defineCommand } from './commands/command-tree.js';
+import { configureHelpAndErrors, defineCommand, loadDefinitions } from './commands/command-tree.js';
 import { CancelledError, ExitCode, exitCodeOf, knownFailure } from './exit-codes.js';
 import {
   createContext,
@@ -50,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   try {
     // A bare `prospect` asks what it can do: the help, on stdout, exit 0 (as gh and git do).
+    await loadDefinitions(program, argv.slice(2));
     if (argv.length <= 2) program.outputHelp();
     else await program.parseAsync(argv);
   } catch (error) {

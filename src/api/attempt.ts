@@ -40,7 +40,7 @@ export interface AttemptSettings {
   timeoutMs: number;
   connections: number;
   maxAnswerBytes: number;
-  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs'>;
+  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs' | 'dispatcher'>;
   userAgent: string;
   /** `host:port` of the service, as errors name it. */
   service: string;
@@ -82,7 +82,8 @@ const loadUndici = () =>
   (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
 
 export function createAttemptRunner(settings: AttemptSettings): AttemptRunner {
-  let agent: Promise<Dispatcher> | undefined;
+  const given = settings.network.dispatcher;
+  let agent: Promise<Dispatcher> | undefined = given === undefined ? undefined : Promise.resolve(given);
   const agentOf = () =>
     (agent ??= loadUndici().then((undici) =>
       createDispatcher(undici, {
@@ -119,7 +120,8 @@ export function createAttemptRunner(settings: AttemptSettings): AttemptRunner {
       return await runAttempt(settings, req, url, { send, stops, stopped });
     },
     close: async () => {
-      if (agent !== undefined) await (await agent).close();
+      // A transport given by the caller is the caller's to close.
+      if (agent !== undefined && given === undefined) await (await agent).close();
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import { ClientOptionError } from './errors.js';
 import { MAX_ANSWER_BYTES_LIMIT, MAX_COMPANIES_PER_PAGE } from './limits.js';
+import type { Dispatcher } from 'undici';
 import type { ContractSettings } from './contract.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost } from './proxy.js';
@@ -51,6 +52,11 @@ export interface ClientOptions {
    * the service's rate limit counts them all. Default: a pacer of this client's own.
    */
   pacer?: RequestPacer | undefined;
+  /**
+   * The undici dispatcher every request goes through instead of the client's own (a MockAgent, a stub):
+   * the seam tests use, as openai-node takes a `fetch`. The client does not close it; proxy and ca then do nothing.
+   */
+  dispatcher?: Dispatcher | undefined;
 }
 
 /** Throws a ClientOptionError when the options are unsafe or invalid; the base URL, parsed, when they are not. */

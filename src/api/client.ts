@@ -165,6 +165,7 @@ export function createClient(options: ClientOptions): ProspectClient {
       proxy: options.proxy,
       ca: options.ca,
       connectTimeoutMs: options.connectTimeoutMs ?? Math.min(DEFAULT_CONNECT_TIMEOUT_MS, timeoutMs),
+      dispatcher: options.dispatcher,
     },
     userAgent: options.userAgent ?? `prospect-cli/${packageVersion()}`,
     signal: options.signal,

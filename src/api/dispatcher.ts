@@ -17,6 +17,8 @@ export interface NetworkOptions {
   /** Until the headers, and between pieces of the body. */
   readTimeoutMs: number;
   connections: number;
+  /** The transport to send through instead of one of the client's own (a test's stub); never closed by it. */
+  dispatcher?: Dispatcher | undefined;
 }
 
 /** The connect timeout when none is given: long enough for a slow handshake, short beside the read timeout. */

@@ -17,6 +17,8 @@ export interface RequestErrorInit {
   details?: Record<string, unknown>;
   /** The endpoint as the user knows it, e.g. `/companies`. */
   endpoint?: string | undefined;
+  /** `host:port` of the service asked; set by the client on every error a request ends in. */
+  host?: string | undefined;
   /** How many HTTP attempts were made before giving up. */
   attempts?: number | undefined;
   /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
@@ -32,6 +34,7 @@ export class RequestError extends Error {
   readonly reason: string;
   readonly details: Readonly<Record<string, unknown>>;
   readonly endpoint?: string;
+  readonly host?: string;
   readonly attempts?: number;
   readonly retryable: boolean;
   readonly hint?: string;
@@ -45,6 +48,7 @@ export class RequestError extends Error {
     if (init.status !== undefined) this.status = init.status;
     if (init.code !== undefined) this.code = init.code;
     if (init.endpoint !== undefined) this.endpoint = init.endpoint;
+    if (init.host !== undefined) this.host = init.host;
     if (init.attempts !== undefined) this.attempts = init.attempts;
     if (init.hint !== undefined) this.hint = init.hint;
     // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a

@@ -1,8 +1,10 @@
-/** The API client's public surface. Import from here, not from the files behind it. */
+/**
+ * The API client as the rest of prospect uses it; the library entry (src/index.ts) picks from it.
+ * Import from here, not from the files behind it.
+ */
 export {
   createClient,
   checkBaseUrl,
-  isLoopbackHost,
   CLIENT_DEFAULTS,
   type ClientOptions,
   type CompanyQuery,
@@ -35,7 +37,7 @@ export {
   type ProxySources,
 } from './proxy.js';
 export { hostAndPort, tlsFailureError } from './transport-errors.js';
-export { WAIT_NOTICE_AFTER_MS, type WaitNotice } from './wait-watch.js';
+export { type WaitNotice } from './wait-watch.js';
 export {
   RequestError,
   ClientOptionError,
@@ -48,20 +50,10 @@ export {
   type RequestErrorInit,
 } from './errors.js';
 export { errorFromResponse } from './error-responses.js';
-export {
-  RETRY_DEFAULTS,
-  backoffDelayMs,
-  parseRetryAfter,
-  decideRetry,
-  isRetryableStatus,
-  type RetryPolicy,
-} from './retry.js';
-export { normalizeCursor } from './pagination.js';
+export { RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 export {
   CONTRACT_DEFAULTS,
-  CONTRACT_SETTINGS,
   CONTACT_FIELD_NAMES,
-  OPEN_POINTS,
   VERDICTS,
   type ContractSetting,
   type ContractSettings,
@@ -71,16 +63,7 @@ export {
 export {
   SENIORITIES,
   isSeniority,
-  SenioritySchema,
-  TechnologyEntrySchema,
-  CompanyRowSchema,
-  CompaniesMetaSchema,
-  CompaniesResponseSchema,
   ContactSchema,
-  ContactsMetaSchema,
-  ContactsResponseSchema,
-  VerifyResultSchema,
-  VerifyMetaSchema,
   type Seniority,
   type TechnologyEntry,
   type CompanyRow,

@@ -3,7 +3,7 @@
  * read the environment: HTTPS_PROXY / https_proxy for https, HTTP_PROXY / http_proxy for http,
  * ALL_PROXY / all_proxy for either (curl's), and NO_PROXY / no_proxy for the hosts that go direct.
  * A `proxy` setting of prospect's own comes first. The client talks to one origin, so this is
- * decided once per run, and `prospect doctor` can say what was decided and why.
+ * decided once per run, and a diagnosis can say what was decided and why.
  *
  * NO_PROXY entries: `*` (no proxy at all), a name (`example.com` covers it and every name under it;
  * a leading `.` or `*.` is the same), an IP address, a CIDR block (`10.0.0.0/8`), each optionally

@@ -15,7 +15,7 @@ import {
   type RetryableFailure,
 } from './attempt.js';
 import type { NetworkOptions } from './dispatcher.js';
-import { AbortedError } from './errors.js';
+import { AbortedError, RequestError } from './errors.js';
 import {
   describeFailure,
   malformedAnswerError,
@@ -60,7 +60,7 @@ export interface HttpClientOptions {
   /** Decoded bytes an answer may have (content-encoding.ts): over it, the request fails at once. */
   maxAnswerBytes: number;
   /** Proxy, trusted certificates and the connect timeout. */
-  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs'>;
+  network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs' | 'dispatcher'>;
   userAgent: string;
   signal?: AbortSignal | undefined;
   onRequest?: ((event: RequestEvent) => void) | undefined;
@@ -147,7 +147,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     stopSignals: [stopAll.controller.signal],
   };
   return {
-    getJson: (req) => requestJson(state, req),
+    getJson: (req) => requestJson(state, req).catch((error: unknown) => Promise.reject(withHost(error, service))),
     close: async () => {
       if (lifetime.signal.aborted) return;
       lifetime.abort();
@@ -159,6 +159,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       await state.attempts.close();
     },
   };
+}
+
+/** Every error a request ends in names the service it asked, as a fact: `host:port`. */
+function withHost(error: unknown, host: string): unknown {
+  if (error instanceof RequestError && error.host === undefined) (error as { host?: string }).host = host;
+  return error;
 }
 
 /** Why an attempt or a wait was stopped from outside: the caller's signal, close(), or the request withdrawn. */

@@ -69,7 +69,7 @@ const CompaniesSourceSchema = looseObject({
 });
 
 /** Every field optional (contract row 17): a service may send less, or no `meta` at all. */
-export const CompaniesMetaSchema = looseObject({
+const CompaniesMetaSchema = looseObject({
   source: CompaniesSourceSchema.nullish().transform((value) => value ?? undefined),
   field_fill_rates: z
     .record(z.string(), z.number().nullable())
@@ -99,7 +99,7 @@ export type CompaniesResponse = z.infer<typeof CompaniesResponseSchema>;
 // Contacts (spec §2.4, §4.2, contract rows 18–19)
 
 export const SENIORITIES = ['cxo', 'vp', 'director', 'manager', 'staff'] as const;
-export const SenioritySchema = z.enum(SENIORITIES);
+const SenioritySchema = z.enum(SENIORITIES);
 export type Seniority = z.infer<typeof SenioritySchema>;
 
 export function isSeniority(value: unknown): value is Seniority {
@@ -124,7 +124,7 @@ export const ContactSchema = looseObject({
 });
 export type Contact = z.infer<typeof ContactSchema>;
 
-export const ContactsMetaSchema = looseObject({
+const ContactsMetaSchema = looseObject({
   /** The spec promises a source but not its shape (contract row 18 names these fields). */
   source: looseObject({
     dataset: z.string().optional(),

@@ -12,7 +12,7 @@ export interface WaitNotice {
 }
 
 /** An attempt is reported once it has waited this long; a healthy answer comes well before. */
-export const WAIT_NOTICE_AFTER_MS = 3000;
+const WAIT_NOTICE_AFTER_MS = 3000;
 const CHECK_EVERY_MS = 1000;
 
 export class WaitWatch {

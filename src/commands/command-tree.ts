@@ -28,6 +28,44 @@ export function declareCommand(parent: Command, name: string, listing: Listing, 
   definitions.set(command, define);
 }
 
+/** A definition that lives in a module of its own, loaded when the command is first needed. */
+type LoadDefinition = () => Promise<Definition>;
+
+const loaders = new WeakMap<Command, LoadDefinition>();
+
+/**
+ * As declareCommand, but the definition is in a module loaded only when needed (loadDefinitions): the
+ * sandbox's, so that nothing of src/sandbox loads on a start that does not use it.
+ */
+export function declareLazyCommand(parent: Command, name: string, listing: Listing, load: LoadDefinition): void {
+  declareCommand(parent, name, listing, () => {
+    throw new Error(`prospect ${name} was used before its definition was loaded`);
+  });
+  loaders.set(parent.commands.at(-1)!, load);
+}
+
+/** Commands that list every other one, so every definition must be loaded before they run. */
+const LISTS_EVERY_COMMAND = new Set(['help', 'completion']);
+
+/**
+ * Before parsing `words` (argv without node and the script): loads the lazily declared definitions the
+ * run may need: the command `words` names first, if it is lazy; every one when they name no command
+ * but `--version`, or name a command that lists them all.
+ */
+export async function loadDefinitions(program: Command, words: readonly string[]): Promise<void> {
+  const names = new Map(program.commands.map((command) => [command.name(), command]));
+  const named = names.get(words.find((word) => names.has(word)) ?? '');
+  // With no command named, commander may list them all (the help, the closest to a mistyped one).
+  const asksVersion = words.some((word) => word === '--version' || word === '-V');
+  const every = named === undefined ? !asksVersion : LISTS_EVERY_COMMAND.has(named.name());
+  for (const command of every ? program.commands : named === undefined ? [] : [named]) {
+    const load = loaders.get(command);
+    if (load === undefined) continue;
+    loaders.delete(command);
+    definitions.set(command, await load());
+  }
+}
+
 /** The command, defined if it was only declared; what its definition adds gets the same look and voice. */
 export function defineCommand(command: Command): Command {
   const define = definitions.get(command);

@@ -37,8 +37,11 @@ Examples:
     )
     .action(async (flags: CompaniesFlags) =>
       run(async (ctx) => {
-        const { runCompanies } = await import('../core/companies/job.js');
-        return runCompanies(ctx, flags);
+        const [{ runCompanies }, { runtimeDeps }] = await Promise.all([
+          import('../core/companies/job.js'),
+          import('../runtime/job-deps.js'),
+        ]);
+        return runCompanies(ctx, flags, runtimeDeps(ctx));
       }),
     );
 }

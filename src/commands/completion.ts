@@ -53,7 +53,7 @@ async function completionScript(program: Command, shell: Shell): Promise<string>
     import('../api/index.js'),
     import('../io/writers.js'),
     import('../core/contacts/options.js'),
-    import('../sandbox/fault-kinds.js'),
+    import('./sandbox-flags.js'),
     import('../io/presets.js'),
   ]);
   const model = describeProgram(program, {

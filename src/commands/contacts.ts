@@ -36,8 +36,11 @@ Examples:
     )
     .action(async (domains: string[], flags: Omit<ContactsFlags, 'args'>) =>
       run(async (ctx) => {
-        const { runContacts } = await import('../core/contacts/job.js');
-        return runContacts(ctx, { ...flags, args: domains });
+        const [{ runContacts }, { runtimeDeps }] = await Promise.all([
+          import('../core/contacts/job.js'),
+          import('../runtime/job-deps.js'),
+        ]);
+        return runContacts(ctx, { ...flags, args: domains }, runtimeDeps(ctx));
       }),
     );
 }

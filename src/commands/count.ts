@@ -38,8 +38,11 @@ Examples:
     )
     .action(async (flags: CountFlags) =>
       run(async (ctx) => {
-        const { runCount } = await import('../core/count/job.js');
-        return runCount(ctx, flags);
+        const [{ runCount }, { runtimeDeps }] = await Promise.all([
+          import('../core/count/job.js'),
+          import('../runtime/job-deps.js'),
+        ]);
+        return runCount(ctx, flags, runtimeDeps(ctx));
       }),
     );
 }

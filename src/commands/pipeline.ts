@@ -44,8 +44,11 @@ Examples:
         // A held --state is refused before the job's modules load (issue 43: exit 6 within a second).
         if (flags.state !== undefined && !flags.state.startsWith('pg:') && flags.dryRun !== true)
           await (await import('../core/state-store/lock.js')).refuseIfHeld(flags.state);
-        const { runPipeline } = await import('../core/pipeline/job.js');
-        return runPipeline(ctx, flags);
+        const [{ runPipeline }, { runtimeDeps }] = await Promise.all([
+          import('../core/pipeline/job.js'),
+          import('../runtime/job-deps.js'),
+        ]);
+        return runPipeline(ctx, flags, runtimeDeps(ctx));
       }),
     );
 }

@@ -19,6 +19,9 @@ import {
   STATS_PATH,
 } from '../sandbox/defaults.js';
 import { DEFAULT_FAULT_KINDS, parseFaultKinds, type FaultKindName } from '../sandbox/fault-kinds.js';
+
+// The kinds `--faults` takes, for completion scripts (which reach the sandbox only through its command).
+export { FAULT_KIND_NAMES } from '../sandbox/fault-kinds.js';
 import { isVariantName, VARIANT_NAMES, type VariantName } from '../sandbox/variant-names.js';
 import { defineFlag } from '../options/flag.js';
 import { integerInRange } from '../options/values.js';

@@ -1,6 +1,7 @@
 import {
   CLIENT_DEFAULTS,
   createClient,
+  type ClientOptions,
   RequestPacer,
   type ProspectClient,
   type RequestEvent,
@@ -25,8 +26,13 @@ function pacerOf(connection: Connection): RequestPacer {
 }
 
 /** The one place the CLI builds its client: debug logging, cancellation and the shared pacer are wired here. */
-export function createApiClient(ctx: RunContext, connection: Connection): ProspectClient {
+export function createApiClient(
+  ctx: RunContext,
+  connection: Connection,
+  transport: Pick<ClientOptions, 'dispatcher'> = {},
+): ProspectClient {
   const client = createClient({
+    ...transport,
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     signal: ctx.signal,

@@ -16,8 +16,8 @@ import { removeTree } from './scratch.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 /** What `npm run build` reads. */
 const BUILD_INPUTS = ['src', 'fixtures', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-/** What it writes: the bundled CLI the spawned tests run, and the library the package name resolves to. */
-const BUILD_OUTPUTS = ['dist/cli/cli.js', 'dist/index.js'];
+/** What it writes: the bundled CLI the spawned tests run, the library the package name resolves to, and packages/client. */
+const BUILD_OUTPUTS = ['dist/cli/cli.js', 'dist/index.js', 'packages/client/dist/index.js'];
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;

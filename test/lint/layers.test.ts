@@ -95,4 +95,22 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
       'sandbox-separate: src/core/count/job.ts → src/sandbox/index.ts',
     ]);
   });
+
+  it('only the sandbox command and the --sandbox launcher reach the sandbox: no other command, not the entry', async () => {
+    expect(
+      await violations({
+        'src/cli.ts': ['./sandbox/auth.js'],
+        'src/commands/completion.ts': ['../sandbox/auth.js'],
+        'src/commands/sandbox.ts': ['../sandbox/auth.js'],
+        'src/commands/sandbox-command.ts': ['../sandbox/auth.js'],
+        'src/commands/sandbox-flags.ts': ['../sandbox/auth.js'],
+        'src/runtime/connection.ts': ['../sandbox/auth.js'],
+        'src/sandbox/auth.ts': [],
+      }),
+    ).toEqual([
+      'sandbox-separate: src/cli.ts → src/sandbox/auth.ts',
+      'sandbox-separate: src/commands/completion.ts → src/sandbox/auth.ts',
+      'sandbox-separate: src/commands/sandbox.ts → src/sandbox/auth.ts',
+    ]);
+  });
 });

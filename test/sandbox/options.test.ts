@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { toOptions } from '../../src/commands/sandbox.js';
+import { toOptions } from '../../src/commands/sandbox-command.js';
 import { SANDBOX_FLAGS } from '../../src/commands/sandbox-flags.js';
 import { addFlags } from '../../src/options/flag.js';
 import { resolveSandboxOptions, type SandboxOptions } from '../../src/sandbox/options.js';

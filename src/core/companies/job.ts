@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { type CompaniesMeta, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import type { RowWriter } from '../../io/writers.js';
-import { createApiClient } from '../../runtime/api-client.js';
-import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './columns.js';
 import {
@@ -32,14 +31,14 @@ const companiesOptionsSchema = withCompanyFilters(flagShape(COMPANIES_FLAGS));
 export type CompaniesFlags = z.input<typeof companiesOptionsSchema>;
 type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
 
-export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Promise<number> {
+export async function runCompanies(ctx: RunContext, flags: CompaniesFlags, deps: JobDeps): Promise<number> {
   const startedAt = Date.now();
   const parsed = parseCompaniesFlags(flags);
   const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
   await checkRunFiles(parsed);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: false });
-  const client = createApiClient(ctx, await resolveConnection(ctx));
+  const client = deps.client(await deps.connection());
   const listing = openListing(ctx, client, options, exclusions);
   const record = () => companiesRecord(listing, exclusions, startedAt);
 

@@ -4,9 +4,8 @@ import { EmptyResultError, UsageError } from '../../exit-codes.js';
 import type { ProspectClient } from '../../api/index.js';
 import type { RowWriter } from '../../io/writers.js';
 import type { Progress } from '../../ui/progress.js';
-import { createApiClient } from '../../runtime/api-client.js';
-import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import { atSeniority, leftOutText, reportCutDomains } from '../shared/caveats.js';
 import { contactParameters, parseContactFlags, type ContactSettings } from './options.js';
@@ -41,10 +40,10 @@ const contactsOptionsSchema = z
   .transform(({ domainsFile, ...rest }) => ({ ...rest, file: domainsFile }));
 export type ContactsFlags = z.input<typeof contactsOptionsSchema>;
 
-export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promise<number> {
+export async function runContacts(ctx: RunContext, flags: ContactsFlags, deps: JobDeps): Promise<number> {
   const startedAt = Date.now();
   const options = contactsOptionsSchema.parse(flags);
-  const now = new Date();
+  const now = deps.now();
   const settings = parseContactFlags(options, now);
   const cacheFreshSince = cacheCutoff(options.cacheTtl, now);
   const consent =
@@ -59,8 +58,8 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
   const kept = keptColumns(input.streamed.records?.header ?? [], options.keepColumns, options.preset !== undefined);
   const all = [...CONTACT_COLUMNS, ...keptOutputColumns(kept)];
   const { format, columns } = planOutput(ctx, options, all, CONTACT_TABLE_COLUMNS);
-  const connection = await resolveConnection(ctx);
-  const client = createApiClient(ctx, connection);
+  const connection = await deps.connection();
+  const client = deps.client(connection);
   const verifier = consent
     ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,

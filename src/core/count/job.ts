@@ -11,9 +11,8 @@ import type { Column } from '../../io/columns.js';
 import { selectColumns } from '../../io/columns.js';
 import { checkOutputPath, openOutput, resolveFormat } from '../../io/output.js';
 import { createRowWriter, type OutputFormat } from '../../io/writers.js';
-import { createApiClient } from '../../runtime/api-client.js';
-import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { NOT_AVAILABLE, renderBarChart, type ChartRow } from '../../ui/bar-chart.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { Progress } from '../../ui/progress.js';
@@ -61,7 +60,7 @@ interface Counted {
   breakdown?: Breakdown;
 }
 
-export async function runCount(ctx: RunContext, flags: CountFlags): Promise<number> {
+export async function runCount(ctx: RunContext, flags: CountFlags, deps: JobDeps): Promise<number> {
   const startedAt = Date.now();
   const parsed = countOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);
@@ -83,7 +82,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags): Promise<numb
   // The service cannot leave a list of companies out of its count: with one, the set is walked.
   const accept = exclusions.active ? (row: CompanyRow) => exclusions.keepsDomain(row.domain) : undefined;
 
-  const client = createApiClient(ctx, await resolveConnection(ctx));
+  const client = deps.client(await deps.connection());
   const output = await openOutput(options.output, ctx.stdout);
   const pageSize = ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize;
   let counted: Counted | undefined;

@@ -18,9 +18,8 @@ import { existsSync } from 'node:fs';
 import type { ProspectClient } from '../../api/index.js';
 import { CLIENT_DEFAULTS } from '../../api/index.js';
 import { emailKey } from '../../io/emails.js';
-import { createApiClient } from '../../runtime/api-client.js';
-import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import {
   companyQueries,
   normalizeCountries,
@@ -46,7 +45,7 @@ import { estimateRun, type DryRunEstimate } from './dry-run-estimate.js';
 import { dryRunText } from './dry-run-text.js';
 import { jsonSafe } from '../../util/display-safe.js';
 
-export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): Promise<number> {
+export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags, deps: JobDeps): Promise<number> {
   const startedAt = Date.now();
   const parsed = pipelineOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);
@@ -59,10 +58,10 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags): 
   // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
   const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
   planPipeline(ctx, options, budget, exclusions.parameters());
-  const now = new Date();
+  const now = deps.now();
   const settings = parseContactFlags(options, now);
-  const connection = await resolveConnection(ctx);
-  const client = createApiClient(ctx, connection);
+  const connection = await deps.connection();
+  const client = deps.client(connection);
   const verificationLedger = await openVerificationLedger(ctx, connection, {
     useCache: options.cache,
     cacheFreshSince: cacheCutoff(options.cacheTtl, now),

@@ -1,9 +1,8 @@
 import { UnanswerableError, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
-import { createApiClient } from '../../runtime/api-client.js';
-import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { countOf } from '../../ui/format-count.js';
 import { filtersRecord, locallyApplied, normalizeCountries, validateCompanyFilters } from '../companies/filters.js';
 import { parseContactFlags, type ContactSettings } from '../contacts/options.js';
@@ -47,10 +46,10 @@ export { pipelineOptionsSchema, type PipelineFlags };
  * fan-out while they arrive; with --state each finished page is checkpointed, so a run that dies
  * resumes where it stopped and never pays for a verification twice.
  */
-export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promise<number> {
+export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: JobDeps): Promise<number> {
   // A broken install (better-sqlite3 without its binary) is told before anything else happens.
   if (flags.state !== undefined && !flags.state.startsWith('pg:')) await checkNativeSqlite();
-  if (flags.dryRun) return (await import('./dry-run.js')).runPipelineDryRun(ctx, flags);
+  if (flags.dryRun) return (await import('./dry-run.js')).runPipelineDryRun(ctx, flags, deps);
   const startedAt = Date.now();
   const parsed = pipelineOptionsSchema.parse(flags);
   validateCompanyFilters(parsed.filters);
@@ -63,7 +62,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
   const plan = planPipeline(ctx, options, consent?.budget, exclusions.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   await checkRunFiles(options);
-  const run = await openPipelineRun(ctx, { options, consent, exclusions, plan });
+  const run = await openPipelineRun(ctx, { options, consent, exclusions, plan }, deps);
   const record = () => pipelineRecord(run, startedAt);
 
   return runJob(ctx, {
@@ -129,7 +128,7 @@ interface PipelineRun extends PreparedRun, RunState {
 }
 
 /** The state locked and read, the clients and the output open: everything the run works with. */
-async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<PipelineRun> {
+async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: JobDeps): Promise<PipelineRun> {
   const { options, consent, plan } = prepared;
   const runState = await openRunState(ctx, options.state, plan.fingerprint, plan.formerFingerprints);
   const { state, exportsLedger, checkpoint, resumed } = runState;
@@ -137,8 +136,8 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<
   const now = new Date(checkpoint.now);
   const settings = parseContactFlags(options, now);
   const counters = checkpoint.counters;
-  const connection = await resolveConnection(ctx);
-  const client = createApiClient(ctx, connection);
+  const connection = await deps.connection();
+  const client = deps.client(connection);
   const verifier = consent
     ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
         useCache: options.cache,

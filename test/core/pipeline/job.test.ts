@@ -1,0 +1,66 @@
+/**
+ * runPipeline through its seam (src/runtime/job-deps.ts): in process, its client over a route stub
+ * that fails the test on an unmatched request or an unused route: the companies listing, then one
+ * contacts call for the companies' domains, and one lead row per contact. No socket, no state.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runPipeline, type PipelineFlags } from '../../../src/core/pipeline/job.js';
+import { PIPELINE_FLAGS } from '../../../src/options/command-flags.js';
+import { csvRecords } from '../../helpers/csv.js';
+import { flagsFrom, jobContext } from '../../helpers/job-context.js';
+import { routeStub } from '../../helpers/route-stub.js';
+import { scratchDir } from '../../helpers/scratch.js';
+
+const company = (domain: string) => ({
+  domain,
+  company_name: domain.toUpperCase(),
+  employee_range: '11-50',
+  industry: 'retail',
+  country: 'united states',
+  crux_rank: 1000,
+  tech_count: 1,
+  technologies: [{ t: 'Shopify', c: 'ecommerce' }],
+});
+
+const contact = (domain: string, first: string) => ({
+  domain,
+  full_name: `${first} Lee`,
+  first_name: first,
+  last_name: 'Lee',
+  title: 'CEO',
+  seniority: 'cxo',
+  department: 'executive',
+  business_email: `${first.toLowerCase()}@${domain}`,
+  business_email_last_seen: '2026-06-20',
+  linkedin_url: null,
+});
+
+describe('runPipeline over a route stub', () => {
+  it('lists the companies, asks once for their contacts, and writes one lead per contact', async () => {
+    const stub = routeStub();
+    stub.route(
+      'GET',
+      '/api/v1/companies',
+      { technology: 'Shopify' },
+      { body: { data: [company('a.com'), company('b.com')], meta: { total: 2 }, next_cursor: null } },
+    );
+    stub.route(
+      'GET',
+      '/api/v1/contacts',
+      { domain: 'a.com,b.com' },
+      { body: { data: [contact('a.com', 'Ann'), contact('b.com', 'Bob')], next_cursor: null } },
+    );
+    const job = jobContext();
+    const output = join(await scratchDir('prospect-pipeline-job-'), 'leads.csv');
+    const flags = flagsFrom(PIPELINE_FLAGS, ['-t', 'Shopify', '-o', output]) as PipelineFlags;
+    const code = await job.exitCodeOf(runPipeline(job.ctx, flags, job.depsOver(stub, new Date('2026-06-30'))));
+    expect(code, job.stderr()).toBe(0);
+    const leads = csvRecords(readFileSync(output, 'utf8'));
+    expect(leads.map((lead) => [lead.domain, lead.business_email])).toEqual([
+      ['a.com', 'ann@a.com'],
+      ['b.com', 'bob@b.com'],
+    ]);
+  });
+});
