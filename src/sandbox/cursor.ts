@@ -1,8 +1,8 @@
 /**
  * Opaque page cursors (contract rows 1, 9). A cursor carries the position of the last company served
  * and a tag of the query it belongs to, sealed with an HMAC whose key is derived from the dataset
- * (seed and size): a forged, corrupted or foreign cursor is a 400 `invalid_cursor`, never a crash
- * or a silently different listing.
+ * (seed, size and crawl month): a forged, corrupted or foreign cursor, one of another month's crawl
+ * included, is a 400 `invalid_cursor`, never a crash or a silently different listing.
  *
  * Layout before base64url: version (1 byte) · query tag (8) · position (4, big-endian) · MAC (16).
  */
@@ -28,8 +28,10 @@ export interface DecodedCursor {
 export class CursorCodec {
   private readonly key: Buffer;
 
-  constructor(seed: number, datasetSize: number) {
-    this.key = createHash('sha256').update(`prospect-sandbox-cursor/${seed}/${datasetSize}`).digest();
+  /** `crawl`: the month served, if one was asked; without it the key is the one cursors always had. */
+  constructor(seed: number, datasetSize: number, crawl?: string) {
+    const identity = `prospect-sandbox-cursor/${seed}/${datasetSize}${crawl === undefined ? '' : `/${crawl}`}`;
+    this.key = createHash('sha256').update(identity).digest();
   }
 
   encode(queryKey: string, position: number): string {

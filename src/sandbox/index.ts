@@ -43,13 +43,22 @@ export interface SandboxPlaces {
 /** Builds (or reuses) the dataset and listens. Resolves once the port is bound. */
 export async function startSandbox(options: SandboxOptions = {}, places: SandboxPlaces = {}): Promise<RunningSandbox> {
   const config = resolveSandboxOptions(options);
-  const dataset = buildDataset({ companies: config.companies, seed: config.seed, cacheDir: places.datasetCacheDir });
+  const dataset = buildDataset({
+    companies: config.companies,
+    seed: config.seed,
+    crawl: config.crawl,
+    cacheDir: places.datasetCacheDir,
+  });
   const identity = sandboxIdentity(config.seed, config.companies);
   const stats = new StatsCounter(identity, config.recordTraffic);
   const contacts = new ContactStore(dataset, config.asOf);
   const http = createSandboxServer({
     routes: {
-      companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
+      companies: companiesRoute(
+        dataset,
+        new CompanyQueryEngine(dataset),
+        new CursorCodec(config.seed, dataset.size, dataset.crawl),
+      ),
       countries: countriesRoute(dataset),
       contacts: contactsRoute(contacts, stats),
       verify: verifyRoute(dataset, contacts, stats, config.asOf, idempotencyModeOf(config)),
