@@ -29,7 +29,11 @@ export class CursorCodec {
   private readonly key: Buffer;
 
   /** `crawl`: the month served, if one was asked; without it the key is the one cursors always had. */
-  constructor(seed: number, datasetSize: number, crawl?: string) {
+  constructor(
+    seed: number,
+    datasetSize: number,
+    private readonly crawl?: string,
+  ) {
     const identity = `prospect-sandbox-cursor/${seed}/${datasetSize}${crawl === undefined ? '' : `/${crawl}`}`;
     this.key = createHash('sha256').update(identity).digest();
   }
@@ -51,7 +55,8 @@ export class CursorCodec {
       throw invalidCursor('The cursor is malformed: pass the next_cursor of the previous page verbatim.');
     const payload = bytes.subarray(0, PAYLOAD_BYTES);
     if (payload.readUInt8(0) !== VERSION || !timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), this.mac(payload))) {
-      throw invalidCursor('The cursor is not one this service issued (or it was altered).');
+      const issued = this.crawl === undefined ? 'issued' : `issued for the crawl of ${this.crawl}`;
+      throw invalidCursor(`The cursor is not one this service ${issued} (or it was altered).`);
     }
     return { tag: Buffer.from(payload.subarray(1, 1 + TAG_BYTES)), position: payload.readUInt32BE(1 + TAG_BYTES) };
   }

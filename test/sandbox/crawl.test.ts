@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { generateDataset } from '../../src/sandbox/dataset/dataset.js';
 import { runInProcess, scratchDir } from '../helpers/cli.js';
 import { allCompanies, allCompanyPages, call, qs, type RawResponse } from '../helpers/independent-client.js';
-import { SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
+import { asOfDay, SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.scale;
 let october: TestSandbox;
@@ -20,8 +20,8 @@ let plain: TestSandbox;
 
 beforeAll(async () => {
   [october, november, reference, plain] = await Promise.all([
-    startTestSandbox({ asOf: '2026-10-15', crawl: '2026-10' }),
-    startTestSandbox({ asOf: '2026-11-15', crawl: '2026-11' }),
+    startTestSandbox(asOfDay('2026-10-15')),
+    startTestSandbox(asOfDay('2026-11-15')),
     startTestSandbox({ crawl: '2025-06' }),
     startTestSandbox(),
   ]);
@@ -110,6 +110,32 @@ describe('two months of the crawl', () => {
     expect(JSON.stringify(fromKlaviyo)).toBe(JSON.stringify(fromStores));
   });
 
+  it("split into parts (contract row 37), give the month's listing, the bytes of one cursor", async () => {
+    const args = (concurrency: string) => [
+      '--page-size',
+      '100',
+      '--verbose',
+      'companies',
+      '-t',
+      'Shopify',
+      '--concurrency',
+      concurrency,
+      '-f',
+      'ndjson',
+    ];
+    const options = { url: november.url, apiKey: KEY, timeoutMs: 120_000 };
+    const split = await runInProcess(args('8'), options);
+    const single = await runInProcess(args('1'), options);
+    expect(split.code, split.stderr).toBe(0);
+    expect(split.stderr).toMatch(/as 8 parts at once/);
+    expect(split.stdout).toBe(single.stdout);
+    const domains = split.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as Row).domain);
+    expect(domains).toEqual([...shopify.now.keys()]);
+  });
+
   it('count in meta.total exactly the rows listed, and say which crawl answered', async () => {
     const pages = await allCompanyPages(november.url, KEY, { technology: 'Shopify' });
     expect(pages[0].meta.total).toBe(shopify.now.size);
@@ -133,6 +159,7 @@ describe('two months of the crawl', () => {
       });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_cursor');
+      expect(res.body.error.reason).toContain(other === november ? 'issued for the crawl of 2026-11' : 'issued');
     }
   });
 });
