@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 // Start-up loads only the sandbox's light modules (README "Start-up").
 import { PLANS, SANDBOX_KEYS } from '../sandbox/auth.js';
-import { REFERENCE_CRAWL, STATS_PATH, todayUtc } from '../sandbox/defaults.js';
+import { STATS_PATH, todayUtc } from '../sandbox/defaults.js';
 import { DEFAULT_FAULT_KINDS } from '../sandbox/fault-kinds.js';
 import { isVariantName, VARIANT_NAMES, type VariantName } from '../sandbox/variant-names.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
@@ -183,7 +183,7 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags, variants: rea
   ].filter(Boolean);
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +
-      `snapshot ${flags.asOf ?? todayUtc()}, ${crawlOf(flags)}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
+      `snapshot ${flags.asOf ?? todayUtc()}, ${crawlOf(sandbox, flags)}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
     'Keys (send "Authorization: Bearer <key>"):',
     ...PLANS.map((plan) => `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${endpointsOf(plan)}`),
     `Counters: ${sandbox.url}${STATS_PATH}. Stop with Ctrl-C.`,
@@ -191,8 +191,8 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags, variants: rea
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
-function crawlOf(flags: SandboxFlags): string {
-  return flags.asOf === undefined ? `reference crawl ${REFERENCE_CRAWL}` : `crawl ${flags.asOf.slice(0, 7)}`;
+function crawlOf(sandbox: RunningSandbox, flags: SandboxFlags): string {
+  return `${flags.asOf === undefined ? 'reference crawl' : 'crawl'} ${sandbox.crawl}`;
 }
 
 /** Resolves on the first SIGINT or SIGTERM: stopping the sandbox is its normal end (exit 0). */

@@ -3,7 +3,6 @@
  * module: README "Start-up").
  */
 export { DEFAULT_COMPANIES, MAX_COMPANIES } from './dataset/limits.js';
-export { REFERENCE_CRAWL } from './dataset/crawl-month.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4010;

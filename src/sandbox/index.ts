@@ -3,6 +3,7 @@
  * generated dataset (`prospect sandbox`, and in-process for tests).
  */
 import type { AddressInfo } from 'node:net';
+import { REFERENCE_CRAWL } from './dataset/crawl-month.js';
 import { buildDataset } from './dataset/dataset.js';
 import { todayUtc } from './defaults.js';
 import { CompanyQueryEngine } from './company-query.js';
@@ -29,6 +30,8 @@ export interface RunningSandbox {
   port: number;
   /** What the service is for a ledger of paid results: its seed and size, not its port (stats.ts). */
   identity: string;
+  /** The month of the crawl the companies listing serves, YYYY-MM: the one asked for, or the reference. */
+  crawl: string;
   stats(): SandboxStats;
   close(): Promise<void>;
 }
@@ -88,6 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}, places: Sandbox
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     port,
     identity,
+    crawl: dataset.crawl ?? REFERENCE_CRAWL,
     stats: () => stats.snapshot(),
     close: () => http.close(),
   };

@@ -193,6 +193,7 @@ describe('the reference crawl', () => {
     expect(asked.body.data.length).toBeGreaterThan(100);
     expect(JSON.stringify(asked.body.data)).toBe(JSON.stringify(unasked.body.data));
     expect(asked.body.meta.source.crawl).toBe('2025-06');
+    expect([reference.crawl, plain.crawl, november.crawl]).toEqual(['2025-06', '2025-06', '2026-11']);
     expect(unasked.body.meta.source).toEqual({
       dataset: 'Web technology crawl',
       method: 'monthly crawl of rendered pages',
