@@ -4,11 +4,14 @@
  * the sandbox's own code: a few percent of companies differ, by switches within a category among
  * others, a few enter or leave the scope, and the sandbox asked for no month serves what it always did.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateDataset } from '../../src/sandbox/dataset/dataset.js';
+import { buildDataset, generateDataset, type Dataset } from '../../src/sandbox/dataset/dataset.js';
+import { cachedColumns } from '../../src/sandbox/dataset/disk-cache.js';
 import { runInProcess, scratchDir } from '../helpers/cli.js';
+import { scratchDirSync } from '../helpers/scratch.js';
 import { allCompanies, allCompanyPages, call, qs, type RawResponse } from '../helpers/independent-client.js';
 import { asOfDay, SANDBOX_KEYS, startTestSandbox, testDataset, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -218,7 +221,7 @@ describe('a month of the crawl', () => {
     const november = generateDataset({ companies, seed: 1, crawl: '2026-11' });
     generateDataset({ companies, seed: 1, crawl: '2031-02' });
     const again = generateDataset({ companies, seed: 1, crawl: '2026-11' });
-    const json = (d: typeof november) => Array.from({ length: d.size }, (_, i) => d.companyRowJson(i)).join('\n');
+    const json = (d: Dataset) => Array.from({ length: d.size }, (_, i) => d.companyRowJson(i)).join('\n');
     expect(json(again)).toBe(json(november));
     expect(json(generateDataset({ companies, seed: 2, crawl: '2026-11' }))).not.toBe(json(november));
     expect(json(generateDataset({ companies, seed: 1, crawl: '2026-12' }))).not.toBe(json(november));
@@ -238,6 +241,20 @@ describe('a month of the crawl', () => {
     expect(far).toBeGreaterThan(3 * near);
     expect(past).toBeGreaterThan(3 * near);
     expect(far).toBeLessThan(0.9);
+  });
+
+  it('is computed over the cached columns: the one file on disk serves every month', () => {
+    const dir = scratchDirSync();
+    const key = { companies: 1_500, seed: 5 };
+    const months = ['2026-11', '2024-02'].map((crawl) => buildDataset({ ...key, crawl, cacheDir: dir }));
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^dataset-1500-5-[0-9a-f]{16}\.bin$/)]);
+    const build = vi.fn(() => {
+      throw new Error('the file on disk should have been read');
+    });
+    expect(cachedColumns(dir, key, build).techs.length).toBeGreaterThan(0);
+    expect(build).not.toHaveBeenCalled();
+    const json = (d: Dataset) => Array.from({ length: d.size }, (_, i) => d.companyRowJson(i)).join('\n');
+    expect(json(months[0] as Dataset)).toBe(json(generateDataset({ ...key, crawl: '2026-11' })));
   });
 
   it('refuses a month not written YYYY-MM', () => {
