@@ -51,6 +51,11 @@ export interface VerificationLedger {
    * by hash, which get() never finds, so its counts are already those beyond the run's kept answer.
    */
   sentBy?(runId: string): ReadonlyMap<string, number>;
+  /**
+   * The store's failure noticed outside any call (the server ended the team session), undefined while
+   * it works: asked before each paid call, so none starts after the store is gone.
+   */
+  failed?(): Error | undefined;
   /** Waits until this run alone may pay for `key`; `token` is the key proposed for the paid call. */
   claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim>;
   /** Reads what other runs recorded since (the team store: for `key`). */

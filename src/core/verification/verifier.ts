@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { RequestError, type PaidCallWatch, type ProspectClient, type VerifyAnswer } from '../../api/index.js';
 import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
+import type { AnswerSpool } from './spool.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 const NOT_CHECKED = 'unchecked';
@@ -59,6 +60,8 @@ export interface VerificationStores {
   ledger: VerificationLedger;
   /** pipeline --state: the run's own copy, tagged with the run, so a resume never pays twice even with --no-cache. */
   resume?: VerificationLedger | undefined;
+  /** Where an answer goes when a store fails to keep it, for the next run to read into the store first. */
+  spool?: Pick<AnswerSpool, 'append'> | undefined;
 }
 
 export interface VerifierSettings {
@@ -134,8 +137,22 @@ export class Verifier {
     }
   }
 
+  /** Throws the store's failure, latching one the store noticed on its own (a team session the server ended). */
   private throwIfStoreFailed(): void {
+    if (this.storeFailure === undefined) {
+      const noticed = this.stores.ledger.failed?.() ?? this.stores.resume?.failed?.();
+      if (noticed !== undefined) this.storeFailure = { error: noticed };
+    }
     if (this.storeFailure !== undefined) throw this.storeFailure.error;
+  }
+
+  private storeFailed(): boolean {
+    try {
+      this.throwIfStoreFailed();
+      return false;
+    } catch {
+      return true;
+    }
   }
 
   /** What the verify endpoint said when it refused a paid call; undefined while it has refused none. */
@@ -277,8 +294,18 @@ export class Verifier {
   private async keep(key: string, email: string, result: VerifyAnswer): Promise<VerificationOutcome> {
     const verifiedAt = result.checked_at ?? new Date().toISOString();
     const paid = { email, status: result.status, verified_at: verifiedAt };
-    await this.stored(() => this.stores.resume?.put(key, { ...paid, run: this.settings.runId }));
-    await this.stored(() => this.stores.ledger.put(key, paid));
+    try {
+      await this.stored(() => this.stores.resume?.put(key, { ...paid, run: this.settings.runId }));
+      await this.stored(() => this.stores.ledger.put(key, paid));
+    } catch (error) {
+      // Paid for but not kept: spooled, so the next run stores it before paying (the store's error stands).
+      try {
+        this.stores.spool?.append(key, { ...paid, run: this.settings.runId });
+      } catch {
+        // The spool's own disk failed as well: the store's error is the one to tell.
+      }
+      throw error;
+    }
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 
@@ -303,8 +330,9 @@ export class Verifier {
         call.lost += 1;
         this.run.answersLost += 1;
       },
+      beforeSend: () => this.throwIfStoreFailed(),
       mayRetry: async () => {
-        if (this.settings.signal?.aborted || this.storeFailure !== undefined) return false;
+        if (this.settings.signal?.aborted || this.storeFailed()) return false;
         if (this.reserved + 1 > this.run.budget) {
           call.refused = true;
           return false;
