@@ -75,7 +75,7 @@ export async function openVerifier(
     signal: ctx.signal,
   });
   const kept: KeptIn = resume ? (options.remoteState ? 'team' : 'state') : ledger.shared ? 'ledger' : 'nowhere';
-  ctx.spentSoFar = () => spentLine(verificationSnapshot(verifier.run), kept);
+  ctx.spentSoFar = () => spentLine(verificationSnapshot(verifier.run), kept, verifier.run.spooled);
   return Object.assign(verifier, {
     snapshot: () => verificationSnapshot(verifier.run),
     close: () => {

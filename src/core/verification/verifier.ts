@@ -38,6 +38,8 @@ export interface VerificationRun {
   inFlightAtMost: number;
   /** The service's words no vocabulary names, each read as `unknown` (src/api/verify-status.ts), by count. */
   unknownStatuses: Map<string, number>;
+  /** Paid answers a failed store could not keep, kept in the local spool instead (spool.ts). */
+  spooled: number;
 }
 
 export function newVerificationRun(budget: number | undefined, concurrency: number): VerificationRun {
@@ -51,6 +53,7 @@ export function newVerificationRun(budget: number | undefined, concurrency: numb
     idempotencyClaimed: false,
     inFlightAtMost: concurrency,
     unknownStatuses: new Map(),
+    spooled: 0,
   };
 }
 
@@ -300,7 +303,10 @@ export class Verifier {
     } catch (error) {
       // Paid for but not kept: spooled, so the next run stores it before paying (the store's error stands).
       try {
-        this.stores.spool?.append(key, { ...paid, run: this.settings.runId });
+        if (this.stores.spool) {
+          this.stores.spool.append(key, { ...paid, run: this.settings.runId });
+          this.run.spooled += 1;
+        }
       } catch {
         // The spool's own disk failed as well: the store's error is the one to tell.
       }

@@ -7,6 +7,7 @@ import { appendFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
+import { spentLine, verificationSnapshot } from '../../../src/core/verification/report.js';
 import { AnswerSpool } from '../../../src/core/verification/spool.js';
 import { newVerificationRun, Verifier } from '../../../src/core/verification/verifier.js';
 import { scratchDir } from '../../helpers/cli.js';
@@ -23,7 +24,8 @@ describe('the spool of answers a store could not keep', () => {
       put: () => Promise.reject(new Error('could not extend file: No space left on device')),
     });
     const spool = AnswerSpool.beside(dir, 'verify-x.ndjson');
-    const first = new Verifier(stub, { ledger: failing, spool }, newVerificationRun(undefined, 4), {
+    const firstRun = newVerificationRun(undefined, 4);
+    const first = new Verifier(stub, { ledger: failing, spool }, firstRun, {
       concurrency: 4,
       keyScope: 'first',
     });
