@@ -336,7 +336,13 @@ export class Verifier {
         call.lost += 1;
         this.run.answersLost += 1;
       },
-      beforeSend: () => this.throwIfStoreFailed(),
+      beforeSend: async () => {
+        // Two turns of the event loop first: what the store's connection has already received (the
+        // server's end of the session, its refusal of a write) is read before the call may go out.
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+        this.throwIfStoreFailed();
+      },
       mayRetry: async () => {
         if (this.settings.signal?.aborted || this.storeFailed()) return false;
         if (this.reserved + 1 > this.run.budget) {

@@ -41,6 +41,13 @@ describe('the spool of answers a store could not keep', () => {
         .answers.map((answer) => answer.key)
         .sort(),
     ).toEqual([...paidFirst].sort());
+    // And the run's last line says so (one answer here, or more: the words are counted either way).
+    const answers = `${paidFirst.length} answer${paidFirst.length === 1 ? '' : 's'}`;
+    expect(spentLine(verificationSnapshot(firstRun), 'team', firstRun.spooled)).toMatch(
+      new RegExp(
+        `kept in the team store: .*, ${answers} the store could not take in the local spool, which the next run reads first\\.$`,
+      ),
+    );
 
     // The next run: the spool into a working ledger before anything is paid, then all ten addresses.
     const ledger = LocalVerificationLedger.open(dir, 'verify-x.ndjson', new Date(0));
