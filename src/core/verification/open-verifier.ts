@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { makeDirectoryDurable } from '../../io/atomic-file.js';
@@ -151,8 +152,14 @@ function ownCacheDirectory(ctx: RunContext): string {
   return directory;
 }
 
+/**
+ * The spool of this service and key, in the cache directory: judged before it is read (another user's
+ * file could plant answers in the team store), made only when an answer is spooled.
+ */
 function answerSpool(ctx: RunContext, connection: Connection): AnswerSpool {
-  return AnswerSpool.beside(ownCacheDirectory(ctx), ledgerFileName(connection.serviceIdentity, connection.apiKey));
+  const directory = cacheDirectory(ctx.env);
+  if (existsSync(directory)) assertOwnDirectory(directory, `the verification cache ${directory} (PROSPECT_CACHE_DIR)`);
+  return AnswerSpool.beside(directory, ledgerFileName(connection.serviceIdentity, connection.apiKey));
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { syncDirectory } from '../../io/atomic-file.js';
+import { makeDirectoryDurable, syncDirectory } from '../../io/atomic-file.js';
 import { SyncedLines } from '../../io/synced-lines.js';
 import type { VerificationLedger, VerificationResult } from '../state-store/types.js';
 
@@ -27,8 +27,9 @@ export class AnswerSpool {
     return new AnswerSpool(join(directory, `unstored-${ledgerFileName}`));
   }
 
-  /** One answer, on disk before this returns. */
+  /** One answer, on disk before this returns (its directory made, the user's alone, the first time). */
   append(key: string, result: VerificationResult): void {
+    makeDirectoryDurable(dirname(this.path), 0o700);
     this.lines.append(JSON.stringify({ key, ...result }));
   }
 
