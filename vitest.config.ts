@@ -3,11 +3,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that take longest from start to end, so they start first and never make the run's tail: the
- * four that mostly wait (on rate limits, retry back-offs and PostgreSQL), then the two whose
+ * five that mostly wait (on rate limits, retry back-offs and PostgreSQL), then the two whose
  * processes run one after another (each of their tests waits for the last).
  */
 const LONGEST = [
   'test/core/state-store/team.cli.test.ts',
+  'test/core/state-store/pg/store-failure.cli.test.ts',
   'test/api/pacer.cli.test.ts',
   'test/api/pacer.nginx.cli.test.ts',
   'test/api/retry.cli.test.ts',

@@ -98,6 +98,11 @@ export interface PaidCallWatch {
    * caller records the retry somewhere durable first (a commit): the retry waits for it.
    */
   mayRetry(): boolean | Promise<boolean>;
+  /**
+   * Asked at the last moment before each attempt goes out (after any wait for its turn): a throw (or a
+   * rejection) stops it unsent.
+   */
+  beforeSend?(): void | Promise<void>;
 }
 
 export interface JsonAnswer<T> {
@@ -280,6 +285,7 @@ async function runPacedAttempt<T>(
   const watched = state.waitWatch?.start();
   let result: AttemptResult<T> | undefined;
   try {
+    await attempt.req.paid?.beforeSend?.();
     result = await state.attempts.run(attempt.req, attempt.url, attempt.stops, attempt.stopped);
     return result;
   } finally {

@@ -47,6 +47,8 @@ export function verifyStub(
       for (;;) {
         const attempt = (attempts.get(email) ?? 0) + 1;
         attempts.set(email, attempt);
+        // The verifier's last word before an attempt goes out, as the request loop asks it.
+        await paid?.beforeSend?.();
         sent.push(email);
         onSend?.(email);
         const replay = mode === 'honour' && idempotencyKey !== undefined && honoured.has(`${idempotencyKey} ${email}`);

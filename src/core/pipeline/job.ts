@@ -1,3 +1,4 @@
+import type { ExportedBefore } from '../state-store/types.js';
 import { UnanswerableError, type CompanyRow, type ProspectClient } from '../../api/index.js';
 import { EmptyResultError, ExitCode, knownFailure, UsageError } from '../../exit-codes.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -76,6 +77,8 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
       // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
       if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0)
         throw new EmptyResultError(noLeadReason(counters, run.settings.seniority));
+      // Nothing new: the run says whose exports left it nothing (issue 43), another job's above all.
+      if (checkpoint.rows_written === 0) run.exportedBefore = await run.exportsLedger?.exportedBefore?.();
       if (run.spooled && verifier && consent)
         await planSpend(run.leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
       // No page at all (nothing listed) leaves no provenance to end the document with.
@@ -115,6 +118,8 @@ interface PipelineRun extends PreparedRun, RunState {
   counters: Counters;
   client: ProspectClient;
   verifier: OpenedVerifier | undefined;
+  /** With --only-new and nothing new: who had exported the leads this run left out. */
+  exportedBefore?: ExportedBefore[] | undefined;
   spooled: boolean;
   leads: LeadOutput;
   /** This run's contacts calls (a resumed run counts its own, not the earlier runs'). */
@@ -368,7 +373,10 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
       `Left out ${countOf(counters.filtered_locally, 'company', 'companies')} before any contacts call: ` +
         `${local.join(', ')} applied locally.`,
     );
-  reportPipeline(ctx, counters, run.verifier?.snapshot(), options.onlyNew);
+  reportPipeline(ctx, counters, run.verifier?.snapshot(), options.onlyNew, {
+    job: options.state,
+    by: run.exportedBefore,
+  });
   ctx.reporter.info(`Contacts: ${callsText(run.fanout)}${run.resumed ? ' this run' : ''}.`);
   reportKeptEmpty(ctx.reporter, counters.kept_empty);
   reportRowFilters(ctx.reporter, run.settings, counters.contacts);

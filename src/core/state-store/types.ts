@@ -51,6 +51,11 @@ export interface VerificationLedger {
    * by hash, which get() never finds, so its counts are already those beyond the run's kept answer.
    */
   sentBy?(runId: string): ReadonlyMap<string, number>;
+  /**
+   * The store's failure noticed outside any call (the server ended the team session), undefined while
+   * it works: asked before each paid call, so none starts after the store is gone.
+   */
+  failed?(): Error | undefined;
   /** Waits until this run alone may pay for `key`; `token` is the key proposed for the paid call. */
   claim(key: string, token: string, signal?: AbortSignal): Promise<VerificationClaim>;
   /** Reads what other runs recorded since (the team store: for `key`). */
@@ -62,11 +67,24 @@ export interface VerificationLedger {
 export interface ExportsLedger {
   /** The rows whose lead no earlier run (of this store) exported, in their order. */
   newOnly<Row extends LeadFields>(rows: Row[]): Row[] | Promise<Row[]>;
+  /**
+   * Who had exported the leads newOnly left out in this process, most first: a job (undefined for this
+   * --state directory's own earlier runs), its run and when that run finished, and how many of them.
+   */
+  exportedBefore?(): Promise<ExportedBefore[]> | ExportedBefore[];
   /** The latest recorded run whose output was `path` (absolute). */
   runThatWrote(path: string): StoredRunRecord | undefined | Promise<StoredRunRecord | undefined>;
   /** A successful run's keys and record, once; undefined when already recorded. */
   recordRun(record: RunRecord, batches: AsyncIterable<Buffer[]>): Promise<number | undefined>;
   close(): void | Promise<void>;
+}
+
+/** Leads --only-new left out, by the job and run that exported (or, unfinished, holds) them. */
+export interface ExportedBefore {
+  job: string | undefined;
+  run: string | undefined;
+  finishedAt: string | undefined;
+  leads: number;
 }
 
 /** A pipeline run's checkpoint, as far as a store beyond the machine needs to know it. */

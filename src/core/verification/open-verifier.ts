@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { ProspectClient } from '../../api/index.js';
 import { UsageError } from '../../exit-codes.js';
 import { makeDirectoryDurable } from '../../io/atomic-file.js';
@@ -12,6 +13,7 @@ import { ledgerFileName, LocalVerificationLedger } from './ledger.js';
 import { cacheDirectory } from '../../config/paths.js';
 import { teamStore } from '../state-store/index.js';
 import type { VerificationLedger } from '../state-store/types.js';
+import { AnswerSpool } from './spool.js';
 import { spentLine, verificationSnapshot, type KeptIn, type VerificationSnapshot } from './report.js';
 
 export interface VerifierOptions {
@@ -62,9 +64,10 @@ export async function openVerifier(
   const ledger = options.ledger ?? (await openVerificationLedger(ctx, connection, options));
   // With --state, paid results are kept in the state even with --no-cache: a resume must not pay twice.
   const resume = await openResumeLedger(ctx, connection, options);
+  const spool = await settleSpool(ctx, connection, { ledger, resume, runId: options.runId });
   const run = newVerificationRun(options.budget, options.concurrency);
   if (options.runId !== undefined && resume) resumeSpend(run, resume, options.runId, options.countedBefore);
-  const verifier: Verifier = new Verifier(client, { ledger, resume }, run, {
+  const verifier: Verifier = new Verifier(client, { ledger, resume, spool }, run, {
     concurrency: options.concurrency,
     runId: options.runId,
     // A pipeline run's id, so a resume sends the keys of its first part; else a fresh one per run.
@@ -74,12 +77,13 @@ export async function openVerifier(
     verifyStatuses: connection.contract?.verifyStatuses,
   });
   const kept: KeptIn = resume ? (options.remoteState ? 'team' : 'state') : ledger.shared ? 'ledger' : 'nowhere';
-  ctx.spentSoFar = () => spentLine(verificationSnapshot(verifier.run), kept);
+  ctx.spentSoFar = () => spentLine(verificationSnapshot(verifier.run), kept, verifier.run.spooled);
   return Object.assign(verifier, {
     snapshot: () => verificationSnapshot(verifier.run),
     close: () => {
       void ledger.close();
       void resume?.close();
+      spool.close();
     },
   });
 }
@@ -129,16 +133,53 @@ export async function openVerificationLedger(
 ): Promise<VerificationLedger> {
   if (!options.useCache) return LocalVerificationLedger.disabled();
   const team = await teamStore(ctx);
-  if (team) return team.openVerificationLedger(ledgerId(connection), { freshSince: options.cacheFreshSince });
+  const ledger = team
+    ? await team.openVerificationLedger(ledgerId(connection), { freshSince: options.cacheFreshSince })
+    : LocalVerificationLedger.open(
+        ownCacheDirectory(ctx),
+        ledgerFileName(connection.serviceIdentity, connection.apiKey),
+        options.cacheFreshSince,
+      );
+  // Answers an earlier run paid for but could not store: in the ledger before anything is counted or paid.
+  await answerSpool(ctx, connection).drainInto(ledger);
+  return ledger;
+}
+
+/** The user's cache directory, made if need be, refused if another user could swap its files and read them. */
+function ownCacheDirectory(ctx: RunContext): string {
   const directory = cacheDirectory(ctx.env);
-  // Made if need be, then refused before it is read if another user could swap its ledger and read the paid results.
   makeDirectoryDurable(directory, 0o700);
   assertOwnDirectory(directory, `the verification cache ${directory} (PROSPECT_CACHE_DIR)`);
-  return LocalVerificationLedger.open(
-    directory,
-    ledgerFileName(connection.serviceIdentity, connection.apiKey),
-    options.cacheFreshSince,
-  );
+  return directory;
+}
+
+/**
+ * The spool of this service and key, in the cache directory: judged before it is read (another user's
+ * file could plant answers in the team store), made only when an answer is spooled.
+ */
+function answerSpool(ctx: RunContext, connection: Connection): AnswerSpool {
+  const directory = cacheDirectory(ctx.env);
+  if (existsSync(directory)) assertOwnDirectory(directory, `the verification cache ${directory} (PROSPECT_CACHE_DIR)`);
+  return AnswerSpool.beside(directory, ledgerFileName(connection.serviceIdentity, connection.apiKey));
+}
+
+/**
+ * The run's spool, once the answers earlier runs spooled are stored: the run's own (a resumed
+ * pipeline's) in its resume ledger too, so they count as spent, and the spool removed once a
+ * shared ledger keeps them all (with --no-cache it stays for a run that keeps them).
+ */
+async function settleSpool(
+  ctx: RunContext,
+  connection: Connection,
+  stores: { ledger: VerificationLedger; resume: VerificationLedger | undefined; runId: string | undefined },
+): Promise<AnswerSpool> {
+  const spool = answerSpool(ctx, connection);
+  const { size } = spool.read();
+  if (size === 0) return spool;
+  const { resume, runId } = stores;
+  if (resume && runId !== undefined) await spool.drainInto(resume, (answer) => answer.run === runId);
+  if (stores.ledger.shared) spool.removeIfUnchanged(size);
+  return spool;
 }
 
 export function cacheCutoff(ttl: string, now: Date): Date {

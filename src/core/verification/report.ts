@@ -90,9 +90,14 @@ const KEPT_WORDS: Record<KeptIn, string> = {
  * The last line of a run that failed or was stopped after paying: what it spent, for certain and at
  * most, and whether a re-run pays for it again; undefined when it cannot have spent anything.
  */
-export function spentLine(snapshot: VerificationSnapshot, kept: KeptIn): string | undefined {
+export function spentLine(snapshot: VerificationSnapshot, kept: KeptIn, spooled = 0): string | undefined {
   const { units_spent, units_spent_at_most } = snapshot;
   if (units_spent_at_most === 0) return undefined;
   const most = units_spent_at_most > units_spent ? ` (at most ${formatCount(units_spent_at_most)})` : '';
-  return `spent ${countOf(units_spent, 'unit')}${most} before the run stopped; ${KEPT_WORDS[kept]}.`;
+  // The store failed under answers in flight: they are kept all the same, until the next run stores them.
+  const spool =
+    spooled === 0
+      ? ''
+      : `, ${countOf(spooled, 'answer')} the store could not take in the local spool, which the next run reads first`;
+  return `spent ${countOf(units_spent, 'unit')}${most} before the run stopped; ${KEPT_WORDS[kept]}${spool}.`;
 }

@@ -10,6 +10,7 @@ import {
 import { readVerifyStatus } from '../../api/verify-status.js';
 import { Semaphore } from '../../util/ordered-pool.js';
 import type { VerificationResult, VerificationClaim, VerificationLedger } from '../state-store/types.js';
+import type { AnswerSpool } from './spool.js';
 
 /** The `verification` column: the service's status, or why there is none. */
 const NOT_CHECKED = 'unchecked';
@@ -50,6 +51,8 @@ export interface VerificationRun {
    * the verdict, by count: what the run record keeps of another vocabulary.
    */
   serviceWords: Map<string, { read_as: string; count: number }>;
+  /** Paid answers a failed store could not keep, kept in the local spool instead (spool.ts). */
+  spooled: number;
 }
 
 export function newVerificationRun(budget: number | undefined, concurrency: number): VerificationRun {
@@ -64,6 +67,7 @@ export function newVerificationRun(budget: number | undefined, concurrency: numb
     inFlightAtMost: concurrency,
     unknownStatuses: new Map(),
     serviceWords: new Map(),
+    spooled: 0,
   };
 }
 
@@ -73,6 +77,8 @@ export interface VerificationStores {
   ledger: VerificationLedger;
   /** pipeline --state: the run's own copy, tagged with the run, so a resume never pays twice even with --no-cache. */
   resume?: VerificationLedger | undefined;
+  /** Where an answer goes when a store fails to keep it, for the next run to read into the store first. */
+  spool?: Pick<AnswerSpool, 'append'> | undefined;
 }
 
 export interface VerifierSettings {
@@ -150,8 +156,22 @@ export class Verifier {
     }
   }
 
+  /** Throws the store's failure, latching one the store noticed on its own (a team session the server ended). */
   private throwIfStoreFailed(): void {
+    if (this.storeFailure === undefined) {
+      const noticed = this.stores.ledger.failed?.() ?? this.stores.resume?.failed?.();
+      if (noticed !== undefined) this.storeFailure = { error: noticed };
+    }
     if (this.storeFailure !== undefined) throw this.storeFailure.error;
+  }
+
+  private storeFailed(): boolean {
+    try {
+      this.throwIfStoreFailed();
+      return false;
+    } catch {
+      return true;
+    }
   }
 
   /** What the verify endpoint said when it refused a paid call; undefined while it has refused none. */
@@ -307,8 +327,21 @@ export class Verifier {
     // An unknown word is kept as the service's word (bounded), so a later run can read it with a setting.
     const word = result.status_known === false ? result.status_raw.slice(0, WORD_LENGTH) : '';
     const paid = { email, status: word === '' ? result.status : word, verified_at: verifiedAt };
-    await this.stored(() => this.stores.resume?.put(key, { ...paid, run: this.settings.runId }));
-    await this.stored(() => this.stores.ledger.put(key, paid));
+    try {
+      await this.stored(() => this.stores.resume?.put(key, { ...paid, run: this.settings.runId }));
+      await this.stored(() => this.stores.ledger.put(key, paid));
+    } catch (error) {
+      // Paid for but not kept: spooled, so the next run stores it before paying (the store's error stands).
+      try {
+        if (this.stores.spool) {
+          this.stores.spool.append(key, { ...paid, run: this.settings.runId });
+          this.run.spooled += 1;
+        }
+      } catch {
+        // The spool's own disk failed as well: the store's error is the one to tell.
+      }
+      throw error;
+    }
     return { verification: result.status, verified_at: verifiedAt, from: 'service' };
   }
 
@@ -333,8 +366,15 @@ export class Verifier {
         call.lost += 1;
         this.run.answersLost += 1;
       },
+      beforeSend: async () => {
+        // Two turns of the event loop first: what the store's connection has already received (the
+        // server's end of the session, its refusal of a write) is read before the call may go out.
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+        this.throwIfStoreFailed();
+      },
       mayRetry: async () => {
-        if (this.settings.signal?.aborted || this.storeFailure !== undefined) return false;
+        if (this.settings.signal?.aborted || this.storeFailed()) return false;
         if (this.reserved + 1 > this.run.budget) {
           call.refused = true;
           return false;

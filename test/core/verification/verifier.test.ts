@@ -182,6 +182,33 @@ describe('no paid call after a store fails (issue 43)', () => {
   });
 });
 
+describe('a store that notices its own failure (a team session the server ended)', () => {
+  it('no call goes out after it, not even one that waited for its slot; the calls in flight finish', async () => {
+    let ended: Error | undefined;
+    const stub = verifyStub(
+      'ignore',
+      () => undefined,
+      () => {
+        // The server ends the session as the third call goes out.
+        if (stub.sent.length === 3) ended = new Error('lost the session with the state database');
+      },
+    );
+    const ledger = Object.assign(LocalVerificationLedger.disabled(), { failed: () => ended });
+    const verifier = new Verifier(stub, { ledger }, newVerificationRun(undefined, 2), {
+      concurrency: 2,
+      keyScope: 'test',
+    });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, index) => verifier.verify(address(index + 1), address(index + 1))),
+    );
+    expect(stub.sent).toEqual([address(1), address(2), address(3)]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+    expect(
+      outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String(outcome.reason)),
+    ).toEqual(Array(5).fill('Error: lost the session with the state database'));
+  });
+});
+
 describe('a retry after a lost answer is recorded before it is sent', () => {
   it('waits for a write-ahead record that is a commit (the team store), and sends none when it fails', async () => {
     const events: string[] = [];

@@ -18,7 +18,7 @@ import { leadKey } from '../../state-store/lead-key.js';
 import { loadSqlite } from './native-sqlite.js';
 import { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 import type { StateDirectory } from './state-directory.js';
-import type { ExportsLedger } from '../../state-store/types.js';
+import type { ExportedBefore, ExportsLedger } from '../../state-store/types.js';
 
 export { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 
@@ -55,6 +55,8 @@ type Database = BetterSqlite3.Database;
  * dry run, to read).
  */
 export class LocalExportsLedger implements ExportsLedger {
+  /** How many leads newOnly left out in this process. */
+  private skipped = 0;
   private readonly lookup: BetterSqlite3.Statement<[string], Buffer>;
   private readonly stageKey: BetterSqlite3.Statement<[Buffer]>;
   private readonly mergeStaged: BetterSqlite3.Statement<[]>;
@@ -170,7 +172,22 @@ export class LocalExportsLedger implements ExportsLedger {
     const exported = storeCall(this.path, () => this.lookup.all(JSON.stringify(keys)));
     if (exported.length === 0) return rows;
     const known = new Set(exported.map((key) => key.toString('hex')));
-    return rows.filter((_, index) => !known.has(keys[index]!));
+    const kept = rows.filter((_, index) => !known.has(keys[index]!));
+    this.skipped += rows.length - kept.length;
+    return kept;
+  }
+
+  /** The leads newOnly left out, all this directory's earlier runs': named by the latest of them. */
+  exportedBefore(): ExportedBefore[] {
+    if (this.skipped === 0) return [];
+    let latest: z.output<typeof runRecordSchema> | undefined;
+    for (const text of storeCall(this.path, () => this.runRecords.iterate())) {
+      const record = runRecordSchema.safeParse(parseOrUndefined(text));
+      if (!record.success) continue;
+      latest = record.data;
+      break;
+    }
+    return [{ job: undefined, run: latest?.run_id, finishedAt: latest?.finished_at, leads: this.skipped }];
   }
 
   /**

@@ -11,7 +11,7 @@ import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { leadKey } from '../lead-key.js';
 import { LockedError } from '../lock.js';
 import { runRecordSchema, type LeadFields, type RunRecord, type StoredRunRecord } from '../run-record.js';
-import type { CommittedRun, ExportsLedger, LocalRunFiles, RemoteJobState } from '../types.js';
+import type { CommittedRun, ExportedBefore, ExportsLedger, LocalRunFiles, RemoteJobState } from '../types.js';
 import { chunkContext, SCHEMA, type StoredChunk } from './schema.js';
 import type { PgSession, Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
@@ -208,6 +208,9 @@ export class PgJobState implements RemoteJobState {
 
 /** The store-wide exports ledger: --only-new skips a lead any job of the store exported or holds. */
 export class PgExportsLedger implements ExportsLedger {
+  /** The keyed hashes of the leads newOnly left out: exportedBefore says whose they were. */
+  private readonly skipped: Buffer[] = [];
+
   constructor(
     private readonly session: PgSession,
     private readonly job: string,
@@ -232,7 +235,25 @@ export class PgExportsLedger implements ExportsLedger {
       );
       return new Set((others as { key: Buffer }[]).map((row) => row.key.toString('hex')));
     });
-    return taken.size === 0 ? rows : rows.filter((_, index) => !taken.has(keys[index]!));
+    if (taken.size === 0) return rows;
+    for (const [index, key] of keys.entries()) if (taken.has(key)) this.skipped.push(buffers[index]!);
+    return rows.filter((_, index) => !taken.has(keys[index]!));
+  }
+
+  async exportedBefore(): Promise<ExportedBefore[]> {
+    if (this.skipped.length === 0) return [];
+    const { rows } = await this.session.query(
+      `SELECT e.job, e.run_id, r.finished_at, count(*)::int AS leads FROM ${SCHEMA}.exported e
+         LEFT JOIN ${SCHEMA}.runs r ON r.job = e.job AND r.run_id = e.run_id
+        WHERE e.key = ANY($1::bytea[]) GROUP BY e.job, e.run_id, r.finished_at ORDER BY leads DESC, e.job LIMIT 5`,
+      [this.skipped],
+    );
+    return (rows as { job: string; run_id: string; finished_at: Date | null; leads: number }[]).map((row) => ({
+      job: `pg:${row.job}`,
+      run: row.run_id,
+      finishedAt: row.finished_at === null ? undefined : new Date(row.finished_at).toISOString(),
+      leads: row.leads,
+    }));
   }
 
   async runThatWrote(path: string): Promise<StoredRunRecord | undefined> {

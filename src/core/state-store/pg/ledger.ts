@@ -66,6 +66,10 @@ export class PgVerificationLedger implements VerificationLedger {
     return opened;
   }
 
+  failed(): Error | undefined {
+    return this.session.lossError();
+  }
+
   get(key: string): VerificationResult | undefined {
     return this.entries.get(this.hash(key).toString('hex'));
   }

@@ -3,7 +3,8 @@
  * job alike: the job's session advisory lock and the claims' holder are this connection's server
  * session, so a process that dies frees both at once (a pooler that shares sessions is refused).
  * Its calls go one at a time (`exclusive`): a transaction never takes in another task's statement.
- * A lost connection ends every later call with exit 5, so no paid call follows the loss.
+ * A lost connection is latched the moment pg reports it ('error', 'end'): every later call ends with
+ * exit 5, and the verifier asks `lossError()` before each paid call, so none follows the loss.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -42,6 +43,7 @@ export class PgSession {
   readonly id = randomUUID();
   private queue: Promise<unknown> = Promise.resolve();
   private lost: Error | undefined;
+  private closed = false;
 
   private constructor(
     private readonly client: pg.Client,
@@ -54,7 +56,7 @@ export class PgSession {
       this.lost ??= error;
     });
     client.on('end', () => {
-      this.lost ??= new Error('the connection was closed');
+      this.lost ??= new Error('the server closed the connection');
     });
   }
 
@@ -92,7 +94,7 @@ export class PgSession {
       try {
         return await work((text, values) => this.client.query(text, values));
       } catch (error) {
-        throw this.failure(error);
+        throw this.statementFailure(error);
       }
     });
     this.queue = run.catch(() => {});
@@ -123,18 +125,29 @@ export class PgSession {
   }
 
   assertAlive(): void {
-    if (this.lost) throw sessionLost(this.url, this.lost);
+    const lost = this.lossError();
+    if (lost) throw lost;
+  }
+
+  /** The exit-5 error of a session the server or the network ended; undefined while it lives (or was closed here). */
+  lossError(): CliError | undefined {
+    if (this.lost === undefined || this.closed) return undefined;
+    return sessionLost(this.url, this.lost);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.lost ??= new Error('closed');
     await this.client.end().catch(() => {});
   }
 
-  /** What a failed statement means for the run. */
-  private failure(error: unknown): unknown {
+  /** What a failed statement means for the run: the server's refusal or a lost session is exit 5, never 1. */
+  private statementFailure(error: unknown): unknown {
     if (error instanceof CliError) return error;
     const code = (error as { code?: string }).code;
+    // The server's own words (57P01 "terminating connection ...") say more than the 'end' that follows them.
+    if (code !== undefined && /^(08|57P)/.test(code) && (this.lost === undefined || !('code' in this.lost)))
+      this.lost = error as Error;
     if (
       this.lost ||
       code === undefined ||
@@ -142,7 +155,9 @@ export class PgSession {
       /timeout|terminated|ECONN|EPIPE/i.test(String(error))
     )
       return sessionLost(this.url, this.lost ?? (error as Error));
-    return privilegeOrSchemaFailure(this.url, error) ?? error;
+    // prospect's own SQL or data at fault (syntax, a type, a constraint): a bug, exit 1.
+    if (/^(22|23|42)/.test(code) && code !== '42501') return error;
+    return privilegeOrSchemaFailure(this.url, error) ?? storeRefused(this.url, error, code);
   }
 }
 
@@ -190,9 +205,29 @@ function undecidedSession(url: StateUrl): UsageError {
 
 function sessionLost(url: StateUrl, cause: Error): CliError {
   return new CliError(
-    `lost the connection to the state database ${url.shown} (${reasonOf(url, cause)}); no paid call was made after it.`,
+    `lost the session with the state database at ${whereOf(url)}, database ${url.database} ` +
+      `(${reasonOf(url, cause)}); no paid call was started after it.`,
     ExitCode.service,
-    'Run the same command again once the database is reachable: what was paid and committed is kept.',
+    'Run the same command again once the database is up: what was paid is kept (answers that could not be ' +
+      'stored wait in the local spool, read into the store before the next paid call).',
+  );
+}
+
+/**
+ * A statement the server refused for its own reasons (a full disk, a read-only server, an I/O error):
+ * the store failed, exit 5 with the server's words and the fix, never an internal error.
+ */
+function storeRefused(url: StateUrl, error: unknown, code: string): CliError {
+  const where = `the state database at ${whereOf(url)}, database ${url.database}`;
+  const hint = code.startsWith('53')
+    ? 'Free what the server lacks (disk space, memory, connections: its words say), then run the same command again.'
+    : code === '25006'
+      ? 'The server takes no writes (a standby, or default_transaction_read_only): point the state URL at the primary.'
+      : 'Fix what the server says above (docs/team.md), then run the same command again.';
+  return new CliError(
+    `${where} refused a statement (${code}: ${reasonOf(url, error)}); no paid call was started after it.`,
+    ExitCode.service,
+    `${hint} What was paid is kept: answers that could not be stored wait in the local spool.`,
   );
 }
 

@@ -1,4 +1,7 @@
-/** The session lost mid-run: every later call of the store ends with exit 5, so no paid call follows the loss. */
+/**
+ * The session lost mid-run: noticed at once, without a call, and every later call of the store ends with
+ * exit 5, so no paid call follows the loss.
+ */
 import { describe, expect, it } from 'vitest';
 import { parseStateUrl } from '../../../../src/config/state-url.js';
 import { openPgStore } from '../../../../src/core/state-store/pg/store.js';
@@ -15,10 +18,20 @@ describe.skipIf(POSTGRES.skip)('a lost session', () => {
     await db.sql(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'prospect lost-host'",
     );
+    // Noticed without a call: the verifier asks this before each paid call.
+    let noticed: Error | undefined;
+    for (let waited = 0; noticed === undefined && waited < 10_000; waited += 10) {
+      noticed = ledger.failed?.();
+      if (noticed === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect((noticed as CliError).exitCode).toBe(ExitCode.service);
+    expect(noticed?.message).toMatch(/terminating connection due to administrator command/);
     const failed = await ledger.claim('bob@example.com', 'key-b').catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(CliError);
     expect((failed as CliError).exitCode).toBe(ExitCode.service);
-    expect((failed as CliError).message).toMatch(/lost the connection to the state database postgresql:\/\/.*:\*\*\*@/);
+    expect((failed as CliError).message).toContain(
+      `lost the session with the state database at 127.0.0.1:${db.port}, database ${db.name}`,
+    );
     expect((failed as CliError).message).not.toContain(db.password);
     // And every call after it.
     const again = await ledger.claim('carol@example.com', 'key-c').catch((error: unknown) => error);
