@@ -156,10 +156,9 @@ describe('429s and --max-retries', () => {
     const { server, client } = await setup([{ status: 429, body: errorBody('rate_limited', 'slow down') }, ok], {
       retryBaseDelayMs: 60_000,
     });
-    const started = performance.now();
     await firstPage(client);
     expect(server.requests).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(30_000);
+    // The wait the client chose, not the backoff's 60 s: its own event says it, no clock needed.
     expect(events[0]?.retryInMs).toBe(1000);
   });
 });
