@@ -15,12 +15,25 @@ const LONGEST = [
   'test/examples.cli.test.ts',
   'test/golden/outputs.test.ts',
 ];
+/**
+ * The in-process files that take longest (seconds of CPU each, or of waiting): next, so that none
+ * starts after the spawned-binary files and runs alone at the end (variants did: 47 s, the last 4 s
+ * alone, on a loaded machine).
+ */
+const LONG_IN_PROCESS = [
+  'test/sandbox/variants.test.ts',
+  'test/api/retry.http.test.ts',
+  'test/sandbox/dataset/dataset.test.ts',
+  'test/io/domains.test.ts',
+  'test/core/companies/filters.aim.test.ts',
+  'test/package.test.ts',
+];
 /** The spawned-binary files (test/README.md): slower than the in-process ones, so they go next. */
 const SPAWNS = /\/test\/(commands|golden)\/|\.cli\.test\.ts$/;
 
 /**
- * The order files start in, for a short tail on two cores: LONGEST, then the spawned-binary files,
- * then the rest, each group in vitest's own order (by the last run's durations when it has them,
+ * The order files start in, for a short tail on two cores: LONGEST, LONG_IN_PROCESS, then the
+ * spawned-binary files, then the rest, each group in vitest's own order (by the last run's durations when it has them,
  * else largest file first, which on a clean clone put the golden outputs last). With
  * --sequence.shuffle the files are shuffled instead (seeded, as vitest's own shuffle).
  */
@@ -30,9 +43,10 @@ class LongestFirst extends BaseSequencer {
 
     if (shuffle) return shuffled(files, seed);
     const rank = (file: TestSpecification) => {
-      const longest = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
-      if (longest >= 0) return longest;
-      return SPAWNS.test(file.moduleId) ? LONGEST.length : LONGEST.length + 1;
+      const first = [...LONGEST, ...LONG_IN_PROCESS].findIndex((path) => file.moduleId.endsWith(path));
+      if (first >= 0) return first;
+      const after = LONGEST.length + LONG_IN_PROCESS.length;
+      return SPAWNS.test(file.moduleId) ? after : after + 1;
     };
     // Array.prototype.sort is stable: within a rank, vitest's order stays.
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { callsRows, callsSection } from './calls.js';
 import { FORMAT, int, mb, ms, spread, verdict, x } from './format.js';
+import { keepWhatTheRunDidNotWrite } from './keep.js';
 import { ledgerRows } from './ledger.js';
 import { stateStoreRows, stateStoreSection } from './state-store.js';
 
@@ -14,9 +15,13 @@ export const TARGETS = { startupRatio: 2, exportSpeedup: 3, bareLoopRatio: 1.1, 
 /** A paragraph written as several source lines. */
 const para = (...parts) => parts.join(' ');
 
-/** The whole report, as markdown. */
-export function report(r) {
-  return [...header(r), ...summary(r), ...sections(r), ...provenance(r), ...history(r), ...running()].join('\n');
+/**
+ * The whole report, as markdown. `previous` is the BENCHMARKS.md it replaces: what this run does not
+ * measure (the sections measured by hand, those a partial run leaves out) is kept from it (keep.js).
+ */
+export function report(r, previous = '') {
+  const written = [...header(r), ...summary(r), ...sections(r), ...provenance(r), ...history(r), ...running()];
+  return keepWhatTheRunDidNotWrite(written.join('\n'), previous);
 }
 
 /** The title, and the warnings that change how every figure reads. */
@@ -301,7 +306,6 @@ function sections(r) {
     ...streamInputSection(r.streamInput),
     ...partitionSection(r.partition),
     ...ledgerSection(r.ledger),
-    ...networkSection(),
     ...(r.stateStore ? stateStoreSection(r.stateStore, FORMAT) : []),
   ];
 }
@@ -563,32 +567,6 @@ function ledgerSection(l) {
   ];
 }
 
-/** Measured by hand, not by this script: kept here so that a new run does not drop it. */
-function networkSection() {
-  return [
-    '## 10. The network: compression and a rate limit (measured by hand, not by `npm run bench`)',
-    '',
-    para(
-      '**gzip.** A 1,000-row companies page of the default sandbox (`technology=WordPress&limit=1000`) is',
-      "1,779,268 bytes of JSON; gzip (zlib's default level) makes it 211,217 (88.1% less), which Node unzips in",
-      '~12 ms. A contacts answer of 100 domains (`limit=1000`): 187,308 bytes, 23,094 gzipped (87.7% less). The',
-      'client asks for gzip (`Accept-Encoding: gzip`); the sandbox does not compress (docs/api-contract.md row',
-      '26b), so no figure above changes with it.',
-    ),
-    '',
-    para(
-      '**`--rate-limit 5`.** `prospect contacts --limit 20` over 300 Shopify domains against `prospect sandbox',
-      '--rate-limit 5` (about 125 requests; each concurrency against its own sandbox, run at once): every run',
-      'exits 0 with the same bytes in 27.6–28.5 s (the limit allows 25 s), with 1 request of 124 answered 429',
-      '(0.8%) at each concurrency (1, 4, 8, 16): the one pacer (src/api/pacer.ts) meets the limit once, at the',
-      'sixth request, then spaces requests at 1.1 times the interval the service allowed. Against `--fail-rate',
-      '0.3 --faults all` (where a 429 is one fault kind in twelve) the pacer costs time: `companies --page-size',
-      "40` over 1,135 rows took 20–22 s where the retries' own waits and timeouts are about 15 s.",
-    ),
-    '',
-  ];
-}
-
 // ---------------------------------------------------------------------------------------------
 // History: what earlier issues measured and changed, after the figures
 
@@ -620,6 +598,9 @@ function running() {
       'sections; `--report-only` rewrites this file from bench/out/results.json. The shell baselines need',
       '`bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling. Section 12',
       '(`node bench/state-store.js` alone) needs PostgreSQL and root: its cluster runs as the `postgres` user.',
+      'A run keeps from the BENCHMARKS.md it replaces every section it does not measure (those measured by hand,',
+      'and any an `--only` run leaves out), with its summary rows, and every "by hand" paragraph of a section it',
+      'does measure (bench/keep.js).',
     ),
   ];
 }

@@ -165,6 +165,29 @@ describe('one layer of encoding', () => {
     expect(broken.message).toBe('an answer whose gzip encoding is broken or cut short');
     expect((broken.cause as { code?: string }).code).toMatch(/^Z_/);
   });
+
+  it("a long header is cut to 40 characters in the message: the service's text stays short", async () => {
+    const unknown = await refusal(read(TEXT, `x-${'a'.repeat(100)}`, CAP));
+    expect(unknown.message).toBe(
+      `an answer in an encoding prospect cannot read (Content-Encoding: x-${'a'.repeat(38)})`,
+    );
+    const layers = await refusal(read(TEXT, `gzip, ${'b'.repeat(100)}`, CAP));
+    expect(layers.message).toContain(`(Content-Encoding: gzip, ${'b'.repeat(34)}); prospect decodes one`);
+  });
+
+  it('a body that closes before its end is an error, never a short answer', async () => {
+    for (const encoding of [undefined, 'gzip']) {
+      const bytes = encoding ? gzipSync(Buffer.alloc(5000, 0x61)) : Buffer.alloc(5000, 0x61);
+      const body = new Readable({ read() {} });
+      body.push(bytes.subarray(0, 1000));
+      setImmediate(() => body.destroy());
+      const error = await refusal(
+        readAnswerBody(body, encoding, { capBytes: CAP, where: WHERE, signal: new AbortController().signal }),
+      );
+      expect(error.message, String(encoding)).toMatch(/the answer stopped before its end|broken or cut short/);
+      if (encoding === undefined) expect(error.message).toBe('the answer stopped before its end');
+    }
+  });
 });
 
 /**

@@ -27,8 +27,10 @@ afterAll(async () => {
 const ARGS = ['--timeout', TIMEOUT_SECONDS, '--max-retries', '0', 'companies', '-t', 'Shopify', '--format', 'csv'];
 
 describe('a black hole (accepts TCP, never answers)', () => {
+  // Each case waits out its 8 s --timeout: 60 s of test timeout keeps a busy machine's run well inside it.
   it.skipIf(SCRIPT.skip).concurrent(
     'on a terminal: the wait is shown while it lasts; exit 5 names the host, port and class',
+    { timeout: 60_000 },
     async () => {
       const child = startOnTerminal(
         ARGS,
@@ -48,13 +50,17 @@ describe('a black hole (accepts TCP, never answers)', () => {
     },
   );
 
-  it.concurrent('in a pipe: no progress, only what failed (host, port, class) and what to do', async () => {
-    const run = await runCli(ARGS, { url: `http://127.0.0.1:${port}`, apiKey: KEY, timeoutMs: 60_000 });
-    expect(run.code).toBe(5);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(
-      `prospect: no answer from 127.0.0.1:${port} for /companies after 1 attempt (last: timeout: no complete answer within ${TIMEOUT_SECONDS} s)\n` +
-        'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.\n',
-    );
-  });
+  it.concurrent(
+    'in a pipe: no progress, only what failed (host, port, class) and what to do',
+    { timeout: 60_000 },
+    async () => {
+      const run = await runCli(ARGS, { url: `http://127.0.0.1:${port}`, apiKey: KEY, timeoutMs: 60_000 });
+      expect(run.code).toBe(5);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `prospect: no answer from 127.0.0.1:${port} for /companies after 1 attempt (last: timeout: no complete answer within ${TIMEOUT_SECONDS} s)\n` +
+          'The service is slow or unreachable: try again later, or give it longer with --timeout SECONDS.\n',
+      );
+    },
+  );
 });

@@ -38,21 +38,19 @@ afterAll(async () => {
 });
 
 describe('prospect doctor', () => {
-  it('SIGTERM while it waits out a 429: it stops at once, and asks nothing more', async () => {
+  // The wait is the longest a Retry-After is waited (30 s), above this test's timeout: a run that waited
+  // it out (as doctor did) fails by the timeout; one that stops at once takes about a process start.
+  it('SIGTERM while it waits out a 429: it stops at once, and asks nothing more', { timeout: 20_000 }, async () => {
     const server = await startScriptedServer([
-      { status: 429, headers: { 'retry-after': '25' }, body: errorBody('rate_limited', 'slow down') },
+      { status: 429, headers: { 'retry-after': '30' }, body: errorBody('rate_limited', 'slow down') },
     ]);
     try {
       const child = startCli(['doctor'], { url: server.url, apiKey: 'doctor-429-key-0000' });
       while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      const signalledAt = performance.now();
       child.kill('SIGTERM');
       const run = await finishCli(child, { apiKey: 'doctor-429-key-0000' });
-      const tookMs = performance.now() - signalledAt;
       expect(run.code).toBe(143);
       expect(server.requests).toHaveLength(1);
-      // Before, it waited the whole 25 s; a loaded machine still ends it in well under 10.
-      expect(tookMs).toBeLessThan(10_000);
     } finally {
       await server.close();
     }
@@ -152,27 +150,29 @@ describe('prospect doctor', () => {
    * DNS server (dnsmasq) was not used: getaddrinfo reads only /etc/resolv.conf, which a test cannot
    * point at it.
    */
-  it('a name whose DNS answer takes 8 s: DNS is blamed after its own 3 s, and the process ends', async () => {
-    const child = startCli(['doctor'], {
-      url: `https://${PROXIED_HOST}:9`,
-      apiKey: 'slow-dns-key-0000',
-      env: { ...LOCAL_NAMES, PROSPECT_TEST_DNS_DELAY: `${PROXIED_HOST}=8000` },
-    });
-    const startedAt = performance.now();
-    const run = await finishCli(child, { apiKey: 'slow-dns-key-0000' });
-    const tookMs = performance.now() - startedAt;
-    expect(run.code).toBe(5);
-    expect(run.stderr.split('\n')[0]).toBe(
-      `prospect: DNS of ${PROXIED_HOST} failed: no DNS answer within 3 s (ETIMEDOUT).`,
-    );
-    expect(run.stderr).not.toMatch(/TLS/);
-    expect(run.stdout).not.toMatch(/^ok {2}DNS|TCP|TLS/m);
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
-      `FAIL DNS       DNS of ${PROXIED_HOST} failed: no DNS answer within 3 s (ETIMEDOUT).`,
-    );
-    // The answer still pending must not hold the process until it comes (it did: 8 s).
-    expect(tookMs).toBeLessThan(8000);
-  });
+  // The answer comes after 120 s, far past this test's timeout: a process the pending answer held (it
+  // did, until it came) fails by the timeout; one that ends takes its 3 s and a process start.
+  it(
+    'a name whose DNS answer takes 120 s: DNS is blamed after its own 3 s, and the process ends',
+    { timeout: 30_000 },
+    async () => {
+      const child = startCli(['doctor'], {
+        url: `https://${PROXIED_HOST}:9`,
+        apiKey: 'slow-dns-key-0000',
+        env: { ...LOCAL_NAMES, PROSPECT_TEST_DNS_DELAY: `${PROXIED_HOST}=120000` },
+      });
+      const run = await finishCli(child, { apiKey: 'slow-dns-key-0000' });
+      expect(run.code).toBe(5);
+      expect(run.stderr.split('\n')[0]).toBe(
+        `prospect: DNS of ${PROXIED_HOST} failed: no DNS answer within 3 s (ETIMEDOUT).`,
+      );
+      expect(run.stderr).not.toMatch(/TLS/);
+      expect(run.stdout).not.toMatch(/^ok {2}DNS|TCP|TLS/m);
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+        `FAIL DNS       DNS of ${PROXIED_HOST} failed: no DNS answer within 3 s (ETIMEDOUT).`,
+      );
+    },
+  );
 
   it('a dual-stack name whose first address (::1) refuses: the second is used, and said', async () => {
     const port = new URL(sandbox.url).port;

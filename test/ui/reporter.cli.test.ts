@@ -42,7 +42,9 @@ const prospect = (args: string[], input = '') => runCli(args, { url: sandbox.url
 const inProcess = (args: string[], input = '') => runInProcess(args, { url: sandbox.url, apiKey: KEY, input });
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
-describe('what stderr says in a pipe, with -q and with --verbose (against the sandbox)', () => {
+const HEADROOM = { timeout: 90_000 };
+// 3-8 s a case on a busy machine; they ran into the default 30 s with a second suite beside them.
+describe('what stderr says in a pipe, with -q and with --verbose (against the sandbox)', HEADROOM, () => {
   it('a pipe gets exactly one line per kind, each with its count; -q gets nothing; --verbose the items too', async () => {
     const unitsBefore = (await sandboxStats(sandbox.url)).units.growth;
     const piped = await prospect(CONTACTS, INPUT);

@@ -84,6 +84,18 @@ describe('redact', () => {
     expect(redact('sk_live_AbCd123', 'sk_live_AbCd1234')).toBe('sk_live_AbCd123');
   });
 
+  it('a byte below 0x10 is percent-encoded in two digits (%0a), and \\u in four', () => {
+    const key = 'ab\ncd\tef';
+    expect(redact('x ab%0Acd%09ef y', key)).toBe('x [redacted] y');
+    expect(redact('x ab\\u000acd\\u0009ef y', key)).toBe('x [redacted] y');
+  });
+
+  it('a second key is redacted by its own pattern, and the first one no longer', () => {
+    expect(redact('first-key-1 second-key-2', 'first-key-1')).toBe('[redacted] second-key-2');
+    expect(redact('first-key-1 second-key-2', 'second-key-2')).toBe('first-key-1 [redacted]');
+    expect(redact('first-key-1 second-key-2', 'first-key-1')).toBe('[redacted] second-key-2');
+  });
+
   it('property: any key, written in any mix of forms inside any text, is gone', () => {
     const keyChar = fc.constantFrom(...'abcXYZ019_-./+"\\~!$%&'.split(''));
     fc.assert(

@@ -112,7 +112,9 @@ async function countedAgainstDataset(filters: Record<string, string>, max: numbe
 
 const identity = (contact: any) => `${contact.seniority} ${contact.full_name} <${contact.business_email ?? ''}>`;
 
-describe('contacts one call at a time: calls against the fewest the service allows (sandbox)', () => {
+const HEADROOM = { timeout: 90_000 };
+// 3-8 s a case on a busy machine; they ran into the default 30 s with a second suite beside them.
+describe('contacts one call at a time: calls against the fewest the service allows (sandbox)', HEADROOM, () => {
   // Issue 28's targets are 1.5 times the fewest calls and 1.3 rows built per row written (at default
   // flags: `npm run bench`, BENCHMARKS.md section 3). Before issue 28 these sets took 278, 331 and 1,176 calls.
   it('-t Shopify --country us: every contact in order; calls and rows built against the fewest', async () => {

@@ -2,27 +2,39 @@
  * The company on every contact (issue 36): `contacts` reading a companies export copies its company
  * columns onto each contact row, by default under --preset (Salesforce's Company) and by name with
  * --keep-columns, from CSV, NDJSON, JSON and xlsx alike; `pipeline` gives the same columns for the same leads.
+ * The companies' names and industries, and each domain's contacts, are the independent client's.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, runShell, scratchDir } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
+import { call, contactsOfDomain, qs } from '../../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 const SET = ['-t', 'Shopify', '--country', 'US'];
 let sandbox: RunningSandbox;
 let companiesCsv: string;
+/** The same 5 companies as the independent client reads them. */
+let companies: Array<{ domain: string; company_name: string; industry: string }>;
 beforeAll(async () => {
   sandbox = await startTestSandbox();
   // The input, made in process: not under test here.
-  const companies = await runInProcess(['companies', ...SET, '--max', '5', '--format', 'csv'], {
+  const listed = await runInProcess(['companies', ...SET, '--max', '5', '--format', 'csv'], {
     url: sandbox.url,
     apiKey: KEY,
   });
-  expect(companies.code).toBe(0);
-  companiesCsv = companies.stdout;
+  expect(listed.code).toBe(0);
+  companiesCsv = listed.stdout;
+  const page = await call(
+    sandbox.url,
+    `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 5 })}`,
+    {
+      key: KEY,
+    },
+  );
+  companies = page.body.data;
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -39,7 +51,8 @@ describe('contacts of a companies export', () => {
     expect(run.code, run.stderr).toBe(0);
     const rows = csvRecords(run.stdout);
     expect(rows.length).toBeGreaterThan(0);
-    const names = new Map(csvRecords(companiesCsv).map((company) => [company.domain, company.company_name]));
+    const names = new Map(companies.map((company) => [company.domain, company.company_name]));
+    expect(new Set(rows.map((row) => row['Website']))).toEqual(new Set(names.keys()));
     for (const row of rows) {
       expect(row['Company']).not.toBe('');
       expect(row['Company']).toBe(names.get(row['Website']!));
@@ -57,13 +70,16 @@ describe('contacts of a companies export', () => {
   });
 
   it("--keep-columns industry adds the company's industry after the contact columns (in process)", async () => {
-    const plain = await inProcess(['contacts', '--format', 'csv'], companiesCsv);
     const kept = await inProcess(['contacts', '--format', 'csv', '--keep-columns', 'industry'], companiesCsv);
     expect(kept.code, kept.stderr).toBe(0);
-    const industries = new Map(csvRecords(companiesCsv).map((company) => [company.domain, company.industry]));
     const rows = csvRecords(kept.stdout);
-    expect(rows.map(({ industry, ...contact }) => contact)).toEqual(csvRecords(plain.stdout));
-    for (const row of rows) expect(row.industry).toBe(industries.get(row.domain!));
+    expect(Object.keys(rows[0]!).at(-1)).toBe('industry');
+    // Every contact of the 5 domains, in input order, each with its company's industry.
+    const expected = [];
+    for (const company of companies)
+      for (const contact of await contactsOfDomain(sandbox.url, KEY, company.domain))
+        expected.push(`${company.domain} ${contact.full_name} ${contact.business_email ?? ''} ${company.industry}`);
+    expect(rows.map((row) => `${row.domain} ${row.full_name} ${row.business_email} ${row.industry}`)).toEqual(expected);
   });
 
   it('a column the input does not have is exit 2, naming the columns it has (in process)', async () => {

@@ -2,16 +2,17 @@
  * The row filters of `contacts` and `pipeline` end to end (issue 36): --deliverable-only writes only
  * rows a rep can send to and counts each kind it left out; --department and --title filter after
  * the calls, which are the same calls as without them; `contacts --max N` writes N rows and stops
- * calling. Calls are the sandbox's own counters; verdicts come from a run of the same leads without
- * the filter, sharing the verification ledger (so nothing is paid twice, and the verdicts are the same).
+ * calling. Calls are the sandbox's own counters. Expected rows come from the independent client
+ * (test/helpers/independent-client.ts): the leads and contacts of each domain, and the verdict of each
+ * address prospect paid for, asked of the sandbox again; the test's own rule decides which are kept.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runInProcess, scratchDir } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
-import { sandboxStats } from '../../helpers/independent-client.js';
-import { SANDBOX_KEYS, startTestSandbox, TEST_AS_OF, type RunningSandbox } from '../../helpers/sandbox.js';
+import { call, contactsOfDomain, qs, sandboxStats } from '../../helpers/independent-client.js';
+import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let sandbox: RunningSandbox;
@@ -60,6 +61,25 @@ describe('--deliverable-only', () => {
     });
     expect(all.code, all.stderr).toBe(0);
     const rows = ndjson(all.stdout);
+    // The leads are the independent client's: the first 5 US Shopify companies, their C-level contacts.
+    const companies = await call(
+      sandbox.url,
+      `/api/v1/companies?${qs({ technology: 'Shopify', country: 'united states', limit: 5 })}`,
+      {
+        key: KEY,
+      },
+    );
+    const leads = [];
+    for (const { domain } of companies.body.data as Array<{ domain: string }>)
+      leads.push(...(await contactsOfDomain(sandbox.url, KEY, domain, 'cxo')));
+    expect(rows.map((row) => `${row.domain} ${row.business_email}`)).toEqual(
+      leads.map((lead) => `${lead.domain} ${lead.business_email}`),
+    );
+    // Each verdict prospect wrote is the one the sandbox gives that address, asked again apart from prospect.
+    for (const row of rows.filter((each) => each.verified_at !== null)) {
+      const verdict = await call(sandbox.url, `/api/v1/verify?${qs({ email: row.business_email })}`, { key: KEY });
+      expect(verdict.body.data.status, row.business_email).toBe(row.verification);
+    }
     const kept = rows.filter((row) => expectedKind(row) === null);
     expect(written.map((row) => row['Email'])).toEqual(kept.map((row) => row.business_email));
     const dropped: Record<string, number> = { no_email: 0, invalid: 0, risky: 0, unknown: 0, stale_unverified: 0 };
@@ -82,47 +102,52 @@ describe('--deliverable-only', () => {
   }, 120_000);
 
   it('without verification, stale rows are left out as stale_unverified (contacts, in process)', async () => {
-    const input = 'meadowfitness.com\nharborsupply.com\n';
-    // The test data's days are 2025's: a --max-age that reaches back there leaves some addresses fresh.
-    const age = ['--max-age', `${Math.round((Date.now() - Date.parse(TEST_AS_OF)) / 86_400_000) + 120}d`];
-    const all = await runInProcess(['contacts', ...age, '--format', 'ndjson'], {
+    const domains = ['meadowfitness.com', 'harborsupply.com'];
+    // A cutoff date, not a duration: fresh is "seen on or after it", with no clock in the test.
+    const CUTOFF = '2025-03-01';
+    const kept = await runInProcess(['contacts', '--max-age', CUTOFF, '--format', 'ndjson', '--deliverable-only'], {
       url: sandbox.url,
       apiKey: KEY,
-      input,
-    });
-    const kept = await runInProcess(['contacts', ...age, '--format', 'ndjson', '--deliverable-only'], {
-      url: sandbox.url,
-      apiKey: KEY,
-      input,
+      input: `${domains.join('\n')}\n`,
     });
     expect(kept.code, kept.stderr).toBe(0);
-    const rows = ndjson(all.stdout);
-    expect(rows.some((row) => expectedKind(row) === 'stale_unverified')).toBe(true);
-    expect(rows.some((row) => expectedKind(row) === null)).toBe(true);
-    expect(ndjson(kept.stdout)).toEqual(rows.filter((row) => expectedKind(row) === null));
+    // The same domains' contacts from the independent client, kept by the rule written here.
+    const contacts = [];
+    for (const domain of domains) contacts.push(...(await contactsOfDomain(sandbox.url, KEY, domain)));
+    const seen = (contact: any): string | null => contact.business_email_last_seen ?? null;
+    const fresh = contacts.filter((c) => c.business_email && seen(c) !== null && seen(c)! >= CUTOFF);
+    expect(contacts.some((c) => c.business_email && seen(c) !== null && seen(c)! < CUTOFF)).toBe(true);
+    expect(fresh.length).toBeGreaterThan(0);
+    const identity = (row: any) => `${row.domain} ${row.business_email}`;
+    expect(ndjson(kept.stdout).map(identity)).toEqual(fresh.map(identity));
     expect(ndjson(kept.stdout).every((row) => row.email_freshness === 'fresh')).toBe(true);
   });
 });
 
 describe('--department and --title: filtered after the calls', () => {
   it('keeps the matching rows (any case), with the calls of a run without them', async () => {
-    const input = 'meadowfitness.com\ncernypartners.cz\neastloom.com\n';
+    const domains = ['meadowfitness.com', 'cernypartners.cz', 'eastloom.com'];
+    const input = `${domains.join('\n')}\n`;
     const before = await sandboxStats(sandbox.url);
-    const all = await runCli(['contacts', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY, input });
+    // The run without the filters (in process) only counts the calls.
+    await runInProcess(['contacts', '--format', 'ndjson'], { url: sandbox.url, apiKey: KEY, input });
     const middle = await sandboxStats(sandbox.url);
-    const some = await runInProcess(
+    const some = await runCli(
       ['contacts', '--format', 'ndjson', '--department', 'SALES,Marketing', '--title', 'head OF,director'],
       { url: sandbox.url, apiKey: KEY, input },
     );
     const after = await sandboxStats(sandbox.url);
     expect(some.code, some.stderr).toBe(0);
-    const expected = ndjson(all.stdout).filter(
+    const contacts = [];
+    for (const domain of domains) contacts.push(...(await contactsOfDomain(sandbox.url, KEY, domain)));
+    const expected = contacts.filter(
       (row) =>
         ['sales', 'marketing'].includes(String(row.department).toLowerCase()) &&
         /head of|director/i.test(String(row.title)),
     );
     expect(expected.length).toBeGreaterThan(0);
-    expect(ndjson(some.stdout)).toEqual(expected);
+    const identity = (row: any) => `${row.domain} ${row.full_name} ${row.business_email}`;
+    expect(ndjson(some.stdout).map(identity)).toEqual(expected.map(identity));
     expect(after.requests.contacts - middle.requests.contacts).toBe(
       middle.requests.contacts - before.requests.contacts,
     );

@@ -71,7 +71,7 @@ describe('a paid pipeline killed and resumed pays once per address, for the byte
     ['--yes, a service that honours Idempotency-Key', ['--yes'], false, true],
     ['--yes --no-cache, a service that ignores Idempotency-Key', ['--yes', '--no-cache'], true, false],
     ['--verify-budget, killed while it pays the oldest', ['--verify-budget', '60'], true, false],
-  ])('%s', async ([_name, spend, ignoreIdempotencyKey, resumeSpawned], { expect }) => {
+  ])('%s', { timeout: 90_000 }, async ([_name, spend, ignoreIdempotencyKey, resumeSpawned], { expect }) => {
     const expected = await referenceFor(spend);
     expect(expected.charged).toBeGreaterThan(40);
     // Latency, so that the kill lands while paid calls are in flight.

@@ -3,13 +3,14 @@
  * checkpointed has, in the committed part of its output, exactly the rows the checkpoint counts,
  * down to the page's last company's leads; and the resumed run writes the bytes of a clean run.
  * The runs go through a gate (test/helpers/page-gate.ts) that holds the companies page after the
- * chosen one, so the stop point is the page boundary itself, not a poll's guess.
+ * chosen one, so the stop point is the page boundary itself, not a poll's guess. The runs that are
+ * killed, and the resume after them, are spawned; the clean reference is main() in process.
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { finishCli, runCli, scratchDir, startCli } from '../../../helpers/cli.js';
+import { finishCli, runCli, runInProcess, scratchDir, startCli } from '../../../helpers/cli.js';
 import { csvRecords } from '../../../helpers/csv.js';
 import { startPageGate, type PageGate } from '../../../helpers/page-gate.js';
 import { SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../../helpers/sandbox.js';
@@ -98,7 +99,8 @@ describe('pipeline --state, stopped at a page boundary', () => {
   it('commits exactly the rows written, with the last company of the page, and resumes to the same bytes', async () => {
     const reference = await scratchDir();
     gate.allow(Number.POSITIVE_INFINITY);
-    const clean = await runCli(
+    // The clean reference runs main() in process (runInProcess): what it gives is the pages and the bytes.
+    const clean = await runInProcess(
       [...ARGS, '--state', join(reference, 'state'), '-o', join(reference, 'leads.csv')],
       options(reference),
     );

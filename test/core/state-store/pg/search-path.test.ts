@@ -110,30 +110,44 @@ describe.skipIf(POSTGRES.skip)('a function in public that shadows a built-in', (
     }
   });
 
-  it('is never called by prospect: migration, verify, pipeline with --only-new, doctor', async () => {
-    const verify = await run(['verify', 'ana@example.com', 'bob@example.org', '--yes']);
-    expect(verify.code, verify.stderr).toBe(0);
-    const pipeline = ['--page-size', '20', 'pipeline', '-t', 'jQuery', '--country', 'us', '--seniority', 'cxo'];
-    const job = await run([...pipeline, '--max', '30', '--stale', 'verify', '--yes', '--only-new', '--state', 'pg:w']);
-    expect(job.code, job.stderr).toBe(0);
-    expect(job.stdout).not.toBe('');
-    const doctor = await run(['doctor']);
-    expect(doctor.stdout).toMatch(/^ok {2}privs /m);
-    // The runs did reach the store: the schema, paid results, a recorded run with its leads.
-    const stored = await db.sql(
-      `SELECT (SELECT count(*)::int FROM prospect.verifications) AS paid,
+  it(
+    'is never called by prospect: migration, verify, pipeline with --only-new, doctor',
+    { timeout: 60_000 },
+    async () => {
+      const verify = await run(['verify', 'ana@example.com', 'bob@example.org', '--yes']);
+      expect(verify.code, verify.stderr).toBe(0);
+      const pipeline = ['--page-size', '20', 'pipeline', '-t', 'jQuery', '--country', 'us', '--seniority', 'cxo'];
+      const job = await run([
+        ...pipeline,
+        '--max',
+        '30',
+        '--stale',
+        'verify',
+        '--yes',
+        '--only-new',
+        '--state',
+        'pg:w',
+      ]);
+      expect(job.code, job.stderr).toBe(0);
+      expect(job.stdout).not.toBe('');
+      const doctor = await run(['doctor']);
+      expect(doctor.stdout).toMatch(/^ok {2}privs /m);
+      // The runs did reach the store: the schema, paid results, a recorded run with its leads.
+      const stored = await db.sql(
+        `SELECT (SELECT count(*)::int FROM prospect.verifications) AS paid,
               (SELECT count(*)::int FROM prospect.runs) AS runs,
               (SELECT count(*)::int FROM prospect.exported) AS leads`,
-    );
-    expect(stored.rows[0].paid).toBeGreaterThanOrEqual(2);
-    expect(stored.rows[0].runs).toBe(1);
-    expect(stored.rows[0].leads).toBeGreaterThan(0);
-    expect(await calls()).toEqual([]);
-    const granted = await db.sql(
-      `SELECT pg_catalog.has_schema_privilege($1, 'prospect', 'USAGE') AS usage,
+      );
+      expect(stored.rows[0].paid).toBeGreaterThanOrEqual(2);
+      expect(stored.rows[0].runs).toBe(1);
+      expect(stored.rows[0].leads).toBeGreaterThan(0);
+      expect(await calls()).toEqual([]);
+      const granted = await db.sql(
+        `SELECT pg_catalog.has_schema_privilege($1, 'prospect', 'USAGE') AS usage,
               (SELECT count(*)::int FROM information_schema.role_table_grants WHERE grantee = $1) AS tables`,
-      [attacker],
-    );
-    expect(granted.rows).toEqual([{ usage: false, tables: 0 }]);
-  });
+        [attacker],
+      );
+      expect(granted.rows).toEqual([{ usage: false, tables: 0 }]);
+    },
+  );
 });
