@@ -60,6 +60,12 @@ export const COMPANIES_FLAGS = [
     default: 1,
   }),
   flag.EXCLUDE_DOMAINS,
+  defineFlag({
+    ...flag.STATE,
+    help: 'keep a snapshot of each complete listing in DIR (or the team store, pg:NAME), for --changes',
+  }),
+  flag.CHANGES,
+  flag.CHANGE,
   flag.SUMMARY,
   ...OUTPUT_FLAGS,
 ] as const;

@@ -448,6 +448,20 @@ export const ONLY_NEW = defineFlag({
 
 // count
 
+export const CHANGES = defineFlag({
+  name: 'changes',
+  flags: '--changes',
+  help:
+    'with --state: write what changed since the last complete listing of the same filters ' +
+    '(columns change, technologies_added, technologies_removed, first_seen, previous_snapshot)',
+  schema: off,
+});
+export const CHANGE = defineFlag({
+  name: 'change',
+  flags: '--change <kinds>',
+  help: 'with --changes: keep these kinds only: new, changed, gone (comma-separated; default new,changed,gone)',
+  schema: optionalText,
+});
 export const BY = defineFlag({
   name: 'by',
   flags: '--by <dimension>',

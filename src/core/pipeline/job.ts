@@ -25,7 +25,7 @@ import type { LeadRow } from './lead-rows.js';
 import { reportPipeline, verificationRecord } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
 import { planPipeline, type PipelinePlan } from './plan.js';
-import { checkNativeSqlite } from './state/native-sqlite.js';
+import { checkNativeSqlite } from '../state-store/native-sqlite.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import {
