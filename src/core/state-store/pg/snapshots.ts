@@ -34,7 +34,7 @@ export class PgSnapshotStore implements SnapshotStore {
 
   async openSeries(key: string, takenAt: string): Promise<SnapshotSeries> {
     const series = this.keys.domainHash(`series\n${key}`);
-    await this.dropUnused();
+    await dropUnused(this.session, this.job);
     const pending = randomUUID();
     const previous = await this.session.transaction(async (query) => {
       const { rows } = await query(
@@ -61,26 +61,26 @@ export class PgSnapshotStore implements SnapshotStore {
   }
 
   close(): void {}
+}
 
-  /**
-   * Pending snapshots whose walk has died (their lock is free) and replaced ones no walk compares
-   * with (no shared lock on them): each dropped under its own lock, taken only if free.
-   */
-  private async dropUnused(): Promise<void> {
-    const { rows } = await this.session.query(
-      `SELECT id FROM ${SCHEMA}.snapshots WHERE job = $1 AND status IN ('pending', 'replaced')`,
-      [this.job],
-    );
-    for (const { id } of rows as { id: string }[]) {
-      await this.session.transaction(async (query) => {
-        const taken = await query('SELECT pg_catalog.pg_try_advisory_xact_lock($1, pg_catalog.hashtext($2)) AS taken', [
-          SNAPSHOT_LOCK_CLASS,
-          id,
-        ]);
-        if (taken.rows[0]?.taken !== true) return;
-        await dropSnapshot(query, id, "status IN ('pending', 'replaced')");
-      });
-    }
+/**
+ * Pending snapshots whose walk has died (their lock is free) and replaced ones no walk compares
+ * with (no shared lock on them): each dropped under its own lock, taken only if free.
+ */
+async function dropUnused(session: PgSession, job: string): Promise<void> {
+  const { rows } = await session.query(
+    `SELECT id FROM ${SCHEMA}.snapshots WHERE job = $1 AND status IN ('pending', 'replaced')`,
+    [job],
+  );
+  for (const { id } of rows as { id: string }[]) {
+    await session.transaction(async (query) => {
+      const taken = await query('SELECT pg_catalog.pg_try_advisory_xact_lock($1, pg_catalog.hashtext($2)) AS taken', [
+        SNAPSHOT_LOCK_CLASS,
+        id,
+      ]);
+      if (taken.rows[0]?.taken !== true) return;
+      await dropSnapshot(query, id, "status IN ('pending', 'replaced')");
+    });
   }
 }
 
@@ -188,6 +188,8 @@ class PgSeries implements SnapshotSeries {
     });
     if (!published) await this.drop();
     await this.unlock();
+    // The snapshot it replaced goes now, unless a walk still compares with it.
+    await dropUnused(this.session, this.job);
     return published;
   }
 
