@@ -119,6 +119,13 @@ export const PIPELINE_FLAGS = [
   flag.STATE,
   flag.ONLY_NEW,
   defineFlag({
+    ...flag.CHANGES,
+    help:
+      'with --state: contacts only for the companies new or changed since the last complete listing of the ' +
+      'same filters in the state (the weekly "new adopters" job)',
+  }),
+  defineFlag({ ...flag.CHANGE, help: 'with --changes: the kinds to ask contacts for: new, changed (default both)' }),
+  defineFlag({
     ...flag.DRY_RUN,
     help: 'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing',
   }),

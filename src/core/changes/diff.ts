@@ -47,6 +47,11 @@ export class ListingDiff {
     return this.series.previous;
   }
 
+  /** The pending snapshot is a resumed run's: it has the pages that run walked before it stopped. */
+  get resumed(): boolean {
+    return this.series.resumed;
+  }
+
   /** A page of the listing, each company compared with the previous snapshot, and added to the pending one. */
   async page(rows: readonly CompanyRow[]): Promise<ChangeRow[]> {
     const known = await this.series.lookup(rows.map((row) => row.domain));

@@ -84,33 +84,56 @@ export class LocalSnapshotStore implements SnapshotStore {
     return store;
   }
 
-  async openSeries(key: string, takenAt: string): Promise<SnapshotSeries> {
-    this.dropAbandoned();
-    return storeCall(this.path, () => this.db.transaction(() => this.beginSnapshot(key, takenAt)).immediate());
+  async openSeries(key: string, takenAt: string, resumeId?: string): Promise<SnapshotSeries> {
+    return storeCall(this.path, () =>
+      this.db
+        .transaction(() => {
+          const resumed = resumeId === undefined ? undefined : this.adopt(key, resumeId);
+          this.dropDead();
+          dropReplaced(this.db);
+          return resumed ?? this.beginSnapshot(key, takenAt, resumeId ?? randomUUID());
+        })
+        .immediate(),
+    );
+  }
+
+  /** A pending snapshot of the run being resumed, taken over, when the snapshot it compares with is still there. */
+  private adopt(key: string, id: string): LocalSeries | undefined {
+    const pending = this.db
+      .prepare<[string, string], { taken_at: string; compares_with: string | null }>(
+        "SELECT taken_at, compares_with FROM snapshots WHERE id = ? AND series = ? AND status = 'pending'",
+      )
+      .get(id, key);
+    if (pending === undefined) return undefined;
+    const previous = pending.compares_with === null ? undefined : this.snapshot(pending.compares_with);
+    if (pending.compares_with !== null && previous === undefined) {
+      dropSnapshot(this.db, id);
+      return undefined;
+    }
+    this.db.prepare('UPDATE snapshots SET owner = ? WHERE id = ?').run(`${hostname()}:${process.pid}`, id);
+    return new LocalSeries(this.db, this.path, key, id, pending.taken_at, previous, true);
   }
 
   /** The series' last complete snapshot, and this walk's pending one, comparing with it. */
-  private beginSnapshot(key: string, takenAt: string): LocalSeries {
-    {
-      dropReplaced(this.db);
-      const previous = this.db
-        .prepare<[string], { id: string; taken_at: string; source: string | null }>(
-          'SELECT s.id, s.taken_at, s.source FROM heads h JOIN snapshots s ON s.id = h.snapshot_id WHERE h.series = ?',
-        )
-        .get(key);
-      const pending = randomUUID();
-      this.db
-        .prepare(
-          'INSERT INTO snapshots (id, series, taken_at, source, status, owner, compares_with) ' +
-            "VALUES (?, ?, ?, NULL, 'pending', ?, ?)",
-        )
-        .run(pending, key, takenAt, `${hostname()}:${process.pid}`, previous?.id ?? null);
-      const info =
-        previous === undefined
-          ? undefined
-          : { id: previous.id, takenAt: previous.taken_at, source: previous.source ?? undefined };
-      return new LocalSeries(this.db, this.path, key, pending, takenAt, info);
-    }
+  private beginSnapshot(key: string, takenAt: string, pending: string): LocalSeries {
+    const head = this.db.prepare<[string], string>('SELECT snapshot_id FROM heads WHERE series = ?').pluck().get(key);
+    const previous = head === undefined ? undefined : this.snapshot(head);
+    this.db
+      .prepare(
+        'INSERT INTO snapshots (id, series, taken_at, source, status, owner, compares_with) ' +
+          "VALUES (?, ?, ?, NULL, 'pending', ?, ?)",
+      )
+      .run(pending, key, takenAt, `${hostname()}:${process.pid}`, previous?.id ?? null);
+    return new LocalSeries(this.db, this.path, key, pending, takenAt, previous, false);
+  }
+
+  private snapshot(id: string): SnapshotInfo | undefined {
+    const row = this.db
+      .prepare<[string], { taken_at: string; source: string | null }>(
+        "SELECT taken_at, source FROM snapshots WHERE id = ? AND status IN ('complete', 'replaced')",
+      )
+      .get(id);
+    return row === undefined ? undefined : { id, takenAt: row.taken_at, source: row.source ?? undefined };
   }
 
   close(): void {
@@ -118,10 +141,6 @@ export class LocalSnapshotStore implements SnapshotStore {
   }
 
   /** Pending snapshots of walks on this machine that are no longer running (killed): their rows go. */
-  private dropAbandoned(): void {
-    storeCall(this.path, () => this.dropDead());
-  }
-
   private dropDead(): void {
     const host = hostname();
     const pending = this.db
@@ -131,10 +150,7 @@ export class LocalSnapshotStore implements SnapshotStore {
       const at = owner.lastIndexOf(':');
       return owner.slice(0, at) === host && !isRunning(Number(owner.slice(at + 1)));
     });
-    if (dead.length === 0) return;
-    this.db.transaction(() => {
-      for (const { id } of dead) dropSnapshot(this.db, id);
-    })();
+    for (const { id } of dead) dropSnapshot(this.db, id);
   }
 }
 
@@ -148,8 +164,9 @@ class LocalSeries implements SnapshotSeries {
     private readonly path: string,
     private readonly series: string,
     private readonly pending: string,
-    private readonly takenAt: string,
+    readonly takenAt: string,
     readonly previous: SnapshotInfo | undefined,
+    readonly resumed: boolean,
   ) {
     // The domains as a JSON array, each found by its primary key, with its row in the previous snapshot if any.
     this.lookupStatement = db.prepare(

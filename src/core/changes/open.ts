@@ -17,11 +17,12 @@ export async function openListingDiff(
   state: string,
   filters: Record<string, unknown>,
   takenAt: string,
+  resumeId?: string,
 ): Promise<ListingDiff> {
   const store = await openSnapshotStore(ctx, state);
   ctx.onCleanup(() => store.close());
-  const series = await store.openSeries(seriesKey(filters), takenAt);
-  return new ListingDiff(series, takenAt);
+  const series = await store.openSeries(seriesKey(filters), takenAt, resumeId);
+  return new ListingDiff(series, series.resumed ? series.takenAt : takenAt);
 }
 
 async function openSnapshotStore(ctx: RunContext, state: string): Promise<SnapshotStore> {

@@ -39,6 +39,7 @@ import { paidEndpointRefused } from '../verification/refusal.js';
 import { splitOptions } from '../companies/split.js';
 import { checkRunFiles, runJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
+import { openPipelineChanges, type PipelineChanges } from './changes.js';
 
 export { pipelineOptionsSchema, type PipelineFlags };
 
@@ -74,8 +75,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     async work(progress) {
       await writeLeadList(ctx, run, progress);
       const { checkpoint, counters, verifier } = run;
-      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
-      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0)
+      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody;
+      // so is --changes with no company new or changed.
+      const nothingChanged = run.changes !== undefined && counters.companies_seen === 0 && run.changes.listed > 0;
+      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0 && !nothingChanged)
         throw new EmptyResultError(noLeadReason(counters, run.settings.seniority));
       if (run.spooled && verifier && consent)
         await planSpend(run.leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
@@ -86,6 +89,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         output: options.output ?? null,
         only_new: options.onlyNew,
       });
+      await run.changes?.publish(checkpoint.meta?.source);
     },
     onFailure: (error) => keepOrDropCheckpoint(ctx, run, error),
     async writeEmptyResult(error) {
@@ -126,6 +130,8 @@ interface PipelineRun extends PreparedRun, RunState {
   committedRows: number;
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   stoppedAt: SetCount | undefined;
+  /** --changes: the listing compared with the state's last complete snapshot of its filters. */
+  changes: PipelineChanges | undefined;
 }
 
 /** The state locked and read, the clients and the output open: everything the run works with. */
@@ -160,6 +166,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<
   const { escapeFormulas, bom, output } = options;
   const leadOptions = { format, columns, escapeFormulas, bom, output, spooled };
   const leads = await LeadOutput.open(ctx, leadOptions, state, checkpoint, resumed);
+  const changes = plan.changeKinds && (await openPipelineChanges(ctx, options, checkpoint, plan.changeKinds));
   return {
     ...prepared,
     ...runState,
@@ -174,6 +181,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<
     noMatchReason: null,
     committedRows: checkpoint.rows_written,
     stoppedAt: undefined,
+    changes: changes || undefined,
   };
 }
 
@@ -221,7 +229,15 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
   const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
   const filteredAfterLast = (filtered: number) => (counters.filtered_locally += filtered);
-  const limits = { accept, max, split, excludedAfterLast, filteredAfterLast, pageSize: ctx.global.pageSize };
+  const limits = {
+    accept,
+    max,
+    split,
+    excludedAfterLast,
+    filteredAfterLast,
+    pageSize: ctx.global.pageSize,
+    changes: run.changes && ((rows: readonly CompanyRow[]) => run.changes!.page(rows)),
+  };
   const companies = companiesStillToDo(run.client, options.filters, checkpoint, limits);
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
@@ -329,7 +345,7 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
 function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
   const { options, plan, checkpoint, counters, resumed } = run;
   const { companies, contacts } = counters.excluded;
-  return runRecord({
+  const record = runRecord({
     command: 'pipeline',
     parameters: plan.parameters,
     startedAt,
@@ -353,6 +369,7 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
       no_match_reason: run.noMatchReason,
     },
   });
+  return run.changes ? Object.assign(record, { changes: run.changes.record() }) : record;
 }
 
 /** What the filters applied here removed, in the record only when there are such filters. */
@@ -370,6 +387,7 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
         `${local.join(', ')} applied locally.`,
     );
   reportPipeline(ctx, counters, run.verifier?.snapshot(), options.onlyNew);
+  run.changes?.report();
   ctx.reporter.info(`Contacts: ${callsText(run.fanout)}${run.resumed ? ' this run' : ''}.`);
   reportKeptEmpty(ctx.reporter, counters.kept_empty);
   reportRowFilters(ctx.reporter, run.settings, counters.contacts);

@@ -156,6 +156,10 @@ export interface SnapshotInfo {
  */
 export interface SnapshotSeries {
   readonly previous: SnapshotInfo | undefined;
+  /** The pending snapshot is a resumed run's, with the pages it walked before. */
+  readonly resumed: boolean;
+  /** When the pending snapshot was taken (a resumed run's: when that run started). */
+  readonly takenAt: string;
   /** What the complete snapshots observed of these domains (those they ever listed), looked up on disk. */
   lookup(domains: string[]): Promise<Map<string, ObservedCompany>>;
   /** Adds a page's companies to the pending snapshot. */
@@ -173,7 +177,10 @@ export interface SnapshotSeries {
 
 /** Where a state keeps its listings' snapshots: SQLite in --state DIR, or the team's PostgreSQL. */
 export interface SnapshotStore {
-  /** Opens the series `key` (a hash of the filters) for a walk whose snapshot is taken at `takenAt`. */
-  openSeries(key: string, takenAt: string): Promise<SnapshotSeries>;
+  /**
+   * Opens the series `key` (a hash of the filters) for a walk whose snapshot is taken at `takenAt`;
+   * `resumeId`: a resumed run's, whose pending snapshot is taken over if it is still there.
+   */
+  openSeries(key: string, takenAt: string, resumeId?: string): Promise<SnapshotSeries>;
   close(): void | Promise<void>;
 }

@@ -44,7 +44,7 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
   const prospect = (args: string[]) => runInProcess(args, { url: stub.url, apiKey: KEY, env: env() });
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ seed: 7, companies: 20_000 });
+    sandbox = await startTestSandbox({ seed: 7, companies: 20_000, recordTraffic: true });
     stub = await startCrawlStub(sandbox.url);
     before = withKlaviyo(await allCompanies(stub.url, KEY, { technology: 'Shopify' }));
     stub.nextMonth = true;
@@ -93,6 +93,24 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
     // The killed run's pending snapshot is gone, the replaced one too (no walk compares with it): one left.
     const left = await db.sql('SELECT status FROM prospect.snapshots');
     expect(left.rows).toEqual([{ status: 'complete' }]);
+  });
+
+  it('pipeline --changes --change new --state pg:NAME asks contacts for the new companies only', async () => {
+    const home = await scratchDir('changes-pg-pipeline-');
+    stub.nextMonth = false;
+    const first = await prospect(['companies', ...FILTERS, '--state', 'pg:monday', '-o', join(home, 'first.csv')]);
+    expect(first.code, first.stderr).toBe(0);
+    stub.nextMonth = true;
+    expect(sandbox.stats().contacts_domains).toEqual([]);
+    const out = join(home, 'leads.csv');
+    const args = ['pipeline', ...FILTERS, '--changes', '--change', 'new', '--state', 'pg:monday', '--only-new'];
+    const run = await prospect([...args, '-o', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const fresh = expected.filter((change) => change.change === 'new').map((change) => change.domain);
+    expect(sandbox.stats().contacts_domains).toEqual([...fresh].sort());
+    const leads = new Set(csvRecords(await readFile(out, 'utf8')).map((row) => row.domain));
+    expect(leads.size).toBeGreaterThan(0);
+    for (const domain of leads) expect(fresh).toContain(domain);
   });
 
   it('two walks of the same filters at once: the first to publish wins, the other replaces nothing', async () => {

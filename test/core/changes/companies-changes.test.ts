@@ -28,7 +28,7 @@ let expected: ExpectedChange[];
 const withKlaviyo = (rows: any[]) => rows.filter((row) => row.technologies.some((entry: any) => entry.t === 'Klaviyo'));
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ seed: 7, companies: 20_000 });
+  sandbox = await startTestSandbox({ seed: 7, companies: 20_000, recordTraffic: true });
   stub = await startCrawlStub(sandbox.url);
   before = withKlaviyo(await allCompanies(stub.url, KEY, { technology: 'Shopify' }));
   stub.nextMonth = true;
@@ -158,6 +158,26 @@ describe('companies --changes (a local --state)', () => {
     const again = await prospect([...args, '-o', join(home, 'changes.csv')]);
     expect(again.code, again.stderr).toBe(0);
     expect(asChanges(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual([...expected].sort(byDomain));
+  });
+
+  it('pipeline --changes --change new asks contacts for the new companies only (counted at the sandbox)', async () => {
+    const home = await scratchDir('changes-pipeline-');
+    const state = join(home, 'S');
+    await firstListing(state);
+    // This file's one contacts call: the sandbox's list of domains asked is this run's alone.
+    expect(sandbox.stats().contacts_domains).toEqual([]);
+    const out = join(home, 'leads.csv');
+    const run = await prospect(['pipeline', ...FILTERS, '--changes', '--change', 'new', '--state', state, '-o', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const fresh = expected.filter((change) => change.change === 'new').map((change) => change.domain);
+    expect(sandbox.stats().contacts_domains).toEqual([...fresh].sort());
+    const leads = new Set(csvRecords(await readFile(out, 'utf8')).map((row) => row.domain));
+    expect(leads.size).toBeGreaterThan(0);
+    for (const domain of leads) expect(fresh).toContain(domain);
+    // Its listing is the state's snapshot now: the same crawl again has nothing new.
+    const again = await prospect(['companies', ...FILTERS, '--changes', '--state', state]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(csvRecords(again.stdout)).toEqual([]);
   });
 
   it('refuses --changes without --state, and with --max (exit 2, nothing asked)', async () => {

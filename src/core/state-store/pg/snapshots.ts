@@ -32,10 +32,23 @@ export class PgSnapshotStore implements SnapshotStore {
     private readonly keys: TeamKeys,
   ) {}
 
-  async openSeries(key: string, takenAt: string): Promise<SnapshotSeries> {
+  async openSeries(key: string, takenAt: string, resumeId?: string): Promise<SnapshotSeries> {
     const series = this.keys.domainHash(`series\n${key}`);
-    await dropUnused(this.session, this.job);
-    const pending = randomUUID();
+    const adopted = resumeId === undefined ? undefined : await this.adopt(series, resumeId);
+    // This session's own locks do not stop it: what it has just taken over is spared by name.
+    await dropUnused(this.session, this.job, adopted ? [adopted.id, adopted.previous?.id] : []);
+    if (adopted)
+      return new PgSeries(
+        this.session,
+        this.keys,
+        this.job,
+        series,
+        adopted.id,
+        adopted.takenAt,
+        adopted.previous,
+        true,
+      );
+    const pending = resumeId ?? randomUUID();
     const previous = await this.session.transaction(async (query) => {
       const { rows } = await query(
         `SELECT s.id, s.taken_at, s.source FROM ${SCHEMA}.snapshot_heads h
@@ -57,7 +70,53 @@ export class PgSnapshotStore implements SnapshotStore {
       );
       return head === undefined ? undefined : { id: head.id, takenAt: head.taken_at, source: head.source ?? undefined };
     });
-    return new PgSeries(this.session, this.keys, this.job, series, pending, previous);
+    return new PgSeries(this.session, this.keys, this.job, series, pending, takenAt, previous, false);
+  }
+
+  /**
+   * The pending snapshot of the run being resumed, taken over (its walk died, so its lock is free),
+   * with a shared lock on the snapshot it compares with, if that is still there.
+   */
+  private async adopt(
+    series: Buffer,
+    id: string,
+  ): Promise<{ id: string; takenAt: string; previous: SnapshotInfo | undefined } | undefined> {
+    return this.session.transaction(async (query) => {
+      const found = await query(
+        `SELECT taken_at, compares_with FROM ${SCHEMA}.snapshots
+           WHERE id = $1 AND job = $2 AND series = $3 AND status = 'pending'`,
+        [id, this.job, series],
+      );
+      const pending = found.rows[0] as { taken_at: string; compares_with: string | null } | undefined;
+      if (pending === undefined) return undefined;
+      const taken = await query('SELECT pg_catalog.pg_try_advisory_lock($1, pg_catalog.hashtext($2)) AS taken', [
+        SNAPSHOT_LOCK_CLASS,
+        id,
+      ]);
+      if (taken.rows[0]?.taken !== true) return undefined;
+      if (pending.compares_with === null) return { id, takenAt: pending.taken_at, previous: undefined };
+      await query('SELECT pg_catalog.pg_advisory_lock_shared($1, pg_catalog.hashtext($2))', [
+        SNAPSHOT_LOCK_CLASS,
+        pending.compares_with,
+      ]);
+      const { rows } = await query(
+        `SELECT taken_at, source FROM ${SCHEMA}.snapshots WHERE id = $1 AND status IN ('complete', 'replaced')`,
+        [pending.compares_with],
+      );
+      const previous = rows[0] as { taken_at: string; source: string | null } | undefined;
+      if (previous === undefined) {
+        // What it compared with is gone: its pages cannot be finished against it; it starts over.
+        await dropSnapshot(query, id, "status = 'pending'");
+        await query('SELECT pg_catalog.pg_advisory_unlock($1, pg_catalog.hashtext($2))', [SNAPSHOT_LOCK_CLASS, id]);
+        await query('SELECT pg_catalog.pg_advisory_unlock_shared($1, pg_catalog.hashtext($2))', [
+          SNAPSHOT_LOCK_CLASS,
+          pending.compares_with,
+        ]);
+        return undefined;
+      }
+      const info = { id: pending.compares_with, takenAt: previous.taken_at, source: previous.source ?? undefined };
+      return { id, takenAt: pending.taken_at, previous: info };
+    });
   }
 
   close(): void {}
@@ -67,12 +126,13 @@ export class PgSnapshotStore implements SnapshotStore {
  * Pending snapshots whose walk has died (their lock is free) and replaced ones no walk compares
  * with (no shared lock on them): each dropped under its own lock, taken only if free.
  */
-async function dropUnused(session: PgSession, job: string): Promise<void> {
+async function dropUnused(session: PgSession, job: string, spared: ReadonlyArray<string | undefined>): Promise<void> {
   const { rows } = await session.query(
     `SELECT id FROM ${SCHEMA}.snapshots WHERE job = $1 AND status IN ('pending', 'replaced')`,
     [job],
   );
   for (const { id } of rows as { id: string }[]) {
+    if (spared.includes(id)) continue;
     await session.transaction(async (query) => {
       const taken = await query('SELECT pg_catalog.pg_try_advisory_xact_lock($1, pg_catalog.hashtext($2)) AS taken', [
         SNAPSHOT_LOCK_CLASS,
@@ -100,7 +160,9 @@ class PgSeries implements SnapshotSeries {
     private readonly job: string,
     private readonly series: Buffer,
     private readonly pending: string,
+    readonly takenAt: string,
     readonly previous: SnapshotInfo | undefined,
+    readonly resumed: boolean,
   ) {}
 
   async lookup(domains: string[]): Promise<Map<string, ObservedCompany>> {
@@ -189,7 +251,7 @@ class PgSeries implements SnapshotSeries {
     if (!published) await this.drop();
     await this.unlock();
     // The snapshot it replaced goes now, unless a walk still compares with it.
-    await dropUnused(this.session, this.job);
+    await dropUnused(this.session, this.job, []);
     return published;
   }
 
