@@ -140,6 +140,10 @@ export const COUNT_FLAGS = [
   flag.TOP,
   flag.CONCURRENCY,
   flag.EXCLUDE_DOMAINS,
+  defineFlag({
+    ...flag.STATE,
+    help: 'with --by change: compare with the last complete listing of the same filters kept in DIR (or pg:NAME)',
+  }),
   ...OUTPUT_FLAGS,
 ] as const;
 

@@ -465,7 +465,9 @@ export const CHANGE = defineFlag({
 export const BY = defineFlag({
   name: 'by',
   flags: '--by <dimension>',
-  help: 'break the set down by country, employee_range, industry, technology or category',
+  help:
+    'break the set down by country, employee_range, industry, technology or category; or by change ' +
+    '(with --state: new, changed, gone since the last complete listing, and the technologies most added and removed)',
   schema: optionalText,
 });
 export const TOP = defineFlag({

@@ -180,6 +180,43 @@ describe('companies --changes (a local --state)', () => {
     expect(csvRecords(again.stdout)).toEqual([]);
   });
 
+  it('count --by change: the kinds and the technologies most added and removed, and no snapshot kept', async () => {
+    const state = join(await scratchDir('changes-count-'), 'S');
+    await firstListing(state);
+    const run = await prospect([
+      'count',
+      ...FILTERS,
+      '--by',
+      'change',
+      '--state',
+      state,
+      '--top',
+      '0',
+      '--format',
+      'csv',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const counted = csvRecords(run.stdout).map((row) => [row.measure, row.value, Number(row.companies)]);
+    const tally = (pick: (change: ExpectedChange) => string[]) => {
+      const counts = new Map<string, number>();
+      for (const change of expected) for (const name of pick(change)) counts.set(name, (counts.get(name) ?? 0) + 1);
+      return [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+    };
+    const kinds = ['new', 'changed', 'gone'].map((kind) => [
+      'change',
+      kind,
+      expected.filter((change) => change.change === kind).length,
+    ]);
+    expect(counted).toEqual([
+      ...kinds,
+      ...tally((change) => change.added).map(([name, n]) => ['added', name, n]),
+      ...tally((change) => change.removed).map(([name, n]) => ['removed', name, n]),
+    ]);
+    // Counted before any export: the next --changes still compares with the first listing.
+    const next = await prospect(['companies', ...FILTERS, '--state', state, '--changes']);
+    expect(asChanges(next.stdout)).toEqual([...expected].sort(byDomain));
+  });
+
   it('refuses --changes without --state, and with --max (exit 2, nothing asked)', async () => {
     const noState = await prospect(['companies', ...FILTERS, '--changes']);
     expect(noState.code).toBe(2);
