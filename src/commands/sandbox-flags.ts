@@ -65,7 +65,9 @@ export const SANDBOX_FLAGS = [
   defineFlag({
     name: 'asOf',
     flags: '--as-of <date>',
-    help: 'snapshot day YYYY-MM-DD that contact dates are relative to (default: today, UTC)',
+    help:
+      'snapshot day YYYY-MM-DD: contact dates are relative to it, companies are the crawl of its month ' +
+      '(default: today, UTC, and the reference crawl)',
     parse: isoDay,
     schema: (z) => z.string().optional(),
   }),

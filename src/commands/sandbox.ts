@@ -130,6 +130,8 @@ export function toOptions(flags: SandboxFlags): SandboxOptions {
     companies: flags.companies,
     seed: flags.seed,
     asOf: flags.asOf ?? todayUtc(),
+    // Only a day asked for moves the listing: without one it is the same every day (the reference crawl).
+    crawl: flags.asOf?.slice(0, 7),
     latencyMs: flags.latency,
     failRate: flags.failRate,
     faults: flags.faults,
@@ -181,12 +183,16 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags, variants: rea
   ].filter(Boolean);
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +
-      `snapshot ${flags.asOf ?? todayUtc()}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
+      `snapshot ${flags.asOf ?? todayUtc()}, ${crawlOf(sandbox, flags)}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
     'Keys (send "Authorization: Bearer <key>"):',
     ...PLANS.map((plan) => `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${endpointsOf(plan)}`),
     `Counters: ${sandbox.url}${STATS_PATH}. Stop with Ctrl-C.`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+function crawlOf(sandbox: RunningSandbox, flags: SandboxFlags): string {
+  return `${flags.asOf === undefined ? 'reference crawl' : 'crawl'} ${sandbox.crawl}`;
 }
 
 /** Resolves on the first SIGINT or SIGTERM: stopping the sandbox is its normal end (exit 0). */

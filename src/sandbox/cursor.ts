@@ -1,8 +1,8 @@
 /**
  * Opaque page cursors (contract rows 1, 9). A cursor carries the position of the last company served
  * and a tag of the query it belongs to, sealed with an HMAC whose key is derived from the dataset
- * (seed and size): a forged, corrupted or foreign cursor is a 400 `invalid_cursor`, never a crash
- * or a silently different listing.
+ * (seed, size and crawl month): a forged, corrupted or foreign cursor, one of another month's crawl
+ * included, is a 400 `invalid_cursor`, never a crash or a silently different listing.
  *
  * Layout before base64url: version (1 byte) · query tag (8) · position (4, big-endian) · MAC (16).
  */
@@ -28,8 +28,14 @@ export interface DecodedCursor {
 export class CursorCodec {
   private readonly key: Buffer;
 
-  constructor(seed: number, datasetSize: number) {
-    this.key = createHash('sha256').update(`prospect-sandbox-cursor/${seed}/${datasetSize}`).digest();
+  /** `crawl`: the month served, if one was asked; without it the key is the one cursors always had. */
+  constructor(
+    seed: number,
+    datasetSize: number,
+    private readonly crawl?: string,
+  ) {
+    const identity = `prospect-sandbox-cursor/${seed}/${datasetSize}${crawl === undefined ? '' : `/${crawl}`}`;
+    this.key = createHash('sha256').update(identity).digest();
   }
 
   encode(queryKey: string, position: number): string {
@@ -49,7 +55,8 @@ export class CursorCodec {
       throw invalidCursor('The cursor is malformed: pass the next_cursor of the previous page verbatim.');
     const payload = bytes.subarray(0, PAYLOAD_BYTES);
     if (payload.readUInt8(0) !== VERSION || !timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), this.mac(payload))) {
-      throw invalidCursor('The cursor is not one this service issued (or it was altered).');
+      const issued = this.crawl === undefined ? 'issued' : `issued for the crawl of ${this.crawl}`;
+      throw invalidCursor(`The cursor is not one this service ${issued} (or it was altered).`);
     }
     return { tag: Buffer.from(payload.subarray(1, 1 + TAG_BYTES)), position: payload.readUInt32BE(1 + TAG_BYTES) };
   }

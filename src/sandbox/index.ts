@@ -3,6 +3,7 @@
  * generated dataset (`prospect sandbox`, and in-process for tests).
  */
 import type { AddressInfo } from 'node:net';
+import { REFERENCE_CRAWL } from './dataset/crawl-month.js';
 import { buildDataset } from './dataset/dataset.js';
 import { todayUtc } from './defaults.js';
 import { CompanyQueryEngine } from './company-query.js';
@@ -29,6 +30,8 @@ export interface RunningSandbox {
   port: number;
   /** What the service is for a ledger of paid results: its seed and size, not its port (stats.ts). */
   identity: string;
+  /** The month of the crawl the companies listing serves, YYYY-MM: the one asked for, or the reference. */
+  crawl: string;
   stats(): SandboxStats;
   close(): Promise<void>;
 }
@@ -43,13 +46,22 @@ export interface SandboxPlaces {
 /** Builds (or reuses) the dataset and listens. Resolves once the port is bound. */
 export async function startSandbox(options: SandboxOptions = {}, places: SandboxPlaces = {}): Promise<RunningSandbox> {
   const config = resolveSandboxOptions(options);
-  const dataset = buildDataset({ companies: config.companies, seed: config.seed, cacheDir: places.datasetCacheDir });
+  const dataset = buildDataset({
+    companies: config.companies,
+    seed: config.seed,
+    crawl: config.crawl,
+    cacheDir: places.datasetCacheDir,
+  });
   const identity = sandboxIdentity(config.seed, config.companies);
   const stats = new StatsCounter(identity, config.recordTraffic);
   const contacts = new ContactStore(dataset, config.asOf);
   const http = createSandboxServer({
     routes: {
-      companies: companiesRoute(dataset, new CompanyQueryEngine(dataset), new CursorCodec(config.seed, dataset.size)),
+      companies: companiesRoute(
+        dataset,
+        new CompanyQueryEngine(dataset),
+        new CursorCodec(config.seed, dataset.size, dataset.crawl),
+      ),
       countries: countriesRoute(dataset),
       contacts: contactsRoute(contacts, stats),
       verify: verifyRoute(dataset, contacts, stats, config.asOf, idempotencyModeOf(config)),
@@ -79,6 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}, places: Sandbox
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     port,
     identity,
+    crawl: dataset.crawl ?? REFERENCE_CRAWL,
     stats: () => stats.snapshot(),
     close: () => http.close(),
   };

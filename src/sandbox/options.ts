@@ -16,6 +16,7 @@ import {
   MAX_SEED,
   todayUtc,
 } from './defaults.js';
+import { isCrawlMonth } from './dataset/crawl-month.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KIND_NAMES, type FaultKindName } from './fault-kinds.js';
 import { VARIANT_NAMES, type VariantName } from './variant-names.js';
 
@@ -26,6 +27,11 @@ export interface SandboxOptions {
   seed?: number;
   /** Snapshot day, YYYY-MM-DD (default: today in UTC). */
   asOf?: string;
+  /**
+   * The month whose crawl the companies listing serves, YYYY-MM (`prospect sandbox --as-of` sets it to
+   * its date's month). Default: the generated dataset as it is, the crawl of REFERENCE_CRAWL, whatever the day.
+   */
+  crawl?: string;
   latencyMs?: number;
   /** Share (0 to 1) of API requests that fail, each with a kind drawn from `faults`. */
   failRate?: number;
@@ -54,7 +60,10 @@ export interface SandboxOptions {
   variants?: readonly VariantName[];
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'rateLimit'>> & { rateLimit: number | undefined };
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'rateLimit' | 'crawl'>> & {
+  rateLimit: number | undefined;
+  crawl: string | undefined;
+};
 
 /** Share of requests spiked when only the spike's length is given. */
 const DEFAULT_LATENCY_SPIKE_RATE = 0.1;
@@ -78,6 +87,10 @@ const SandboxOptionsSchema = z
     asOf: z
       .string({ error: 'asOf must be a date written YYYY-MM-DD' })
       .refine(isIsoDay, { error: 'asOf must be a date written YYYY-MM-DD' })
+      .optional(),
+    crawl: z
+      .string({ error: 'crawl must be a month written YYYY-MM' })
+      .refine(isCrawlMonth, { error: 'crawl must be a month written YYYY-MM' })
       .optional(),
     latencyMs: numberFrom(0, MAX_LATENCY_MS, `latencyMs must be from 0 to ${MAX_LATENCY_MS}`).default(0),
     failRate: numberFrom(0, 1, 'failRate must be from 0 to 1').default(0),
@@ -104,6 +117,7 @@ const SandboxOptionsSchema = z
     asOf: o.asOf ?? todayUtc(),
     faultSeed: o.faultSeed ?? o.seed,
     rateLimit: o.rateLimit,
+    crawl: o.crawl,
     latencySpikeRate: o.latencySpikeRate ?? (o.latencySpikeMs > 0 ? DEFAULT_LATENCY_SPIKE_RATE : 0),
   }))
   .refine((o) => o.latencySpikeRate === 0 || o.latencySpikeMs > 0, {

@@ -57,7 +57,8 @@ export function companiesRoute(dataset: Dataset, engine: CompanyQueryEngine, cur
     const last = page.companies[page.companies.length - 1];
     const rows = page.companies.map((i) => dataset.companyRowJson(i));
     const meta = {
-      source: COMPANY_SOURCE,
+      // Which crawl answered (contract row 39): said only when a month was asked for.
+      source: dataset.crawl === undefined ? COMPANY_SOURCE : { ...COMPANY_SOURCE, crawl: dataset.crawl },
       field_fill_rates: dataset.fillRates,
       scope: COMPANY_SCOPE,
       total: totals.total,

@@ -35,7 +35,15 @@ export const PAID_PIPELINE_SET: readonly string[] = [
 export const TEST_AS_OF = '2025-06-30';
 export const TEST_COMPANIES = 50_000;
 
-/** A sandbox in this process; options override the test defaults (pass `asOf: todayUtc()` for a sandbox of today). */
+/** The options of `prospect sandbox --as-of DAY`: contacts dated from DAY, companies of DAY's month's crawl. */
+export function asOfDay(day: string): Pick<SandboxOptions, 'asOf' | 'crawl'> {
+  return { asOf: day, crawl: day.slice(0, 7) };
+}
+
+/**
+ * A sandbox in this process; options override the test defaults (pass `asOf: todayUtc()` for a sandbox of
+ * today). It serves the reference crawl unless given `crawl: 'YYYY-MM'`, as `prospect sandbox --as-of` does.
+ */
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   return startSandbox({
     host: '127.0.0.1',
@@ -61,8 +69,12 @@ export async function withSandbox<T>(
 }
 
 /** The dataset a test sandbox serves, for computing expected answers without HTTP. */
-export function testDataset(options: { companies?: number; seed?: number } = {}): Dataset {
-  return buildDataset({ companies: options.companies ?? TEST_COMPANIES, seed: options.seed ?? TEST_SEED });
+export function testDataset(options: { companies?: number; seed?: number; crawl?: string } = {}): Dataset {
+  return buildDataset({
+    companies: options.companies ?? TEST_COMPANIES,
+    seed: options.seed ?? TEST_SEED,
+    crawl: options.crawl,
+  });
 }
 
 export interface SandboxProcess {

@@ -45,6 +45,8 @@ describe('the sandbox options schema', () => {
     [{ latencySpikeRate: -0.1 }, 'latencySpikeRate must be from 0 to 1'],
     [{ latencySpikeRate: 0.5 }, 'latencySpikeRate needs latencySpikeMs'],
     [{ rateLimit: 0 }, 'rateLimit must be a positive integer'],
+    [{ crawl: '2026-13' }, 'crawl must be a month written YYYY-MM'],
+    [{ crawl: '2026-11-15' }, 'crawl must be a month written YYYY-MM'],
   ])('%j is refused: %s', (options, message) => {
     expect(() => resolveSandboxOptions(options)).toThrow(RangeError);
     expect(() => resolveSandboxOptions(options)).toThrow(`sandbox: ${message}`);
@@ -58,6 +60,16 @@ describe("prospect sandbox's flags", () => {
       expect(new Option(flag.flags, flag.help).attributeName()).toBe(flag.name);
     },
   );
+
+  it('--as-of serves the crawl of its month; without it, the reference crawl whatever the day', () => {
+    const parsed = (args: string[]) => {
+      const command = addFlags(new Command().exitOverride(), SANDBOX_FLAGS).action(() => {});
+      command.parse(args, { from: 'user' });
+      return resolveSandboxOptions(toOptions(command.opts()));
+    };
+    expect(parsed(['--as-of', '2026-11-15'])).toMatchObject({ asOf: '2026-11-15', crawl: '2026-11' });
+    expect(parsed([]).crawl).toBeUndefined();
+  });
 
   it('the largest value each flag takes is one the schema takes', () => {
     const command = addFlags(new Command().exitOverride(), SANDBOX_FLAGS).action(() => {});

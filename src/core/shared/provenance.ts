@@ -13,8 +13,12 @@ const SPARSE_BELOW_PERCENT = 50;
  */
 export function provenanceLine(meta: CompaniesMeta | undefined, full = false): string {
   const source = meta?.source;
+  // `crawl` is optional (contract row 39): a service that does not say which crawl answered is not wrong.
+  const crawl = typeof source?.['crawl'] === 'string' ? `crawl ${source['crawl']}` : undefined;
   const detail = source
-    ? [source.method, source.history_since ? `since ${source.history_since}` : undefined].filter(Boolean).join(', ')
+    ? [source.method, source.history_since ? `since ${source.history_since}` : undefined, crawl]
+        .filter(Boolean)
+        .join(', ')
     : '';
   const named = source ? `${source.dataset ?? source.publisher ?? 'unknown'}${detail ? ` (${detail})` : ''}` : '';
   const sparse = sparseFields(meta);
