@@ -183,7 +183,8 @@ function printBanner(sandbox: RunningSandbox, flags: SandboxFlags, variants: rea
   ].filter(Boolean);
   const lines = [
     `prospect sandbox: ${formatCount(flags.companies)} generated companies, seed ${flags.seed}, ` +
-      `snapshot ${flags.asOf ?? todayUtc()}, ${crawlOf(sandbox, flags)}${faults.length ? `; ${faults.join(', ')}` : ''}.`,
+      `snapshot ${flags.asOf ?? todayUtc()}, ${crawlOf(sandbox, flags)}` +
+      `${faults.length ? `; ${faults.join(', ')}` : ''}.`,
     'Keys (send "Authorization: Bearer <key>"):',
     ...PLANS.map((plan) => `  ${SANDBOX_KEYS[plan].padEnd(17)} ${`${plan} plan`.padEnd(13)} ${endpointsOf(plan)}`),
     `Counters: ${sandbox.url}${STATS_PATH}. Stop with Ctrl-C.`,
