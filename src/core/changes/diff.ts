@@ -38,9 +38,14 @@ export class ListingDiff {
   /** Companies this walk listed (before --exclude-domains): an empty listing with nothing gone matched nobody. */
   listed = 0;
 
+  /**
+   * `observe`: give each technology entry its observed dates (JSON and NDJSON show them; a CSV has
+   * only names, and a walk of 700,000 companies need not copy every entry of every stack).
+   */
   constructor(
     private readonly series: SnapshotSeries,
     private readonly takenAt: string,
+    private readonly observe = true,
   ) {}
 
   get previous(): SnapshotInfo | undefined {
@@ -55,22 +60,23 @@ export class ListingDiff {
   /** A page of the listing, each company compared with the previous snapshot, and added to the pending one. */
   async page(rows: readonly CompanyRow[]): Promise<ChangeRow[]> {
     const known = await this.series.lookup(rows.map((row) => row.domain));
-    const compared = rows.map((row) => this.compare(row, known.get(row.domain)));
-    await this.series.add(compared.map((row, index) => this.pending(rows[index]!, row, known.get(row.domain))));
+    const names = rows.map(namesOf);
+    const compared = rows.map((row, index) => this.compare(row, names[index]!, known.get(row.domain)));
+    await this.series.add(rows.map((row, index) => this.pending(row, names[index]!, known.get(row.domain))));
     this.listed += rows.length;
     for (const row of compared) this.counts[row.change] += 1;
     return compared;
   }
 
   /** The company as this snapshot keeps it: once published, what the series has observed of it. */
-  private pending(row: CompanyRow, compared: ChangeRow, known: ObservedCompany | undefined): PendingCompany {
-    const technologyFirstSeen = { ...known?.technologyFirstSeen };
-    for (const entry of compared.technologies) technologyFirstSeen[entry.t] ??= entry.observed_first_seen;
+  private pending(row: CompanyRow, names: string[], known: ObservedCompany | undefined): PendingCompany {
+    const technologyFirstSeen = this.series.keepsObservations ? { ...known?.technologyFirstSeen } : {};
+    if (this.series.keepsObservations) for (const name of names) technologyFirstSeen[name] ??= this.takenAt;
     return {
       domain: row.domain,
-      technologies: namesOf(row),
+      technologies: names,
       row: JSON.stringify(row),
-      firstSeen: compared.first_seen,
+      firstSeen: known?.firstSeen ?? this.takenAt,
       technologyFirstSeen,
     };
   }
@@ -91,8 +97,7 @@ export class ListingDiff {
     return this.series.abandon();
   }
 
-  private compare(row: CompanyRow, known: ObservedCompany | undefined): ChangeRow {
-    const names = namesOf(row);
+  private compare(row: CompanyRow, names: string[], known: ObservedCompany | undefined): ChangeRow {
     const before = known?.previous?.technologies;
     const beforeSet = new Set(before ?? []);
     const nowSet = new Set(names);
@@ -104,11 +109,13 @@ export class ListingDiff {
       technologies_added: added,
       technologies_removed: removed,
       ...row,
-      technologies: row.technologies.map((entry) => ({
-        ...entry,
-        observed_first_seen: known?.technologyFirstSeen[entry.t] ?? this.takenAt,
-        observed_last_seen: this.takenAt,
-      })),
+      technologies: this.observe
+        ? row.technologies.map((entry) => ({
+            ...entry,
+            observed_first_seen: known?.technologyFirstSeen[entry.t] ?? this.takenAt,
+            observed_last_seen: this.takenAt,
+          }))
+        : (row.technologies as ObservedTechnology[]),
       first_seen: known?.firstSeen ?? this.takenAt,
       previous_snapshot: this.previous?.takenAt ?? null,
     };

@@ -18,11 +18,12 @@ export async function openListingDiff(
   filters: Record<string, unknown>,
   takenAt: string,
   resumeId?: string,
+  observe = true,
 ): Promise<ListingDiff> {
   const store = await openSnapshotStore(ctx, state);
   ctx.onCleanup(() => store.close());
   const series = await store.openSeries(seriesKey(filters), takenAt, resumeId);
-  return new ListingDiff(series, series.resumed ? series.takenAt : takenAt);
+  return new ListingDiff(series, series.resumed ? series.takenAt : takenAt, observe);
 }
 
 async function openSnapshotStore(ctx: RunContext, state: string): Promise<SnapshotStore> {

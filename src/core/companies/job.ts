@@ -42,7 +42,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags): Prom
   await checkRunFiles(parsed);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: false });
-  const snapshots = await openSnapshots(ctx, options, exclusions);
+  const snapshots = await openSnapshots(ctx, options, exclusions, format === 'json' || format === 'ndjson');
   const client = createApiClient(ctx, await resolveConnection(ctx));
   const listing = openListing(ctx, client, options, exclusions, snapshots);
   const record = () => companiesRecord(listing, exclusions, startedAt);

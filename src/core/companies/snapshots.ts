@@ -36,13 +36,15 @@ export async function openSnapshots(
   ctx: RunContext,
   options: SnapshotOptions,
   exclusions: Exclusions,
+  /** JSON and NDJSON: each technology entry gets its observed dates. */
+  observe: boolean,
 ): Promise<ListingSnapshots | undefined> {
   if (options.state === undefined) return undefined;
   if (!options.state.startsWith('pg:')) await checkNativeSqlite();
   const { openListingDiff, parseChangeKinds } = await import('../changes/open.js');
   const kinds = options.changes ? parseChangeKinds(options.change) : undefined;
   const takenAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const diff = await openListingDiff(ctx, options.state, filtersRecord(options.filters), takenAt);
+  const diff = await openListingDiff(ctx, options.state, filtersRecord(options.filters), takenAt, undefined, observe);
   return new Snapshots(ctx, options, diff, kinds, exclusions);
 }
 

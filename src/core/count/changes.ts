@@ -45,7 +45,7 @@ export async function countChanges(
     throw new UsageError('--by change compares with the snapshots kept in --state DIR (or pg:NAME): give one.');
   if (!options.state.startsWith('pg:')) await checkNativeSqlite();
   const takenAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const diff = await openListingDiff(ctx, options.state, filtersRecord(options.filters), takenAt);
+  const diff = await openListingDiff(ctx, options.state, filtersRecord(options.filters), takenAt, undefined, false);
   try {
     await checkLocalTechnologies(client, options.filters);
     const keep = localRowFilter(options.filters);

@@ -29,7 +29,8 @@ export async function openPipelineChanges(
   kinds: ReadonlySet<ChangeKind>,
 ): Promise<PipelineChanges> {
   const takenAt = new Date(checkpoint.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const diff = await openListingDiff(ctx, options.state!, filtersRecord(options.filters), takenAt, checkpoint.run_id);
+  const filters = filtersRecord(options.filters);
+  const diff = await openListingDiff(ctx, options.state!, filters, takenAt, checkpoint.run_id, false);
   // A resumed run whose pending snapshot is not there (removed, or the snapshot it compared with replaced)
   // lacks the pages walked before: its diff stands, but it must not replace the last complete snapshot.
   const whole = diff.resumed || (checkpoint.positions ?? []).length === 0;

@@ -160,6 +160,8 @@ export interface SnapshotSeries {
   readonly resumed: boolean;
   /** When the pending snapshot was taken (a resumed run's: when that run started). */
   readonly takenAt: string;
+  /** Whether add() keeps each company's first dates (the team store seals them); the local one derives them. */
+  readonly keepsObservations: boolean;
   /** What the complete snapshots observed of these domains (those they ever listed), looked up on disk. */
   lookup(domains: string[]): Promise<Map<string, ObservedCompany>>;
   /** Adds a page's companies to the pending snapshot. */

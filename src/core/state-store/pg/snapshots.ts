@@ -153,6 +153,7 @@ async function dropSnapshot(query: Query, id: string, condition: string): Promis
 
 class PgSeries implements SnapshotSeries {
   private settled = false;
+  readonly keepsObservations = true;
 
   constructor(
     private readonly session: PgSession,
