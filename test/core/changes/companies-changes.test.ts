@@ -180,6 +180,31 @@ describe('companies --changes (a local --state)', () => {
     expect(csvRecords(again.stdout)).toEqual([]);
   });
 
+  it('NDJSON: each technology entry carries the dates this state observed it', async () => {
+    const state = join(await scratchDir('changes-observed-'), 'S');
+    stub.nextMonth = false;
+    const first = await prospect(['companies', ...FILTERS, '--state', state, '--format', 'ndjson']);
+    expect(first.code, first.stderr).toBe(0);
+    const firstDate = JSON.parse(first.stdout.split('\n')[0]!).technologies[0].observed_first_seen as string;
+    stub.nextMonth = true;
+    const run = await prospect(['companies', ...FILTERS, '--state', state, '--changes', '--format', 'ndjson']);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const changed = rows.filter((row) => row.change === 'changed');
+    expect(changed.length).toBeGreaterThan(0);
+    for (const row of changed) {
+      const added = new Set(row.technologies_added);
+      for (const entry of row.technologies) {
+        // Added this crawl: first seen now; the rest: first seen by the first listing. Last seen: now.
+        expect(entry.observed_first_seen === firstDate, `${row.domain} ${entry.t}`).toBe(!added.has(entry.t));
+        expect(entry.observed_last_seen > firstDate).toBe(true);
+      }
+    }
+  });
+
   it('count --by change: the kinds and the technologies most added and removed, and no snapshot kept', async () => {
     const state = join(await scratchDir('changes-count-'), 'S');
     await firstListing(state);
