@@ -57,11 +57,15 @@ function asChanges(csv: string): ExpectedChange[] {
 
 const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
 
+/** Snapshot dates are to the second: the next run starts in a later second, so its dates differ. */
+const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() % 1000)));
+
 /** A first listing on a new state: the first crawl. */
 async function firstListing(state: string): Promise<void> {
   stub.nextMonth = false;
   const first = await prospect(['companies', ...FILTERS, '--state', state, '-o', join(state, '..', 'first.csv')]);
   expect(first.code, first.stderr).toBe(0);
+  await nextSecond();
   stub.nextMonth = true;
 }
 
@@ -83,6 +87,7 @@ describe('companies --changes (a local --state)', () => {
     const all = csvRecords(await readFile(join(home, 'a.csv'), 'utf8'));
     expect(all.map((row) => row.domain)).toEqual(before.map((row) => row.domain));
     expect(new Set(all.map((row) => row.change))).toEqual(new Set(['new']));
+    await nextSecond();
 
     stub.nextMonth = true;
     const out = join(home, 'changes.csv');
@@ -186,6 +191,7 @@ describe('companies --changes (a local --state)', () => {
     const first = await prospect(['companies', ...FILTERS, '--state', state, '--format', 'ndjson']);
     expect(first.code, first.stderr).toBe(0);
     const firstDate = JSON.parse(first.stdout.split('\n')[0]!).technologies[0].observed_first_seen as string;
+    await nextSecond();
     stub.nextMonth = true;
     const run = await prospect(['companies', ...FILTERS, '--state', state, '--changes', '--format', 'ndjson']);
     expect(run.code, run.stderr).toBe(0);
