@@ -157,8 +157,9 @@ export function prospectEnv(url) {
 // Sandbox
 
 /** `prospect sandbox` in a child process of its own (its CPU is not the measured process's). */
-export async function startSandbox({ companies, seed = 1, latencyMs, rateLimit, timeoutMs = 180_000 }) {
+export async function startSandbox({ companies, seed = 1, latencyMs, rateLimit, asOf, timeoutMs = 180_000 }) {
   const args = [BIN, 'sandbox', '--port', '0', '--companies', String(companies), '--seed', String(seed)];
+  if (asOf) args.push('--as-of', asOf);
   if (latencyMs) args.push('--latency', String(latencyMs));
   if (rateLimit) args.push('--rate-limit', String(rateLimit));
   const started = Date.now();

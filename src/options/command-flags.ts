@@ -60,6 +60,12 @@ export const COMPANIES_FLAGS = [
     default: 1,
   }),
   flag.EXCLUDE_DOMAINS,
+  defineFlag({
+    ...flag.STATE,
+    help: 'keep a snapshot of each complete listing in DIR (or the team store, pg:NAME), for --changes',
+  }),
+  flag.CHANGES,
+  flag.CHANGE,
   flag.SUMMARY,
   ...OUTPUT_FLAGS,
 ] as const;
@@ -113,6 +119,13 @@ export const PIPELINE_FLAGS = [
   flag.STATE,
   flag.ONLY_NEW,
   defineFlag({
+    ...flag.CHANGES,
+    help:
+      'with --state: contacts only for the companies new or changed since the last complete listing of the ' +
+      'same filters in the state (the weekly "new adopters" job)',
+  }),
+  defineFlag({ ...flag.CHANGE, help: 'with --changes: the kinds to ask contacts for: new, changed (default both)' }),
+  defineFlag({
     ...flag.DRY_RUN,
     help: 'say what a run would do (set size, leads, stale share, units, time) from a small sample; spend nothing',
   }),
@@ -137,6 +150,10 @@ export const COUNT_FLAGS = [
   flag.TOP,
   flag.CONCURRENCY,
   flag.EXCLUDE_DOMAINS,
+  defineFlag({
+    ...flag.STATE,
+    help: 'with --by change: compare with the last complete listing of the same filters kept in DIR (or pg:NAME)',
+  }),
   ...OUTPUT_FLAGS,
 ] as const;
 

@@ -448,10 +448,26 @@ export const ONLY_NEW = defineFlag({
 
 // count
 
+export const CHANGES = defineFlag({
+  name: 'changes',
+  flags: '--changes',
+  help:
+    'with --state: write what changed since the last complete listing of the same filters ' +
+    '(columns change, technologies_added, technologies_removed, first_seen, previous_snapshot)',
+  schema: off,
+});
+export const CHANGE = defineFlag({
+  name: 'change',
+  flags: '--change <kinds>',
+  help: 'with --changes: keep these kinds only: new, changed, gone (comma-separated; default new,changed,gone)',
+  schema: optionalText,
+});
 export const BY = defineFlag({
   name: 'by',
   flags: '--by <dimension>',
-  help: 'break the set down by country, employee_range, industry, technology or category',
+  help:
+    'break the set down by country, employee_range, industry, technology or category; or by change ' +
+    '(with --state: new, changed, gone since the last complete listing, and the technologies most added and removed)',
   schema: optionalText,
 });
 export const TOP = defineFlag({

@@ -1,4 +1,5 @@
 import type { CompanyRow } from '../../api/index.js';
+import type { ChangeRow } from '../changes/diff.js';
 import { selectColumns, type Column } from '../../io/columns.js';
 
 /** The stable CSV columns of `prospect companies`, documented in the README; order matters. */
@@ -45,3 +46,18 @@ export const LEAD_COMPANY_FIELDS = [
   'technologies',
 ] as const;
 export const LEAD_COMPANY_COLUMNS = selectColumns(COMPANY_COLUMNS, LEAD_COMPANY_FIELDS.join(','));
+
+/** A row of `companies --changes` (core/changes/diff.ts), read through the company columns it extends. */
+const asChange = (row: CompanyRow) => row as ChangeRow;
+
+/** `companies --changes`: what changed first, the company's columns, then what this state observed of it. */
+export const CHANGE_COLUMNS: ReadonlyArray<Column<CompanyRow>> = [
+  { name: 'change', get: (row) => asChange(row).change },
+  { name: 'technologies_added', get: (row) => asChange(row).technologies_added.join(';') },
+  { name: 'technologies_removed', get: (row) => asChange(row).technologies_removed.join(';') },
+  ...COMPANY_COLUMNS,
+  { name: 'first_seen', get: (row) => asChange(row).first_seen },
+  { name: 'previous_snapshot', get: (row) => asChange(row).previous_snapshot },
+];
+
+export const CHANGE_TABLE_COLUMNS = ['change', 'domain', 'company_name', 'technologies_added', 'technologies_removed'];

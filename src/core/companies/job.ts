@@ -5,7 +5,7 @@ import type { RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
 import type { JobDeps } from '../../runtime/job-deps.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
-import { COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './columns.js';
+import { CHANGE_COLUMNS, CHANGE_TABLE_COLUMNS, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS } from './columns.js';
 import {
   companyQueries,
   filtersRecord,
@@ -25,6 +25,7 @@ import { provenanceLine, runRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
+import { openSnapshots, type ListingSnapshots } from './snapshots.js';
 
 /** `prospect companies`: its flags (the input) and the job's options (the output). */
 const companiesOptionsSchema = withCompanyFilters(flagShape(COMPANIES_FLAGS));
@@ -34,12 +35,15 @@ type CompaniesOptions = z.output<typeof companiesOptionsSchema>;
 export async function runCompanies(ctx: RunContext, flags: CompaniesFlags, deps: JobDeps): Promise<number> {
   const startedAt = Date.now();
   const parsed = parseCompaniesFlags(flags);
-  const { format, columns } = planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
+  const { format, columns } = parsed.changes
+    ? planOutput(ctx, parsed, CHANGE_COLUMNS, CHANGE_TABLE_COLUMNS)
+    : planOutput(ctx, parsed, COMPANY_COLUMNS, COMPANY_TABLE_COLUMNS);
   await checkRunFiles(parsed);
   const options = { ...parsed, filters: await normalizeCountries(parsed.filters) };
   const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: false });
+  const snapshots = await openSnapshots(ctx, options, exclusions, format === 'json' || format === 'ndjson');
   const client = deps.client(await deps.connection());
-  const listing = openListing(ctx, client, options, exclusions);
+  const listing = openListing(ctx, client, options, exclusions, snapshots);
   const record = () => companiesRecord(listing, exclusions, startedAt);
 
   return runRowJob<CompanyRow>(ctx, {
@@ -50,10 +54,14 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags, deps:
     async work(writer, progress) {
       await checkLocalTechnologies(client, options.filters);
       await writeCompanies(listing, writer, progress);
-      if (listing.written === 0) throw noMatch(options.filters, listing.fetched, exclusions.removed.domains);
+      if (listing.written === 0 && !snapshots?.anyChange())
+        throw noMatch(options.filters, listing.fetched, exclusions.removed.domains);
       const { meta } = listing;
       return meta === undefined ? undefined : { ...meta, ...countFields(meta, listing.count()) };
     },
+    // The snapshot replaces the last complete one only once the diff written from it is in place.
+    committed: () => snapshots?.publishIfComplete(listing.complete, listing.meta),
+    close: () => snapshots?.abandonUnpublished(),
     onFailure() {
       // Not awaited: a page asked for ahead may still be in flight; closing the client (cleanup) ends it.
       void listing.walk.chunks.return(undefined).catch(() => {});
@@ -71,6 +79,7 @@ export async function runCompanies(ctx: RunContext, flags: CompaniesFlags, deps:
       if (listing.stoppedAtMax) ctx.reporter.info(stoppedAtMaxLine(options.max!, listing.count()));
       exclusions.report(ctx);
       if (sidecar) ctx.reporter.info(`Where the data came from: ${sidecar}.`);
+      snapshots?.report();
     },
   });
 }
@@ -82,6 +91,16 @@ function parseCompaniesFlags(flags: CompaniesFlags): CompaniesOptions {
   if (parsed.max !== undefined && (!Number.isInteger(parsed.max) || parsed.max < 1)) {
     throw new UsageError('--max must be a whole number of at least 1.');
   }
+  if (parsed.changes && parsed.state === undefined)
+    throw new UsageError('--changes compares with the snapshots kept in --state DIR (or pg:NAME): give one.');
+  if (parsed.change !== undefined && !parsed.changes)
+    throw new UsageError('--change keeps kinds of --changes: add it.');
+  if (parsed.changes && parsed.max !== undefined)
+    throw new UsageError(
+      '--changes compares the whole listing with the last one; --max would cut it, and every company after ' +
+        'the cut would look gone.',
+      'Leave out --max; keep fewer kinds with --change new,changed.',
+    );
   return parsed;
 }
 
@@ -95,6 +114,9 @@ interface Listing {
   written: number;
   fetched: number;
   stoppedAtMax: boolean;
+  /** The walk reached the listing's end: its snapshot may replace the last complete one. */
+  complete: boolean;
+  snapshots: ListingSnapshots | undefined;
   count(): SetCount;
 }
 
@@ -103,6 +125,7 @@ function openListing(
   client: ProspectClient,
   options: CompaniesOptions,
   exclusions: Exclusions,
+  snapshots: ListingSnapshots | undefined,
 ): Listing {
   const stackFilter = localRowFilter(options.filters);
   // An excluded company is not written and does not count towards --max.
@@ -124,18 +147,22 @@ function openListing(
     written: 0,
     fetched: 0,
     stoppedAtMax: false,
+    complete: false,
+    snapshots,
     count: () => countSet(options.filters, walk.answers),
   };
 }
 
 /** The listing's pages, written as they come, to --max if there is one. */
 async function writeCompanies(listing: Listing, writer: RowWriter<CompanyRow>, progress: Progress): Promise<void> {
-  const { options, walk, keep } = listing;
+  const { options, walk, keep, snapshots } = listing;
   const max = options.max;
+  let reachedEnd = true;
   for await (const chunk of walk.chunks) {
     listing.meta = setMeta(options.filters, walk.answers);
     listing.fetched += chunk.rows.length;
-    let rows = keep ? chunk.rows.filter(keep) : chunk.rows;
+    // The snapshot keeps the listing as the filters make it; --exclude-domains only leaves rows out of the file.
+    let rows = snapshots ? await snapshots.page(chunk.rows) : keep ? chunk.rows.filter(keep) : chunk.rows;
     const reachesMax = max !== undefined && listing.written + rows.length >= max;
     if (reachesMax) {
       listing.stoppedAtMax = listing.written + rows.length > max || !chunk.last;
@@ -148,13 +175,23 @@ async function writeCompanies(listing: Listing, writer: RowWriter<CompanyRow>, p
     const total = max !== undefined ? Math.min(listed ?? max, max) : listed;
     progress.update({ done: max !== undefined ? listing.written : listing.fetched, total, noun: 'companies' });
     // Leaving the loop lets the listing go (nothing is in flight without read-ahead).
-    if (reachesMax) break;
+    if (reachesMax) {
+      reachedEnd = !listing.stoppedAtMax;
+      break;
+    }
+  }
+  listing.complete = reachedEnd;
+  if (snapshots && reachedEnd) {
+    for await (const rows of snapshots.gone()) {
+      await writer.writeRows(rows);
+      listing.written += rows.length;
+    }
   }
 }
 
 function companiesRecord(listing: Listing, exclusions: Exclusions, startedAt: number) {
   const { options } = listing;
-  return runRecord({
+  const record = runRecord({
     command: 'companies',
     parameters: { max: options.max ?? null, ...exclusions.parameters() },
     startedAt,
@@ -166,6 +203,7 @@ function companiesRecord(listing: Listing, exclusions: Exclusions, startedAt: nu
     stoppedAtMax: listing.stoppedAtMax,
     excluded: exclusions.record(),
   });
+  return listing.snapshots ? { ...record, changes: listing.snapshots.record() } : record;
 }
 
 /** The service had companies for the first technology, but the filters it cannot express left none. */

@@ -86,6 +86,7 @@ export async function runCount(ctx: RunContext, flags: CountFlags, deps: JobDeps
   const output = await openOutput(options.output, ctx.stdout);
   const pageSize = ctx.global.pageSize ?? CLIENT_DEFAULTS.pageSize;
   let counted: Counted | undefined;
+  if (dimension === 'change') return runChangeCount(ctx, { client, output, format, options, accept, startedAt });
 
   return runJob(ctx, {
     startedAt,
@@ -129,9 +130,52 @@ export async function runCount(ctx: RunContext, flags: CountFlags, deps: JobDeps
   });
 }
 
-function parseDimension(by: string | undefined): Dimension | undefined {
+/** `count --by change`: its own walk, compared with the state's last complete listing (./changes.ts). */
+async function runChangeCount(
+  ctx: RunContext,
+  run: {
+    client: ProspectClient;
+    output: Awaited<ReturnType<typeof openOutput>>;
+    format: OutputFormat | 'svg';
+    options: CountOptions;
+    accept: RowFilter | undefined;
+    startedAt: number;
+  },
+): Promise<number> {
+  const { client, output, format, options, accept } = run;
+  if (format === 'svg') throw new UsageError('--by change has no chart: write .csv, .json or a table.');
+  const { countChanges, changeCountText, CHANGE_COUNT_COLUMNS } = await import('./changes.js');
+  let rows = 0;
+  return runJob(ctx, {
+    startedAt: run.startedAt,
+    progress: 'Comparing…',
+    output,
+    async work(progress) {
+      const counted = await countChanges(ctx, client, options, accept, progress);
+      progress.stop();
+      rows = counted.rows.length;
+      if (format === 'table') await output.sink.write(changeCountText(counted.rows, counted.previous));
+      else {
+        const writer = await createRowWriter(format, output.sink, {
+          columns: selectColumns(CHANGE_COUNT_COLUMNS, options.columns),
+          toJson: (row) => row,
+          escapeFormulas: options.escapeFormulas,
+          bom: options.bom,
+        });
+        await writer.writeRows(counted.rows);
+        await writer.finish({ previous_snapshot: counted.previous ?? null });
+      }
+      await output.commit();
+    },
+    written: () => ({ rows, noun: ['count', 'counts'], path: options.output }),
+    report: () => {},
+  });
+}
+
+function parseDimension(by: string | undefined): Dimension | 'change' | undefined {
   if (by === undefined) return undefined;
   const dimension = by.trim().toLowerCase().replace('-', '_');
+  if (dimension === 'change') return dimension;
   if (!(DIMENSIONS as readonly string[]).includes(dimension))
     throw new UsageError(`unknown --by "${by}".`, `Break a set down by one of: ${DIMENSIONS.join(', ')}.`);
   return dimension as Dimension;

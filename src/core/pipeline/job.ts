@@ -25,7 +25,7 @@ import type { LeadRow } from './lead-rows.js';
 import { reportPipeline, verificationRecord } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
 import { planPipeline, type PipelinePlan } from './plan.js';
-import { checkNativeSqlite } from './state/native-sqlite.js';
+import { checkNativeSqlite } from '../state-store/native-sqlite.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import {
@@ -39,6 +39,7 @@ import { verificationEnding } from '../verification/refusal.js';
 import { splitOptions } from '../companies/split.js';
 import { checkRunFiles, runJob } from '../shared/runner.js';
 import type { Progress } from '../../ui/progress.js';
+import { openPipelineChanges, type PipelineChanges } from './changes.js';
 
 export { pipelineOptionsSchema, type PipelineFlags };
 
@@ -74,8 +75,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
     async work(progress) {
       await writeLeadList(ctx, run, progress);
       const { checkpoint, counters, verifier } = run;
-      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody.
-      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0)
+      // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody;
+      // so is --changes with no company new or changed.
+      const nothingChanged = run.changes !== undefined && counters.companies_seen === 0 && run.changes.listed > 0;
+      if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0 && !nothingChanged)
         throw new EmptyResultError(noLeadReason(counters, run.settings.seniority));
       // Nothing new: the run says whose exports left it nothing (issue 43), another job's above all.
       if (checkpoint.rows_written === 0) run.exportedBefore = await run.exportsLedger?.exportedBefore?.();
@@ -88,6 +91,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
         output: options.output ?? null,
         only_new: options.onlyNew,
       });
+      await run.changes?.publish(checkpoint.meta?.source);
     },
     onFailure: (error) => keepOrDropCheckpoint(ctx, run, error),
     async writeEmptyResult(error) {
@@ -130,6 +134,8 @@ interface PipelineRun extends PreparedRun, RunState {
   committedRows: number;
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   stoppedAt: SetCount | undefined;
+  /** --changes: the listing compared with the state's last complete snapshot of its filters. */
+  changes: PipelineChanges | undefined;
 }
 
 /** The state locked and read, the clients and the output open: everything the run works with. */
@@ -164,6 +170,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
   const { escapeFormulas, bom, output } = options;
   const leadOptions = { format, columns, escapeFormulas, bom, output, spooled };
   const leads = await LeadOutput.open(ctx, leadOptions, state, checkpoint, resumed);
+  const changes = plan.changeKinds && (await openPipelineChanges(ctx, options, checkpoint, plan.changeKinds));
   return {
     ...prepared,
     ...runState,
@@ -178,6 +185,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
     noMatchReason: null,
     committedRows: checkpoint.rows_written,
     stoppedAt: undefined,
+    changes: changes || undefined,
   };
 }
 
@@ -225,7 +233,15 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const split = splitOptions(ctx.reporter, options.filters, Math.floor(settings.concurrency / 4));
   const excludedAfterLast = (excluded: number) => (counters.excluded.companies += excluded);
   const filteredAfterLast = (filtered: number) => (counters.filtered_locally += filtered);
-  const limits = { accept, max, split, excludedAfterLast, filteredAfterLast, pageSize: ctx.global.pageSize };
+  const limits = {
+    accept,
+    max,
+    split,
+    excludedAfterLast,
+    filteredAfterLast,
+    pageSize: ctx.global.pageSize,
+    changes: run.changes && ((rows: readonly CompanyRow[]) => run.changes!.page(rows)),
+  };
   const companies = companiesStillToDo(run.client, options.filters, checkpoint, limits);
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
@@ -333,7 +349,7 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
 function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
   const { options, plan, checkpoint, counters, resumed } = run;
   const { companies, contacts } = counters.excluded;
-  return runRecord({
+  const record = runRecord({
     command: 'pipeline',
     parameters: plan.parameters,
     startedAt,
@@ -357,6 +373,7 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
       no_match_reason: run.noMatchReason,
     },
   });
+  return run.changes ? Object.assign(record, { changes: run.changes.record() }) : record;
 }
 
 /** What the filters applied here removed, in the record only when there are such filters. */
@@ -377,6 +394,7 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
     job: options.state,
     by: run.exportedBefore,
   });
+  run.changes?.report();
   ctx.reporter.info(`Contacts: ${callsText(run.fanout)}${run.resumed ? ' this run' : ''}.`);
   reportKeptEmpty(ctx.reporter, counters.kept_empty);
   reportRowFilters(ctx.reporter, run.settings, counters.contacts);

@@ -39,6 +39,11 @@ export interface ListingLimits {
   excludedAfterLast?: (excluded: number) => void;
   /** The same for the companies the filters applied here left out after the last one listed. */
   filteredAfterLast?: (filtered: number) => void;
+  /**
+   * --changes: a page of the listing (after the filters applied here) compared with the last complete
+   * snapshot; resolves to the companies of the kinds kept, before `accept`.
+   */
+  changes?: (rows: readonly CompanyRow[]) => Promise<CompanyRow[]>;
 }
 
 /**
@@ -71,8 +76,9 @@ export async function* companiesStillToDo(
     if (walk.partition !== undefined) checkpoint.partition = walk.partition;
     const meta = walk.answers.find((answer) => answer?.kind === 'meta')?.meta;
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
-    const listed = keep ? chunk.rows.filter(keep) : chunk.rows;
-    filtered += chunk.rows.length - listed.length;
+    const matching = keep ? chunk.rows.filter(keep) : chunk.rows;
+    filtered += chunk.rows.length - matching.length;
+    const listed = limits.changes ? await limits.changes(matching) : matching;
     let rows = limits.accept ? listed.filter(limits.accept) : listed;
     excluded += listed.length - rows.length;
     const capped = rows.length >= left;

@@ -6,6 +6,8 @@ import { planOutput } from '../shared/output-plan.js';
 import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verification/open-verifier.js';
 import { fingerprint } from './state/checkpoint.js';
+import type { ChangeKind } from '../changes/diff.js';
+import { parseChangeKinds } from '../changes/open.js';
 import type { PipelineOptions } from './options.js';
 
 export type PipelinePlan = ReturnType<typeof planPipeline>;
@@ -28,6 +30,7 @@ export function planPipeline(
   if (options.onlyNew && options.state === undefined) {
     throw new UsageError('--only-new needs --state DIR: that is where earlier exports are remembered.');
   }
+  const changeKinds = pipelineChangeKinds(options);
   const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
   const { format, columns } = planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
   if (format === 'xlsx' && options.state !== undefined) {
@@ -49,6 +52,7 @@ export function planPipeline(
     ...(options.max !== undefined ? { max: options.max } : {}),
     ...(options.keepEmpty ? { keep_empty: true } : {}),
     ...(options.bom ? { bom: true } : {}),
+    ...(changeKinds ? { changes: [...changeKinds].sort() } : {}),
     ...exclusions,
   };
   // --limit changes the calls, never the output: it is left out of the fingerprint. A checkpoint
@@ -57,5 +61,34 @@ export function planPipeline(
   const formerFingerprints = [...new Set([limit, FORMER_DEFAULT_LIMIT])].map((former) =>
     fingerprint({ ...parameters, limit: former }),
   );
-  return { format, columns, parameters, fingerprint: fingerprint(rest), formerFingerprints, cacheFreshSince };
+  return {
+    format,
+    columns,
+    parameters,
+    fingerprint: fingerprint(rest),
+    formerFingerprints,
+    cacheFreshSince,
+    changeKinds,
+  };
+}
+
+/** --changes: the kinds whose companies get contacts (new and changed by default); gone ones have none to ask. */
+function pipelineChangeKinds(options: PipelineOptions): ReadonlySet<ChangeKind> | undefined {
+  if (options.change !== undefined && !options.changes)
+    throw new UsageError('--change keeps kinds of --changes: add it.');
+  if (!options.changes) return undefined;
+  if (options.state === undefined)
+    throw new UsageError('--changes compares with the snapshots kept in --state DIR (or pg:NAME): give one.');
+  if (options.max !== undefined)
+    throw new UsageError(
+      '--changes compares the whole listing with the last one; --max would cut it.',
+      'Leave out --max; keep fewer kinds with --change new.',
+    );
+  const kinds = parseChangeKinds(options.change ?? 'new,changed');
+  if (kinds.has('gone'))
+    throw new UsageError(
+      '--change gone: a pipeline asks contacts for the companies listed now, and a gone one is not.',
+      'List them with `prospect companies --state DIR --changes --change gone` and pipe that into `prospect contacts`.',
+    );
+  return kinds;
 }

@@ -153,6 +153,8 @@ export interface RowJob<Row> extends Omit<Job, 'output' | 'summary' | 'work' | '
    * ends with, and whether FILE.meta.json is written; undefined when the failure stands.
    */
   emptyResult?(error: unknown): { meta: unknown; sidecar: boolean } | undefined;
+  /** Once the output is in place (committed): what must not happen before (a snapshot replacing the last one). */
+  committed?(): Promise<unknown> | undefined;
   /** The summary lines after a success; `sidecar` is where FILE.meta.json went, if anywhere. */
   report(sidecar: string | undefined): void;
 }
@@ -171,6 +173,7 @@ export async function runRowJob<Row>(ctx: RunContext, job: RowJob<Row>): Promise
     await writer.finish(documentMeta(file.format, meta, job.summary.record));
     if (sidecar) await output.writeSidecar('.meta.json', metaJson(job.summary.record()));
     await output.commit();
+    await job.committed?.();
   };
   return runJob(ctx, {
     ...job,

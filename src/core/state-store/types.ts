@@ -132,5 +132,75 @@ export interface TeamStore {
     options: { freshSince: Date; ownRun?: string | undefined },
   ): Promise<VerificationLedger & { close(): void }>;
   job(name: string): RemoteJobState;
+  /** The snapshots of the listings walked with --state pg:NAME. */
+  snapshots(name: string): SnapshotStore;
   close(): Promise<void>;
+}
+
+/** One company of a listing as a snapshot keeps it: its technologies' names (sorted) and its row's JSON. */
+export interface SnapshotCompany {
+  domain: string;
+  technologies: string[];
+  row: string;
+}
+
+/** A company of a pending snapshot: what the series will have observed of it once the snapshot is published. */
+export interface PendingCompany extends SnapshotCompany {
+  firstSeen: string;
+  technologyFirstSeen: Record<string, string>;
+}
+
+/** What a state's complete snapshots of one series have observed of a company. */
+export interface ObservedCompany {
+  domain: string;
+  /** The first complete snapshot that listed the company. */
+  firstSeen: string;
+  /** Each technology ever observed on it: the first complete snapshot that listed it there. */
+  technologyFirstSeen: Record<string, string>;
+  /** The company in the last complete snapshot; undefined when only an earlier one listed it. */
+  previous: Omit<SnapshotCompany, 'domain'> | undefined;
+}
+
+/** A complete snapshot, as a diff names it. */
+export interface SnapshotInfo {
+  id: string;
+  takenAt: string;
+  source: string | undefined;
+}
+
+/**
+ * One series of snapshots (one set of filters) as a walk sees it: the last complete snapshot to
+ * compare with, and this walk's own snapshot, pending until publish().
+ */
+export interface SnapshotSeries {
+  readonly previous: SnapshotInfo | undefined;
+  /** The pending snapshot is a resumed run's, with the pages it walked before. */
+  readonly resumed: boolean;
+  /** When the pending snapshot was taken (a resumed run's: when that run started). */
+  readonly takenAt: string;
+  /** Whether add() keeps each company's first dates (the team store seals them); the local one derives them. */
+  readonly keepsObservations: boolean;
+  /** What the complete snapshots observed of these domains (those they ever listed), looked up on disk. */
+  lookup(domains: string[]): Promise<Map<string, ObservedCompany>>;
+  /** Adds a page's companies to the pending snapshot. */
+  add(companies: PendingCompany[]): Promise<void>;
+  /** The companies of `previous` the pending snapshot does not list: pages in domain order, from disk. */
+  gone(): AsyncGenerator<ObservedCompany[]>;
+  /**
+   * Makes the pending snapshot the series' last complete one, unless another run published since
+   * `previous` was read: resolves to false then, and the pending snapshot is dropped.
+   */
+  publish(source: string | undefined): Promise<boolean>;
+  /** Drops the pending snapshot (a failed, cut or killed walk): `previous` stays the last complete one. */
+  abandon(): Promise<void>;
+}
+
+/** Where a state keeps its listings' snapshots: SQLite in --state DIR, or the team's PostgreSQL. */
+export interface SnapshotStore {
+  /**
+   * Opens the series `key` (a hash of the filters) for a walk whose snapshot is taken at `takenAt`;
+   * `resumeId`: a resumed run's, whose pending snapshot is taken over if it is still there.
+   */
+  openSeries(key: string, takenAt: string, resumeId?: string): Promise<SnapshotSeries>;
+  close(): void | Promise<void>;
 }

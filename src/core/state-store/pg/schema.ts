@@ -9,7 +9,7 @@ import { SCHEMA, type PgSession, type Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
 
 export { SCHEMA };
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
 
@@ -81,6 +81,38 @@ const MIGRATIONS: readonly Migration[] = [
     email_hash bytea NOT NULL,
     calls integer NOT NULL,
     PRIMARY KEY (ledger, run_id, email_hash)
+  )`,
+  // 5: the snapshots of listings, for --changes (issue 45): series and domains keyed with the team key,
+  // each company's row sealed with it; dates, states and the crawl's name in clear.
+  `CREATE TABLE ${SCHEMA}.snapshots (
+    id text PRIMARY KEY,
+    job text NOT NULL,
+    series bytea NOT NULL,
+    taken_at text NOT NULL,
+    source text,
+    status text NOT NULL CHECK (status IN ('pending', 'complete', 'replaced')),
+    compares_with text,
+    holder_host text NOT NULL,
+    holder_pid integer NOT NULL
+  );
+  CREATE TABLE ${SCHEMA}.snapshot_heads (
+    job text NOT NULL,
+    series bytea NOT NULL,
+    snapshot_id text NOT NULL,
+    PRIMARY KEY (job, series)
+  );
+  CREATE TABLE ${SCHEMA}.snapshot_companies (
+    snapshot_id text NOT NULL,
+    domain_hash bytea NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (snapshot_id, domain_hash)
+  );
+  CREATE TABLE ${SCHEMA}.snapshot_seen (
+    job text NOT NULL,
+    series bytea NOT NULL,
+    domain_hash bytea NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (job, series, domain_hash)
   )`,
 ];
 

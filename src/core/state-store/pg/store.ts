@@ -8,6 +8,7 @@ import { PgJobState } from './job.js';
 import { PgVerificationLedger } from './ledger.js';
 import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
+import { PgSnapshotStore } from './snapshots.js';
 import { TeamKeys } from './team-key.js';
 
 export async function openPgStore(url: StateUrl, host: string, teamKey: string): Promise<TeamStore> {
@@ -24,6 +25,7 @@ export async function openPgStore(url: StateUrl, host: string, teamKey: string):
     shown: url.shown,
     openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, keys, ...options }),
     job: (name) => new PgJobState(session, name, host, keys),
+    snapshots: (name) => new PgSnapshotStore(session, name, host, keys),
     close: () => session.close(),
   };
 }

@@ -15,6 +15,8 @@ export class TeamKeys {
     private readonly addressKey: Buffer,
     private readonly leadKey: Buffer,
     private readonly chunkKey: Buffer,
+    private readonly domainKey: Buffer,
+    private readonly snapshotKey: Buffer,
     /** Shows which key wrote a database (meta.team_key_check) without telling the key. */
     readonly check: Buffer,
   ) {}
@@ -25,6 +27,8 @@ export class TeamKeys {
       derive('address hash'),
       derive('lead hash'),
       derive('job chunks'),
+      derive('snapshot domain'),
+      derive('snapshot rows'),
       createHmac('sha256', derive('key check')).update('prospect team key check').digest(),
     );
   }
@@ -44,19 +48,41 @@ export class TeamKeys {
     return createHmac('sha256', this.leadKey).update(leadKey).digest();
   }
 
+  /** A domain of a listing's snapshot (business data: equality is all a diff needs), or its series' filters. */
+  domainHash(text: string): Buffer {
+    return createHmac('sha256', this.domainKey).update(text).digest();
+  }
+
+  /** A snapshot's company, sealed as a job's pages are, under its own key. */
+  sealSnapshot(data: Buffer, context: string): Buffer {
+    return seal(this.snapshotKey, data, context);
+  }
+
+  openSnapshot(sealed: Buffer, context: string): Buffer {
+    return open(this.snapshotKey, sealed, context);
+  }
+
   /** AES-256-GCM under a fresh IV: IV, ciphertext, tag. `context` binds it to its place (job, run, file, seq). */
   seal(data: Buffer, context: string): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.chunkKey, iv).setAAD(Buffer.from(context));
-    return Buffer.concat([iv, cipher.update(data), cipher.final(), cipher.getAuthTag()]);
+    return seal(this.chunkKey, data, context);
   }
 
   /** The data `seal` was given for the same context; throws when the key, the context or a byte differs. */
   open(sealed: Buffer, context: string): Buffer {
-    const iv = sealed.subarray(0, IV_BYTES);
-    const tag = sealed.subarray(sealed.length - TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', this.chunkKey, iv).setAAD(Buffer.from(context));
-    decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+    return open(this.chunkKey, sealed, context);
   }
+}
+
+function seal(key: Buffer, data: Buffer, context: string): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(context));
+  return Buffer.concat([iv, cipher.update(data), cipher.final(), cipher.getAuthTag()]);
+}
+
+function open(key: Buffer, sealed: Buffer, context: string): Buffer {
+  const iv = sealed.subarray(0, IV_BYTES);
+  const tag = sealed.subarray(sealed.length - TAG_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(context));
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
 }

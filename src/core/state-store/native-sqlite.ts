@@ -1,5 +1,5 @@
 /**
- * better-sqlite3, the one native module prospect loads (the --state exports ledger). An install
+ * better-sqlite3, the one native module prospect loads (the --state exports ledger and listing snapshots). An install
  * without its build step (`npm install --ignore-scripts`, a copy from another Node.js version) has
  * the JavaScript but no binary that loads: that is a broken install, said in one line with the
  * repair, and found before a run starts (checkNativeSqlite), not deep in it as an internal error.
@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { CliError, ExitCode } from '../../../exit-codes.js';
+import { CliError, ExitCode } from '../../exit-codes.js';
 
 type DatabaseConstructor = typeof BetterSqlite3;
 

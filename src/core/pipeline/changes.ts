@@ -1,0 +1,104 @@
+/**
+ * `pipeline --changes`: the listing compared with the state's last complete snapshot of its filters,
+ * page by page, and contacts asked only for the companies of the kinds kept (new and changed by
+ * default). The run's snapshot is pending under its run id, so a resumed run carries on with it; it
+ * replaces the last complete one once the run's output is in place.
+ */
+import type { CompanyRow } from '../../api/index.js';
+import type { RunContext } from '../../runtime/context.js';
+import { formatCount } from '../../ui/format-count.js';
+import type { ChangeKind, ListingDiff } from '../changes/diff.js';
+import { openListingDiff } from '../changes/open.js';
+import { filtersRecord } from '../companies/filters.js';
+import type { Checkpoint } from './state/checkpoint.js';
+import type { PipelineOptions } from './options.js';
+
+export interface PipelineChanges {
+  /** Companies listed this run (after the filters applied here), whatever their kind. */
+  readonly listed: number;
+  page(rows: readonly CompanyRow[]): Promise<CompanyRow[]>;
+  publish(source: unknown): Promise<void>;
+  report(): void;
+  record(): Record<string, unknown>;
+}
+
+export async function openPipelineChanges(
+  ctx: RunContext,
+  options: PipelineOptions,
+  checkpoint: Checkpoint,
+  kinds: ReadonlySet<ChangeKind>,
+): Promise<PipelineChanges> {
+  const takenAt = new Date(checkpoint.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const filters = filtersRecord(options.filters);
+  const diff = await openListingDiff(ctx, options.state!, filters, takenAt, checkpoint.run_id, false);
+  // A resumed run whose pending snapshot is not there (removed, or the snapshot it compared with replaced)
+  // lacks the pages walked before: its diff stands, but it must not replace the last complete snapshot.
+  const whole = diff.resumed || (checkpoint.positions ?? []).length === 0;
+  if (diff.previous === undefined)
+    ctx.reporter.caveat(
+      `${options.state} has no complete listing of these filters yet: every company counts as new, ` +
+        'and this listing is what the next --changes compares with.',
+    );
+  return new Changes(ctx, diff, kinds, whole, options.state!);
+}
+
+class Changes implements PipelineChanges {
+  private published: boolean | undefined;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly diff: ListingDiff,
+    private readonly kinds: ReadonlySet<ChangeKind>,
+    private readonly whole: boolean,
+    private readonly state: string,
+  ) {}
+
+  get listed(): number {
+    return this.diff.listed;
+  }
+
+  async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
+    const compared = await this.diff.page(rows);
+    return compared.filter((row) => row.change !== 'unchanged' && this.kinds.has(row.change));
+  }
+
+  async publish(source: unknown): Promise<void> {
+    if (!this.whole) {
+      await this.diff.abandon();
+      return;
+    }
+    this.published = await this.diff.publish(source == null ? undefined : JSON.stringify(source));
+  }
+
+  report(): void {
+    const { counts, previous } = this.diff;
+    if (previous !== undefined)
+      this.ctx.reporter.info(
+        `Since ${previous.takenAt}: ${formatCount(counts.new)} new, ${formatCount(counts.changed)} changed, ` +
+          `${formatCount(counts.unchanged)} unchanged (listed this run); contacts asked for ` +
+          `${[...this.kinds].join(' and ')} only.`,
+      );
+    if (!this.whole)
+      this.ctx.reporter.caveat(
+        `this resumed run did not find the snapshot its first part was written to: ${this.state} keeps ` +
+          'its last complete snapshot, and the next --changes compares with it.',
+      );
+    if (this.published === false)
+      this.ctx.reporter.caveat(
+        `another run published a listing of these filters in ${this.state} while this one walked: ` +
+          'that one stays the last complete snapshot.',
+      );
+  }
+
+  record(): Record<string, unknown> {
+    const { counts, previous } = this.diff;
+    return {
+      previous_snapshot: previous?.takenAt ?? null,
+      kinds: [...this.kinds],
+      new: counts.new,
+      changed: counts.changed,
+      unchanged: counts.unchanged,
+      snapshot_published: this.published ?? false,
+    };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Issue 45's own case: `companies -t Shopify --state S` against the sandbox's October crawl, then
+ * `--changes` against November's (same seed). The expected diff is computed here from the two
+ * listings an independent client fetched.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess, scratchDir } from '../../helpers/cli.js';
+import { csvRecords } from '../../helpers/csv.js';
+import { diffListings, type ExpectedChange } from '../../helpers/crawl-stub.js';
+import { allCompanies } from '../../helpers/independent-client.js';
+import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+
+const KEY = SANDBOX_KEYS.growth;
+const DATA = { seed: 7, companies: 20_000 };
+let october: TestSandbox;
+let november: TestSandbox;
+
+beforeAll(async () => {
+  [october, november] = await Promise.all([
+    startTestSandbox({ ...DATA, ...asOfDay('2026-10-15') }),
+    startTestSandbox({ ...DATA, ...asOfDay('2026-11-15') }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([october, november].map((sandbox) => sandbox?.close()));
+});
+
+const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
+
+describe('companies --changes across two monthly crawls', () => {
+  it('writes exactly the diff of the October and November listings', async () => {
+    const before = await allCompanies(october.url, KEY, { technology: 'Shopify' });
+    const after = await allCompanies(november.url, KEY, { technology: 'Shopify' });
+    const expected = diffListings(before, after).sort(byDomain);
+    // A realistic share: a few percent, not none, not most.
+    expect(expected.length).toBeGreaterThan(before.length / 100);
+    expect(expected.length).toBeLessThan(before.length / 4);
+
+    const home = await scratchDir('changes-monthly-');
+    const state = join(home, 'S');
+    const first = await runInProcess(['companies', '-t', 'Shopify', '--state', state, '-o', join(home, 'oct.csv')], {
+      url: october.url,
+      apiKey: KEY,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const out = join(home, 'changes.csv');
+    const second = await runInProcess(['companies', '-t', 'Shopify', '--state', state, '--changes', '-o', out], {
+      url: november.url,
+      apiKey: KEY,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    const written: ExpectedChange[] = csvRecords(await readFile(out, 'utf8'))
+      .map((row) => ({
+        domain: row.domain!,
+        change: row.change as ExpectedChange['change'],
+        added: row.technologies_added ? row.technologies_added.split(';') : [],
+        removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
+      }))
+      .sort(byDomain);
+    expect(written).toEqual(expected);
+    for (const kind of ['new', 'changed', 'gone'])
+      expect(
+        written.some((row) => row.change === kind),
+        kind,
+      ).toBe(true);
+  });
+});
