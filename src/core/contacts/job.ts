@@ -358,7 +358,7 @@ async function verifySpooled(run: ContactsRun, writer: RowWriter<ContactRow>, pr
     });
   for await (const row of verifiedInOrder(spool.rows(), verifier, run.settings.concurrency * 4, shown)) {
     // --deliverable-only: the verdicts are known only now, so a row left out is counted again here.
-    const kind = run.settings.deliverableOnly ? undeliverableKind(row) : null;
+    const kind = run.settings.deliverableOnly ? undeliverableKind(row, run.settings.keepClasses) : null;
     if (kind === null) await writer.writeRows([row]);
     else uncountRow(run.counts.contacts, row, kind);
   }

@@ -255,7 +255,7 @@ function verifyAsWritten(run: PipelineRun, verifier: OpenedVerifier, progress: P
 /** --deliverable-only in a spooled run: the verdicts are known only now, so the rows are counted again here. */
 async function* deliverableAfterVerification(run: PipelineRun, rows: AsyncIterable<LeadRow>): AsyncGenerator<LeadRow> {
   for await (const row of rows) {
-    const kind = undeliverableKind(row);
+    const kind = undeliverableKind(row, run.settings.keepClasses);
     if (kind === null) {
       yield row;
       continue;

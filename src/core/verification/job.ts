@@ -31,6 +31,7 @@ import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 import { paidEndpointRefused } from './refusal.js';
+import { emailClass, emailClassText, newEmailClassCounts, type EmailClass } from '../shared/email-class.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
 const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
@@ -39,7 +40,11 @@ export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
 /** Syntax-check verdict for an address that is never sent. */
 const MALFORMED = 'malformed';
 
-type VerifyRow = Record<string, string | null> & { verification: string; verified_at: string | null };
+type VerifyRow = Record<string, string | null> & {
+  verification: string;
+  verified_at: string | null;
+  email_class: EmailClass | '';
+};
 
 interface PlannedRow {
   record: Record<string, string>;
@@ -108,6 +113,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {
       reportVerification(ctx, verifier.snapshot());
+      reportClasses(ctx, planned);
       exclusions.report(ctx, { emails: ['address', 'addresses'] });
     },
   });
@@ -160,7 +166,7 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, exclusio
     );
   const place = entryPlace(source.origin);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount, place);
-  if (planned.unique.size === 0) throw nothingToVerify(exclusions.removed.emails);
+  if (planned.unique.size === 0 && planned.disposable.size === 0) throw nothingToVerify(exclusions.removed.emails);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
   return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
 }
@@ -228,9 +234,12 @@ async function verifiedRows(
   return mapInOrder(kept, concurrency * 4, async ({ record }): Promise<VerifyRow> => {
     const row = planRow(record, emailColumn);
     if (row.key === undefined || row.email === undefined)
-      return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
+      return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null, email_class: '' };
+    const email_class = classOf(row);
+    // A disposable address is judged by its class: never sent, never paid for.
+    if (email_class === 'disposable') return { ...row.record, verification: '', verified_at: null, email_class };
     const outcome = await verifier.verify(row.key, row.email);
-    return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
+    return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at, email_class };
   });
 }
 
@@ -257,10 +266,28 @@ function verifyRecord(
     rows: planned.rows,
     excluded: exclusions.record(),
     details: {
-      addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
+      addresses: {
+        rows: planned.rows,
+        unique_valid: planned.unique.size,
+        malformed: planned.invalidCount,
+        disposable_never_paid: planned.disposable.size,
+        email_class: planned.classes,
+      },
       verification: { ...verification, ...verifier.snapshot() },
     },
   });
+}
+
+/** A checked address's class; the row's `domain` column, as contacts writes it, names the company's own domain. */
+function classOf(row: PlannedRow): EmailClass | '' {
+  return emailClass(row.email, row.record['domain']);
+}
+
+/** The summary's count of each class, and the disposable addresses left unpaid. */
+function reportClasses(ctx: RunContext, planned: PlannedInput): void {
+  const unpaid = planned.disposable.size;
+  const never = unpaid > 0 ? `; ${countOf(unpaid, 'disposable address', 'disposable addresses')} never paid for` : '';
+  ctx.reporter.info(`Addresses: ${emailClassText(planned.classes, formatCount)}${never}.`);
 }
 
 /** One row's address: checked and keyed, blank (nothing to check), or malformed with the reason. */
@@ -278,6 +305,9 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
   let invalidCount = 0;
   let rows = 0;
   const unique = new Set<string>();
+  /** Disposable addresses: judged by their class, so never planned for a paid check. */
+  const disposable = new Set<string>();
+  const classes = newEmailClassCounts();
   /** business_email_last_seen of each address, where the input has it: the budget goes to the oldest. */
   const lastSeen = new Map<string, string>();
   const verifiedInInput = new Map<string, CachedResult>();
@@ -292,6 +322,12 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
       if (invalid.length < SHOWN_INVALID) invalid.push({ line, value: record[column] ?? '', reason: row.reason });
     }
     if (row.key === undefined || row.email === undefined) continue;
+    const email_class = classOf(row);
+    if (email_class !== '') classes[email_class] += 1;
+    if (email_class === 'disposable') {
+      disposable.add(row.key);
+      continue;
+    }
     unique.add(row.key);
     const seen = record['business_email_last_seen'];
     if (seen) lastSeen.set(row.key, seen);
@@ -309,6 +345,8 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
     invalid,
     invalidCount,
     unique,
+    disposable,
+    classes,
     lastSeen,
     verifiedInInput,
   };
@@ -327,8 +365,9 @@ function rememberInputResults(
   }
 }
 
-/** The input's columns in their order; `verification` and `verified_at` where the input has them, else at the end. */
+/** The input's columns in their order; `verification`, `verified_at`, `email_class` where the input has them, else last. */
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
-  const names = [...header, ...['verification', 'verified_at'].filter((name) => !header.includes(name))];
+  const added = ['verification', 'verified_at', 'email_class'].filter((name) => !header.includes(name));
+  const names = [...header, ...added];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
 }

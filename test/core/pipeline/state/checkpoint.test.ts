@@ -54,7 +54,8 @@ describe('reading a checkpoint back', () => {
         droppedStale: 0,
         alreadyExported: 0,
         filteredOut: 0,
-        undeliverable: { no_email: 0, invalid: 0, risky: 0, unknown: 0, stale_unverified: 0 },
+        undeliverable: { no_email: 0, role: 0, disposable: 0, invalid: 0, risky: 0, unknown: 0, stale_unverified: 0 },
+        email_class: { personal: 0, role: 0, webmail: 0, disposable: 0 },
       },
       verification: {
         from_cache: 0,
@@ -90,7 +91,8 @@ describe('reading a checkpoint back', () => {
           droppedStale: 0,
           alreadyExported: 0,
           filteredOut: 4,
-          undeliverable: { no_email: 1, invalid: 2, risky: 0, unknown: 1, stale_unverified: 3 },
+          undeliverable: { no_email: 1, role: 1, disposable: 0, invalid: 2, risky: 0, unknown: 1, stale_unverified: 3 },
+          email_class: { personal: 9, role: 0, webmail: 1, disposable: 1 },
         },
         verification: {
           from_cache: 1,
