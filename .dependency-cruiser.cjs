@@ -16,6 +16,8 @@ const LAYERS = [
   { name: 'core/contacts', paths: ['^src/core/contacts/'], peers: 'core-jobs' },
   { name: 'core/doctor', paths: ['^src/core/doctor/'], peers: 'core-jobs' },
   { name: 'core/verification', paths: ['^src/core/verification/'] },
+  // `prospect forget` and `prospect provenance`: what the stores keep of a person, and how it is kept out.
+  { name: 'core/suppression', paths: ['^src/core/suppression/', '^src/core/provenance/'] },
   // Where a run's state lives (local files and SQLite, or the team's PostgreSQL): the ledger, lock and runs.
   { name: 'core/state-store', paths: ['^src/core/state-store/'] },
   { name: 'core/shared', paths: ['^src/core/shared/'] },

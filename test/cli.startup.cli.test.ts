@@ -46,6 +46,7 @@ const START_MODULES = new Set([
     'contacts',
     'count',
     'doctor',
+    'forget',
     'help',
     'pipeline',
     'sandbox',

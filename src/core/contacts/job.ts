@@ -21,6 +21,7 @@ import { flagShape } from '../shared/flags.js';
 import { emptyContactRow, reportKeptEmpty } from './keep-empty.js';
 import { runRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../shared/output-plan.js';
@@ -53,7 +54,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags): Promis
       : undefined;
   consent?.assertMayPay('contacts --stale verify');
   await checkRunFiles(options);
-  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true }, await loadSuppression(ctx));
   const input = await readDomains(ctx, options, exclusions);
   // Known once the first entry has arrived (and before any call): the input's columns to copy onto its contacts.
   const kept = keptColumns(input.streamed.records?.header ?? [], options.keepColumns, options.preset !== undefined);

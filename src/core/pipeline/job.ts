@@ -15,6 +15,7 @@ import { atSeniority, leftOutText } from '../shared/caveats.js';
 import { emptyContactRow, reportKeptEmpty } from '../contacts/keep-empty.js';
 import { documentMeta, metaJson, runRecord, type RunRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { stoppedAtMaxLine, type SetCount } from '../companies/set-count.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from './state/checkpoint.js';
@@ -25,7 +26,7 @@ import type { LeadRow } from './lead-rows.js';
 import { reportPipeline, verificationRecord } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
 import { planPipeline, type PipelinePlan } from './plan.js';
-import { checkNativeSqlite } from './state/native-sqlite.js';
+import { checkNativeSqlite } from '../state-store/native-sqlite.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import {
@@ -59,7 +60,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
     options.stale === 'verify'
       ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })
       : undefined;
-  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true }, await loadSuppression(ctx));
   const plan = planPipeline(ctx, options, consent?.budget, exclusions.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   await checkRunFiles(options);
@@ -180,7 +181,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun): Promise<
 /** The listing's companies, their contacts asked for as pages arrive, each company's leads written in order. */
 async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progress): Promise<void> {
   const { options, checkpoint, counters, verifier, leads } = run;
-  for await (const { found, result, empty, excludedContacts } of leadsByCompany(ctx, run)) {
+  for await (const { found, result, empty, excludedContacts, suppressedContacts } of leadsByCompany(ctx, run)) {
     await writeLeads(leads, found.item.company, [...result.rows, ...empty]);
     countCompany(checkpoint, found, result);
     checkpoint.rows_written += empty.length;
@@ -188,6 +189,7 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     counters.excluded.companies += found.item.excluded ?? 0;
     counters.filtered_locally += found.item.filtered ?? 0;
     counters.excluded.contacts += excludedContacts;
+    counters.excluded.suppressed += suppressedContacts;
     if (found.item.stoppedAtMax) {
       counters.stopped_at_max = true;
       run.stoppedAt = found.item.stoppedAtMax;
@@ -226,13 +228,16 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
   return mapInOrder(answered, settings.concurrency * 2, async (found) => {
-    // Where a contact is accepted: an excluded address is never verified, paid for or written.
+    // Where a contact is accepted: an excluded or suppressed address is never verified, paid for or written.
+    const suppressedBefore = exclusions.removed.suppressed;
     const contacts = exclusions.keepContacts(found.contacts);
+    const suppressedContacts = exclusions.removed.suppressed - suppressedBefore;
     const verifier = run.spooled ? undefined : run.verifier;
     const result = await contactRowsFor(contacts, found.source, settings, run.now, verifier, keepNew);
     const keptEmpty = options.keepEmpty && contacts.length === 0;
     const empty = keptEmpty ? [emptyContactRow(found.domain, settings, run.now)] : [];
-    return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
+    const excludedContacts = found.contacts.length - contacts.length - suppressedContacts;
+    return { found, result, empty, excludedContacts, suppressedContacts };
   });
 }
 
@@ -328,7 +333,7 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
 
 function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
   const { options, plan, checkpoint, counters, resumed } = run;
-  const { companies, contacts } = counters.excluded;
+  const { companies, contacts, suppressed } = counters.excluded;
   return runRecord({
     command: 'pipeline',
     parameters: plan.parameters,
@@ -338,7 +343,7 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
     filters: filtersRecord(options.filters),
     meta: checkpoint.meta,
     stoppedAtMax: counters.stopped_at_max,
-    excluded: run.exclusions.record({ domains: companies, emails: contacts }),
+    excluded: run.exclusions.record({ domains: companies, emails: contacts, suppressed }),
     keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
     filteredLocally: filteredRecord(run),
     details: {
@@ -379,7 +384,11 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
   run.exclusions.report(
     ctx,
     { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
-    { domains: counters.excluded.companies, emails: counters.excluded.contacts },
+    {
+      domains: counters.excluded.companies,
+      emails: counters.excluded.contacts,
+      suppressed: counters.excluded.suppressed,
+    },
   );
 }
 

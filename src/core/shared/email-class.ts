@@ -12,7 +12,7 @@ import webmailDomains from 'email-providers/all.json' with { type: 'json' };
 import roleLocalParts from 'role-based-email-addresses';
 import { UsageError } from '../../exit-codes.js';
 
-export const EMAIL_CLASSES = ['personal', 'role', 'webmail', 'disposable'] as const;
+const EMAIL_CLASSES = ['personal', 'role', 'webmail', 'disposable'] as const;
 export type EmailClass = (typeof EMAIL_CLASSES)[number];
 
 /** The classes --deliverable-only leaves out unless --keep names them. */

@@ -105,8 +105,21 @@ export interface RemoteJobState {
   discard(): Promise<void>;
 }
 
+/**
+ * Standing suppressions (`prospect forget`): addresses kept out of every output, paid check and run,
+ * held only as keyed hashes of their emailKey.
+ */
+export interface SuppressionStore {
+  /** The stored form of an address (its emailKey), as hex. */
+  hash(emailKey: string): string;
+  /** Resolves to how many were new. */
+  add(emailKeys: readonly string[]): Promise<number>;
+  hashes(): Promise<Set<string>>;
+}
+
 /** The team's store: its ledgers and its jobs, over one connection. */
 export interface TeamStore {
+  readonly suppressions: SuppressionStore;
   /** The URL as shown (no password). */
   readonly shown: string;
   openVerificationLedger(

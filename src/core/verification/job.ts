@@ -15,6 +15,7 @@ import { VERIFY_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
 import { runRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
@@ -68,7 +69,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     bom: options.bom,
   });
   await checkRunFiles(options);
-  const exclusions = await Exclusions.load(ctx, options, { domains: false, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: false, emails: true }, await loadSuppression(ctx));
   const input = await readVerifyInput(ctx, options, exclusions);
   const { planned } = input;
   const connection = await resolveConnection(ctx);
@@ -166,17 +167,21 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, exclusio
     );
   const place = entryPlace(source.origin);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount, place);
-  if (planned.unique.size === 0 && planned.disposable.size === 0) throw nothingToVerify(exclusions.removed.emails);
+  if (planned.unique.size === 0 && planned.disposable.size === 0) throw nothingToVerify(exclusions.removed);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
   return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
 }
 
-function nothingToVerify(removed: number): UsageError {
-  if (removed === 0) return new UsageError('no valid email address in the input.');
-  const addresses = countOf(removed, 'address', 'addresses');
-  return new UsageError(
-    `no address is left to verify: ${addresses} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.`,
-  );
+function nothingToVerify(removed: { emails: number; suppressed: number }): UsageError {
+  const total = removed.emails + removed.suppressed;
+  if (total === 0) return new UsageError('no valid email address in the input.');
+  const addresses = countOf(total, 'address', 'addresses');
+  const where = [
+    removed.emails > 0 ? 'on --exclude-emails' : '',
+    removed.suppressed > 0 ? 'suppressed by prospect forget' : '',
+  ].filter(Boolean);
+  const are = total === 1 ? 'is' : 'are';
+  return new UsageError(`no address is left to verify: ${addresses} of the input ${are} ${where.join(' or ')}.`);
 }
 
 /**
@@ -365,7 +370,7 @@ function rememberInputResults(
   }
 }
 
-/** The input's columns in their order; `verification`, `verified_at`, `email_class` where the input has them, else last. */
+/** The input's columns in order; `verification`, `verified_at`, `email_class` where the input has them, else last. */
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
   const added = ['verification', 'verified_at', 'email_class'].filter((name) => !header.includes(name));
   const names = [...header, ...added];

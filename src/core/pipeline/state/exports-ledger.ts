@@ -15,7 +15,7 @@ import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { syncDirectory, writeFileAtomic } from '../../../io/atomic-file.js';
 import { damaged, parseStoredJson, type StoredFile } from '../../shared/stored-json.js';
 import { leadKey } from '../../state-store/lead-key.js';
-import { loadSqlite } from './native-sqlite.js';
+import { loadSqlite } from '../../state-store/native-sqlite.js';
 import { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 import type { StateDirectory } from './state-directory.js';
 import type { ExportsLedger } from '../../state-store/types.js';

@@ -9,7 +9,7 @@ import { SCHEMA, type PgSession, type Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
 
 export { SCHEMA };
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
 
@@ -81,6 +81,13 @@ const MIGRATIONS: readonly Migration[] = [
     email_hash bytea NOT NULL,
     calls integer NOT NULL,
     PRIMARY KEY (ledger, run_id, email_hash)
+  )`,
+  // 6 (issue 46; the lead orders it after 5, the snapshots step, at merge): `prospect forget`'s standing
+  // suppressions, each an address keyed with the team key (team-key.ts suppressionHash), never the address.
+  `CREATE TABLE ${SCHEMA}.suppressed (
+    email_hash bytea PRIMARY KEY,
+    added_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    added_by text NOT NULL
   )`,
 ];
 

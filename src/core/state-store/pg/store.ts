@@ -8,6 +8,7 @@ import { PgJobState } from './job.js';
 import { PgVerificationLedger } from './ledger.js';
 import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
+import { pgSuppressions } from './suppressions.js';
 import { TeamKeys } from './team-key.js';
 
 export async function openPgStore(url: StateUrl, host: string, teamKey: string): Promise<TeamStore> {
@@ -22,6 +23,7 @@ export async function openPgStore(url: StateUrl, host: string, teamKey: string):
   }
   return {
     shown: url.shown,
+    suppressions: pgSuppressions(session, keys, host),
     openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, keys, ...options }),
     job: (name) => new PgJobState(session, name, host, keys),
     close: () => session.close(),

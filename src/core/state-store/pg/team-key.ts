@@ -15,6 +15,7 @@ export class TeamKeys {
     private readonly addressKey: Buffer,
     private readonly leadKey: Buffer,
     private readonly chunkKey: Buffer,
+    private readonly suppressionKey: Buffer,
     /** Shows which key wrote a database (meta.team_key_check) without telling the key. */
     readonly check: Buffer,
   ) {}
@@ -25,6 +26,7 @@ export class TeamKeys {
       derive('address hash'),
       derive('lead hash'),
       derive('job chunks'),
+      derive('suppression hash'),
       createHmac('sha256', derive('key check')).update('prospect team key check').digest(),
     );
   }
@@ -32,6 +34,14 @@ export class TeamKeys {
   /** An address of ledger `ledger` (equality is all the ledger needs). */
   addressHash(ledger: string, address: string): Buffer {
     return this.rekeyAddress(createHash('sha256').update(`${ledger}\n${address}`).digest());
+  }
+
+  /**
+   * An address `prospect forget` keeps out (its emailKey), across every ledger: a reader of the
+   * database without the team key cannot test a candidate address against it.
+   */
+  suppressionHash(emailKey: string): Buffer {
+    return createHmac('sha256', this.suppressionKey).update(emailKey).digest();
   }
 
   /** What schema 2 stored for an address (sha256 of the ledger and the address), keyed. */

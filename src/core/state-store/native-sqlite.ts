@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { CliError, ExitCode } from '../../../exit-codes.js';
+import { CliError, ExitCode } from '../../exit-codes.js';
 
 type DatabaseConstructor = typeof BetterSqlite3;
 
