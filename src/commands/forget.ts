@@ -28,7 +28,7 @@ function defineForget(command: Command, run: CommandRunner): void {
       `
 Examples:
   $ prospect forget jane.doe@example.com
-  $ prospect forget --file unsubscribed.csv
+  $ prospect forget --file do-not-contact.csv
   $ prospect forget --list`,
     )
     .action(async (addresses: string[], flags: Omit<ForgetFlags, 'args'>) =>
