@@ -10,14 +10,16 @@ const LAYERS = [
   { name: 'entry', paths: ['^src/cli\\.ts$', '^src/index\\.ts$'] },
   { name: 'commands', paths: ['^src/commands/', '^src/completion/'] },
   // The jobs, each one concept; the ones that combine others sit above them.
+  // `prospect provenance`: what the exports ledgers (a --state directory's, the team's) say of a person.
+  { name: 'core/provenance', paths: ['^src/core/provenance/'] },
   { name: 'core/pipeline', paths: ['^src/core/pipeline/'] },
   { name: 'core/count', paths: ['^src/core/count/'] },
   { name: 'core/companies', paths: ['^src/core/companies/'], peers: 'core-jobs' },
   { name: 'core/contacts', paths: ['^src/core/contacts/'], peers: 'core-jobs' },
   { name: 'core/doctor', paths: ['^src/core/doctor/'], peers: 'core-jobs' },
   { name: 'core/verification', paths: ['^src/core/verification/'] },
-  // `prospect forget` and `prospect provenance`: what the stores keep of a person, and how it is kept out.
-  { name: 'core/suppression', paths: ['^src/core/suppression/', '^src/core/provenance/'] },
+  // `prospect forget`: the standing suppressions every job with addresses honours.
+  { name: 'core/suppression', paths: ['^src/core/suppression/'] },
   // Where a run's state lives (local files and SQLite, or the team's PostgreSQL): the ledger, lock and runs.
   { name: 'core/state-store', paths: ['^src/core/state-store/'] },
   { name: 'core/shared', paths: ['^src/core/shared/'] },

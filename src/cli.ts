@@ -6,6 +6,7 @@ import { registerPipelineCommand } from './commands/pipeline.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerForgetCommand } from './commands/forget.js';
+import { registerProvenanceCommand } from './commands/provenance.js';
 import type { CommandRunner } from './commands/options.js';
 import { GLOBAL_FLAGS } from './options/command-flags.js';
 import { addFlags } from './options/flag.js';
@@ -79,6 +80,7 @@ function buildProgram(run: CommandRunner): Command {
   registerCountCommand(program, run);
   registerDoctorCommand(program, run);
   registerForgetCommand(program, run);
+  registerProvenanceCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

@@ -49,6 +49,7 @@ const START_MODULES = new Set([
     'forget',
     'help',
     'pipeline',
+    'provenance',
     'sandbox',
     'sandbox-flags',
     'verify',

@@ -27,6 +27,7 @@ import { reportPipeline, verificationRecord } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
 import { planPipeline, type PipelinePlan } from './plan.js';
 import { checkNativeSqlite } from '../state-store/native-sqlite.js';
+import { hostName } from '../state-store/index.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import {
@@ -82,7 +83,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
         await planSpend(run.leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await run.leads.finish(endOfDocument(run, record), verifier && verifyAsWritten(run, verifier, progress));
-      await publish(run, record, {
+      await publish(ctx, run, record, {
         rows: checkpoint.rows_written,
         output: options.output ?? null,
         only_new: options.onlyNew,
@@ -93,7 +94,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags): Promis
       if (!(matchedNobody(run, error) && options.allowEmpty)) return false;
       // A listing that ran has its provenance to end the document with; a refused one has none.
       await run.leads.finish(error instanceof EmptyResultError ? endOfDocument(run, record) : undefined);
-      await publish(run, record, { rows: 0, no_match_reason: error.message });
+      await publish(ctx, run, record, { rows: 0, no_match_reason: error.message });
       return true;
     },
     endsWith: () => run.verifier?.refusal && paidEndpointRefused(run.verifier.refusal, run.verifier.run.unchecked),
@@ -127,6 +128,8 @@ interface PipelineRun extends PreparedRun, RunState {
   committedRows: number;
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   stoppedAt: SetCount | undefined;
+  /** The licensed contact dataset the service named (the rows' `source`), for the run's record. */
+  contactsSource?: unknown;
 }
 
 /** The state locked and read, the clients and the output open: everything the run works with. */
@@ -229,6 +232,7 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
   return mapInOrder(answered, settings.concurrency * 2, async (found) => {
     // Where a contact is accepted: an excluded or suppressed address is never verified, paid for or written.
+    run.contactsSource ??= found.source;
     const suppressedBefore = exclusions.removed.suppressed;
     const contacts = exclusions.keepContacts(found.contacts);
     const suppressedContacts = exclusions.removed.suppressed - suppressedBefore;
@@ -276,6 +280,7 @@ function endOfDocument(run: PipelineRun, record: () => RunRecord): unknown {
 
 /** The output moved into place, with its sidecar; with --state, the run recorded as exported. */
 async function publish(
+  ctx: RunContext,
   run: PipelineRun,
   record: () => RunRecord,
   outcome: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string },
@@ -288,6 +293,10 @@ async function publish(
         finished_at: new Date().toISOString(),
         ...outcome,
         output_path: leads.filePath ?? null,
+        // What `prospect provenance` tells of the run: its job, machine and licensed dataset.
+        job: state.label,
+        host: hostName(ctx.env),
+        source: run.contactsSource ?? run.checkpoint.meta?.source,
       })
     : undefined;
   const sidecar = leads.sidecarPath('.meta.json');

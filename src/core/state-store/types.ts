@@ -58,6 +58,21 @@ export interface VerificationLedger {
   close(): void | Promise<void>;
 }
 
+/** An exported lead's address, as a run's key file has it (lead-key.ts leadKeyLine). */
+export interface ExportedAddress {
+  /** addressDigest's 12 bytes. */
+  digest: Buffer;
+  /** Its last-confirmed day when the run exported it; null when unknown. */
+  lastSeen: string | null;
+}
+
+/** One export of an address (`prospect provenance`): the run that wrote it, as its record has it. */
+export interface AddressExport {
+  job: string;
+  lastSeen: string | null;
+  record: StoredRunRecord;
+}
+
 /** The leads a store's runs exported, for --only-new. */
 export interface ExportsLedger {
   /** The rows whose lead no earlier run (of this store) exported, in their order. */
@@ -65,7 +80,11 @@ export interface ExportsLedger {
   /** The latest recorded run whose output was `path` (absolute). */
   runThatWrote(path: string): StoredRunRecord | undefined | Promise<StoredRunRecord | undefined>;
   /** A successful run's keys and record, once; undefined when already recorded. */
-  recordRun(record: RunRecord, batches: AsyncIterable<Buffer[]>): Promise<number | undefined>;
+  recordRun(
+    record: RunRecord,
+    batches: AsyncIterable<Buffer[]>,
+    addresses?: AsyncIterable<ExportedAddress[]>,
+  ): Promise<number | undefined>;
   close(): void | Promise<void>;
 }
 
@@ -127,5 +146,7 @@ export interface TeamStore {
     options: { freshSince: Date; ownRun?: string | undefined },
   ): Promise<VerificationLedger & { close(): void }>;
   job(name: string): RemoteJobState;
+  /** Every recorded export of the address (its addressDigest), by any job of the store. */
+  exportsOf(digest: Buffer): Promise<AddressExport[]>;
   close(): Promise<void>;
 }

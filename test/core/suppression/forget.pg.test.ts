@@ -70,6 +70,10 @@ describe.skipIf(POSTGRES.skip)('prospect forget with a team store', () => {
     const leads = ndjson(reference.stdout);
     const address: string = leads.find((row) => row.business_email && row.email_freshness === 'stale').business_email;
 
+    // Machine A exports the leads into the team's job first: what provenance answers from later.
+    const exported = await a.run([...set, '--state', 'pg:weekly', '-o', 'week1.ndjson']);
+    expect(exported.code, exported.stderr).toBe(0);
+
     const forgot = await a.run(['forget', address]);
     expect(forgot.code, forgot.stderr).toBe(0);
     expect(forgot.stderr).toContain('in the team store');
@@ -93,10 +97,19 @@ describe.skipIf(POSTGRES.skip)('prospect forget with a team store', () => {
     expect(list.stdout).toContain("0 addresses suppressed in this machine's store");
     expect(list.stdout).toMatch(/1 address suppressed in the team store/);
 
+    // A data-subject request after the erasure, on machine B: the run that exported the address is named.
+    const provenance = await b.run(['provenance', address]);
+    expect(provenance.code, provenance.stderr).toBe(0);
+    expect(provenance.stdout).toContain(`${address}: exported by 1 run (the team store`);
+    expect(provenance.stdout).toMatch(/job pg:weekly {2}host host-a {2}file week1\.ndjson/);
+    const never = await b.run(['provenance', 'nobody.here@example.org']);
+    expect(never.stdout).toMatch(/^nobody\.here@example\.org: never exported/);
+
     // No column yields the address without the key: neither its text nor an unkeyed digest of it.
     const stored = await everythingStored(db);
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-    for (const form of [address, address.toLowerCase(), sha(address.toLowerCase()), sha(address)])
+    const digests = [sha(address.toLowerCase()), sha(address)];
+    for (const form of [address, address.toLowerCase(), ...digests, ...digests.map((hex) => hex.slice(0, 24))])
       expect(
         stored.some((value) => value.includes(form)),
         form,

@@ -83,12 +83,20 @@ const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (ledger, run_id, email_hash)
   )`,
   // 6 (issue 46; the lead orders it after 5, the snapshots step, at merge): `prospect forget`'s standing
-  // suppressions, each an address keyed with the team key (team-key.ts suppressionHash), never the address.
+  // suppressions, and which run exported which address (`prospect provenance`), each address keyed with
+  // the team key (team-key.ts), never the address.
   `CREATE TABLE ${SCHEMA}.suppressed (
     email_hash bytea PRIMARY KEY,
     added_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     added_by text NOT NULL
-  )`,
+  );
+  CREATE TABLE ${SCHEMA}.exported_addresses (
+    email_hash bytea NOT NULL,
+    job text NOT NULL,
+    run_id text NOT NULL,
+    last_seen text,
+    PRIMARY KEY (email_hash, job, run_id)
+  );`,
 ];
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { StateUrl } from '../../../config/state-url.js';
 import type { TeamStore } from '../types.js';
-import { PgJobState } from './job.js';
+import { PgJobState, pgExportsOf } from './job.js';
 import { PgVerificationLedger } from './ledger.js';
 import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
@@ -26,6 +26,7 @@ export async function openPgStore(url: StateUrl, host: string, teamKey: string):
     suppressions: pgSuppressions(session, keys, host),
     openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, keys, ...options }),
     job: (name) => new PgJobState(session, name, host, keys),
+    exportsOf: (digest) => pgExportsOf(session, keys, digest),
     close: () => session.close(),
   };
 }

@@ -16,6 +16,7 @@ export class TeamKeys {
     private readonly leadKey: Buffer,
     private readonly chunkKey: Buffer,
     private readonly suppressionKey: Buffer,
+    private readonly provenanceKey: Buffer,
     /** Shows which key wrote a database (meta.team_key_check) without telling the key. */
     readonly check: Buffer,
   ) {}
@@ -27,6 +28,7 @@ export class TeamKeys {
       derive('lead hash'),
       derive('job chunks'),
       derive('suppression hash'),
+      derive('provenance hash'),
       createHmac('sha256', derive('key check')).update('prospect team key check').digest(),
     );
   }
@@ -42,6 +44,11 @@ export class TeamKeys {
    */
   suppressionHash(emailKey: string): Buffer {
     return createHmac('sha256', this.suppressionKey).update(emailKey).digest();
+  }
+
+  /** An exported address (lead-key.ts addressDigest), for `prospect provenance`. */
+  provenanceHash(digest: Buffer): Buffer {
+    return createHmac('sha256', this.provenanceKey).update(digest).digest();
   }
 
   /** What schema 2 stored for an address (sha256 of the ledger and the address), keyed. */
