@@ -10,6 +10,8 @@ const LAYERS = [
   { name: 'entry', paths: ['^src/cli\\.ts$', '^src/index\\.ts$'] },
   { name: 'commands', paths: ['^src/commands/', '^src/completion/'] },
   // The jobs, each one concept; the ones that combine others sit above them.
+  // `prospect provenance`: what the exports ledgers (a --state directory's, the team's) say of a person.
+  { name: 'core/provenance', paths: ['^src/core/provenance/'] },
   { name: 'core/pipeline', paths: ['^src/core/pipeline/'] },
   { name: 'core/count', paths: ['^src/core/count/'] },
   { name: 'core/companies', paths: ['^src/core/companies/'], peers: 'core-jobs' },
@@ -18,6 +20,8 @@ const LAYERS = [
   { name: 'core/verification', paths: ['^src/core/verification/'] },
   // The snapshots of listings and their diff (what changed since the last complete listing).
   { name: 'core/changes', paths: ['^src/core/changes/'] },
+  // `prospect forget`: the standing suppressions every job with addresses honours.
+  { name: 'core/suppression', paths: ['^src/core/suppression/'] },
   // Where a run's state lives (local files and SQLite, or the team's PostgreSQL): the ledger, lock and runs.
   { name: 'core/state-store', paths: ['^src/core/state-store/'] },
   { name: 'core/shared', paths: ['^src/core/shared/'] },

@@ -5,6 +5,8 @@ import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerForgetCommand } from './commands/forget.js';
+import { registerProvenanceCommand } from './commands/provenance.js';
 import type { CommandRunner } from './commands/options.js';
 import { GLOBAL_FLAGS } from './options/command-flags.js';
 import { addFlags } from './options/flag.js';
@@ -78,6 +80,8 @@ function buildProgram(run: CommandRunner): Command {
   registerPipelineCommand(program, run);
   registerCountCommand(program, run);
   registerDoctorCommand(program, run);
+  registerForgetCommand(program, run);
+  registerProvenanceCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

@@ -139,7 +139,7 @@ describe('filters and input', () => {
       apiKey: KEY,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(csvRows(run.stdout)[0]).toEqual(['name', 'verification', 'verified_at', 'email', 'title']);
+    expect(csvRows(run.stdout)[0]).toEqual(['name', 'verification', 'verified_at', 'email', 'title', 'email_class']);
   });
 });
 

@@ -40,6 +40,7 @@ export const CONTACT_FLAGS = [
   flag.MAX_AGE,
   flag.STALE,
   flag.DELIVERABLE_ONLY,
+  flag.KEEP_CLASSES,
   flag.VERIFY_BUDGET,
   flag.YES,
   flag.CONCURRENCY,

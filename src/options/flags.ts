@@ -304,9 +304,17 @@ export const DELIVERABLE_ONLY = defineFlag({
   name: 'deliverableOnly',
   flags: '--deliverable-only',
   help:
-    'write only rows a rep can send to: the address verified valid, or fresh and not verified; no ' +
-    'email, invalid, risky, unknown and stale-unverified rows are left out and counted',
+    'write only rows a rep can send to: the address verified valid, or fresh and not verified, and not a ' +
+    'role or disposable address; the rows left out are counted by why',
   schema: off,
+});
+export const KEEP_CLASSES = defineFlag({
+  name: 'keep',
+  flags: '--keep <classes>',
+  help:
+    'with --deliverable-only: keep these email classes it leaves out, role and/or disposable ' +
+    '(comma-separated: --keep role)',
+  schema: optionalText,
 });
 export const MAX_AGE = defineFlag({
   name: 'maxAge',

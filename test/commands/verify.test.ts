@@ -78,7 +78,7 @@ describe('prospect verify (against the sandbox)', () => {
     const input = 'name,business_email\r\nAda,ada@example-9.com\r\nBob,bob@example-9.com\r\n';
     const run = await inProcess(['verify', '--yes'], { input, env: { PROSPECT_CACHE_DIR: cache } });
     const rows = csvRecords(run.stdout);
-    expect(Object.keys(rows[0]!)).toEqual(['name', 'business_email', 'verification', 'verified_at']);
+    expect(Object.keys(rows[0]!)).toEqual(['name', 'business_email', 'verification', 'verified_at', 'email_class']);
     expect(rows.map((row) => row.name)).toEqual(['Ada', 'Bob']);
     expect(rows.every((row) => row.verified_at !== '')).toBe(true);
   });

@@ -18,8 +18,8 @@ import { finishCli, runInProcess, runShell, scratchDir, startCli, type CliRun } 
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from '../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-/** 16 KiB (bash counts -f in 1024-byte blocks): a few pages of output, far less than a whole export. */
-const FULL_DISK = `trap '' XFSZ; ulimit -f 16;`;
+/** 24 KiB (bash counts -f in 1024-byte blocks): the exports ledger's five pages fit, a few pages of output, far less than a whole export. */
+const FULL_DISK = `trap '' XFSZ; ulimit -f 24;`;
 
 let fast: RunningSandbox;
 let slow: RunningSandbox;

@@ -3,7 +3,14 @@ import type { Contact, ContactsMeta } from '../../api/index.js';
 import { emailKey } from '../../io/emails.js';
 import type { ContactSettings } from './options.js';
 import { mostUseful, toContactRow, type ContactRow } from './rows.js';
-import { keepDeliverable, matchesPerson, undeliverableCountsSchema, type UndeliverableCounts } from './row-filters.js';
+import {
+  dropUnsendableClasses,
+  keepDeliverable,
+  matchesPerson,
+  undeliverableCountsSchema,
+  type UndeliverableCounts,
+} from './row-filters.js';
+import { newEmailClassCounts } from '../shared/email-class.js';
 import { needsVerification } from '../verification/spend-plan.js';
 import type { Verifier } from '../verification/verifier.js';
 
@@ -23,6 +30,10 @@ export const contactCountsSchema = z.object({
   filteredOut: count,
   /** --deliverable-only: rows left out, by why. */
   undeliverable: undeliverableCountsSchema.default(() => newUndeliverable()),
+  /** The written rows by their address's class (email-class.ts); a row without an address is in none. */
+  email_class: z
+    .object({ personal: count, role: count, webmail: count, disposable: count })
+    .default(() => newEmailClassCounts()),
 });
 export type ContactCounts = z.output<typeof contactCountsSchema>;
 
@@ -44,7 +55,10 @@ export interface DomainRows {
 
 /** Adds one domain's rows to the run's counts, when they are written (so a resumed run never counts twice). */
 export function countRows(counts: ContactCounts, result: DomainRows): void {
-  for (const row of result.rows) counts[row.email_freshness] += 1;
+  for (const row of result.rows) {
+    counts[row.email_freshness] += 1;
+    if (row.email_class !== '') counts.email_class[row.email_class] += 1;
+  }
   counts.written += result.rows.length;
   counts.droppedStale += result.droppedStale;
   counts.alreadyExported += result.alreadyExported;
@@ -59,6 +73,7 @@ export function countRows(counts: ContactCounts, result: DomainRows): void {
  */
 export function uncountRow(counts: ContactCounts, row: ContactRow, kind: keyof UndeliverableCounts): void {
   counts[row.email_freshness] -= 1;
+  if (row.email_class !== '') counts.email_class[row.email_class] -= 1;
   counts.written -= 1;
   counts.undeliverable[kind] += 1;
 }
@@ -89,11 +104,13 @@ export async function contactRowsFor(
   const beforeNew = rows.length;
   rows = await keepNew(rows);
   const alreadyExported = beforeNew - rows.length;
-  if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
   const undeliverable = newUndeliverable();
+  // Role and disposable addresses --deliverable-only will not write are never verified either.
+  if (settings.deliverableOnly) rows = dropUnsendableClasses(rows, undeliverable, settings.keepClasses);
+  if (settings.stale === 'verify' && verifier) await verifyOldAddresses(rows, verifier);
   // A run that verifies later (a spooled plan) leaves the check to when the verdicts are known.
   if (settings.deliverableOnly && !(settings.stale === 'verify' && !verifier))
-    rows = keepDeliverable(rows, undeliverable);
+    rows = keepDeliverable(rows, undeliverable, settings.keepClasses);
   return { rows, droppedStale, alreadyExported, filteredOut: contacts.length - matched.length, undeliverable };
 }
 

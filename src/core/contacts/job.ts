@@ -20,6 +20,7 @@ import { flagShape } from '../shared/flags.js';
 import { emptyContactRow, reportKeptEmpty } from './keep-empty.js';
 import { runRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../shared/output-plan.js';
@@ -52,7 +53,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags, deps: J
       : undefined;
   consent?.assertMayPay('contacts --stale verify');
   await checkRunFiles(options);
-  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true }, await loadSuppression(ctx));
   const input = await readDomains(ctx, options, exclusions);
   // Known once the first entry has arrived (and before any call): the input's columns to copy onto its contacts.
   const kept = keptColumns(input.streamed.records?.header ?? [], options.keepColumns, options.preset !== undefined);
@@ -357,7 +358,7 @@ async function verifySpooled(run: ContactsRun, writer: RowWriter<ContactRow>, pr
     });
   for await (const row of verifiedInOrder(spool.rows(), verifier, run.settings.concurrency * 4, shown)) {
     // --deliverable-only: the verdicts are known only now, so a row left out is counted again here.
-    const kind = run.settings.deliverableOnly ? undeliverableKind(row) : null;
+    const kind = run.settings.deliverableOnly ? undeliverableKind(row, run.settings.keepClasses) : null;
     if (kind === null) await writer.writeRows([row]);
     else uncountRow(run.counts.contacts, row, kind);
   }

@@ -5,6 +5,7 @@ import { parseMaxAge } from '../../io/max-age.js';
 import type { CONTACT_FLAGS } from '../../options/command-flags.js';
 import type { flagShape } from '../shared/flags.js';
 import { parsePersonFilter, type PersonFilter } from './row-filters.js';
+import { parseKeptClasses, type EmailClass } from '../shared/email-class.js';
 
 export const STALE_POLICIES = ['keep', 'drop', 'verify'] as const;
 type StalePolicy = (typeof STALE_POLICIES)[number];
@@ -25,6 +26,8 @@ export interface ContactSettings {
   person?: PersonFilter;
   /** --deliverable-only: only rows a rep can send to are written. */
   deliverableOnly: boolean;
+  /** --keep: the email classes --deliverable-only keeps after all. */
+  keepClasses: EmailClass[];
 }
 
 /** Every check that can fail on the user's input, done before any request. */
@@ -51,6 +54,7 @@ export function parseContactFlags(flags: ContactFlags, now: Date): ContactSettin
     concurrency: flags.concurrency,
     person: parsePersonFilter(flags),
     deliverableOnly: flags.deliverableOnly,
+    keepClasses: parseKeptClasses(flags.keep, flags.deliverableOnly),
   };
 }
 
@@ -66,6 +70,7 @@ export function contactParameters(settings: ContactSettings) {
     ...(settings.person?.departments ? { department: settings.person.departments } : {}),
     ...(settings.person?.titles ? { title: settings.person.titles } : {}),
     ...(settings.deliverableOnly ? { deliverable_only: true } : {}),
+    ...(settings.keepClasses.length > 0 ? { keep: settings.keepClasses } : {}),
   };
 }
 

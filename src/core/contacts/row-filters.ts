@@ -8,14 +8,25 @@ import { UsageError } from '../../exit-codes.js';
 import type { ContactRow } from './rows.js';
 import type { Reporter } from '../../ui/reporter.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
+import { emailClassText, unsendableClass, type EmailClass, type EmailClassCounts } from '../shared/email-class.js';
 
 /** Why --deliverable-only left a row out, one count each in the summary and the run record. */
-const UNDELIVERABLE_KINDS = ['no_email', 'invalid', 'risky', 'unknown', 'stale_unverified'] as const;
+const UNDELIVERABLE_KINDS = [
+  'no_email',
+  'role',
+  'disposable',
+  'invalid',
+  'risky',
+  'unknown',
+  'stale_unverified',
+] as const;
 export type UndeliverableKind = (typeof UNDELIVERABLE_KINDS)[number];
 
 const count = z.number().int().nonnegative().default(0);
 export const undeliverableCountsSchema = z.object({
   no_email: count,
+  role: count,
+  disposable: count,
   invalid: count,
   risky: count,
   unknown: count,
@@ -24,12 +35,14 @@ export const undeliverableCountsSchema = z.object({
 export type UndeliverableCounts = z.output<typeof undeliverableCountsSchema>;
 
 /**
- * Null when a rep can send to the row: its address verified `valid`, or fresh and not verified.
- * An address whose age nobody knows is treated as stale, as --stale verify treats it: left
- * unverified, nothing says it still works.
+ * Null when a rep can send to the row: its address verified `valid`, or fresh and not verified, and
+ * not a role or disposable one (unless --keep names its class). An address whose age nobody knows is
+ * treated as stale, as --stale verify treats it: left unverified, nothing says it still works.
  */
-export function undeliverableKind(row: ContactRow): UndeliverableKind | null {
+export function undeliverableKind(row: ContactRow, keepClasses: readonly EmailClass[]): UndeliverableKind | null {
   if (!row.business_email) return 'no_email';
+  const unsendable = classLeftOut(row, keepClasses);
+  if (unsendable !== null) return unsendable;
   const verdict = row.verification;
   if (verdict === 'valid') return null;
   if (verdict === 'invalid' || verdict === 'risky' || verdict === 'unknown') return verdict;
@@ -37,10 +50,36 @@ export function undeliverableKind(row: ContactRow): UndeliverableKind | null {
   return row.email_freshness === 'fresh' ? null : 'stale_unverified';
 }
 
+/** 'role' or 'disposable' when --deliverable-only leaves the row out for its address's class alone. */
+function classLeftOut(row: ContactRow, keepClasses: readonly EmailClass[]): 'role' | 'disposable' | null {
+  if (!unsendableClass(row.email_class, keepClasses)) return null;
+  return row.email_class === 'role' ? 'role' : 'disposable';
+}
+
 /** The rows a rep can send to; the others counted by kind into `counts`. */
-export function keepDeliverable(rows: readonly ContactRow[], counts: UndeliverableCounts): ContactRow[] {
+export function keepDeliverable(
+  rows: readonly ContactRow[],
+  counts: UndeliverableCounts,
+  keepClasses: readonly EmailClass[],
+): ContactRow[] {
   return rows.filter((row) => {
-    const kind = undeliverableKind(row);
+    const kind = undeliverableKind(row, keepClasses);
+    if (kind !== null) counts[kind] += 1;
+    return kind === null;
+  });
+}
+
+/**
+ * The rows whose address's class alone keeps them out (role, disposable), left out before any paid
+ * check: no unit is spent on a row that will not be written.
+ */
+export function dropUnsendableClasses(
+  rows: readonly ContactRow[],
+  counts: UndeliverableCounts,
+  keepClasses: readonly EmailClass[],
+): ContactRow[] {
+  return rows.filter((row) => {
+    const kind = row.business_email ? classLeftOut(row, keepClasses) : null;
     if (kind !== null) counts[kind] += 1;
     return kind === null;
   });
@@ -96,9 +135,14 @@ export function matchesPerson(
 /** The summary lines of the row filters, when they were asked for (the run record has the same counts). */
 export function reportRowFilters(
   reporter: Reporter,
-  settings: { person?: PersonFilter; deliverableOnly: boolean },
-  counts: { filteredOut: number; undeliverable: UndeliverableCounts },
+  settings: { person?: PersonFilter; deliverableOnly: boolean; stale?: string },
+  counts: { filteredOut: number; undeliverable: UndeliverableCounts; email_class: EmailClassCounts },
 ): void {
+  const classes = counts.email_class;
+  if (Object.values(classes).some((count) => count > 0) || totalUndeliverable(counts.undeliverable) > 0) {
+    const unpaid = settings.stale === 'verify' ? '; a disposable address is never paid for' : '';
+    reporter.info(`Addresses written: ${emailClassText(classes, formatCount)}${unpaid}.`);
+  }
   if (settings.person)
     reporter.info(
       `${countOf(counts.filteredOut, 'contact')} left out by --department/--title (filtered after the calls).`,

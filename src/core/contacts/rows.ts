@@ -1,6 +1,7 @@
 import { SENIORITIES, type Contact, type ContactsMeta } from '../../api/index.js';
 import type { Column } from '../../io/columns.js';
 import { classifyFreshness } from '../../io/max-age.js';
+import { emailClass } from '../shared/email-class.js';
 
 import type { ContactRow } from '../shared/contact-row.js';
 
@@ -15,6 +16,7 @@ export function toContactRow(
   return {
     ...contact,
     ...classifyFreshness({ email: contact.business_email, lastSeen: contact.business_email_last_seen }, cutoff, now),
+    email_class: emailClass(contact.business_email, contact.domain),
     verification: null,
     verified_at: null,
     source: source ?? null,
@@ -72,6 +74,7 @@ export const CONTACT_COLUMNS: ReadonlyArray<Column<ContactRow>> = [
   { name: 'business_email_last_seen', get: (row) => row.business_email_last_seen },
   { name: 'email_age_days', get: (row) => row.email_age_days },
   { name: 'email_freshness', get: (row) => row.email_freshness },
+  { name: 'email_class', get: (row) => row.email_class },
   { name: 'verification', get: (row) => row.verification },
   { name: 'verified_at', get: (row) => row.verified_at },
   { name: 'linkedin_url', get: (row) => row.linkedin_url },

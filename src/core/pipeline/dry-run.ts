@@ -38,6 +38,7 @@ import { SpendConsent } from '../verification/consent.js';
 import { cacheCutoff, openVerificationLedger } from '../verification/open-verifier.js';
 import { pipelineOptionsSchema, type PipelineFlags } from './options.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { runJob } from '../shared/runner.js';
 import type { Stratum } from './dry-run-sample.js';
 import { sampleContacts } from './dry-run-sample.js';
@@ -56,7 +57,7 @@ export async function runPipelineDryRun(ctx: RunContext, flags: PipelineFlags, d
       ? (await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })).budget
       : undefined;
   // The lists a real run would apply: the sample never asks for an excluded company, nor counts an excluded address.
-  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true }, await loadSuppression(ctx));
   planPipeline(ctx, options, budget, exclusions.parameters());
   const now = deps.now();
   const settings = parseContactFlags(options, now);

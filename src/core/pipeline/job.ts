@@ -15,6 +15,7 @@ import { atSeniority, leftOutText } from '../shared/caveats.js';
 import { emptyContactRow, reportKeptEmpty } from '../contacts/keep-empty.js';
 import { documentMeta, metaJson, runRecord, type RunRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { stoppedAtMaxLine, type SetCount } from '../companies/set-count.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { commitCheckpoint, countCompany, passPage, type Checkpoint, type Counters } from './state/checkpoint.js';
@@ -26,6 +27,7 @@ import { reportPipeline, verificationRecord } from './outcome.js';
 import { pipelineOptionsSchema, type PipelineFlags, type PipelineOptions } from './options.js';
 import { planPipeline, type PipelinePlan } from './plan.js';
 import { checkNativeSqlite } from '../state-store/native-sqlite.js';
+import { hostName } from '../state-store/index.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
 import {
@@ -60,7 +62,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
     options.stale === 'verify'
       ? await SpendConsent.decide(ctx, { yes: options.yes, budget: options.verifyBudget })
       : undefined;
-  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: true, emails: true }, await loadSuppression(ctx));
   const plan = planPipeline(ctx, options, consent?.budget, exclusions.parameters());
   consent?.assertMayPay('pipeline --stale verify');
   await checkRunFiles(options);
@@ -86,7 +88,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
         await planSpend(run.leads.spool!.rows(), verifier, consent, (during) => progress.suspend(during));
       // No page at all (nothing listed) leaves no provenance to end the document with.
       await run.leads.finish(endOfDocument(run, record), verifier && verifyAsWritten(run, verifier, progress));
-      await publish(run, record, {
+      await publish(ctx, run, record, {
         rows: checkpoint.rows_written,
         output: options.output ?? null,
         only_new: options.onlyNew,
@@ -98,7 +100,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
       if (!(matchedNobody(run, error) && options.allowEmpty)) return false;
       // A listing that ran has its provenance to end the document with; a refused one has none.
       await run.leads.finish(error instanceof EmptyResultError ? endOfDocument(run, record) : undefined);
-      await publish(run, record, { rows: 0, no_match_reason: error.message });
+      await publish(ctx, run, record, { rows: 0, no_match_reason: error.message });
       return true;
     },
     endsWith: () => verificationEnding(run.verifier),
@@ -136,6 +138,8 @@ interface PipelineRun extends PreparedRun, RunState {
   stoppedAt: SetCount | undefined;
   /** --changes: the listing compared with the state's last complete snapshot of its filters. */
   changes: PipelineChanges | undefined;
+  /** The licensed contact dataset the service named (the rows' `source`), for the run's record. */
+  contactsSource?: unknown;
 }
 
 /** The state locked and read, the clients and the output open: everything the run works with. */
@@ -192,7 +196,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
 /** The listing's companies, their contacts asked for as pages arrive, each company's leads written in order. */
 async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progress): Promise<void> {
   const { options, checkpoint, counters, verifier, leads } = run;
-  for await (const { found, result, empty, excludedContacts } of leadsByCompany(ctx, run)) {
+  for await (const { found, result, empty, excludedContacts, suppressedContacts } of leadsByCompany(ctx, run)) {
     await writeLeads(leads, found.item.company, [...result.rows, ...empty]);
     countCompany(checkpoint, found, result);
     checkpoint.rows_written += empty.length;
@@ -200,6 +204,7 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     counters.excluded.companies += found.item.excluded ?? 0;
     counters.filtered_locally += found.item.filtered ?? 0;
     counters.excluded.contacts += excludedContacts;
+    counters.excluded.suppressed += suppressedContacts;
     if (found.item.stoppedAtMax) {
       counters.stopped_at_max = true;
       run.stoppedAt = found.item.stoppedAtMax;
@@ -246,13 +251,17 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();
   const answered = fetchContactsInOrder(run.client, companies, domainOf, settings, run.fanout);
   return mapInOrder(answered, settings.concurrency * 2, async (found) => {
-    // Where a contact is accepted: an excluded address is never verified, paid for or written.
+    // Where a contact is accepted: an excluded or suppressed address is never verified, paid for or written.
+    run.contactsSource ??= found.source;
+    const suppressedBefore = exclusions.removed.suppressed;
     const contacts = exclusions.keepContacts(found.contacts);
+    const suppressedContacts = exclusions.removed.suppressed - suppressedBefore;
     const verifier = run.spooled ? undefined : run.verifier;
     const result = await contactRowsFor(contacts, found.source, settings, run.now, verifier, keepNew);
     const keptEmpty = options.keepEmpty && contacts.length === 0;
     const empty = keptEmpty ? [emptyContactRow(found.domain, settings, run.now)] : [];
-    return { found, result, empty, excludedContacts: found.contacts.length - contacts.length };
+    const excludedContacts = found.contacts.length - contacts.length - suppressedContacts;
+    return { found, result, empty, excludedContacts, suppressedContacts };
   });
 }
 
@@ -275,7 +284,7 @@ function verifyAsWritten(run: PipelineRun, verifier: OpenedVerifier, progress: P
 /** --deliverable-only in a spooled run: the verdicts are known only now, so the rows are counted again here. */
 async function* deliverableAfterVerification(run: PipelineRun, rows: AsyncIterable<LeadRow>): AsyncGenerator<LeadRow> {
   for await (const row of rows) {
-    const kind = undeliverableKind(row);
+    const kind = undeliverableKind(row, run.settings.keepClasses);
     if (kind === null) {
       yield row;
       continue;
@@ -291,6 +300,7 @@ function endOfDocument(run: PipelineRun, record: () => RunRecord): unknown {
 
 /** The output moved into place, with its sidecar; with --state, the run recorded as exported. */
 async function publish(
+  ctx: RunContext,
   run: PipelineRun,
   record: () => RunRecord,
   outcome: { rows: number; output?: string | null; only_new?: boolean; no_match_reason?: string },
@@ -303,6 +313,10 @@ async function publish(
         finished_at: new Date().toISOString(),
         ...outcome,
         output_path: leads.filePath ?? null,
+        // What `prospect provenance` tells of the run: its job, machine and licensed dataset.
+        job: state.label,
+        host: hostName(ctx.env),
+        source: run.contactsSource ?? run.checkpoint.meta?.source,
       })
     : undefined;
   const sidecar = leads.sidecarPath('.meta.json');
@@ -348,7 +362,7 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
 
 function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
   const { options, plan, checkpoint, counters, resumed } = run;
-  const { companies, contacts } = counters.excluded;
+  const { companies, contacts, suppressed } = counters.excluded;
   const record = runRecord({
     command: 'pipeline',
     parameters: plan.parameters,
@@ -358,7 +372,7 @@ function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {
     filters: filtersRecord(options.filters),
     meta: checkpoint.meta,
     stoppedAtMax: counters.stopped_at_max,
-    excluded: run.exclusions.record({ domains: companies, emails: contacts }),
+    excluded: run.exclusions.record({ domains: companies, emails: contacts, suppressed }),
     keptEmpty: options.keepEmpty ? counters.kept_empty : undefined,
     filteredLocally: filteredRecord(run),
     details: {
@@ -404,7 +418,11 @@ function reportPipelineRun(ctx: RunContext, run: PipelineRun): void {
   run.exclusions.report(
     ctx,
     { domains: ['company', 'companies'], emails: ['contact', 'contacts'] },
-    { domains: counters.excluded.companies, emails: counters.excluded.contacts },
+    {
+      domains: counters.excluded.companies,
+      emails: counters.excluded.contacts,
+      suppressed: counters.excluded.suppressed,
+    },
   );
 }
 

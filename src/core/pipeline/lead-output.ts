@@ -8,7 +8,7 @@ import { outputTarget, type OutputTarget } from '../../io/output-target.js';
 import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
 import { leadJson, type LeadRow } from './lead-rows.js';
-import { leadKey } from '../state-store/lead-key.js';
+import { leadKeyLine } from '../state-store/lead-key.js';
 import type { AppendOnlyFile } from '../../io/append-only-file.js';
 import { commitCheckpoint, type Checkpoint } from './state/checkpoint.js';
 import type { StateDirectory } from './state/state-directory.js';
@@ -129,7 +129,7 @@ export class LeadOutput {
   async write(rows: LeadRow[]): Promise<void> {
     await this.writer.writeRows(rows);
     if (this.stateFiles && rows.length > 0)
-      await this.stateFiles.keys.write(rows.map((row) => `${leadKey(row)}\n`).join(''));
+      await this.stateFiles.keys.write(rows.map((row) => `${leadKeyLine(row)}\n`).join(''));
   }
 
   /** With --state: the page is on disk, so the checkpoint may now point past it. */

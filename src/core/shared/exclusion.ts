@@ -47,11 +47,25 @@ interface ListRecord {
 export interface Removed {
   domains?: number;
   emails?: number;
+  suppressed?: number;
 }
 
 export interface ExclusionRecord {
   domains: ListRecord | null;
   emails: ListRecord | null;
+  /** `prospect forget`'s standing suppressions: how many there are, and how many rows they kept out. */
+  suppressed: { entries: number; removed: number } | null;
+}
+
+/**
+ * The addresses `prospect forget` keeps out for good (src/core/suppression/), loaded by the job before
+ * any call: an address on it is treated as on --exclude-emails, and counted apart.
+ */
+export interface SuppressionCheck {
+  /** How many addresses are suppressed; 0 for none. */
+  readonly entries: number;
+  /** `emailKey`: the address as io/emails.ts emailKey gives it. */
+  suppresses(emailKey: string): boolean;
 }
 
 /**
@@ -80,20 +94,25 @@ class ExclusionList {
 
 /** The lists in force for one run; `undefined` lists mean the command has none of that kind. */
 export class Exclusions {
+  private suppressedCount = 0;
+
   private constructor(
     private readonly domains: ExclusionList | undefined,
     private readonly emails: ExclusionList | undefined,
+    /** Undefined with no suppression at all, so a run without one keeps its record as it was. */
+    private readonly suppression: SuppressionCheck | undefined,
   ) {}
 
   /**
    * Reads every list before any call: a file that cannot be read (a row, its encoding, its column),
    * or that yields no entry, stops the run with exit 2. `kinds` says which lists the command takes
-   * (verify has no domains).
+   * (verify has no domains). `suppression`: the standing suppressions, for a command with addresses.
    */
   static async load(
     ctx: RunContext,
     flags: ExclusionFlags,
     kinds: { domains: boolean; emails: boolean },
+    suppression?: SuppressionCheck,
   ): Promise<Exclusions> {
     const standing = kinds.domains || kinds.emails ? await standingLists(ctx) : {};
     const domainFiles = kinds.domains ? withStanding(flags.excludeDomains, standing.excludeDomains) : [];
@@ -102,7 +121,8 @@ export class Exclusions {
       domainFiles.length > 0 ? new ExclusionList(domainFiles, await readList(domainFiles, 'domain')) : undefined;
     const emails =
       emailFiles.length > 0 ? new ExclusionList(emailFiles, await readList(emailFiles, 'email')) : undefined;
-    return new Exclusions(domains, emails);
+    const suppressing = kinds.emails && suppression !== undefined && suppression.entries > 0;
+    return new Exclusions(domains, emails, suppressing ? suppression : undefined);
   }
 
   /** No list at all: the run's parameters and fingerprint stay what they were before lists existed. */
@@ -122,19 +142,32 @@ export class Exclusions {
    * second reading of rows already counted): it is neither verified nor written.
    */
   keepsEmail(email: string | null | undefined, count = true): boolean {
-    if (this.emails === undefined || email === null || email === undefined || email.trim() === '') return true;
+    if (!this.checksEmails || email === null || email === undefined || email.trim() === '') return true;
     const checked = checkEmailSyntax(email);
-    return !this.emails.hit(emailKey(checked.ok ? checked.email : email), count);
+    const key = emailKey(checked.ok ? checked.email : email);
+    if (this.suppression?.suppresses(key)) {
+      if (count) this.suppressedCount += 1;
+      return false;
+    }
+    return this.emails === undefined || !this.emails.hit(key, count);
   }
 
-  /** Rows each list has kept out so far (0 for a list not in force). */
-  get removed(): { domains: number; emails: number } {
-    return { domains: this.domains?.removed ?? 0, emails: this.emails?.removed ?? 0 };
+  private get checksEmails(): boolean {
+    return this.emails !== undefined || this.suppression !== undefined;
   }
 
-  /** The contacts whose address is not excluded (a contact without an address is kept). */
+  /** Rows each list (and the suppressions) kept out so far (0 for a list not in force). */
+  get removed(): { domains: number; emails: number; suppressed: number } {
+    return {
+      domains: this.domains?.removed ?? 0,
+      emails: this.emails?.removed ?? 0,
+      suppressed: this.suppressedCount,
+    };
+  }
+
+  /** The contacts whose address is neither excluded nor suppressed (a contact without an address is kept). */
   keepContacts<T extends { business_email?: string | null | undefined }>(contacts: T[]): T[] {
-    return this.emails === undefined ? contacts : contacts.filter((contact) => this.keepsEmail(contact.business_email));
+    return this.checksEmails ? contacts.filter((contact) => this.keepsEmail(contact.business_email)) : contacts;
   }
 
   /**
@@ -145,6 +178,9 @@ export class Exclusions {
     return {
       domains: this.domains?.record(removed.domains) ?? null,
       emails: this.emails?.record(removed.emails) ?? null,
+      suppressed: this.suppression
+        ? { entries: this.suppression.entries, removed: removed.suppressed ?? this.suppressedCount }
+        : null,
     };
   }
 
@@ -171,6 +207,11 @@ export class Exclusions {
     if (this.emails)
       ctx.reporter.caveat(
         `${countOf(removed.emails ?? this.emails.removed, contact, contacts)} removed by --exclude-emails.`,
+      );
+    // A summary line, not a caveat: a standing suppression doing its work is no news for a cron job's mail.
+    if (this.suppression)
+      ctx.reporter.info(
+        `Suppressed (prospect forget): ${countOf(removed.suppressed ?? this.suppressedCount, contact, contacts)}.`,
       );
   }
 }
@@ -211,15 +252,19 @@ function withStanding(files: string[] | undefined, standing: string | undefined)
  * promise to keep people out: a file that yields no entry (a failed export: empty, or a header
  * alone) or has a row that cannot be read stops the run with exit 2, before any call.
  */
-async function readList(files: readonly string[], kind: EntryKind): Promise<EntryCollector> {
+async function readList(
+  files: readonly string[],
+  kind: EntryKind,
+  flag = kind === 'domain' ? '--exclude-domains' : '--exclude-emails',
+  onEntry: (entry: string) => void = () => {},
+): Promise<EntryCollector> {
   const entries = kind === 'domain' ? domainEntries({ kept: 5 }) : emailEntries({ kept: 5 });
-  const flag = kind === 'domain' ? '--exclude-domains' : '--exclude-emails';
   for (const file of files) {
     const source = openInputStream({ file });
     if (source === null)
       throw new UsageError(`${file}: an exclusion list is read from a file, not from standard input.`);
     const before = { read: entries.accepted + entries.duplicates, invalid: entries.invalidCount };
-    for await (const entry of streamEntries(source.open(), { kind, origin: file }, entries)) void entry;
+    for await (const entry of streamEntries(source.open(), { kind, origin: file }, entries)) onEntry(entry);
     failOnInputProblems(entries.problems, file, entries.problemCount);
     const invalid = entries.invalidCount - before.invalid;
     if (invalid > 0) {
@@ -242,4 +287,21 @@ async function readList(files: readonly string[], kind: EntryKind): Promise<Entr
     }
   }
   return entries;
+}
+
+/**
+ * The addresses of files read as --exclude-emails reads them (any CRM export, each address once,
+ * every problem exit 2), for `prospect forget --file`: each given to `onAddress` as it is read.
+ */
+export async function readAddressFiles(
+  files: readonly string[],
+  flag: string,
+  onAddress: (address: string) => void,
+): Promise<void> {
+  await readList(
+    files.map((file) => resolve(file)),
+    'email',
+    flag,
+    onAddress,
+  );
 }

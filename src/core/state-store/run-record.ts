@@ -11,6 +11,10 @@ export const runRecordSchema = z.object({
   output_path: z.string().nullable().optional(),
   only_new: z.boolean().optional(),
   no_match_reason: z.string().optional(),
+  /** For `prospect provenance`: the job (--state), the machine, and the licensed dataset of the rows. */
+  job: z.string().optional(),
+  host: z.string().optional(),
+  source: z.unknown().optional(),
 });
 export type RunRecord = z.input<typeof runRecordSchema>;
 

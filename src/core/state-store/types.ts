@@ -63,6 +63,21 @@ export interface VerificationLedger {
   close(): void | Promise<void>;
 }
 
+/** An exported lead's address, as a run's key file has it (lead-key.ts leadKeyLine). */
+export interface ExportedAddress {
+  /** addressDigest's 12 bytes. */
+  digest: Buffer;
+  /** Its last-confirmed day when the run exported it; null when unknown. */
+  lastSeen: string | null;
+}
+
+/** One export of an address (`prospect provenance`): the run that wrote it, as its record has it. */
+export interface AddressExport {
+  job: string;
+  lastSeen: string | null;
+  record: StoredRunRecord;
+}
+
 /** The leads a store's runs exported, for --only-new. */
 export interface ExportsLedger {
   /** The rows whose lead no earlier run (of this store) exported, in their order. */
@@ -75,7 +90,11 @@ export interface ExportsLedger {
   /** The latest recorded run whose output was `path` (absolute). */
   runThatWrote(path: string): StoredRunRecord | undefined | Promise<StoredRunRecord | undefined>;
   /** A successful run's keys and record, once; undefined when already recorded. */
-  recordRun(record: RunRecord, batches: AsyncIterable<Buffer[]>): Promise<number | undefined>;
+  recordRun(
+    record: RunRecord,
+    batches: AsyncIterable<Buffer[]>,
+    addresses?: AsyncIterable<ExportedAddress[]>,
+  ): Promise<number | undefined>;
   close(): void | Promise<void>;
 }
 
@@ -123,8 +142,21 @@ export interface RemoteJobState {
   discard(): Promise<void>;
 }
 
+/**
+ * Standing suppressions (`prospect forget`): addresses kept out of every output, paid check and run,
+ * held only as keyed hashes of their emailKey.
+ */
+export interface SuppressionStore {
+  /** The stored form of an address (its emailKey), as hex. */
+  hash(emailKey: string): string;
+  /** Resolves to how many were new. */
+  add(emailKeys: readonly string[]): Promise<number>;
+  hashes(): Promise<Set<string>>;
+}
+
 /** The team's store: its ledgers and its jobs, over one connection. */
 export interface TeamStore {
+  readonly suppressions: SuppressionStore;
   /** The URL as shown (no password). */
   readonly shown: string;
   openVerificationLedger(
@@ -134,6 +166,8 @@ export interface TeamStore {
   job(name: string): RemoteJobState;
   /** The snapshots of the listings walked with --state pg:NAME. */
   snapshots(name: string): SnapshotStore;
+  /** Every recorded export of the address (its addressDigest), by any job of the store. */
+  exportsOf(digest: Buffer): Promise<AddressExport[]>;
   close(): Promise<void>;
 }
 

@@ -15,6 +15,7 @@ import { VERIFY_FLAGS } from '../../options/command-flags.js';
 import { flagShape } from '../shared/flags.js';
 import { runRecord } from '../shared/provenance.js';
 import { Exclusions } from '../shared/exclusion.js';
+import { loadSuppression } from '../suppression/suppression.js';
 import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
@@ -31,6 +32,7 @@ import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
 import { verificationEnding } from './refusal.js';
+import { emailClass, emailClassText, newEmailClassCounts, type EmailClass } from '../shared/email-class.js';
 
 /** `prospect verify`: its flags (the input) and the job's options (the output). */
 const verifyOptionsSchema = z.object({ ...flagShape(VERIFY_FLAGS), args: z.array(z.string()) });
@@ -39,7 +41,11 @@ export type VerifyFlags = z.input<typeof verifyOptionsSchema>;
 /** Syntax-check verdict for an address that is never sent. */
 const MALFORMED = 'malformed';
 
-type VerifyRow = Record<string, string | null> & { verification: string; verified_at: string | null };
+type VerifyRow = Record<string, string | null> & {
+  verification: string;
+  verified_at: string | null;
+  email_class: EmailClass | '';
+};
 
 interface PlannedRow {
   record: Record<string, string>;
@@ -63,7 +69,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     bom: options.bom,
   });
   await checkRunFiles(options);
-  const exclusions = await Exclusions.load(ctx, options, { domains: false, emails: true });
+  const exclusions = await Exclusions.load(ctx, options, { domains: false, emails: true }, await loadSuppression(ctx));
   const input = await readVerifyInput(ctx, options, exclusions);
   const { planned } = input;
   const connection = await resolveConnection(ctx);
@@ -108,6 +114,7 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
     written: () => ({ rows: planned.rows, noun: ['row', 'rows'], path: options.output }),
     report() {
       reportVerification(ctx, verifier.snapshot());
+      reportClasses(ctx, planned);
       exclusions.report(ctx, { emails: ['address', 'addresses'] });
     },
   });
@@ -160,17 +167,21 @@ async function readVerifyInput(ctx: RunContext, options: VerifyOptions, exclusio
     );
   const place = entryPlace(source.origin);
   reportInvalidEntries(ctx, planned.invalid, 'email', options.strict, planned.invalidCount, place);
-  if (planned.unique.size === 0) throw nothingToVerify(exclusions.removed.emails);
+  if (planned.unique.size === 0 && planned.disposable.size === 0) throw nothingToVerify(exclusions.removed);
   const columns = selectColumns(verifyColumns(planned.header), options.columns);
   return { source, parseOptions, planned, emailColumn, columns } satisfies VerifyInput;
 }
 
-function nothingToVerify(removed: number): UsageError {
-  if (removed === 0) return new UsageError('no valid email address in the input.');
-  const addresses = countOf(removed, 'address', 'addresses');
-  return new UsageError(
-    `no address is left to verify: ${addresses} of the input ${removed === 1 ? 'is' : 'are'} on --exclude-emails.`,
-  );
+function nothingToVerify(removed: { emails: number; suppressed: number }): UsageError {
+  const total = removed.emails + removed.suppressed;
+  if (total === 0) return new UsageError('no valid email address in the input.');
+  const addresses = countOf(total, 'address', 'addresses');
+  const where = [
+    removed.emails > 0 ? 'on --exclude-emails' : '',
+    removed.suppressed > 0 ? 'suppressed by prospect forget' : '',
+  ].filter(Boolean);
+  const are = total === 1 ? 'is' : 'are';
+  return new UsageError(`no address is left to verify: ${addresses} of the input ${are} ${where.join(' or ')}.`);
 }
 
 /**
@@ -228,9 +239,12 @@ async function verifiedRows(
   return mapInOrder(kept, concurrency * 4, async ({ record }): Promise<VerifyRow> => {
     const row = planRow(record, emailColumn);
     if (row.key === undefined || row.email === undefined)
-      return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null };
+      return { ...row.record, verification: row.blank ? '' : MALFORMED, verified_at: null, email_class: '' };
+    const email_class = classOf(row);
+    // A disposable address is judged by its class: never sent, never paid for.
+    if (email_class === 'disposable') return { ...row.record, verification: '', verified_at: null, email_class };
     const outcome = await verifier.verify(row.key, row.email);
-    return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at };
+    return { ...row.record, verification: outcome.verification, verified_at: outcome.verified_at, email_class };
   });
 }
 
@@ -257,10 +271,28 @@ function verifyRecord(
     rows: planned.rows,
     excluded: exclusions.record(),
     details: {
-      addresses: { rows: planned.rows, unique_valid: planned.unique.size, malformed: planned.invalidCount },
+      addresses: {
+        rows: planned.rows,
+        unique_valid: planned.unique.size,
+        malformed: planned.invalidCount,
+        disposable_never_paid: planned.disposable.size,
+        email_class: planned.classes,
+      },
       verification: { ...verification, ...verifier.snapshot() },
     },
   });
+}
+
+/** A checked address's class; the row's `domain` column, as contacts writes it, names the company's own domain. */
+function classOf(row: PlannedRow): EmailClass | '' {
+  return emailClass(row.email, row.record['domain']);
+}
+
+/** The summary's count of each class, and the disposable addresses left unpaid. */
+function reportClasses(ctx: RunContext, planned: PlannedInput): void {
+  const unpaid = planned.disposable.size;
+  const never = unpaid > 0 ? `; ${countOf(unpaid, 'disposable address', 'disposable addresses')} never paid for` : '';
+  ctx.reporter.info(`Addresses: ${emailClassText(planned.classes, formatCount)}${never}.`);
 }
 
 /** One row's address: checked and keyed, blank (nothing to check), or malformed with the reason. */
@@ -278,6 +310,9 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
   let invalidCount = 0;
   let rows = 0;
   const unique = new Set<string>();
+  /** Disposable addresses: judged by their class, so never planned for a paid check. */
+  const disposable = new Set<string>();
+  const classes = newEmailClassCounts();
   /** business_email_last_seen of each address, where the input has it: the budget goes to the oldest. */
   const lastSeen = new Map<string, string>();
   const verifiedInInput = new Map<string, CachedResult>();
@@ -292,6 +327,12 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
       if (invalid.length < SHOWN_INVALID) invalid.push({ line, value: record[column] ?? '', reason: row.reason });
     }
     if (row.key === undefined || row.email === undefined) continue;
+    const email_class = classOf(row);
+    if (email_class !== '') classes[email_class] += 1;
+    if (email_class === 'disposable') {
+      disposable.add(row.key);
+      continue;
+    }
     unique.add(row.key);
     const seen = record['business_email_last_seen'];
     if (seen) lastSeen.set(row.key, seen);
@@ -309,6 +350,8 @@ async function planInput(input: RowStream, keepsEmail: (email: string | undefine
     invalid,
     invalidCount,
     unique,
+    disposable,
+    classes,
     lastSeen,
     verifiedInInput,
   };
@@ -327,8 +370,9 @@ function rememberInputResults(
   }
 }
 
-/** The input's columns in their order; `verification` and `verified_at` where the input has them, else at the end. */
+/** The input's columns in order; `verification`, `verified_at`, `email_class` where the input has them, else last. */
 function verifyColumns(header: readonly string[]): Column<VerifyRow>[] {
-  const names = [...header, ...['verification', 'verified_at'].filter((name) => !header.includes(name))];
+  const added = ['verification', 'verified_at', 'email_class'].filter((name) => !header.includes(name));
+  const names = [...header, ...added];
   return names.map((name) => ({ name, get: (row: VerifyRow) => row[name] ?? null }));
 }

@@ -18,9 +18,13 @@ import { AppendOnlyFile } from '../../io/append-only-file.js';
 import type { SpendConsent } from './consent.js';
 import type { Verifier } from './verifier.js';
 
-/** Addresses that are stale, or whose age nobody knows, are the ones worth a paid check. */
+/**
+ * Addresses that are stale, or whose age nobody knows, are the ones worth a paid check; a disposable
+ * one never is (its class says all a check would).
+ */
 export function needsVerification(row: ContactRow): row is ContactRow & { business_email: string } {
-  return (row.email_freshness === 'stale' || row.email_freshness === 'unknown') && Boolean(row.business_email);
+  const old = row.email_freshness === 'stale' || row.email_freshness === 'unknown';
+  return old && Boolean(row.business_email) && row.email_class !== 'disposable';
 }
 
 /**

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runInProcess, scratchDir } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { call, contactsOfDomain, qs, sandboxStats } from '../../helpers/independent-client.js';
+import { expectedEmailClass } from '../../helpers/email-class.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -32,6 +33,8 @@ const ndjson = (text: string) =>
 /** Why a row is not deliverable, written here apart from src: null for a row a rep can send to. */
 function expectedKind(row: any): string | null {
   if (!row.business_email) return 'no_email';
+  const emailClass = expectedEmailClass(row.business_email, row.domain);
+  if (emailClass === 'role' || emailClass === 'disposable') return emailClass;
   if (row.verification === 'valid') return null;
   if (['invalid', 'risky', 'unknown'].includes(row.verification)) return row.verification;
   return row.email_freshness === 'fresh' ? null : 'stale_unverified';
@@ -82,7 +85,15 @@ describe('--deliverable-only', () => {
     }
     const kept = rows.filter((row) => expectedKind(row) === null);
     expect(written.map((row) => row['Email'])).toEqual(kept.map((row) => row.business_email));
-    const dropped: Record<string, number> = { no_email: 0, invalid: 0, risky: 0, unknown: 0, stale_unverified: 0 };
+    const dropped: Record<string, number> = {
+      no_email: 0,
+      role: 0,
+      disposable: 0,
+      invalid: 0,
+      risky: 0,
+      unknown: 0,
+      stale_unverified: 0,
+    };
     for (const row of rows) {
       const kind = expectedKind(row);
       if (kind !== null) dropped[kind]! += 1;
@@ -96,7 +107,8 @@ describe('--deliverable-only', () => {
     expect(summary.rows).toBe(written.length);
     expect(summary.parameters.deliverable_only).toBe(true);
     expect(run.stderr).toContain(
-      `Left out by --deliverable-only: no email ${dropped['no_email']}, invalid ${dropped['invalid']}, ` +
+      `Left out by --deliverable-only: no email ${dropped['no_email']}, role ${dropped['role']}, ` +
+        `disposable ${dropped['disposable']}, invalid ${dropped['invalid']}, ` +
         `risky ${dropped['risky']}, unknown ${dropped['unknown']}, stale unverified ${dropped['stale_unverified']}`,
     );
   }, 120_000);

@@ -72,7 +72,11 @@ describe('Exclusions: what matches, and what it counts', () => {
         exclusions.keepsDomain(domain),
       ),
     ).toEqual([false, false, false, false, true, true]);
-    expect(exclusions.record()).toEqual({ domains: { files: [file], entries: 1, removed: 4 }, emails: null });
+    expect(exclusions.record()).toEqual({
+      domains: { files: [file], entries: 1, removed: 4 },
+      emails: null,
+      suppressed: null,
+    });
     expect(exclusions.parameters()).toEqual({ exclude_domains: [file] });
   });
 
@@ -104,7 +108,7 @@ describe('Exclusions: what matches, and what it counts', () => {
     );
     expect(exclusions.active).toBe(false);
     expect(exclusions.keepsDomain('acme.com')).toBe(true);
-    expect(exclusions.record()).toEqual({ domains: null, emails: null });
+    expect(exclusions.record()).toEqual({ domains: null, emails: null, suppressed: null });
   });
 
   it('a row that cannot be read, a file that yields no entry, or a missing column stops the run (exit 2), naming the file', async () => {

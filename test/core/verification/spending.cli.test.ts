@@ -22,6 +22,8 @@ import { answerOnTerminal } from '../../helpers/terminal.js';
 const KEY = SANDBOX_KEYS.growth;
 const SCRIPT = findProgram('script');
 /** The service's answers: a row with one of these in `verification` was paid for. */
+import { expectedEmailClass } from '../../helpers/email-class.js';
+
 const PAID = new Set(['valid', 'invalid', 'risky', 'unknown']);
 
 let sandbox: RunningSandbox;
@@ -52,10 +54,14 @@ function inProcess(args: string[], options: InProcessOptions = {}) {
   return runInProcess(args, { url: sandbox.url, apiKey: KEY, ...options });
 }
 
-/** Distinct addresses of a CSV output that were never paid for (empty or unchecked verification). */
+/**
+ * Distinct addresses of a CSV output that were never paid for (empty or unchecked verification), less the
+ * disposable ones, which no command pays for.
+ */
 function neverPaid(rows: Array<Record<string, string>>): number {
   const addresses = rows
     .filter((row) => row.business_email && !PAID.has(row.verification ?? ''))
+    .filter((row) => expectedEmailClass(row.business_email, row.domain) !== 'disposable')
     .map((row) => row.business_email!.toLowerCase());
   return new Set(addresses).size;
 }

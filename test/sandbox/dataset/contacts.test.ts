@@ -6,6 +6,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SENIORITIES, type Contact, type Dataset } from '../../../src/sandbox/dataset/index.js';
 import { loadNamePools } from '../../../src/sandbox/dataset/names.js';
 import { TEST_AS_OF, testDataset } from '../../helpers/sandbox.js';
+import { expectedEmailClass } from '../../helpers/email-class.js';
+
+/** The domains of the person's own mailboxes the dataset hands out now and then (webmail, disposable). */
+const OWN_MAILBOX_DOMAINS = [
+  'gmail.com',
+  'yahoo.com',
+  'outlook.com',
+  'hotmail.com',
+  'mailinator.com',
+  'guerrillamail.com',
+  'yopmail.com',
+];
 
 let ds: Dataset;
 beforeAll(() => {
@@ -103,9 +115,9 @@ describe('contact records', () => {
           withoutEmail++;
           expect(c.business_email_last_seen).toBeNull();
         } else {
-          expect(c.business_email).toMatch(
-            new RegExp(`^[a-z0-9._]+@${(ds.domains[i] as string).replace(/\./g, '\\.')}$`),
-          );
+          // At the company's domain, or now and then a person's own webmail or disposable mailbox (issue 46).
+          const domains = [ds.domains[i] as string, ...OWN_MAILBOX_DOMAINS].map((d) => d.replace(/\./g, '\\.'));
+          expect(c.business_email).toMatch(new RegExp(`^[a-z0-9._]+@(${domains.join('|')})$`));
           const seen = Date.parse(`${c.business_email_last_seen}T00:00:00Z`);
           expect(seen).toBeGreaterThanOrEqual(windowStart);
           expect(seen).toBeLessThanOrEqual(Date.parse(`${TEST_AS_OF}T00:00:00Z`));
@@ -116,6 +128,22 @@ describe('contact records', () => {
     }
     expect(withoutEmail / total).toBeGreaterThan(0.1);
     expect(withoutEmail / total).toBeLessThan(0.2);
+  });
+
+  it('holds a few role, webmail and disposable addresses, each class a small share', () => {
+    const classes: Record<string, number> = { personal: 0, role: 0, webmail: 0, disposable: 0 };
+    let addresses = 0;
+    for (let i = 0; i < 400; i++) {
+      for (const c of ds.contactsOf(i, TEST_AS_OF)) {
+        if (c.business_email === null) continue;
+        addresses += 1;
+        classes[expectedEmailClass(c.business_email, c.domain)]! += 1;
+      }
+    }
+    for (const kind of ['role', 'webmail', 'disposable']) {
+      expect(classes[kind], kind).toBeGreaterThan(0);
+      expect(classes[kind]! / addresses, kind).toBeLessThan(0.05);
+    }
   });
 
   it('matches titles to seniority', () => {

@@ -28,8 +28,10 @@ const countersSchema = z.object({
       idempotency_claimed: z.boolean().default(false),
     })
     .prefault({}),
-  /** --exclude-domains / --exclude-emails: companies and contacts left out of the committed output. */
-  excluded: z.object({ companies: count.default(0), contacts: count.default(0) }).prefault({}),
+  /** --exclude-domains, --exclude-emails, `prospect forget`: companies and contacts kept out of the output. */
+  excluded: z
+    .object({ companies: count.default(0), contacts: count.default(0), suppressed: count.default(0) })
+    .prefault({}),
   /** Companies the filters applied here (--industry, --max-rank, …) left out before any contacts call. */
   filtered_locally: count.default(0),
   /** --keep-empty: rows written for companies without a named contact. */

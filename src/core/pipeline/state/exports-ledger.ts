@@ -6,6 +6,7 @@
  * run what an empty one does. docs/state-directory.md has the why, the crash behaviour and the
  * file layout.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, chmod, open, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -18,22 +19,25 @@ import { leadKey } from '../../state-store/lead-key.js';
 import { loadSqlite } from '../../state-store/native-sqlite.js';
 import { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 import type { StateDirectory } from './state-directory.js';
-import type { ExportedBefore, ExportsLedger } from '../../state-store/types.js';
+import type { AddressExport, ExportedAddress, ExportedBefore, ExportsLedger } from '../../state-store/types.js';
 
 export { runRecordSchema, type RunRecord } from '../../state-store/run-record.js';
 
 export type { LeadFields } from '../../state-store/run-record.js';
 import type { LeadFields } from '../../state-store/run-record.js';
 
-/** A lead key as leadKey() writes it: the hex of 96 bits, stored as those 12 bytes. */
-const LEAD_KEY = /^[0-9a-f]{24}$/;
+/**
+ * A key file's line (lead-key.ts leadKeyLine): a lead key as leadKey() writes it, the hex of 96 bits
+ * stored as those 12 bytes; for a lead with an address, its digest and last-confirmed day.
+ */
+const LEAD_KEY = /^([0-9a-f]{24})(?: ([0-9a-f]{24}) (\d{4}-\d{2}-\d{2}|-))?$/;
 const KEY_BYTES = 12;
 
 /**
  * The schema's version (PRAGMA user_version). A ledger written by a newer prospect is refused
  * rather than misread.
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /**
  * SQLite's page cache for this connection. Lookups of random keys touch random pages, so a larger
@@ -64,6 +68,10 @@ export class LocalExportsLedger implements ExportsLedger {
   private readonly runRecorded: BetterSqlite3.Statement<[string], number>;
   private readonly insertRun: BetterSqlite3.Statement<[string, string, number, string]>;
   private readonly runRecords: BetterSqlite3.Statement<[], string>;
+  private readonly insertAddress: BetterSqlite3.Statement<[Buffer, string, string | null]>;
+  private readonly addressRuns: BetterSqlite3.Statement<[Buffer], { last_seen: string | null; record: string }>;
+  /** The state's own salt: the addresses' hashes match no other state's, nor a digest anyone can compute. */
+  private readonly salt: Buffer;
 
   private constructor(
     private readonly db: Database,
@@ -89,6 +97,14 @@ export class LocalExportsLedger implements ExportsLedger {
       'INSERT INTO runs (run_id, finished_at, new_keys, record) VALUES (?, ?, ?, ?)',
     );
     this.runRecords = db.prepare<[], string>('SELECT record FROM runs ORDER BY finished_at DESC').pluck();
+    this.insertAddress = db.prepare<[Buffer, string, string | null]>(
+      'INSERT OR IGNORE INTO addresses (hash, run_id, last_seen) VALUES (?, ?, ?)',
+    );
+    this.addressRuns = db.prepare<[Buffer], { last_seen: string | null; record: string }>(
+      'SELECT a.last_seen, r.record FROM addresses a JOIN runs r USING (run_id) ' +
+        'WHERE a.hash = ? ORDER BY r.finished_at',
+    );
+    this.salt = db.prepare<[], Buffer>('SELECT salt FROM meta').pluck().get()!;
   }
 
   /**
@@ -148,6 +164,13 @@ export class LocalExportsLedger implements ExportsLedger {
               'CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY NOT NULL, finished_at TEXT NOT NULL, ' +
                 'new_keys INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID',
             );
+            // 2: which run exported which address (`prospect provenance`), keyed with the state's salt.
+            db.exec('CREATE TABLE IF NOT EXISTS meta (one INTEGER PRIMARY KEY CHECK (one = 1), salt BLOB NOT NULL)');
+            db.prepare('INSERT OR IGNORE INTO meta (one, salt) VALUES (1, ?)').run(randomBytes(32));
+            db.exec(
+              'CREATE TABLE IF NOT EXISTS addresses (hash BLOB NOT NULL, run_id TEXT NOT NULL, last_seen TEXT, ' +
+                'PRIMARY KEY (hash, run_id)) WITHOUT ROWID',
+            );
             db.pragma(`user_version = ${SCHEMA_VERSION}`);
           }).immediate();
         }
@@ -195,11 +218,18 @@ export class LocalExportsLedger implements ExportsLedger {
    * recordSuccess is being finished after a crash) is left as it is: nothing is added twice.
    * Resolves to the number of keys that were new to the ledger, or undefined when already recorded.
    */
-  async recordRun(record: RunRecord, batches: AsyncIterable<Buffer[]>): Promise<number | undefined> {
+  async recordRun(
+    record: RunRecord,
+    batches: AsyncIterable<Buffer[]>,
+    addresses: AsyncIterable<ExportedAddress[]> = noBatches(),
+  ): Promise<number | undefined> {
     const parsed = runRecordSchema.parse(record);
     return this.transaction(async () => {
       if (this.runRecorded.get(parsed.run_id) === 1) return undefined;
       for await (const batch of batches) this.stage(batch);
+      for await (const batch of addresses)
+        for (const { digest, lastSeen } of batch)
+          this.insertAddress.run(this.addressHash(digest), parsed.run_id, lastSeen);
       const added = this.merge();
       this.insertRun.run(parsed.run_id, parsed.finished_at, added, JSON.stringify(parsed));
       return added;
@@ -217,6 +247,19 @@ export class LocalExportsLedger implements ExportsLedger {
       if (record.data.output_path === path) return record.data;
     }
     return undefined;
+  }
+
+  /** Every recorded run that exported the address (its addressDigest), oldest first. */
+  exportsOf(digest: Buffer): AddressExport[] {
+    const rows = storeCall(this.path, () => this.addressRuns.all(this.addressHash(digest)));
+    return rows.flatMap(({ last_seen, record }) => {
+      const parsed = runRecordSchema.safeParse(parseOrUndefined(record));
+      return parsed.success ? [{ job: parsed.data.job ?? '', lastSeen: last_seen, record: parsed.data }] : [];
+    });
+  }
+
+  private addressHash(digest: Buffer): Buffer {
+    return createHmac('sha256', this.salt).update(digest).digest();
   }
 
   close(): void {
@@ -267,8 +310,9 @@ export async function* keyBatches(path: string, file: (line: number) => StoredFi
   const take = (line: string) => {
     lineNumber += 1;
     if (line === '') return;
-    if (!LEAD_KEY.test(line)) throw damaged(file(lineNumber), `"${line.slice(0, 40)}" is not a lead key`);
-    batch.push(Buffer.from(line, 'hex'));
+    const match = LEAD_KEY.exec(line);
+    if (!match) throw damaged(file(lineNumber), `"${line.slice(0, 40)}" is not a lead key`);
+    batch.push(Buffer.from(match[1]!, 'hex'));
   };
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 64 * 1024 })) {
     const lines = (rest + (chunk as string)).split('\n');
@@ -283,6 +327,31 @@ export async function* keyBatches(path: string, file: (line: number) => StoredFi
   }
   take(rest);
   if (batch.length > 0) yield batch;
+}
+
+/** The addresses of a key file's lines (those that have one), in batches; the file was checked by keyBatches. */
+async function* addressBatches(path: string): AsyncGenerator<ExportedAddress[]> {
+  let batch: ExportedAddress[] = [];
+  for await (const line of lines(path)) {
+    const match = LEAD_KEY.exec(line);
+    if (!match?.[2]) continue;
+    batch.push({ digest: Buffer.from(match[2], 'hex'), lastSeen: match[3] === '-' ? null : match[3]! });
+    if (batch.length === READ_BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+async function* lines(path: string): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 64 * 1024 })) {
+    const parts = (rest + (chunk as string)).split('\n');
+    rest = parts.pop()!;
+    yield* parts;
+  }
+  if (rest !== '') yield rest;
 }
 
 /**
@@ -308,7 +377,12 @@ export async function recordSuccess(state: StateDirectory, ledger: ExportsLedger
     startOver:
       `Remove ${state.currentDir} to start over: the output is in place, ` + 'but its leads will count as new again.',
   });
-  await ledger.recordRun(record, existsSync(state.keysPath) ? keyBatches(state.keysPath, keysFile) : noBatches());
+  const keys = existsSync(state.keysPath);
+  await ledger.recordRun(
+    record,
+    keys ? keyBatches(state.keysPath, keysFile) : noBatches(),
+    keys ? addressBatches(state.keysPath) : noBatches(),
+  );
   await appendRunLine(state.runsPath, runRecordSchema.parse(record));
   await state.discardCurrent();
 }
@@ -375,7 +449,7 @@ async function readTail(path: string, bytes: number): Promise<string> {
   }
 }
 
-async function* noBatches(): AsyncGenerator<Buffer[]> {}
+async function* noBatches<T>(): AsyncGenerator<T[]> {}
 
 /** A row's JSON, or undefined when it does not parse (a row this check cannot use is passed over). */
 function parseOrUndefined(text: string): unknown {

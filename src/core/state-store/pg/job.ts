@@ -11,7 +11,15 @@ import { CliError, ExitCode, UsageError } from '../../../exit-codes.js';
 import { leadKey } from '../lead-key.js';
 import { LockedError } from '../lock.js';
 import { runRecordSchema, type LeadFields, type RunRecord, type StoredRunRecord } from '../run-record.js';
-import type { CommittedRun, ExportedBefore, ExportsLedger, LocalRunFiles, RemoteJobState } from '../types.js';
+import type {
+  AddressExport,
+  CommittedRun,
+  ExportedAddress,
+  ExportedBefore,
+  ExportsLedger,
+  LocalRunFiles,
+  RemoteJobState,
+} from '../types.js';
 import { chunkContext, SCHEMA, type StoredChunk } from './schema.js';
 import type { PgSession, Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
@@ -266,21 +274,51 @@ export class PgExportsLedger implements ExportsLedger {
     return parsed.success ? parsed.data : undefined;
   }
 
-  async recordRun(record: RunRecord, batches: AsyncIterable<Buffer[]>): Promise<number | undefined> {
+  async recordRun(
+    record: RunRecord,
+    batches: AsyncIterable<Buffer[]>,
+    addresses?: AsyncIterable<ExportedAddress[]>,
+  ): Promise<number | undefined> {
     const parsed = runRecordSchema.parse(record);
     const keys: Buffer[] = [];
     for await (const batch of batches) for (const key of batch) keys.push(this.keys.leadHash(key));
+    const exported = new Map<string, string | null>();
+    for await (const batch of addresses ?? [])
+      for (const { digest, lastSeen } of batch)
+        exported.set(this.keys.provenanceHash(digest).toString('hex'), lastSeen);
     return this.session.transaction(async (query) => {
       const { rowCount } = await query(
         `INSERT INTO ${SCHEMA}.runs (job, run_id, finished_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
         [this.job, parsed.run_id, parsed.finished_at, JSON.stringify(parsed)],
       );
       if (rowCount === 0) return undefined;
+      if (exported.size > 0)
+        await query(
+          `INSERT INTO ${SCHEMA}.exported_addresses (email_hash, job, run_id, last_seen)
+           SELECT pg_catalog.decode(h, 'hex'), $2, $3, s
+             FROM ROWS FROM (pg_catalog.unnest($1::text[]), pg_catalog.unnest($4::text[])) AS t(h, s)
+           ON CONFLICT DO NOTHING`,
+          [[...exported.keys()], this.job, parsed.run_id, [...exported.values()]],
+        );
       return reserveKeys(query, keys, this.job, parsed.run_id);
     });
   }
 
   close(): void {}
+}
+
+/** Every recorded export of an address (its addressDigest) by any job of the store, oldest first. */
+export async function pgExportsOf(session: PgSession, keys: TeamKeys, digest: Buffer): Promise<AddressExport[]> {
+  const { rows } = await session.query(
+    `SELECT a.job, a.last_seen, r.record FROM ${SCHEMA}.exported_addresses a
+      JOIN ${SCHEMA}.runs r ON r.job = a.job AND r.run_id = a.run_id
+      WHERE a.email_hash = $1 ORDER BY r.finished_at`,
+    [keys.provenanceHash(digest)],
+  );
+  return (rows as { job: string; last_seen: string | null; record: unknown }[]).flatMap((row) => {
+    const parsed = runRecordSchema.safeParse(row.record);
+    return parsed.success ? [{ job: `pg:${row.job}`, lastSeen: row.last_seen, record: parsed.data }] : [];
+  });
 }
 
 /** Lead keys into the store's ledger, in key order (concurrent transactions then never deadlock on them). */
@@ -296,11 +334,12 @@ async function reserveKeys(query: Query, keys: Buffer[], job: string, runId: str
   return rowCount ?? 0;
 }
 
+/** The lead keys of a key file's lines (lead-key.ts leadKeyLine): each line's first field. */
 function parseKeys(text: string): Buffer[] {
   return text
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => Buffer.from(line, 'hex'));
+    .map((line) => Buffer.from(line.split(' ')[0]!, 'hex'));
 }
 
 async function readRange(path: string, from: number, to: number): Promise<Buffer> {

@@ -9,7 +9,7 @@ import { SCHEMA, type PgSession, type Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
 
 export { SCHEMA };
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 /** The advisory lock key of the migrations (an arbitrary constant: "prsp" in ASCII). */
 const MIGRATION_LOCK = 0x70727370;
 
@@ -114,6 +114,20 @@ const MIGRATIONS: readonly Migration[] = [
     data bytea NOT NULL,
     PRIMARY KEY (job, series, domain_hash)
   )`,
+  // 6: `prospect forget`'s standing suppressions, and which run exported which address (`prospect
+  // provenance`), each address keyed with the team key (team-key.ts), never the address.
+  `CREATE TABLE ${SCHEMA}.suppressed (
+    email_hash bytea PRIMARY KEY,
+    added_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    added_by text NOT NULL
+  );
+  CREATE TABLE ${SCHEMA}.exported_addresses (
+    email_hash bytea NOT NULL,
+    job text NOT NULL,
+    run_id text NOT NULL,
+    last_seen text,
+    PRIMARY KEY (email_hash, job, run_id)
+  );`,
 ];
 
 /**

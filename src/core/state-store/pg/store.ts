@@ -4,11 +4,12 @@
  */
 import type { StateUrl } from '../../../config/state-url.js';
 import type { TeamStore } from '../types.js';
-import { PgJobState } from './job.js';
+import { PgJobState, pgExportsOf } from './job.js';
 import { PgVerificationLedger } from './ledger.js';
 import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
 import { PgSnapshotStore } from './snapshots.js';
+import { pgSuppressions } from './suppressions.js';
 import { TeamKeys } from './team-key.js';
 
 export async function openPgStore(url: StateUrl, host: string, teamKey: string): Promise<TeamStore> {
@@ -23,9 +24,11 @@ export async function openPgStore(url: StateUrl, host: string, teamKey: string):
   }
   return {
     shown: url.shown,
+    suppressions: pgSuppressions(session, keys, host),
     openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, keys, ...options }),
     job: (name) => new PgJobState(session, name, host, keys),
     snapshots: (name) => new PgSnapshotStore(session, name, host, keys),
+    exportsOf: (digest) => pgExportsOf(session, keys, digest),
     close: () => session.close(),
   };
 }

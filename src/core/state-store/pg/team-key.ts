@@ -17,6 +17,8 @@ export class TeamKeys {
     private readonly chunkKey: Buffer,
     private readonly domainKey: Buffer,
     private readonly snapshotKey: Buffer,
+    private readonly suppressionKey: Buffer,
+    private readonly provenanceKey: Buffer,
     /** Shows which key wrote a database (meta.team_key_check) without telling the key. */
     readonly check: Buffer,
   ) {}
@@ -29,6 +31,8 @@ export class TeamKeys {
       derive('job chunks'),
       derive('snapshot domain'),
       derive('snapshot rows'),
+      derive('suppression hash'),
+      derive('provenance hash'),
       createHmac('sha256', derive('key check')).update('prospect team key check').digest(),
     );
   }
@@ -36,6 +40,19 @@ export class TeamKeys {
   /** An address of ledger `ledger` (equality is all the ledger needs). */
   addressHash(ledger: string, address: string): Buffer {
     return this.rekeyAddress(createHash('sha256').update(`${ledger}\n${address}`).digest());
+  }
+
+  /**
+   * An address `prospect forget` keeps out (its emailKey), across every ledger: a reader of the
+   * database without the team key cannot test a candidate address against it.
+   */
+  suppressionHash(emailKey: string): Buffer {
+    return createHmac('sha256', this.suppressionKey).update(emailKey).digest();
+  }
+
+  /** An exported address (lead-key.ts addressDigest), for `prospect provenance`. */
+  provenanceHash(digest: Buffer): Buffer {
+    return createHmac('sha256', this.provenanceKey).update(digest).digest();
   }
 
   /** What schema 2 stored for an address (sha256 of the ledger and the address), keyed. */

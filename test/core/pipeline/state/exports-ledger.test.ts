@@ -263,7 +263,7 @@ describe('a damaged or foreign ledger file', () => {
   it('a ledger written by a newer prospect is refused, not misread', async () => {
     const state = await freshState();
     const db = new Database(state.exportsLedgerPath);
-    db.pragma('user_version = 2');
+    db.pragma('user_version = 3');
     db.close();
     await expect(LocalExportsLedger.open(state)).rejects.toThrow(/newer version of prospect/);
   });

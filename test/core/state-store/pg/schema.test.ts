@@ -90,6 +90,8 @@ describe.skipIf(POSTGRES.skip)('schema 3: the team key', () => {
     await db.sql(
       'DROP TABLE prospect.snapshots, prospect.snapshot_heads, prospect.snapshot_companies, prospect.snapshot_seen',
     );
+    await db.sql('DROP TABLE prospect.suppressed');
+    await db.sql('DROP TABLE prospect.exported_addresses');
     await db.sql('UPDATE prospect.meta SET version = 2');
     await db.sql(
       `INSERT INTO prospect.verifications (ledger, email_hash, status, verified_at) VALUES ('L', $1, 'valid', $2)`,
