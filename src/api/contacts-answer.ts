@@ -13,7 +13,10 @@ import { shorten } from '../util/text.js';
 /** The row with the service's names turned into ours (`contact-fields`), and its date in ISO form. */
 export function contactRowOf(raw: unknown, settings: Pick<ContractSettings, 'contactFields' | 'dateFormat'>): unknown {
   if (!isRecord(raw)) return raw;
-  const row: Record<string, unknown> = { ...raw };
+  // "" where the contract says null (row 19): a field the service does not have, never an address to pay for.
+  const row: Record<string, unknown> = Object.fromEntries(
+    Object.entries(raw).map(([key, value]) => [key, typeof value === 'string' && value.trim() === '' ? null : value]),
+  );
   for (const [ours, theirs] of Object.entries(settings.contactFields)) {
     if (!(theirs in row) || theirs === ours) continue;
     row[ours] = row[theirs];
@@ -41,13 +44,20 @@ function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unkn
   }
   if (typeof value !== 'string') return value;
   const text = value.trim();
-  if (ISO_DATE.test(text)) return text.slice(0, 10);
+  if (ISO_DATE.test(text)) return utcDateOf(text);
   const parts = DAY_MONTH_YEAR.exec(text);
   if (parts === null || format === 'iso') return value;
   const [day, month] = format === 'dmy' ? [parts[1]!, parts[2]!] : [parts[2]!, parts[1]!];
   const iso = `${parts[3]}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
   const parsed = new Date(`${iso}T00:00:00Z`);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(iso) ? iso : value;
+}
+
+/** An ISO date-time with a zone names an instant: its UTC date (row 25), not the date written in its zone. */
+function utcDateOf(text: string): string {
+  if (text.length <= 10 || !/(Z|[+-]\d{2}:?\d{2})$/i.test(text)) return text.slice(0, 10);
+  const instant = new Date(text.replace(' ', 'T'));
+  return Number.isNaN(instant.getTime()) ? text.slice(0, 10) : instant.toISOString().slice(0, 10);
 }
 
 /** Whether a date reads as one: what isoDateOf leaves as ISO text. */
@@ -71,7 +81,8 @@ export function checkContactsPromises(rows: readonly Record<string, unknown>[], 
     ['business_email_last_seen', /seen|date|confirm|verif|updated|_at$/i],
   ] as const) {
     if (rows.some((row) => field in row)) continue;
-    const likely = keys.filter((key) => looksLike.test(key) && key !== 'business_email');
+    // Never the other promised field: a date is no email (`business_email_last_seen` matches /mail/).
+    const likely = keys.filter((key) => looksLike.test(key) && !key.startsWith('business_email'));
     const example = likely[0] ?? 'THEIRS';
     throw contractDiffers(
       endpoint,

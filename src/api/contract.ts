@@ -49,10 +49,10 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     row: '1b',
     choice: 'The next page is `next_cursor`; the last page has `next_cursor: null`.',
     recognises:
-      'The next page in `next_cursor` or `meta.next_cursor` (absent, `null` or `""`: the last page), in an ' +
-      'RFC 8288 `Link: <…>; rel="next"` header, or as a `next` URL of the same origin (another host is ' +
-      "refused: the key never goes there). `has_more` with the last row's id needs `cursor-param`. A listing " +
-      'that ends before its own `meta.total` is exit 5, never a short file.',
+      'The next page in `next_cursor` or `meta.next_cursor` (text or a number; absent, `null` or `""`: the ' +
+      'last page), in an RFC 8288 `Link: <…>; rel="next"` header, or as a `next` URL of the same origin ' +
+      "(another host is refused: the key never goes there). `has_more` with the last row's id needs " +
+      '`cursor-param`. A listing that ends before its own `meta.total` is exit 5, never a short file.',
     setting: null,
   },
   {
@@ -134,9 +134,9 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     row: '19',
     choice: 'The fields of §2.4, `business_email` and `business_email_last_seen` on every contact.',
     recognises:
-      'Only `domain` is required; other fields default to `null`; unknown fields pass through. An answer with ' +
-      'no `business_email` or no `business_email_last_seen` on any row is exit 5 naming the fields it has and ' +
-      'the setting (`ours=theirs` pairs).',
+      'Only `domain` is required; other fields default to `null`, and `""` reads as `null`; unknown fields pass ' +
+      'through. An answer with no `business_email` or no `business_email_last_seen` on any row is exit 5 ' +
+      'naming the fields it has and the setting (`ours=theirs` pairs).',
     setting: 'contact-fields',
   },
   {
@@ -144,9 +144,9 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     row: '25',
     choice: 'ISO dates, `YYYY-MM-DD`, in UTC.',
     recognises:
-      'ISO dates and date-times (truncated to the date) and epoch seconds. An answer whose dates are none of ' +
-      'these is exit 5 showing one, until the setting says `dmy` or `mdy`; one unparseable date counts as ' +
-      'unknown freshness.',
+      'ISO dates, date-times (a zoned one as the UTC date of its instant, others truncated) and epoch ' +
+      'seconds. An answer whose dates are none of these is exit 5 showing one, until the setting says ' +
+      '`dmy` or `mdy`; one unparseable date counts as unknown freshness.',
     setting: 'date-format',
   },
   {

@@ -59,8 +59,8 @@ function nextPageIn(
   return null;
 }
 
-/** A cursor in a body: a string, or a number some services send. */
-function textCursor(value: unknown): string | null {
+/** A cursor in a body: a string, or a number some services send; the doctor reads it the same way. */
+export function textCursor(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return typeof value === 'string' ? normalizeCursor(value) : null;
 }

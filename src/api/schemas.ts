@@ -21,6 +21,14 @@ import { looseObject, itemsOf } from './schema-bounds.js';
  * An integer, or one sent as a numeric string (`"crux_rank": "1234"`): the meaning is the same. Other text
  * is refused as before, so a value that is not a number is never read as one.
  */
+/**
+ * A next cursor: text, or a number some services send (an id, a page number), read as its digits
+ * (contract row 1b); next-page.ts reads it the same way. Absent, null or "" all mean "last page".
+ */
+const nextCursor = z.preprocess(
+  (value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value),
+  z.string().max(MAX_CURSOR_LENGTH).nullish(),
+);
 const integerOrNumericString = z.union([
   z.number().int(),
   z
@@ -90,8 +98,7 @@ export type CompaniesMeta = Partial<z.infer<typeof CompaniesMetaSchema>> &
 export const CompaniesResponseSchema = looseObject({
   data: itemsOf(CompanyRowSchema),
   meta: CompaniesMetaSchema.nullish().transform((meta): CompaniesMeta => meta ?? { field_fill_rates: {} }),
-  /** Absent, null or "" all mean "last page" (contract row 1). */
-  next_cursor: z.string().max(MAX_CURSOR_LENGTH).nullish(),
+  next_cursor: nextCursor,
 });
 export type CompaniesResponse = z.infer<typeof CompaniesResponseSchema>;
 
@@ -140,7 +147,7 @@ export type ContactsMeta = z.infer<typeof ContactsMetaSchema>;
 export const ContactsEnvelopeSchema = looseObject({
   data: itemsOf(ContactSchema),
   meta: ContactsMetaSchema.optional(),
-  next_cursor: z.string().max(MAX_CURSOR_LENGTH).nullish(),
+  next_cursor: nextCursor,
 });
 
 /** The contract's envelope, or a bare array of contacts (contract row 18, last column). */

@@ -264,6 +264,39 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
       return undefined;
     },
   }),
+  // A service that caps a page lower than asked, and says nothing: the next page still comes.
+  'page-size-capped': () => ({
+    request(req) {
+      if (isListing(req.path) && Number(req.query.get('limit') ?? 0) > 100) req.query.set('limit', '100');
+      return undefined;
+    },
+  }),
+  // A cursor that is a number (an id or a page number), remembered as our opaque cursor.
+  'cursor-number': () => {
+    const cursors: string[] = [];
+    return {
+      request(req) {
+        const number = req.query.get('cursor');
+        if (number === null) return undefined;
+        const cursor = cursors[Number(number) - 1];
+        if (cursor === undefined) return refusal(invalidParameter('cursor', "'cursor' is not a page of this listing."));
+        req.query.set('cursor', cursor);
+        return undefined;
+      },
+      answer(reply, ctx) {
+        if (!isListing(ctx.path) || typeof reply.body.next_cursor !== 'string') return;
+        reply.body.next_cursor = cursors.push(reply.body.next_cursor);
+      },
+    };
+  },
+  // has_more: true while next_cursor is null: a service whose cursor went missing (or needs the last id).
+  'has-more-null-cursor': () => ({
+    answer(reply, ctx) {
+      if (!isListing(ctx.path) || reply.status !== 200) return;
+      reply.body.has_more = typeof reply.body.next_cursor === 'string';
+      reply.body.next_cursor = null;
+    },
+  }),
   'null-optional-fields': eachRow(COMPANIES, (row) => {
     row.description ??= null;
     // One company in seven without a name: an optional field the service does not always have.
@@ -290,6 +323,32 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
       delete reply.body.data;
     },
   }),
+  // {success, data: {items, total}}: the rows one level further down.
+  'envelope-nested': () => ({
+    answer(reply, ctx) {
+      if (!isListing(ctx.path) || reply.status !== 200) return;
+      const { data, ...rest } = reply.body;
+      reply.body = { success: true, ...rest, data: { items: data } };
+    },
+  }),
+  // meta.count where the contract says meta.total.
+  'meta-count': () => ({
+    answer(reply, ctx) {
+      const meta = reply.body.meta as Row | undefined;
+      if (ctx.path !== COMPANIES || reply.status !== 200 || meta === undefined) return;
+      meta.count = meta.total;
+      delete meta.total;
+    },
+  }),
+  // SOAP-era and some SQL-backed APIs: every field name in capitals.
+  'upper-case-fields': () => ({
+    answer(reply, ctx) {
+      if (!isListing(ctx.path) || reply.status !== 200) return;
+      reply.body.data = rowsOf(reply.body).map((row) =>
+        Object.fromEntries(Object.entries(row).map(([key, value]) => [key.toUpperCase(), value])),
+      );
+    },
+  }),
   // Hunter, Apollo: email and a last-seen date under their own names.
   'contact-fields-email': eachRow(CONTACTS, (row) => {
     row.email = row.business_email;
@@ -300,6 +359,30 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
   'contact-date-dmy': contactDate((day) => `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}`),
   'contact-date-epoch': contactDate((day) => Date.parse(`${day}T00:00:00Z`) / 1000),
   'contact-date-time': contactDate((day) => `${day}T09:30:00Z`),
+  // The same instant in the service's own zone: midnight UTC as the evening before in New York.
+  'contact-date-zone': contactDate((day) => {
+    const before = new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    return `${before}T19:00:00-05:00`;
+  }),
+  // Contacts grouped by domain: {domain, contacts: [...]}.
+  'contacts-grouped': () => ({
+    answer(reply, ctx) {
+      if (ctx.path !== CONTACTS || reply.status !== 200) return;
+      const groups = new Map<unknown, Row[]>();
+      for (const { domain, ...contact } of rowsOf(reply.body))
+        groups.set(domain, [...(groups.get(domain) ?? []), contact]);
+      reply.body.data = [...groups].map(([domain, contacts]) => ({ domain, contacts }));
+    },
+  }),
+  // People Data Labs, Clearbit: emails as a list of {value, type}.
+  'contact-emails-array': eachRow(CONTACTS, (row) => {
+    row.emails = typeof row.business_email === 'string' ? [{ value: row.business_email, type: 'work' }] : [];
+    delete row.business_email;
+  }),
+  // "" where the contract says null.
+  'contact-empty-strings': eachRow(CONTACTS, (row) => {
+    for (const key of Object.keys(row)) if (row[key] === null) row[key] = '';
+  }),
   'verify-deliverable': vocabulary({
     valid: 'deliverable',
     invalid: 'undeliverable',
@@ -317,6 +400,23 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
   }),
   // MillionVerifier: ok and error are words no common vocabulary has; verify-statuses says what they mean.
   'verify-millionverifier': vocabulary({ valid: 'ok', invalid: 'invalid', risky: 'catch_all', unknown: 'error' }),
+  // {result: {...}} where the contract says {data: {...}}.
+  'verify-result-envelope': () => ({
+    answer(reply, ctx) {
+      if (ctx.path !== VERIFY || reply.status !== 200) return;
+      const { data, ...rest } = reply.body;
+      reply.body = { ...rest, result: data };
+    },
+  }),
+  // A boolean verdict, no status word: is_valid true or false (risky and unknown both false).
+  'verify-is-valid': () => ({
+    answer(reply, ctx) {
+      const data = reply.body.data as Row | undefined;
+      if (ctx.path !== VERIFY || reply.status !== 200 || data === undefined) return;
+      data.is_valid = data.status === 'valid';
+      delete data.status;
+    },
+  }),
   // GitHub: {message}.
   'errors-message': errorShape((_status, error) => ({ message: error.reason, ...withoutCodeAndReason(error) })),
   // JSON:API and others: a list of errors.
@@ -334,6 +434,16 @@ const VARIANTS: Readonly<Record<VariantName, () => Variant>> = {
     }),
     'application/problem+json',
   ),
+  // Every fourth request refused as 429 with no Retry-After: the client must wait by itself, and end.
+  'rate-limit-no-retry-after': () => {
+    let requests = 0;
+    return {
+      request: (req) =>
+        req.path.startsWith('/api/v1/') && (requests += 1) % 4 === 0
+          ? { status: 429, body: { error: { code: 'rate_limited', reason: 'Too many requests.' } } }
+          : undefined,
+    };
+  },
   // Hunter: /email-verifier.
   'verify-path-moved': () => ({
     request(req) {

@@ -251,6 +251,33 @@ describe('contacts: fields and dates another service chose', () => {
     // 13/01 is no month-first date: left as sent, so its freshness is unknown (row 25), not a wrong day.
     expect(mdy.data.map((c) => c.business_email_last_seen)).toEqual(['2025-01-15', '13/01/2025']);
   });
+
+  it('a date-time with a zone is the UTC date of its instant, not the date written in its zone', async () => {
+    const dated = controlContacts.map((contact, i) => ({
+      ...contact,
+      business_email_last_seen: ['2025-01-14T19:00:00-05:00', '2025-01-15T23:30:00+0100'][i],
+    }));
+    const read = await contactsOf(dated);
+    expect(read.data.map((c) => c.business_email_last_seen)).toEqual(['2025-01-15', '2025-01-15']);
+  });
+
+  it('"" where the contract says null is null: no empty address to pay for, no blank date', async () => {
+    const blank = controlContacts.map((contact) => ({ ...contact, business_email: '', business_email_last_seen: ' ' }));
+    const read = await contactsOf({ data: blank });
+    expect(read.data.map((c) => [c.business_email, c.business_email_last_seen])).toEqual([
+      [null, null],
+      [null, null],
+    ]);
+  });
+
+  it('emails as a list: the hint never offers the date field as the email', async () => {
+    const listed = controlContacts.map(({ business_email, ...rest }) => ({
+      ...rest,
+      emails: [{ value: business_email }],
+    }));
+    const error = await failure(contactsOf({ data: listed }));
+    expect((error as MalformedResponseError).hint).toContain('business_email=emails');
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

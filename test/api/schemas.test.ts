@@ -123,10 +123,14 @@ describe('companies schemas', () => {
       { data: {} },
       { data: null },
       { data: [1, 'a'] },
-      { ...companiesPage(['a.com']), next_cursor: 5 },
+      { ...companiesPage(['a.com']), next_cursor: { page: 5 } },
+      { ...companiesPage(['a.com']), next_cursor: Number.NaN },
     ];
     for (const json of notPages) expect(checkSchema(CompaniesResponseSchema, json).ok).toBe(false);
     expect(CompanyRowSchema.safeParse(sampleCompany('')).success).toBe(false);
+    // A number is a cursor some services send (an id, a page number): read as its digits (row 1b).
+    const numbered = checkSchema(CompaniesResponseSchema, { ...companiesPage(['a.com']), next_cursor: 5 });
+    expect(numbered.ok && numbered.value.next_cursor).toBe('5');
     expect(CompanyRowSchema.safeParse(sampleCompany('a.com', { tech_count: 2.5 })).success).toBe(false);
     expect(CompanyRowSchema.safeParse(sampleCompany('a.com', { crux_rank: 2 ** 60 })).success).toBe(false);
   });

@@ -129,6 +129,27 @@ const TABLE: readonly Expectation[] = [
     outcome: { setting: 'verify-param', env: { PROSPECT_VERIFY_PARAM: 'address' } },
     commands: ['verify', 'pipeline'],
   },
+  { variants: ['page-size-capped'], outcome: 'works', commands: LISTINGS },
+  { variants: ['cursor-number'], outcome: 'works', commands: LISTINGS },
+  // has_more with no cursor: a cursor lost, or the last id under a parameter only a setting can name.
+  { variants: ['has-more-null-cursor'], outcome: { setting: 'cursor-param' }, commands: LISTINGS },
+  // The rows an object further down: exit 5 showing what `data` was, no setting can say where.
+  { variants: ['envelope-nested'], outcome: { setting: 'unexpected shape' } },
+  // meta.count may be a page's count or the total: not guessed, so count says n/a (not 0) for its contacts.
+  { variants: ['meta-count'], outcome: 'works', commands: ['companies', 'pipeline-paged'] },
+  {
+    variants: ['upper-case-fields'],
+    outcome: { setting: 'unexpected shape' },
+    commands: ['companies', 'count', 'contacts', 'pipeline'],
+  },
+  { variants: ['contact-date-zone'], outcome: 'works', commands: ['contacts', 'pipeline'] },
+  { variants: ['contacts-grouped'], outcome: { setting: 'contact-fields' }, commands: ['contacts', 'pipeline'] },
+  { variants: ['contact-emails-array'], outcome: { setting: 'contact-fields' }, commands: ['contacts', 'pipeline'] },
+  { variants: ['contact-empty-strings'], outcome: 'works', commands: ['contacts', 'pipeline'] },
+  // A verify answer prospect cannot read: the rows written, exit 5, the output said to be incomplete.
+  { variants: ['verify-result-envelope'], outcome: { setting: 'unexpected shape' }, commands: ['verify', 'pipeline'] },
+  { variants: ['verify-is-valid'], outcome: { setting: 'unexpected shape' }, commands: ['verify', 'pipeline'] },
+  { variants: ['rate-limit-no-retry-after'], outcome: 'works' },
 ];
 
 let control: TestSandbox;

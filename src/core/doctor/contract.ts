@@ -5,7 +5,7 @@
  * verify-check.ts, only with `--verify ADDRESS`.
  */
 import { RequestError, type ContractSetting, type ProbeAnswer, type ProspectClient } from '../../api/index.js';
-import { nextLink } from '../../api/next-page.js';
+import { nextLink, textCursor } from '../../api/next-page.js';
 
 /** A setting's name, checked against the one list of them (src/api/contract.ts). */
 const setting = (name: ContractSetting): ContractSetting => name;
@@ -53,10 +53,10 @@ interface NextSignal {
 
 function nextSignalOf(answer: ProbeAnswer, cursorParam: string): NextSignal | undefined {
   const body = objectOf(answer.body);
-  if (typeof body.next_cursor === 'string' && body.next_cursor !== '')
-    return { how: 'next_cursor', cursor: body.next_cursor };
-  const meta = objectOf(body.meta);
-  if (typeof meta.next_cursor === 'string') return { how: 'meta.next_cursor', cursor: meta.next_cursor };
+  const cursor = textCursor(body.next_cursor);
+  if (cursor !== null) return { how: 'next_cursor', cursor };
+  const metaCursor = textCursor(objectOf(body.meta).next_cursor);
+  if (metaCursor !== null) return { how: 'meta.next_cursor', cursor: metaCursor };
   const linked = nextLink(answer.headers.link) ?? undefined;
   const url = linked ?? (typeof body.next === 'string' ? body.next : undefined);
   if (url !== undefined) return { how: linked ? 'a Link header' : 'a next URL', ...cursorInUrl(url, cursorParam) };
@@ -86,9 +86,11 @@ export async function pagingVerdicts(
   const { key, rows } = rowsOf(first.body);
   const verdicts = [envelopeVerdict(key), ...companyFieldVerdicts(first.body, rows)];
   verdicts.push(
-    rows.length === 1
-      ? matches('page size', 'limit=1 gave 1 row')
-      : needs('page size', `${setting('page-size-param')} NAME`, `limit=1 gave ${rows.length} rows`),
+    key === undefined
+      ? unknown('page size', 'no array of rows to count')
+      : rows.length === 1
+        ? matches('page size', 'limit=1 gave 1 row')
+        : needs('page size', `${setting('page-size-param')} NAME`, `limit=1 gave ${rows.length} rows`),
   );
   const signal = nextSignalOf(first, cursorParam);
   const total = Number(objectOf(objectOf(first.body).meta).total);
@@ -202,7 +204,10 @@ export async function contactsVerdicts(client: Pick<ProspectClient, 'probe'>, te
   const rows = rowsOf(answer.body).rows.filter((row) => Object.keys(row).some((k) => /mail/i.test(k)));
   if (rows.length === 0) return [unknown('contact fields', 'no contact with an email field in the answer')];
   const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const email = keys.includes('business_email') ? 'business_email' : keys.find((k) => /mail/i.test(k));
+  // Never the date field as the email: business_email_last_seen matches /mail/ too.
+  const email = keys.includes('business_email')
+    ? 'business_email'
+    : keys.find((k) => /mail/i.test(k) && k !== 'business_email_last_seen');
   const seen = keys.includes('business_email_last_seen')
     ? 'business_email_last_seen'
     : keys.find((k) => /seen|confirmed|last|date/i.test(k));

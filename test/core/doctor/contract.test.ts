@@ -29,6 +29,11 @@ const TABLE: ReadonlyArray<{ variant: VariantName; point: string; setting: strin
   { variant: 'contact-date-dmy', point: 'contact dates', setting: 'date-format' },
   { variant: 'contact-date-epoch', point: 'contact dates', setting: null },
   { variant: 'contact-date-time', point: 'contact dates', setting: null },
+  { variant: 'cursor-number', point: 'cursor', setting: null },
+  { variant: 'has-more-null-cursor', point: 'next page', setting: 'paging offset' },
+  { variant: 'meta-count', point: 'companies meta', setting: null },
+  { variant: 'contact-date-zone', point: 'contact dates', setting: null },
+  { variant: 'contact-emails-array', point: 'contact fields', setting: 'contact-fields business_email=emails' },
   { variant: 'errors-message', point: 'error body', setting: null },
   { variant: 'errors-array', point: 'error body', setting: null },
   { variant: 'errors-problem-json', point: 'error body', setting: null },
@@ -52,6 +57,14 @@ const VERIFY_TABLE: ReadonlyArray<{ variant: VariantName; status: string; point:
 /** Variants at no point doctor checks: what it says of them instead. */
 const NOT_A_POINT: ReadonlyArray<{ variant: VariantName; why: string }> = [
   { variant: 'null-optional-fields', why: 'no point differs (its own test below)' },
+  { variant: 'page-size-capped', why: 'doctor asks limit=1: a cap of 100 is not seen, and needs nothing' },
+  { variant: 'envelope-nested', why: 'envelope: could not tell (no array of rows), and doctor is not ok' },
+  { variant: 'upper-case-fields', why: 'company fields: could not tell (no domain in the row)' },
+  { variant: 'contacts-grouped', why: 'contact fields: could not tell (no email field in a row)' },
+  { variant: 'contact-empty-strings', why: 'no point differs: "" reads as null' },
+  { variant: 'verify-result-envelope', why: 'a verify answer: only --verify would see it (not in VERIFY_TABLE yet)' },
+  { variant: 'verify-is-valid', why: 'a verify answer: only --verify would see it (not in VERIFY_TABLE yet)' },
+  { variant: 'rate-limit-no-retry-after', why: 'no point: the client waits and retries' },
   { variant: 'verify-no-credits', why: 'the account, not the contract: --verify could not tell (402)' },
   { variant: 'verify-credits-run-out', why: "its first paid answer is the contract's: --verify matches" },
 ];
