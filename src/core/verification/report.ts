@@ -99,5 +99,7 @@ export function spentLine(snapshot: VerificationSnapshot, kept: KeptIn, spooled 
     spooled === 0
       ? ''
       : `, ${countOf(spooled, 'answer')} the store could not take in the local spool, which the next run reads first`;
-  return `spent ${countOf(units_spent, 'unit')}${most} before the run stopped; ${KEPT_WORDS[kept]}${spool}.`;
+  // Only answers read are kept: a run whose every paid answer was lost or unreadable has none to keep.
+  const keptWords = units_spent === 0 ? 'no answer came back to keep: a re-run asks again' : KEPT_WORDS[kept];
+  return `spent ${countOf(units_spent, 'unit')}${most} before the run stopped; ${keptWords}${spool}.`;
 }

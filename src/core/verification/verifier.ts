@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  MalformedResponseError,
   RequestError,
   VERDICTS,
   type PaidCallWatch,
@@ -120,6 +121,17 @@ export class Verifier {
    * credits): no paid call is sent after it, and the rest of the run's addresses are left unchecked.
    */
   private refused: RequestError | undefined;
+  /**
+   * An answer to a paid call that could not be read (a shape the contract does not know): it was
+   * likely charged, and so would every other be, so no paid call starts after it.
+   */
+  private unreadable: RequestError | undefined;
+  /**
+   * Until one paid answer has been read, paid calls go out one at a time: an endpoint that answers
+   * what the client cannot read costs one unit, not --concurrency of them.
+   */
+  private readonce = false;
+  private readonly firstCall = new Semaphore(1);
 
   constructor(
     private readonly client: Pick<ProspectClient, 'verify'>,
@@ -224,6 +236,7 @@ export class Verifier {
     const known = this.fromKnown(key);
     if (known) return known;
     this.throwIfStoreFailed();
+    if (this.unreadable) throw this.unreadable;
     if (this.refused) return this.leftUnchecked();
     // The budget is reserved before the call, so concurrent calls can never overspend it.
     if (this.reserved >= this.run.budget || this.payable?.has(key) === false) return this.leftUnchecked();
@@ -293,11 +306,17 @@ export class Verifier {
     const { signal } = this.settings;
     return this.slots.run(async () => {
       // Stopped while this call waited for its turn, a store failed or the endpoint refused meanwhile: not sent.
-      signal?.throwIfAborted();
-      this.throwIfStoreFailed();
-      if (this.refused) throw this.refused;
-      await this.recordSending(key);
-      const result = await this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) });
+      const send = async () => {
+        signal?.throwIfAborted();
+        this.throwIfStoreFailed();
+        if (this.unreadable) throw this.unreadable;
+        if (this.refused) throw this.refused;
+        await this.recordSending(key);
+        return this.readable(this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) }));
+      };
+      let result: VerifyAnswer | undefined;
+      if (!this.readonce) await this.firstCall.run(async () => (result = this.readonce ? undefined : await send()));
+      result ??= await send();
       call.answered = true;
       this.run.unitsSpent += 1;
       if (result.idempotency !== undefined) this.run.idempotencyClaimed = true;
@@ -307,6 +326,18 @@ export class Verifier {
       countWords(this.run, result);
       return this.keep(key, email, result);
     });
+  }
+
+  /** The answer, marking the first one read; an unreadable one stops the paying (see `unreadable`). */
+  private async readable(answer: Promise<VerifyAnswer>): Promise<VerifyAnswer> {
+    try {
+      const result = await answer;
+      this.readonce = true;
+      return result;
+    } catch (error) {
+      if (error instanceof MalformedResponseError) this.unreadable ??= error;
+      throw error;
+    }
   }
 
   /**

@@ -8,8 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { LocalVerificationLedger } from '../../../src/core/verification/ledger.js';
 import { newVerificationRun, Verifier } from '../../../src/core/verification/verifier.js';
-import { verificationSnapshot } from '../../../src/core/verification/report.js';
+import { spentLine, verificationSnapshot } from '../../../src/core/verification/report.js';
 import { verifyStub, type Fate, type StubMode } from '../../helpers/verify-stub.js';
+import { MalformedResponseError, type PaidCallWatch, type VerifyAnswer } from '../../../src/api/index.js';
 
 const MODES: StubMode[] = ['honour', 'ignore', 'lie'];
 const address = (n: number) => `person${n}@example.com`;
@@ -237,5 +238,79 @@ describe('a retry after a lost answer is recorded before it is sent', () => {
     // And no later address is paid for after the store failed.
     await expect(verifier.verify(address(2), address(2))).rejects.toThrow('no space left on device');
     expect(stub.sent).toEqual([address(1)]);
+  });
+});
+
+describe('paid calls wait for a first answer the client can read', () => {
+  /** A service that charges each call and answers, after a turn, what `answer(n)` gives the n-th call. */
+  function countingService(answer: (call: number) => VerifyAnswer | Error) {
+    let calls = 0;
+    let inFlight = 0;
+    let inFlightAtMost = 0;
+    return {
+      get calls() {
+        return calls;
+      },
+      get inFlightAtMost() {
+        return inFlightAtMost;
+      },
+      async verify(_email: string, options: { paid?: PaidCallWatch }): Promise<VerifyAnswer> {
+        calls += 1;
+        const call = calls;
+        inFlight += 1;
+        inFlightAtMost = Math.max(inFlightAtMost, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight -= 1;
+        const result = answer(call);
+        // As the request loop does: a 2xx it cannot read may have been charged.
+        if (result instanceof MalformedResponseError) options.paid?.answerLost();
+        if (result instanceof Error) throw result;
+        return result;
+      },
+    };
+  }
+  const valid = (): VerifyAnswer =>
+    ({ status: 'valid', status_raw: 'valid', checked_at: '2026-12-01T00:00:00Z' }) as unknown as VerifyAnswer;
+
+  async function verifyTen(service: ReturnType<typeof countingService>) {
+    const run = newVerificationRun(20, 4);
+    const verifier = new Verifier(service, { ledger: LocalVerificationLedger.disabled() }, run, {
+      concurrency: 4,
+      keyScope: 'test',
+    });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, index) => verifier.verify(address(index), address(index))),
+    );
+    const verdicts = outcomes.map((outcome) =>
+      outcome.status === 'fulfilled' ? outcome.value.verification : 'failed',
+    );
+    return Object.assign(verdicts, { run });
+  }
+
+  it('an answer it cannot read costs one call, not --concurrency: no paid call starts after it', async () => {
+    const service = countingService(() => new MalformedResponseError('unexpected shape'));
+    const outcomes = await verifyTen(service);
+    expect(service.calls).toBe(1);
+    expect([...outcomes]).toEqual(Array.from({ length: 10 }, () => 'failed'));
+    // Nothing read, so nothing kept: the last line must not say a re-run finds it.
+    expect(spentLine(verificationSnapshot(outcomes.run), 'ledger')).toBe(
+      'spent 0 units (at most 1) before the run stopped; no answer came back to keep: a re-run asks again.',
+    );
+  });
+
+  it('once one answer is read, the calls go out --concurrency at a time', async () => {
+    const service = countingService(valid);
+    const outcomes = await verifyTen(service);
+    expect(service.calls).toBe(10);
+    expect(service.inFlightAtMost).toBe(4);
+    expect([...outcomes]).toEqual(Array.from({ length: 10 }, () => 'valid'));
+  });
+
+  it('a first call that fails for the network lets the next go alone, and reading one opens the rest', async () => {
+    const service = countingService((call) => (call === 1 ? new Error('socket hang up') : valid()));
+    const outcomes = await verifyTen(service);
+    expect(service.calls).toBe(10);
+    expect(outcomes.filter((outcome) => outcome === 'valid')).toHaveLength(9);
+    expect(service.inFlightAtMost).toBe(4);
   });
 });
