@@ -5,6 +5,7 @@ import { registerVerifyCommand } from './commands/verify.js';
 import { registerPipelineCommand } from './commands/pipeline.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerStateCommand } from './commands/state.js';
 import type { CommandRunner } from './commands/options.js';
 import { GLOBAL_FLAGS } from './options/command-flags.js';
 import { addFlags } from './options/flag.js';
@@ -78,6 +79,7 @@ function buildProgram(run: CommandRunner): Command {
   registerPipelineCommand(program, run);
   registerCountCommand(program, run);
   registerDoctorCommand(program, run);
+  registerStateCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

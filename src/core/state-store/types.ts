@@ -3,6 +3,7 @@
  * the local one (files and SQLite in the cache and --state directories, today's behaviour) and the
  * team's PostgreSQL database (./pg/), loaded only when a state URL is set.
  */
+import type { TeamJobs } from './jobs.js';
 import type { LeadFields, RunRecord, StoredRunRecord } from './run-record.js';
 
 /** One paid verification result, as a ledger keeps it. */
@@ -132,5 +133,7 @@ export interface TeamStore {
     options: { freshSince: Date; ownRun?: string | undefined },
   ): Promise<VerificationLedger & { close(): void }>;
   job(name: string): RemoteJobState;
+  /** Its jobs, for `prospect state`. */
+  jobs: TeamJobs;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
 import type { StateUrl } from '../../../config/state-url.js';
 import type { TeamStore } from '../types.js';
 import { PgJobState } from './job.js';
+import { teamJobs } from './jobs.js';
 import { PgVerificationLedger } from './ledger.js';
 import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
@@ -24,6 +25,7 @@ export async function openPgStore(url: StateUrl, host: string, teamKey: string):
     shown: url.shown,
     openVerificationLedger: (ledger, options) => PgVerificationLedger.open(session, ledger, { host, keys, ...options }),
     job: (name) => new PgJobState(session, name, host, keys),
+    jobs: teamJobs(session, host, keys),
     close: () => session.close(),
   };
 }
