@@ -21,6 +21,15 @@ function defineState(state: Command, run: CommandRunner): void {
       '(pg:NAME, docs/team.md). list and show write data (a table on a terminal, CSV on a pipe); reset discards a\n' +
       "job's unfinished run so its next run starts fresh, refused (exit 6) while a run holds the job.",
   );
+  state.addHelpText(
+    'after',
+    `
+Examples:
+  $ prospect state list --state ./weekly
+  $ prospect state list
+  $ prospect state show pg:weekly-us
+  $ prospect state reset pg:weekly-us --forget-exports --yes`,
+  );
   addFlags(
     state.command('list').description('each job: held or not, last run, unfinished run, exported leads'),
     STATE_LIST_FLAGS,

@@ -113,6 +113,11 @@ describe('bash', () => {
       ['max-age', 'max-answer-size'],
     ],
     [
+      ['prospect', 'state', ''],
+      ['list', 'show', 'reset', 'help'],
+    ],
+    [['prospect', 'state', 'reset', '--f'], ['--forget-exports']],
+    [
       ['prospect', 'completion', ''],
       ['bash', 'zsh', 'fish'],
     ],
