@@ -49,6 +49,7 @@ const START_MODULES = new Set([
     'help',
     'pipeline',
     'sandbox',
+    'state',
     'verify',
   ].map((name) => `src/commands/${name}.ts`),
   ...['command-flags', 'flag', 'flags', 'values'].map((name) => `src/options/${name}.ts`),
