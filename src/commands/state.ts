@@ -25,10 +25,10 @@ function defineState(state: Command, run: CommandRunner): void {
     'after',
     `
 Examples:
-  $ prospect state list --state ./weekly
-  $ prospect state list
-  $ prospect state show pg:weekly-us
-  $ prospect state reset pg:weekly-us --forget-exports --yes`,
+  $ prospect pipeline -t Shopify --seniority cxo,vp --state weekly --only-new -o weekly.csv
+  $ prospect state list --state weekly
+  $ prospect state show weekly --format json
+  $ prospect state reset weekly --forget-exports --yes`,
   );
   addFlags(
     state.command('list').description('each job: held or not, last run, unfinished run, exported leads'),
@@ -36,7 +36,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ prospect state list --state ./weekly\n  $ prospect state list --format json',
+      '\nExamples:\n  $ prospect state list --state weekly\n  $ prospect state list --state weekly --format json',
     )
     .action(async (flags: FlagValues<typeof STATE_LIST_FLAGS>) =>
       run(async (ctx) => (await job()).listJobs(ctx, flags)),
@@ -48,7 +48,7 @@ Examples:
       .argument('<job>', 'a --state directory, or pg:NAME'),
     STATE_SHOW_FLAGS,
   )
-    .addHelpText('after', '\nExamples:\n  $ prospect state show ./weekly\n  $ prospect state show pg:weekly-us')
+    .addHelpText('after', '\nExamples:\n  $ prospect state show weekly\n  $ prospect state show weekly --format json')
     .action(async (name: string, flags: FlagValues<typeof STATE_SHOW_FLAGS>) =>
       run(async (ctx) => (await job()).showJob(ctx, name, flags)),
     );
@@ -61,7 +61,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ prospect state reset ./weekly\n  $ prospect state reset pg:weekly-us --forget-exports --yes',
+      '\nExamples:\n  $ prospect state reset weekly\n  $ prospect state reset weekly --forget-exports --yes',
     )
     .action(async (name: string, flags: FlagValues<typeof STATE_RESET_FLAGS>) =>
       run(async (ctx) => (await job()).resetJob(ctx, name, flags)),

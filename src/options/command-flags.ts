@@ -148,6 +148,7 @@ export const STATE_RESET_FLAGS = [
     schema: (z) => z.boolean().default(false),
   }),
   defineFlag({ ...flag.YES, help: 'with --forget-exports: do it without asking (a pipe or cron needs it)' }),
+  flag.FORMAT,
 ] as const;
 
 export const COUNT_FLAGS = [

@@ -116,7 +116,10 @@ describe('bash', () => {
       ['prospect', 'state', ''],
       ['list', 'show', 'reset', 'help'],
     ],
-    [['prospect', 'state', 'reset', '--f'], ['--forget-exports']],
+    [
+      ['prospect', 'state', 'reset', '--fo'],
+      ['--forget-exports', '--format'],
+    ],
     [
       ['prospect', 'completion', ''],
       ['bash', 'zsh', 'fish'],

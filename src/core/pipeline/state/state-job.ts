@@ -1,7 +1,7 @@
 /**
  * `prospect state list|show|reset`: a job named by its --state directory or as pg:NAME (the team
  * store). Lists and details are data on stdout (a table on a terminal, CSV on a pipe, or --format);
- * what a reset did is said on stderr.
+ * a reset writes what it discarded as one row, and says it on stderr.
  */
 import { createInterface } from 'node:readline/promises';
 import { CancelledError, CliError, ExitCode, UsageError } from '../../../exit-codes.js';
@@ -94,6 +94,9 @@ export async function resetJob(ctx: RunContext, job: string, flags: StateFlags):
       ? `; forgot ${reset.forgotten_exports} exported leads (--only-new hands them out again)`
       : '';
   ctx.stderr.write(`${reset.job}: ${discarded}${forgot}. The next run starts fresh.\n`);
+  // What was discarded is also data, for a script: one row.
+  const row = { ...reset, discarded_run: reset.discarded_run ?? '' };
+  await writeRows(ctx, flags, ['job', 'discarded_run', 'forgotten_exports'], [row]);
   return ExitCode.ok;
 }
 
