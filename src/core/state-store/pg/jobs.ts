@@ -73,15 +73,18 @@ export function teamJobs(session: PgSession, host: string, keys: TeamKeys): Team
   };
 }
 
-/** Whether another session holds the job's lock: taken and given back at once when free. */
+/**
+ * Whether a session holds the job's lock, read from pg_locks rather than by taking it: a run starting
+ * at that moment must not find it held by a listing. A two-key advisory lock shows as classid = the
+ * first key, objid = the second (as an unsigned 32-bit oid), objsubid = 2.
+ */
 async function isHeld(session: PgSession, name: string): Promise<boolean> {
-  const { rows } = await session.query('SELECT pg_catalog.pg_try_advisory_lock($1, pg_catalog.hashtext($2)) AS taken', [
-    JOB_LOCK_CLASS,
-    name,
-  ]);
-  if (rows[0]?.taken !== true) return true;
-  await session.query('SELECT pg_catalog.pg_advisory_unlock($1, pg_catalog.hashtext($2))', [JOB_LOCK_CLASS, name]);
-  return false;
+  const { rows } = await session.query(
+    `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+       AND classid = $1::bigint::oid AND objid = (pg_catalog.hashtext($2)::bigint & 4294967295)::oid) AS held`,
+    [JOB_LOCK_CLASS, name],
+  );
+  return rows[0]?.held === true;
 }
 
 /** Discards the unfinished run as a dropped run is (PgJobState.discard), and with forgetExports the job's exports. */
