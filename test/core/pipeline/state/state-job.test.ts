@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -146,6 +147,25 @@ describe('prospect state on a --state directory', () => {
     expect(refused.stderr).toContain(`pid ${process.pid}`);
     expect(existsSync(join(dir, 'current', 'checkpoint.json'))).toBe(true);
     expect((await state('list', dir)).rows[0]!.exported).toBe('2');
+  });
+
+  it('on a terminal asks before forgetting exports: "n" keeps them (exit 2), "y" forgets them', async () => {
+    const dir = join(await scratchDir('prospect-state-'), 'asked');
+    await pipelineRun(dir);
+    for (const [answer, code, exported] of [
+      ['n', 2, '2'],
+      ['y', 0, '0'],
+    ] as const) {
+      const job = jobContext();
+      const keyboard = Object.assign(new PassThrough(), { isTTY: true });
+      job.ctx.stdin = keyboard as unknown as NodeJS.ReadStream;
+      (job.ctx.stderr as { isTTY?: boolean }).isTTY = true;
+      const run = job.exitCodeOf(resetJob(job.ctx, dir, { forgetExports: true }));
+      keyboard.write(`${answer}\n`);
+      expect(await run).toBe(code);
+      expect(job.stderr()).toContain('[y/N]');
+      expect((await state('list', dir)).rows[0]!.exported).toBe(exported);
+    }
   });
 
   it('says exit 2 for a directory that does not exist, and creates nothing', async () => {
