@@ -7,6 +7,7 @@ import { registerCountCommand } from './commands/count.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerForgetCommand } from './commands/forget.js';
 import { registerProvenanceCommand } from './commands/provenance.js';
+import { registerStateCommand } from './commands/state.js';
 import type { CommandRunner } from './commands/options.js';
 import { GLOBAL_FLAGS } from './options/command-flags.js';
 import { addFlags } from './options/flag.js';
@@ -82,6 +83,7 @@ function buildProgram(run: CommandRunner): Command {
   registerDoctorCommand(program, run);
   registerForgetCommand(program, run);
   registerProvenanceCommand(program, run);
+  registerStateCommand(program, run);
   registerSandboxCommand(program);
   registerConfigCommand(program, run);
   registerCompletionCommand(program, run);

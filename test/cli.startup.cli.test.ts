@@ -51,6 +51,7 @@ const START_MODULES = new Set([
     'pipeline',
     'provenance',
     'sandbox',
+    'state',
     'verify',
   ].map((name) => `src/commands/${name}.ts`),
   ...['command-flags', 'flag', 'flags', 'values'].map((name) => `src/options/${name}.ts`),

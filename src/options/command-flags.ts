@@ -144,6 +144,27 @@ export const DOCTOR_FLAGS = [
   defineFlag({ ...flag.YES, help: 'with --verify: pay the one unit without asking (a pipe or cron needs it)' }),
 ] as const;
 
+export const STATE_LIST_FLAGS = [
+  defineFlag({
+    ...flag.STATE,
+    help: 'the --state directory whose job to list; without it (or with pg), the jobs of the team store',
+  }),
+  flag.FORMAT,
+] as const;
+
+export const STATE_SHOW_FLAGS = [flag.FORMAT] as const;
+
+export const STATE_RESET_FLAGS = [
+  defineFlag({
+    name: 'forgetExports',
+    flags: '--forget-exports',
+    help: 'also forget which leads the job exported, so --only-new hands them out again (asked first)',
+    schema: (z) => z.boolean().default(false),
+  }),
+  defineFlag({ ...flag.YES, help: 'with --forget-exports: do it without asking (a pipe or cron needs it)' }),
+  flag.FORMAT,
+] as const;
+
 export const COUNT_FLAGS = [
   ...COMPANY_FILTER_FLAGS,
   flag.ALLOW_EMPTY,

@@ -113,6 +113,14 @@ describe('bash', () => {
       ['max-age', 'max-answer-size'],
     ],
     [
+      ['prospect', 'state', ''],
+      ['list', 'show', 'reset', 'help'],
+    ],
+    [
+      ['prospect', 'state', 'reset', '--fo'],
+      ['--forget-exports', '--format'],
+    ],
+    [
       ['prospect', 'completion', ''],
       ['bash', 'zsh', 'fish'],
     ],

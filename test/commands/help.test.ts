@@ -49,6 +49,7 @@ describe('--help of every command', () => {
         'contacts',
         'verify',
         'pipeline',
+        'state',
         'sandbox',
         'config',
         'completion',
@@ -140,7 +141,7 @@ describe('prospect help', () => {
     expect(help.code).toBe(2);
     expect(help.stdout).toBe('');
     expect(help.stderr).toBe(
-      `prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, count, doctor, forget, provenance, sandbox, config, completion.\n`,
+      `prospect: unknown help topic 'nonsense'\nTopics: ${TOPICS.join(', ')}.\nCommands: companies, contacts, verify, pipeline, count, doctor, forget, provenance, state, sandbox, config, completion.\n`,
     );
   });
 

@@ -38,6 +38,13 @@ export async function refuseIfHeld(stateDir: string): Promise<void> {
   if (found?.kind === 'held') throw heldBy(found.holder, lockPath, stateDir);
 }
 
+/** Who holds the lock of a --state directory (`prospect state`): undefined when nobody live does. */
+export async function stateLockHolder(stateDir: string): Promise<{ pid: number; host: string } | undefined> {
+  const found = await readPidFile(join(stateDir, 'lock'), lockHolderOf);
+  if (found.kind !== 'held') return undefined;
+  return found.holder ?? { pid: 0, host: 'a run just starting' };
+}
+
 /**
  * Takes the lock of a --state directory (a pid file holding the running process: pid, host, start),
  * or says who holds it. A lock its holder abandoned (io/pid-file.ts decides) is taken over.

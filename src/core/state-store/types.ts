@@ -3,6 +3,7 @@
  * the local one (files and SQLite in the cache and --state directories, today's behaviour) and the
  * team's PostgreSQL database (./pg/), loaded only when a state URL is set.
  */
+import type { TeamJobs } from './jobs.js';
 import type { LeadFields, RunRecord, StoredRunRecord } from './run-record.js';
 
 /** One paid verification result, as a ledger keeps it. */
@@ -168,6 +169,8 @@ export interface TeamStore {
   snapshots(name: string): SnapshotStore;
   /** Every recorded export of the address (its addressDigest), by any job of the store. */
   exportsOf(digest: Buffer): Promise<AddressExport[]>;
+  /** Its jobs, for `prospect state`. */
+  jobs: TeamJobs;
   close(): Promise<void>;
 }
 

@@ -262,6 +262,11 @@ export class LocalExportsLedger implements ExportsLedger {
     return createHmac('sha256', this.salt).update(digest).digest();
   }
 
+  /** How many leads the state's runs exported (`prospect state`). */
+  exportedCount(): number {
+    return storeCall(this.path, () => this.db.prepare<[], number>('SELECT count(*) FROM exported').pluck().get() ?? 0);
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -58,6 +58,12 @@ export class StateDirectory {
     return new StateDirectory(dir);
   }
 
+  /** An existing directory, to read (`prospect state`): nothing is created in it. */
+  static forReading(dir: string): StateDirectory {
+    assertOwnDirectory(dir, `--state ${dir}`);
+    return new StateDirectory(dir);
+  }
+
   get currentDir(): string {
     return join(this.dir, 'current');
   }

@@ -25,7 +25,7 @@ import type { PgSession, Query } from './session.js';
 import type { TeamKeys } from './team-key.js';
 
 /** The advisory lock class of pipeline jobs (the key is the job name's hash). */
-const JOB_LOCK_CLASS = 0x6a6f62;
+export const JOB_LOCK_CLASS = 0x6a6f62;
 
 type FileKind = 'output' | 'rows' | 'keys';
 
@@ -182,7 +182,7 @@ export class PgJobState implements RemoteJobState {
   }
 
   /** Who holds the job: exit 6 at once, naming the host and when its run started. */
-  private async heldBy(): Promise<LockedError> {
+  async heldBy(): Promise<LockedError> {
     const { rows } = await this.session.query(
       `SELECT holder_host, holder_pid, started_at FROM ${SCHEMA}.jobs WHERE name = $1`,
       [this.name],

@@ -5,6 +5,7 @@
 import type { StateUrl } from '../../../config/state-url.js';
 import type { TeamStore } from '../types.js';
 import { PgJobState, pgExportsOf } from './job.js';
+import { teamJobs } from './jobs.js';
 import { PgVerificationLedger } from './ledger.js';
 import { checkTeamKey, migrate } from './schema.js';
 import { PgSession } from './session.js';
@@ -29,6 +30,7 @@ export async function openPgStore(url: StateUrl, host: string, teamKey: string):
     job: (name) => new PgJobState(session, name, host, keys),
     snapshots: (name) => new PgSnapshotStore(session, name, host, keys),
     exportsOf: (digest) => pgExportsOf(session, keys, digest),
+    jobs: teamJobs(session, host, keys),
     close: () => session.close(),
   };
 }
