@@ -11,11 +11,12 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /**
- * What a clean build ships, unpacked: 5.33 MB on 2026-12-01 (1.32 MB packed); room for growth, none for
- * a stray asset. Unpacked and counted file by file, because the bundle keeps a previous build's chunks
+ * What a clean build ships, unpacked: 6.14 MB on 2026-12-02 (5.33 MB the day before: the lists of
+ * disposable, webmail and role addresses bundled, and four new commands); room for growth, none for a
+ * stray asset. Unpacked and counted file by file, because the bundle keeps a previous build's chunks
  * for a while (scripts/bundle.mjs) and `--ignore-scripts` packs them too: those are left out here.
  */
-const MAX_UNPACKED_BYTES = 6_000_000;
+const MAX_UNPACKED_BYTES = 7_000_000;
 
 describe('npm pack', () => {
   it('ships no docs/screenshots, and stays under the size bound', async () => {
