@@ -175,7 +175,8 @@ function firstAbove(values: readonly number[], x: number): number {
   return lo;
 }
 
-function contains(stack: Uint16Array, t: number): boolean {
+/** Whether a sorted stack holds technology `t` (a binary search: stacks are sorted by id). */
+export function contains(stack: Uint16Array, t: number): boolean {
   let lo = 0;
   let hi = stack.length - 1;
   while (lo <= hi) {

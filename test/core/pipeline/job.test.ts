@@ -11,31 +11,8 @@ import { PIPELINE_FLAGS } from '../../../src/options/command-flags.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { flagsFrom, jobContext } from '../../helpers/job-context.js';
 import { routeStub } from '../../helpers/route-stub.js';
+import { company, contact } from '../../helpers/stub-rows.js';
 import { scratchDir } from '../../helpers/scratch.js';
-
-const company = (domain: string) => ({
-  domain,
-  company_name: domain.toUpperCase(),
-  employee_range: '11-50',
-  industry: 'retail',
-  country: 'united states',
-  crux_rank: 1000,
-  tech_count: 1,
-  technologies: [{ t: 'Shopify', c: 'ecommerce' }],
-});
-
-const contact = (domain: string, first: string) => ({
-  domain,
-  full_name: `${first} Lee`,
-  first_name: first,
-  last_name: 'Lee',
-  title: 'CEO',
-  seniority: 'cxo',
-  department: 'executive',
-  business_email: `${first.toLowerCase()}@${domain}`,
-  business_email_last_seen: '2026-06-20',
-  linkedin_url: null,
-});
 
 describe('runPipeline over a route stub', () => {
   it('lists the companies, asks once for their contacts, and writes one lead per contact', async () => {
