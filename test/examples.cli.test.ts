@@ -191,7 +191,10 @@ function snapshot(root: string, into = new Map<string, string>()): Map<string, s
 
 /** `prospect sandbox …` serves until stopped: start it and wait for its address; it is stopped at the end. */
 function startServer(command: string, lane: Lane): Promise<{ url: string; stderr: string }> {
-  const child = spawn('bash', ['-c', `exec ${command}`], {
+  // A README line that puts the sandbox in the background (`… &`) runs in the foreground here: the
+  // test's own child, so stopping it stops the sandbox (with the `&`, bash left it running, port held).
+  const foreground = command.replace(/\s&(\s+#.*)?\s*$/, '$1');
+  const child = spawn('bash', ['-c', `exec ${foreground}`], {
     cwd: lane.work,
     env: { ...process.env, ...environment(lane) },
     stdio: ['ignore', 'pipe', 'pipe'],
