@@ -11,7 +11,7 @@
  */
 import type { Catalog } from './catalog.js';
 import { monthNumber, REFERENCE_CRAWL } from './crawl-month.js';
-import { buildPostings, type StackColumns } from './postings.js';
+import { buildPostings, packStacks, type StackColumns } from './postings.js';
 import { hash32, hashStep } from './random.js';
 import { shadowedDuplicates } from './stacks.js';
 
@@ -40,23 +40,9 @@ export function crawlStacks(base: StackColumns, seed: number, month: string, cat
   const away = monthNumber(month) - monthNumber(REFERENCE_CRAWL);
   if (away === 0) return base;
   const draws = new MonthDraws(seed, away, new CategoryPicker(catalog, base.postingOffsets));
-  const companies = base.techOffsets.length - 1;
-  const techOffsets = new Uint32Array(companies + 1);
-  let techs = new Uint16Array(base.techs.length + 1024);
-  let used = 0;
-  for (let i = 0; i < companies; i++) {
-    const stack = base.techs.subarray(base.techOffsets[i] as number, base.techOffsets[i + 1] as number);
-    const month = draws.stackOf(i, stack);
-    if (used + month.length > techs.length) {
-      const grown = new Uint16Array(Math.ceil(techs.length * 1.25) + month.length);
-      grown.set(techs.subarray(0, used));
-      techs = grown;
-    }
-    techs.set(month, used);
-    used += month.length;
-    techOffsets[i + 1] = used;
-  }
-  techs = techs.slice(0, used);
+  const { techOffsets, techs } = packStacks(base.techOffsets.length - 1, base.techs.length + 1024, (i) =>
+    draws.stackOf(i, base.techs.subarray(base.techOffsets[i] as number, base.techOffsets[i + 1] as number)),
+  );
   return { techOffsets, techs, ...buildPostings(techOffsets, techs, catalog.size) };
 }
 

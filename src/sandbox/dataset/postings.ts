@@ -31,3 +31,29 @@ export function buildPostings(
   }
   return { postingOffsets, postings };
 }
+
+/**
+ * Company 0's stack, then company 1's, … end to end in one array (the `techs` and `techOffsets` of
+ * StackColumns), grown as needed from `capacity`; `stackOf` is called once per company, in order.
+ */
+export function packStacks(
+  companies: number,
+  capacity: number,
+  stackOf: (i: number) => ArrayLike<number>,
+): { techOffsets: Uint32Array; techs: Uint16Array } {
+  const techOffsets = new Uint32Array(companies + 1);
+  let techs = new Uint16Array(capacity);
+  let used = 0;
+  for (let i = 0; i < companies; i++) {
+    const stack = stackOf(i);
+    if (used + stack.length > techs.length) {
+      const grown = new Uint16Array(Math.ceil(techs.length * 1.5) + stack.length);
+      grown.set(techs.subarray(0, used));
+      techs = grown;
+    }
+    techs.set(stack, used);
+    used += stack.length;
+    techOffsets[i + 1] = used;
+  }
+  return { techOffsets, techs: techs.slice(0, used) };
+}
