@@ -100,6 +100,24 @@ async function addressesByStatus(): Promise<Map<string, string>> {
   throw new Error(`no valid and risky addresses among the sandbox contacts: ${[...found.keys()].join(', ')}`);
 }
 
+/**
+ * Doctor's line for `point` says it differs (naming `setting`, if one adapts to it) and no "ok contract".
+ * A setting to set is a failure (exit 5) naming it; a point the client reads on its own is not.
+ */
+function expectDiffers(
+  run: { stdout: string; stderr: string; code: number | null },
+  point: string,
+  setting: string | null,
+) {
+  const line = run.stdout.split('\n').find((l) => l.includes(`contract  ${point}: `));
+  expect(line, run.stdout + run.stderr).toMatch(setting ? `${point}: differs: set ${setting}` : `${point}: differs`);
+  expect(run.stdout).not.toContain('ok contract:');
+  if (setting) {
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(`prospect config set ${setting}`);
+  } else expect(run.code, run.stderr).toBe(0);
+}
+
 describe('doctor proves the contract', () => {
   it('against the sandbox: every point matches, "ok contract", exit 0, and no /verify call', async () => {
     const { run, verify } = await doctorAgainst([]);
@@ -113,14 +131,7 @@ describe('doctor proves the contract', () => {
 
   it.each(TABLE)('$variant: "$point" differs, naming $setting', async ({ variant, point, setting }) => {
     const { run, verify } = await doctorAgainst([variant]);
-    const line = run.stdout.split('\n').find((l) => l.includes(`contract  ${point}: `));
-    expect(line, run.stdout + run.stderr).toMatch(setting ? `${point}: differs: set ${setting}` : `${point}: differs`);
-    expect(run.stdout).not.toContain('ok contract:');
-    // A setting to set is a failure (exit 5) naming it; a point the client reads on its own is not.
-    if (setting) {
-      expect(run.code).toBe(5);
-      expect(run.stderr).toContain(`prospect config set ${setting}`);
-    } else expect(run.code, run.stderr).toBe(0);
+    expectDiffers(run, point, setting);
     expect(verify).toBe(0);
   });
 
@@ -164,13 +175,7 @@ describe('doctor --verify ADDRESS', () => {
 
   it.each(VERIFY_TABLE)('$variant: "$point" differs, naming $setting', async ({ variant, status, point, setting }) => {
     const { run, verify } = await doctorAgainst([variant], ['--verify', addresses.get(status)!, '--yes']);
-    const line = run.stdout.split('\n').find((l) => l.includes(`contract  ${point}: `));
-    expect(line, run.stdout + run.stderr).toMatch(setting ? `${point}: differs: set ${setting}` : `${point}: differs`);
-    expect(run.stdout).not.toContain('ok contract:');
-    if (setting) {
-      expect(run.code).toBe(5);
-      expect(run.stderr).toContain(`prospect config set ${setting}`);
-    } else expect(run.code, run.stderr).toBe(0);
+    expectDiffers(run, point, setting);
     // One call, refused or answered; never a second.
     expect(verify).toBe(1);
   });
