@@ -1,5 +1,5 @@
 /**
- * CSV for tests: prospect's writer through its public interface (createRowWriter), and readers
+ * CSV (and NDJSON) for tests: prospect's writer through its public interface (createRowWriter), and readers
  * that are not prospect's: csv-parse, and Python's csv module as an oracle written apart from both.
  */
 import { spawnSync } from 'node:child_process';
@@ -25,6 +25,13 @@ export async function renderCsv(rows: string[][], header: string[] | number, esc
 export function csvRecords(text: string): Record<string, string>[] {
   return parse(text, { columns: true, bom: true }) as Record<string, string>[];
 }
+
+/** The records of an NDJSON document (one JSON value a line), read by JSON.parse. */
+export const ndjsonRecords = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 /** Every row of a CSV document, the header included, as arrays of cells, read by csv-parse. */
 export function csvRows(text: string): string[][] {

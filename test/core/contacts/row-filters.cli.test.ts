@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runInProcess, scratchDir } from '../../helpers/cli.js';
-import { csvRecords } from '../../helpers/csv.js';
+import { csvRecords, ndjsonRecords } from '../../helpers/csv.js';
 import { call, contactsOfDomain, qs, sandboxStats } from '../../helpers/independent-client.js';
 import { expectedEmailClass } from '../../helpers/email-class.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
@@ -23,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
 });
-
-const ndjson = (text: string) =>
-  text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 
 /** Why a row is not deliverable, written here apart from src: null for a row a rep can send to. */
 function expectedKind(row: any): string | null {
@@ -63,7 +57,7 @@ describe('--deliverable-only', () => {
       env,
     });
     expect(all.code, all.stderr).toBe(0);
-    const rows = ndjson(all.stdout);
+    const rows = ndjsonRecords(all.stdout);
     // The leads are the independent client's: the first 5 US Shopify companies, their C-level contacts.
     const companies = await call(
       sandbox.url,
@@ -131,8 +125,8 @@ describe('--deliverable-only', () => {
     expect(contacts.some((c) => c.business_email && seen(c) !== null && seen(c)! < CUTOFF)).toBe(true);
     expect(fresh.length).toBeGreaterThan(0);
     const identity = (row: any) => `${row.domain} ${row.business_email}`;
-    expect(ndjson(kept.stdout).map(identity)).toEqual(fresh.map(identity));
-    expect(ndjson(kept.stdout).every((row) => row.email_freshness === 'fresh')).toBe(true);
+    expect(ndjsonRecords(kept.stdout).map(identity)).toEqual(fresh.map(identity));
+    expect(ndjsonRecords(kept.stdout).every((row) => row.email_freshness === 'fresh')).toBe(true);
   });
 });
 
@@ -159,7 +153,7 @@ describe('--department and --title: filtered after the calls', () => {
     );
     expect(expected.length).toBeGreaterThan(0);
     const identity = (row: any) => `${row.domain} ${row.full_name} ${row.business_email}`;
-    expect(ndjson(some.stdout).map(identity)).toEqual(expected.map(identity));
+    expect(ndjsonRecords(some.stdout).map(identity)).toEqual(expected.map(identity));
     expect(after.requests.contacts - middle.requests.contacts).toBe(
       middle.requests.contacts - before.requests.contacts,
     );

@@ -12,6 +12,7 @@ import { runInProcess, scratchDir } from '../../helpers/cli.js';
 import { sandboxStats } from '../../helpers/independent-client.js';
 import { POSTGRES, testDatabase, TEST_TEAM_KEY, type TestDatabase } from '../../helpers/postgres.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
+import { ndjsonRecords } from '../../helpers/csv.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let sandbox: RunningSandbox;
@@ -22,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
 });
-
-const ndjson = (text: string) =>
-  text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 
 /** A machine of the team: its own HOME, cache and config, the team's state URL and key. */
 async function machine(name: string, db: TestDatabase) {
@@ -67,7 +62,7 @@ describe.skipIf(POSTGRES.skip)('prospect forget with a team store', () => {
     // The leads before: read from the service directly, no state touched (a machine without the URL).
     const reference = await runInProcess(set, { url: sandbox.url, apiKey: KEY });
     expect(reference.code, reference.stderr).toBe(0);
-    const leads = ndjson(reference.stdout);
+    const leads = ndjsonRecords(reference.stdout);
     const address: string = leads.find((row) => row.business_email && row.email_freshness === 'stale').business_email;
 
     // Machine A exports the leads into the team's job first: what provenance answers from later.
@@ -82,7 +77,9 @@ describe.skipIf(POSTGRES.skip)('prospect forget with a team store', () => {
     const units = (await sandboxStats(sandbox.url)).units.growth;
     const run = await b.run([...set, '--stale', 'verify', '--yes', '-o', 'leads.ndjson', '--summary', 's.json']);
     expect(run.code, run.stderr).toBe(0);
-    const written = ndjson(await readFile(join(b.home, 'leads.ndjson'), 'utf8')).map((row) => row.business_email);
+    const written = ndjsonRecords(await readFile(join(b.home, 'leads.ndjson'), 'utf8')).map(
+      (row) => row.business_email,
+    );
     expect(written).toEqual(leads.map((row) => row.business_email).filter((email) => email !== address));
     const after = await sandboxStats(sandbox.url);
     expect(after.units.growth).toBeGreaterThan(units);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, scratchDir } from '../../helpers/cli.js';
 import { sandboxStats } from '../../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
+import { ndjsonRecords } from '../../helpers/csv.js';
 
 const KEY = SANDBOX_KEYS.growth;
 let sandbox: RunningSandbox;
@@ -18,12 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
 });
-
-const ndjson = (text: string) =>
-  text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 
 /** One user's machine: its cache and config directories, kept across its runs. */
 async function machine() {
@@ -40,7 +35,7 @@ describe('prospect forget (this machine)', () => {
   it('keeps the address out of contacts, verify and pipeline, unpaid and counted; the file holds no address', async () => {
     const me = await machine();
     const domain = 'meadowfitness.com';
-    const before = ndjson((await me.run(['contacts', domain, '--format', 'ndjson'])).stdout);
+    const before = ndjsonRecords((await me.run(['contacts', domain, '--format', 'ndjson'])).stdout);
     const person = before.find((row) => row.business_email && row.email_freshness === 'stale');
     const address: string = person.business_email;
 
@@ -63,7 +58,7 @@ describe('prospect forget (this machine)', () => {
       's.json',
     ]);
     expect(contacts.code, contacts.stderr).toBe(0);
-    const rows = ndjson(contacts.stdout);
+    const rows = ndjsonRecords(contacts.stdout);
     expect(rows.map((row) => row.business_email)).toEqual(
       before.map((row) => row.business_email).filter((email) => email !== address),
     );
@@ -73,7 +68,9 @@ describe('prospect forget (this machine)', () => {
     const units = (await sandboxStats(sandbox.url)).units.growth;
     const verify = await me.run(['verify', address, 'someone.else@example.org', '--yes', '--format', 'ndjson']);
     expect(verify.code, verify.stderr).toBe(0);
-    expect(ndjson(verify.stdout).map((row) => row.business_email ?? row.email)).toEqual(['someone.else@example.org']);
+    expect(ndjsonRecords(verify.stdout).map((row) => row.business_email ?? row.email)).toEqual([
+      'someone.else@example.org',
+    ]);
     const after = await sandboxStats(sandbox.url);
     expect(after.units.growth - units).toBe(1);
     expect(after.verified_emails).not.toContain(address.toLowerCase());
@@ -91,7 +88,7 @@ describe('prospect forget (this machine)', () => {
   it('pipeline: the address is neither written nor paid for, and counted as suppressed', async () => {
     const me = await machine();
     const set = ['pipeline', '-t', 'Shopify', '--country', 'US', '--max', '5', '-s', 'cxo,vp', '--format', 'ndjson'];
-    const first = ndjson((await me.run(set)).stdout);
+    const first = ndjsonRecords((await me.run(set)).stdout);
     const stale = first.filter((row) => row.business_email && row.email_freshness === 'stale');
     const gone = stale.slice(0, 2).map((row) => row.business_email as string);
     await writeFile(join(me.dir, 'crm.csv'), `First Name,Email\nA,${gone[0]}\nB,${gone[1]}\n`);
@@ -101,7 +98,7 @@ describe('prospect forget (this machine)', () => {
     const charged = new Set((await sandboxStats(sandbox.url)).verified_emails as string[]);
     const paid = await me.run([...set, '--stale', 'verify', '--yes', '--summary', 'p.json']);
     expect(paid.code, paid.stderr).toBe(0);
-    const written = ndjson(paid.stdout).map((row) => row.business_email);
+    const written = ndjsonRecords(paid.stdout).map((row) => row.business_email);
     for (const address of gone) expect(written).not.toContain(address);
     expect(written.length).toBe(first.length - 2);
     const newlyCharged = ((await sandboxStats(sandbox.url)).verified_emails as string[]).filter((a) => !charged.has(a));
