@@ -130,7 +130,7 @@ export class Verifier {
    * Until one paid answer has been read, paid calls go out one at a time: an endpoint that answers
    * what the client cannot read costs one unit, not --concurrency of them.
    */
-  private readonce = false;
+  private answerRead = false;
   private readonly firstCall = new Semaphore(1);
 
   constructor(
@@ -315,7 +315,7 @@ export class Verifier {
         return this.readable(this.client.verify(email, { idempotencyKey: token, paid: this.watch(key, call) }));
       };
       let result: VerifyAnswer | undefined;
-      if (!this.readonce) await this.firstCall.run(async () => (result = this.readonce ? undefined : await send()));
+      if (!this.answerRead) await this.firstCall.run(async () => (result = this.answerRead ? undefined : await send()));
       result ??= await send();
       call.answered = true;
       this.run.unitsSpent += 1;
@@ -332,7 +332,7 @@ export class Verifier {
   private async readable(answer: Promise<VerifyAnswer>): Promise<VerifyAnswer> {
     try {
       const result = await answer;
-      this.readonce = true;
+      this.answerRead = true;
       return result;
     } catch (error) {
       if (error instanceof MalformedResponseError) this.unreadable ??= error;
