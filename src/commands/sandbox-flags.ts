@@ -30,16 +30,12 @@ import { formatCount } from '../ui/format-count.js';
 /** DEFAULT_LATENCY_SPIKE_RATE of src/sandbox/options.ts, copied for start-up (README "Start-up"). */
 export const DEFAULT_SPIKE_RATE_TEXT = '0.1';
 
-const optionalCount = (zod: typeof import('zod').z) => zod.number().optional();
-const off = (zod: typeof import('zod').z) => zod.boolean().default(false);
-
 export const SANDBOX_FLAGS = [
   defineFlag({
     name: 'host',
     flags: '--host <address>',
     help: 'address to listen on (loopback only unless --public)',
     default: DEFAULT_HOST,
-    schema: (z) => z.string(),
   }),
   defineFlag({
     name: 'port',
@@ -47,7 +43,6 @@ export const SANDBOX_FLAGS = [
     help: 'port to listen on; 0 picks a free port',
     parse: integerInRange('--port', 0, MAX_PORT),
     default: DEFAULT_PORT,
-    schema: (z) => z.number(),
   }),
   defineFlag({
     name: 'companies',
@@ -55,7 +50,6 @@ export const SANDBOX_FLAGS = [
     help: `companies in the dataset, 1 to ${formatCount(MAX_COMPANIES)}`,
     parse: integerInRange('--companies', 1, MAX_COMPANIES),
     default: DEFAULT_COMPANIES,
-    schema: (z) => z.number(),
   }),
   defineFlag({
     name: 'seed',
@@ -63,7 +57,6 @@ export const SANDBOX_FLAGS = [
     help: 'dataset seed: the same seed gives the same data',
     parse: integerInRange('--seed', 0, MAX_SEED),
     default: DEFAULT_SEED,
-    schema: (z) => z.number(),
   }),
   defineFlag({
     name: 'asOf',
@@ -72,14 +65,12 @@ export const SANDBOX_FLAGS = [
       'snapshot day YYYY-MM-DD: contact dates are relative to it, companies are the crawl of its month ' +
       '(default: today, UTC, and the reference crawl)',
     parse: isoDay,
-    schema: (z) => z.string().optional(),
   }),
   defineFlag({
     name: 'latency',
     flags: '--latency <ms>',
     help: 'delay added before every API response',
     parse: integerInRange('--latency', 0, MAX_LATENCY_MS),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'failRate',
@@ -88,7 +79,6 @@ export const SANDBOX_FLAGS = [
       'share of API requests (0 to 1) that fail, each with a kind drawn from --faults, reproducibly from the fault ' +
       'seed',
     parse: probability('--fail-rate'),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'faults',
@@ -97,42 +87,36 @@ export const SANDBOX_FLAGS = [
       `comma-separated fault kinds --fail-rate draws from, or all (default: ${DEFAULT_FAULT_KINDS.join(',')}; ` +
       `kinds below)`,
     parse: faultKinds,
-    schema: (z) => z.array(z.custom<FaultKindName>()).optional(),
   }),
   defineFlag({
     name: 'faultSeed',
     flags: '--fault-seed <n>',
     help: 'seed of which requests fail and how (default: --seed): other faults, same data',
     parse: integerInRange('--fault-seed', 0, MAX_SEED),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'faultsAfter',
     flags: '--faults-after <n>',
     help: 'serve the first N API requests without faults or spikes (a service that goes down mid-run)',
     parse: integerInRange('--faults-after', 0),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'latencySpike',
     flags: '--latency-spike <ms>',
     help: 'add this delay, on top of --latency, to a share of API requests',
     parse: integerInRange('--latency-spike', 1, MAX_LATENCY_MS),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'latencySpikeRate',
     flags: '--latency-spike-rate <p>',
     help: `share of API requests (0 to 1) that get --latency-spike (default: ${DEFAULT_SPIKE_RATE_TEXT})`,
     parse: probability('--latency-spike-rate'),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'rateLimit',
     flags: '--rate-limit <n>',
     help: 'requests per second per key; more are answered 429 with Retry-After',
     parse: integerInRange('--rate-limit', 1, 1_000_000),
-    schema: optionalCount,
   }),
   defineFlag({
     name: 'recordTraffic',
@@ -140,7 +124,6 @@ export const SANDBOX_FLAGS = [
     help:
       `list in ${STATS_PATH} every domain /contacts was asked for and every address a unit was charged for (grows ` +
       `with every call)`,
-    schema: off,
   }),
   defineFlag({
     name: 'ignoreIdempotency',
@@ -148,7 +131,6 @@ export const SANDBOX_FLAGS = [
     help:
       'charge every answered /verify call, Idempotency-Key or not, and never confirm a key: a service without ' +
       'idempotency',
-    schema: off,
   }),
   defineFlag({
     name: 'lieAboutIdempotency',
@@ -156,26 +138,22 @@ export const SANDBOX_FLAGS = [
     help:
       'charge every answered /verify call as --ignore-idempotency does, yet answer each with ' +
       'Idempotent-Replayed: false, as if the key were honoured: a service that lies',
-    schema: off,
   }),
   defineFlag({
     name: 'variant',
     flags: '--variant <name>',
     help: 'play a service that decided an open point of the contract otherwise (repeatable; names below)',
     parse: variantNames,
-    schema: (z) => z.array(z.custom<VariantName>()).optional(),
   }),
   defineFlag({
     name: 'contract',
     flags: '--contract <file>',
     help: 'the variants to play, from a JSON file: {"variants": ["paging-link-header", ...]}',
-    schema: (z) => z.string().optional(),
   }),
   defineFlag({
     name: 'public',
     flags: '--public',
     help: 'allow a non-loopback --host (the sandbox keys are public: anyone who reaches it can use it)',
-    schema: off,
   }),
 ] as const;
 

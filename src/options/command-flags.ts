@@ -139,7 +139,6 @@ export const DOCTOR_FLAGS = [
     name: 'verify',
     flags: '--verify <address>',
     help: 'also check the verify endpoint with this one address: one paid unit, asked first, kept in the ledger',
-    schema: (z) => z.string().optional(),
   }),
   defineFlag({ ...flag.YES, help: 'with --verify: pay the one unit without asking (a pipe or cron needs it)' }),
 ] as const;
@@ -159,7 +158,6 @@ export const STATE_RESET_FLAGS = [
     name: 'forgetExports',
     flags: '--forget-exports',
     help: 'also forget which leads the job exported, so --only-new hands them out again (asked first)',
-    schema: (z) => z.boolean().default(false),
   }),
   defineFlag({ ...flag.YES, help: 'with --forget-exports: do it without asking (a pipe or cron needs it)' }),
   flag.FORMAT,
@@ -182,7 +180,7 @@ export const COUNT_FLAGS = [
 /** The flags whose default the config file may set (src/config/defaults.ts), once each. */
 export const CONFIGURABLE_FLAGS: readonly Flag[] = [
   ...new Map(
-    [COMPANIES_FLAGS, CONTACTS_FLAGS, VERIFY_FLAGS, PIPELINE_FLAGS, COUNT_FLAGS]
+    ([COMPANIES_FLAGS, CONTACTS_FLAGS, VERIFY_FLAGS, PIPELINE_FLAGS, COUNT_FLAGS] as readonly (readonly Flag[])[])
       .flat()
       .filter((each) => each.config !== undefined)
       .map((each) => [each.name, each]),

@@ -1,14 +1,16 @@
 /**
  * Every flag, declared once (src/options/flag.ts): commander builds the option from it and the job
- * its zod schema (a start-up module: README "Start-up"). The program's own flags are here too; its
+ * its zod schema from its form (a start-up module: README "Start-up"). The program's own flags are here too; its
  * run reads them as GlobalOptions (src/runtime/context.ts). Not here: `prospect sandbox`'s flags,
  * declared the same way beside their command (src/commands/sandbox-flags.ts), because this folder
  * may not reach the sandbox (a separate program, .dependency-cruiser.cjs), whose defaults they show.
  */
-import type { z } from 'zod';
 import { MAX_COMPANIES_PER_PAGE, MAX_CONTACTS_PER_CALL } from '../api/limits.js';
 import { RETRY_DEFAULTS } from '../api/retry.js';
-import { defineFlag } from './flag.js';
+import type { ZodPipe, ZodOptional, ZodString, ZodTransform } from 'zod';
+import { defineFlag, type Zod } from './flag.js';
+
+type StdoutDash = ZodPipe<ZodOptional<ZodString>, ZodTransform<string | undefined, string | undefined>>;
 import {
   collect,
   concurrencyValue,
@@ -18,14 +20,6 @@ import {
   verifyBudgetValue,
 } from './values.js';
 
-type Zod = typeof z;
-const optionalText = (zod: Zod) => zod.string().optional();
-const list = (zod: Zod) => zod.array(zod.string());
-const optionalCount = (zod: Zod) => zod.number().int().optional();
-const count = (zod: Zod) => zod.number().int();
-/** A switch: absent is false (commander leaves it undefined, and shows no default in the help). */
-const off = (zod: Zod) => zod.boolean().default(false);
-
 // The program's own flags, given before or after any command (src/cli.ts adds them, in this order).
 
 /** The in-process sandbox instead of a service: no key, no address, nothing paid. */
@@ -33,7 +27,6 @@ export const SANDBOX = defineFlag({
   name: 'sandbox',
   flags: '--sandbox',
   help: 'run against an in-process sandbox with generated data (no key needed, nothing paid)',
-  schema: (z) => z.boolean().optional(),
 });
 /** PLANS of src/sandbox/auth.ts, copied: this folder may not reach the sandbox (a test pins the two equal). */
 const SANDBOX_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
@@ -43,21 +36,18 @@ export const SANDBOX_PLAN = defineFlag({
   help: 'the sandbox key to use',
   choices: SANDBOX_PLANS,
   default: 'growth',
-  schema: (z) => z.enum(SANDBOX_PLANS),
 });
 /** Set by the flag, else PROSPECT_BASE_URL, else the config key (src/config/precedence.ts). */
 export const BASE_URL = defineFlag({
   name: 'baseUrl',
   flags: '--base-url <url>',
   help: 'service address (default: PROSPECT_BASE_URL or the config file)',
-  schema: optionalText,
 });
 export const PAGE_SIZE = defineFlag({
   name: 'pageSize',
   flags: '--page-size <n>',
   help: `companies per request, 1 to ${MAX_COMPANIES_PER_PAGE} (smaller pages: more, smaller checkpoints)`,
   parse: integerInRange('--page-size', 1, MAX_COMPANIES_PER_PAGE),
-  schema: optionalCount,
 });
 /** In seconds; the client takes milliseconds (src/runtime/api-client.ts). */
 export const TIMEOUT = defineFlag({
@@ -66,7 +56,6 @@ export const TIMEOUT = defineFlag({
   help: 'give up on one request after this long (it is then retried); a connection gets at most 10 s of it',
   parse: integerInRange('--timeout', 1, 600),
   default: RETRY_DEFAULTS.timeoutMs / 1000,
-  schema: count,
 });
 export const MAX_RETRIES = defineFlag({
   name: 'maxRetries',
@@ -74,7 +63,6 @@ export const MAX_RETRIES = defineFlag({
   help: 'retries of a failed request (network, 408, 5xx) before exit 5; a 429 waits its Retry-After and uses none',
   parse: integerInRange('--max-retries', 0, 20),
   default: RETRY_DEFAULTS.maxRetries,
-  schema: count,
 });
 /**
  * The cap on one answer's decoded size (src/api/limits.ts). Set by the flag, else PROSPECT_MAX_ANSWER_SIZE,
@@ -85,26 +73,22 @@ export const MAX_ANSWER_SIZE = defineFlag({
   flags: '--max-answer-size <MiB>',
   help: 'refuse an answer larger than this once decoded, 1 to 512 (default: 64, or PROSPECT_MAX_ANSWER_SIZE)',
   parse: maxAnswerSizeValue('--max-answer-size'),
-  schema: optionalCount,
 });
 export const VERBOSE = defineFlag({
   name: 'verbose',
   flags: '-v, --verbose',
   help: 'summaries and warnings on stderr even when it is not a terminal',
-  schema: (z) => z.boolean().optional(),
 });
 export const QUIET = defineFlag({
   name: 'quiet',
   flags: '-q, --quiet',
   help: 'nothing on stderr but errors',
-  schema: (z) => z.boolean().optional(),
 });
 /** PROSPECT_DEBUG=1 turns it on too (src/runtime/context.ts). */
 export const DEBUG = defineFlag({
   name: 'debug',
   flags: '--debug',
   help: 'log every request (key redacted) and show stack traces',
-  schema: (z) => z.boolean().optional(),
 });
 
 // Output: every command that writes.
@@ -114,7 +98,6 @@ export const FORMAT = defineFlag({
   flags: '-f, --format <format>',
   help: 'csv, json, ndjson, table or xlsx (default: table on a terminal, csv otherwise)',
   config: { key: 'format', yieldsTo: 'output' },
-  schema: optionalText,
 });
 export const OUTPUT = defineFlag({
   name: 'output',
@@ -123,7 +106,7 @@ export const OUTPUT = defineFlag({
     'write to FILE atomically (a failed run leaves no partial file); - is stdout, a device or FIFO is ' +
     'written directly',
   // `-o -` is stdout, as for most programs that take a file name.
-  schema: (z) =>
+  schema: (z: Zod): StdoutDash =>
     z
       .string()
       .optional()
@@ -133,13 +116,11 @@ export const COLUMNS = defineFlag({
   name: 'columns',
   flags: '--columns <list>',
   help: 'columns to keep, in order; source:Header renames one (docs/crm-import.md)',
-  schema: optionalText,
 });
 export const ESCAPE_FORMULAS = defineFlag({
   name: 'escapeFormulas',
   flags: '--no-escape-formulas',
   help: "do not prefix cells that start with = + - @ with ' (spreadsheet formula guard)",
-  schema: (z) => z.boolean(),
 });
 export const BOM = defineFlag({
   name: 'bom',
@@ -147,7 +128,6 @@ export const BOM = defineFlag({
   help:
     'start a CSV with a UTF-8 byte-order mark, so Excel on Windows reads accents right ' +
     '(Procházka, not ProchÃ¡zka)',
-  schema: off,
 });
 /**
  * CRM contact and lead importers are what presets are for. The names are copied from src/io/presets.ts
@@ -157,20 +137,17 @@ export const PRESET = defineFlag({
   name: 'preset',
   flags: '--preset <crm>',
   help: 'headers a CRM importer maps by default: hubspot or salesforce; --columns adjusts them',
-  schema: optionalText,
 });
 export const SUMMARY = defineFlag({
   name: 'summary',
   flags: '--summary <file>',
   help: 'write a JSON record of the run to FILE (the fields of FILE.meta.json: docs/run-record.md)',
-  schema: optionalText,
 });
 /** An empty result is exit 3 without it. */
 export const ALLOW_EMPTY = defineFlag({
   name: 'allowEmpty',
   flags: '--allow-empty',
   help: 'when nothing matches (no row to write), write an empty result and exit 0 instead of exit 3',
-  schema: off,
 });
 
 // Company filters: companies, count, pipeline (src/core/companies/filters.ts).
@@ -181,7 +158,6 @@ export const TECHNOLOGY = defineFlag({
   help: 'a technology the company runs (repeatable: all must match)',
   parse: collect,
   default: [],
-  schema: list,
 });
 export const NOT_TECHNOLOGY = defineFlag({
   name: 'notTechnology',
@@ -189,7 +165,6 @@ export const NOT_TECHNOLOGY = defineFlag({
   help: 'a technology the company must not run (repeatable)',
   parse: collect,
   default: [],
-  schema: list,
 });
 export const EMPLOYEE_RANGE = defineFlag({
   name: 'employeeRange',
@@ -197,7 +172,6 @@ export const EMPLOYEE_RANGE = defineFlag({
   help: 'employee range: 11-500 (covers 11-50, 51-200, 201-500) or 500+; a list or repeated: any of them',
   parse: collect,
   default: [],
-  schema: list,
 });
 export const COUNTRY = defineFlag({
   name: 'country',
@@ -205,7 +179,6 @@ export const COUNTRY = defineFlag({
   help: 'country name or ISO code, e.g. "united states", US, UK, Deutschland (repeatable: any of them)',
   parse: collect,
   default: [],
-  schema: list,
 });
 export const INDUSTRY = defineFlag({
   name: 'industry',
@@ -215,7 +188,6 @@ export const INDUSTRY = defineFlag({
     '(repeatable: any of them); checked on each row before any contacts call',
   parse: collect,
   default: [],
-  schema: list,
 });
 /** The service lists sites of rank 1 to 1,000,000 only (spec §1.5). */
 export const MAX_RANK = defineFlag({
@@ -223,14 +195,12 @@ export const MAX_RANK = defineFlag({
   flags: '--max-rank <n>',
   help: 'only companies whose popularity rank (crux_rank) is at most N, 1 to 1000000; checked on each row',
   parse: integerInRange('--max-rank', 1, 1_000_000),
-  schema: optionalCount,
 });
 export const MAX = defineFlag({
   name: 'max',
   flags: '--max <n>',
   help: 'stop after N rows',
   parse: positiveInteger('--max'),
-  schema: optionalCount,
 });
 
 // Exclusion lists (src/core/shared/exclusion.ts): a file is anything the domain or address
@@ -242,7 +212,6 @@ export const EXCLUDE_DOMAINS = defineFlag({
   help: 'leave out the companies in FILE (a CRM export with a Website column, a list, JSON; repeatable)',
   parse: collect,
   default: [],
-  schema: list,
 });
 export const EXCLUDE_EMAILS = defineFlag({
   name: 'excludeEmails',
@@ -250,13 +219,11 @@ export const EXCLUDE_EMAILS = defineFlag({
   help: 'leave out the addresses in FILE, never verified or written (an Email column, a list, JSON; repeatable)',
   parse: collect,
   default: [],
-  schema: list,
 });
 export const KEEP_EMPTY = defineFlag({
   name: 'keepEmpty',
   flags: '--keep-empty',
   help: 'also write one row for each company without a named contact (contact columns empty, email_freshness none)',
-  schema: off,
 });
 
 // Contacts: what `contacts` and `pipeline` ask for, and what they do with old addresses.
@@ -265,7 +232,6 @@ export const SENIORITY = defineFlag({
   name: 'seniority',
   flags: '-s, --seniority <list>',
   help: 'only these seniorities: cxo, vp, director, manager, staff (comma-separated)',
-  schema: optionalText,
 });
 export const LIMIT = defineFlag({
   name: 'limit',
@@ -275,14 +241,12 @@ export const LIMIT = defineFlag({
     'at any value, a lower one only costs calls; the total is --max)',
   parse: integerInRange('--limit', 1, MAX_CONTACTS_PER_CALL),
   default: MAX_CONTACTS_PER_CALL,
-  schema: count,
 });
 export const PER_COMPANY = defineFlag({
   name: 'perCompany',
   flags: '--per-company <n>',
   help: 'keep the N most useful contacts of each company: most senior, then fresh, then most recently confirmed',
   parse: positiveInteger('--per-company'),
-  schema: optionalCount,
 });
 export const DEPARTMENT = defineFlag({
   name: 'department',
@@ -290,7 +254,6 @@ export const DEPARTMENT = defineFlag({
   help:
     'only contacts in one of these departments (comma-separated, any case: sales,marketing); ' +
     'filtered after the calls, which ask for every department',
-  schema: optionalText,
 });
 export const TITLE = defineFlag({
   name: 'title',
@@ -298,7 +261,6 @@ export const TITLE = defineFlag({
   help:
     'only contacts whose title contains one of these (comma-separated, any case: "head of,director"); ' +
     'filtered after the calls, which ask for every title',
-  schema: optionalText,
 });
 export const DELIVERABLE_ONLY = defineFlag({
   name: 'deliverableOnly',
@@ -306,7 +268,6 @@ export const DELIVERABLE_ONLY = defineFlag({
   help:
     'write only rows a rep can send to: the address verified valid, or fresh and not verified, and not a ' +
     'role or disposable address; the rows left out are counted by why',
-  schema: off,
 });
 export const KEEP_CLASSES = defineFlag({
   name: 'keep',
@@ -314,7 +275,6 @@ export const KEEP_CLASSES = defineFlag({
   help:
     'with --deliverable-only: keep these email classes it leaves out, role and/or disposable ' +
     '(comma-separated: --keep role)',
-  schema: optionalText,
 });
 export const MAX_AGE = defineFlag({
   name: 'maxAge',
@@ -322,14 +282,12 @@ export const MAX_AGE = defineFlag({
   help: 'an address last seen longer ago is stale: 90d, 6m, 1y or a date',
   default: '90d',
   config: { key: 'max-age' },
-  schema: (z) => z.string(),
 });
 export const STALE = defineFlag({
   name: 'stale',
   flags: '--stale <policy>',
   help: 'what to do with stale addresses: keep, drop or verify',
   default: 'keep',
-  schema: (z) => z.string(),
 });
 export const CONCURRENCY = defineFlag({
   name: 'concurrency',
@@ -338,7 +296,6 @@ export const CONCURRENCY = defineFlag({
   parse: concurrencyValue('--concurrency'),
   default: 4,
   config: { key: 'concurrency' },
-  schema: count,
 });
 
 // Spending (src/core/verification/consent.ts): every command that verifies.
@@ -348,27 +305,23 @@ export const VERIFY_BUDGET = defineFlag({
   flags: '--verify-budget <units>',
   help: 'with --stale verify: at most this many paid verifications (oldest first)',
   parse: verifyBudgetValue('--verify-budget'),
-  schema: optionalCount,
 });
 /** Consent to spend without a question. */
 export const YES = defineFlag({
   name: 'yes',
   flags: '-y, --yes',
   help: 'with --stale verify: spend without asking (a pipe or cron needs --yes or a budget)',
-  schema: off,
 });
 export const CACHE_TTL = defineFlag({
   name: 'cacheTtl',
   flags: '--cache-ttl <age>',
   help: 'reuse verification results younger than this',
   default: '30d',
-  schema: (z) => z.string(),
 });
 export const CACHE = defineFlag({
   name: 'cache',
   flags: '--no-cache',
   help: 'do not reuse or store verification results',
-  schema: (z) => z.boolean(),
 });
 
 // Inputs of domains or addresses.
@@ -377,13 +330,11 @@ export const STRICT = defineFlag({
   name: 'strict',
   flags: '--strict',
   help: 'any invalid domain in the input is an error (exit 2) before any request',
-  schema: off,
 });
 export const DOMAINS_FILE = defineFlag({
   name: 'domainsFile',
   flags: '--domains-file <file>',
   help: 'read domains from FILE ("-" for stdin)',
-  schema: optionalText,
 });
 export const DOMAIN_COLUMN = defineFlag({
   name: 'domainColumn',
@@ -391,7 +342,6 @@ export const DOMAIN_COLUMN = defineFlag({
   help:
     "the column that holds the domain (default: domain, else a CRM's Website, Company Domain Name, " +
     'Website URL or URL)',
-  schema: optionalText,
 });
 export const KEEP_COLUMNS = defineFlag({
   name: 'keepColumns',
@@ -399,19 +349,16 @@ export const KEEP_COLUMNS = defineFlag({
   help:
     "copy these columns of the input (a companies export: industry, country, …) onto each of the company's " +
     'contacts; --preset copies company_name, industry, country and employee_range where the input has them',
-  schema: optionalText,
 });
 export const FILE = defineFlag({
   name: 'file',
   flags: '--file <file>',
   help: 'read addresses from FILE ("-" for stdin)',
-  schema: optionalText,
 });
 export const EMAIL_COLUMN = defineFlag({
   name: 'emailColumn',
   flags: '--email-column <name>',
   help: "the column that holds the address (default: business_email, email, else a CRM's Email Address)",
-  schema: optionalText,
 });
 
 // verify
@@ -422,7 +369,6 @@ export const BUDGET = defineFlag({
   flags: '--budget <units>',
   help: 'the same as --verify-budget (its older name)',
   parse: integerInRange('--budget', 0),
-  schema: optionalCount,
 });
 export const CONFIRM_OVER = defineFlag({
   name: 'confirmOver',
@@ -430,13 +376,11 @@ export const CONFIRM_OVER = defineFlag({
   help: 'on a terminal, ask only before spending more than this',
   parse: integerInRange('--confirm-over', 0),
   default: 0,
-  schema: count,
 });
 export const DRY_RUN = defineFlag({
   name: 'dryRun',
   flags: '--dry-run',
   help: 'print how many units the run would spend, and spend none',
-  schema: off,
 });
 
 // pipeline
@@ -445,13 +389,11 @@ export const STATE = defineFlag({
   name: 'state',
   flags: '--state <dir>',
   help: 'keep a checkpoint, the exported leads and paid verifications in DIR',
-  schema: optionalText,
 });
 export const ONLY_NEW = defineFlag({
   name: 'onlyNew',
   flags: '--only-new',
   help: 'with --state: write only leads that no earlier successful run exported',
-  schema: off,
 });
 
 // count
@@ -462,13 +404,11 @@ export const CHANGES = defineFlag({
   help:
     'with --state: write what changed since the last complete listing of the same filters ' +
     '(columns change, technologies_added, technologies_removed, first_seen, previous_snapshot)',
-  schema: off,
 });
 export const CHANGE = defineFlag({
   name: 'change',
   flags: '--change <kinds>',
   help: 'with --changes: keep these kinds only: new, changed, gone (comma-separated; default new,changed,gone)',
-  schema: optionalText,
 });
 export const BY = defineFlag({
   name: 'by',
@@ -476,7 +416,6 @@ export const BY = defineFlag({
   help:
     'break the set down by country, employee_range, industry, technology or category; or by change ' +
     '(with --state: new, changed, gone since the last complete listing, and the technologies most added and removed)',
-  schema: optionalText,
 });
 export const TOP = defineFlag({
   name: 'top',
@@ -486,5 +425,4 @@ export const TOP = defineFlag({
     '(by technology: the companies that run none of the N) (0: all)',
   parse: integerInRange('--top', 0),
   default: 10,
-  schema: count,
 });

@@ -62,6 +62,11 @@ describe("the program's own flags", () => {
     const command = addFlags(new Command().exitOverride(), lists.GLOBAL_FLAGS).action(() => {});
     command.parse([], { from: 'user' });
     expect(command.opts()).toEqual({ sandboxPlan: 'growth', timeout: 30, maxRetries: 5 });
-    expect(z.object(flagShape(lists.GLOBAL_FLAGS)).parse(command.opts())).toEqual(command.opts());
+    // A job's schema of the same flags: the defaults, and each absent switch false.
+    const switchesOff = { sandbox: false, verbose: false, quiet: false, debug: false };
+    expect(z.object(flagShape(lists.GLOBAL_FLAGS)).parse(command.opts())).toEqual({
+      ...command.opts(),
+      ...switchesOff,
+    });
   });
 });
