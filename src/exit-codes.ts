@@ -48,7 +48,7 @@ const TRY_LATER = 'Try again later; check the service status.';
 type Hint = string | ((error: RequestError) => string | undefined);
 /** What a failure means for the person and for cron: its exit code (default 5) and what to do. */
 interface Advice {
-  exit?: ExitCodeValue | ((error: RequestError) => ExitCodeValue);
+  exit?: ExitCodeValue;
   hint?: Hint;
 }
 
@@ -61,7 +61,9 @@ const REQUEST_FAILURES: { readonly [K in FailureKind]: Advice } = {
   auth: { exit: ExitCode.auth, hint: KEY_HINT },
   plan: { exit: ExitCode.auth, hint: 'Use a key on a plan that includes this endpoint, or try --sandbox.' },
   forbidden: { exit: ExitCode.auth },
-  unanswerable: { exit: unanswerableExit, hint: unanswerableHint },
+  unanswerable: { exit: ExitCode.unanswerable, hint: unanswerableHint },
+  // A name the service does not know: a typo, exit 2 like any bad value, never "nobody matched" (3).
+  refused_value: { exit: ExitCode.usage, hint: unanswerableHint },
   unreadable_refusal: {
     hint:
       'This is the service breaking its contract, or wording its errors in a way prospect does not read; ' +
@@ -139,27 +141,12 @@ const REQUEST_FAILURES: { readonly [K in FailureKind]: Advice } = {
   aborted: { exit: ExitCode.interrupted },
 };
 
-/**
- * The service's 422 codes that say the request names something that does not exist (contract row 7):
- * a typo on the command line, exit 2 like any bad value, never "nobody matched" (3) that --allow-empty
- * would turn into an empty success.
- */
-const INPUT_REFUSALS: ReadonlySet<string> = new Set([
-  'unknown_technology',
-  'unknown_country',
-  'unknown_employee_range',
-  'contradictory_filters',
-]);
-
-function unanswerableExit(error: RequestError): ExitCodeValue {
-  return error.code !== undefined && INPUT_REFUSALS.has(error.code) ? ExitCode.usage : ExitCode.unanswerable;
-}
-
 /** `suggestions` and `valid_values` (contract row 7) become a hint, unless the reason names them already. */
 function unanswerableHint(error: RequestError): string | undefined {
-  const [label, values] = Array.isArray(error.details.suggestions) && error.details.suggestions.length > 0
-    ? ['Closest names', error.details.suggestions]
-    : ['Valid values', error.details.valid_values];
+  const [label, values] =
+    Array.isArray(error.details.suggestions) && error.details.suggestions.length > 0
+      ? ['Closest names', error.details.suggestions]
+      : ['Valid values', error.details.valid_values];
   if (Array.isArray(values) && values.length > 0) {
     if (values.every((item) => error.reason.includes(String(item)))) return undefined;
     return `${label}: ${values.map((item) => displaySafe(String(item))).join(', ')}.`;
@@ -172,8 +159,7 @@ function unanswerableHint(error: RequestError): string | undefined {
 /** src/api names the setting that adapts to a service that decided an open point otherwise; here, how to set it. */
 function contractHint(error: RequestError): string | undefined {
   const setting = error.details.setting;
-  if (error.code !== 'contract_differs' || typeof setting !== 'string' || !/^[a-z-]+$/.test(setting))
-    return error.hint;
+  if (error.code !== 'contract_differs' || typeof setting !== 'string' || !/^[a-z-]+$/.test(setting)) return error.hint;
   const how = `\`prospect config set ${setting} VALUE\` or PROSPECT_${setting.toUpperCase().replaceAll('-', '_')}`;
   return `${error.hint ?? `Set ${setting}.`} (${how}.)`;
 }
@@ -195,7 +181,7 @@ function requestFailure(error: RequestError): { message: string; hint?: string |
   return {
     message: error.message,
     hint: typeof hint === 'function' ? hint(error) : (hint ?? error.hint),
-    exitCode: typeof exit === 'function' ? exit(error) : exit,
+    exitCode: exit,
   };
 }
 

@@ -20,8 +20,8 @@ import { isRetryableStatus } from './retry.js';
 // Error bodies
 
 export interface ParsedErrorBody {
-  code?: string;
-  reason?: string;
+  code?: string | undefined;
+  reason?: string | undefined;
   details: Record<string, unknown>;
   /** Where the code and reason were read, when not the contract's `{"error":{…}}` (what doctor reports). */
   shape?: 'error text' | 'errors array' | 'top-level fields' | 'no JSON';
@@ -29,14 +29,10 @@ export interface ParsedErrorBody {
 
 const MAX_REASON_LENGTH = 300;
 
-/** Reasons go into one-line messages: collapse whitespace and keep them short. */
-function oneLine(text: string): string {
-  const collapsed = displaySafe(text.replace(/\s+/g, ' ')).trim();
-  return shorten(collapsed, MAX_REASON_LENGTH);
-}
-
+/** A non-empty string as one short line of plain text: reasons go into one-line messages. */
 function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? oneLine(value) : undefined;
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  return shorten(displaySafe(value.replace(/\s+/g, ' ')).trim(), MAX_REASON_LENGTH);
 }
 
 /**
@@ -72,11 +68,11 @@ export function parseErrorBody(bodyText: string): ParsedErrorBody {
 /** Code, reason and the rest of one error object, whichever of the common field names it uses. */
 function fieldsOf(error: Record<string, unknown>): ParsedErrorBody {
   const { code, reason, message, detail, title, type, status: _status, ...details } = error;
-  return withoutUndefined({
+  return {
     code: nonEmptyString(code) ?? codeOfProblemType(type),
     reason: nonEmptyString(reason) ?? nonEmptyString(message) ?? nonEmptyString(detail) ?? nonEmptyString(title),
     details,
-  });
+  };
 }
 
 /** RFC 9457 `type`: `https://…/problems/unknown-technology` → `unknown_technology`; `about:blank` says nothing. */
@@ -85,17 +81,6 @@ function codeOfProblemType(type: unknown): string | undefined {
   const slug = type.split(/[/#]/).filter(Boolean).at(-1) ?? '';
   const code = slug.toLowerCase().replace(/[-\s]+/g, '_');
   return /^[a-z][a-z0-9_]{0,63}$/.test(code) ? code : undefined;
-}
-
-function withoutUndefined(parsed: {
-  code: string | undefined;
-  reason: string | undefined;
-  details: Record<string, unknown>;
-}): ParsedErrorBody {
-  const result: ParsedErrorBody = { details: parsed.details };
-  if (parsed.code !== undefined) result.code = parsed.code;
-  if (parsed.reason !== undefined) result.reason = parsed.reason;
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +145,7 @@ function originOf(location: string): string | undefined {
   }
 }
 
-/** The 422 codes of the contract (row 7): the CLI reads all but `no_match` as input errors. */
+/** The 422 codes of the contract (row 7): all but `no_match` refuse a value of the request. */
 const CONTRACT_422_CODES: ReadonlySet<string> = new Set([
   'no_match',
   'unknown_technology',
@@ -206,7 +191,8 @@ function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit): Reque
   const code = contractCodeOf422(body);
   if (body.reason === undefined || code === undefined) return failure('unreadable_refusal', init, words);
   const serviceCode = code !== body.code && body.code !== undefined ? { service_code: body.code } : {};
-  return failure('unanswerable', { ...init, code, details: { ...init.details, ...serviceCode } }, words);
+  const kind = code === 'no_match' ? 'unanswerable' : 'refused_value';
+  return failure(kind, { ...init, code, details: { ...init.details, ...serviceCode } }, words);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,9 +273,18 @@ export function retriesExhaustedError(
 }
 
 /** A request the service kept answering 429 (rate limited) although everyone waited as it asked. */
-export function rateLimitedError(endpoint: string, attempts: number, service: string, last: RequestError): RequestError {
+export function rateLimitedError(
+  endpoint: string,
+  attempts: number,
+  service: string,
+  last: RequestError,
+): RequestError {
   const { reason, status, code, details } = last;
-  return failure('rate_limited', { endpoint, attempts, reason, status, code, details, retryable: true }, { where: service });
+  return failure(
+    'rate_limited',
+    { endpoint, attempts, reason, status, code, details, retryable: true },
+    { where: service },
+  );
 }
 
 export function retryAfterTooLongError(
@@ -328,6 +323,13 @@ export function answerRefusedError(
   capBytes: number,
   status: number | undefined,
 ): RequestError {
-  const init = { endpoint, attempts, status, code: refused.code, reason: refused.message, details: { cap_bytes: capBytes } };
+  const init = {
+    endpoint,
+    attempts,
+    status,
+    code: refused.code,
+    reason: refused.message,
+    details: { cap_bytes: capBytes },
+  };
   return failure('answer_refused', init, { what: refused.message });
 }

@@ -13,6 +13,7 @@ export type FailureKind =
   | 'plan'
   | 'forbidden'
   | 'unanswerable'
+  | 'refused_value'
   | 'unreadable_refusal'
   | 'bad_request'
   | 'not_found'

@@ -57,6 +57,10 @@ const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Me
     UnanswerableError,
     (f) => `the service would not answer this request (422${f.serviceCode ? ` ${f.serviceCode}` : ''}): ${f.said}`,
   ],
+  refused_value: [
+    UnanswerableError,
+    (f) => `the service would not answer this request (422${f.serviceCode ? ` ${f.serviceCode}` : ''}): ${f.said}`,
+  ],
   unreadable_refusal: [
     MalformedResponseError,
     (f) =>
@@ -78,7 +82,10 @@ const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Me
   ],
   unavailable: [ServiceError, (f) => `the service failed to answer ${f.endpoint} (${statusOf(f)})${said(f)}`],
   // Any other status (405, 409, 413, 2xx oddities...): prospect and the service disagree about the protocol.
-  unexpected_status: [ServiceError, (f) => `the service refused the request to ${f.endpoint} (${statusOf(f)})${said(f)}`],
+  unexpected_status: [
+    ServiceError,
+    (f) => `the service refused the request to ${f.endpoint} (${statusOf(f)})${said(f)}`,
+  ],
   rate_limited: [
     ServiceError,
     (f) =>
@@ -108,10 +115,7 @@ const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Me
   tls_not_tls: [ServiceError, untrusted],
   tls_old_version: [ServiceError, untrusted],
   tls_failed: [ServiceError, untrusted],
-  tls_client_certificate: [
-    ServiceError,
-    (f) => `cannot connect to ${service(f.where)}: ${f.what} (TLS: ${f.code})`,
-  ],
+  tls_client_certificate: [ServiceError, (f) => `cannot connect to ${service(f.where)}: ${f.what} (TLS: ${f.code})`],
   proxy_dns: [
     ServiceError,
     (f) => `the proxy ${f.proxy} found no host ${f.where?.replace(/:\d+$/, '')} (${f.status} ERR_DNS_FAIL)`,

@@ -62,15 +62,24 @@ const WRAPPER_CODES = new Set(['UND_ERR_CONNECT', 'UND_ERR_ABORTED', 'UND_ERR_PR
 /**
  * The code that says what happened. A TLS alert anywhere in the chain wins: under TLS 1.3 a server
  * that demands a client certificate says so after the handshake, and undici reports the closed socket.
+ * Otherwise the outermost code that is not a wrapper's, else the innermost error's.
  */
 function errorCode(error: unknown): string | undefined {
-  const tls = causes(error)
-    .map((each) => ((tlsAlertBehind(each) ?? each) as { code?: unknown }).code)
-    .find((code): code is string => typeof code === 'string' && isTlsFailureCode(code));
-  return tls ?? outermostCode(error);
+  const chain = causes(error);
+  const codes = chain.map(codeOf).filter((code) => code !== undefined);
+  const tls = chain.map((each) => codeOf(tlsAlertBehind(each) ?? each)).find((code) => code && isTlsFailureCode(code));
+  return tls ?? codes.find((code) => !WRAPPER_CODES.has(code)) ?? codeOf(chain.at(-1));
 }
 
-/** The error and what it wraps (cause, and the first of an AggregateError), outermost first. */
+function codeOf(error: object | undefined): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * The error and what it wraps (cause, and the first of an AggregateError: happy-eyeballs connects,
+ * localhost → ::1 and 127.0.0.1, fail with one), outermost first.
+ */
 function causes(error: unknown): object[] {
   const chain: object[] = [];
   for (let each = error; each !== null && typeof each === 'object' && chain.length < 8;) {
@@ -84,17 +93,6 @@ function causes(error: unknown): object[] {
 /** Whether the failure was met on the way to the proxy (dispatcher.ts marks those), not to the service. */
 function metAtProxy(error: unknown): boolean {
   return causes(error).some((each) => (each as { [AT_PROXY]?: boolean })[AT_PROXY] === true);
-}
-
-function outermostCode(error: unknown): string | undefined {
-  if (error === null || typeof error !== 'object') return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && !WRAPPER_CODES.has(code)) return code;
-  // Happy-eyeballs connects (localhost → ::1 and 127.0.0.1) fail with an AggregateError.
-  const first = (error as { errors?: unknown }).errors;
-  if (Array.isArray(first)) return outermostCode(first[0]);
-  const cause = (error as { cause?: unknown }).cause;
-  return cause !== undefined ? outermostCode(cause) : typeof code === 'string' ? code : undefined;
 }
 
 export interface TransportFacts {
@@ -142,10 +140,7 @@ export function describeTransportFailure(
     return { kind: 'final', error: new Error(`invalid request to the service: ${message}`, { cause: error }) };
   if (verdict === 'final' && code !== undefined && isTlsFailureCode(code)) {
     const atProxy = facts.proxy !== undefined && metAtProxy(error);
-    return {
-      kind: 'final',
-      error: tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, error),
-    };
+    return { kind: 'final', error: tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, error) };
   }
   const proxyStatus = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(message);
   if (facts.proxy !== undefined && proxyStatus)
@@ -161,9 +156,10 @@ export function describeTransportFailure(
     return { kind: 'network', failureClass: 'proxy', where: proxyWhere(facts.proxy), description, cause: error };
   }
   if (verdict === 'final') {
+    const what = `${failureClass}: ${description}`;
     return {
       kind: 'final',
-      error: failure('unreachable', { reason: description, code, cause: error }, { where, what: `${failureClass}: ${description}` }),
+      error: failure('unreachable', { reason: description, code, cause: error }, { where, what }),
     };
   }
   return { kind: 'network', failureClass, where, description, cause: error };
