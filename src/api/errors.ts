@@ -7,85 +7,45 @@
  */
 
 /** Every way a request can fail; failures.ts has the message of each, src/exit-codes.ts the CLI's advice. */
-export type FailureKind =
-  // The service answered with a status that refuses the request.
-  | 'auth'
-  | 'plan'
-  | 'forbidden'
-  | 'unanswerable'
-  | 'refused_value'
-  | 'unreadable_refusal'
-  | 'bad_request'
-  | 'not_found'
-  | 'redirect'
-  | 'client_certificate'
-  | 'unavailable'
-  | 'unexpected_status'
-  // Given up on after retries, by the last failure.
-  | 'rate_limited'
-  | 'wait_too_long'
-  | 'status'
-  | 'dns'
-  | 'refused'
-  | 'connection'
-  | 'proxy_unreachable'
-  | 'timeout'
-  | 'connecting'
-  | 'answer_lost'
-  // Final at the first attempt.
-  | 'unreachable'
-  | 'tls_untrusted'
-  | 'tls_expired'
-  | 'tls_not_yet_valid'
-  | 'tls_hostname'
-  | 'tls_not_tls'
-  | 'tls_old_version'
-  | 'tls_client_certificate'
-  | 'tls_failed'
-  | 'proxy_dns'
-  | 'proxy_auth'
-  | 'proxy_refused'
-  | 'answer_refused'
-  | 'malformed'
-  | 'aborted';
+export type FailureKind = StatusKind | GivenUpKind | FinalKind;
+/** The service answered a status that ends the request. */
+type StatusKind = RefusalKind | 'not_found' | 'redirect' | 'client_certificate' | 'unavailable' | 'unexpected_status';
+type RefusalKind =
+  'auth' | 'plan' | 'forbidden' | 'unanswerable' | 'refused_value' | 'unreadable_refusal' | 'bad_request';
+/** Given up on after retries: rate limits, or named by the last failure. */
+type GivenUpKind = 'rate_limited' | 'wait_too_long' | 'status' | 'answer_lost' | NoAnswerKind;
+type NoAnswerKind = 'dns' | 'refused' | 'connection' | 'proxy_unreachable' | 'timeout' | 'connecting';
+/** Final at once: asking again would meet the same host, certificate, proxy or bytes. */
+type FinalKind = 'unreachable' | TlsKind | ProxyKind | 'answer_refused' | 'malformed' | 'aborted';
+type TlsKind = CertificateKind | 'tls_not_tls' | 'tls_old_version' | 'tls_client_certificate' | 'tls_failed';
+type CertificateKind = 'tls_untrusted' | 'tls_expired' | 'tls_not_yet_valid' | 'tls_hostname';
+type ProxyKind = 'proxy_dns' | 'proxy_auth' | 'proxy_refused';
 
-export interface RequestErrorInit {
-  /** Default: the class's own kind. */
-  kind?: FailureKind;
-  /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
-  reason?: string | undefined;
-  status?: number | undefined;
-  /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
-  code?: string | undefined;
-  /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...) and facts such as `cap_bytes`. */
-  details?: Record<string, unknown>;
-  /** The endpoint as the user knows it, e.g. `/companies`. */
-  endpoint?: string | undefined;
-  /** `host:port` of the service asked; set by the client on every error a request ends in. */
-  host?: string | undefined;
-  /** How many HTTP attempts were made before giving up. */
-  attempts?: number | undefined;
-  /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
-  retryable?: boolean;
-  /** Which of the client's contract settings would read this answer (contract.ts), when one would. */
-  hint?: string | undefined;
-  cause?: unknown;
-}
+/** The facts a RequestError is built from; the kind defaults to its class's own. */
+export type RequestErrorInit = Partial<Omit<RequestError, keyof Error>> & { cause?: unknown };
 
 /** A request to the service failed: what the service or the network said. */
 export class RequestError extends Error {
   static readonly kind: FailureKind = 'unexpected_status';
   readonly kind: FailureKind;
-  // Set from the init, all at once.
-  declare readonly status?: number;
-  declare readonly code?: string;
+  // The facts below are set from the init, all at once.
+  /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
   declare readonly reason: string;
+  declare readonly status?: number | undefined;
+  /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
+  declare readonly code?: string | undefined;
+  /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...) and facts such as `cap_bytes`. */
   declare readonly details: Readonly<Record<string, unknown>>;
-  declare readonly endpoint?: string;
-  declare readonly host?: string;
-  declare readonly attempts?: number;
+  /** The endpoint as the user knows it, e.g. `/companies`. */
+  declare readonly endpoint?: string | undefined;
+  /** `host:port` of the service asked; set by the client on every error a request ends in. */
+  declare readonly host?: string | undefined;
+  /** How many HTTP attempts were made before giving up. */
+  declare readonly attempts?: number | undefined;
+  /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
   declare readonly retryable: boolean;
-  declare readonly hint?: string;
+  /** Which of the client's contract settings would read this answer (contract.ts), when one would. */
+  declare readonly hint?: string | undefined;
 
   constructor(message: string, init: RequestErrorInit = {}) {
     super(message);
