@@ -236,15 +236,11 @@ export function describeFailure(failure: LastFailure): string {
   }
 }
 
-const NETWORK_KINDS: Readonly<Record<NetworkFailureClass, FailureKind>> = {
-  DNS: 'dns',
-  refused: 'refused',
-  proxy: 'proxy_unreachable',
-  connection: 'connection',
-};
-
 function giveUpKind(last: LastFailure): FailureKind {
-  if (last.kind === 'network') return NETWORK_KINDS[last.failureClass];
+  if (last.kind === 'network')
+    return ({ DNS: 'dns', refused: 'refused', proxy: 'proxy_unreachable', connection: 'connection' } as const)[
+      last.failureClass
+    ];
   if (last.kind === 'timeout') return last.connecting === true ? 'connecting' : 'timeout';
   return last.kind === 'lost' ? 'answer_lost' : 'status';
 }
@@ -280,11 +276,8 @@ export function rateLimitedError(
   last: RequestError,
 ): RequestError {
   const { reason, status, code, details } = last;
-  return failure(
-    'rate_limited',
-    { endpoint, attempts, reason, status, code, details, retryable: true },
-    { where: service },
-  );
+  const init = { endpoint, attempts, reason, status, code, details, retryable: true };
+  return failure('rate_limited', init, { where: service });
 }
 
 export function retryAfterTooLongError(
@@ -323,13 +316,7 @@ export function answerRefusedError(
   capBytes: number,
   status: number | undefined,
 ): RequestError {
-  const init = {
-    endpoint,
-    attempts,
-    status,
-    code: refused.code,
-    reason: refused.message,
-    details: { cap_bytes: capBytes },
-  };
-  return failure('answer_refused', init, { what: refused.message });
+  const { code, message } = refused;
+  const init = { endpoint, attempts, status, code, reason: message, details: { cap_bytes: capBytes } };
+  return failure('answer_refused', init, { what: message });
 }

@@ -34,7 +34,7 @@ export class RequestError extends Error {
   declare readonly status?: number | undefined;
   /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
   declare readonly code?: string | undefined;
-  /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...) and facts such as `cap_bytes`. */
+  /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...), and `cap_bytes` and such. */
   declare readonly details: Readonly<Record<string, unknown>>;
   /** The endpoint as the user knows it, e.g. `/companies`. */
   declare readonly endpoint?: string | undefined;

@@ -49,7 +49,8 @@ const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Me
     AuthError,
     (facts) =>
       facts.endpoint === '/contacts'
-        ? "the contacts endpoint needs the Growth plan or higher; this key's plan does not include it (403 plan_required)."
+        ? 'the contacts endpoint needs the Growth plan or higher; ' +
+          "this key's plan does not include it (403 plan_required)."
         : `this key's plan does not include ${facts.endpoint} (403 plan_required)${said(facts)}`,
   ],
   forbidden: [AuthError, (f) => `the service refused this key access to ${f.endpoint} (${statusOf(f)})${said(f)}`],
