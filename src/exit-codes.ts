@@ -42,14 +42,11 @@ const KEY_HINT = 'Set PROSPECT_API_KEY (or `prospect config set api-key`), or tr
 const UNTRUSTED_HINT =
   'Set ca-file (`prospect config set ca-file PATH` or PROSPECT_CA_FILE) to the certificate of the CA that ' +
   'signed it, or add it to NODE_EXTRA_CA_CERTS.';
-const OLD_TLS_HINT = 'The service must enable TLS 1.2 or 1.3.';
-const TRY_LATER = 'Try again later; check the service status.';
 
-type Hint = string | ((error: RequestError) => string | undefined);
 /** What a failure means for the person and for cron: its exit code (default 5) and what to do. */
 interface Advice {
   exit?: ExitCodeValue;
-  hint?: Hint;
+  hint?: string | ((error: RequestError) => string | undefined);
 }
 
 /**
@@ -83,7 +80,7 @@ const REQUEST_FAILURES: { readonly [K in FailureKind]: Advice } = {
     hint: 'Another client may be using the same key; try again later, or with a lower --concurrency.',
   },
   wait_too_long: {},
-  status: { hint: TRY_LATER },
+  status: { hint: 'Try again later; check the service status.' },
   dns: { hint: "Check the host name in the base URL and this machine's DNS; behind a proxy, set HTTPS_PROXY." },
   refused: {
     hint: "Nothing accepts connections there: check the base URL's host and port, and that the service is up.",
@@ -113,7 +110,7 @@ const REQUEST_FAILURES: { readonly [K in FailureKind]: Advice } = {
       'of the name).',
   },
   tls_not_tls: { hint: 'Check the base URL: the port, and https:// against http://.' },
-  tls_old_version: { hint: OLD_TLS_HINT },
+  tls_old_version: { hint: 'The service must enable TLS 1.2 or 1.3.' },
   tls_client_certificate: {
     hint: 'prospect does not support client certificates; ask for API-key access without one.',
   },
@@ -178,11 +175,7 @@ function capInMiB(error: RequestError): number {
 /** The CLI's failure for a failed request: the library's message, and the table's exit code and hint. */
 function requestFailure(error: RequestError): { message: string; hint?: string | undefined; exitCode: ExitCodeValue } {
   const { exit = ExitCode.service, hint } = REQUEST_FAILURES[error.kind];
-  return {
-    message: error.message,
-    hint: typeof hint === 'function' ? hint(error) : (hint ?? error.hint),
-    exitCode: exit,
-  };
+  return { message: error.message, hint: typeof hint === 'function' ? hint(error) : hint, exitCode: exit };
 }
 
 /**

@@ -19,20 +19,21 @@ const map = (status: number, body: unknown = '', endpoint = '/companies') =>
 
 describe("errorFromResponse: status → class, and the CLI's exit code for it", () => {
   it.each([
-    [400, BadRequestError, ExitCode.usage],
-    [404, BadRequestError, ExitCode.usage],
-    [401, AuthError, ExitCode.auth],
-    [403, AuthError, ExitCode.auth],
-    [422, UnanswerableError, ExitCode.unanswerable],
-    [500, ServiceError, ExitCode.service],
-    [503, ServiceError, ExitCode.service],
-    [429, ServiceError, ExitCode.service],
-    [405, ServiceError, ExitCode.service],
-    [302, ServiceError, ExitCode.service],
-  ])('%i → %o', (status, cls, exitCode) => {
+    [400, BadRequestError, 'bad_request', ExitCode.usage],
+    [404, BadRequestError, 'not_found', ExitCode.usage],
+    [401, AuthError, 'auth', ExitCode.auth],
+    [403, AuthError, 'forbidden', ExitCode.auth],
+    [422, UnanswerableError, 'unanswerable', ExitCode.unanswerable],
+    [500, ServiceError, 'unavailable', ExitCode.service],
+    [503, ServiceError, 'unavailable', ExitCode.service],
+    [429, ServiceError, 'unavailable', ExitCode.service],
+    [405, ServiceError, 'unexpected_status', ExitCode.service],
+    [302, ServiceError, 'redirect', ExitCode.service],
+  ])('%i → %o', (status, cls, kind, exitCode) => {
     // A 422 needs a code the client can read as the contract's (row 7c); the others any code.
     const error = map(status, { error: { code: status === 422 ? 'no_match' : 'x', reason: 'y' } });
     expect(error).toBeInstanceOf(cls);
+    expect(error.kind).toBe(kind);
     expect(error).toBeInstanceOf(RequestError);
     expect(exitCodeOf(error)).toBe(exitCode);
     expect(error.status).toBe(status);
@@ -124,6 +125,7 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
     const error = map(422, body);
     expect(error).toBeInstanceOf(UnanswerableError);
     expect(error.code).toBe('unknown_technology');
+    expect(error.kind).toBe('refused_value');
     expect(exitCodeOf(error)).toBe(ExitCode.usage);
     expect(error.reason).not.toMatch(/^unprocessable entity$/);
   });
