@@ -1,6 +1,6 @@
 /**
  * THE table of the client's failure kinds: each kind's class and its message, a plain sentence made of
- * the facts. Errors are built here and nowhere else in src/api (but for the contract's own checks);
+ * the facts. Errors are built here and nowhere else in src/api (but for the contract's checks and aborts);
  * what the CLI does about each kind (exit code, hint) is keyed by the same kinds in src/exit-codes.ts.
  */
 import { STATUS_CODES } from 'node:http';
