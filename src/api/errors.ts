@@ -44,7 +44,7 @@ export class RequestError extends Error {
   declare readonly attempts?: number | undefined;
   /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
   declare readonly retryable: boolean;
-  /** Which of the client's contract settings would read this answer (contract.ts), when one would. */
+  /** Advice of the contract's own checks (body-check, pagination, next-page, contacts-answer): the setting to use. */
   declare readonly hint?: string | undefined;
 
   constructor(message: string, init: RequestErrorInit = {}) {
