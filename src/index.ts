@@ -40,6 +40,7 @@ export {
   type RequestEvent,
   type WaitNotice,
   type RetryPolicy,
+  type FailureKind,
   type RequestErrorInit,
   type ContractSetting,
   type ContractSettings,

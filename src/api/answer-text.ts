@@ -8,11 +8,16 @@ import { TextDecoder } from 'node:util';
 
 export type AnswerText = { ok: true; text: string } | { ok: false; problem: string };
 
-/** The `charset` parameter of a Content-Type, lower-cased; undefined when there is none. */
-export function declaredCharset(contentType: string | string[] | undefined): string | undefined {
+/** The decoder of the charset a Content-Type declares (UTF-8 when none); undefined for one Node does not know. */
+function decoderOf(headers: IncomingHttpHeaders, fatal: boolean): { charset: string; decoder?: TextDecoder } {
+  const contentType = headers['content-type'];
   const value = Array.isArray(contentType) ? contentType[0] : contentType;
-  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(value ?? '');
-  return match?.[1]?.toLowerCase();
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(value ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
+  try {
+    return { charset, decoder: new TextDecoder(charset, { fatal }) };
+  } catch {
+    return { charset };
+  }
 }
 
 /**
@@ -20,16 +25,12 @@ export function declaredCharset(contentType: string | string[] | undefined): str
  * emptied: no bytes of a 32 MiB answer stay alive beside its text while it is parsed (issue 41).
  */
 export function answerText(chunks: Buffer[], headers: IncomingHttpHeaders): AnswerText {
-  const charset = declaredCharset(headers['content-type']) ?? 'utf-8';
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(charset, { fatal: true });
-  } catch {
+  const { charset, decoder } = decoderOf(headers, true);
+  if (decoder === undefined)
     return {
       ok: false,
       problem: `an answer in a character set prospect does not know (charset=${charset.slice(0, 40)})`,
     };
-  }
   try {
     // TextDecoder drops a BOM of its own encoding; one of another (UTF-8's read as Latin-1) is left.
     return { ok: true, text: decodeAll(decoder, chunks).replace(/^\uFEFF/, '') };
@@ -40,14 +41,7 @@ export function answerText(chunks: Buffer[], headers: IncomingHttpHeaders): Answ
 
 /** The text of an error answer, only to quote it: lenient, as it is never data. Empties `chunks`. */
 export function errorAnswerText(chunks: Buffer[], headers: IncomingHttpHeaders): string {
-  const charset = declaredCharset(headers['content-type']) ?? 'utf-8';
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(charset);
-  } catch {
-    decoder = new TextDecoder('utf-8');
-  }
-  return decodeAll(decoder, chunks);
+  return decodeAll(decoderOf(headers, false).decoder ?? new TextDecoder('utf-8'), chunks);
 }
 
 /**
@@ -55,6 +49,5 @@ export function errorAnswerText(chunks: Buffer[], headers: IncomingHttpHeaders):
  * for the collector), and the array is emptied so the bytes are let go before the text is parsed.
  */
 function decodeAll(decoder: TextDecoder, chunks: Buffer[]): string {
-  const bytes = Buffer.concat(chunks.splice(0));
-  return decoder.decode(bytes);
+  return decoder.decode(Buffer.concat(chunks.splice(0)));
 }

@@ -1,92 +1,97 @@
 /**
- * Errors of the API client. They carry what happened over HTTP (status, the service's code and
- * reason, whether asking again later may help), never what the CLI does about it: the CLI maps them
- * to exit codes at its edge (exitCodeOf in src/exit-codes.ts). Each class names one kind of failure;
- * error-responses.ts builds them from what the service answered.
- *
- * Messages are sentences for a person, without a `prospect:` prefix: whoever shows them adds it.
+ * Errors of the API client, as facts: the kind of failure, and what is known of it (endpoint,
+ * host:port, status, the service's code and reason, attempts). Never what the CLI does about it: the
+ * CLI maps each kind to an exit code and a hint at its edge (src/exit-codes.ts). failures.ts builds
+ * them, each kind with its message: a plain sentence without a `prospect:` prefix.
  * This module imports nothing, so the CLI's start (which maps errors) loads no HTTP code.
  */
-export interface RequestErrorInit {
-  /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
-  reason?: string | undefined;
-  status?: number | undefined;
-  /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
-  code?: string | undefined;
-  /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...). */
-  details?: Record<string, unknown>;
-  /** The endpoint as the user knows it, e.g. `/companies`. */
-  endpoint?: string | undefined;
-  /** `host:port` of the service asked; set by the client on every error a request ends in. */
-  host?: string | undefined;
-  /** How many HTTP attempts were made before giving up. */
-  attempts?: number | undefined;
-  /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
-  retryable?: boolean;
-  hint?: string | undefined;
-  cause?: unknown;
-}
+
+/** Every way a request can fail; failures.ts has the message of each, src/exit-codes.ts the CLI's advice. */
+export type FailureKind = StatusKind | GivenUpKind | FinalKind;
+/** The service answered a status that ends the request. */
+type StatusKind = RefusalKind | 'not_found' | 'redirect' | 'client_certificate' | 'unavailable' | 'unexpected_status';
+type RefusalKind =
+  'auth' | 'plan' | 'forbidden' | 'unanswerable' | 'refused_value' | 'unreadable_refusal' | 'bad_request';
+/** Given up on after retries: rate limits, or named by the last failure. */
+type GivenUpKind = 'rate_limited' | 'wait_too_long' | 'status' | 'answer_lost' | NoAnswerKind;
+type NoAnswerKind = 'dns' | 'refused' | 'connection' | 'proxy_unreachable' | 'timeout' | 'connecting';
+/** Final at once: asking again would meet the same host, certificate, proxy or bytes. */
+type FinalKind = 'unreachable' | TlsKind | ProxyKind | 'answer_refused' | 'malformed' | 'aborted';
+type TlsKind = CertificateKind | 'tls_not_tls' | 'tls_old_version' | 'tls_client_certificate' | 'tls_failed';
+type CertificateKind = 'tls_untrusted' | 'tls_expired' | 'tls_not_yet_valid' | 'tls_hostname';
+type ProxyKind = 'proxy_dns' | 'proxy_auth' | 'proxy_refused';
+
+/** The facts a RequestError is built from; the kind defaults to its class's own. */
+export type RequestErrorInit = Partial<Omit<RequestError, keyof Error>> & { cause?: unknown };
 
 /** A request to the service failed: what the service or the network said. */
 export class RequestError extends Error {
-  readonly status?: number;
-  readonly code?: string;
-  readonly reason: string;
-  readonly details: Readonly<Record<string, unknown>>;
-  readonly endpoint?: string;
-  readonly host?: string;
-  readonly attempts?: number;
-  readonly retryable: boolean;
-  readonly hint?: string;
+  static readonly kind: FailureKind = 'unexpected_status';
+  readonly kind: FailureKind;
+  // The facts below are set from the init, all at once.
+  /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
+  declare readonly reason: string;
+  declare readonly status?: number | undefined;
+  /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
+  declare readonly code?: string | undefined;
+  /** Extra fields of the error body (`suggestions`, `valid_values`, `retry_after`, ...), and `cap_bytes` and such. */
+  declare readonly details: Readonly<Record<string, unknown>>;
+  /** The endpoint as the user knows it, e.g. `/companies`. */
+  declare readonly endpoint?: string | undefined;
+  /** `host:port` of the service asked; set by the client on every error a request ends in. */
+  declare readonly host?: string | undefined;
+  /** How many HTTP attempts were made before giving up. */
+  declare readonly attempts?: number | undefined;
+  /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
+  declare readonly retryable: boolean;
+  /** Advice of the contract's own checks (body-check, pagination, next-page, contacts-answer): the setting to use. */
+  declare readonly hint?: string | undefined;
 
   constructor(message: string, init: RequestErrorInit = {}) {
     super(message);
     this.name = 'RequestError';
-    this.reason = init.reason ?? message;
-    this.details = init.details ?? {};
-    this.retryable = init.retryable ?? false;
-    if (init.status !== undefined) this.status = init.status;
-    if (init.code !== undefined) this.code = init.code;
-    if (init.endpoint !== undefined) this.endpoint = init.endpoint;
-    if (init.host !== undefined) this.host = init.host;
-    if (init.attempts !== undefined) this.attempts = init.attempts;
-    if (init.hint !== undefined) this.hint = init.hint;
+    const { cause, ...facts } = init;
+    Object.assign(this, { reason: message, details: {}, retryable: false }, withoutUndefined(facts));
+    this.kind = init.kind ?? (new.target as typeof RequestError).kind;
     // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a
     // transport error object.
-    if (init.cause !== undefined) {
-      Object.defineProperty(this, 'cause', {
-        value: init.cause,
-        enumerable: false,
-        configurable: true,
-        writable: true,
-      });
-    }
+    if (cause !== undefined) Object.defineProperty(this, 'cause', { value: cause, configurable: true, writable: true });
   }
+}
+
+function withoutUndefined(facts: object): object {
+  return Object.fromEntries(Object.entries(facts).filter(([, value]) => value !== undefined));
 }
 
 /** 422: the service would not answer (unknown technology, filters that match nobody, ...). */
 export class UnanswerableError extends RequestError {
+  static override readonly kind = 'unanswerable';
   override readonly name = 'UnanswerableError';
 }
 /** 401 or 403: the key is unknown, or its plan lacks the endpoint. */
 export class AuthError extends RequestError {
+  static override readonly kind = 'auth';
   override readonly name = 'AuthError';
 }
 /** 400 or 404: the request itself is wrong (a parameter, a cursor, the base URL's path). */
 export class BadRequestError extends RequestError {
+  static override readonly kind = 'bad_request';
   override readonly name = 'BadRequestError';
 }
 /** The service or the network failed (after retries), redirected, or refused oddly. */
 export class ServiceError extends RequestError {
+  static override readonly kind = 'unavailable';
   override readonly name = 'ServiceError';
 }
 /** The service answered something that is not what the contract describes. */
 export class MalformedResponseError extends RequestError {
+  static override readonly kind = 'malformed';
   override readonly name = 'MalformedResponseError';
 }
 
 /** The caller's AbortSignal fired (SIGINT). */
 export class AbortedError extends RequestError {
+  static override readonly kind = 'aborted';
   override readonly name = 'AbortedError';
 
   constructor(endpoint?: string) {

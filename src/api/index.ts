@@ -47,6 +47,7 @@ export {
   ServiceError,
   MalformedResponseError,
   AbortedError,
+  type FailureKind,
   type RequestErrorInit,
 } from './errors.js';
 export { errorFromResponse } from './error-responses.js';

@@ -1,11 +1,12 @@
 /**
  * A request that got no complete answer (no such host, refused, reset, cut short, timed out, a TLS
- * or proxy failure), described in words a person can act on: where (host:port), which kind of
- * failure, and what to do. Whether it is worth another attempt is retry.ts's decision.
+ * or proxy failure), read as facts: where (host:port), which kind of failure, in which words.
+ * Whether it is worth another attempt is retry.ts's decision.
  */
 import type { LastFailure, NetworkFailureClass } from './error-responses.js';
+import type { FailureKind, RequestError } from './errors.js';
+import { failure } from './failures.js';
 import { redact } from '../util/redact.js';
-import { RequestError, ServiceError } from './errors.js';
 import { AT_PROXY, tlsAlertBehind, TunnelRefusedError } from './dispatcher.js';
 import { describeProxy, portOf } from './proxy.js';
 import { classifyTransportFailure, isTlsFailureCode } from './retry.js';
@@ -31,51 +32,28 @@ const TIMEOUT_WORDS: Record<string, string> = {
   ETIMEDOUT: 'no connection',
 };
 
-const UNTRUSTED_HINT = 'Trust the certificate of the CA that signed it (the client option `ca`).';
+const OLD_TLS = 'it offers only TLS older than 1.2, which prospect refuses';
 
-/** Certificate and TLS-version failures: each is final, said with what is wrong and how to fix it. */
-const TLS_PROBLEMS: Record<string, { what: string; hint: string }> = {
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: 'its certificate is not trusted', hint: UNTRUSTED_HINT },
-  UNABLE_TO_GET_ISSUER_CERT: { what: 'its certificate is not trusted', hint: UNTRUSTED_HINT },
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { what: 'its certificate is not trusted', hint: UNTRUSTED_HINT },
-  SELF_SIGNED_CERT_IN_CHAIN: { what: 'its certificate is not trusted (a self-signed CA)', hint: UNTRUSTED_HINT },
-  DEPTH_ZERO_SELF_SIGNED_CERT: { what: 'its certificate is self-signed and not trusted', hint: UNTRUSTED_HINT },
-  CERT_UNTRUSTED: { what: 'its certificate is not trusted', hint: UNTRUSTED_HINT },
-  CERT_SIGNATURE_FAILURE: { what: 'its certificate has a bad signature', hint: UNTRUSTED_HINT },
-  CERT_HAS_EXPIRED: {
-    what: 'its certificate has expired',
-    hint: "The service must renew its certificate; if it has, check this machine's clock (`date`).",
-  },
-  CERT_NOT_YET_VALID: {
-    what: 'its certificate is not valid yet',
-    hint: "Check this machine's clock (`date`); otherwise the service must fix its certificate.",
-  },
-  ERR_TLS_CERT_ALTNAME_INVALID: {
-    what: 'its certificate is for another host name',
-    hint:
-      'Use the host name the certificate names in the base URL (check for a typo or an IP address in ' +
-      'place of the name).',
-  },
-  ERR_SSL_WRONG_VERSION_NUMBER: {
-    what: 'it does not speak TLS on this port',
-    hint: 'Check the base URL: the port, and https:// against http://.',
-  },
-  ERR_SSL_UNSUPPORTED_PROTOCOL: {
-    what: 'it offers only TLS older than 1.2, which prospect refuses',
-    hint: 'The service must enable TLS 1.2 or 1.3.',
-  },
-  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: {
-    what: 'it offers only TLS older than 1.2, which prospect refuses',
-    hint: 'The service must enable TLS 1.2 or 1.3.',
-  },
-  ERR_SSL_NO_PROTOCOLS_AVAILABLE: {
-    what: 'it offers only TLS older than 1.2, which prospect refuses',
-    hint: 'The service must enable TLS 1.2 or 1.3.',
-  },
-  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: {
-    what: 'it asks for a client certificate, which prospect does not send',
-    hint: 'prospect does not support client certificates; ask for API-key access without one.',
-  },
+/** Certificate and TLS-version failures, each final: its kind, and what is wrong in words. */
+const TLS_PROBLEMS: Record<string, readonly [FailureKind, string]> = {
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: ['tls_untrusted', 'its certificate is not trusted'],
+  UNABLE_TO_GET_ISSUER_CERT: ['tls_untrusted', 'its certificate is not trusted'],
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: ['tls_untrusted', 'its certificate is not trusted'],
+  SELF_SIGNED_CERT_IN_CHAIN: ['tls_untrusted', 'its certificate is not trusted (a self-signed CA)'],
+  DEPTH_ZERO_SELF_SIGNED_CERT: ['tls_untrusted', 'its certificate is self-signed and not trusted'],
+  CERT_UNTRUSTED: ['tls_untrusted', 'its certificate is not trusted'],
+  CERT_SIGNATURE_FAILURE: ['tls_untrusted', 'its certificate has a bad signature'],
+  CERT_HAS_EXPIRED: ['tls_expired', 'its certificate has expired'],
+  CERT_NOT_YET_VALID: ['tls_not_yet_valid', 'its certificate is not valid yet'],
+  ERR_TLS_CERT_ALTNAME_INVALID: ['tls_hostname', 'its certificate is for another host name'],
+  ERR_SSL_WRONG_VERSION_NUMBER: ['tls_not_tls', 'it does not speak TLS on this port'],
+  ERR_SSL_UNSUPPORTED_PROTOCOL: ['tls_old_version', OLD_TLS],
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: ['tls_old_version', OLD_TLS],
+  ERR_SSL_NO_PROTOCOLS_AVAILABLE: ['tls_old_version', OLD_TLS],
+  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: [
+    'tls_client_certificate',
+    'it asks for a client certificate, which prospect does not send',
+  ],
 };
 
 /** undici's codes for an error that wraps the one that says what happened (its cause). */
@@ -84,15 +62,24 @@ const WRAPPER_CODES = new Set(['UND_ERR_CONNECT', 'UND_ERR_ABORTED', 'UND_ERR_PR
 /**
  * The code that says what happened. A TLS alert anywhere in the chain wins: under TLS 1.3 a server
  * that demands a client certificate says so after the handshake, and undici reports the closed socket.
+ * Otherwise the outermost code that is not a wrapper's, else the innermost error's.
  */
 function errorCode(error: unknown): string | undefined {
-  const tls = causes(error)
-    .map((each) => ((tlsAlertBehind(each) ?? each) as { code?: unknown }).code)
-    .find((code): code is string => typeof code === 'string' && isTlsFailureCode(code));
-  return tls ?? outermostCode(error);
+  const chain = causes(error);
+  const codes = chain.map(codeOf).filter((code) => code !== undefined);
+  const tls = chain.map((each) => codeOf(tlsAlertBehind(each) ?? each)).find((code) => code && isTlsFailureCode(code));
+  return tls ?? codes.find((code) => !WRAPPER_CODES.has(code)) ?? codeOf(chain.at(-1));
 }
 
-/** The error and what it wraps (cause, and the first of an AggregateError), outermost first. */
+function codeOf(error: object | undefined): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * The error and what it wraps (cause, and the first of an AggregateError: happy-eyeballs connects,
+ * localhost → ::1 and 127.0.0.1, fail with one), outermost first.
+ */
 function causes(error: unknown): object[] {
   const chain: object[] = [];
   for (let each = error; each !== null && typeof each === 'object' && chain.length < 8;) {
@@ -106,17 +93,6 @@ function causes(error: unknown): object[] {
 /** Whether the failure was met on the way to the proxy (dispatcher.ts marks those), not to the service. */
 function metAtProxy(error: unknown): boolean {
   return causes(error).some((each) => (each as { [AT_PROXY]?: boolean })[AT_PROXY] === true);
-}
-
-function outermostCode(error: unknown): string | undefined {
-  if (error === null || typeof error !== 'object') return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && !WRAPPER_CODES.has(code)) return code;
-  // Happy-eyeballs connects (localhost → ::1 and 127.0.0.1) fail with an AggregateError.
-  const first = (error as { errors?: unknown }).errors;
-  if (Array.isArray(first)) return outermostCode(first[0]);
-  const cause = (error as { cause?: unknown }).cause;
-  return cause !== undefined ? outermostCode(cause) : typeof code === 'string' ? code : undefined;
 }
 
 export interface TransportFacts {
@@ -164,10 +140,7 @@ export function describeTransportFailure(
     return { kind: 'final', error: new Error(`invalid request to the service: ${message}`, { cause: error }) };
   if (verdict === 'final' && code !== undefined && isTlsFailureCode(code)) {
     const atProxy = facts.proxy !== undefined && metAtProxy(error);
-    return {
-      kind: 'final',
-      error: tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, tlsProblem(code), error),
-    };
+    return { kind: 'final', error: tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, error) };
   }
   const proxyStatus = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(message);
   if (facts.proxy !== undefined && proxyStatus)
@@ -183,14 +156,10 @@ export function describeTransportFailure(
     return { kind: 'network', failureClass: 'proxy', where: proxyWhere(facts.proxy), description, cause: error };
   }
   if (verdict === 'final') {
+    const what = `${failureClass}: ${description}`;
     return {
       kind: 'final',
-      error: new ServiceError(`cannot reach the service at ${where} (${failureClass}: ${description})`, {
-        reason: description,
-        code,
-        hint: 'Check the host name in the base URL; behind a proxy, the proxy must be set.',
-        cause: error,
-      }),
+      error: failure('unreachable', { reason: description, code, cause: error }, { where, what }),
     };
   }
   return { kind: 'network', failureClass, where, description, cause: error };
@@ -200,28 +169,9 @@ function proxyWhere(proxy: URL): string {
   return `the proxy ${describeProxy(proxy).replace(/^https?:\/\//, '')}`;
 }
 
-function tlsProblem(code: string): { what: string; hint: string } {
-  return (
-    TLS_PROBLEMS[code] ?? {
-      what: 'the TLS handshake failed',
-      hint: 'Check the certificate and TLS settings in effect.',
-    }
-  );
-}
-
-function tlsError(where: string, code: string, problem: { what: string; hint: string }, cause: unknown): ServiceError {
-  const whom = where.startsWith('the proxy ') ? where : `the service at ${where}`;
-  const verb = code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ? 'cannot connect to' : 'cannot trust';
-  return new ServiceError(`${verb} ${whom}: ${problem.what} (TLS: ${code})`, {
-    reason: problem.what,
-    code,
-    hint: problem.hint,
-    // What the caller's advice turns on: a CA to trust, or settings to look at.
-    details: {
-      tls_problem: problem.hint === UNTRUSTED_HINT ? 'untrusted' : code in TLS_PROBLEMS ? 'known' : 'unknown',
-    },
-    cause,
-  });
+function tlsError(where: string, code: string, cause: unknown): RequestError {
+  const [kind, what] = TLS_PROBLEMS[code] ?? ['tls_failed', 'the TLS handshake failed'];
+  return failure(kind, { reason: what, code, cause }, { where, what });
 }
 
 /** The error name a proxy gave with its refusal of a tunnel: squid's `X-Squid-Error: ERR_DNS_FAIL 0`. */
@@ -238,58 +188,25 @@ function proxyRefusal(
   status: number,
   cause: unknown,
   proxyError?: string,
-): { kind: 'final'; error: ServiceError } | LastFailure {
-  const proxyName = describeProxy(proxy);
+): { kind: 'final'; error: RequestError } | LastFailure {
+  const words = { proxy: describeProxy(proxy), where };
   // The proxy looked the name up and found nothing: a misspelt host, which no retry fixes.
   if (proxyError === 'ERR_DNS_FAIL') {
-    return {
-      kind: 'final',
-      error: new ServiceError(
-        `the proxy ${proxyName} found no host ${where.replace(/:\d+$/, '')} (${status} ${proxyError})`,
-        {
-          status,
-          code: 'proxy_dns_failure',
-          reason: 'host not found by the proxy',
-          hint: "Check the host name in the base URL; the proxy's DNS does not know it.",
-          cause,
-        },
-      ),
-    };
+    const init = { status, code: 'proxy_dns_failure', reason: 'host not found by the proxy', cause };
+    return { kind: 'final', error: failure('proxy_dns', init, words) };
   }
   if (status === 407) {
-    return {
-      kind: 'final',
-      error: new ServiceError(`the proxy ${proxyName} asks for credentials (407 Proxy Authentication Required)`, {
-        status,
-        code: 'proxy_auth',
-        details: { credentials_given: proxy.username !== '' },
-        hint:
-          proxy.username !== ''
-            ? 'The proxy refused the user name and password in its URL; check them.'
-            : 'Put them in the proxy URL: http://user:password@host:port.',
-        cause,
-      }),
-    };
+    const init = { status, code: 'proxy_auth', details: { credentials_given: proxy.username !== '' }, cause };
+    return { kind: 'final', error: failure('proxy_auth', init, words) };
   }
-  if (status === 403) {
-    return {
-      kind: 'final',
-      error: new ServiceError(`the proxy ${proxyName} refused to connect to ${where} (403)`, {
-        status,
-        code: 'proxy_refused',
-        hint:
-          'The proxy does not allow this host or port; ask its administrator, or add the host to NO_PROXY ' +
-          'if it is reachable directly.',
-        cause,
-      }),
-    };
-  }
+  if (status === 403)
+    return { kind: 'final', error: failure('proxy_refused', { status, code: 'proxy_refused', cause }, words) };
   // 502, 503, 504: the proxy could not reach the service; perhaps later it can.
   return {
     kind: 'network',
     failureClass: 'proxy',
     where,
-    description: `the proxy ${proxyName} could not connect to it (${status})`,
+    description: `the proxy ${words.proxy} could not connect to it (${status})`,
     cause,
   };
 }
@@ -298,8 +215,8 @@ function proxyRefusal(
  * A certificate or TLS-version failure met outside a request (a diagnostic handshake), said as a request says
  * it; undefined for any other error.
  */
-export function tlsFailureError(error: unknown, baseUrl: URL): ServiceError | undefined {
+export function tlsFailureError(error: unknown, baseUrl: URL): RequestError | undefined {
   const code = errorCode(error);
   if (code === undefined || !isTlsFailureCode(code)) return undefined;
-  return tlsError(hostAndPort(baseUrl), code, tlsProblem(code), error);
+  return tlsError(hostAndPort(baseUrl), code, error);
 }

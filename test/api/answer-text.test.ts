@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answerText, declaredCharset } from '../../src/api/answer-text.js';
+import { answerText } from '../../src/api/answer-text.js';
 import { jsonBoundsOf, jsonShapeProblem, MAX_JSON_DEPTH } from '../../src/api/body-check.js';
 import { ClientOptionError, createClient, MalformedResponseError } from '../../src/api/index.js';
 import { companiesPage } from '../helpers/scripted-server.js';
@@ -81,8 +81,13 @@ describe('the charset of an answer', () => {
       ok: false,
       problem: 'an answer in a character set prospect does not know (charset=x-martian)',
     });
-    expect(declaredCharset('text/json;Charset=UTF-8')).toBe('utf-8');
-    expect(declaredCharset('application/json')).toBeUndefined();
+    // The parameter is read in any case; without one, the answer is UTF-8.
+    const latin1 = { 'content-type': 'text/json;Charset=ISO-8859-1' };
+    expect(answerText([Buffer.from([0xe9])], latin1)).toEqual({ ok: true, text: '\u00e9' });
+    expect(answerText([Buffer.from('\u00e9')], { 'content-type': 'application/json' })).toEqual({
+      ok: true,
+      text: '\u00e9',
+    });
   });
 });
 

@@ -19,20 +19,21 @@ const map = (status: number, body: unknown = '', endpoint = '/companies') =>
 
 describe("errorFromResponse: status → class, and the CLI's exit code for it", () => {
   it.each([
-    [400, BadRequestError, ExitCode.usage],
-    [404, BadRequestError, ExitCode.usage],
-    [401, AuthError, ExitCode.auth],
-    [403, AuthError, ExitCode.auth],
-    [422, UnanswerableError, ExitCode.unanswerable],
-    [500, ServiceError, ExitCode.service],
-    [503, ServiceError, ExitCode.service],
-    [429, ServiceError, ExitCode.service],
-    [405, ServiceError, ExitCode.service],
-    [302, ServiceError, ExitCode.service],
-  ])('%i → %o', (status, cls, exitCode) => {
+    [400, BadRequestError, 'bad_request', ExitCode.usage],
+    [404, BadRequestError, 'not_found', ExitCode.usage],
+    [401, AuthError, 'auth', ExitCode.auth],
+    [403, AuthError, 'forbidden', ExitCode.auth],
+    [422, UnanswerableError, 'unanswerable', ExitCode.unanswerable],
+    [500, ServiceError, 'unavailable', ExitCode.service],
+    [503, ServiceError, 'unavailable', ExitCode.service],
+    [429, ServiceError, 'unavailable', ExitCode.service],
+    [405, ServiceError, 'unexpected_status', ExitCode.service],
+    [302, ServiceError, 'redirect', ExitCode.service],
+  ])('%i → %o', (status, cls, kind, exitCode) => {
     // A 422 needs a code the client can read as the contract's (row 7c); the others any code.
     const error = map(status, { error: { code: status === 422 ? 'no_match' : 'x', reason: 'y' } });
     expect(error).toBeInstanceOf(cls);
+    expect(error.kind).toBe(kind);
     expect(error).toBeInstanceOf(RequestError);
     expect(exitCodeOf(error)).toBe(exitCode);
     expect(error.status).toBe(status);
@@ -42,7 +43,8 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
   it('401 says how to set the key: the CLI words are added where the exit code is decided', () => {
     const error = map(401, { error: { code: 'unauthorized', reason: 'unknown key' } });
     expect(error.message).toBe('the service rejected the API key (401 unauthorized).');
-    expect(error.hint).toBe('Check the key, and that it is for this service.');
+    expect(error.kind).toBe('auth');
+    expect(error.hint).toBeUndefined();
     expect(knownFailure(error)?.hint).toBe(
       'Set PROSPECT_API_KEY (or `prospect config set api-key`), or try --sandbox.',
     );
@@ -57,7 +59,7 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
     expect(error.code).toBe('plan_required');
   });
 
-  it('422 carries the reason and turns suggestions into a hint', () => {
+  it("422 carries the reason; the CLI's hint lists the suggestions", () => {
     const error = map(422, {
       error: {
         code: 'unknown_technology',
@@ -70,7 +72,8 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
       'the service would not answer this request (422 unknown_technology): unknown technology "shopfy"',
     );
     expect(error.details).toEqual({ suggestions: ['Shopify', 'Shopware'] });
-    expect(error.hint).toBe('Closest names: Shopify, Shopware.');
+    expect(error.hint).toBeUndefined();
+    expect(knownFailure(error)?.hint).toBe('Closest names: Shopify, Shopware.');
   });
 
   it('422 suggestions already named in the reason are not repeated as a hint', () => {
@@ -81,15 +84,15 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
         suggestions: ['Shopify', 'Shopware'],
       },
     });
-    expect(error.hint).toBeUndefined();
+    expect(knownFailure(error)?.hint).toBeUndefined();
     expect(error.message).toContain('Did you mean: Shopify, Shopware?');
   });
 
-  it('422 valid_values become a hint', () => {
+  it("422 valid_values become the CLI's hint", () => {
     const error = map(422, {
       error: { code: 'unknown_employee_range', reason: 'no label', valid_values: ['1-10', '11-50'] },
     });
-    expect(error.hint).toBe('Valid values: 1-10, 11-50.');
+    expect(knownFailure(error)?.hint).toBe('Valid values: 1-10, 11-50.');
   });
 
   it('422 without a reason is a broken contract: a clear message and exit 5', () => {
@@ -122,6 +125,7 @@ describe("errorFromResponse: status → class, and the CLI's exit code for it", 
     const error = map(422, body);
     expect(error).toBeInstanceOf(UnanswerableError);
     expect(error.code).toBe('unknown_technology');
+    expect(error.kind).toBe('refused_value');
     expect(exitCodeOf(error)).toBe(ExitCode.usage);
     expect(error.reason).not.toMatch(/^unprocessable entity$/);
   });
@@ -309,7 +313,8 @@ describe('other error classes', () => {
     expect(error.message).toBe(
       'no answer from api.example.com:443 for /companies after 6 attempts (last: 503 internal_error "boom")',
     );
-    expect(error.hint).toBe('Try again later; check the service status.');
+    expect(error.kind).toBe('status');
+    expect(knownFailure(error)?.hint).toBe('Try again later; check the service status.');
     expect(error.attempts).toBe(6);
     expect(error.retryable).toBe(true);
     expect(exitCodeOf(error)).toBe(ExitCode.service);

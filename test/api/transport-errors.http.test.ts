@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, RequestError, type RequestEvent } from '../../src/api/index.js';
+import { knownFailure } from '../../src/exit-codes.js';
 
 const KEY = 'test-key-transport';
 const closers: Array<() => Promise<void>> = [];
@@ -110,7 +111,9 @@ describe('a connection that never opens', () => {
     expect(error.message).toBe(
       `no answer from 127.0.0.1:${port} for /countries after 1 attempt (last: timeout: no connection within 300 ms)`,
     );
-    expect(error.hint).toMatch(/^Nothing completed a connection there: check the base URL's host and port/);
-    expect(error.hint).not.toMatch(/timeout/);
+    expect(error.kind).toBe('connecting');
+    const { hint } = knownFailure(error)!;
+    expect(hint).toMatch(/^Nothing completed a connection there: check the base URL's host and port/);
+    expect(hint).not.toMatch(/timeout/);
   });
 });
