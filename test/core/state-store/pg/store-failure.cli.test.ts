@@ -319,17 +319,17 @@ describe.skipIf(POSTGRES.skip)('a lost team session: no paid call after the serv
       const admin = new pg.Client({ host: own.socketDir, port: own.port, user: 'postgres', database: 'postgres' });
       await admin.connect();
       const team = await createTeamDatabase(admin, 'restarted', own.port).finally(() => admin.end());
-      const sql = async (text: string, values: unknown[]) => {
-        const client = new pg.Client({ host: own.socketDir, port: own.port, user: 'postgres', database: 'restarted' });
-        await client.connect();
-        return client.query(text, values).finally(() => client.end());
-      };
       for (let round = 0; round < 2; round += 1) {
         const t = await trial(`restart${round}`, team.url, 24);
         const seen = proxy.arrivals.length;
         const unitsBefore = units();
+        // One session for the polls, ended before the restart ends it.
+        const watch = new pg.Client({ host: own.socketDir, port: own.port, user: 'postgres', database: 'restarted' });
+        await watch.connect();
+        const since = (await watch.query('SELECT clock_timestamp()::text AS t')).rows[0].t as string;
         const run = verifyRun(t);
-        const pid = await prospectBackend(sql, 'restarted');
+        const pid = await prospectBackend((text, values) => watch.query(text, values), 'restarted', since);
+        await watch.end();
         while (proxy.arrivals.length - seen < 3 + 4 * round) await sleep(1);
         pgCtl(own.dir, ['-m', 'fast', '-w', '-l', join(own.dir, 'log'), 'restart']);
         const lost = await run;
