@@ -65,8 +65,9 @@ describe('a full disk', HEADROOM, () => {
 
   it('mid-run with pipeline --state: the checkpoint survives, and with space again the same command resumes to byte-identical output', async () => {
     const dir = await scratchDir();
+    // 400 companies in 8 pages: 68 KB of leads, so the disk fills a few pages in, with pages still to list.
     const args = (state: string, out: string) =>
-      `--page-size 50 pipeline -t React --seniority cxo --state ${state} -o ${out}`;
+      `--page-size 50 pipeline -t React --seniority cxo --max 400 --state ${state} -o ${out}`;
     // The reference and the resumed run in process (main()'s files and bytes); the run on the full disk is spawned.
     const clean = await runInProcess(args('reference', 'reference.csv').split(' '), {
       url: fast.url,

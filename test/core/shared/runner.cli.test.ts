@@ -289,6 +289,8 @@ describe('a damaged state file stops the run with exit 2, names the file and say
           'cxo',
           '--per-company',
           '1',
+          '--max',
+          '20',
           '--state',
           'fresh',
           '-o',
