@@ -13,22 +13,17 @@
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from './limits.js';
 import { looseObject, itemsOf } from './schema-bounds.js';
+import { isRecord } from '../util/is-record.js';
 
 // ---------------------------------------------------------------------------------------------
 // Companies (spec §2.1–2.3, contract rows 14–17)
 
-/**
- * An integer, or one sent as a numeric string (`"crux_rank": "1234"`): the meaning is the same. Other text
- * is refused as before, so a value that is not a number is never read as one.
- */
-/**
- * A next cursor: text, or a number some services send (an id, a page number), read as its digits
- * (contract row 1b); next-page.ts reads it the same way. Absent, null or "" all mean "last page".
- */
+/** A next cursor: text, or a number read as its digits (contract row 1b), as paging.ts reads it. */
 const nextCursor = z.preprocess(
   (value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value),
   z.string().max(MAX_CURSOR_LENGTH).nullish(),
 );
+/** An integer, or one sent as a numeric string (`"crux_rank": "1234"`); no other text. */
 const integerOrNumericString = z.union([
   z.number().int(),
   z
@@ -150,29 +145,31 @@ export const ContactsEnvelopeSchema = looseObject({
   next_cursor: nextCursor,
 });
 
-/** The contract's envelope, or a bare array of contacts (contract row 18, last column). */
-export const ContactsResponseSchema = z.union([ContactsEnvelopeSchema, itemsOf(ContactSchema)]);
-export type ContactsResponse = z.infer<typeof ContactsResponseSchema>;
+export type ContactsResponse = z.infer<typeof ContactsEnvelopeSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Verify (contract rows 22–23; the spec shows nothing of it)
 
-export const VerifyDataSchema = looseObject({
+const VerifyDataSchema = looseObject({
   email: z.string(),
   /** Passed through whatever its value (contract row 22). */
   status: z.string(),
   checked_at: optionalText,
 });
 
-export const VerifyMetaSchema = looseObject({
+const VerifyMetaSchema = looseObject({
   units_charged: z.number().optional(),
   units_used: z.number().optional(),
 });
 export type VerifyMeta = z.infer<typeof VerifyMetaSchema>;
-
 /** What `verify()` returns: the data fields plus the usage meta when the service sent any. */
-export const VerifyResultSchema = VerifyDataSchema.extend({ meta: VerifyMetaSchema.optional() });
-export type VerifyResult = z.infer<typeof VerifyResultSchema>;
+export type VerifyResult = z.infer<typeof VerifyDataSchema> & { meta?: VerifyMeta };
+
+/** The contract's `{data, meta}`, or a bare `{email, status, ...}` (tolerated) read as its data. */
+export const VerifyAnswerSchema = z.preprocess(
+  (json) => (isRecord(json) && 'data' in json ? json : { data: json }),
+  looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() }),
+);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -198,4 +195,54 @@ function formatPath(path: readonly PropertyKey[]): string {
   return path
     .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
     .join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a page
+
+/** A companies page: its envelope, its shape, then its technology entries shared. */
+export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse> {
+  const checked = checkSchema(CompaniesResponseSchema, withDataKey(json));
+  if (checked.ok) shareTechnologyEntries(checked.value);
+  return checked;
+}
+
+/**
+ * Rows of a page that run the same technology (same category and version) share one entry, so a page waiting
+ * its turn holds a fraction of the heap; nothing writes to an entry. Entries with extra fields, or a version that
+ * is neither a string nor null, stay their own: comparing them would cost more than sharing saves.
+ */
+function shareTechnologyEntries(page: CompaniesResponse): void {
+  const firstByName = new Map<string, TechnologyEntry>();
+  for (const row of page.data) {
+    const entries = row.technologies;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const first = firstByName.get(entry.t);
+      if (first === undefined) {
+        if (shareable(entry)) firstByName.set(entry.t, entry);
+      } else if (first.c === entry.c && first.v === entry.v && shareable(entry)) {
+        entries[i] = first;
+      }
+    }
+  }
+}
+
+function shareable(entry: TechnologyEntry): boolean {
+  return (entry.v === null || typeof entry.v === 'string') && Object.keys(entry).length === 3;
+}
+
+/**
+ * The rows under `data`, or under the one array-valued key of the envelope (`results`, `companies`,
+ * `items`...): with exactly one such key the meaning is plain; with none or several `data` is left
+ * missing, and the check names what it found. A bare array is the rows alone.
+ */
+export function withDataKey(json: unknown): unknown {
+  if (Array.isArray(json)) return { data: json };
+  if (!isRecord(json) || 'data' in json) return json;
+  const arrays = Object.keys(json).filter((key) => Array.isArray(json[key]));
+  if (arrays.length !== 1) return json;
+  const [key] = arrays as [string];
+  const { [key]: rows, ...rest } = json;
+  return { ...rest, data: rows };
 }

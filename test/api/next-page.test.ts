@@ -3,7 +3,7 @@
  * the one function the client and doctor share.
  */
 import { describe, expect, it } from 'vitest';
-import { nextLink } from '../../src/api/next-page.js';
+import { nextLink } from '../../src/api/paging.js';
 
 const NEXT = 'https://api.example.com/api/v1/companies?technology=Shopify&cursor=abc';
 

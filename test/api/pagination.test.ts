@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../src/api/errors.js';
-import { normalizeCursor, walkCursor, type FetchedPage } from '../../src/api/pagination.js';
+import { textCursor, walkCursor, type FetchedPage } from '../../src/api/paging.js';
 
 /** A fake listing: the page fetched with cursor X is pages[X ?? 'first']. */
 function listing(pages: Record<string, { items: number[]; next?: string | null }>) {
@@ -92,7 +92,15 @@ describe('walkCursor', () => {
     expect(pages).toEqual([{ page: [], cursor: 'z', nextCursor: null }]);
   });
 
-  it('normalizeCursor', () => {
-    expect([undefined, null, '', 'x'].map(normalizeCursor)).toEqual([null, null, null, 'x']);
+  it('textCursor: absent, null and "" are the last page; a number is its digits', () => {
+    expect([undefined, null, '', 'x', 5, Number.NaN, { page: 5 }].map(textCursor)).toEqual([
+      null,
+      null,
+      null,
+      'x',
+      '5',
+      null,
+      null,
+    ]);
   });
 });
