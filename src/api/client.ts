@@ -46,50 +46,46 @@ import {
 
 export { isLoopbackHost } from './proxy.js';
 
+/** Every default is the contract's or RETRY_DEFAULTS' (retry.ts); a number out of its bounds is a ClientOptionError. */
 export interface ClientOptions {
-  /** The service root, e.g. `http://127.0.0.1:4010` (without /api/v1); a trailing slash is fine. */
+  /** The service root, e.g. `https://api.example.com` (without /api/v1): https, or plain http to this machine. */
   baseUrl: string;
   apiKey: string;
-  /** Name of the cursor query parameter; default `cursor` (contract row 1). */
+  /** Name of the cursor query parameter (contract row 1a). */
   cursorParam?: string | undefined;
-  /** How the service decided the open points the client cannot guess (contract.ts); default the contract's. */
+  /** How the service decided the open points the client cannot guess (contract.ts). */
   contract?: Partial<ContractSettings> | undefined;
-  /** Companies `limit`; default 1000 (contract row 2). */
+  /** Companies per page (contract row 2). */
   pageSize?: number | undefined;
-  /** Per attempt, covering headers and body; default RETRY_DEFAULTS.timeoutMs (src/api/retry.ts). */
+  /** Per attempt, covering headers and body. */
   timeoutMs?: number | undefined;
-  /** Default RETRY_DEFAULTS.maxRetries. */
   maxRetries?: number | undefined;
-  /** Longest single wait between attempts; default RETRY_DEFAULTS.maxDelayMs. */
+  /** Longest single wait between attempts. */
   maxRetryDelayMs?: number | undefined;
-  /** Backoff base; default RETRY_DEFAULTS.baseDelayMs. */
   retryBaseDelayMs?: number | undefined;
-  /** Connection pool size per origin; default 16. */
+  /** Connection pool size per origin. */
   connections?: number;
-  /** Decoded bytes one answer may have; default DEFAULT_MAX_ANSWER_BYTES (limits.ts). Over it: a final error. */
+  /** Decoded bytes one answer may have (limits.ts); over it, a final error. */
   maxAnswerBytes?: number | undefined;
   userAgent?: string;
   /** Aborts everything in flight and every wait (SIGINT). */
   signal?: AbortSignal | undefined;
   onRequest?: ((event: RequestEvent) => void) | undefined;
-  /** Jitter source in [0, 1); default Math.random. Tests inject a fixed one. */
+  /** Jitter source in [0, 1); tests inject a fixed one. */
   random?: () => number;
-  /** The proxy to go through (decideProxy in proxy.ts reads it as curl does); default: none. */
+  /** The proxy to go through (decideProxy in proxy.ts reads the environment as curl does); default none. */
   proxy?: URL | undefined;
-  /** PEM certificates to trust instead of Node's own list; default: Node's (with NODE_EXTRA_CA_CERTS). */
+  /** PEM certificates to trust instead of Node's own list (with NODE_EXTRA_CA_CERTS). */
   ca?: readonly string[] | undefined;
   /** For the TCP connection and TLS handshake; default the shorter of 10 s and timeoutMs. */
   connectTimeoutMs?: number | undefined;
-  /** Told while a request has waited a while for its answer (WAIT_NOTICE_AFTER_MS), and when none does any more. */
+  /** Told while a request has waited a while for its answer, and when none does any more. */
   onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
-  /**
-   * One pace for several clients of the same service and key (a run's paid calls and its listing):
-   * the service's rate limit counts them all. Default: a pacer of this client's own.
-   */
+  /** One pace for several clients of one service and key: its rate limit counts them all. */
   pacer?: RequestPacer | undefined;
   /**
-   * The undici dispatcher every request goes through instead of the client's own (a MockAgent, a stub):
-   * the seam tests use, as openai-node takes a `fetch`. The client does not close it; proxy and ca then do nothing.
+   * The undici dispatcher to send through (a MockAgent, a stub), as openai-node takes a `fetch`:
+   * never closed by the client; proxy and ca then do nothing.
    */
   dispatcher?: Dispatcher | undefined;
 }
@@ -97,10 +93,7 @@ export interface ClientOptions {
 export interface CompanyQuery {
   technology: string;
   notTechnology?: string;
-  /**
-   * More technologies of each kind, sent as repeated parameters (contract row 4). A service that
-   * does not take them answers 400 or ignores them; it says it applied them in `meta.technologies`.
-   */
+  /** Sent as repeated parameters (contract row 36a); the service says it applied them in `meta.technologies`. */
   moreTechnologies?: string[];
   moreNotTechnologies?: string[];
   employeeRange?: string;
@@ -116,21 +109,15 @@ export interface CompanyPage {
 }
 
 interface CompanyListingOptions {
-  /** Resume a listing from a saved cursor instead of its first page. */
+  /** Resume a listing from a saved cursor. */
   startCursor?: string;
   /**
-   * Ask for the page after the one being waited for as soon as its body has arrived, before the
-   * page's rows are checked: the check then runs while the next page is on the wire. At most one
-   * page is asked for that nobody has asked for yet, so a caller that stops early (at a row cap) and must
-   * not make a call for a page it will not write leaves this off.
+   * Ask for the next page as soon as a body arrives, while this one is checked: at most one page
+   * nobody asked for yet, so a caller that must not ask for a page it will not write leaves it off.
    */
   readAhead?: boolean;
-  /** Rows per page for this listing; default the client's pageSize. */
   pageSize?: number;
-  /**
-   * Withdraws the listing's requests in flight, a page asked for ahead included: a walk stopped at
-   * a row cap, or split into parts, ends all of them at once instead of waiting for answers it drops.
-   */
+  /** Withdraws the listing's requests in flight, a page asked for ahead included. */
   signal?: AbortSignal;
 }
 
@@ -255,8 +242,8 @@ export function createClient(options: ClientOptions): ProspectClient {
   };
 }
 
-/** Throws a ClientOptionError when the options are unsafe or invalid; the base URL, parsed, when they are not. */
-export function checkClientOptions(options: ClientOptions): URL {
+/** The base URL, parsed; a ClientOptionError when the options are unsafe or invalid. */
+function checkClientOptions(options: ClientOptions): URL {
   const baseUrl = checkBaseUrl(options.baseUrl);
   checkApiKey(options.apiKey);
   checkNumbers(options);

@@ -1,14 +1,8 @@
 /**
- * Response schemas (zod 4). Every type of a service answer is `z.infer` of a schema here.
- *
- * Tolerance rules (docs/api-contract.md, last column):
- * - objects are loose: unknown fields are kept, so JSON output passes them through, each within
- *   a bound (schema-bounds.ts);
- * - a field the spec promises is required with its type; a field the spec marks as sparse or does
- *   not show is optional/nullable;
- * - nothing is coerced. The one leniency: `business_email_last_seen` is any string (a date, a
- *   date-time, or garbage), because the freshness code truncates date-times and counts an
- *   unparseable date as "unknown freshness" (contract row 25) rather than failing the batch.
+ * The answers' schemas (zod 4), by docs/api-contract.md's tolerance column: objects are loose (unknown
+ * fields kept, each within a bound: schema-bounds.ts); a field the spec promises is required with its
+ * type, a sparse one optional. `business_email_last_seen` is any string: an unreadable date is
+ * unknown freshness (contract row 25), not a failed batch.
  */
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from './limits.js';
@@ -35,10 +29,7 @@ const integerOrNumericString = z.union([
 export const TechnologyEntrySchema = looseObject({
   t: z.string(),
   c: z.string(),
-  /**
-   * Contract row 15 says a version string or null; any JSON value is accepted and passed through.
-   * An absent `v` is tolerated too: nothing in prospect reads it.
-   */
+  /** Any JSON value, or none (contract row 15): nothing in prospect reads it. */
   v: z.unknown().optional(),
 });
 export type TechnologyEntry = z.infer<typeof TechnologyEntrySchema>;
@@ -175,11 +166,7 @@ export const VerifyAnswerSchema = z.preprocess(
 
 export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-/**
- * Validates and names the first problem in one line, e.g. `data[3].crux_rank: Invalid input:
- * expected number, received string (and more problems)`. The others are not counted: itemsOf
- * stops at the first few failing items, so a count would say less than there is.
- */
+/** The first problem in one line (`data[3].crux_rank: Invalid input: ...`); itemsOf stops early, so no count. */
 export function checkSchema<T>(schema: z.ZodType<T>, json: unknown): SchemaCheck<T> {
   const result = schema.safeParse(json);
   if (result.success) return { ok: true, value: result.data };
@@ -208,9 +195,8 @@ export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse
 }
 
 /**
- * Rows of a page that run the same technology (same category and version) share one entry, so a page waiting
- * its turn holds a fraction of the heap; nothing writes to an entry. Entries with extra fields, or a version that
- * is neither a string nor null, stay their own: comparing them would cost more than sharing saves.
+ * Rows running the same technology (category and version) share one entry, so a page waiting its turn
+ * holds a fraction of the heap; nothing writes to an entry. Entries with more fields stay their own.
  */
 function shareTechnologyEntries(page: CompaniesResponse): void {
   const firstByName = new Map<string, TechnologyEntry>();
@@ -232,11 +218,7 @@ function shareable(entry: TechnologyEntry): boolean {
   return (entry.v === null || typeof entry.v === 'string') && Object.keys(entry).length === 3;
 }
 
-/**
- * The rows under `data`, or under the one array-valued key of the envelope (`results`, `companies`,
- * `items`...): with exactly one such key the meaning is plain; with none or several `data` is left
- * missing, and the check names what it found. A bare array is the rows alone.
- */
+/** The rows under `data`, or under the envelope's one array-valued key (`results`, ...), or a bare array. */
 export function withDataKey(json: unknown): unknown {
   if (Array.isArray(json)) return { data: json };
   if (!isRecord(json) || 'data' in json) return json;
