@@ -301,11 +301,11 @@ export function checkBaseUrl(baseUrl: string): URL {
   return url;
 }
 
-function checkApiKey(apiKey: string): void {
+/** Never echoed in a message: it could end up in a log. */
+export function checkApiKey(apiKey: string): void {
   if (apiKey === '') {
     throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
   }
-  // Never echo the key: a message about it could end up in a log.
   if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
     throw new ClientOptionError(
       'the API key contains spaces or control characters',
