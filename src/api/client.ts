@@ -247,12 +247,11 @@ function checkClientOptions(options: ClientOptions): URL {
   const baseUrl = checkBaseUrl(options.baseUrl);
   checkApiKey(options.apiKey);
   checkNumbers(options);
-  if (options.cursorParam !== undefined && options.cursorParam.trim() === '') {
+  if (options.cursorParam !== undefined && options.cursorParam.trim() === '')
     throw new ClientOptionError(
       'the cursor parameter name is empty',
       'Set cursor-param to the name the service uses (default: cursor).',
     );
-  }
   return baseUrl;
 }
 
@@ -280,32 +279,28 @@ export function checkBaseUrl(baseUrl: string): URL {
       );
     throw new ClientOptionError(`the base URL must start with https:// (got ${url.protocol}//)`);
   }
-  if (url.username !== '' || url.password !== '') {
+  if (url.username !== '' || url.password !== '')
     throw new ClientOptionError(
       'the base URL must not contain a user name or password',
       'The key travels in a header, never in the URL.',
       'credentials_in_base_url',
     );
-  }
   if (url.search !== '' || url.hash !== '') {
     throw new ClientOptionError(
       `the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`,
     );
   }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
     throw new ClientOptionError(
       `refusing to send the API key over plain http to ${url.host}; use https://`,
       'Plain http is allowed only to this machine (127.0.0.0/8, ::1, localhost), e.g. the sandbox.',
     );
-  }
   return url;
 }
 
 /** Never echoed in a message: it could end up in a log. */
 export function checkApiKey(apiKey: string): void {
-  if (apiKey === '') {
-    throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
-  }
+  if (apiKey === '') throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
   if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
     throw new ClientOptionError(
       'the API key contains spaces or control characters',
@@ -315,12 +310,11 @@ export function checkApiKey(apiKey: string): void {
   // A header carries Latin-1 at most; a character past it (a smart quote pasted from a document)
   // would fail inside the HTTP library as an internal error, and no service issues such a key.
   const outside = [...apiKey].findIndex((char) => char.charCodeAt(0) > 0x7e);
-  if (outside !== -1) {
+  if (outside !== -1)
     throw new ClientOptionError(
       `the API key contains a character that is not plain ASCII (character ${outside + 1})`,
       'Keys are letters, digits and punctuation: check for a smart quote or a look-alike letter pasted with it.',
     );
-  }
 }
 
 /** Node timers overflow (and fire at once) above 2^31-1 ms, so longer waits are refused. */
@@ -404,15 +398,9 @@ function walkListing<P extends { data: readonly unknown[] }>(
       paging,
       offset: cursor === null ? 0 : Number(cursor),
     });
-    const [first, last] = [value.data[0], value.data.at(-1)];
-    const edgeKeys = first !== undefined && last !== undefined ? [listing.edgeKey(first), listing.edgeKey(last)] : [];
-    return {
-      page: value,
-      itemCount: value.data.length,
-      nextCursor,
-      edgeKeys: edgeKeys.length === 2 ? [edgeKeys[0]!, edgeKeys[1]!] : undefined,
-      total: listing.total?.(value),
-    };
+    const edges = value.data.length === 0 ? [] : [value.data[0], value.data.at(-1)];
+    const edgeKeys = edges.map((row) => listing.edgeKey(row as P['data'][number]));
+    return { page: value, itemCount: value.data.length, nextCursor, edgeKeys, total: listing.total?.(value) };
   };
   return walkCursor({
     endpoint,

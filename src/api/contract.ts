@@ -1,40 +1,22 @@
 /**
- * The contract as data (issue 42): each open point of the spec the client relies on, the decision
- * docs/api-contract.md records for it, what the client recognises on its own when a service decided
- * otherwise, and the setting that adapts it where it cannot guess. The doctor reads the settings'
- * names here; a test holds docs/api-contract.md's last column equal to `recognises` (+ the setting).
- * Imports nothing, so config and doctor may read it without loading the client.
+ * The contract as data (issue 42): each open point of the spec the client relies on (its decision is
+ * docs/api-contract.md's), what the client recognises on its own when a service decided otherwise, and
+ * the setting that adapts it where it cannot guess: config keys and their variables are these settings.
+ * A test holds the doc's last column equal to `recognises` (+ the setting). Imports nothing, so config
+ * and doctor may read it without loading the client.
  */
 
-/** The settings that adapt the client to a service, by the names the configuration gives them. */
-export const CONTRACT_SETTINGS = [
-  'cursor-param',
-  'paging',
-  'offset-param',
-  'page-size-param',
-  'page-size-max',
-  'contact-fields',
-  'date-format',
-  'verify-path',
-  'verify-method',
-  'verify-param',
-  'verify-statuses',
-] as const;
-export type ContractSetting = (typeof CONTRACT_SETTINGS)[number];
-
-export interface OpenPoint {
-  id: string;
-  /** The row of docs/api-contract.md's decision table. */
+/** An open point of the spec: its row of docs/api-contract.md's decision table, and what the client does. */
+interface OpenPointShape {
   row: string;
   /** What the client accepts on its own from a service that decided otherwise. */
   recognises: string;
-  /** The setting for what it cannot guess; null when nothing needs one. */
-  setting: ContractSetting | null;
+  /** The setting (a config key) for what it cannot guess; null when nothing needs one. */
+  setting: string | null;
 }
 
-export const OPEN_POINTS: readonly OpenPoint[] = [
+export const OPEN_POINTS = [
   {
-    id: 'cursor-param',
     row: '1a',
     recognises:
       'A cursor sent back under another name cannot be guessed: a page that repeats an earlier one, or the ' +
@@ -42,7 +24,6 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: 'cursor-param',
   },
   {
-    id: 'next-page',
     row: '1b',
     recognises:
       'The next page in `next_cursor` or `meta.next_cursor` (text or a number; absent, `null` or `""`: the ' +
@@ -52,31 +33,26 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'paging',
     row: '1b',
     recognises: 'Offsets are not guessed: `paging offset` sends `offset-param` (default `offset`) instead.',
     setting: 'paging',
   },
   {
-    id: 'offset-param',
     row: '1b',
     recognises: 'With `paging offset`, the parameter that carries the offset.',
     setting: 'offset-param',
   },
   {
-    id: 'page-size-param',
     row: '2',
     recognises: "Accepts pages of any size, smaller than asked included; the parameter's name is a setting.",
     setting: 'page-size-param',
   },
   {
-    id: 'page-size-max',
     row: '2',
     recognises: "Asks for `limit=1000`, or the setting's lower bound.",
     setting: 'page-size-max',
   },
   {
-    id: 'company-fields',
     row: '14',
     recognises:
       'Unknown fields are kept and passed through to JSON output, each up to 64 Ki values and characters ' +
@@ -86,13 +62,11 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'companies-meta',
     row: '17',
     recognises: 'Every field of `meta`, and `meta` itself, optional.',
     setting: null,
   },
   {
-    id: 'error-body',
     row: '8',
     recognises:
       'Code, reason and suggestions from `{"error":{…}}`, `{"error":"…"}`, `{"message":…}`, `{"errors":[…]}` ' +
@@ -101,7 +75,6 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'error-422',
     row: '7c',
     recognises:
       'A 422 whose code is not one of them is read by its words: suggestions, valid values or a refusal of a ' +
@@ -111,13 +84,11 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'contacts-envelope',
     row: '18a',
     recognises: 'A bare array, or the one array-valued key of the envelope (`contacts`, `results`, `items`).',
     setting: null,
   },
   {
-    id: 'contact-fields',
     row: '19',
     recognises:
       'Only `domain` is required; other fields default to `null`, and `""` reads as `null`; unknown fields pass ' +
@@ -126,7 +97,6 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: 'contact-fields',
   },
   {
-    id: 'date-format',
     row: '25',
     recognises:
       'ISO dates, date-times (a zoned one as the UTC date of its instant, others truncated) and epoch ' +
@@ -135,25 +105,21 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: 'date-format',
   },
   {
-    id: 'verify-path',
     row: '22',
     recognises: 'The path of the paid check is a setting.',
     setting: 'verify-path',
   },
   {
-    id: 'verify-method',
     row: '22',
     recognises: '`GET`, or `POST` with a JSON body.',
     setting: 'verify-method',
   },
   {
-    id: 'verify-param',
     row: '22',
     recognises: 'The name of the parameter (or JSON field) that carries the address.',
     setting: 'verify-param',
   },
   {
-    id: 'verify-statuses',
     row: '22',
     recognises:
       'The common vocabularies mapped onto those four (`deliverable`, `undeliverable`, `accept_all`, ' +
@@ -163,7 +129,14 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
       'setting (`theirs=ours` pairs).',
     setting: 'verify-statuses',
   },
-];
+] as const satisfies readonly OpenPointShape[];
+export type OpenPoint = (typeof OPEN_POINTS)[number];
+
+/** The settings that adapt the client to a service, by the names the configuration gives them. */
+export type ContractSetting = NonNullable<OpenPoint['setting']>;
+export const CONTRACT_SETTINGS: readonly ContractSetting[] = OPEN_POINTS.flatMap((point) =>
+  point.setting === null ? [] : [point.setting],
+);
 
 /** What the four verdicts are; a service's word is mapped onto one of them. */
 export const VERDICTS = ['valid', 'invalid', 'risky', 'unknown'] as const;

@@ -14,7 +14,7 @@ export interface FetchedPage<P> {
   itemCount: number;
   nextCursor: string | null | undefined;
   /** The first and last row's identity (domain, or domain and address): a page repeating one seen is a loop. */
-  edgeKeys?: readonly [string, string] | undefined;
+  edgeKeys?: readonly string[] | undefined;
   /** `meta.total` of this page, where the service counts the listing. */
   total?: number | undefined;
 }
@@ -86,16 +86,16 @@ export async function* walkCursor<P>(walk: CursorWalk<P>): AsyncGenerator<Walked
     const nextCursor = textCursor(fetched.nextCursor);
     if (nextCursor !== null && seen.has(nextCursor))
       throw loopError(walk, pageNumber, 'returned the same cursor twice');
-    if (fetched.edgeKeys !== undefined) {
-      const [first, last] = fetched.edgeKeys;
-      if (seenRows.has(first) || seenRows.has(last))
-        throw loopError(
-          walk,
-          pageNumber,
-          `repeated rows of an earlier page (${first === last ? first : `${first} … ${last}`})`,
-        );
-      seenRows.add(first).add(last);
+    const keys = fetched.edgeKeys ?? [];
+    if (keys.some((key) => seenRows.has(key))) {
+      const [first, last] = [keys[0], keys.at(-1)];
+      throw loopError(
+        walk,
+        pageNumber,
+        `repeated rows of an earlier page (${first === last ? first : `${first} … ${last}`})`,
+      );
     }
+    for (const key of keys) seenRows.add(key);
     rows += fetched.itemCount;
     if (nextCursor === null && startsAtFirstPage && total !== undefined && rows < total)
       throw contractDiffers(

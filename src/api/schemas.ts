@@ -62,9 +62,13 @@ const CompaniesSourceSchema = looseObject({
   history_since: z.string(),
 });
 
+function absentIfNull<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((value): z.output<T> | undefined => value ?? undefined);
+}
+
 /** Every field optional (contract row 17): a service may send less, or no `meta` at all. */
 const CompaniesMetaSchema = looseObject({
-  source: CompaniesSourceSchema.nullish().transform((value) => value ?? undefined),
+  source: absentIfNull(CompaniesSourceSchema),
   field_fill_rates: z
     .record(z.string(), z.number().nullable())
     .nullish()
@@ -72,12 +76,9 @@ const CompaniesMetaSchema = looseObject({
       (rates) =>
         Object.fromEntries(Object.entries(rates ?? {}).filter(([, v]) => v !== null)) as Record<string, number>,
     ),
-  scope: z
-    .string()
-    .nullish()
-    .transform((value) => value ?? undefined),
-  total: integerOrNumericString.nullish().transform((value) => value ?? undefined),
-  contact_count: integerOrNumericString.nullish().transform((value) => value ?? undefined),
+  scope: absentIfNull(z.string()),
+  total: absentIfNull(integerOrNumericString),
+  contact_count: absentIfNull(integerOrNumericString),
 });
 export type CompaniesMeta = Partial<z.infer<typeof CompaniesMetaSchema>> &
   Pick<z.infer<typeof CompaniesMetaSchema>, 'field_fill_rates'>;
