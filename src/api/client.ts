@@ -44,8 +44,6 @@ import {
   type VerifyResult,
 } from './schemas.js';
 
-export { isLoopbackHost } from './proxy.js';
-
 /** Every default is the contract's or RETRY_DEFAULTS' (retry.ts); a number out of its bounds is a ClientOptionError. */
 export interface ClientOptions {
   /** The service root, e.g. `https://api.example.com` (without /api/v1): https, or plain http to this machine. */
