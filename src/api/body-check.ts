@@ -52,27 +52,17 @@ export interface JsonBounds {
   values: number;
 }
 
-/**
- * The service's pages are 5 levels deep; an answer nested thousands deep (in a field nobody reads)
- * would overflow the stack of whatever walks it later (JSON output), so it is refused here.
- */
+/** Pages are 5 levels deep; thousands deep would overflow the stack of whatever walks it later. */
 export const MAX_JSON_DEPTH = 64;
 /** A page holds at most 1,000 rows and a row a few hundred technologies; no object of the contract has 100 keys. */
 const MAX_JSON_MEMBERS = 10_000;
 
-/**
- * The bounds of an answer under a cap of `capBytes`: a value for every 128 bytes allowed. The largest
- * page (1,000 rows of 80 technologies) is about 330,000 values; the default cap allows 524,288,
- * which JSON.parse builds in well under 100 MB whatever they are (BENCHMARKS.md).
- */
+/** The bounds of an answer under a cap of `capBytes`: a value for every 128 bytes (BENCHMARKS.md section 10). */
 export function jsonBoundsOf(capBytes: number): JsonBounds {
   return { depth: MAX_JSON_DEPTH, members: MAX_JSON_MEMBERS, values: Math.max(100_000, Math.floor(capBytes / 128)) };
 }
 
-/**
- * The first bound a JSON text breaks, in words, before anything is built of it; undefined when it
- * keeps them all. One pass over the characters, strings skipped.
- */
+/** The first bound a JSON text breaks, in words, before anything is built of it: one pass, strings skipped. */
 export function jsonShapeProblem(text: string, bounds: JsonBounds): string | undefined {
   const members: number[] = [];
   let values = 0;

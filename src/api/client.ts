@@ -4,47 +4,94 @@
  * carries what happened over HTTP; options it cannot work with throw a ClientOptionError.
  */
 import { z } from 'zod';
+import type { Dispatcher } from 'undici';
 import { packageVersion } from '../package.js';
-import { checkClientOptions, type ClientOptions } from './client-options.js';
-import { DEFAULT_MAX_ANSWER_BYTES, MAX_COMPANIES_PER_PAGE } from './limits.js';
-import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
-import { PageReadAhead } from './read-ahead.js';
-import { buildUrl, createHttpClient, type HttpClient, type JsonAnswer, type PaidCallWatch } from './request-loop.js';
-import { checkCompaniesPage, withDataKey } from './companies-page.js';
-import { checkContactsPromises, contactRowOf } from './contacts-answer.js';
 import { isRecord } from '../util/is-record.js';
-import { walkCursor } from './pagination.js';
-import { linkQuery, nextPageOf } from './next-page.js';
-import { CONTRACT_DEFAULTS, type ContractSettings, type Verdict } from './contract.js';
-import { readVerifyStatus } from './verify-status.js';
 import { redactDeep } from '../util/redact.js';
-import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
+import { checkContactsPromises, contactRowOf } from './contacts-answer.js';
+import { CONTRACT_DEFAULTS, type ContractSettings, type Verdict } from './contract.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './dispatcher.js';
+import { ClientOptionError } from './errors.js';
+import { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES_LIMIT, MAX_COMPANIES_PER_PAGE } from './limits.js';
+import type { RequestPacer } from './pacer.js';
+import { linkQuery, nextPageOf, walkCursor, type FetchedPage } from './paging.js';
+import { isLoopbackHost } from './proxy.js';
+import { PageReadAhead } from './read-ahead.js';
+import {
+  buildUrl,
+  createHttpClient,
+  type HttpClient,
+  type JsonAnswer,
+  type PaidCallWatch,
+  type RequestEvent,
+} from './request-loop.js';
+import { DEFAULT_RETRY_POLICY, RETRY_DEFAULTS } from './retry.js';
+import { readVerifyStatus } from './verify-status.js';
+import type { WaitNotice } from './wait-watch.js';
 import {
   type CompaniesResponse,
   ContactsEnvelopeSchema,
-  VerifyDataSchema,
-  VerifyMetaSchema,
+  VerifyAnswerSchema,
+  checkCompaniesPage,
   checkSchema,
+  withDataKey,
   type CompaniesMeta,
   type CompanyRow,
   type Contact,
   type ContactsMeta,
   type Seniority,
   type SchemaCheck,
-  type VerifyMeta,
   type VerifyResult,
 } from './schemas.js';
 
-export { checkBaseUrl, type ClientOptions } from './client-options.js';
-export { isLoopbackHost } from './proxy.js';
+/** Every default is the contract's or RETRY_DEFAULTS' (retry.ts); a number out of its bounds is a ClientOptionError. */
+export interface ClientOptions {
+  /** The service root, e.g. `https://api.example.com` (without /api/v1): https, or plain http to this machine. */
+  baseUrl: string;
+  apiKey: string;
+  /** Name of the cursor query parameter (contract row 1a). */
+  cursorParam?: string | undefined;
+  /** How the service decided the open points the client cannot guess (contract.ts). */
+  contract?: Partial<ContractSettings> | undefined;
+  /** Companies per page (contract row 2). */
+  pageSize?: number | undefined;
+  /** Per attempt, covering headers and body. */
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  /** Longest single wait between attempts. */
+  maxRetryDelayMs?: number | undefined;
+  retryBaseDelayMs?: number | undefined;
+  /** Connection pool size per origin. */
+  connections?: number;
+  /** Decoded bytes one answer may have (limits.ts); over it, a final error. */
+  maxAnswerBytes?: number | undefined;
+  userAgent?: string;
+  /** Aborts everything in flight and every wait (SIGINT). */
+  signal?: AbortSignal | undefined;
+  onRequest?: ((event: RequestEvent) => void) | undefined;
+  /** Jitter source in [0, 1); tests inject a fixed one. */
+  random?: () => number;
+  /** The proxy to go through (decideProxy in proxy.ts reads the environment as curl does); default none. */
+  proxy?: URL | undefined;
+  /** PEM certificates to trust instead of Node's own list (with NODE_EXTRA_CA_CERTS). */
+  ca?: readonly string[] | undefined;
+  /** For the TCP connection and TLS handshake; default the shorter of 10 s and timeoutMs. */
+  connectTimeoutMs?: number | undefined;
+  /** Told while a request has waited a while for its answer, and when none does any more. */
+  onWaiting?: ((notice: WaitNotice | undefined) => void) | undefined;
+  /** One pace for several clients of one service and key: its rate limit counts them all. */
+  pacer?: RequestPacer | undefined;
+  /**
+   * The undici dispatcher to send through (a MockAgent, a stub), as openai-node takes a `fetch`:
+   * never closed by the client; proxy and ca then do nothing.
+   */
+  dispatcher?: Dispatcher | undefined;
+}
 
 export interface CompanyQuery {
   technology: string;
   notTechnology?: string;
-  /**
-   * More technologies of each kind, sent as repeated parameters (contract row 4). A service that
-   * does not take them answers 400 or ignores them; it says it applied them in `meta.technologies`.
-   */
+  /** Sent as repeated parameters (contract row 36a); the service says it applied them in `meta.technologies`. */
   moreTechnologies?: string[];
   moreNotTechnologies?: string[];
   employeeRange?: string;
@@ -60,21 +107,15 @@ export interface CompanyPage {
 }
 
 interface CompanyListingOptions {
-  /** Resume a listing from a saved cursor instead of its first page. */
+  /** Resume a listing from a saved cursor. */
   startCursor?: string;
   /**
-   * Ask for the page after the one being waited for as soon as its body has arrived, before the
-   * page's rows are checked: the check then runs while the next page is on the wire. At most one
-   * page is asked for that nobody has asked for yet, so a caller that stops early (at a row cap) and must
-   * not make a call for a page it will not write leaves this off.
+   * Ask for the next page as soon as a body arrives, while this one is checked: at most one page
+   * nobody asked for yet, so a caller that must not ask for a page it will not write leaves it off.
    */
   readAhead?: boolean;
-  /** Rows per page for this listing; default the client's pageSize. */
   pageSize?: number;
-  /**
-   * Withdraws the listing's requests in flight, a page asked for ahead included: a walk stopped at
-   * a row cap, or split into parts, ends all of them at once instead of waiting for answers it drops.
-   */
+  /** Withdraws the listing's requests in flight, a page asked for ahead included. */
   signal?: AbortSignal;
 }
 
@@ -135,30 +176,23 @@ export type VerifyAnswer = VerifyResult & {
 };
 
 /** The defaults of what is not about retrying (those are RETRY_DEFAULTS in retry.ts). */
-export const CLIENT_DEFAULTS = {
-  cursorParam: 'cursor',
-  pageSize: MAX_COMPANIES_PER_PAGE,
-  connections: 16,
-} as const;
+export const CLIENT_DEFAULTS = { cursorParam: 'cursor', pageSize: MAX_COMPANIES_PER_PAGE, connections: 16 } as const;
 
 /** Throws a ClientOptionError before any connection when the options are unsafe or invalid. */
 export function createClient(options: ClientOptions): ProspectClient {
   const baseUrl = checkClientOptions(options);
-  const cursorParam = options.cursorParam ?? CLIENT_DEFAULTS.cursorParam;
   const contract: ContractSettings = { ...CONTRACT_DEFAULTS, ...options.contract };
-  const pageSize = Math.min(options.pageSize ?? CLIENT_DEFAULTS.pageSize, contract.pageSizeMax);
-  const policy: RetryPolicy = {
-    maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-    baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
-    random: options.random ?? DEFAULT_RETRY_POLICY.random,
-  };
   const timeoutMs = options.timeoutMs ?? RETRY_DEFAULTS.timeoutMs;
   const http = createHttpClient({
     baseUrl,
     apiKey: options.apiKey,
     timeoutMs,
-    policy,
+    policy: {
+      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+      baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+      maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+      random: options.random ?? DEFAULT_RETRY_POLICY.random,
+    },
     connections: options.connections ?? CLIENT_DEFAULTS.connections,
     maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
     network: {
@@ -173,34 +207,29 @@ export function createClient(options: ClientOptions): ProspectClient {
     onWaiting: options.onWaiting,
     pacer: options.pacer,
   });
-
+  const listing: ListingSettings = {
+    baseUrl,
+    contract,
+    cursorParam: options.cursorParam ?? CLIENT_DEFAULTS.cursorParam,
+    cursorParamSet: options.cursorParam !== undefined,
+  };
+  const pageSize = options.pageSize ?? CLIENT_DEFAULTS.pageSize;
+  // The key gone from a meta, in whatever form the service echoed it: meta is shown and recorded.
+  const withoutKey = <M>(meta: M) => redactDeep(meta, options.apiKey) as M;
   return {
-    companies: (query, pageOptions) =>
-      withoutKeyInMeta(
-        listCompanies(http, query, {
-          baseUrl,
-          cursorParam,
-          cursorParamSet: options.cursorParam !== undefined,
-          contract,
-          pageSize: Math.min(pageOptions?.pageSize ?? pageSize, contract.pageSizeMax),
-          startCursor: pageOptions?.startCursor,
-          readAhead: pageOptions?.readAhead ?? false,
-          signal: pageOptions?.signal,
-        }),
-        options.apiKey,
-      ),
+    companies: (query, pageOptions = {}) =>
+      listCompanies(http, listing, query, {
+        ...pageOptions,
+        pageSize: Math.min(pageOptions.pageSize ?? pageSize, contract.pageSizeMax),
+        withoutKey,
+      }),
     contacts: async (query) => {
-      const result = await fetchContacts(http, query, cursorParam, contract);
-      return { ...result, meta: redactDeep(result.meta, options.apiKey) as ContactsMeta };
+      const result = await fetchContacts(http, listing, query);
+      return { ...result, meta: withoutKey(result.meta) };
     },
     countries: async () =>
-      (
-        await http.getJson({
-          endpoint: '/countries',
-          params: [],
-          check: (json) => checkSchema(CountriesResponseSchema, json),
-        })
-      ).value.data,
+      (await http.getJson({ endpoint: '/countries', params: [], check: (json) => checkSchema(CountriesSchema, json) }))
+        .value.data,
     verify: (email, verifyOptions) => verifyEmail(http, email, verifyOptions ?? {}, contract),
     probe: async (endpoint, params) => {
       const check = (json: unknown) => ({ ok: true as const, value: json });
@@ -211,140 +240,234 @@ export function createClient(options: ClientOptions): ProspectClient {
   };
 }
 
+/** The base URL, parsed; a ClientOptionError when the options are unsafe or invalid. */
+function checkClientOptions(options: ClientOptions): URL {
+  const baseUrl = checkBaseUrl(options.baseUrl);
+  checkApiKey(options.apiKey);
+  checkNumbers(options);
+  if (options.cursorParam !== undefined && options.cursorParam.trim() === '')
+    throw new ClientOptionError(
+      'the cursor parameter name is empty',
+      'Set cursor-param to the name the service uses (default: cursor).',
+    );
+  return baseUrl;
+}
+
 /**
- * A listing's pages with the key gone from their meta, in whatever form the service echoed it: meta.scope
- * and the rest are shown, and recorded in --summary and FILE.meta.json. The rows and the cursor stay as sent.
+ * The key goes in a header of every request, so where requests go is a security decision:
+ * https anywhere, plain http only to this machine.
  */
-async function* withoutKeyInMeta(pages: AsyncGenerator<CompanyPage>, apiKey: string): AsyncGenerator<CompanyPage> {
-  for await (const page of pages) yield { ...page, meta: redactDeep(page.meta, apiKey) as CompaniesMeta };
+export function checkBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new ClientOptionError(
+      `the base URL "${baseUrl}" is not a valid URL`,
+      'Give the service root, e.g. https://api.example.com',
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    // `localhost:4010` parses as the scheme "localhost:": say what was typed, and what it lacks.
+    const typed = baseUrl.trim();
+    if (!typed.includes('//'))
+      throw new ClientOptionError(
+        `the base URL "${typed}" has no scheme`,
+        `Give it with one: https://${typed} (or http://${typed} for this machine, such as the sandbox).`,
+      );
+    throw new ClientOptionError(`the base URL must start with https:// (got ${url.protocol}//)`);
+  }
+  if (url.username !== '' || url.password !== '')
+    throw new ClientOptionError(
+      'the base URL must not contain a user name or password',
+      'The key travels in a header, never in the URL.',
+      'credentials_in_base_url',
+    );
+  if (url.search !== '' || url.hash !== '') {
+    throw new ClientOptionError(
+      `the base URL must not contain a query or a fragment (${url.origin}${url.pathname}...)`,
+    );
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    throw new ClientOptionError(
+      `refusing to send the API key over plain http to ${url.host}; use https://`,
+      'Plain http is allowed only to this machine (127.0.0.0/8, ::1, localhost), e.g. the sandbox.',
+    );
+  return url;
+}
+
+/** Never echoed in a message: it could end up in a log. */
+export function checkApiKey(apiKey: string): void {
+  if (apiKey === '') throw new ClientOptionError('no API key is set', undefined, 'no_api_key');
+  if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
+    throw new ClientOptionError(
+      'the API key contains spaces or control characters',
+      'Check for a stray newline when it was pasted.',
+    );
+  }
+  // A header carries Latin-1 at most; a character past it (a smart quote pasted from a document)
+  // would fail inside the HTTP library as an internal error, and no service issues such a key.
+  const outside = [...apiKey].findIndex((char) => char.charCodeAt(0) > 0x7e);
+  if (outside !== -1)
+    throw new ClientOptionError(
+      `the API key contains a character that is not plain ASCII (character ${outside + 1})`,
+      'Keys are letters, digits and punctuation: check for a smart quote or a look-alike letter pasted with it.',
+    );
+}
+
+/** Node timers overflow (and fire at once) above 2^31-1 ms, so longer waits are refused. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const NUMBER_LIMITS: ReadonlyArray<[keyof ClientOptions, number, number]> = [
+  ['pageSize', 1, MAX_COMPANIES_PER_PAGE],
+  ['timeoutMs', 1, MAX_TIMER_MS],
+  ['connectTimeoutMs', 1, MAX_TIMER_MS],
+  ['maxRetries', 0, 100],
+  ['maxRetryDelayMs', 0, MAX_TIMER_MS],
+  ['retryBaseDelayMs', 0, MAX_TIMER_MS],
+  ['connections', 1, 1024],
+  ['maxAnswerBytes', 1024, MAX_ANSWER_BYTES_LIMIT],
+];
+
+function checkNumbers(options: ClientOptions): void {
+  for (const [name, min, max] of NUMBER_LIMITS) {
+    const value = options[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new ClientOptionError(`${name} must be an integer from ${min} to ${max} (got ${String(value)})`);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Endpoints
+// Listings
 
 interface ListingSettings {
   baseUrl: URL;
+  contract: ContractSettings;
   cursorParam: string;
   cursorParamSet: boolean;
-  contract: ContractSettings;
-  pageSize: number;
-  startCursor: string | undefined;
-  readAhead: boolean;
-  signal: AbortSignal | undefined;
 }
 
-/** The query of one page: the filters, the page size and where the page starts (a cursor, an offset or a link). */
-function companiesParams(
-  query: CompanyQuery,
-  options: ListingSettings,
-  cursor: string | null,
-): ReadonlyArray<readonly [string, string | undefined]> {
-  const link = cursor === null ? undefined : linkQuery(cursor, options.baseUrl.origin);
-  if (link !== undefined) return link;
-  const offsets = options.contract.paging === 'offset';
-  return [
-    ['technology', query.technology],
-    ...(query.moreTechnologies ?? []).map((name) => ['technology', name] as const),
-    ['not_technology', query.notTechnology],
-    ...(query.moreNotTechnologies ?? []).map((name) => ['not_technology', name] as const),
-    ['employee_range', query.employeeRange],
-    ['country', query.country],
-    [options.contract.pageSizeParam, String(options.pageSize)],
-    [offsets ? options.contract.offsetParam : options.cursorParam, cursor ?? undefined],
-  ];
+type Params = ReadonlyArray<readonly [string, string | undefined]>;
+
+/** One listing: what it asks, how its pages are checked, and what a page's rows and total are. */
+interface Listing<P extends { data: readonly unknown[] }> {
+  endpoint: '/companies' | '/contacts';
+  /** The query of every page; the cursor (or offset) goes after it, or a link's own query replaces it. */
+  query: Params;
+  paging: 'cursor' | 'offset';
+  check(json: unknown): SchemaCheck<P>;
+  /** Checks the page as a whole, once its shape is known: thrown, never retried. */
+  inspect?(page: P): void;
+  edgeKey(row: P['data'][number]): string;
+  total?(page: P): number | undefined;
+  startCursor?: string | undefined;
+  forbidEmptyFirstPage: boolean;
+  readAhead?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** A listing's pages, each asked for by the previous one's next page (a cursor, an offset or a link). */
+function walkListing<P extends { data: readonly unknown[] }>(
+  http: HttpClient,
+  settings: ListingSettings,
+  listing: Listing<P>,
+) {
+  const { baseUrl, cursorParam } = settings;
+  const { endpoint, paging } = listing;
+  const paramsAt = (cursor: string | null): Params =>
+    (cursor === null ? undefined : linkQuery(cursor, baseUrl.origin)) ?? [
+      ...listing.query,
+      [paging === 'offset' ? settings.contract.offsetParam : cursorParam, cursor ?? undefined],
+    ];
+  const fetchChecked = (cursor: string | null, onBody?: (json: unknown) => void): Promise<JsonAnswer<P>> =>
+    http.getJson({ endpoint, params: paramsAt(cursor), check: listing.check, onBody, signal: listing.signal });
+  // Read-ahead follows a body's `next_cursor`; offsets and links are read one page at a time.
+  const readAhead = listing.readAhead && paging === 'cursor' ? new PageReadAhead(fetchChecked) : undefined;
+  const fetchPage = async (cursor: string | null): Promise<FetchedPage<P>> => {
+    const { value, headers } = await (readAhead?.take(cursor) ?? fetchChecked(cursor, readAhead?.onBodyOfWanted));
+    listing.inspect?.(value);
+    const nextCursor = nextPageOf(value as unknown as Record<string, unknown>, value.data, headers, {
+      endpoint,
+      requestUrl: buildUrl(baseUrl, endpoint, paramsAt(cursor)),
+      origin: baseUrl.origin,
+      cursorParamSet: settings.cursorParamSet,
+      paging,
+      offset: cursor === null ? 0 : Number(cursor),
+    });
+    const edges = value.data.length === 0 ? [] : [value.data[0], value.data.at(-1)];
+    const edgeKeys = edges.map((row) => listing.edgeKey(row as P['data'][number]));
+    return { page: value, itemCount: value.data.length, nextCursor, edgeKeys, total: listing.total?.(value) };
+  };
+  return walkCursor({
+    endpoint,
+    startCursor: listing.startCursor,
+    forbidEmptyFirstPage: listing.forbidEmptyFirstPage,
+    cursorParam,
+    fetchPage,
+  });
 }
 
 async function* listCompanies(
   http: HttpClient,
+  settings: ListingSettings,
   query: CompanyQuery,
-  options: ListingSettings,
+  options: CompanyListingOptions & { pageSize: number; withoutKey: <M>(meta: M) => M },
 ): AsyncGenerator<CompanyPage, void, undefined> {
-  const fetchChecked = (
-    cursor: string | null,
-    onBody?: (json: unknown) => void,
-  ): Promise<JsonAnswer<CompaniesResponse>> =>
-    http.getJson({
-      endpoint: '/companies',
-      params: companiesParams(query, options, cursor),
-      check: checkCompaniesPage,
-      onBody,
-      signal: options.signal,
-    });
-  // Read-ahead follows a body's `next_cursor`; offsets and links are simply read one page at a time.
-  const readAhead =
-    options.readAhead && options.contract.paging === 'cursor' ? new PageReadAhead(fetchChecked) : undefined;
-  const walk = walkCursor({
+  const walk = walkListing<CompaniesResponse>(http, settings, {
     endpoint: '/companies',
-    startCursor: options.startCursor ?? null,
+    query: [
+      ['technology', query.technology],
+      ...(query.moreTechnologies ?? []).map((name) => ['technology', name] as const),
+      ['not_technology', query.notTechnology],
+      ...(query.moreNotTechnologies ?? []).map((name) => ['not_technology', name] as const),
+      ['employee_range', query.employeeRange],
+      ['country', query.country],
+      [settings.contract.pageSizeParam, String(options.pageSize)],
+    ],
+    paging: settings.contract.paging,
+    check: checkCompaniesPage,
+    edgeKey: (row) => row.domain,
+    total: (page) => page.meta.total,
+    startCursor: options.startCursor,
     forbidEmptyFirstPage: true,
-    cursorParam: options.cursorParam,
-    fetchPage: async (cursor) => {
-      const answer = await (readAhead?.take(cursor) ?? fetchChecked(cursor, readAhead?.onBodyOfWanted));
-      const { value } = answer;
-      const nextCursor = nextPageOf(value, value.data, answer.headers, {
-        endpoint: '/companies',
-        requestUrl: buildUrl(options.baseUrl, '/companies', companiesParams(query, options, cursor)),
-        origin: options.baseUrl.origin,
-        cursorParam: options.cursorParam,
-        cursorParamSet: options.cursorParamSet,
-        paging: options.contract.paging,
-        offset: cursor === null ? 0 : Number(cursor),
-      });
-      const first = value.data[0]?.domain;
-      const last = value.data.at(-1)?.domain;
-      return {
-        page: value,
-        itemCount: value.data.length,
-        nextCursor,
-        edgeKeys: first !== undefined && last !== undefined ? [first, last] : undefined,
-        total: value.meta.total,
-      };
-    },
+    readAhead: options.readAhead,
+    signal: options.signal,
   });
-  for await (const { page, cursor, nextCursor } of walk) {
-    yield { data: page.data, meta: page.meta, nextCursor, cursor };
-  }
+  for await (const { page, cursor, nextCursor } of walk)
+    yield { data: page.data, meta: options.withoutKey(page.meta), nextCursor, cursor };
 }
 
-const CountriesResponseSchema = z.looseObject({ data: z.array(z.string()) });
+const CountriesSchema = z.looseObject({ data: z.array(z.string()) });
+
+interface ContactsPage {
+  data: Contact[];
+  /** The rows as renamed, before defaults: whether the service sent a field at all. */
+  rawRows: Record<string, unknown>[];
+  meta: ContactsMeta;
+}
 
 async function fetchContacts(
   http: HttpClient,
+  settings: ListingSettings,
   query: ContactsQuery,
-  cursorParam: string,
-  contract: ContractSettings,
 ): Promise<ContactsResult> {
   const data: Contact[] = [];
   let meta: ContactsMeta | undefined;
-  const check = (json: unknown) => checkContactsBody(json, contract);
   // The sandbox never pages contacts; a real service might (contract row 18), so follow it.
-  const walk = walkCursor({
+  const walk = walkListing<ContactsPage>(http, settings, {
     endpoint: '/contacts',
+    query: [
+      ['domain', query.domains.join(',')],
+      ['seniority', query.seniority?.join(',')],
+      ['limit', query.limit !== undefined ? String(query.limit) : undefined],
+    ],
+    paging: 'cursor',
+    check: (json) => checkContactsBody(json, settings.contract),
+    inspect: (page) => checkContactsPromises(page.rawRows, '/contacts'),
+    edgeKey: (contact) => `${contact.domain} ${contact.business_email ?? contact.full_name ?? ''}`,
     forbidEmptyFirstPage: false,
-    cursorParam,
-    fetchPage: async (cursor) => {
-      const { value } = await http.getJson({
-        endpoint: '/contacts',
-        params: [
-          ['domain', query.domains.join(',')],
-          ['seniority', query.seniority?.join(',')],
-          ['limit', query.limit !== undefined ? String(query.limit) : undefined],
-          [cursorParam, cursor ?? undefined],
-        ],
-        check,
-      });
-      checkContactsPromises(value.rawRows, '/contacts');
-      const edge = (contact: Contact | undefined) =>
-        contact === undefined ? undefined : `${contact.domain} ${contact.business_email ?? contact.full_name ?? ''}`;
-      const first = edge(value.data[0]);
-      const last = edge(value.data.at(-1));
-      return {
-        page: value,
-        itemCount: value.data.length,
-        nextCursor: value.next_cursor,
-        edgeKeys: first !== undefined && last !== undefined ? [first, last] : undefined,
-      };
-    },
   });
   for await (const { page } of walk) {
     data.push(...page.data);
@@ -353,20 +476,8 @@ async function fetchContacts(
   return { data, meta: meta ?? {} };
 }
 
-interface NormalisedContacts {
-  data: Contact[];
-  /** The rows as renamed, before defaults: whether the service sent a field at all. */
-  rawRows: Record<string, unknown>[];
-  meta: ContactsMeta;
-  next_cursor: string | null | undefined;
-}
-
-// Built once: zod compiles an object schema's checks on its first parse, so a schema made per answer
-// cost a compile per verify call (about 0.2 ms of CPU each, a tenth of a 400-address verify).
-const VerifyEnvelopeSchema = z.looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() });
-
 /** The envelope (or a bare array, or one array under another key), its rows under our names, then the schema. */
-function checkContactsBody(json: unknown, contract: ContractSettings): SchemaCheck<NormalisedContacts> {
+function checkContactsBody(json: unknown, contract: ContractSettings): SchemaCheck<ContactsPage> {
   const envelope = withDataKey(json);
   const rows =
     isRecord(envelope) && Array.isArray(envelope.data)
@@ -377,19 +488,14 @@ function checkContactsBody(json: unknown, contract: ContractSettings): SchemaChe
     rows === undefined ? envelope : { ...(envelope as object), data: rows },
   );
   if (!checked.ok) return checked;
-  const meta = checked.value.meta ?? {};
-  const inMeta = meta.next_cursor;
-  const nextCursor = checked.value.next_cursor ?? (typeof inMeta === 'string' ? inMeta : undefined);
   return {
     ok: true,
-    value: {
-      data: checked.value.data,
-      rawRows: (rows ?? []).filter(isRecord),
-      meta,
-      next_cursor: nextCursor,
-    },
+    value: { ...checked.value, meta: checked.value.meta ?? {}, rawRows: (rows ?? []).filter(isRecord) },
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// The paid check
 
 async function verifyEmail(
   http: HttpClient,
@@ -405,43 +511,25 @@ async function verifyEmail(
     params: post ? [] : [[contract.verifyParam, email]],
     jsonBody: post ? JSON.stringify({ [contract.verifyParam]: email }) : undefined,
     headers: idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : undefined,
-    check: checkVerifyBody,
+    check: (json) => checkSchema(VerifyAnswerSchema, json),
     // One unit per answered call (contract row 23): a complete answer is never asked again.
     chargedPerAnswer: true,
     paid: options.paid,
   });
-  const { meta } = answer.value;
-  const read = readVerifyStatus(answer.value.data.status, contract.verifyStatuses);
-  const data = { ...answer.value.data, status: read.status, status_raw: read.raw, status_known: read.known };
-  const unitsUsed = meta?.units_used ?? unitsFromHeader(answer.headers['x-units-used']);
-  const replayed = idempotencyKey === undefined ? undefined : replayedFromHeader(answer.headers['idempotent-replayed']);
-  const result: VerifyAnswer = meta === undefined && unitsUsed === undefined ? { ...data } : { ...data, meta };
+  const { data, meta } = answer.value;
+  const read = readVerifyStatus(data.status, contract.verifyStatuses);
+  const result: VerifyAnswer = { ...data, status: read.status, status_raw: read.raw, status_known: read.known };
+  const units = headerText(answer.headers['x-units-used']);
+  const unitsUsed = meta?.units_used ?? (/^\d+$/.test(units ?? '') ? Number(units) : undefined);
   if (unitsUsed !== undefined) result.meta = { ...meta, units_used: unitsUsed };
-  if (replayed !== undefined) result.idempotency = replayed ? 'replayed' : 'first';
+  else if (meta !== undefined) result.meta = meta;
+  // `Idempotent-Replayed: true|false` (contract row 27); anything else says nothing.
+  const replayed = idempotencyKey === undefined ? undefined : headerText(answer.headers['idempotent-replayed']);
+  if (replayed?.toLowerCase() === 'true') result.idempotency = 'replayed';
+  if (replayed?.toLowerCase() === 'false') result.idempotency = 'first';
   return result;
 }
 
-/** `Idempotent-Replayed: true|false` (contract row 27); anything else says nothing. */
-function replayedFromHeader(value: string | string[] | undefined): boolean | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase();
-  return text === 'true' ? true : text === 'false' ? false : undefined;
-}
-
-type VerifyData = z.infer<typeof VerifyDataSchema>;
-
-function checkVerifyBody(json: unknown): SchemaCheck<{ data: VerifyData; meta: VerifyMeta | undefined }> {
-  const wrapped = json !== null && typeof json === 'object' && !Array.isArray(json) && 'data' in json;
-  if (!wrapped) {
-    // Tolerated: a bare `{email, status, ...}` without the contract's envelope.
-    const checked = checkSchema(VerifyDataSchema, json);
-    return checked.ok ? { ok: true, value: { data: checked.value, meta: undefined } } : checked;
-  }
-  const checked = checkSchema(VerifyEnvelopeSchema, json);
-  return checked.ok ? { ok: true, value: { data: checked.value.data, meta: checked.value.meta } } : checked;
-}
-
-function unitsFromHeader(value: string | string[] | undefined): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
-  return Number(text.trim());
+function headerText(value: string | string[] | undefined): string | undefined {
+  return (Array.isArray(value) ? value[0] : value)?.trim();
 }

@@ -4,11 +4,11 @@
  * contact response carries a business email and the date it was last confirmed. A service that keeps
  * that promise under other names is told apart from one that breaks it, and neither is silently empty.
  */
-import { MalformedResponseError } from './errors.js';
 import type { ContractSettings } from './contract.js';
 import { isRecord } from '../util/is-record.js';
 import { displaySafe } from '../util/display-safe.js';
 import { shorten } from '../util/text.js';
+import { answeredWith } from './paging.js';
 
 /** The row with the service's names turned into ours (`contact-fields`), and its date in ISO form. */
 export function contactRowOf(raw: unknown, settings: Pick<ContractSettings, 'contactFields' | 'dateFormat'>): unknown {
@@ -84,7 +84,7 @@ export function checkContactsPromises(rows: readonly Record<string, unknown>[], 
     // Never the other promised field: a date is no email (`business_email_last_seen` matches /mail/).
     const likely = keys.filter((key) => looksLike.test(key) && !key.startsWith('business_email'));
     const example = likely[0] ?? 'THEIRS';
-    throw contractDiffers(
+    throw answeredWith(
       endpoint,
       `contacts without the "${field}" field the specification promises (fields seen: ${keys.join(', ')})`,
       'contact-fields',
@@ -96,22 +96,11 @@ export function checkContactsPromises(rows: readonly Record<string, unknown>[], 
     .map((row) => row.business_email_last_seen)
     .filter((value): value is string => typeof value === 'string' && value.trim() !== '');
   if (dates.length > 0 && !dates.some(readsAsDate)) {
-    throw contractDiffers(
+    throw answeredWith(
       endpoint,
       `last-confirmed dates prospect cannot read (such as "${shorten(displaySafe(dates[0]!), 40)}")`,
       'date-format',
       'Set date-format to how the service writes its dates: dmy (day first) or mdy (month first).',
     );
   }
-}
-
-function contractDiffers(endpoint: string, what: string, setting: string, hint: string): MalformedResponseError {
-  return new MalformedResponseError(`the service answered ${endpoint} with ${what}`, {
-    endpoint,
-    status: 200,
-    reason: what,
-    code: 'contract_differs',
-    details: { setting },
-    hint,
-  });
 }

@@ -1,53 +1,30 @@
 /**
- * The contract as data (issue 42): each open point of the spec the client relies on, the decision
- * docs/api-contract.md records for it, what the client recognises on its own when a service decided
- * otherwise, and the setting that adapts it where it cannot guess. The doctor reads the settings'
- * names here; a test holds docs/api-contract.md's last column equal to `recognises` (+ the setting).
- * Imports nothing, so config and doctor may read it without loading the client.
+ * The contract as data (issue 42): each open point of the spec the client relies on (its decision is
+ * docs/api-contract.md's), what the client recognises on its own when a service decided otherwise, and
+ * the setting that adapts it where it cannot guess: config keys and their variables are these settings.
+ * A test holds the doc's last column equal to `recognises` (+ the setting). Imports nothing, so config
+ * and doctor may read it without loading the client.
  */
 
-/** The settings that adapt the client to a service, by the names the configuration gives them. */
-export const CONTRACT_SETTINGS = [
-  'cursor-param',
-  'paging',
-  'offset-param',
-  'page-size-param',
-  'page-size-max',
-  'contact-fields',
-  'date-format',
-  'verify-path',
-  'verify-method',
-  'verify-param',
-  'verify-statuses',
-] as const;
-export type ContractSetting = (typeof CONTRACT_SETTINGS)[number];
-
-export interface OpenPoint {
-  id: string;
-  /** The row of docs/api-contract.md's decision table. */
+/** An open point of the spec: its row of docs/api-contract.md's decision table, and what the client does. */
+interface OpenPointShape {
   row: string;
-  /** The contract's decision, which the sandbox implements. */
-  choice: string;
   /** What the client accepts on its own from a service that decided otherwise. */
   recognises: string;
-  /** The setting for what it cannot guess; null when nothing needs one. */
-  setting: ContractSetting | null;
+  /** The setting (a config key) for what it cannot guess; null when nothing needs one. */
+  setting: string | null;
 }
 
-export const OPEN_POINTS: readonly OpenPoint[] = [
+export const OPEN_POINTS = [
   {
-    id: 'cursor-param',
     row: '1a',
-    choice: "`cursor`, whose value is the previous page's `next_cursor`, verbatim.",
     recognises:
       'A cursor sent back under another name cannot be guessed: a page that repeats an earlier one, or the ' +
       'same cursor twice, is exit 5 naming the setting.',
     setting: 'cursor-param',
   },
   {
-    id: 'next-page',
     row: '1b',
-    choice: 'The next page is `next_cursor`; the last page has `next_cursor: null`.',
     recognises:
       'The next page in `next_cursor` or `meta.next_cursor` (text or a number; absent, `null` or `""`: the ' +
       'last page), in an RFC 8288 `Link: <…>; rel="next"` header, or as a `next` URL of the same origin ' +
@@ -56,37 +33,27 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'paging',
     row: '1b',
-    choice: 'Cursors, not offsets.',
     recognises: 'Offsets are not guessed: `paging offset` sends `offset-param` (default `offset`) instead.',
     setting: 'paging',
   },
   {
-    id: 'offset-param',
     row: '1b',
-    choice: 'No offset parameter.',
     recognises: 'With `paging offset`, the parameter that carries the offset.',
     setting: 'offset-param',
   },
   {
-    id: 'page-size-param',
     row: '2',
-    choice: '`limit`, an integer from 1 to 1000.',
     recognises: "Accepts pages of any size, smaller than asked included; the parameter's name is a setting.",
     setting: 'page-size-param',
   },
   {
-    id: 'page-size-max',
     row: '2',
-    choice: 'At most 1000 rows a page.',
     recognises: "Asks for `limit=1000`, or the setting's lower bound.",
     setting: 'page-size-max',
   },
   {
-    id: 'company-fields',
     row: '14',
-    choice: 'The fields of §2.1 with their types; `description` only where filled.',
     recognises:
       'Unknown fields are kept and passed through to JSON output, each up to 64 Ki values and characters ' +
       '(`src/api/schema-bounds.ts`); `null` for any field but `domain`; ' +
@@ -95,16 +62,12 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'companies-meta',
     row: '17',
-    choice: '`meta` with `source`, `field_fill_rates`, `scope`, `total` and `contact_count` on every page.',
     recognises: 'Every field of `meta`, and `meta` itself, optional.',
     setting: null,
   },
   {
-    id: 'error-body',
     row: '8',
-    choice: '`{"error":{"code":"…","reason":"…"}}` on every error status.',
     recognises:
       'Code, reason and suggestions from `{"error":{…}}`, `{"error":"…"}`, `{"message":…}`, `{"errors":[…]}` ' +
       'and RFC 9457 problem+json (`type`, `title`, `detail`); any other body still yields the status and a ' +
@@ -112,9 +75,7 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'error-422',
     row: '7c',
-    choice: 'Nothing new: a 422 carries one of the codes of rows 7a and 7b.',
     recognises:
       'A 422 whose code is not one of them is read by its words: suggestions, valid values or a refusal of a ' +
       'value ("unknown", "not found", "invalid", "did you mean") make it an input error of the filter it names ' +
@@ -123,16 +84,12 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: null,
   },
   {
-    id: 'contacts-envelope',
     row: '18a',
-    choice: '`{"data":[…],"meta":{…},"next_cursor":null}`.',
     recognises: 'A bare array, or the one array-valued key of the envelope (`contacts`, `results`, `items`).',
     setting: null,
   },
   {
-    id: 'contact-fields',
     row: '19',
-    choice: 'The fields of §2.4, `business_email` and `business_email_last_seen` on every contact.',
     recognises:
       'Only `domain` is required; other fields default to `null`, and `""` reads as `null`; unknown fields pass ' +
       'through. An answer with no `business_email` or no `business_email_last_seen` on any row is exit 5 ' +
@@ -140,9 +97,7 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: 'contact-fields',
   },
   {
-    id: 'date-format',
     row: '25',
-    choice: 'ISO dates, `YYYY-MM-DD`, in UTC.',
     recognises:
       'ISO dates, date-times (a zoned one as the UTC date of its instant, others truncated) and epoch ' +
       'seconds. An answer whose dates are none of these is exit 5 showing one, until the setting says ' +
@@ -150,30 +105,22 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
     setting: 'date-format',
   },
   {
-    id: 'verify-path',
     row: '22',
-    choice: '`/api/v1/verify`.',
     recognises: 'The path of the paid check is a setting.',
     setting: 'verify-path',
   },
   {
-    id: 'verify-method',
     row: '22',
-    choice: '`GET`.',
     recognises: '`GET`, or `POST` with a JSON body.',
     setting: 'verify-method',
   },
   {
-    id: 'verify-param',
     row: '22',
-    choice: '`email`.',
     recognises: 'The name of the parameter (or JSON field) that carries the address.',
     setting: 'verify-param',
   },
   {
-    id: 'verify-statuses',
     row: '22',
-    choice: '`status` is `valid`, `invalid`, `risky` or `unknown`.',
     recognises:
       'The common vocabularies mapped onto those four (`deliverable`, `undeliverable`, `accept_all`, ' +
       "`catch_all`, `do_not_mail`, `spamtrap`, `abuse`, …), the service's own words kept, with " +
@@ -182,7 +129,14 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
       'setting (`theirs=ours` pairs).',
     setting: 'verify-statuses',
   },
-];
+] as const satisfies readonly OpenPointShape[];
+export type OpenPoint = (typeof OPEN_POINTS)[number];
+
+/** The settings that adapt the client to a service, by the names the configuration gives them. */
+export type ContractSetting = NonNullable<OpenPoint['setting']>;
+export const CONTRACT_SETTINGS: readonly ContractSetting[] = OPEN_POINTS.flatMap((point) =>
+  point.setting === null ? [] : [point.setting],
+);
 
 /** What the four verdicts are; a service's word is mapped onto one of them. */
 export const VERDICTS = ['valid', 'invalid', 'risky', 'unknown'] as const;

@@ -4,6 +4,7 @@
  */
 export {
   createClient,
+  checkApiKey,
   checkBaseUrl,
   CLIENT_DEFAULTS,
   type ClientOptions,

@@ -118,15 +118,9 @@ function splitEntry(entry: string): { name: string; entryPort: number | undefine
 function entryCovers(name: string, host: string): boolean {
   const block = /^(.+)\/(\d{1,3})$/.exec(name);
   if (block) return inBlock(host, block[1]!, Number(block[2]));
-  if (isIP(name) !== 0) return isIP(host) !== 0 && sameAddress(name, host);
+  if (isIP(name) !== 0) return inBlock(host, name, isIP(name) === 6 ? 128 : 32);
   const domain = name.replace(/^\*?\./, '');
   return host === domain || host.endsWith(`.${domain}`);
-}
-
-function sameAddress(a: string, b: string): boolean {
-  const list = new BlockList();
-  list.addAddress(a, isIP(a) === 6 ? 'ipv6' : 'ipv4');
-  return list.check(b, isIP(b) === 6 ? 'ipv6' : 'ipv4');
 }
 
 function inBlock(host: string, network: string, prefix: number): boolean {

@@ -1,34 +1,23 @@
 /**
- * Response schemas (zod 4). Every type of a service answer is `z.infer` of a schema here.
- *
- * Tolerance rules (docs/api-contract.md, last column):
- * - objects are loose: unknown fields are kept, so JSON output passes them through, each within
- *   a bound (schema-bounds.ts);
- * - a field the spec promises is required with its type; a field the spec marks as sparse or does
- *   not show is optional/nullable;
- * - nothing is coerced. The one leniency: `business_email_last_seen` is any string (a date, a
- *   date-time, or garbage), because the freshness code truncates date-times and counts an
- *   unparseable date as "unknown freshness" (contract row 25) rather than failing the batch.
+ * The answers' schemas (zod 4), by docs/api-contract.md's tolerance column: objects are loose (unknown
+ * fields kept, each within a bound: schema-bounds.ts); a field the spec promises is required with its
+ * type, a sparse one optional. `business_email_last_seen` is any string: an unreadable date is
+ * unknown freshness (contract row 25), not a failed batch.
  */
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from './limits.js';
 import { looseObject, itemsOf } from './schema-bounds.js';
+import { isRecord } from '../util/is-record.js';
 
 // ---------------------------------------------------------------------------------------------
 // Companies (spec §2.1–2.3, contract rows 14–17)
 
-/**
- * An integer, or one sent as a numeric string (`"crux_rank": "1234"`): the meaning is the same. Other text
- * is refused as before, so a value that is not a number is never read as one.
- */
-/**
- * A next cursor: text, or a number some services send (an id, a page number), read as its digits
- * (contract row 1b); next-page.ts reads it the same way. Absent, null or "" all mean "last page".
- */
+/** A next cursor: text, or a number read as its digits (contract row 1b), as paging.ts reads it. */
 const nextCursor = z.preprocess(
   (value) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value),
   z.string().max(MAX_CURSOR_LENGTH).nullish(),
 );
+/** An integer, or one sent as a numeric string (`"crux_rank": "1234"`); no other text. */
 const integerOrNumericString = z.union([
   z.number().int(),
   z
@@ -40,10 +29,7 @@ const integerOrNumericString = z.union([
 export const TechnologyEntrySchema = looseObject({
   t: z.string(),
   c: z.string(),
-  /**
-   * Contract row 15 says a version string or null; any JSON value is accepted and passed through.
-   * An absent `v` is tolerated too: nothing in prospect reads it.
-   */
+  /** Any JSON value, or none (contract row 15): nothing in prospect reads it. */
   v: z.unknown().optional(),
 });
 export type TechnologyEntry = z.infer<typeof TechnologyEntrySchema>;
@@ -76,9 +62,13 @@ const CompaniesSourceSchema = looseObject({
   history_since: z.string(),
 });
 
+function absentIfNull<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((value): z.output<T> | undefined => value ?? undefined);
+}
+
 /** Every field optional (contract row 17): a service may send less, or no `meta` at all. */
 const CompaniesMetaSchema = looseObject({
-  source: CompaniesSourceSchema.nullish().transform((value) => value ?? undefined),
+  source: absentIfNull(CompaniesSourceSchema),
   field_fill_rates: z
     .record(z.string(), z.number().nullable())
     .nullish()
@@ -86,12 +76,9 @@ const CompaniesMetaSchema = looseObject({
       (rates) =>
         Object.fromEntries(Object.entries(rates ?? {}).filter(([, v]) => v !== null)) as Record<string, number>,
     ),
-  scope: z
-    .string()
-    .nullish()
-    .transform((value) => value ?? undefined),
-  total: integerOrNumericString.nullish().transform((value) => value ?? undefined),
-  contact_count: integerOrNumericString.nullish().transform((value) => value ?? undefined),
+  scope: absentIfNull(z.string()),
+  total: absentIfNull(integerOrNumericString),
+  contact_count: absentIfNull(integerOrNumericString),
 });
 export type CompaniesMeta = Partial<z.infer<typeof CompaniesMetaSchema>> &
   Pick<z.infer<typeof CompaniesMetaSchema>, 'field_fill_rates'>;
@@ -150,39 +137,37 @@ export const ContactsEnvelopeSchema = looseObject({
   next_cursor: nextCursor,
 });
 
-/** The contract's envelope, or a bare array of contacts (contract row 18, last column). */
-export const ContactsResponseSchema = z.union([ContactsEnvelopeSchema, itemsOf(ContactSchema)]);
-export type ContactsResponse = z.infer<typeof ContactsResponseSchema>;
+export type ContactsResponse = z.infer<typeof ContactsEnvelopeSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Verify (contract rows 22–23; the spec shows nothing of it)
 
-export const VerifyDataSchema = looseObject({
+const VerifyDataSchema = looseObject({
   email: z.string(),
   /** Passed through whatever its value (contract row 22). */
   status: z.string(),
   checked_at: optionalText,
 });
 
-export const VerifyMetaSchema = looseObject({
+const VerifyMetaSchema = looseObject({
   units_charged: z.number().optional(),
   units_used: z.number().optional(),
 });
 export type VerifyMeta = z.infer<typeof VerifyMetaSchema>;
-
 /** What `verify()` returns: the data fields plus the usage meta when the service sent any. */
-export const VerifyResultSchema = VerifyDataSchema.extend({ meta: VerifyMetaSchema.optional() });
-export type VerifyResult = z.infer<typeof VerifyResultSchema>;
+export type VerifyResult = z.infer<typeof VerifyDataSchema> & { meta?: VerifyMeta };
+
+/** The contract's `{data, meta}`, or a bare `{email, status, ...}` (tolerated) read as its data. */
+export const VerifyAnswerSchema = z.preprocess(
+  (json) => (isRecord(json) && 'data' in json ? json : { data: json }),
+  looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() }),
+);
 
 // ---------------------------------------------------------------------------------------------
 
 export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-/**
- * Validates and names the first problem in one line, e.g. `data[3].crux_rank: Invalid input:
- * expected number, received string (and more problems)`. The others are not counted: itemsOf
- * stops at the first few failing items, so a count would say less than there is.
- */
+/** The first problem in one line (`data[3].crux_rank: Invalid input: ...`); itemsOf stops early, so no count. */
 export function checkSchema<T>(schema: z.ZodType<T>, json: unknown): SchemaCheck<T> {
   const result = schema.safeParse(json);
   if (result.success) return { ok: true, value: result.data };
@@ -198,4 +183,49 @@ function formatPath(path: readonly PropertyKey[]): string {
   return path
     .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
     .join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a page
+
+/** A companies page: its envelope, its shape, then its technology entries shared. */
+export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse> {
+  const checked = checkSchema(CompaniesResponseSchema, withDataKey(json));
+  if (checked.ok) shareTechnologyEntries(checked.value);
+  return checked;
+}
+
+/**
+ * Rows running the same technology (category and version) share one entry, so a page waiting its turn
+ * holds a fraction of the heap; nothing writes to an entry. Entries with more fields stay their own.
+ */
+function shareTechnologyEntries(page: CompaniesResponse): void {
+  const firstByName = new Map<string, TechnologyEntry>();
+  for (const row of page.data) {
+    const entries = row.technologies;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const first = firstByName.get(entry.t);
+      if (first === undefined) {
+        if (shareable(entry)) firstByName.set(entry.t, entry);
+      } else if (first.c === entry.c && first.v === entry.v && shareable(entry)) {
+        entries[i] = first;
+      }
+    }
+  }
+}
+
+function shareable(entry: TechnologyEntry): boolean {
+  return (entry.v === null || typeof entry.v === 'string') && Object.keys(entry).length === 3;
+}
+
+/** The rows under `data`, or under the envelope's one array-valued key (`results`, ...), or a bare array. */
+export function withDataKey(json: unknown): unknown {
+  if (Array.isArray(json)) return { data: json };
+  if (!isRecord(json) || 'data' in json) return json;
+  const arrays = Object.keys(json).filter((key) => Array.isArray(json[key]));
+  if (arrays.length !== 1) return json;
+  const [key] = arrays as [string];
+  const { [key]: rows, ...rest } = json;
+  return { ...rest, data: rows };
 }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import {
+  checkApiKey,
   checkBaseUrl,
   ClientOptionError,
   CONTACT_FIELD_NAMES,
@@ -168,13 +169,7 @@ export function refusal(error: unknown): { reason: string; hint?: string } {
 function parseApiKey(text: string): string {
   const key = text.trim();
   if (key === '') throw new UsageError('the API key is empty');
-  // Never echo the key in a message: it could end up in a log.
-  if (/[\s\u0000-\u001f\u007f]/.test(key)) {
-    throw new UsageError(
-      'the API key contains spaces or control characters',
-      'Check for a stray newline or space when it was pasted.',
-    );
-  }
+  checkApiKey(key);
   return key;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkBaseUrl, createClient, isLoopbackHost } from '../../src/api/client.js';
+import { checkBaseUrl, createClient } from '../../src/api/client.js';
+import { isLoopbackHost } from '../../src/api/proxy.js';
 import { ClientOptionError } from '../../src/api/errors.js';
 
 describe('checkBaseUrl', () => {

@@ -1,9 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientOptions, CompanyPage, ProspectClient } from '../../src/api/index.js';
+import {
+  MalformedResponseError,
+  type ClientOptions,
+  type CompanyPage,
+  type ProspectClient,
+} from '../../src/api/index.js';
 import {
   clientOf,
   closeScripted,
   companiesPage,
+  failure,
   sampleContact,
   serveScript,
   type Script,
@@ -211,6 +217,28 @@ describe('contacts', () => {
     expect(result.meta.limit).toBe(1);
     expect(server.requests[1]?.query.get('cursor')).toBe('p2');
     expect(server.requests[1]?.query.get('domain')).toBe('a.com,b.com');
+  });
+
+  it('follows a Link rel="next" as a listing of companies does, its query sent as given', async () => {
+    const { server, client } = await setup((_request, index) =>
+      index === 0
+        ? {
+            headers: { link: `<${server.url}/api/v1/contacts?domain=a.com,b.com&page=2>; rel="next"` },
+            body: { data: [sampleContact('a.com')] },
+          }
+        : { body: { data: [sampleContact('b.com')] } },
+    );
+    const result = await client.contacts({ domains: ['a.com', 'b.com'] });
+    expect(result.data.map((contact) => contact.domain)).toEqual(['a.com', 'b.com']);
+    expect(server.requests[1]?.query.get('page')).toBe('2');
+    expect(server.requests[1]?.query.has('cursor')).toBe(false);
+  });
+
+  it('has_more without a cursor is an error naming cursor-param, never a silently short answer', async () => {
+    const { client } = await setup([{ body: { data: [sampleContact('a.com')], has_more: true } }]);
+    const error = await failure(client.contacts({ domains: ['a.com'] }));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect((error as MalformedResponseError).details).toMatchObject({ setting: 'cursor-param' });
   });
 
   it('an empty answer is fine for contacts', async () => {

@@ -5,7 +5,7 @@
  * verify-check.ts, only with `--verify ADDRESS`.
  */
 import { RequestError, type ContractSetting, type ProbeAnswer, type ProspectClient } from '../../api/index.js';
-import { nextLink, textCursor } from '../../api/next-page.js';
+import { nextLink, textCursor } from '../../api/paging.js';
 
 /** A setting's name, checked against the one list of them (src/api/contract.ts). */
 const setting = (name: ContractSetting): ContractSetting => name;

@@ -1,6 +1,10 @@
+/**
+ * A listing walked page by page (contract rows 1a, 1b): the guards of a walk, and the next page in a Link
+ * header (RFC 8288) in the forms real services send, read by the one function the client and doctor share.
+ */
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../src/api/errors.js';
-import { normalizeCursor, walkCursor, type FetchedPage } from '../../src/api/pagination.js';
+import { nextLink, textCursor, walkCursor, type FetchedPage } from '../../src/api/paging.js';
 
 /** A fake listing: the page fetched with cursor X is pages[X ?? 'first']. */
 function listing(pages: Record<string, { items: number[]; next?: string | null }>) {
@@ -92,7 +96,39 @@ describe('walkCursor', () => {
     expect(pages).toEqual([{ page: [], cursor: 'z', nextCursor: null }]);
   });
 
-  it('normalizeCursor', () => {
-    expect([undefined, null, '', 'x'].map(normalizeCursor)).toEqual([null, null, null, 'x']);
+  it('textCursor: absent, null and "" are the last page; a number is its digits', () => {
+    expect([undefined, null, '', 'x', 5, Number.NaN, { page: 5 }].map(textCursor)).toEqual([
+      null,
+      null,
+      null,
+      'x',
+      '5',
+      null,
+      null,
+    ]);
+  });
+});
+
+const NEXT = 'https://api.example.com/api/v1/companies?technology=Shopify&cursor=abc';
+
+describe('nextLink', () => {
+  it.each([
+    ['GitHub', `<${NEXT}>; rel="next", <https://api.example.com/x?page=9>; rel="last"`],
+    ['after another link', `<https://api.example.com/x?page=1>; rel="first", <${NEXT}>; rel="next"`],
+    ['a rel list', `<${NEXT}>; rel="next nofollow"`],
+    ['rel unquoted, in capitals', `<${NEXT}>; REL=next`],
+    ['a quoted comma before rel', `<https://e.example/p>; rel="prev", <${NEXT}>; title="Page 2, and on"; rel="next"`],
+    ['a header given twice', [`<https://e.example/p>; rel="prev"`, `<${NEXT}>; rel="next"`]],
+  ])('%s', (_form, header) => {
+    expect(nextLink(header)).toBe(NEXT);
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['only prev and last', '<https://e.example/p>; rel="prev", <https://e.example/l>; rel="last"'],
+    ['"next" only in a title', '<https://e.example/l>; title="next"; rel="last"'],
+    ['a rel that merely contains next', '<https://e.example/l>; rel="nextpage"'],
+  ])('none: %s', (_form, header) => {
+    expect(nextLink(header)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCompaniesPage } from '../../src/api/companies-page.js';
+import { checkCompaniesPage } from '../../src/api/schemas.js';
 
 const meta = {
   source: { dataset: 'd', method: 'm', publisher: 'p', history_since: '2019' },
