@@ -17,6 +17,8 @@ export interface PipelineChanges {
   /** Companies listed this run (after the filters applied here), whatever their kind. */
   readonly listed: number;
   page(rows: readonly CompanyRow[]): Promise<CompanyRow[]>;
+  /** The pages added so far made durable: a checkpoint may then point past them. */
+  flush(): Promise<void>;
   publish(source: unknown): Promise<void>;
   report(): void;
   record(): Record<string, unknown>;
@@ -60,6 +62,10 @@ class Changes implements PipelineChanges {
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
     const compared = await this.diff.page(rows);
     return compared.filter((row) => row.change !== 'unchanged' && this.kinds.has(row.change));
+  }
+
+  flush(): Promise<void> {
+    return this.diff.flush();
   }
 
   async publish(source: unknown): Promise<void> {

@@ -1,0 +1,115 @@
+/**
+ * Issue 45 for `pipeline --state`: the listing it walked is kept as a snapshot, and a resumed run
+ * finishes it. Two monthly crawls of the sandbox (--as-of 2026-10-15 and 2026-11-15, same seed); the
+ * expected diff is computed here from the two listings an independent client fetched. The SIGKILL
+ * case is spawned; every other run is in process.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
+import { csvRecords } from '../../helpers/csv.js';
+import { diffListings, startCrawlStub, type CrawlStub, type ExpectedChange } from '../../helpers/crawl-stub.js';
+import { allCompanies } from '../../helpers/independent-client.js';
+import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+
+const KEY = SANDBOX_KEYS.growth;
+const DATA = { seed: 7, companies: 20_000 };
+const PIPELINE = ['pipeline', '-t', 'Shopify', '--seniority', 'cxo'];
+
+let october: TestSandbox;
+let november: TestSandbox;
+let before: any[];
+let expected: ExpectedChange[];
+
+beforeAll(async () => {
+  [october, november] = await Promise.all([
+    startTestSandbox({ ...DATA, ...asOfDay('2026-10-15') }),
+    startTestSandbox({ ...DATA, ...asOfDay('2026-11-15'), recordTraffic: true }),
+  ]);
+  before = await allCompanies(october.url, KEY, { technology: 'Shopify' });
+  const after = await allCompanies(november.url, KEY, { technology: 'Shopify' });
+  expected = diffListings(before, after).sort(byDomain);
+});
+afterAll(async () => {
+  await Promise.all([october, november].map((sandbox) => sandbox?.close()));
+});
+
+const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
+const at = (sandbox: { url: string }, args: string[], cwd?: string) =>
+  runInProcess(args, { url: sandbox.url, apiKey: KEY, ...(cwd ? { cwd } : {}) });
+
+/** The rows of a --changes CSV as the independent diff names them, in domain order. */
+function asChanges(csv: string): ExpectedChange[] {
+  return csvRecords(csv)
+    .map((row) => ({
+      domain: row.domain!,
+      change: row.change as ExpectedChange['change'],
+      added: row.technologies_added ? row.technologies_added.split(';') : [],
+      removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
+    }))
+    .sort(byDomain);
+}
+
+/** The companies of a state's last complete snapshot, read by SQL: domain, technologies and row. */
+function publishedSnapshot(state: string): string[][] {
+  const db = new Database(join(state, 'snapshots.sqlite'), { readonly: true });
+  try {
+    const statuses = db.prepare('SELECT status FROM snapshots').pluck().all();
+    expect(statuses).toEqual(['complete']);
+    const rows = db
+      .prepare('SELECT l.domain, l.technologies, l.row FROM listed l JOIN heads h ON h.snapshot_id = l.snapshot_id')
+      .raw()
+      .all() as string[][];
+    return rows.sort(([a], [b]) => (a! < b! ? -1 : 1));
+  } finally {
+    db.close();
+  }
+}
+
+describe('pipeline --changes keeps its listing', () => {
+  it('a --changes run SIGKILLed mid-walk and resumed: the same leads and the same snapshot as an uninterrupted run', async () => {
+    const args = ['--page-size', '50', ...PIPELINE, '--changes'];
+    // The uninterrupted run, in process.
+    const reference = await scratchDir('pipeline-changes-reference-');
+    const clean = await at(october, [...args, '--state', join(reference, 'S'), '-o', 'leads.csv'], reference);
+    expect(clean.code, clean.stderr).toBe(0);
+
+    // Pages of 50 (21 in all): the run is killed with 10 or more pages checkpointed and 12 answered.
+    const stub: CrawlStub = await startCrawlStub(october.url);
+    try {
+      const home = await scratchDir('pipeline-changes-kill-');
+      const state = join(home, 'S');
+      stub.holdAfter = 12;
+      const child = startCli([...args, '--state', state, '-o', 'leads.csv'], { url: stub.url, apiKey: KEY, cwd: home });
+      child.stdin!.end();
+      const finished = finishCli(child, { timeoutMs: 60_000 });
+      const checkpointPath = join(state, 'current', 'checkpoint.json');
+      const pagesDone = async () =>
+        JSON.parse((await readFile(checkpointPath, 'utf8').catch(() => '')) || '{"pages_done":0}').pages_done as number;
+      for (let waited = 0; waited < 60_000 && child.exitCode === null && (await pagesDone()) < 10; waited += 20)
+        await sleep(20);
+      child.kill('SIGKILL');
+      expect((await finished).signal).toBe('SIGKILL');
+      expect(await pagesDone()).toBeGreaterThanOrEqual(10);
+
+      stub.holdAfter = Infinity;
+      const resumed = await at(stub, ['--verbose', ...args, '--state', state, '-o', 'leads.csv'], home);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('Resuming the unfinished run');
+      expect(await readFile(join(home, 'leads.csv'), 'utf8')).toBe(
+        await readFile(join(reference, 'leads.csv'), 'utf8'),
+      );
+      const snapshot = publishedSnapshot(state);
+      expect(snapshot.map(([domain]) => domain)).toEqual(before.map((row) => row.domain).sort());
+      expect(snapshot).toEqual(publishedSnapshot(join(reference, 'S')));
+      // And the next month's --changes compares with all of it.
+      const next = await at(november, ['companies', '-t', 'Shopify', '--state', state, '--changes']);
+      expect(asChanges(next.stdout)).toEqual(expected);
+    } finally {
+      await stub.close();
+    }
+  });
+});
