@@ -1,6 +1,6 @@
 /**
- * Issue 45 for `pipeline --state`: the listing it walked is kept as a snapshot, and a resumed run
- * finishes it. Two monthly crawls of the sandbox (--as-of 2026-10-15 and 2026-11-15, same seed); the
+ * Issue 45 for `pipeline --state`: the listing it walked is kept as a snapshot, only once the walk is
+ * complete, and a resumed run finishes it. Two monthly crawls of the sandbox (--as-of 2026-10-15 and 2026-11-15, same seed); the
  * expected diff is computed here from the two listings an independent client fetched. The SIGKILL
  * case is spawned; every other run is in process.
  */
@@ -69,7 +69,30 @@ function publishedSnapshot(state: string): string[][] {
   }
 }
 
-describe('pipeline --changes keeps its listing', () => {
+describe('pipeline --state keeps its listing', () => {
+  it('a --max-cut pipeline leaves the previous snapshot: the next diff is as if it had not run', async () => {
+    const home = await scratchDir('pipeline-changes-max-');
+    const state = join(home, 'S');
+    const first = await at(october, ['companies', '-t', 'Shopify', '--state', state, '-o', join(home, 'first.csv')]);
+    expect(first.code, first.stderr).toBe(0);
+    const cut = await at(october, [
+      '--verbose',
+      'pipeline',
+      '-t',
+      'Shopify',
+      '--max',
+      '20',
+      '--keep-empty',
+      '--state',
+      state,
+    ]);
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(cut.stderr).toContain('keeps its last complete snapshot');
+    const next = await at(november, ['companies', '-t', 'Shopify', '--state', state, '--changes']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(asChanges(next.stdout)).toEqual(expected);
+  });
+
   it('a --changes run SIGKILLed mid-walk and resumed: the same leads and the same snapshot as an uninterrupted run', async () => {
     const args = ['--page-size', '50', ...PIPELINE, '--changes'];
     // The uninterrupted run, in process.
