@@ -176,7 +176,15 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
   if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
   const { format, columns } = plan;
   const { escapeFormulas, bom, output } = options;
-  const leadOptions = { format, columns, escapeFormulas, bom, output, spooled };
+  const leadOptions = {
+    format,
+    columns,
+    escapeFormulas,
+    bom,
+    output,
+    spooled,
+    changes: plan.changeKinds !== undefined,
+  };
   const leads = await LeadOutput.open(ctx, leadOptions, state, checkpoint, resumed);
   // With --state the listing is kept as a snapshot of its filters, which a later --changes compares with.
   const changes =

@@ -1,10 +1,11 @@
 /**
- * Issue 45 for `pipeline --state`: the listing it walked is kept as a snapshot, only once the walk is
- * complete, and a resumed run finishes it. Two monthly crawls of the sandbox (--as-of 2026-10-15 and 2026-11-15, same seed); the
+ * Issue 45 for `pipeline --state`: the listing it walked is kept as a snapshot (only once the walk is
+ * complete), a later `pipeline --changes` compares with it, and each lead says what changed of its
+ * company. Two monthly crawls of the sandbox (--as-of 2026-10-15 and 2026-11-15, same seed); the
  * expected diff is computed here from the two listings an independent client fetched. The SIGKILL
  * case is spawned; every other run is in process.
  */
-import { readFile } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
@@ -69,7 +70,56 @@ function publishedSnapshot(state: string): string[][] {
   }
 }
 
-describe('pipeline --state keeps its listing', () => {
+describe('pipeline --state keeps its listing, and --changes compares with it', () => {
+  it('the weekly job: a plain run, then --changes asks contacts only for new and changed companies, each lead saying what changed', async () => {
+    const home = await scratchDir('pipeline-changes-');
+    const state = join(home, 'S');
+    const first = await at(october, [...PIPELINE, '--state', state, '-o', join(home, 'october.csv')]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('no complete listing');
+    const plain = csvRecords(await readFile(join(home, 'october.csv'), 'utf8'));
+    expect(Object.keys(plain[0]!)).not.toContain('change');
+
+    // This file's first contacts call at the November sandbox: its list of domains asked is this run's alone.
+    expect(november.stats().contacts_domains).toEqual([]);
+    const copy = join(home, 'S-copy');
+    await cp(state, copy, { recursive: true });
+    const out = join(home, 'changes.csv');
+    const second = await at(november, [...PIPELINE, '--changes', '--state', state, '-o', out]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('no complete listing');
+    const asked = expected.filter((change) => change.change !== 'gone');
+    expect(asked.length).toBeGreaterThan(0);
+    expect(november.stats().contacts_domains).toEqual(asked.map((change) => change.domain));
+
+    // Every lead carries its company's change, exactly as the independent diff has it, after the plain columns.
+    const text = await readFile(out, 'utf8');
+    const leads = csvRecords(text);
+    expect(Object.keys(leads[0]!)).toEqual([
+      ...Object.keys(plain[0]!),
+      'change',
+      'technologies_added',
+      'technologies_removed',
+    ]);
+    const byCompany = new Map(asChanges(text).map((change) => [change.domain, change]));
+    expect(byCompany.size).toBeGreaterThan(0);
+    for (const [domain, change] of byCompany) expect(change).toEqual(asked.find((each) => each.domain === domain));
+
+    // JSON: the same fields, the technologies as arrays (as companies --changes writes them).
+    const json = await at(november, [...PIPELINE, '--changes', '--state', copy, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout).data as any[];
+    expect(rows.length).toBe(leads.length);
+    for (const row of rows) {
+      const change = asked.find((each) => each.domain === row.domain)!;
+      expect([row.change, row.technologies_added, row.technologies_removed]).toEqual([
+        change.change,
+        change.added,
+        change.removed,
+      ]);
+    }
+  });
+
   it('a --max-cut pipeline leaves the previous snapshot: the next diff is as if it had not run', async () => {
     const home = await scratchDir('pipeline-changes-max-');
     const state = join(home, 'S');
