@@ -444,7 +444,7 @@ export const DRY_RUN = defineFlag({
 export const STATE = defineFlag({
   name: 'state',
   flags: '--state <dir>',
-  help: 'keep a checkpoint, the exported leads, paid verifications and a snapshot of the listing in DIR',
+  help: 'keep a checkpoint, the exported leads and paid verifications in DIR',
   schema: optionalText,
 });
 export const ONLY_NEW = defineFlag({
