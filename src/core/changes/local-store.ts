@@ -199,6 +199,11 @@ class LocalSeries implements SnapshotSeries {
     return Promise.resolve();
   }
 
+  flush(): Promise<void> {
+    storeCall(this.path, () => this.commit());
+    return Promise.resolve();
+  }
+
   async *gone(): AsyncGenerator<ObservedCompany[]> {
     if (this.previous === undefined) return;
     storeCall(this.path, () => this.commit());

@@ -50,11 +50,16 @@ export const LEAD_COMPANY_COLUMNS = selectColumns(COMPANY_COLUMNS, LEAD_COMPANY_
 /** A row of `companies --changes` (core/changes/diff.ts), read through the company columns it extends. */
 const asChange = (row: CompanyRow) => row as ChangeRow;
 
-/** `companies --changes`: what changed first, the company's columns, then what this state observed of it. */
-export const CHANGE_COLUMNS: ReadonlyArray<Column<CompanyRow>> = [
+/** What changed of a company since the last complete snapshot: `companies --changes`, `pipeline --changes` leads. */
+export const CHANGE_KIND_COLUMNS: ReadonlyArray<Column<CompanyRow>> = [
   { name: 'change', get: (row) => asChange(row).change },
   { name: 'technologies_added', get: (row) => asChange(row).technologies_added.join(';') },
   { name: 'technologies_removed', get: (row) => asChange(row).technologies_removed.join(';') },
+];
+
+/** `companies --changes`: what changed first, the company's columns, then what this state observed of it. */
+export const CHANGE_COLUMNS: ReadonlyArray<Column<CompanyRow>> = [
+  ...CHANGE_KIND_COLUMNS,
   ...COMPANY_COLUMNS,
   { name: 'first_seen', get: (row) => asChange(row).first_seen },
   { name: 'previous_snapshot', get: (row) => asChange(row).previous_snapshot },

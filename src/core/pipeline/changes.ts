@@ -1,8 +1,9 @@
 /**
- * `pipeline --changes`: the listing compared with the state's last complete snapshot of its filters,
- * page by page, and contacts asked only for the companies of the kinds kept (new and changed by
- * default). The run's snapshot is pending under its run id, so a resumed run carries on with it; it
- * replaces the last complete one once the run's output is in place.
+ * `pipeline --state`: the listing kept as a snapshot of its filters, page by page, published only
+ * once the walk is complete and the output in place. With --changes each page is compared with the
+ * state's last complete snapshot of the filters, and contacts are asked only for the companies of
+ * the kinds kept (new and changed by default). The run's snapshot is pending under its run id, so a
+ * resumed run carries on with it.
  */
 import type { CompanyRow } from '../../api/index.js';
 import type { RunContext } from '../../runtime/context.js';
@@ -16,17 +17,23 @@ import type { PipelineOptions } from './options.js';
 export interface PipelineChanges {
   /** Companies listed this run (after the filters applied here), whatever their kind. */
   readonly listed: number;
+  /** The companies to ask contacts for: with --changes those of the kinds kept, else every one. */
   page(rows: readonly CompanyRow[]): Promise<CompanyRow[]>;
-  publish(source: unknown): Promise<void>;
+  /** The pages added so far made durable: a checkpoint may then point past them. */
+  flush(): Promise<void>;
+  /** `complete`: the walk reached the listing's end (not cut by --max); only then is the snapshot kept. */
+  publish(source: unknown, complete: boolean): Promise<void>;
+  abandon(): Promise<void>;
   report(): void;
   record(): Record<string, unknown>;
 }
 
+/** `kinds`: --changes's (undefined without it: the listing is only kept). */
 export async function openPipelineChanges(
   ctx: RunContext,
   options: PipelineOptions,
   checkpoint: Checkpoint,
-  kinds: ReadonlySet<ChangeKind>,
+  kinds: ReadonlySet<ChangeKind> | undefined,
 ): Promise<PipelineChanges> {
   const takenAt = new Date(checkpoint.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const filters = filtersRecord(options.filters);
@@ -34,7 +41,7 @@ export async function openPipelineChanges(
   // A resumed run whose pending snapshot is not there (removed, or the snapshot it compared with replaced)
   // lacks the pages walked before: its diff stands, but it must not replace the last complete snapshot.
   const whole = diff.resumed || (checkpoint.positions ?? []).length === 0;
-  if (diff.previous === undefined)
+  if (kinds !== undefined && diff.previous === undefined)
     ctx.reporter.caveat(
       `${options.state} has no complete listing of these filters yet: every company counts as new, ` +
         'and this listing is what the next --changes compares with.',
@@ -43,12 +50,14 @@ export async function openPipelineChanges(
 }
 
 class Changes implements PipelineChanges {
+  /** Whether publish replaced the last complete snapshot; undefined while it has not run, or for a cut walk. */
   private published: boolean | undefined;
+  private cut = false;
 
   constructor(
     private readonly ctx: RunContext,
     private readonly diff: ListingDiff,
-    private readonly kinds: ReadonlySet<ChangeKind>,
+    private readonly kinds: ReadonlySet<ChangeKind> | undefined,
     private readonly whole: boolean,
     private readonly state: string,
   ) {}
@@ -59,26 +68,37 @@ class Changes implements PipelineChanges {
 
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
     const compared = await this.diff.page(rows);
-    return compared.filter((row) => row.change !== 'unchanged' && this.kinds.has(row.change));
+    if (this.kinds === undefined) return [...rows];
+    return compared.filter((row) => row.change !== 'unchanged' && this.kinds!.has(row.change));
   }
 
-  async publish(source: unknown): Promise<void> {
-    if (!this.whole) {
+  flush(): Promise<void> {
+    return this.diff.flush();
+  }
+
+  async publish(source: unknown, complete: boolean): Promise<void> {
+    if (!this.whole || !complete) {
+      this.cut = !complete;
       await this.diff.abandon();
       return;
     }
     this.published = await this.diff.publish(source == null ? undefined : JSON.stringify(source));
   }
 
+  abandon(): Promise<void> {
+    return this.diff.abandon();
+  }
+
   report(): void {
     const { counts, previous } = this.diff;
-    if (previous !== undefined)
+    if (this.kinds !== undefined && previous !== undefined)
       this.ctx.reporter.info(
         `Since ${previous.takenAt}: ${formatCount(counts.new)} new, ${formatCount(counts.changed)} changed, ` +
           `${formatCount(counts.unchanged)} unchanged (listed this run); contacts asked for ` +
           `${[...this.kinds].join(' and ')} only.`,
       );
-    if (!this.whole)
+    if (this.cut) this.ctx.reporter.info(`The listing was cut: ${this.state} keeps its last complete snapshot.`);
+    else if (!this.whole)
       this.ctx.reporter.caveat(
         `this resumed run did not find the snapshot its first part was written to: ${this.state} keeps ` +
           'its last complete snapshot, and the next --changes compares with it.',
@@ -94,7 +114,7 @@ class Changes implements PipelineChanges {
     const { counts, previous } = this.diff;
     return {
       previous_snapshot: previous?.takenAt ?? null,
-      kinds: [...this.kinds],
+      kinds: this.kinds === undefined ? null : [...this.kinds],
       new: counts.new,
       changed: counts.changed,
       unchanged: counts.unchanged,

@@ -79,7 +79,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
       const { checkpoint, counters, verifier } = run;
       // --only-new with every lead exported before is a week with nothing new, not a set that matches nobody;
       // so is --changes with no company new or changed.
-      const nothingChanged = run.changes !== undefined && counters.companies_seen === 0 && run.changes.listed > 0;
+      const nothingChanged = plan.changeKinds !== undefined && counters.companies_seen === 0 && run.changes!.listed > 0;
       if (checkpoint.rows_written === 0 && counters.contacts.alreadyExported === 0 && !nothingChanged)
         throw new EmptyResultError(noLeadReason(counters, run.settings.seniority));
       // Nothing new: the run says whose exports left it nothing (issue 43), another job's above all.
@@ -93,7 +93,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
         output: options.output ?? null,
         only_new: options.onlyNew,
       });
-      await run.changes?.publish(checkpoint.meta?.source);
+      await run.changes?.publish(checkpoint.meta?.source, !counters.stopped_at_max);
     },
     onFailure: (error) => keepOrDropCheckpoint(ctx, run, error),
     async writeEmptyResult(error) {
@@ -101,6 +101,10 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
       // A listing that ran has its provenance to end the document with; a refused one has none.
       await run.leads.finish(error instanceof EmptyResultError ? endOfDocument(run, record) : undefined);
       await publish(ctx, run, record, { rows: 0, no_match_reason: error.message });
+      // A listing walked whole that left no lead is still this state's last complete listing.
+      if (error instanceof EmptyResultError)
+        await run.changes?.publish(run.checkpoint.meta?.source, !run.counters.stopped_at_max);
+      else await run.changes?.abandon();
       return true;
     },
     endsWith: () => verificationEnding(run.verifier),
@@ -136,7 +140,7 @@ interface PipelineRun extends PreparedRun, RunState {
   committedRows: number;
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   stoppedAt: SetCount | undefined;
-  /** --changes: the listing compared with the state's last complete snapshot of its filters. */
+  /** --state: the listing kept as a snapshot; with --changes, compared with the last complete one. */
   changes: PipelineChanges | undefined;
   /** The licensed contact dataset the service named (the rows' `source`), for the run's record. */
   contactsSource?: unknown;
@@ -172,9 +176,19 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
   if (verifier && state && !resumed) await commitCheckpoint(state, checkpoint, []);
   const { format, columns } = plan;
   const { escapeFormulas, bom, output } = options;
-  const leadOptions = { format, columns, escapeFormulas, bom, output, spooled };
+  const leadOptions = {
+    format,
+    columns,
+    escapeFormulas,
+    bom,
+    output,
+    spooled,
+    changes: plan.changeKinds !== undefined,
+  };
   const leads = await LeadOutput.open(ctx, leadOptions, state, checkpoint, resumed);
-  const changes = plan.changeKinds && (await openPipelineChanges(ctx, options, checkpoint, plan.changeKinds));
+  // With --state the listing is kept as a snapshot of its filters, which a later --changes compares with.
+  const changes =
+    options.state === undefined ? undefined : await openPipelineChanges(ctx, options, checkpoint, plan.changeKinds);
   return {
     ...prepared,
     ...runState,
@@ -189,7 +203,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
     noMatchReason: null,
     committedRows: checkpoint.rows_written,
     stoppedAt: undefined,
-    changes: changes || undefined,
+    changes,
   };
 }
 
@@ -213,6 +227,8 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     if (pageEnd && leads.keepsCheckpoints) {
       const verified = verifier ? verificationCounts(verifier.run) : counters.verification;
       passPage(checkpoint, pageEnd.positions, verified);
+      // The snapshot's pages first: a resume from this checkpoint must find every company it walked.
+      await run.changes?.flush();
       await leads.commitPage(checkpoint);
       run.committedRows = checkpoint.rows_written;
     }
@@ -348,9 +364,9 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
   await run.verifier?.settle();
   if (matchedNobody(run, error)) {
     run.noMatchReason = error.message;
-    if (!run.options.allowEmpty) await state?.discardCurrent();
+    if (!run.options.allowEmpty) await discardRun(run);
   } else if (noCompanyMatched(run, error)) {
-    await state?.discardCurrent();
+    await discardRun(run);
   } else if (state && !(error instanceof UnanswerableError)) {
     // A cleanup runs after the error line is printed, so the hint reads as the last word.
     const kept = countOf(run.committedRows, 'committed row');
@@ -358,6 +374,12 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
       ctx.reporter.notice(`the checkpoint in ${state.label} keeps ${kept}; run the same command again to resume.`);
     });
   }
+}
+
+/** Nothing to resume: the checkpoint goes, and so does the pending snapshot no resume will finish. */
+async function discardRun(run: PipelineRun): Promise<void> {
+  await run.state?.discardCurrent();
+  await run.changes?.abandon();
 }
 
 function pipelineRecord(run: PipelineRun, startedAt: number): RunRecord {

@@ -7,7 +7,7 @@ import { openOutput, type Output } from '../../io/output.js';
 import { outputTarget, type OutputTarget } from '../../io/output-target.js';
 import { createRowWriter, type OutputFormat, type RowWriter } from '../../io/writers.js';
 import type { RunContext } from '../../runtime/context.js';
-import { leadJson, type LeadRow } from './lead-rows.js';
+import { leadChangeJson, leadJson, type LeadRow } from './lead-rows.js';
 import { leadKeyLine } from '../state-store/lead-key.js';
 import type { AppendOnlyFile } from '../../io/append-only-file.js';
 import { commitCheckpoint, type Checkpoint } from './state/checkpoint.js';
@@ -27,6 +27,8 @@ export interface LeadOutputOptions {
    * with --state, else a temporary file), and the output is written from it at the end (writeFrom).
    */
   spooled?: boolean;
+  /** --changes: each lead's JSON carries its company's change fields. */
+  changes?: boolean;
 }
 
 /**
@@ -93,7 +95,7 @@ export class LeadOutput {
   ): Promise<RowWriter<LeadRow>> {
     return createRowWriter<LeadRow>(options.format, sink, {
       columns: options.columns,
-      toJson: leadJson,
+      toJson: options.changes ? leadChangeJson : leadJson,
       escapeFormulas: options.escapeFormulas,
       bom: options.bom,
       resume,

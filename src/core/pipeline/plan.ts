@@ -3,7 +3,7 @@ import type { RunContext } from '../../runtime/context.js';
 import { filtersRecord, validateCompanyFilters } from '../companies/filters.js';
 import { contactParameters, parseContactFlags } from '../contacts/options.js';
 import { planOutput } from '../shared/output-plan.js';
-import { LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
+import { LEAD_CHANGE_COLUMNS, LEAD_CHANGE_TABLE_COLUMNS, LEAD_COLUMNS, LEAD_TABLE_COLUMNS } from './lead-rows.js';
 import { cacheCutoff } from '../verification/open-verifier.js';
 import { fingerprint } from './state/checkpoint.js';
 import type { ChangeKind } from '../changes/diff.js';
@@ -32,7 +32,9 @@ export function planPipeline(
   }
   const changeKinds = pipelineChangeKinds(options);
   const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
-  const { format, columns } = planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
+  const { format, columns } = changeKinds
+    ? planOutput(ctx, options, LEAD_CHANGE_COLUMNS, LEAD_CHANGE_TABLE_COLUMNS)
+    : planOutput(ctx, options, LEAD_COLUMNS, LEAD_TABLE_COLUMNS);
   if (format === 'xlsx' && options.state !== undefined) {
     throw new UsageError(
       '--state cannot resume an .xlsx file: a workbook is one zip, not rows that can be continued.',

@@ -221,6 +221,8 @@ export interface SnapshotSeries {
   lookup(domains: string[]): Promise<Map<string, ObservedCompany>>;
   /** Adds a page's companies to the pending snapshot. */
   add(companies: PendingCompany[]): Promise<void>;
+  /** Makes the companies added so far durable (a resumed walk finds them); add() may batch its commits. */
+  flush(): Promise<void>;
   /** The companies of `previous` the pending snapshot does not list: pages in domain order, from disk. */
   gone(): AsyncGenerator<ObservedCompany[]>;
   /**

@@ -1,7 +1,9 @@
 /**
- * Issue 45 point 7: `companies --state pg:NAME --changes` against a real PostgreSQL (the test
- * cluster), two crawls as in companies-changes.test.ts. The expected diff is computed here from the
- * two listings; the stored rows are read by SQL, never through prospect.
+ * Issue 45 point 7 and its must-show on a real PostgreSQL (the test cluster): `companies -t Shopify
+ * --state pg:NAME` against the sandbox's October crawl, then `--changes` against November's (same
+ * seed), the second run SIGKILLed midway and run again; and the weekly pipeline job on the two crawls.
+ * The expected diff is computed here from the two listings an independent client fetched; the stored
+ * rows are read by SQL, never through prospect.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -14,17 +16,18 @@ import { csvRecords } from '../../helpers/csv.js';
 import { diffListings, startCrawlStub, type CrawlStub, type ExpectedChange } from '../../helpers/crawl-stub.js';
 import { allCompanies } from '../../helpers/independent-client.js';
 import { POSTGRES, testDatabase, TEST_TEAM_KEY, type TestDatabase } from '../../helpers/postgres.js';
-import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
+import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const FILTERS = ['-t', 'Shopify', '-t', 'Klaviyo'];
+const DATA = { seed: 7, companies: 20_000 };
 
-let sandbox: RunningSandbox;
-let stub: CrawlStub;
+let october: TestSandbox;
+let november: TestSandbox;
+/** November's crawl, forwarded: it holds the companies pages after a count, for a run to be killed midway. */
+let gate: CrawlStub;
 let before: any[];
 let expected: ExpectedChange[];
 
-const withKlaviyo = (rows: any[]) => rows.filter((row) => row.technologies.some((entry: any) => entry.t === 'Klaviyo'));
 const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
 
 function asChanges(csv: string): ExpectedChange[] {
@@ -41,26 +44,36 @@ function asChanges(csv: string): ExpectedChange[] {
 describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () => {
   let db: TestDatabase;
   const env = () => ({ PROSPECT_STATE_URL: db.url, PROSPECT_TEAM_KEY: TEST_TEAM_KEY });
-  const prospect = (args: string[]) => runInProcess(args, { url: stub.url, apiKey: KEY, env: env() });
+  const prospect = (sandbox: { url: string }, args: string[]) =>
+    runInProcess(args, { url: sandbox.url, apiKey: KEY, env: env() });
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ seed: 7, companies: 20_000, recordTraffic: true });
-    stub = await startCrawlStub(sandbox.url);
-    before = withKlaviyo(await allCompanies(stub.url, KEY, { technology: 'Shopify' }));
-    stub.nextMonth = true;
-    const after = withKlaviyo(await allCompanies(stub.url, KEY, { technology: 'Shopify' }));
+    [october, november] = await Promise.all([
+      startTestSandbox({ ...DATA, ...asOfDay('2026-10-15') }),
+      startTestSandbox({ ...DATA, ...asOfDay('2026-11-15'), recordTraffic: true }),
+    ]);
+    gate = await startCrawlStub(november.url);
+    before = await allCompanies(october.url, KEY, { technology: 'Shopify' });
+    const after = await allCompanies(november.url, KEY, { technology: 'Shopify' });
     expected = diffListings(before, after).sort(byDomain);
     db = await testDatabase('changes');
   });
   afterAll(async () => {
-    await stub?.close();
-    await sandbox?.close();
+    await gate?.close();
+    await Promise.all([october, november].map((sandbox) => sandbox?.close()));
   });
 
-  it('writes the independent diff; a run SIGKILLed mid-walk and run again writes it too', async () => {
+  it('October, then November --changes SIGKILLed midway and run again: the independent diff', async () => {
     const home = await scratchDir('changes-pg-');
-    stub.nextMonth = false;
-    const first = await prospect(['companies', ...FILTERS, '--state', 'pg:weekly', '-o', join(home, 'first.csv')]);
+    const first = await prospect(october, [
+      'companies',
+      '-t',
+      'Shopify',
+      '--state',
+      'pg:shops',
+      '-o',
+      join(home, 'oct.csv'),
+    ]);
     expect(first.code, first.stderr).toBe(0);
 
     // What the team database holds: no domain in clear, nor its unkeyed digest.
@@ -71,46 +84,61 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
     expect(bytes.includes(Buffer.from(domain))).toBe(false);
     expect(bytes.includes(createHash('sha256').update(domain).digest())).toBe(false);
 
-    stub.nextMonth = true;
-    const args = ['--page-size', '50', 'companies', ...FILTERS, '--state', 'pg:weekly', '--changes'];
-    stub.pages = 0;
-    stub.holdAfter = 12;
-    const options = { url: stub.url, apiKey: KEY, cwd: home, env: env() };
+    // Pages of 50 (21 in all): killed with 12 answered and the next one held.
+    const args = ['--page-size', '50', 'companies', '-t', 'Shopify', '--state', 'pg:shops', '--changes'];
+    gate.pages = 0;
+    gate.holdAfter = 12;
+    const options = { url: gate.url, apiKey: KEY, cwd: home, env: env() };
     const child = startCli([...args, '-o', join(home, 'killed.csv')], options);
     child.stdin!.end();
     const finished = finishCli(child, { timeoutMs: 60_000 });
-    while (stub.pages < 12 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (gate.pages < 12 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGKILL');
     expect((await finished).signal).toBe('SIGKILL');
-    stub.holdAfter = Infinity;
-    const pending = await db.sql("SELECT count(*)::int AS n FROM prospect.snapshots WHERE status = 'pending'");
-    expect(pending.rows[0].n).toBe(1);
+    gate.holdAfter = Infinity;
+    // It died with its pending snapshot written part-way.
+    const pending = await db.sql(
+      `SELECT (SELECT count(*)::int FROM prospect.snapshot_companies c WHERE c.snapshot_id = s.id) AS companies
+         FROM prospect.snapshots s WHERE s.status = 'pending'`,
+    );
+    expect(pending.rows).toHaveLength(1);
+    expect(pending.rows[0].companies).toBeGreaterThan(0);
 
-    const again = await prospect([...args, '-o', join(home, 'changes.csv')]);
+    const again = await prospect(gate, [...args, '-o', join(home, 'changes.csv')]);
     expect(again.code, again.stderr).toBe(0);
     expect(asChanges(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual(expected);
+    for (const kind of ['new', 'changed', 'gone'])
+      expect(
+        expected.some((change) => change.change === kind),
+        kind,
+      ).toBe(true);
     // The killed run's pending snapshot is gone, the replaced one too (no walk compares with it): one left.
     const left = await db.sql('SELECT status FROM prospect.snapshots');
     expect(left.rows).toEqual([{ status: 'complete' }]);
   });
 
-  it('pipeline --changes --change new --state pg:NAME asks contacts for the new companies only', async () => {
+  it('the weekly job on pg:weekly: a plain pipeline in October, then --changes --change new asks contacts for the new companies only', async () => {
     const home = await scratchDir('changes-pg-pipeline-');
-    stub.nextMonth = false;
-    const first = await prospect(['companies', ...FILTERS, '--state', 'pg:monday', '-o', join(home, 'first.csv')]);
+    const pipeline = ['pipeline', '-t', 'Shopify', '--seniority', 'cxo', '--state', 'pg:weekly'];
+    const first = await prospect(october, [...pipeline, '-o', join(home, 'october.csv')]);
     expect(first.code, first.stderr).toBe(0);
-    stub.nextMonth = true;
-    expect(sandbox.stats().contacts_domains).toEqual([]);
+    // The first contacts call at the November sandbox: its list of domains asked is this run's alone.
+    expect(november.stats().contacts_domains).toEqual([]);
     const out = join(home, 'leads.csv');
-    const args = ['pipeline', ...FILTERS, '--changes', '--change', 'new', '--state', 'pg:monday', '--only-new'];
-    const run = await prospect([...args, '-o', out]);
+    // --keep-empty: a new company without a contact at cxo still has its row.
+    const run = await prospect(november, [
+      ...pipeline,
+      ...['--changes', '--change', 'new', '--only-new', '--keep-empty', '-o', out],
+    ]);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('no complete listing');
     const fresh = expected.filter((change) => change.change === 'new').map((change) => change.domain);
-    expect(sandbox.stats().contacts_domains).toEqual([...fresh].sort());
-    const leads = new Set(csvRecords(await readFile(out, 'utf8')).map((row) => row.domain));
-    expect(leads.size).toBeGreaterThan(0);
-    for (const domain of leads) expect(fresh).toContain(domain);
+    expect(fresh.length).toBeGreaterThan(0);
+    expect(november.stats().contacts_domains).toEqual([...fresh].sort());
+    const leads = csvRecords(await readFile(out, 'utf8'));
+    expect([...new Set(leads.map((lead) => lead.domain))].sort()).toEqual([...fresh].sort());
+    for (const lead of leads) expect(lead.change).toBe('new');
   });
 
   it('two walks of the same filters at once: the first to publish wins, the other replaces nothing', async () => {
