@@ -388,7 +388,7 @@ export const DRY_RUN = defineFlag({
 export const STATE = defineFlag({
   name: 'state',
   flags: '--state <dir>',
-  help: 'keep a checkpoint, the exported leads and paid verifications in DIR',
+  help: 'keep a checkpoint, the exported leads, paid verifications and the listing (for --changes) in DIR',
 });
 export const ONLY_NEW = defineFlag({
   name: 'onlyNew',
