@@ -1,34 +1,34 @@
 /**
- * One GET with JSON out, asked again as retry.ts decides. Knows nothing of endpoints' meaning:
- * the caller gives the path, the query and a schema check; this file gives back a checked value
- * or a RequestError. It only loops: what a body is worth is body-check.ts's call, what a transport
- * failure means is transport-errors.ts's, and whether and when to ask again is retry.ts's.
+ * One GET (or POST) with JSON out, asked again as retry.ts decides. Knows nothing of endpoints'
+ * meaning: the caller gives the path, the query and a schema check, and gets back a checked value
+ * or an error. What a body is worth is body-check.ts's call, what a transport failure means is
+ * transport-errors.ts's, and every message is error-responses.ts's.
  */
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  answerLost,
-  createAttemptRunner,
-  type AttemptRequest,
-  type AttemptResult,
-  type AttemptRunner,
-  type RetryableFailure,
-} from './attempt.js';
-import type { NetworkOptions } from './dispatcher.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { answerText, errorAnswerText } from './answer-text.js';
+import { checkJsonBody, jsonBoundsOf } from './body-check.js';
+import { AnswerRefusedError, readAnswerBody, UndecodableBodyError } from './content-encoding.js';
+import { createDispatcher, type NetworkOptions } from './dispatcher.js';
 import { AbortedError, RequestError } from './errors.js';
 import {
+  answerRefusedError,
   describeFailure,
+  errorFromResponse,
   malformedAnswerError,
   rateLimitedError,
   retriesExhaustedError,
   retryAfterTooLongError,
+  type LastFailure,
 } from './error-responses.js';
-import { redact } from '../util/redact.js';
-import { decideRetry, type RetryDecision, type RetryPolicy } from './retry.js';
 import { RequestPacer, type PacerTicket } from './pacer.js';
-import { linkSignals, waitUnlessStopped } from './stop-signals.js';
-import { hostAndPort } from './transport-errors.js';
+import { decideRetry, isRetryableStatus, requestedWaitMs, type RetryDecision, type RetryPolicy } from './retry.js';
+import type { SchemaCheck } from './schemas.js';
+import { describeTransportFailure, hostAndPort } from './transport-errors.js';
 import { WaitWatch, type WaitNotice } from './wait-watch.js';
+import { redact } from '../util/redact.js';
 
 /** Reported once per attempt, after it ends: for a request log and progress. Never carries the key. */
 export interface RequestEvent {
@@ -54,12 +54,12 @@ export interface HttpClientOptions {
   /** Already checked by the client: http(s), no credentials, plain http only on loopback. */
   baseUrl: URL;
   apiKey: string;
+  /** Per attempt, covering headers and the whole body (undici's body timeout alone is an idle timer). */
   timeoutMs: number;
   policy: RetryPolicy;
   connections: number;
   /** Decoded bytes an answer may have (content-encoding.ts): over it, the request fails at once. */
   maxAnswerBytes: number;
-  /** Proxy, trusted certificates and the connect timeout. */
   network: Pick<NetworkOptions, 'proxy' | 'ca' | 'connectTimeoutMs' | 'dispatcher'>;
   userAgent: string;
   signal?: AbortSignal | undefined;
@@ -70,11 +70,23 @@ export interface HttpClientOptions {
   pacer?: RequestPacer | undefined;
 }
 
-export interface GetJsonRequest<T> extends AttemptRequest<T> {
+export interface GetJsonRequest<T> {
+  /** The path after `/api/v1`, e.g. `/companies`. */
+  endpoint: string;
   /** Query parameters in order; pairs with an undefined or empty value are left out. */
   params: ReadonlyArray<readonly [string, string | undefined]>;
   /** The path from the service root instead of `/api/v1` + endpoint (`verify-path`). */
   path?: string | undefined;
+  check: (json: unknown) => SchemaCheck<T>;
+  /**
+   * Sees a 2xx body as soon as it is parsed, before `check` runs; the check then waits a turn of
+   * the event loop, so a request this starts (the next page) is on the wire while the body is checked.
+   */
+  onBody?: ((json: unknown) => void) | undefined;
+  /** Extra request headers (Idempotency-Key). Never the Authorization header. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Sent as a POST with this JSON text (`verify-method POST`); a GET otherwise. */
+  jsonBody?: string | undefined;
   /** The service counts a unit per answered call: never ask again after a complete 2xx. */
   chargedPerAnswer?: boolean;
   /** A paid call: told of each answer lost after the request went out, and asked before each retry after one. */
@@ -119,37 +131,67 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-/** What every request of one client shares: its settings, its attempts, its pace and its stop. */
+/** `cut`: the body ended early (empty, or JSON that stops mid-way), not a complete body of the wrong shape. */
+type RetryableFailure =
+  LastFailure | { kind: 'malformed'; problem: string; status: number; hint?: string | undefined; cut?: boolean };
+
+type AttemptResult<T> =
+  | { kind: 'answer'; value: T; status: number; headers: IncomingHttpHeaders }
+  | { kind: 'final'; error: RequestError | Error; status?: number | undefined }
+  | { kind: 'retryable'; failure: RetryableFailure; status?: number | undefined; retryAfterMs?: number | undefined };
+
+/** What every request of one client shares: its settings, its pool, its pace and its stop. */
 interface ClientState {
   options: HttpClientOptions;
   /** `host:port` of the service, as errors name it. */
   service: string;
-  attempts: AttemptRunner;
+  /** The connection pool, opened with the first request. */
+  pool: () => Promise<Dispatcher>;
   pacer: RequestPacer;
   waitWatch: WaitWatch | undefined;
   /** Aborted by close(), so no retry loop outlives the client. */
   lifetime: AbortController;
-  /** The caller's signal and close(), linked once: every attempt and wait listens to these. */
-  stopSignals: readonly AbortSignal[];
+  /** The caller's signal and close(), linked once: every attempt and wait listens to this one. */
+  stopAll: AbortSignal;
 }
+
+/** A request's own view: its URL and what stops it. */
+interface RequestScope<T> {
+  req: GetJsonRequest<T>;
+  url: string;
+  stops: readonly AbortSignal[];
+  stopped: () => Error | undefined;
+}
+
+// undici loads with the first request, so a command that only needs the API's defaults starts without
+// it. A CommonJS package: Node gives its exports as named ones and as `default`, the bundle as `default` only.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () =>
+  (undici ??= import('undici').then((module) => (module as unknown as { default?: typeof module }).default ?? module));
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const service = hostAndPort(options.baseUrl);
   const lifetime = new AbortController();
-  // One listener on the caller's signal for the whole client, however many requests run at once;
-  // every attempt and wait listens to this one, whose listeners come and go with them.
-  const stopAll = linkSignals(
-    [options.signal, lifetime.signal].filter((signal): signal is AbortSignal => signal !== undefined),
-  );
+  // One listener on the caller's signal for the whole client, however many requests run at once.
+  const stopAll = linkSignals([options.signal, lifetime.signal].filter((signal) => signal !== undefined));
   setMaxListeners(0, stopAll.controller.signal);
+  const given = options.network.dispatcher;
+  let pool: Promise<Dispatcher> | undefined = given && Promise.resolve(given);
   const state: ClientState = {
     options,
     service,
-    attempts: createAttemptRunner({ ...options, service }),
+    pool: () =>
+      (pool ??= loadUndici().then((loaded) =>
+        createDispatcher(loaded, {
+          ...options.network,
+          readTimeoutMs: options.timeoutMs,
+          connections: options.connections,
+        }),
+      )),
     pacer: options.pacer ?? new RequestPacer({ maxInFlight: options.connections }),
     waitWatch: options.onWaiting ? new WaitWatch(service, options.onWaiting) : undefined,
     lifetime,
-    stopSignals: [stopAll.controller.signal],
+    stopAll: stopAll.controller.signal,
   };
   return {
     getJson: (req) => requestJson(state, req).catch((error: unknown) => Promise.reject(withHost(error, service))),
@@ -161,7 +203,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (options.pacer === undefined)
         state.pacer.close(new Error('the API client was closed while a request waited its turn'));
       state.waitWatch?.close();
-      await state.attempts.close();
+      // A transport given by the caller is the caller's to close.
+      if (pool !== undefined && given === undefined) await (await pool).close();
     },
   };
 }
@@ -185,55 +228,56 @@ async function requestJson<T>(state: ClientState, req: GetJsonRequest<T>): Promi
   const { options, pacer } = state;
   if (state.lifetime.signal.aborted) throw new Error('the API client was used after close()');
   const url = buildUrl(options.baseUrl, req.endpoint, req.params, req.path);
-  // The key travels in a header, but a service may echo it into a cursor the next URL carries.
-  const shownUrl = redact(url, options.apiKey);
-  const stops = req.signal === undefined ? state.stopSignals : [...state.stopSignals, req.signal];
-  const stopped = () => stoppedError(state, req);
+  const scope: RequestScope<T> = {
+    req,
+    url,
+    stops: req.signal === undefined ? [state.stopAll] : [state.stopAll, req.signal],
+    stopped: () => stoppedError(state, req),
+  };
   const counts = { malformedRetries: 0, answersLost: 0, rateLimited: 0 };
 
   for (let attempt = 1; ; attempt++) {
-    const stop = stopped();
+    const stop = scope.stopped();
     if (stop) throw stop;
-    const ticket = await pacer.admit(stops, stopped);
+    const ticket = await pacer.admit(scope.stops, scope.stopped);
     const startedAt = performance.now();
-    const result = await runPacedAttempt(state, { req, url, stops, stopped }, ticket);
-    const base = {
-      method: req.jsonBody === undefined ? ('GET' as const) : ('POST' as const),
-      url: shownUrl,
+    const result = await runPacedAttempt(state, scope, ticket);
+    const event: RequestEvent = {
+      method: req.jsonBody === undefined ? 'GET' : 'POST',
+      // The key travels in a header, but a service may echo it into a cursor the next URL carries.
+      url: redact(url, options.apiKey),
       endpoint: req.endpoint,
       attempt,
       durationMs: Math.round(performance.now() - startedAt),
       status: result.status,
     };
-
     if (result.kind === 'answer') {
-      options.onRequest?.(base);
+      options.onRequest?.(event);
       const { value, status, headers } = result;
       return { value, status, headers, attempts: attempt, answersLost: counts.answersLost };
     }
     const lost = answerLost(result);
     if (lost) req.paid?.answerLost();
     if (result.kind === 'final') {
-      options.onRequest?.({ ...base, error: result.error.message });
+      options.onRequest?.({ ...event, error: result.error.message });
       throw result.error;
     }
-
     const { failure } = result;
     const outcome = await decideNext(state, req, { result, attempt, lost, counts });
     options.onRequest?.({
-      ...base,
-      error: describeForEvent(failure, req.endpoint),
+      ...event,
+      error:
+        failure.kind === 'malformed'
+          ? `the service answered ${req.endpoint} with ${failure.problem}`
+          : describeFailure(failure),
       retryInMs: !outcome.retry ? undefined : outcome.paced ? Math.round(pacer.pausedForMs()) : outcome.delayMs,
       ...(failure.kind === 'lost' ? { answerLost: true } : {}),
     });
-    if (!outcome.retry) {
-      const facts = { service: state.service, maxDelayMs: options.policy.maxDelayMs, answersLost: counts.answersLost };
-      throw finalError(outcome, failure, req.endpoint, attempt, facts);
-    }
+    if (!outcome.retry) throw finalError(state, outcome, failure, req.endpoint, attempt, counts.answersLost);
     // A 429's wait is the pacer's, for every request at once.
     if (outcome.paced) continue;
     if (failure.kind === 'malformed') counts.malformedRetries++;
-    await waitUnlessStopped(outcome.delayMs, stops, stopped);
+    await waitUnlessStopped(outcome.delayMs, scope);
   }
 }
 
@@ -274,19 +318,14 @@ async function decideNext(
 /** One attempt, admitted by the pacer and reported back to it; watched while it waits for an answer. */
 async function runPacedAttempt<T>(
   state: ClientState,
-  attempt: {
-    req: GetJsonRequest<T>;
-    url: string;
-    stops: readonly AbortSignal[];
-    stopped: () => Error | undefined;
-  },
+  scope: RequestScope<T>,
   ticket: PacerTicket,
 ): Promise<AttemptResult<T>> {
   const watched = state.waitWatch?.start();
   let result: AttemptResult<T> | undefined;
   try {
-    await attempt.req.paid?.beforeSend?.();
-    result = await state.attempts.run(attempt.req, attempt.url, attempt.stops, attempt.stopped);
+    await scope.req.paid?.beforeSend?.();
+    result = await runAttempt(state, scope);
     return result;
   } finally {
     if (watched !== undefined) state.waitWatch?.end(watched);
@@ -294,37 +333,190 @@ async function runPacedAttempt<T>(
       ticket,
       result?.status === 429 && result.kind === 'retryable'
         ? { rateLimited: true, retryAfterMs: result.retryAfterMs }
-        : { rateLimited: false, answered: result !== undefined && result.status !== undefined },
+        : { rateLimited: false, answered: result?.status !== undefined },
     );
   }
 }
 
+/** Sends one attempt and reads its answer within the cap; the attempt's deadline covers headers and body. */
+async function runAttempt<T>(
+  state: ClientState,
+  { req, url, stops, stopped }: RequestScope<T>,
+): Promise<AttemptResult<T>> {
+  const { options } = state;
+  const [{ request }, dispatcher] = await Promise.all([loadUndici(), state.pool()]);
+  const linked = linkSignals(stops);
+  const deadline = new Error(`timed out after ${options.timeoutMs} ms`);
+  const timer = setTimeout(() => linked.controller.abort(deadline), options.timeoutMs);
+  const signal = linked.controller.signal;
+  let status: number | undefined;
+  let answer: { headers: IncomingHttpHeaders; body: Buffer[] };
+  // Only the transport is inside the try: a complete answer misread is no network error to retry.
+  try {
+    const response = await request(url, {
+      method: req.jsonBody === undefined ? 'GET' : 'POST',
+      headers: {
+        ...req.headers,
+        authorization: `Bearer ${options.apiKey}`,
+        accept: 'application/json',
+        'accept-encoding': 'gzip',
+        'user-agent': options.userAgent,
+        ...(req.jsonBody === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: req.jsonBody,
+      dispatcher,
+      signal,
+      // Within the cap the body never pushes back on the parser (content-encoding.ts fromWire says why).
+      highWaterMark: options.maxAnswerBytes,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    status = response.statusCode;
+    const body = await readAnswerBody(response.body, response.headers['content-encoding'], {
+      capBytes: options.maxAnswerBytes,
+      signal,
+      where: state.service,
+    });
+    answer = { headers: response.headers, body };
+  } catch (error) {
+    const stop = stopped();
+    if (stop) throw stop;
+    return transportFailure(state, req.endpoint, error, { status, timedOut: signal.reason === deadline });
+  } finally {
+    clearTimeout(timer);
+    linked.dispose();
+  }
+  return await interpretResponse(state, req, url, { status, ...answer });
+}
+
+/** An attempt whose answer did not arrive whole: refused by its size, a transport failure, or a lost 2xx body. */
+function transportFailure(
+  { options, service }: ClientState,
+  endpoint: string,
+  error: unknown,
+  { status, timedOut }: { status: number | undefined; timedOut: boolean },
+): AttemptResult<never> {
+  if (error instanceof AnswerRefusedError)
+    return { kind: 'final', error: answerRefusedError(endpoint, 1, error, options.maxAnswerBytes, status), status };
+  const failure = describeTransportFailure(error, {
+    timedOut,
+    timeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.network.connectTimeoutMs,
+    secret: options.apiKey,
+    baseUrl: options.baseUrl,
+    proxy: options.network.proxy,
+  });
+  if (failure.kind === 'final') return { ...failure, status };
+  if (status === undefined || status < 200 || status > 299) return { kind: 'retryable', failure, status };
+  // A 2xx whose body was cut, broken or stopped coming: the answer was lost, the connection had not failed.
+  const why = error instanceof UndecodableBodyError ? error.message : describeFailure(failure);
+  const description = `its body did not (${why})`;
+  return { kind: 'retryable', failure: { kind: 'lost', status, where: service, description, cause: error }, status };
+}
+
+/** A complete answer: a checked 2xx value, a malformed 2xx, or the error its status means. */
+async function interpretResponse<T>(
+  { options }: ClientState,
+  req: GetJsonRequest<T>,
+  url: string,
+  answer: { status: number; headers: IncomingHttpHeaders; body: Buffer[] },
+): Promise<AttemptResult<T>> {
+  const { status, headers } = answer;
+  if (status >= 200 && status <= 299) {
+    const text = answerText(answer.body, headers);
+    const bounds = jsonBoundsOf(options.maxAnswerBytes);
+    const checked = text.ok
+      ? await checkJsonBody(req.check, status, headers, text.text, bounds, req.onBody)
+      : { ok: false as const, problem: `${text.problem} (status ${status})`, hint: undefined };
+    if (checked.ok) return { kind: 'answer', value: checked.value, status, headers };
+    const { hint, cut } = checked;
+    const problem = redact(checked.problem, options.apiKey);
+    return { kind: 'retryable', status, failure: { kind: 'malformed', status, problem, hint, cut } };
+  }
+  const error = errorFromResponse({
+    endpoint: req.endpoint,
+    status,
+    bodyText: errorAnswerText(answer.body, headers),
+    secret: options.apiKey,
+    location: resolveLocation(headers.location, url),
+  });
+  if (!isRetryableStatus(status)) return { kind: 'final', error, status };
+  const retryAfterMs = requestedWaitMs(headers['retry-after'], error.details);
+  return { kind: 'retryable', status, failure: { kind: 'status', error }, retryAfterMs };
+}
+
+/**
+ * Whether an attempt may have been charged though no usable answer came back: a 2xx whose body was
+ * cut, undecodable or unreadable, or a transport failure after the request could have been sent (not
+ * a refused connection, a failed name lookup, a connect timeout or a TLS failure).
+ */
+function answerLost(result: AttemptResult<unknown>): boolean {
+  if (result.kind === 'answer') return false;
+  if (result.status !== undefined) return result.status >= 200 && result.status <= 299;
+  if (result.kind === 'final') return false;
+  const { failure } = result;
+  if (failure.kind === 'timeout') return failure.words !== 'no connection';
+  return failure.kind === 'network' && failure.failureClass === 'connection';
+}
+
 /** The error a request ends in when retry.ts says not to ask again. */
 function finalError(
+  { service, options }: ClientState,
   decision: Extract<RetryDecision, { retry: false }>,
   failure: RetryableFailure,
   endpoint: string,
   attempt: number,
-  facts: { service: string; maxDelayMs: number; answersLost: number },
+  answersLost: number,
 ): Error {
   if (failure.kind === 'malformed')
-    return malformedAnswerError(endpoint, attempt, failure.status, failure.problem, failure.hint, facts.service);
+    return malformedAnswerError(endpoint, attempt, failure.status, failure.problem, failure.hint, service);
   if (decision.why === 'retry-after-too-long' && failure.kind === 'status')
-    return retryAfterTooLongError(endpoint, attempt, decision.retryAfterMs, facts.maxDelayMs, failure.error);
+    return retryAfterTooLongError(endpoint, attempt, decision.retryAfterMs, options.policy.maxDelayMs, failure.error);
   if (decision.why === 'rate-limited' && failure.kind === 'status')
-    return rateLimitedError(endpoint, attempt, facts.service, failure.error);
-  return retriesExhaustedError(endpoint, attempt, failure, facts.service, facts.answersLost);
+    return rateLimitedError(endpoint, attempt, service, failure.error);
+  return retriesExhaustedError(endpoint, attempt, failure, service, answersLost);
 }
 
-/** An attempt's failure in the words of the "(last: ...)" of the error it may end in. */
-function describeForEvent(failure: RetryableFailure, endpoint: string): string {
-  return failure.kind === 'malformed'
-    ? `the service answered ${endpoint} with ${failure.problem}`
-    : describeFailure(failure);
+function resolveLocation(location: string | string[] | undefined, requestUrl: string): string | undefined {
+  const value = Array.isArray(location) ? location[0] : location;
+  if (value === undefined) return undefined;
+  try {
+    return new URL(value, requestUrl).href;
+  } catch {
+    return undefined;
+  }
 }
 
-// ---------------------------------------------------------------------------------------------
-// URL
+/**
+ * A signal that fires when any of the parents does; dispose() removes its listeners. By hand rather
+ * than AbortSignal.any, so no listener is left on the long-lived signals after thousands of requests.
+ */
+function linkSignals(parents: readonly AbortSignal[]): { controller: AbortController; dispose(): void } {
+  const controller = new AbortController();
+  const onParentAbort = (): void => controller.abort(new Error('stopped'));
+  for (const parent of parents) {
+    if (parent.aborted) onParentAbort();
+    else parent.addEventListener('abort', onParentAbort, { once: true });
+  }
+  return {
+    controller,
+    dispose: () => {
+      for (const parent of parents) parent.removeEventListener('abort', onParentAbort);
+    },
+  };
+}
+
+/** Sleeps between attempts; any stop signal (the caller's, close(), the request's) cuts the wait short. */
+async function waitUnlessStopped(ms: number, { stops, stopped }: RequestScope<unknown>): Promise<void> {
+  const linked = linkSignals(stops);
+  try {
+    await sleep(ms, undefined, { signal: linked.controller.signal });
+  } catch (error) {
+    throw stopped() ?? error;
+  } finally {
+    linked.dispose();
+  }
+}
 
 /**
  * baseUrl + `/api/v1` + endpoint + query, each key and value percent-encoded (%20, not +); empty values are left out.
@@ -338,14 +530,10 @@ export function buildUrl(
   const basePath = baseUrl.pathname.replace(/\/+$/, '');
   // Tolerate a base URL given with the API prefix already on it.
   const prefix = basePath.endsWith('/api/v1') ? basePath : `${basePath}/api/v1`;
-  if (path !== undefined) return `${baseUrl.origin}${prefix.replace(/\/api\/v1$/, '')}${path}${queryOf(params)}`;
-  return `${baseUrl.origin}${prefix}${endpoint}${queryOf(params)}`;
-}
-
-function queryOf(params: GetJsonRequest<unknown>['params']): string {
   const query = params
     .filter((pair): pair is readonly [string, string] => pair[1] !== undefined && pair[1] !== '')
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
     .join('&');
-  return query === '' ? '' : `?${query}`;
+  const where = path !== undefined ? `${prefix.replace(/\/api\/v1$/, '')}${path}` : `${prefix}${endpoint}`;
+  return `${baseUrl.origin}${where}${query === '' ? '' : `?${query}`}`;
 }

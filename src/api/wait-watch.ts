@@ -16,6 +16,7 @@ const WAIT_NOTICE_AFTER_MS = 3000;
 const CHECK_EVERY_MS = 1000;
 
 export class WaitWatch {
+  /** Start times of the attempts in flight. */
   private readonly started = new Set<{ at: number }>();
   private timer: NodeJS.Timeout | undefined;
   private told = false;
@@ -35,33 +36,22 @@ export class WaitWatch {
 
   end(attempt: { at: number }): void {
     this.started.delete(attempt);
-    if (this.started.size === 0) this.stopTimer();
+    if (this.started.size === 0) this.close();
   }
 
   close(): void {
     this.started.clear();
-    this.stopTimer();
-  }
-
-  private check(): void {
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const attempt of this.started) oldest = Math.min(oldest, attempt.at);
-    const waitedMs = performance.now() - oldest;
-    if (waitedMs >= WAIT_NOTICE_AFTER_MS) {
-      this.told = true;
-      this.onWaiting({ where: this.where, waitedMs });
-    } else if (this.told) {
-      this.told = false;
-      this.onWaiting(undefined);
-    }
-  }
-
-  private stopTimer(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-    if (this.told) {
-      this.told = false;
-      this.onWaiting(undefined);
-    }
+    this.check();
+  }
+
+  /** Tells of the longest wait once it is long, and once more (undefined) when it no longer is. */
+  private check(): void {
+    const oldest = Math.min(...[...this.started].map((attempt) => attempt.at));
+    const waitedMs = performance.now() - oldest;
+    if (waitedMs >= WAIT_NOTICE_AFTER_MS) this.onWaiting({ where: this.where, waitedMs });
+    else if (this.told) this.onWaiting(undefined);
+    this.told = waitedMs >= WAIT_NOTICE_AFTER_MS;
   }
 }

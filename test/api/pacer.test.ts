@@ -23,8 +23,21 @@ function queue(p: RequestPacer, count: number): PacerTicket[] {
   return admitted;
 }
 
+const answered = { rateLimited: false, answered: true } as const;
+const startsOf = (admitted: PacerTicket[]) => admitted.map((ticket) => ticket.startedAt);
+
 describe('RequestPacer', () => {
-  it('starts one request, then one more every 400 ms for the first second, whatever the answers', async () => {
+  it('until a 429, a request with nothing in flight starts at once: one at a time is never held back', async () => {
+    const p = pacer(4);
+    for (let at = 0; at < 100; at += 5) {
+      const ticket = await p.admit([], never);
+      expect(ticket.startedAt).toBe(at);
+      await advance(5);
+      p.finish(ticket, answered);
+    }
+  });
+
+  it('with one in flight, the next starts 400 ms after it, whatever the time without answers', async () => {
     const p = pacer();
     const admitted = queue(p, 10);
     await advance(0);
@@ -37,56 +50,34 @@ describe('RequestPacer', () => {
     expect(admitted).toHaveLength(3);
   });
 
-  it('after a second without a 429, one more in flight per answer, up to the pool', async () => {
-    const p = pacer(4);
-    const admitted = queue(p, 10);
-    await advance(1200);
-    expect(admitted).toHaveLength(4);
-    p.finish(admitted[0]!, { rateLimited: false, answered: true });
-    await advance(0);
-    expect(admitted).toHaveLength(5);
+  it('each answer shortens the spacing by a fifth; a 429 holds all for its Retry-After, then the last spacing answered', async () => {
+    const p = pacer(16);
+    const admitted = queue(p, 6);
+    await advance(400);
+    expect(startsOf(admitted)).toEqual([0, 400]);
+    p.finish(admitted[0]!, answered); // 400 ms less a fifth: 320
+    await advance(320);
+    expect(startsOf(admitted)).toEqual([0, 400, 720]);
+    p.finish(admitted[2]!, { rateLimited: true, retryAfterMs: 1000 });
+    expect(p.pausedForMs()).toBe(1000);
+    // Started before that 429, on the wire already: its own 429 changes nothing.
+    p.finish(admitted[1]!, { rateLimited: true, retryAfterMs: 1000 });
+    await advance(999);
+    expect(admitted).toHaveLength(3);
+    await advance(1);
+    await advance(400);
+    // Back to 400 ms, the spacing the last answer came at (one 429 more would have made it 440).
+    expect(startsOf(admitted)).toEqual([0, 400, 720, 1720, 2120]);
   });
 
-  it('a 429 holds every request until its Retry-After, then spaces them at the rate the service allowed', async () => {
-    const p = pacer(16);
-    const admitted = queue(p, 40);
-    const finished = new Set<PacerTicket>();
-    const answerAll = () => {
-      for (const ticket of admitted.filter((each) => !finished.has(each))) {
-        finished.add(ticket);
-        p.finish(ticket, { rateLimited: false, answered: true });
-      }
-    };
-    await advance(1200); // started at 0, 400, 800, 1200
-    expect(admitted.map((ticket) => ticket.startedAt)).toEqual([0, 400, 800, 1200]);
-    answerAll(); // each answer lets one more start: five at 1200
-    await advance(10);
-    answerAll(); // nine answered; ten more start at 1210
-    await advance(5);
-    const burst = admitted.filter((each) => !finished.has(each));
-    expect(burst).toHaveLength(10);
-    // At 1215 the first 429: eight answered attempts started in the second before it (400, 800, 1200 and five at 1200).
-    p.finish(burst[0]!, { rateLimited: true, retryAfterMs: 1000 });
-    expect(p.pausedForMs()).toBe(1000);
-    // The rest of the burst was on the wire already: their 429s change nothing.
-    for (const ticket of burst.slice(1)) p.finish(ticket, { rateLimited: true, retryAfterMs: 1000 });
-    expect(p.pausedForMs()).toBe(1000);
-    const before = admitted.length;
-    await advance(999);
-    expect(admitted).toHaveLength(before);
-    await advance(1);
-    expect(admitted).toHaveLength(before + 1);
-    await advance(2000);
-    // Spaced 1000 ms / 8 answers × 1.05 = 131.25 ms apart, never more than five (half the ten) in flight.
-    const starts = admitted.slice(before).map((ticket) => ticket.startedAt);
-    expect(starts[0]).toBe(2215);
-    expect(
-      starts
-        .slice(1)
-        .map((at, index) => at - starts[index]!)
-        .every((gap) => gap >= 131.25 && gap < 133),
-    ).toBe(true);
-    expect(starts).toHaveLength(5);
+  it('never more in flight than the pool', async () => {
+    const p = pacer(2);
+    const admitted = queue(p, 5);
+    await advance(10_000);
+    expect(startsOf(admitted)).toEqual([0, 400]);
+    p.finish(admitted[0]!, answered);
+    await advance(0);
+    expect(startsOf(admitted)).toEqual([0, 400, 10_000]);
   });
 
   it('a stopped request leaves the queue; close() fails whoever still waits', async () => {
@@ -117,18 +108,33 @@ describe('RequestPacer: 429s without Retry-After and long ones', () => {
     expect(admitted).toHaveLength(2);
   });
 
-  it('a first 429 without Retry-After pauses 1 s, then ramps up from 2 a second', async () => {
+  it('a 429 of a request nothing spaced, without Retry-After: a pause of 400 ms, then the ramp from there', async () => {
     const p = pacer(1);
     const admitted = queue(p, 4);
     await advance(0);
     p.finish(admitted[0]!, { rateLimited: true, retryAfterMs: undefined });
+    expect(p.pausedForMs()).toBe(400);
+    await advance(400);
+    expect(startsOf(admitted)).toEqual([0, 400]);
+    p.finish(admitted[1]!, answered);
+    await advance(320);
+    expect(startsOf(admitted)).toEqual([0, 400, 720]);
+  });
+
+  it('refused again with no answer between (a window not yet over): the pause doubles from 1 s', async () => {
+    const p = pacer(1);
+    const admitted = queue(p, 4);
+    const refuse = (ticket: PacerTicket) => p.finish(ticket, { rateLimited: true, retryAfterMs: undefined });
+    await advance(0);
+    refuse(admitted[0]!);
+    await advance(400);
+    refuse(admitted[1]!);
     expect(p.pausedForMs()).toBe(1000);
     await advance(1000);
-    expect(admitted.map((ticket) => ticket.startedAt)).toEqual([0, 1000]);
-    p.finish(admitted[1]!, { rateLimited: false, answered: true });
-    await advance(1000);
-    // 500 ms after the last start, less by a quarter per answer: 400 ms.
-    expect(admitted.map((ticket) => ticket.startedAt)).toEqual([0, 1000, 1400]);
+    refuse(admitted[2]!);
+    expect(p.pausedForMs()).toBe(2000);
+    await advance(2000);
+    expect(startsOf(admitted)).toEqual([0, 400, 1400, 3400]);
   });
 });
 
