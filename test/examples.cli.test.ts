@@ -241,16 +241,18 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), a `companies`
- * listing or a `pipeline` without --max (or --changes) stopped at 20 companies, and a `prospect sandbox` without
- * --companies serving 200 (its default 50,000 cost a second of CPU to build, 2,000 a tenth, for each example), to
- * keep the test's cost small.
+ * listing or a `contacts` run without --max stopped at 20 rows and a `pipeline` at 20 companies (what
+ * an example shows is that it runs and writes rows: the default dataset's whole Shopify listing, its
+ * contacts and their paid checks cost a second of CPU or more for each example), and a `prospect
+ * sandbox` without --companies serving 200 (its default 50,000 cost a second of CPU to build, 2,000 a
+ * tenth, for each example), to keep the test's cost small.
  */
 function asRun(command: string): string {
   return command
     .replace(/\s--sandbox(?=\s|$)/g, '')
-    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) =>
+    .replace(/\bprospect\s+(companies|contacts|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) =>
       // --changes compares whole listings (it refuses --max): those run whole.
-      /--max|--dry-run|--changes/.test(rest) ? segment : `prospect ${command} --max 20${rest}`,
+      /--max(?=[\s=])|--dry-run|--changes/.test(rest) ? segment : `prospect ${command} --max 20${rest}`,
     )
     .replace(/\bprospect\s+sandbox\b([^|>]*)/g, (segment, rest: string) =>
       rest.includes('--companies') || rest.includes('--help') ? segment : `prospect sandbox --companies 200${rest}`,
