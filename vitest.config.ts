@@ -22,6 +22,9 @@ const LONGEST = [
  */
 const LONG_IN_PROCESS = [
   'test/sandbox/variants.test.ts',
+  // Mostly waits on npm pack and npm install (15-25 s of wall): among "the rest" it started after every
+  // spawned-binary file, so it could end the run alone.
+  'test/packages/client.test.ts',
   'test/api/retry.http.test.ts',
   'test/sandbox/dataset/dataset.test.ts',
   'test/io/domains.test.ts',

@@ -5,9 +5,12 @@
  * binary's --help (what a user copies), never listed here.
  *
  * How they run: in one scratch directory (with a HOME of its own), in document order, in bash, with
- * `prospect` (and `npx prospect`) on the PATH as the built binary; an example that is one plain
- * `[npx] prospect …` (perhaps after `NAME=value`) runs the same main() in process instead (see inProcess),
- * and a line shown twice in one lane runs once. `--sandbox` is dropped and
+ * `prospect` (and `npx prospect`) on the PATH a command that hands its argv, environment, directory
+ * and stdin to main() in this process (inProcessCommand): bash parses each line as written, and each
+ * prospect in it exits with main()'s code. The README's first chain of one prospect into another runs
+ * the built binary instead (two processes and a pipe), and so does `prospect sandbox` (it serves until
+ * stopped). An example that is one plain `[npx] prospect …` (perhaps after `NAME=value`) needs no
+ * shell: main() gets the words bash makes of it (see inProcess). A line shown twice in one lane runs once. `--sandbox` is dropped and
  * PROSPECT_BASE_URL / PROSPECT_API_KEY name one shared sandbox of the default dataset instead, so the
  * dataset is built once; a `companies` listing or a `pipeline` without --max gets `--max 20` (see asRun). The user's
  * own files that examples read (accounts.csv, accounts.txt, domains.txt, and the exclusion lists
@@ -20,7 +23,14 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODE_DOCS } from '../src/exit-codes.js';
-import { PROSPECT_COMMAND, runInProcess, runShell, scratchDir } from './helpers/cli.js';
+import {
+  inProcessCommand,
+  PROSPECT_COMMAND,
+  runInProcess,
+  runShell,
+  scratchDir,
+  type InProcessCommand,
+} from './helpers/cli.js';
 import { findProgram } from './helpers/programs.js';
 import { DEFAULT_COMPANIES, DEFAULT_SEED } from '../src/sandbox/defaults.js';
 import { SANDBOX_KEYS, startTestSandbox, todayUtc, type RunningSandbox } from './helpers/sandbox.js';
@@ -31,6 +41,8 @@ const EXAMPLES = resolve(import.meta.dirname, '../examples');
 const KEY = SANDBOX_KEYS.growth;
 /** README lines that are not prospect commands: they install, build or test the clone itself. */
 const SETUP_LINES = new Set(['npm ci', 'npm test', 'npm link', 'npm i -g .']);
+/** A line that pipes one prospect into another. */
+const PIPED = /\bprospect\b[^|]*\|\s*(?:npx\s+)?prospect\b/;
 const DATA_COMMANDS = /\bprospect\s+(?:--\S+\s+)*(companies|contacts|verify|pipeline)\b/;
 
 interface Example {
@@ -106,6 +118,7 @@ async function allHelpExamples(): Promise<Example[]> {
 let sandbox: RunningSandbox;
 let dir: string;
 let shims: string;
+let relayed: InProcessCommand;
 const servers: Array<{ stop(): Promise<void> }> = [];
 
 /**
@@ -155,15 +168,21 @@ beforeAll(async () => {
     `#!/bin/sh\n[ "$1" = prospect ] || { echo "npx shim: only npx prospect" >&2; exit 127; }\nshift\nexec prospect "$@"\n`,
   );
   for (const shim of ['prospect', 'npx']) chmodSync(join(shims, shim), 0o755);
+  relayed = await inProcessCommand({ apiKey: KEY, timeoutMs: 120_000 });
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
+  await relayed?.close();
   await sandbox?.close();
 });
 
-function environment(lane: Lane): Record<string, string> {
+/**
+ * The lane's environment. `prospect` on its PATH is the built binary when `spawned`, else the command
+ * that runs main() in this process (inProcessCommand); `npx prospect` runs whichever `prospect` is.
+ */
+function environment(lane: Lane, spawned = false): Record<string, string> {
   return {
-    PATH: `${shims}:${process.env.PATH}`,
+    PATH: `${spawned ? '' : `${relayed.bin}:`}${shims}:${process.env.PATH}`,
     HOME: lane.home,
     PROSPECT_BASE_URL: sandbox.url,
     PROSPECT_API_KEY: KEY,
@@ -196,7 +215,7 @@ function startServer(command: string, lane: Lane): Promise<{ url: string; stderr
   const foreground = command.replace(/\s&(\s+#.*)?\s*$/, '$1');
   const child = spawn('bash', ['-c', `exec ${foreground}`], {
     cwd: lane.work,
-    env: { ...process.env, ...environment(lane) },
+    env: { ...process.env, ...environment(lane, true) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -222,16 +241,18 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command as run: `--sandbox` dropped (the shared sandbox is in the environment), a `companies`
- * listing or a `pipeline` without --max (or --changes) stopped at 20 companies, and a `prospect sandbox` without
- * --companies serving 200 (its default 50,000 cost a second of CPU to build, 2,000 a tenth, for each example), to
- * keep the test's cost small.
+ * listing or a `contacts` run without --max stopped at 20 rows and a `pipeline` at 20 companies (what
+ * an example shows is that it runs and writes rows: the default dataset's whole Shopify listing, its
+ * contacts and their paid checks cost a second of CPU or more for each example), and a `prospect
+ * sandbox` without --companies serving 200 (its default 50,000 cost a second of CPU to build, 2,000 a
+ * tenth, for each example), to keep the test's cost small.
  */
 function asRun(command: string): string {
   return command
     .replace(/\s--sandbox(?=\s|$)/g, '')
-    .replace(/\bprospect\s+(companies|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) =>
+    .replace(/\bprospect\s+(companies|contacts|pipeline)\b([^|>]*)/g, (segment, command: string, rest: string) =>
       // --changes compares whole listings (it refuses --max): those run whole.
-      /--max|--dry-run|--changes/.test(rest) ? segment : `prospect ${command} --max 20${rest}`,
+      /--max(?=[\s=])|--dry-run|--changes/.test(rest) ? segment : `prospect ${command} --max 20${rest}`,
     )
     .replace(/\bprospect\s+sandbox\b([^|>]*)/g, (segment, rest: string) =>
       rest.includes('--companies') || rest.includes('--help') ? segment : `prospect sandbox --companies 200${rest}`,
@@ -245,8 +266,7 @@ const ASSIGNMENTS = /^(?:[A-Z_][A-Z0-9_]*=[^\s'"]+\s+)*/;
  * An example that is one plain `prospect …` or `npx prospect …` (no pipe, redirect, substitution or
  * variable; a trailing `# comment` is bash's), perhaps after `NAME=value` assignments, runs in process:
  * the same main() with the words and environment bash makes of the line, in the lane's directory.
- * Every line that needs the shell is spawned as written: those show the installed command starting
- * (test/README.md, "What stays spawned"), `npx prospect … | npx prospect …` for npx.
+ * Every line that needs the shell runs in bash as written (runExample).
  */
 function inProcess(command: string): boolean {
   const rest = command
@@ -272,7 +292,12 @@ async function wordsOf(command: string, lane: Lane): Promise<{ args: string[]; e
   return { args: words.slice(start + (words[start] === 'npx' ? 2 : 1)), env };
 }
 
-async function runExample(example: Example, lane: Lane): Promise<void> {
+/**
+ * Runs one example in its lane and checks it: exit 0, no internal error, some output, rows where a
+ * data command writes them, and the key in no output and no file it wrote in the working directory.
+ * `spawned`: every prospect of the line is the built binary, a process of its own.
+ */
+async function runExample(example: Example, lane: Lane, spawned = false): Promise<void> {
   const command = asRun(example.command);
   const label = `${example.where}: ${example.command}`;
   if (/^prospect sandbox\b/.test(command)) {
@@ -294,21 +319,24 @@ async function runExample(example: Example, lane: Lane): Promise<void> {
   }
   const before = snapshot(lane.root);
   const started = Date.now();
-  // The key must show in no output and no file of the working directory (the config file holds it, 0600, in HOME).
   // What the person at the prompt of `config set api-key` types.
   const input = /config set api-key\s*(#|$)/.test(command) && !command.includes('|') ? `${KEY}\n` : '';
-  const options = { cwd: lane.work, apiKey: KEY, env: environment(lane), input, timeoutMs: 120_000 };
+  // The key must show in no output (the helpers check) and no file of the working directory: the
+  // files this line wrote there are scanned below (the config file holds it, 0600, in HOME).
+  const options = { cwd: lane.work, apiKey: KEY, scanCwd: false, env: environment(lane, spawned), input };
   let run;
-  if (inProcess(command)) {
+  if (inProcess(command) && !spawned) {
     const { args, env } = await wordsOf(command, lane);
-    run = await runInProcess(args, { ...options, env: { ...options.env, ...env } });
-  } else run = await runShell(script, options);
+    run = await runInProcess(args, { ...options, env: { ...options.env, ...env }, timeoutMs: 120_000 });
+  } else run = await runShell(script, { ...options, timeoutMs: 120_000 });
   if (process.env.EXAMPLES_TIMING) console.log(`${Date.now() - started} ms  ${label}`);
   expect(run.code, `${label}\nstderr: ${run.stderr}`).toBe(0);
   expect(run.stderr, label).not.toMatch(/internal error/);
   const written = [...snapshot(lane.root)]
     .filter(([path, stamp]) => before.get(path) !== stamp && statSync(path).size > 0)
     .map(([path]) => path);
+  for (const path of written.filter((file) => file.startsWith(`${lane.work}/`)))
+    expect(readFileSync(path, 'utf8').includes(KEY), `API key leaked to ${path}`).toBe(false);
   expect(run.stdout.trim() !== '' || written.length > 0, `${label}: no output at all`).toBe(true);
   if (DATA_COMMANDS.test(command) && !command.includes('--dry-run')) expectRows(label, command, run.stdout, written);
 }
@@ -365,6 +393,10 @@ describe('every example runs as written (spawned, against one sandbox of the def
     const examples = [...readmeExamples(), ...(await allHelpExamples())];
     expect(examples.filter((example) => example.where === 'README.md').length).toBeGreaterThan(8);
     expect(new Set(examples.map((example) => example.where)).size).toBeGreaterThan(8);
+    // The README's first chain of one prospect into another runs the built binary: two processes and a
+    // pipe between them, as a user's shell runs them (the other lines' prospect runs in this process).
+    const spawned = examples.find((example) => example.where === 'README.md' && PIPED.test(example.command));
+    expect(spawned, 'a README line that pipes prospect into prospect').toBeDefined();
     const lanes = new Map<string, Example[]>();
     for (const example of examples)
       lanes.set(laneOf(example.where), [...(lanes.get(laneOf(example.where)) ?? []), example]);
@@ -376,7 +408,7 @@ describe('every example runs as written (spawned, against one sandbox of the def
         for (const example of inLane) {
           if (ran.has(asRun(example.command))) continue;
           ran.add(asRun(example.command));
-          await runExample(example, lane);
+          await runExample(example, lane, example === spawned);
         }
       }),
     );

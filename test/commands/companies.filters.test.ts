@@ -15,7 +15,7 @@ import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../helpers/
 const KEY = SANDBOX_KEYS.growth;
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ companies: 20_000 });
+  sandbox = await startTestSandbox({ companies: 5_000 });
 });
 afterAll(async () => {
   await sandbox?.close();

@@ -5,7 +5,8 @@
  * build, in a worker thread of the test process, without a process's start-up cost).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -44,6 +45,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Extra files or directories to scan for the key after the run (output files, state dirs, summaries). */
   scan?: string[];
+  /** false: `cwd` is not scanned for the key (the caller scans what the run wrote); default true. */
+  scanCwd?: boolean;
   /** Runs the binary under another program (for example faketime): gets node's argv, returns what to spawn. */
   wrap?: (args: string[]) => { command: string; args: string[] };
 }
@@ -182,7 +185,8 @@ async function assertNoKeyLeak(run: CliRun, options: CliOptions): Promise<void> 
   if (key === undefined || key === '') return;
   expect(run.stdout.includes(key), 'API key leaked to stdout').toBe(false);
   expect(run.stderr.includes(key), 'API key leaked to stderr').toBe(false);
-  for (const path of [...(options.scan ?? []), ...(options.cwd ? [options.cwd] : [])]) {
+  const cwd = options.cwd !== undefined && options.scanCwd !== false ? [options.cwd] : [];
+  for (const path of [...(options.scan ?? []), ...cwd]) {
     for (const file of await filesUnder(path)) {
       const content = await readFile(file, 'utf8').catch(() => '');
       expect(content.includes(key), `API key leaked to ${file}`).toBe(false);
@@ -265,6 +269,66 @@ const ownSlot = newSlot();
  */
 export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliRun> {
   return runInSlot(ownSlot, args, options);
+}
+
+/** What inProcessCommand gives: a directory to put first on a shell's PATH, and its end. */
+export interface InProcessCommand {
+  /** Holds `prospect` (and the socket it reaches this process by). */
+  bin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A `prospect` command for shell lines whose prospect need not be a process of its own: each time the
+ * shell runs it, its argv, environment, working directory and stdin go over a Unix socket to this
+ * process, which runs them with runInProcess (same key leak checks on stdout and stderr, `cwd` not
+ * scanned: the caller scans what the line wrote), and the command writes the run's stdout and
+ * stderr and exits with its code (test/helpers/cli-relay.mjs). So the shell parses the line as
+ * written (pipes, redirects, `$(…)`, `cd … &&`) and each prospect in it costs a bare node start,
+ * not a prospect start-up. Not for what only a process shows, nor for a command that never ends (a
+ * sandbox), nor for input that must stream: stdin is read to its end before the run starts.
+ */
+export async function inProcessCommand(
+  options: Pick<CliOptions, 'apiKey' | 'timeoutMs'> = {},
+): Promise<InProcessCommand> {
+  const bin = await scratchDir('prospect-relay-');
+  const socketPath = join(bin, 'relay.sock');
+  const relay = async (socket: Socket, request: string) => {
+    const { args, env, cwd, input } = JSON.parse(request) as {
+      args: string[];
+      env: Record<string, string>;
+      cwd: string;
+      input: string;
+    };
+    const run = await runInProcess(args, {
+      ...options,
+      env,
+      cwd,
+      scanCwd: false,
+      input: Buffer.from(input, 'base64'),
+    }).then(
+      (done) => ({
+        code: done.code,
+        stdout: Buffer.from(done.stdout).toString('base64'),
+        stderr: Buffer.from(done.stderr).toString('base64'),
+      }),
+      (error: unknown) => ({ error: String(error) }),
+    );
+    socket.end(JSON.stringify(run));
+  };
+  // Half open: the command ends its side once its request is sent, and waits for the answer.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => void relay(socket, Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((listening) => server.listen(socketPath, listening));
+  const command = join(bin, 'prospect');
+  const script = resolve(import.meta.dirname, 'cli-relay.mjs');
+  await writeFile(command, `#!/bin/sh\nexec "${process.execPath}" "${script}" "${socketPath}" "$@"\n`);
+  await chmod(command, 0o755);
+  return { bin, close: () => new Promise((closed) => server.close(() => closed())) };
 }
 
 /**
