@@ -41,8 +41,10 @@ const SCHEMA = [
   // The series' last complete snapshot: what a diff compares with, replaced only by compare-and-set.
   'CREATE TABLE IF NOT EXISTS heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID',
   // Every company a complete snapshot of the series listed: when first, and each technology's first.
+  // A table with rowids: its rows (a kilobyte of dates) would overflow the pages of a WITHOUT ROWID one.
   `CREATE TABLE IF NOT EXISTS seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL,
-     technologies TEXT NOT NULL, PRIMARY KEY (series, domain)) WITHOUT ROWID`,
+     technologies TEXT NOT NULL)`,
+  'CREATE UNIQUE INDEX IF NOT EXISTS seen_by_domain ON seen (series, domain)',
 ];
 
 /**
@@ -431,6 +433,7 @@ function migrate(db: Database, path: string): void {
     );
   if (version === SCHEMA_VERSION) return;
   db.transaction(() => {
+    if (version === 1) db.exec('ALTER TABLE seen RENAME TO seen_version1');
     for (const statement of SCHEMA) db.exec(statement);
     if (version === 1) fromVersion1(db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
@@ -438,10 +441,12 @@ function migrate(db: Database, path: string): void {
 }
 
 /**
- * Version 1 kept every snapshot's companies in one table, `listed` (with their technology names):
- * each complete snapshot moves to its own table. A pending one goes, as a killed walk's would.
+ * Version 1 kept every snapshot's companies in one table, `listed` (with their technology names), and
+ * `seen` without rowids: each complete snapshot moves to its own table. A pending one goes, as a killed
+ * walk's would.
  */
 function fromVersion1(db: Database): void {
+  db.exec('INSERT INTO seen (series, domain, first_seen, technologies) SELECT * FROM seen_version1');
   db.function('stack_digest', { deterministic: true }, (names) => stackDigest(JSON.parse(String(names)) as string[]));
   const snapshots = db.prepare<[], { id: string; series: string; status: string }>(
     'SELECT id, series, status FROM snapshots',
@@ -459,7 +464,7 @@ function fromVersion1(db: Database): void {
     ).run(series, id);
     indexListed(db, id);
   }
-  db.exec('DROP TABLE listed');
+  db.exec('DROP TABLE listed; DROP TABLE seen_version1');
 }
 
 function isRunning(pid: number): boolean {
