@@ -175,7 +175,7 @@ export interface TeamStore {
 }
 
 /** One company of a listing as a snapshot keeps it: its technologies' names (sorted) and its row's JSON. */
-export interface SnapshotCompany {
+interface SnapshotCompany {
   domain: string;
   technologies: string[];
   row: string;
@@ -185,7 +185,7 @@ export interface SnapshotCompany {
 export interface PendingCompany extends SnapshotCompany {
   firstSeen: string;
   technologyFirstSeen: Record<string, string>;
-  /** stackDigest of `technologies`, computed once by the diff (a store computes it if absent). */
+  /** stackDigest of the row's technology names, computed once by the diff (a store computes it if absent). */
   stack?: string;
   /** New, or its stack differs from the last complete snapshot's: only then can it add first dates (absent: true). */
   fresh?: boolean;
