@@ -2,6 +2,7 @@
 // measurement, then the history of earlier issues, so a reader gets the figures before their story.
 import { readFileSync } from 'node:fs';
 import { callsRows, callsSection } from './calls.js';
+import { changesRows, changesSection } from './changes.js';
 import { FORMAT, int, mb, ms, spread, verdict, x } from './format.js';
 import { keepWhatTheRunDidNotWrite } from './keep.js';
 import { ledgerRows } from './ledger.js';
@@ -205,6 +206,7 @@ function summary(r) {
   lines.push(...streamInputRows(r.streamInput), ...partitionRows(r.partition));
   if (r.ledger) lines.push(...ledgerRows(r.ledger, FORMAT).map(withRatioColumn));
   if (r.stateStore) lines.push(...stateStoreRows(r.stateStore, FORMAT).map(withRatioColumn));
+  if (r.changes) lines.push(...changesRows(r.changes, FORMAT).map(withRatioColumn));
   lines.push('');
   return lines;
 }
@@ -307,6 +309,7 @@ function sections(r) {
     ...partitionSection(r.partition),
     ...ledgerSection(r.ledger),
     ...(r.stateStore ? stateStoreSection(r.stateStore, FORMAT) : []),
+    ...(r.changes ? changesSection(r.changes, FORMAT) : []),
   ];
 }
 
@@ -593,7 +596,7 @@ function running() {
       '`npm run build && npm run bench` (about 19 minutes on an idle 2-core machine, longer under load; rewrites',
       'this file and bench/out/results.json). `npm run bench -- --quick`: smaller datasets and fewer runs, about',
       '2 minutes, written to bench/out/BENCHMARKS.quick.md (`--write` to replace this file).',
-      '`--only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger,state-store`',
+      '`--only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger,state-store,changes`',
       'picks',
       'sections; `--report-only` rewrites this file from bench/out/results.json. The shell baselines need',
       '`bash`, `curl` and `jq`; peak RSS uses GNU time when present, else /proc VmHWM polling. Section 12',

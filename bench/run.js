@@ -8,6 +8,7 @@
 //   npm run bench -- --quick      # about 2 minutes
 //   npm run bench -- --only=startup,export,latency,contacts,memory,pipeline,xlsx,stream-input,partition,ledger
 //   npm run bench -- --only=state-store   # issue 35, PostgreSQL (also: node bench/state-store.js)
+//   npm run bench -- --only=changes       # issue 45, companies --changes (also: node bench/changes.js)
 //   npm run bench -- --report-only  # rewrite BENCHMARKS.md from bench/out/results.json
 //
 // Every sandbox is a `prospect sandbox` child process on loopback, so the service's CPU is not the
@@ -33,6 +34,7 @@ import { benchLedger } from './ledger.js';
 import { benchPartition } from './partition.js';
 import { benchCalls } from './calls.js';
 import { benchStateStore } from './state-store.js';
+import { benchChanges } from './changes.js';
 import { TECHNOLOGY, report } from './report.js';
 
 const args = process.argv.slice(2);
@@ -53,6 +55,7 @@ const ONLY = args
   'partition',
   'ledger',
   'state-store',
+  'changes',
 ];
 
 const CONFIG = QUICK
@@ -74,6 +77,7 @@ const CONFIG = QUICK
       partition: { companies: 50_000, latencyMs: 200, runs: 2 },
       ledger: { companies: 5_000, keys: 1_000_000, runs: 1 },
       stateStore: { companies: 5_000, runs: 1, addresses: 400 },
+      changes: { companies: 100_000, runs: 1 },
     }
   : {
       startupRuns: 30,
@@ -93,6 +97,8 @@ const CONFIG = QUICK
       partition: { companies: 50_000, latencyMs: 200, runs: 3 },
       ledger: { companies: 20_000, keys: 10_000_000, runs: 3 },
       stateStore: { companies: 20_000, runs: 3, addresses: 1_600 },
+      // jQuery on 1,000,000 companies: the listing of about 700,000 the target names.
+      changes: { companies: 1_000_000, runs: 3 },
     };
 
 const REPORT_ONLY = args.includes('--report-only');
@@ -131,6 +137,7 @@ try {
     if (ONLY.includes('state-store') && (hasCommand('initdb') || existsSync('/usr/lib/postgresql')))
       results.stateStore = await benchStateStore({ scratch, log, config: CONFIG.stateStore });
     else if (ONLY.includes('state-store')) log('state store: skipped, PostgreSQL is not installed');
+    if (ONLY.includes('changes')) results.changes = await benchChanges({ scratch, log, config: CONFIG.changes });
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

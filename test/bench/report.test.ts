@@ -105,6 +105,31 @@ describe('bench/report.js keeps what the run did not measure', () => {
     expect(report(RESULTS, written)).toBe(written);
   });
 
+  it('a run that measured --changes writes section 16 and its summary rows, in place of the old one', () => {
+    const changes = {
+      measuredAt: '2026-12-02T06:00:00.000Z',
+      machine: '2 CPUs (test cpu), Node v20.0.0',
+      loadBefore: ['1.00', '1.00', '1.00'],
+      loadAfter: ['2.00', '2.00', '2.00'],
+      companies: 1_000_000,
+      rows: { listing: 698_000, diff: 30_000 },
+      plain: { wall: figure(50_000), rss: figure(190), cpu: figure(40_000) },
+      changes: { wall: figure(60_000), rss: figure(210), cpu: figure(50_000) },
+      wallRatio: 1.2,
+      pairRatios: figure(1.2),
+      cpuRatio: 1.25,
+    };
+    const old = SMALL.replace('## Where', ['## 16. `companies --changes`', '', 'Old.', '', '## Where'].join('\n'));
+    const measured = report({ ...RESULTS, changes }, old);
+    expect(measured).not.toContain('Old.');
+    const section = measured.slice(measured.indexOf('## 16. '), measured.indexOf('## Where'));
+    expect(section).toContain('698,000 companies');
+    expect(section).toContain('1.20×');
+    expect(section).toContain('CPU time (user + system, which the load moves least): 50.0 s');
+    expect(measured).toContain('| 16 | `companies -t jQuery --changes`, 698,000 companies: wall time | 60.0 s');
+    expect(measured).toContain('| 16 | `companies -t jQuery --changes`, 698,000 companies: peak RSS | 210 MB');
+  });
+
   it('over the real BENCHMARKS.md, every section and every hand section is still there', () => {
     const real = readFileSync(new URL('../../BENCHMARKS.md', import.meta.url), 'utf8');
     const again = report(RESULTS, real);

@@ -3,6 +3,7 @@
  * pages come: each company carries its whole stack both times, so what it added and removed is exact.
  * The walk's own snapshot is written as it goes and published only once the walk is complete.
  */
+import { createHash } from 'node:crypto';
 import type { CompanyRow } from '../../api/index.js';
 import type { ObservedCompany, PendingCompany, SnapshotInfo, SnapshotSeries } from '../state-store/types.js';
 
@@ -60,24 +61,35 @@ export class ListingDiff {
   /** A page of the listing, each company compared with the previous snapshot, and added to the pending one. */
   async page(rows: readonly CompanyRow[]): Promise<ChangeRow[]> {
     const known = await this.series.lookup(rows.map((row) => row.domain));
-    const names = rows.map(namesOf);
-    const compared = rows.map((row, index) => this.compare(row, names[index]!, known.get(row.domain)));
-    await this.series.add(rows.map((row, index) => this.pending(row, names[index]!, known.get(row.domain))));
+    const stacks = rows.map((row) => stackDigest(row.technologies.map((entry) => entry.t)));
+    const compared = rows.map((row, index) => this.compare(row, stacks[index]!, known.get(row.domain)));
+    await this.series.add(
+      rows.map((row, index) =>
+        this.pending(row, stacks[index]!, compared[index]!.change !== 'unchanged', known.get(row.domain)),
+      ),
+    );
     this.listed += rows.length;
     for (const row of compared) this.counts[row.change] += 1;
     return compared;
   }
 
   /** The company as this snapshot keeps it: once published, what the series has observed of it. */
-  private pending(row: CompanyRow, names: string[], known: ObservedCompany | undefined): PendingCompany {
-    const technologyFirstSeen = this.series.keepsObservations ? { ...known?.technologyFirstSeen } : {};
-    if (this.series.keepsObservations) for (const name of names) technologyFirstSeen[name] ??= this.takenAt;
+  private pending(row: CompanyRow, stack: string, fresh: boolean, known: ObservedCompany | undefined): PendingCompany {
+    const keeps = this.series.keepsObservations;
+    const technologyFirstSeen = keeps ? { ...known?.technologyFirstSeen } : {};
+    if (keeps) for (const name of namesOf(row)) technologyFirstSeen[name] ??= this.takenAt;
+    let names: string[] | undefined;
     return {
       domain: row.domain,
-      technologies: names,
+      // Sorted only for a store that keeps them (the team's): the local one has the row and the digest.
+      get technologies() {
+        return (names ??= namesOf(row));
+      },
       row: JSON.stringify(row),
       firstSeen: known?.firstSeen ?? this.takenAt,
       technologyFirstSeen,
+      stack,
+      fresh,
     };
   }
 
@@ -102,13 +114,16 @@ export class ListingDiff {
     return this.series.abandon();
   }
 
-  private compare(row: CompanyRow, names: string[], known: ObservedCompany | undefined): ChangeRow {
-    const before = known?.previous?.technologies;
-    const beforeSet = new Set(before ?? []);
+  private compare(row: CompanyRow, stack: string, known: ObservedCompany | undefined): ChangeRow {
+    const previous = known?.previous;
+    // The same digest is the same stack: most companies, whose stacks are then neither read nor sorted.
+    const before = previous === undefined || previous.stack === stack ? undefined : previous.technologies;
+    const names = before === undefined ? [] : namesOf(row);
+    const beforeSet = new Set(before);
     const nowSet = new Set(names);
-    const added = before === undefined ? [] : names.filter((name) => !beforeSet.has(name));
+    const added = names.filter((name) => !beforeSet.has(name));
     const removed = before === undefined ? [] : before.filter((name) => !nowSet.has(name));
-    const change = before === undefined ? 'new' : added.length + removed.length > 0 ? 'changed' : 'unchanged';
+    const change = previous === undefined ? 'new' : added.length + removed.length > 0 ? 'changed' : 'unchanged';
     return {
       change,
       technologies_added: added,
@@ -147,6 +162,14 @@ export class ListingDiff {
 }
 
 /** The technologies' names of a row, sorted and once each: the stack two snapshots compare. */
-function namesOf(row: Pick<CompanyRow, 'technologies'>): string[] {
+export function namesOf(row: Pick<CompanyRow, 'technologies'>): string[] {
   return [...new Set(row.technologies.map((entry) => entry.t))].sort();
+}
+
+/**
+ * A stack's technology names, in the order given, as a digest: the same digest is the same stack.
+ * Not sorted first: a stack listed in another order only differs in digest, and is then compared name by name.
+ */
+export function stackDigest(names: readonly string[]): string {
+  return createHash('sha1').update(JSON.stringify(names)).digest('base64url');
 }

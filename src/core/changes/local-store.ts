@@ -12,20 +12,20 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CliError, ExitCode, UsageError } from '../../exit-codes.js';
 import { loadSqlite } from '../state-store/native-sqlite.js';
+import { namesOf, stackDigest } from './diff.js';
+import type { CompanyRow } from '../../api/index.js';
 import type {
   ObservedCompany,
-  SnapshotCompany,
+  PendingCompany,
   SnapshotInfo,
   SnapshotSeries,
   SnapshotStore,
 } from '../state-store/types.js';
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 /** The page cache, as the exports ledger's: lookups of random domains would only fill a larger one with history. */
 const CACHE_KIB = 8192;
 const BUSY_TIMEOUT_MS = 30_000;
-/** Pages of the pending snapshot per commit: a commit costs a few fsyncs, a longer transaction blocks other writers. */
-const PAGES_PER_COMMIT = 8;
 /** Gone companies are read back this many at a time. */
 const GONE_BATCH = 1000;
 
@@ -33,25 +33,49 @@ type Database = BetterSqlite3.Database;
 
 const SCHEMA = [
   // status: 'pending' while its walk runs, 'complete' once published, 'replaced' by a later one until no
-  // pending walk compares with it (compares_with); owner: host:pid of the walk.
+  // pending walk compares with it (compares_with); owner: host:pid of the walk. Each snapshot's companies
+  // are a table of their own (listedTable), so a replaced snapshot goes with one DROP TABLE.
   `CREATE TABLE IF NOT EXISTS snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL,
      taken_at TEXT NOT NULL, source TEXT, status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT)
      WITHOUT ROWID`,
   // The series' last complete snapshot: what a diff compares with, replaced only by compare-and-set.
   'CREATE TABLE IF NOT EXISTS heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID',
-  `CREATE TABLE IF NOT EXISTS listed (snapshot_id TEXT NOT NULL, domain TEXT NOT NULL, technologies TEXT NOT NULL,
-     row TEXT NOT NULL, PRIMARY KEY (snapshot_id, domain)) WITHOUT ROWID`,
   // Every company a complete snapshot of the series listed: when first, and each technology's first.
+  // A table with rowids: its rows (a kilobyte of dates) would overflow the pages of a WITHOUT ROWID one.
   `CREATE TABLE IF NOT EXISTS seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL,
-     technologies TEXT NOT NULL, PRIMARY KEY (series, domain)) WITHOUT ROWID`,
+     technologies TEXT NOT NULL)`,
+  'CREATE UNIQUE INDEX IF NOT EXISTS seen_by_domain ON seen (series, domain)',
 ];
 
-interface ObservedRow {
+/**
+ * A snapshot's companies, appended in listing order as the walk goes: each domain with its stack's
+ * digest, its first date (carried from the snapshots before), whether it is new or changed (fresh: only
+ * those can add first dates to `seen`) and its row as JSON. Indexed by domain once the walk ends (seal).
+ */
+function listedTable(id: string): string {
+  return quoted(`listed ${id}`);
+}
+
+function listedIndex(id: string): string {
+  return quoted(`listed ${id} by domain`);
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+interface PreviousRow {
+  domain: string;
+  stack: string;
+  first_seen: string;
+  id: number;
+}
+
+interface GoneRow {
   domain: string;
   first_seen: string;
   seen_technologies: string;
-  technologies: string | null;
-  row: string | null;
+  row: string;
 }
 
 export class LocalSnapshotStore implements SnapshotStore {
@@ -67,10 +91,10 @@ export class LocalSnapshotStore implements SnapshotStore {
     const store = storeCall(path, () => {
       const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
       try {
-        // Write-ahead log: a page's commit appends to the log, and dropping a replaced snapshot writes
-        // no copy of its pages to a journal first; one fsync per commit.
+        // Write-ahead log: a page's commit appends to the log. A pending snapshot's pages need not be
+        // fsynced one by one (NORMAL): it counts only once published, and the publish is (FULL).
         db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = FULL');
+        db.pragma('synchronous = NORMAL');
         db.pragma(`cache_size = -${CACHE_KIB}`);
         db.pragma('mmap_size = 0');
         db.pragma('temp_store = FILE');
@@ -87,6 +111,8 @@ export class LocalSnapshotStore implements SnapshotStore {
   }
 
   async openSeries(key: string, takenAt: string, resumeId?: string): Promise<SnapshotSeries> {
+    // A resumable walk's checkpoint says a page is done once add() has returned: that page is fsynced.
+    if (resumeId !== undefined) this.db.pragma('synchronous = FULL');
     return storeCall(this.path, () =>
       this.db
         .transaction(() => {
@@ -126,6 +152,7 @@ export class LocalSnapshotStore implements SnapshotStore {
           "VALUES (?, ?, ?, NULL, 'pending', ?, ?)",
       )
       .run(pending, key, takenAt, `${hostname()}:${process.pid}`, previous?.id ?? null);
+    createListed(this.db, pending);
     return new LocalSeries(this.db, this.path, key, pending, takenAt, previous, false);
   }
 
@@ -157,9 +184,16 @@ export class LocalSnapshotStore implements SnapshotStore {
 }
 
 class LocalSeries implements SnapshotSeries {
-  private readonly lookupStatement: BetterSqlite3.Statement<[string, string, string], ObservedRow>;
-  private readonly insert: BetterSqlite3.Statement<[string, string, string, string]>;
-  private pagesInTransaction = 0;
+  private readonly insert: BetterSqlite3.Statement<[string, string, string, number, string]>;
+  /** The previous snapshot's statements; undefined when there is none. */
+  private readonly before:
+    | {
+        lookup: BetterSqlite3.Statement<[string], PreviousRow>;
+        row: BetterSqlite3.Statement<[number], string>;
+      }
+    | undefined;
+  private readonly seenLookup: BetterSqlite3.Statement<[string, string], { domain: string; first_seen: string }>;
+  private readonly firstDates: BetterSqlite3.Statement<[string, string], string>;
   readonly keepsObservations = false;
 
   constructor(
@@ -171,90 +205,140 @@ class LocalSeries implements SnapshotSeries {
     readonly previous: SnapshotInfo | undefined,
     readonly resumed: boolean,
   ) {
-    // The domains as a JSON array, each found by its primary key, with its row in the previous snapshot if any.
-    this.lookupStatement = db.prepare(
-      'SELECT s.domain, s.first_seen, s.technologies AS seen_technologies, l.technologies, l.row FROM seen s ' +
-        'LEFT JOIN listed l ON l.snapshot_id = ? AND l.domain = s.domain ' +
-        'WHERE s.series = ? AND s.domain IN (SELECT value FROM json_each(?))',
-    );
     this.insert = db.prepare(
-      'INSERT OR REPLACE INTO listed (snapshot_id, domain, technologies, row) VALUES (?, ?, ?, ?)',
+      `INSERT INTO ${listedTable(pending)} (domain, stack, first_seen, fresh, row) VALUES (?, ?, ?, ?, ?)`,
     );
+    // The domains as a JSON array, each found in the previous snapshot's index, which holds all but the row.
+    this.before =
+      previous === undefined
+        ? undefined
+        : {
+            lookup: db.prepare(
+              `SELECT domain, stack, first_seen, rowid AS id FROM ${listedTable(previous.id)} ` +
+                'WHERE domain IN (SELECT value FROM json_each(?))',
+            ),
+            row: db.prepare<[number], string>(`SELECT row FROM ${listedTable(previous.id)} WHERE rowid = ?`).pluck(),
+          };
+    this.seenLookup = db.prepare(
+      'SELECT domain, first_seen FROM seen WHERE series = ? AND domain IN (SELECT value FROM json_each(?))',
+    );
+    this.firstDates = db
+      .prepare<[string, string], string>('SELECT technologies FROM seen WHERE series = ? AND domain = ?')
+      .pluck();
   }
 
+  /**
+   * The page's domains in the previous snapshot (stack digest and first date), then those it did not
+   * list in `seen`; a stack, a row and the technologies' first dates are read only when asked for.
+   */
   lookup(domains: string[]): Promise<Map<string, ObservedCompany>> {
-    const rows = storeCall(this.path, () =>
-      this.lookupStatement.all(this.previous?.id ?? '', this.series, JSON.stringify(domains)),
-    );
-    return Promise.resolve(new Map(rows.map((row) => [row.domain, observed(row)])));
+    const found = new Map<string, ObservedCompany>();
+    storeCall(this.path, () => {
+      const before = this.before;
+      if (before !== undefined)
+        for (const { domain, stack, first_seen, id } of before.lookup.all(JSON.stringify(domains)))
+          found.set(
+            domain,
+            this.observed(
+              domain,
+              first_seen,
+              previousCompany(stack, () => storeCall(this.path, () => before.row.get(id)!)),
+            ),
+          );
+      const missing = domains.filter((domain) => !found.has(domain));
+      if (missing.length > 0)
+        for (const { domain, first_seen } of this.seenLookup.all(this.series, JSON.stringify(missing)))
+          found.set(domain, this.observed(domain, first_seen, undefined));
+    });
+    return Promise.resolve(found);
   }
 
-  add(companies: SnapshotCompany[]): Promise<void> {
-    storeCall(this.path, () => {
-      if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE');
-      for (const company of companies)
-        this.insert.run(this.pending, company.domain, JSON.stringify(company.technologies), company.row);
-      if (++this.pagesInTransaction >= PAGES_PER_COMMIT) this.commit();
-    });
+  /** One transaction a page: appended to the pending snapshot's table, which has no index until the walk ends. */
+  add(companies: PendingCompany[]): Promise<void> {
+    storeCall(this.path, () =>
+      this.db
+        .transaction(() => {
+          for (const company of companies)
+            this.insert.run(
+              company.domain,
+              company.stack ?? stackDigest(company.technologies),
+              company.firstSeen,
+              company.fresh === false ? 0 : 1,
+              company.row,
+            );
+        })
+        .immediate(),
+    );
     return Promise.resolve();
   }
 
+  /** Nothing to do: each page was committed by add(), fsynced for a resumable walk (openSeries). */
   flush(): Promise<void> {
-    storeCall(this.path, () => this.commit());
     return Promise.resolve();
   }
 
   async *gone(): AsyncGenerator<ObservedCompany[]> {
     if (this.previous === undefined) return;
-    storeCall(this.path, () => this.commit());
-    const page = this.db.prepare<[string, string, string, string, number], ObservedRow>(
-      'SELECT p.domain, s.first_seen, s.technologies AS seen_technologies, p.technologies, p.row FROM listed p ' +
-        'JOIN seen s ON s.series = ? AND s.domain = p.domain ' +
-        'WHERE p.snapshot_id = ? AND p.domain > ? AND NOT EXISTS ' +
-        '(SELECT 1 FROM listed c WHERE c.snapshot_id = ? AND c.domain = p.domain) ORDER BY p.domain LIMIT ?',
+    storeCall(this.path, () => this.seal());
+    // The previous snapshot's index in domain order, each domain probed in the pending one's; a row
+    // twice in a listing (a resumed walk's page added again) is gone once.
+    const page = this.db.prepare<[string, string, number], GoneRow>(
+      'SELECT p.domain, p.first_seen, s.technologies AS seen_technologies, p.row ' +
+        `FROM ${listedTable(this.previous.id)} p CROSS JOIN seen s ON s.series = ? AND s.domain = p.domain ` +
+        `WHERE p.domain > ? AND NOT EXISTS (SELECT 1 FROM ${listedTable(this.pending)} c WHERE c.domain = p.domain) ` +
+        'GROUP BY p.domain ORDER BY p.domain LIMIT ?',
     );
     let after = '';
     for (;;) {
-      const rows = storeCall(this.path, () =>
-        page.all(this.series, this.previous!.id, after, this.pending, GONE_BATCH),
-      );
+      const rows = storeCall(this.path, () => page.all(this.series, after, GONE_BATCH));
       if (rows.length === 0) return;
-      yield rows.map(observed);
+      yield rows.map((row) => ({
+        domain: row.domain,
+        firstSeen: row.first_seen,
+        technologyFirstSeen: JSON.parse(row.seen_technologies) as Record<string, string>,
+        previous: previousCompany(undefined, () => row.row),
+      }));
       after = rows.at(-1)!.domain;
     }
   }
 
   publish(source: string | undefined): Promise<boolean> {
     const published = storeCall(this.path, () => {
-      this.commit();
-      return this.db
-        .transaction(() => {
-          const head = this.db
-            .prepare<[string], string>('SELECT snapshot_id FROM heads WHERE series = ?')
-            .pluck()
-            .get(this.series);
-          // Compare-and-set: another walk of the same filters published since this one read its previous.
-          if (head !== this.previous?.id) {
-            dropSnapshot(this.db, this.pending);
-            return false;
-          }
-          this.db
-            .prepare("UPDATE snapshots SET status = 'complete', source = ? WHERE id = ?")
-            .run(source ?? null, this.pending);
-          this.db
-            .prepare(
-              'INSERT INTO heads (series, snapshot_id) VALUES (?, ?) ' +
-                'ON CONFLICT (series) DO UPDATE SET snapshot_id = excluded.snapshot_id',
-            )
-            .run(this.series, this.pending);
-          recordSeen(this.db, this.series, this.pending, this.takenAt);
-          if (head !== undefined) this.db.prepare("UPDATE snapshots SET status = 'replaced' WHERE id = ?").run(head);
-          dropReplaced(this.db);
-          return true;
-        })
-        .immediate();
+      this.seal();
+      this.db.pragma('synchronous = FULL');
+      try {
+        return this.db.transaction(() => this.swapHead(source)).immediate();
+      } finally {
+        this.db.pragma('synchronous = NORMAL');
+      }
     });
+    // After the durable commit: a crash before it only leaves the replaced snapshot for the next walk to drop.
+    if (published) storeCall(this.path, () => this.db.transaction(() => dropReplaced(this.db)).immediate());
     return Promise.resolve(published);
+  }
+
+  /** Compare-and-set of the series' head; false when another walk of the same filters published first. */
+  private swapHead(source: string | undefined): boolean {
+    const head = this.db
+      .prepare<[string], string>('SELECT snapshot_id FROM heads WHERE series = ?')
+      .pluck()
+      .get(this.series);
+    if (head !== this.previous?.id) {
+      dropSnapshot(this.db, this.pending);
+      return false;
+    }
+    this.db
+      .prepare("UPDATE snapshots SET status = 'complete', source = ? WHERE id = ?")
+      .run(source ?? null, this.pending);
+    this.db
+      .prepare(
+        'INSERT INTO heads (series, snapshot_id) VALUES (?, ?) ' +
+          'ON CONFLICT (series) DO UPDATE SET snapshot_id = excluded.snapshot_id',
+      )
+      .run(this.series, this.pending);
+    recordSeen(this.db, this.series, this.pending, this.takenAt);
+    if (head !== undefined) this.db.prepare("UPDATE snapshots SET status = 'replaced' WHERE id = ?").run(head);
+    return true;
   }
 
   abandon(): Promise<void> {
@@ -266,24 +350,66 @@ class LocalSeries implements SnapshotSeries {
     return Promise.resolve();
   }
 
-  private commit(): void {
-    if (this.db.inTransaction) this.db.exec('COMMIT');
-    this.pagesInTransaction = 0;
+  /** The walk has ended: the pending snapshot's index, built once over what was appended (cheaper than kept up). */
+  private seal(): void {
+    indexListed(this.db, this.pending);
+  }
+
+  private observed(domain: string, firstSeen: string, previous: ObservedCompany['previous']): ObservedCompany {
+    let firstDates: Record<string, string> | undefined;
+    const read = () => storeCall(this.path, () => this.firstDates.get(this.series, domain));
+    return {
+      domain,
+      firstSeen,
+      // JSON and NDJSON show each technology's first date; a CSV never reads it.
+      get technologyFirstSeen() {
+        return (firstDates ??= JSON.parse(read() ?? '{}') as Record<string, string>);
+      },
+      previous,
+    };
   }
 }
 
+/** A company of the previous snapshot: its stack's digest at hand, its row (and so its stack) read when asked for. */
+function previousCompany(stack: string | undefined, readRow: () => string): NonNullable<ObservedCompany['previous']> {
+  let row: string | undefined;
+  let technologies: string[] | undefined;
+  return {
+    ...(stack === undefined ? {} : { stack }),
+    get row() {
+      return (row ??= readRow());
+    },
+    get technologies() {
+      return (technologies ??= namesOf(JSON.parse(this.row) as Pick<CompanyRow, 'technologies'>));
+    },
+  };
+}
+
+function createListed(db: Database, id: string): void {
+  db.exec(
+    `CREATE TABLE ${listedTable(id)} (domain TEXT NOT NULL, stack TEXT NOT NULL, first_seen TEXT NOT NULL, ` +
+      'fresh INTEGER NOT NULL, row TEXT NOT NULL)',
+  );
+}
+
+/** Every column but the row: a lookup reads the index alone. */
+function indexListed(db: Database, id: string): void {
+  db.exec(`CREATE INDEX IF NOT EXISTS ${listedIndex(id)} ON ${listedTable(id)} (domain, stack, first_seen, fresh)`);
+}
+
 /**
- * The published snapshot's companies into `seen`: a company seen before keeps its first date, and
- * each technology its own (json_patch keeps the older date of a key both maps have).
+ * The published snapshot's new and changed companies into `seen` (the unchanged ones' technologies
+ * are there already, from the snapshot they are unchanged since): a company seen before keeps its
+ * first date, and each technology its own (json_patch keeps the older date of a key both maps have).
  */
 function recordSeen(db: Database, series: string, snapshot: string, takenAt: string): void {
   db.prepare(
     'INSERT INTO seen (series, domain, first_seen, technologies) ' +
-      'SELECT @series, l.domain, @takenAt, ' +
-      '(SELECT json_group_object(value, @takenAt) FROM json_each(l.technologies)) ' +
-      'FROM listed l WHERE l.snapshot_id = @snapshot ' +
+      'SELECT @series, l.domain, l.first_seen, (SELECT json_group_object(name, @takenAt) FROM ' +
+      "(SELECT DISTINCT json_extract(value, '$.t') AS name FROM json_each(l.row, '$.technologies'))) " +
+      `FROM ${listedTable(snapshot)} l INDEXED BY ${listedIndex(snapshot)} WHERE l.fresh = 1 ` +
       'ON CONFLICT (series, domain) DO UPDATE SET technologies = json_patch(excluded.technologies, seen.technologies)',
-  ).run({ series, snapshot, takenAt });
+  ).run({ series, takenAt });
 }
 
 /** Replaced snapshots no pending walk compares with any more (a walk that started before the replacement may). */
@@ -299,20 +425,8 @@ function dropReplaced(db: Database): void {
 }
 
 function dropSnapshot(db: Database, id: string): void {
-  db.prepare('DELETE FROM listed WHERE snapshot_id = ?').run(id);
+  db.exec(`DROP TABLE IF EXISTS ${listedTable(id)}`);
   db.prepare('DELETE FROM snapshots WHERE id = ?').run(id);
-}
-
-function observed(row: ObservedRow): ObservedCompany {
-  return {
-    domain: row.domain,
-    firstSeen: row.first_seen,
-    technologyFirstSeen: JSON.parse(row.seen_technologies) as Record<string, string>,
-    previous:
-      row.technologies === null || row.row === null
-        ? undefined
-        : { technologies: JSON.parse(row.technologies) as string[], row: row.row },
-  };
 }
 
 function migrate(db: Database, path: string): void {
@@ -324,9 +438,38 @@ function migrate(db: Database, path: string): void {
     );
   if (version === SCHEMA_VERSION) return;
   db.transaction(() => {
+    if (version === 1) db.exec('ALTER TABLE seen RENAME TO seen_version1');
     for (const statement of SCHEMA) db.exec(statement);
+    if (version === 1) fromVersion1(db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/**
+ * Version 1 kept every snapshot's companies in one table, `listed` (with their technology names), and
+ * `seen` without rowids: each complete snapshot moves to its own table. A pending one goes, as a killed
+ * walk's would.
+ */
+function fromVersion1(db: Database): void {
+  db.exec('INSERT INTO seen (series, domain, first_seen, technologies) SELECT * FROM seen_version1');
+  db.function('stack_digest', { deterministic: true }, (names) => stackDigest(JSON.parse(String(names)) as string[]));
+  const snapshots = db.prepare<[], { id: string; series: string; status: string }>(
+    'SELECT id, series, status FROM snapshots',
+  );
+  for (const { id, series, status } of snapshots.all()) {
+    if (status === 'pending') {
+      db.prepare('DELETE FROM snapshots WHERE id = ?').run(id);
+      continue;
+    }
+    createListed(db, id);
+    db.prepare(
+      `INSERT INTO ${listedTable(id)} (domain, stack, first_seen, fresh, row) ` +
+        'SELECT l.domain, stack_digest(l.technologies), s.first_seen, 0, l.row FROM listed l ' +
+        'JOIN seen s ON s.series = ? AND s.domain = l.domain WHERE l.snapshot_id = ?',
+    ).run(series, id);
+    indexListed(db, id);
+  }
+  db.exec('DROP TABLE listed; DROP TABLE seen_version1');
 }
 
 function isRunning(pid: number): boolean {

@@ -175,7 +175,7 @@ export interface TeamStore {
 }
 
 /** One company of a listing as a snapshot keeps it: its technologies' names (sorted) and its row's JSON. */
-export interface SnapshotCompany {
+interface SnapshotCompany {
   domain: string;
   technologies: string[];
   row: string;
@@ -185,6 +185,10 @@ export interface SnapshotCompany {
 export interface PendingCompany extends SnapshotCompany {
   firstSeen: string;
   technologyFirstSeen: Record<string, string>;
+  /** stackDigest of the row's technology names, computed once by the diff (a store computes it if absent). */
+  stack?: string;
+  /** New, or its stack differs from the last complete snapshot's: only then can it add first dates (absent: true). */
+  fresh?: boolean;
 }
 
 /** What a state's complete snapshots of one series have observed of a company. */
@@ -194,8 +198,11 @@ export interface ObservedCompany {
   firstSeen: string;
   /** Each technology ever observed on it: the first complete snapshot that listed it there. */
   technologyFirstSeen: Record<string, string>;
-  /** The company in the last complete snapshot; undefined when only an earlier one listed it. */
-  previous: Omit<SnapshotCompany, 'domain'> | undefined;
+  /**
+   * The company in the last complete snapshot; undefined when only an earlier one listed it. `stack`:
+   * its stackDigest where the store keeps one (an equal digest is the same stack; `technologies` is then not read).
+   */
+  previous: (Omit<SnapshotCompany, 'domain'> & { stack?: string }) | undefined;
 }
 
 /** A complete snapshot, as a diff names it. */

@@ -1,0 +1,127 @@
+/**
+ * The local snapshots (DIR/snapshots.sqlite) through ListingDiff, on made-up listings: what the store's
+ * shortcuts rely on. Stacks compared by digest, first dates added only by new and changed companies,
+ * a company's first date carried from snapshot to snapshot, and a version 1 file moved over.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { CompanyRow } from '../../../src/api/index.js';
+import { ListingDiff, type ChangeRow } from '../../../src/core/changes/diff.js';
+import { LocalSnapshotStore } from '../../../src/core/changes/local-store.js';
+import { scratchDir } from '../../helpers/cli.js';
+
+const T1 = '2026-10-15T00:00:00Z';
+const T2 = '2026-11-15T00:00:00Z';
+const T3 = '2026-12-15T00:00:00Z';
+
+function company(domain: string, names: string[]): CompanyRow {
+  return {
+    domain,
+    company_name: domain,
+    technologies: names.map((t) => ({ t, c: 'Widgets', v: null })),
+  } as unknown as CompanyRow;
+}
+
+/** One complete walk of a listing on the state: its rows, gone ones last. */
+async function walk(state: string, takenAt: string, listing: CompanyRow[]): Promise<ChangeRow[]> {
+  const store = await LocalSnapshotStore.open(state);
+  try {
+    const diff = new ListingDiff(await store.openSeries('series', takenAt), takenAt, true);
+    const rows = await diff.page(listing);
+    for await (const gone of diff.gone()) rows.push(...gone);
+    expect(await diff.publish(undefined)).toBe(true);
+    return rows;
+  } finally {
+    store.close();
+  }
+}
+
+const byDomain = (rows: ChangeRow[]) => new Map(rows.map((row) => [row.domain, row]));
+const firstDates = (row: ChangeRow) =>
+  Object.fromEntries(row.technologies.map((entry) => [entry.t, entry.observed_first_seen]));
+
+describe('local snapshots', () => {
+  it('three walks: kinds, stacks, and first dates carried through a drop, a re-add and a return', async () => {
+    const state = await scratchDir('snapshots-');
+    await walk(state, T1, [company('a.com', ['X', 'Y']), company('b.com', ['X']), company('c.com', ['Z'])]);
+    const second = byDomain(
+      // d.com's stack in another order is the same stack: unchanged, though its digest differs.
+      await walk(state, T2, [company('a.com', ['Y']), company('b.com', ['W', 'X']), company('d.com', ['Q', 'P'])]),
+    );
+    expect(second.get('a.com')).toMatchObject({ change: 'changed', technologies_removed: ['X'] });
+    expect(second.get('b.com')).toMatchObject({ change: 'changed', technologies_added: ['W'] });
+    expect(second.get('c.com')).toMatchObject({ change: 'gone', first_seen: T1, previous_snapshot: T1 });
+    expect(second.get('d.com')).toMatchObject({ change: 'new', first_seen: T2 });
+
+    const third = byDomain(
+      await walk(state, T3, [
+        company('a.com', ['X', 'Y']),
+        company('b.com', ['W', 'X']),
+        company('c.com', ['Z', 'R']),
+        company('d.com', ['P', 'Q']),
+      ]),
+    );
+    expect(third.get('a.com')).toMatchObject({ change: 'changed', technologies_added: ['X'], first_seen: T1 });
+    // X went in the second walk and came back: its first date is still the first walk's.
+    expect(firstDates(third.get('a.com')!)).toEqual({ X: T1, Y: T1 });
+    // Unchanged since the second walk: W's first date is the one that walk recorded.
+    expect(third.get('b.com')).toMatchObject({ change: 'unchanged', first_seen: T1 });
+    expect(firstDates(third.get('b.com')!)).toEqual({ W: T2, X: T1 });
+    // Listed by the first walk, not the second: new again, first seen in the first.
+    expect(third.get('c.com')).toMatchObject({ change: 'new', first_seen: T1 });
+    expect(firstDates(third.get('c.com')!)).toEqual({ Z: T1, R: T3 });
+    expect(third.get('d.com')).toMatchObject({ change: 'unchanged', first_seen: T2 });
+    expect(firstDates(third.get('d.com')!)).toEqual({ P: T2, Q: T2 });
+  });
+
+  it('a version 1 file: its last complete snapshot is what the next walk compares with', async () => {
+    const state = await scratchDir('snapshots-v1-');
+    await LocalSnapshotStore.open(state).then((store) => store.close());
+    writeVersion1(join(state, 'snapshots.sqlite'));
+    const rows = byDomain(await walk(state, T2, [company('a.com', ['X']), company('c.com', ['Z'])]));
+    expect(rows.get('a.com')).toMatchObject({ change: 'changed', technologies_removed: ['Y'], first_seen: T1 });
+    expect(firstDates(rows.get('a.com')!)).toEqual({ X: T1 });
+    expect(rows.get('b.com')).toMatchObject({ change: 'gone', company_name: 'b.com', first_seen: T1 });
+    expect(rows.get('c.com')).toMatchObject({ change: 'new', first_seen: T2 });
+    // The version 1 table is gone, and the file is at the current version.
+    const db = new Database(join(state, 'snapshots.sqlite'), { readonly: true });
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'listed'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+});
+
+/** A snapshots file as version 1 wrote it (its schema, by hand): one complete snapshot of a.com and b.com. */
+function writeVersion1(path: string): void {
+  const db = new Database(path);
+  db.exec(`DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
+    CREATE TABLE snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL, taken_at TEXT NOT NULL, source TEXT,
+      status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT) WITHOUT ROWID;
+    CREATE TABLE heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE listed (snapshot_id TEXT NOT NULL, domain TEXT NOT NULL, technologies TEXT NOT NULL,
+      row TEXT NOT NULL, PRIMARY KEY (snapshot_id, domain)) WITHOUT ROWID;
+    CREATE TABLE seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL,
+      technologies TEXT NOT NULL, PRIMARY KEY (series, domain)) WITHOUT ROWID;
+    PRAGMA user_version = 1;`);
+  db.prepare("INSERT INTO snapshots VALUES ('s1', 'series', ?, NULL, 'complete', 'h:1', NULL)").run(T1);
+  db.prepare("INSERT INTO snapshots VALUES ('s0', 'series', ?, NULL, 'pending', 'h:1', NULL)").run(T1);
+  db.exec("INSERT INTO heads VALUES ('series', 's1')");
+  for (const [domain, names] of [
+    ['a.com', ['X', 'Y']],
+    ['b.com', ['X']],
+  ] as const) {
+    db.prepare('INSERT INTO listed VALUES (?, ?, ?, ?)').run(
+      's1',
+      domain,
+      JSON.stringify(names),
+      JSON.stringify(company(domain, [...names])),
+    );
+    db.prepare('INSERT INTO seen VALUES (?, ?, ?, ?)').run(
+      'series',
+      domain,
+      T1,
+      JSON.stringify(Object.fromEntries(names.map((name) => [name, T1]))),
+    );
+  }
+  db.close();
+}
