@@ -495,8 +495,13 @@ function storeCall<T>(path: string, call: () => T): T {
         ExitCode.locked,
         'Run again once it has finished.',
       );
-    if (code === 'SQLITE_FULL')
-      throw new CliError(`could not write ${path}: the disk is full (SQLITE_FULL).`, ExitCode.output);
+    // A full disk or a file-size limit (SQLITE_IOERR_WRITE, _SHMSIZE...): the file is sound, only short of space.
+    if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'))
+      throw new CliError(
+        `could not write ${path}: ${code === 'SQLITE_FULL' ? 'the disk is full' : (error as Error).message} (${code}).`,
+        ExitCode.output,
+        'Free space on its disk and run again; the last complete snapshot is kept.',
+      );
     throw new CliError(
       `could not use the snapshots ${path}: ${(error as Error).message} (${code}).`,
       ExitCode.output,
