@@ -352,6 +352,12 @@ class LocalSeries implements SnapshotSeries {
 
   /** The walk has ended: the pending snapshot's index, built once over what was appended (cheaper than kept up). */
   private seal(): void {
+    // A resumed walk adds again the pages its killed run answered past its checkpoint: one row a company.
+    if (this.resumed)
+      this.db.exec(
+        `DELETE FROM ${listedTable(this.pending)} WHERE rowid NOT IN ` +
+          `(SELECT max(rowid) FROM ${listedTable(this.pending)} GROUP BY domain)`,
+      );
     indexListed(this.db, this.pending);
   }
 

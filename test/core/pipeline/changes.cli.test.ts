@@ -54,16 +54,17 @@ function asChanges(csv: string): ExpectedChange[] {
     .sort(byDomain);
 }
 
-/** The companies of a state's last complete snapshot, read by SQL: domain, technologies and row. */
+/**
+ * The companies of a state's last complete snapshot, read by SQL: domain, stack digest and row, from the
+ * head's own table (`listed <id>`, docs/state-directory.md).
+ */
 function publishedSnapshot(state: string): string[][] {
   const db = new Database(join(state, 'snapshots.sqlite'), { readonly: true });
   try {
     const statuses = db.prepare('SELECT status FROM snapshots').pluck().all();
     expect(statuses).toEqual(['complete']);
-    const rows = db
-      .prepare('SELECT l.domain, l.technologies, l.row FROM listed l JOIN heads h ON h.snapshot_id = l.snapshot_id')
-      .raw()
-      .all() as string[][];
+    const head = db.prepare('SELECT snapshot_id FROM heads').pluck().get() as string;
+    const rows = db.prepare(`SELECT domain, stack, row FROM "listed ${head}"`).raw().all() as string[][];
     return rows.sort(([a], [b]) => (a! < b! ? -1 : 1));
   } finally {
     db.close();
