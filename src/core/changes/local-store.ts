@@ -506,7 +506,7 @@ function storeCall<T>(path: string, call: () => T): T {
       throw new CliError(
         `could not write ${path}: ${code === 'SQLITE_FULL' ? 'the disk is full' : (error as Error).message} (${code}).`,
         ExitCode.output,
-        'Free space on its disk and run again; the last complete snapshot is kept.',
+        'Free space on its disk; the last complete snapshot is kept.',
       );
     throw new CliError(
       `could not use the snapshots ${path}: ${(error as Error).message} (${code}).`,

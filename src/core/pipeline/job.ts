@@ -93,6 +93,7 @@ export async function runPipeline(ctx: RunContext, flags: PipelineFlags, deps: J
         output: options.output ?? null,
         only_new: options.onlyNew,
       });
+      run.recorded = true;
       await run.changes?.publish(checkpoint.meta?.source, !counters.stopped_at_max);
     },
     onFailure: (error) => keepOrDropCheckpoint(ctx, run, error),
@@ -138,6 +139,8 @@ interface PipelineRun extends PreparedRun, RunState {
   noMatchReason: string | null;
   /** The rows the checkpoint on disk covers: what a resume starts from (the in-memory count runs ahead of it). */
   committedRows: number;
+  /** The leads are written and the run recorded: its checkpoint is gone, there is nothing to resume. */
+  recorded: boolean;
   /** Where --max stopped the listing this run: what the service counted of the set, for the caveat. */
   stoppedAt: SetCount | undefined;
   /** --state: the listing kept as a snapshot; with --changes, compared with the last complete one. */
@@ -202,6 +205,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
     fanout: newFanoutStats(),
     noMatchReason: null,
     committedRows: checkpoint.rows_written,
+    recorded: false,
     stoppedAt: undefined,
     changes,
   };
@@ -367,6 +371,14 @@ async function keepOrDropCheckpoint(ctx: RunContext, run: PipelineRun, error: un
     if (!run.options.allowEmpty) await discardRun(run);
   } else if (noCompanyMatched(run, error)) {
     await discardRun(run);
+  } else if (state && run.recorded) {
+    // Only the listing's snapshot failed, after the leads were in place: a re-run would export again.
+    ctx.onCleanup(() => {
+      ctx.reporter.notice(
+        `the leads are written and the run is recorded in ${state.label}; only its listing was not kept, ` +
+          'so the next --changes compares with the last complete one.',
+      );
+    });
   } else if (state && !(error instanceof UnanswerableError)) {
     // A cleanup runs after the error line is printed, so the hint reads as the last word.
     const kept = countOf(run.committedRows, 'committed row');

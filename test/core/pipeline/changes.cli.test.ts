@@ -144,6 +144,25 @@ describe('pipeline --state keeps its listing, and --changes compares with it', (
     expect(asChanges(next.stdout)).toEqual(expected);
   });
 
+  it('a snapshot refused after the leads are written: exit 7, the leads in place, and no word of a resume', async () => {
+    const home = await scratchDir('pipeline-changes-refused-');
+    const state = join(home, 'S');
+    // A --max-cut walk publishes nothing: it only makes the store's file, for the trigger below.
+    const first = await at(october, ['companies', '-t', 'Shopify', '--max', '5', '--state', state]);
+    expect(first.code, first.stderr).toBe(0);
+    // The store refuses to publish (as a disk that fills at its last write does), by a trigger of its own file.
+    const db = new Database(join(state, 'snapshots.sqlite'));
+    db.exec("CREATE TRIGGER refuse BEFORE INSERT ON heads BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    db.close();
+    const out = join(home, 'leads.csv');
+    const run = await at(october, [...PIPELINE, '-T', 'Klaviyo', '--state', state, '-o', out]);
+    expect(run.code).toBe(7);
+    expect(run.stderr).toMatch(/snapshots\.sqlite.*refused/);
+    expect(run.stderr).toContain('the leads are written and the run is recorded');
+    expect(run.stderr).not.toContain('resume');
+    expect(csvRecords(await readFile(out, 'utf8')).length).toBeGreaterThan(0);
+  });
+
   it('a --changes run SIGKILLed mid-walk and resumed: the same leads and the same snapshot as an uninterrupted run', async () => {
     const args = ['--page-size', '50', ...PIPELINE, '--changes'];
     // The uninterrupted run, in process.
