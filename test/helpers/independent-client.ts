@@ -67,7 +67,10 @@ export async function allCompanies(base: string, key: string, params: Record<str
   return (await allCompanyPages(base, key, params)).flatMap((page) => page.data);
 }
 
-/** Every contact of one domain, asked alone with the highest limit, so nothing can be cut by other domains. */
+/**
+ * The contacts of one domain, asked alone with the highest limit, so nothing can be cut by other domains;
+ * a domain over 1,000 is still cut by the limit (everyContactOfDomain splits such an answer).
+ */
 export async function contactsOfDomain(base: string, key: string, domain: string, seniority?: string): Promise<any[]> {
   const { status, text, body } = await call(base, `/api/v1/contacts?${qs({ domain, limit: 1000, seniority })}`, {
     key,
