@@ -133,3 +133,12 @@ export function shakeHands(
     return handshake;
   });
 }
+
+/** The steps under a request, as doctor is given them: these, or a test's stand-ins for them. */
+export interface NetworkSteps {
+  lookUp: typeof lookUp;
+  connectToAny: typeof connectToAny;
+  shakeHands: typeof shakeHands;
+}
+
+export const NETWORK_STEPS: NetworkSteps = { lookUp, connectToAny, shakeHands };

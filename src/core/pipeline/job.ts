@@ -32,7 +32,6 @@ import { openRunState, refuseToReplaceExports, type RunState } from './run-state
 import { SpendConsent } from '../verification/consent.js';
 import {
   openVerifier,
-  paidCallsClient,
   verificationCounts,
   type OpenedVerifier,
 } from '../verification/open-verifier.js';
@@ -154,7 +153,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
   const connection = await deps.connection();
   const client = deps.client(connection);
   const verifier = consent
-    ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    ? await openVerifier(ctx, deps.paidClient(connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
         budget: consent.budget,
