@@ -5,7 +5,8 @@
  * The copy is of HEAD (commit first); dist/ is built from the mutated source where the tests run it.
  * Each is a search/replace of a line as the source has it today; a search that no longer matches is
  * reported as such, never silently skipped. Usage: node scripts/mutations.mjs [name-substring...]
- * Prints one row per mutation (killed/survived/timeout/stale, seconds) and exits 1 unless all are killed.
+ * Prints one row per mutation (killed/survived/timeout/stale, and the seconds vitest took, start-up
+ * included) and exits 1 unless all are killed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -123,10 +124,16 @@ function runOne(mutation) {
     });
     const took = seconds(started);
     if (run.status === 0) return { outcome: 'SURVIVED', seconds: took };
-    const failures = JSON.parse(readFileSync(report, 'utf8'))
-      .testResults.flatMap((file) => [file.message ?? '', ...file.assertionResults.flatMap((t) => t.failureMessages)])
+    let results;
+    try {
+      results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+    } catch {
+      return { outcome: `error (exit ${run.status})`, seconds: took, detail: run.stderr.slice(-2000) };
+    }
+    const failures = results
+      .flatMap((file) => [file.message ?? '', ...file.assertionResults.flatMap((test) => test.failureMessages)])
       .filter(Boolean);
-    if (failures.length === 0) return { outcome: `error (exit ${run.status})`, seconds: took };
+    if (failures.length === 0) return { outcome: `error (exit ${run.status})`, seconds: took, detail: run.stderr };
     const timedOut = failures.every((message) => /timed out/i.test(message));
     return { outcome: timedOut ? 'TIMEOUT' : `killed (${failures.length} failed)`, seconds: took };
   } finally {
@@ -138,8 +145,9 @@ const wanted = process.argv.slice(2);
 const chosen = MUTATIONS.filter((m) => wanted.length === 0 || wanted.some((word) => m.name.includes(word)));
 let allKilled = true;
 for (const mutation of chosen) {
-  const { outcome, seconds: took } = runOne(mutation);
+  const { outcome, seconds: took, detail } = runOne(mutation);
   if (!outcome.startsWith('killed')) allKilled = false;
+  if (detail) process.stderr.write(`${detail}\n`);
   process.stdout.write(
     `${outcome.padEnd(22)} ${String(took).padStart(6)} s  ${mutation.name}  (${mutation.tests.join(' ')})\n`,
   );
