@@ -50,7 +50,7 @@ export function abandonedLookups(): number {
 }
 
 /** The name's addresses, in the order the commands' connections try them; a slow answer is a DNS failure. */
-export function lookUp(host: string, timeoutMs: number): Promise<Timed<string[]>> {
+function lookUp(host: string, timeoutMs: number): Promise<Timed<string[]>> {
   return timed(async () => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -99,7 +99,7 @@ function connectTo(address: string, port: number, timeoutMs: number): Promise<Ti
   });
 }
 
-export interface Handshake {
+interface Handshake {
   protocol: string;
   subject: string;
   issuer: string;
@@ -107,7 +107,7 @@ export interface Handshake {
 }
 
 /** A TLS handshake with the address TCP reached, the name as the client sends it and the CAs the client trusts. */
-export function shakeHands(
+function shakeHands(
   host: string,
   address: string,
   port: number,

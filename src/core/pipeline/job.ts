@@ -30,11 +30,7 @@ import { checkNativeSqlite } from '../state-store/native-sqlite.js';
 import { hostName } from '../state-store/index.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import {
-  openVerifier,
-  verificationCounts,
-  type OpenedVerifier,
-} from '../verification/open-verifier.js';
+import { openVerifier, verificationCounts, type OpenedVerifier } from '../verification/open-verifier.js';
 import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { verificationEnding } from '../verification/refusal.js';
 import { splitOptions } from '../companies/split.js';
