@@ -1,8 +1,8 @@
 /**
  * The verifier's budget in process, against a stub service that keeps the truth about money
  * (test/helpers/verify-stub.ts): lost answers in every order (before a later address reserves, a
- * retry after one, an address asked for while that retry is out, several calls at once), against a service that honours Idempotency-Key, one
- * that ignores it and one that says it honours it and does not. In every case the stub's charge is
+ * retry after one, an address asked for while that retry is out, several calls at once), against a
+ * service that honours Idempotency-Key, one that ignores it and one that says it honours it and does not. In every case the stub's charge is
  * never above the budget and the verifier's "at most" never below the stub's charge.
  */
 import { describe, expect, it } from 'vitest';
