@@ -95,6 +95,8 @@ describe('the cap on an answer', () => {
     body.push(Buffer.from('{"data":['));
     const reading = readAnswerBody(body, undefined, { capBytes: CAP, where: WHERE, signal: stop.signal });
     stop.abort(new Error('deadline'));
+    // The body ends after the stop: a reading the stop did not end would give a (short) answer.
+    body.push(null);
     const error = await refusal(reading);
     expect(error).not.toBeInstanceOf(AnswerRefusedError);
     expect(body.destroyed).toBe(true);
