@@ -5,8 +5,8 @@
  * The copy is of HEAD (commit first); dist/ is built from the mutated source where the tests run it.
  * Each is a search/replace of a line as the source has it today; a search that no longer matches is
  * reported as such, never silently skipped. Usage: node scripts/mutations.mjs [name-substring...]
- * Prints one row per mutation (killed/survived/timeout/stale, and the seconds vitest took, start-up
- * included) and exits 1 unless all are killed.
+ * Prints one row per mutation (killed/survived/timeout/stale; the seconds vitest took, start-up
+ * included, and in brackets the test files' own) and exits 1 unless all are killed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -135,7 +135,11 @@ function runOne(mutation) {
       .filter(Boolean);
     if (failures.length === 0) return { outcome: `error (exit ${run.status})`, seconds: took, detail: run.stderr };
     const timedOut = failures.every((message) => /timed out/i.test(message));
-    return { outcome: timedOut ? 'TIMEOUT' : `killed (${failures.length} failed)`, seconds: took };
+    // The files' own time, from their first test's start to their last one's end: no start-up or build.
+    const testsMs =
+      Math.max(...results.map((file) => file.endTime)) - Math.min(...results.map((file) => file.startTime));
+    const outcome = timedOut ? 'TIMEOUT' : `killed (${failures.length} failed)`;
+    return { outcome, seconds: `${took} (tests ${(testsMs / 1000).toFixed(1)})` };
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
@@ -149,7 +153,7 @@ for (const mutation of chosen) {
   if (!outcome.startsWith('killed')) allKilled = false;
   if (detail) process.stderr.write(`${detail}\n`);
   process.stdout.write(
-    `${outcome.padEnd(22)} ${String(took).padStart(6)} s  ${mutation.name}  (${mutation.tests.join(' ')})\n`,
+    `${outcome.padEnd(22)} ${String(took).padStart(16)} s  ${mutation.name}  (${mutation.tests.join(' ')})\n`,
   );
 }
 process.exit(allKilled ? 0 : 1);
