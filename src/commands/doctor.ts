@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { declareCommand } from './command-tree.js';
 import type { CommandRunner } from './options.js';
-import { UsageError } from '../exit-codes.js';
 import { DOCTOR_FLAGS } from '../options/command-flags.js';
 import { addFlags, type FlagValues } from '../options/flag.js';
 
@@ -36,44 +35,9 @@ Examples:
     )
     .action(async (flags: FlagValues<typeof DOCTOR_FLAGS>) =>
       run(async (ctx) => {
-        const [{ missingSettings, resolveConnection }, { diagnose }, { RETRY_DEFAULTS }, { displaySafe }] =
-          await Promise.all([
-            import('../runtime/connection.js'),
-            import('../core/doctor/diagnose.js'),
-            import('../api/index.js'),
-            import('../util/display-safe.js'),
-          ]);
-        // The paid check's parts are loaded only when asked for; a malformed address is exit 2 before any call.
-        const verifyFlags = { verify: flags.verify, yes: flags.yes === true };
-        const paid = flags.verify === undefined ? undefined : await import('../core/doctor/verify-check.js');
-        const address = paid?.verifyAddressOf(verifyFlags);
-        // What the service answered is in these lines: shown as text, never obeyed by the terminal.
-        const out = { line: (text: string) => ctx.stdout.write(`${displaySafe(text)}\n`) };
-        // Every missing setting gets its FAIL line, not only the first a command would stop at.
-        const missing = await missingSettings(ctx);
-        for (const { setting, message, hint } of missing) out.line(`FAIL ${setting.padEnd(9)} ${message} ${hint}`);
-        if (missing.length > 1) {
-          throw new UsageError(
-            `${missing.length} settings are missing: ${missing.map((m) => m.setting).join(' and ')}.`,
-            'Set each as its FAIL line above says, or add --sandbox.',
-          );
-        }
-        const connection = await resolveConnection(ctx);
-        const verifyCheck =
-          address === undefined ? undefined : await paid?.prepareVerifyCheck(ctx, connection, address, verifyFlags);
-        // The state store (issue 35): local, or the team database's connection, TLS, privileges and schema.
-        await (await import('../core/state-store/doctor.js')).checkStateStore(ctx, out);
+        const { runDoctor, doctorDeps } = await import('../core/doctor/job.js');
         try {
-          return await diagnose(
-            connection,
-            out,
-            {
-              timeoutMs: ctx.global.timeout !== undefined ? ctx.global.timeout * 1000 : RETRY_DEFAULTS.timeoutMs,
-              maxRetries: ctx.global.maxRetries ?? RETRY_DEFAULTS.maxRetries,
-              signal: ctx.signal,
-            },
-            verifyCheck,
-          );
+          return await runDoctor(ctx, flags, doctorDeps(ctx));
         } finally {
           const { abandonedLookups } = await import('../core/doctor/probes.js');
           if (abandonedLookups() > 0) exitOnceCodeIsSet();

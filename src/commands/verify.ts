@@ -38,8 +38,11 @@ Examples:
     )
     .action(async (addresses: string[], flags: Omit<VerifyFlags, 'args'>) =>
       run(async (ctx) => {
-        const { runVerify } = await import('../core/verification/job.js');
-        return runVerify(ctx, { ...flags, args: addresses });
+        const [{ runVerify }, { runtimeDeps }] = await Promise.all([
+          import('../core/verification/job.js'),
+          import('../runtime/job-deps.js'),
+        ]);
+        return runVerify(ctx, { ...flags, args: addresses }, runtimeDeps(ctx));
       }),
     );
 }

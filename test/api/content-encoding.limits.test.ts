@@ -50,6 +50,8 @@ describe('the cap on an answer', () => {
     expect((await read(exact, undefined, CAP)).equals(exact)).toBe(true);
     const error = await refusal(read(Buffer.alloc(CAP + 1, 0x61), undefined, CAP));
     expect(error).toBeInstanceOf(AnswerRefusedError);
+    // The name is what a log or `--debug` shows of it.
+    expect(error.name).toBe('AnswerRefusedError');
     expect((error as AnswerRefusedError).code).toBe('answer_too_large');
     expect(error.message).toBe(`the answer from ${WHERE} is larger than the cap on answers (20 KiB, 20000 bytes)`);
   });
@@ -93,8 +95,30 @@ describe('the cap on an answer', () => {
     body.push(Buffer.from('{"data":['));
     const reading = readAnswerBody(body, undefined, { capBytes: CAP, where: WHERE, signal: stop.signal });
     stop.abort(new Error('deadline'));
+    // The body ends a turn after the stop: a reading the stop did not end would give a (short) answer,
+    // and a body the reading did not let go would only be destroyed by its own end, after the check.
+    setImmediate(() => body.push(null));
     const error = await refusal(reading);
     expect(error).not.toBeInstanceOf(AnswerRefusedError);
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('a stop ends the decoding of a gzip body too, with the stop as its reason', async () => {
+    const stop = new AbortController();
+    const body = new Readable({ read() {} });
+    const bytes = gzipSync(Buffer.alloc(5000, 0x61));
+    body.push(bytes.subarray(0, 100));
+    const reading = readAnswerBody(body, 'gzip', { capBytes: CAP, where: WHERE, signal: stop.signal });
+    const deadline = new Error('deadline');
+    stop.abort(deadline);
+    // The rest arrives a turn after the stop: a reading the stop did not end would give a whole answer.
+    setImmediate(() => {
+      body.push(bytes.subarray(100));
+      body.push(null);
+    });
+    const error = await refusal(reading);
+    expect(error.name).toBe('AbortError');
+    expect(error.cause).toBe(deadline);
     expect(body.destroyed).toBe(true);
   });
 
@@ -159,6 +183,7 @@ describe('one layer of encoding', () => {
   it('an encoding it does not know, and broken bytes, are each an undecodable answer that says which', async () => {
     const unknown = await refusal(read(TEXT, 'compress', CAP));
     expect(unknown).toBeInstanceOf(UndecodableBodyError);
+    expect(unknown.name).toBe('UndecodableBodyError');
     expect(unknown.message).toBe('an answer in an encoding prospect cannot read (Content-Encoding: compress)');
     const broken = await refusal(read(gzipSync(TEXT).subarray(0, 12), 'gzip', CAP));
     expect(broken).toBeInstanceOf(UndecodableBodyError);

@@ -7,10 +7,9 @@ import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { exitCodeOf } from '../../src/exit-codes.js';
 import { addFlags, type Flag } from '../../src/options/flag.js';
-import { createApiClient } from '../../src/runtime/api-client.js';
 import type { Connection } from '../../src/runtime/connection.js';
 import type { GlobalOptions, RunContext } from '../../src/runtime/context.js';
-import type { JobDeps } from '../../src/runtime/job-deps.js';
+import { depsOn, type JobDeps } from '../../src/runtime/job-deps.js';
 import { Reporter } from '../../src/ui/reporter.js';
 import type { RouteStub } from './route-stub.js';
 
@@ -18,7 +17,7 @@ export interface JobContext {
   ctx: RunContext;
   stdout(): string;
   stderr(): string;
-  /** The deps of a job whose every request goes to `stub`, at the fixed moment `now`. */
+  /** The deps of a job whose every request (paid calls included) goes to `stub`, at the fixed moment `now`. */
   depsOver(stub: RouteStub, now?: Date): JobDeps;
   /** Runs the job as main() does: its exit code, the error mapped by exitCodeOf; then the cleanups. */
   exitCodeOf(job: Promise<number>): Promise<number>;
@@ -40,7 +39,11 @@ const collect = (stream: PassThrough): (() => string) => {
   return () => Buffer.concat(chunks).toString('utf8');
 };
 
-export function jobContext(global: GlobalOptions = {}): JobContext {
+/**
+ * `env` is the run's whole environment: a job that keeps a ledger or reads the config file needs
+ * PROSPECT_CACHE_DIR and PROSPECT_CONFIG_DIR of the test's own (scratchDir), or it would use the user's.
+ */
+export function jobContext(global: GlobalOptions = {}, env: NodeJS.ProcessEnv = {}): JobContext {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -48,7 +51,7 @@ export function jobContext(global: GlobalOptions = {}): JobContext {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stderr: stderr as unknown as NodeJS.WriteStream,
     stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-    env: {},
+    env,
     global,
     signal: new AbortController().signal,
     reporter: new Reporter({ stderr, stdout, stderrIsTTY: false, verbose: true, quiet: false, debug: false }),
@@ -58,11 +61,13 @@ export function jobContext(global: GlobalOptions = {}): JobContext {
     ctx,
     stdout: collect(stdout),
     stderr: collect(stderr),
-    depsOver: (stub, now = new Date()) => ({
-      connection: async () => stubConnection(stub),
-      client: (connection) => createApiClient(ctx, connection, { dispatcher: stub.dispatcher }),
-      now: () => now,
-    }),
+    depsOver: (stub, now = new Date()) =>
+      depsOn(
+        ctx,
+        async () => stubConnection(stub),
+        { dispatcher: stub.dispatcher },
+        () => now,
+      ),
     async exitCodeOf(job) {
       try {
         return await job.catch((error: unknown) => exitCodeOf(error, ctx.signal));

@@ -1,11 +1,11 @@
 /**
  * createApiClient gives every client of one connection one pacer (issue 27): a run's paid calls
- * (paidCallsClient) and its contact calls keep to one pace, so a 429 that one of them meets holds
+ * (JobDeps.paidClient) and its contact calls keep to one pace, so a 429 that one of them meets holds
  * the other back too, as one polite client would, instead of the other storming on into the limit.
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { paidCallsClient } from '../../src/core/verification/open-verifier.js';
+import { runtimeDeps } from '../../src/runtime/job-deps.js';
 import { createApiClient } from '../../src/runtime/api-client.js';
 import type { Connection } from '../../src/runtime/connection.js';
 import type { RunContext } from '../../src/runtime/context.js';
@@ -79,7 +79,7 @@ describe('createApiClient', () => {
       const listed = createApiClient(ctx, connection).contacts({ domains: ['valleyharbor.com'] });
       // The contact call has met its 429 and waits out Retry-After; now a paid call is asked for.
       await rateLimited;
-      const paid = paidCallsClient(ctx, connection).verify('patricia.hughes@valleyharbor.com');
+      const paid = runtimeDeps(ctx).paidClient(connection).verify('patricia.hughes@valleyharbor.com');
       await Promise.all([listed, paid]);
     } finally {
       for (const cleanup of cleanups) await cleanup();

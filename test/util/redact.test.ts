@@ -170,6 +170,7 @@ describe('withoutPassword', () => {
     ['host=db password="x y', 'host=db password=***'],
     ['failed (postgres://u:pw@h/db) now', 'failed (postgres://u:***@h/db) now'],
     ['see x://u:pw@h now', 'see x://u:***@h now'],
+    ['copy to s3://u:pw@h failed', 'copy to s3://u:***@h failed'],
     ['at:http://u:pw@h/x, mail more@y', 'at:http://u:***@h/x, mail more@y'],
     [' alice:secret@host:3128\n', ' alice:***@host:3128\n'],
     ['alice:secret@host:3128/?go=http://x', 'alice:***@host:3128/?go=http://x'],

@@ -25,7 +25,7 @@ import { mapInOrder } from '../../util/ordered-pool.js';
 import { keptItems } from '../../util/async-iterables.js';
 import { planOutput } from '../shared/output-plan.js';
 import { SpendConsent } from '../verification/consent.js';
-import { cacheCutoff, openVerifier, paidCallsClient, type OpenedVerifier } from '../verification/open-verifier.js';
+import { cacheCutoff, openVerifier, type OpenedVerifier } from '../verification/open-verifier.js';
 import { newVerificationRun } from '../verification/verifier.js';
 import { planSpend, RowSpool, verifiedInOrder } from '../verification/spend-plan.js';
 import { reportVerification, verificationSnapshot } from '../verification/report.js';
@@ -62,7 +62,7 @@ export async function runContacts(ctx: RunContext, flags: ContactsFlags, deps: J
   const connection = await deps.connection();
   const client = deps.client(connection);
   const verifier = consent
-    ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    ? await openVerifier(ctx, deps.paidClient(connection), connection, {
         useCache: options.cache,
         cacheFreshSince,
         budget: consent.budget,

@@ -25,7 +25,8 @@ import {
 import { redactSecret } from '../../util/redact.js';
 import { CliError, ExitCode, knownFailure } from '../../exit-codes.js';
 import type { Connection } from '../../runtime/connection.js';
-import { connectToAny, lookUp, shakeHands } from './probes.js';
+import type { NetworkSteps } from './probes.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { contactsVerdicts, errorVerdicts, pagingVerdicts, type Verdict } from './contract.js';
 
 /** Each step's own limits: a black hole ends the whole check well within 10 s. */
@@ -53,6 +54,8 @@ export async function diagnose(
   connection: Connection,
   out: DoctorOutput,
   tolerances: Tolerances,
+  /** What carries the requests, and the steps under them: the network's, or a test's stand-ins. */
+  deps: { transport: JobDeps['transport']; network: NetworkSteps },
   /** --verify ADDRESS: the one paid check (verify-check.ts), consent already given. */
   verifyCheck?: (out: DoctorOutput) => Promise<Verdict[]>,
 ): Promise<number> {
@@ -65,9 +68,10 @@ export async function diagnose(
   const trust = url.protocol === 'https:' ? connection.trust.description : 'none needed (plain http on this machine)';
   out.line(`CA        ${trust}`);
   out.line(`key       ${redactSecret(connection.apiKey)}`);
-  await checkSteps(connection, url, out);
+  await checkSteps(connection, url, out, deps.network);
   const deadline = AbortSignal.timeout(DOCTOR_DEADLINE_MS);
   const client = createClient({
+    ...deps.transport,
     signal: tolerances.signal ? AbortSignal.any([tolerances.signal, deadline]) : deadline,
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
@@ -127,17 +131,17 @@ export async function diagnose(
  * DNS, TCP and TLS, timed; through a proxy, the connection to the proxy. Throws a CliError (exit 5)
  * at the first that fails.
  */
-async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): Promise<void> {
+async function checkSteps(connection: Connection, url: URL, out: DoctorOutput, network: NetworkSteps): Promise<void> {
   const proxy = connection.proxy.proxy;
   const target = proxy ?? url;
   const host = bareHost(target.hostname);
   const port = portOf(target);
   const label = proxy ? 'the proxy ' : '';
-  const dns = await step(out, 'DNS', `DNS of ${label}${host}`, () => lookUp(host, STEP_TIMEOUT_MS));
+  const dns = await step(out, 'DNS', `DNS of ${label}${host}`, () => network.lookUp(host, STEP_TIMEOUT_MS));
   out.line(`ok  DNS       ${label}${host} → ${dns.value.join(', ')} (${dns.ms} ms)`);
   // Every address in turn, as the commands' connections do; the later steps use the one that answered.
   const tcp = await step(out, 'TCP', `TCP to ${label}${host}:${port}`, () =>
-    connectToAny(dns.value, port, STEP_TIMEOUT_MS),
+    network.connectToAny(dns.value, port, STEP_TIMEOUT_MS),
   );
   for (const failed of tcp.value.failed) out.line(`--  TCP       ${label}${host}:${port} at ${failed}`);
   const address = tcp.value.address;
@@ -148,7 +152,7 @@ async function checkSteps(connection: Connection, url: URL, out: DoctorOutput): 
   }
   if (url.protocol !== 'https:') return;
   const tls = await step(out, 'TLS', `TLS with ${host}:${port}`, () =>
-    shakeHands(host, address, port, connection.trust.ca, STEP_TIMEOUT_MS).catch((error: unknown) => {
+    network.shakeHands(host, address, port, connection.trust.ca, STEP_TIMEOUT_MS).catch((error: unknown) => {
       throw planFailure(tlsFailureError(error, url) ?? error);
     }),
   );

@@ -50,7 +50,7 @@ export function abandonedLookups(): number {
 }
 
 /** The name's addresses, in the order the commands' connections try them; a slow answer is a DNS failure. */
-export function lookUp(host: string, timeoutMs: number): Promise<Timed<string[]>> {
+function lookUp(host: string, timeoutMs: number): Promise<Timed<string[]>> {
   return timed(async () => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -99,7 +99,7 @@ function connectTo(address: string, port: number, timeoutMs: number): Promise<Ti
   });
 }
 
-export interface Handshake {
+interface Handshake {
   protocol: string;
   subject: string;
   issuer: string;
@@ -107,7 +107,7 @@ export interface Handshake {
 }
 
 /** A TLS handshake with the address TCP reached, the name as the client sends it and the CAs the client trusts. */
-export function shakeHands(
+function shakeHands(
   host: string,
   address: string,
   port: number,
@@ -133,3 +133,12 @@ export function shakeHands(
     return handshake;
   });
 }
+
+/** The steps under a request, as doctor is given them: these, or a test's stand-ins for them. */
+export interface NetworkSteps {
+  lookUp: typeof lookUp;
+  connectToAny: typeof connectToAny;
+  shakeHands: typeof shakeHands;
+}
+
+export const NETWORK_STEPS: NetworkSteps = { lookUp, connectToAny, shakeHands };

@@ -16,10 +16,11 @@ import { checkEmailSyntax, emailKey } from '../../io/emails.js';
 import { CACHE_TTL } from '../../options/flags.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { countOf } from '../../ui/format-count.js';
 import { displaySafe } from '../../util/display-safe.js';
 import { SpendConsent } from '../verification/consent.js';
-import { cacheCutoff, openVerificationLedger, openVerifier, paidCallsClient } from '../verification/open-verifier.js';
+import { cacheCutoff, openVerificationLedger, openVerifier } from '../verification/open-verifier.js';
 import { matches, needs, recognised, unknown, type Verdict } from './contract.js';
 import type { DoctorOutput } from './diagnose.js';
 
@@ -52,12 +53,13 @@ export function verifyAddressOf(flags: VerifyCheckFlags): string | undefined {
  */
 export async function prepareVerifyCheck(
   ctx: RunContext,
+  deps: Pick<JobDeps, 'paidClient' | 'now'>,
   connection: Connection,
   email: string,
   flags: VerifyCheckFlags,
 ): Promise<VerifyCheck> {
   const key = emailKey(email);
-  const cacheFreshSince = cacheCutoff(String(CACHE_TTL.default), new Date());
+  const cacheFreshSince = cacheCutoff(String(CACHE_TTL.default), deps.now());
   // Looked at before any question; the check opens its own (a doctor that fails first leaves none open).
   const ledger = await openVerificationLedger(ctx, connection, { useCache: true, cacheFreshSince });
   const paid = ledger.get(key);
@@ -73,7 +75,7 @@ export async function prepareVerifyCheck(
   const budget = Math.min(1, typed ?? consent.budget ?? 1);
   return async (out) => {
     let answer: VerifyAnswer | undefined;
-    const client = paidCallsClient(ctx, connection);
+    const client = deps.paidClient(connection);
     const recording = {
       verify: async (...args: Parameters<typeof client.verify>) => (answer = await client.verify(...args)),
     };

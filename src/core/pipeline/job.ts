@@ -30,12 +30,7 @@ import { checkNativeSqlite } from '../state-store/native-sqlite.js';
 import { hostName } from '../state-store/index.js';
 import { openRunState, refuseToReplaceExports, type RunState } from './run-state.js';
 import { SpendConsent } from '../verification/consent.js';
-import {
-  openVerifier,
-  paidCallsClient,
-  verificationCounts,
-  type OpenedVerifier,
-} from '../verification/open-verifier.js';
+import { openVerifier, verificationCounts, type OpenedVerifier } from '../verification/open-verifier.js';
 import { planSpend, verifiedInOrder } from '../verification/spend-plan.js';
 import { verificationEnding } from '../verification/refusal.js';
 import { splitOptions } from '../companies/split.js';
@@ -161,7 +156,7 @@ async function openPipelineRun(ctx: RunContext, prepared: PreparedRun, deps: Job
   const connection = await deps.connection();
   const client = deps.client(connection);
   const verifier = consent
-    ? await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+    ? await openVerifier(ctx, deps.paidClient(connection), connection, {
         useCache: options.cache,
         cacheFreshSince: plan.cacheFreshSince,
         budget: consent.budget,

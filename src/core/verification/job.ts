@@ -6,8 +6,8 @@ import type { InvalidEntry } from '../../io/input/entries.js';
 import type { InputProblem, ParseOptions } from '../../io/input/model.js';
 import { streamRows, type RowStream } from '../../io/input/stream.js';
 import { resolveFormat } from '../../io/output.js';
-import { resolveConnection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
+import type { JobDeps } from '../../runtime/job-deps.js';
 import { entryPlace } from '../../io/input/entries.js';
 import { failOnInputProblems, openRereadableInput, reportInvalidEntries, SHOWN_INVALID } from '../shared/input.js';
 import type { InputStream } from '../../io/input/source.js';
@@ -21,13 +21,7 @@ import { keptItems } from '../../util/async-iterables.js';
 import { countOf, formatCount } from '../../ui/format-count.js';
 import type { VerificationLedger } from '../state-store/types.js';
 import { SpendConsent } from './consent.js';
-import {
-  cacheCutoff,
-  openVerificationLedger,
-  openVerifier,
-  paidCallsClient,
-  type OpenedVerifier,
-} from './open-verifier.js';
+import { cacheCutoff, openVerificationLedger, openVerifier, type OpenedVerifier } from './open-verifier.js';
 import { oldestFirst } from './spend-plan.js';
 import { reportVerification } from './report.js';
 import { checkRunFiles, rowFile, runRowJob } from '../shared/runner.js';
@@ -58,10 +52,10 @@ interface PlannedRow {
 /** The service's answers, as an input's `verification` column may hold them from an earlier run. */
 const SERVICE_STATUSES = new Set(['valid', 'invalid', 'risky', 'unknown']);
 
-export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<number> {
+export async function runVerify(ctx: RunContext, flags: VerifyFlags, deps: JobDeps): Promise<number> {
   const startedAt = Date.now();
   const options = verifyOptionsSchema.parse(flags);
-  const cacheFreshSince = cacheCutoff(options.cacheTtl, new Date());
+  const cacheFreshSince = cacheCutoff(options.cacheTtl, deps.now());
   const format = resolveFormat({
     format: options.format,
     outputPath: options.output,
@@ -72,12 +66,12 @@ export async function runVerify(ctx: RunContext, flags: VerifyFlags): Promise<nu
   const exclusions = await Exclusions.load(ctx, options, { domains: false, emails: true }, await loadSuppression(ctx));
   const input = await readVerifyInput(ctx, options, exclusions);
   const { planned } = input;
-  const connection = await resolveConnection(ctx);
+  const connection = await deps.connection();
   const ledger = await openVerificationLedger(ctx, connection, { useCache: options.cache, cacheFreshSince });
   if (options.cache) rememberInputResults(ledger, planned.verifiedInInput, cacheFreshSince);
   const spend = await decideSpend(ctx, options, planned, ledger);
   if (spend === undefined) return ExitCode.ok;
-  const verifier = await openVerifier(ctx, paidCallsClient(ctx, connection), connection, {
+  const verifier = await openVerifier(ctx, deps.paidClient(connection), connection, {
     useCache: options.cache,
     cacheFreshSince,
     budget: spend.budget,

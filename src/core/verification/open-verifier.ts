@@ -5,7 +5,6 @@ import { UsageError } from '../../exit-codes.js';
 import { makeDirectoryDurable } from '../../io/atomic-file.js';
 import { parseMaxAge } from '../../io/max-age.js';
 import { assertOwnDirectory } from '../../io/own-directory.js';
-import { createApiClient } from '../../runtime/api-client.js';
 import type { Connection } from '../../runtime/connection.js';
 import type { RunContext } from '../../runtime/context.js';
 import { newVerificationRun, Verifier, type VerificationRun } from './verifier.js';
@@ -110,16 +109,6 @@ export function resumeSpend(
   run.fromCache = counted.from_cache;
   run.unchecked = counted.unchecked;
   run.idempotencyClaimed = counted.idempotency_claimed;
-}
-
-/**
- * The client for paid calls. A SIGINT or SIGTERM does not cut a call it has sent: the service may
- * have charged it, so the run waits for the answer and keeps it (Verifier.settle) before it exits,
- * and no later run pays for it again. No new paid call starts once the run is stopped (the
- * verifier checks the run's signal), and a second signal still exits at once.
- */
-export function paidCallsClient(ctx: RunContext, connection: Connection): Pick<ProspectClient, 'verify'> {
-  return createApiClient({ ...ctx, signal: new AbortController().signal }, connection);
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The verifier's budget in process, against a stub service that keeps the truth about money
  * (test/helpers/verify-stub.ts): lost answers in every order (before a later address reserves, a
- * retry after one, several calls at once), against a service that honours Idempotency-Key, one
- * that ignores it and one that says it honours it and does not. In every case the stub's charge is
+ * retry after one, an address asked for while that retry is out, several calls at once), against a
+ * service that honours Idempotency-Key, one that ignores it and one that says it honours it and does not. In every case the stub's charge is
  * never above the budget and the verifier's "at most" never below the stub's charge.
  */
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,27 @@ describe('the budget is a ceiling on what the service may have charged', () => {
       // Never below the charge, whatever the service says of the key: a replay header is not believed.
       expect(snapshot).toMatchObject({ units_spent: 1, units_spent_at_most: 2, answers_lost: 1 });
       expect(snapshot.idempotency).toBe(mode === 'ignore' ? 'not claimed' : 'claimed, not relied on');
+    });
+
+    it(`an address asked for while a retry is in flight finds the retry's unit held (${mode})`, async () => {
+      // Budget 2: the first address's answer is lost and its retry holds the second unit; the second
+      // address, asked for as that retry reaches the service, must find no room.
+      let second: Promise<{ verification: string }> | undefined;
+      const fates = (email: string, attempt: number): Fate | undefined =>
+        email === address(1) && attempt === 1 ? 'lost' : undefined;
+      const stub = verifyStub(mode, fates, (email) => {
+        if (email === address(1) && stub.sent.length === 2) second = verifier.verify(address(2), address(2));
+      });
+      const run = newVerificationRun(2, 2);
+      const verifier = new Verifier(stub, { ledger: LocalVerificationLedger.disabled() }, run, {
+        concurrency: 2,
+        keyScope: 'test',
+      });
+      const first = await verifier.verify(address(1), address(1));
+      expect(second).toBeDefined();
+      expect([first.verification, (await second!).verification]).toEqual(['valid', 'unchecked']);
+      expect(stub.chargedFor(address(2))).toBe(0);
+      expect(verificationSnapshot(run).units_spent_at_most).toBeLessThanOrEqual(2);
     });
 
     it(`many calls at once, every other answer lost: the charge stays within the budget (${mode})`, async () => {
