@@ -163,7 +163,10 @@ export class Verifier {
     try {
       return await operation();
     } catch (error) {
-      this.storeFailure ??= { error };
+      // A stop (SIGINT, SIGTERM) met by a store call is no store failure: the calls already written
+      // ahead still go out and are kept (settle), or the resume would count them as charged.
+      const { signal } = this.settings;
+      if (!(signal?.aborted && error === signal.reason)) this.storeFailure ??= { error };
       throw error;
     }
   }

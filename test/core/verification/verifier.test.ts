@@ -335,3 +335,40 @@ describe('paid calls wait for a first answer the client can read', () => {
     expect(service.inFlightAtMost).toBe(4);
   });
 });
+
+describe('a stop met by a store call is no store failure', () => {
+  it('a call written ahead when another address meets the stop in its claim still goes out, and is kept', async () => {
+    const stub = verifyStub('honour', () => undefined);
+    const run = newVerificationRun(10, 2);
+    const stop = new AbortController();
+    let release!: () => void;
+    const stopped = new Promise<void>((resolve) => (release = resolve));
+    const ledger = LocalVerificationLedger.disabled();
+    const claim = ledger.claim.bind(ledger);
+    Object.assign(ledger, {
+      // The second address's claim meets the stop as the file ledger's does: it throws the signal's reason.
+      claim: async (key: string, token: string, signal?: AbortSignal) => {
+        if (key === 'k2') {
+          await stopped;
+          signal?.throwIfAborted();
+        }
+        return claim(key, token, signal);
+      },
+      // SIGTERM lands once the first call is written ahead, before it is sent.
+      recordSending: async () => {
+        stop.abort('SIGTERM');
+        release();
+      },
+    });
+    const verifier = new Verifier(stub, { ledger }, run, { concurrency: 2, keyScope: 'test', signal: stop.signal });
+    const [first, second] = await Promise.allSettled([
+      verifier.verify('k1', address(1)),
+      verifier.verify('k2', address(2)),
+    ]);
+    expect(second).toEqual({ status: 'rejected', reason: 'SIGTERM' });
+    // Written ahead, so sent and answered: a resume must not count it as possibly charged and unanswered.
+    expect(stub.sent).toEqual([address(1)]);
+    expect(first.status).toBe('fulfilled');
+    expect(verificationSnapshot(run).units_spent).toBe(1);
+  });
+});
