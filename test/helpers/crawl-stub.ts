@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { csvRecords } from './csv.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
 
@@ -111,4 +112,19 @@ export function diffListings(before: any[], after: any[]): ExpectedChange[] {
   for (const row of before)
     if (!later.has(row.domain)) changes.push({ domain: row.domain, change: 'gone', added: [], removed: [] });
   return changes;
+}
+
+/** In domain order, as the tests compare changes. */
+export const byDomain = (a: { domain: string }, b: { domain: string }): number => (a.domain < b.domain ? -1 : 1);
+
+/** The rows of a --changes CSV as the independent diff names them, in domain order. */
+export function changesInCsv(csv: string): ExpectedChange[] {
+  return csvRecords(csv)
+    .map((row) => ({
+      domain: row.domain!,
+      change: row.change as ExpectedChange['change'],
+      added: row.technologies_added ? row.technologies_added.split(';') : [],
+      removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
+    }))
+    .sort(byDomain);
 }

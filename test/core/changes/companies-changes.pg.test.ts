@@ -13,7 +13,14 @@ import { parseStateUrl } from '../../../src/config/state-url.js';
 import { openPgStore } from '../../../src/core/state-store/pg/store.js';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
-import { diffListings, startCrawlStub, type CrawlStub, type ExpectedChange } from '../../helpers/crawl-stub.js';
+import {
+  diffListings,
+  startCrawlStub,
+  type CrawlStub,
+  byDomain,
+  changesInCsv,
+  type ExpectedChange,
+} from '../../helpers/crawl-stub.js';
 import { allCompanies } from '../../helpers/independent-client.js';
 import { POSTGRES, testDatabase, TEST_TEAM_KEY, type TestDatabase } from '../../helpers/postgres.js';
 import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
@@ -27,19 +34,6 @@ let november: TestSandbox;
 let gate: CrawlStub;
 let before: any[];
 let expected: ExpectedChange[];
-
-const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
-
-function asChanges(csv: string): ExpectedChange[] {
-  return csvRecords(csv)
-    .map((row) => ({
-      domain: row.domain!,
-      change: row.change as ExpectedChange['change'],
-      added: row.technologies_added ? row.technologies_added.split(';') : [],
-      removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
-    }))
-    .sort(byDomain);
-}
 
 describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () => {
   let db: TestDatabase;
@@ -107,7 +101,7 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
 
     const again = await prospect(gate, [...args, '-o', join(home, 'changes.csv')]);
     expect(again.code, again.stderr).toBe(0);
-    expect(asChanges(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual(expected);
+    expect(changesInCsv(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual(expected);
     for (const kind of ['new', 'changed', 'gone'])
       expect(
         expected.some((change) => change.change === kind),

@@ -10,7 +10,14 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
-import { diffListings, startCrawlStub, type CrawlStub, type ExpectedChange } from '../../helpers/crawl-stub.js';
+import {
+  diffListings,
+  startCrawlStub,
+  type CrawlStub,
+  byDomain,
+  changesInCsv,
+  type ExpectedChange,
+} from '../../helpers/crawl-stub.js';
 import { allCompanies } from '../../helpers/independent-client.js';
 import { SANDBOX_KEYS, startTestSandbox, type RunningSandbox } from '../../helpers/sandbox.js';
 
@@ -45,20 +52,6 @@ afterAll(async () => {
 });
 
 const prospect = (args: string[]) => runInProcess(args, { url: stub.url, apiKey: KEY });
-
-/** The rows of a --changes CSV as the independent diff names them, in domain order. */
-function asChanges(csv: string): ExpectedChange[] {
-  return csvRecords(csv)
-    .map((row) => ({
-      domain: row.domain!,
-      change: row.change as ExpectedChange['change'],
-      added: row.technologies_added ? row.technologies_added.split(';') : [],
-      removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
-    }))
-    .sort(byDomain);
-}
-
-const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
 
 /** Snapshot dates are to the second: the next run starts in a later second, so its dates differ. */
 const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() % 1000)));
@@ -98,7 +91,7 @@ describe('companies --changes (a local --state)', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toContain('has no complete listing');
     const text = await readFile(out, 'utf8');
-    expect(asChanges(text)).toEqual([...expected].sort(byDomain));
+    expect(changesInCsv(text)).toEqual([...expected].sort(byDomain));
     const rows = csvRecords(text);
     expect(Object.keys(rows[0]!).slice(0, 4)).toEqual([
       'change',
@@ -124,7 +117,7 @@ describe('companies --changes (a local --state)', () => {
     await firstListing(state);
     const run = await prospect(['companies', ...FILTERS, '--state', state, '--changes', '--change', 'new,gone']);
     expect(run.code, run.stderr).toBe(0);
-    expect(asChanges(run.stdout)).toEqual(expected.filter((change) => change.change !== 'changed').sort(byDomain));
+    expect(changesInCsv(run.stdout)).toEqual(expected.filter((change) => change.change !== 'changed').sort(byDomain));
   });
 
   it('a --max-cut walk leaves the previous snapshot: the next diff is as if it had not happened', async () => {
@@ -135,7 +128,7 @@ describe('companies --changes (a local --state)', () => {
     expect(cut.stderr).toContain('keeps its last complete snapshot');
     const run = await prospect(['companies', ...FILTERS, '--state', state, '--changes']);
     expect(run.code, run.stderr).toBe(0);
-    expect(asChanges(run.stdout)).toEqual([...expected].sort(byDomain));
+    expect(changesInCsv(run.stdout)).toEqual([...expected].sort(byDomain));
   });
 
   it('a second run SIGKILLed mid-walk, then run again, gives the same diff', async () => {
@@ -167,7 +160,7 @@ describe('companies --changes (a local --state)', () => {
     expect(existsSync(join(home, 'killed.csv'))).toBe(false);
     const again = await prospect([...args, '-o', join(home, 'changes.csv')]);
     expect(again.code, again.stderr).toBe(0);
-    expect(asChanges(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual([...expected].sort(byDomain));
+    expect(changesInCsv(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual([...expected].sort(byDomain));
   });
 
   it('pipeline --changes --change new asks contacts for the new companies only (counted at the sandbox)', async () => {
@@ -250,7 +243,7 @@ describe('companies --changes (a local --state)', () => {
     ]);
     // Counted before any export: the next --changes still compares with the first listing.
     const next = await prospect(['companies', ...FILTERS, '--state', state, '--changes']);
-    expect(asChanges(next.stdout)).toEqual([...expected].sort(byDomain));
+    expect(changesInCsv(next.stdout)).toEqual([...expected].sort(byDomain));
   });
 
   it('refuses --changes without --state, and with --max (exit 2, nothing asked)', async () => {

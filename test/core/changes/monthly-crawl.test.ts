@@ -7,8 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, scratchDir } from '../../helpers/cli.js';
-import { csvRecords } from '../../helpers/csv.js';
-import { diffListings, type ExpectedChange } from '../../helpers/crawl-stub.js';
+import { byDomain, changesInCsv, diffListings, type ExpectedChange } from '../../helpers/crawl-stub.js';
 import { allCompanies } from '../../helpers/independent-client.js';
 import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
@@ -26,8 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([october, november].map((sandbox) => sandbox?.close()));
 });
-
-const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
 
 describe('companies --changes across two monthly crawls', () => {
   it('writes exactly the diff of the October and November listings', async () => {
@@ -51,14 +48,7 @@ describe('companies --changes across two monthly crawls', () => {
       apiKey: KEY,
     });
     expect(second.code, second.stderr).toBe(0);
-    const written: ExpectedChange[] = csvRecords(await readFile(out, 'utf8'))
-      .map((row) => ({
-        domain: row.domain!,
-        change: row.change as ExpectedChange['change'],
-        added: row.technologies_added ? row.technologies_added.split(';') : [],
-        removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
-      }))
-      .sort(byDomain);
+    const written: ExpectedChange[] = changesInCsv(await readFile(out, 'utf8'));
     expect(written).toEqual(expected);
     for (const kind of ['new', 'changed', 'gone'])
       expect(

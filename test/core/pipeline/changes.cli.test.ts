@@ -12,7 +12,14 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
-import { diffListings, startCrawlStub, type CrawlStub, type ExpectedChange } from '../../helpers/crawl-stub.js';
+import {
+  diffListings,
+  startCrawlStub,
+  type CrawlStub,
+  byDomain,
+  changesInCsv,
+  type ExpectedChange,
+} from '../../helpers/crawl-stub.js';
 import { allCompanies } from '../../helpers/independent-client.js';
 import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
@@ -38,21 +45,8 @@ afterAll(async () => {
   await Promise.all([october, november].map((sandbox) => sandbox?.close()));
 });
 
-const byDomain = (a: { domain: string }, b: { domain: string }) => (a.domain < b.domain ? -1 : 1);
 const at = (sandbox: { url: string }, args: string[], cwd?: string) =>
   runInProcess(args, { url: sandbox.url, apiKey: KEY, ...(cwd ? { cwd } : {}) });
-
-/** The rows of a --changes CSV as the independent diff names them, in domain order. */
-function asChanges(csv: string): ExpectedChange[] {
-  return csvRecords(csv)
-    .map((row) => ({
-      domain: row.domain!,
-      change: row.change as ExpectedChange['change'],
-      added: row.technologies_added ? row.technologies_added.split(';') : [],
-      removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
-    }))
-    .sort(byDomain);
-}
 
 /**
  * The companies of a state's last complete snapshot, read by SQL: domain, stack digest and row, from the
@@ -102,7 +96,7 @@ describe('pipeline --state keeps its listing, and --changes compares with it', (
       'technologies_added',
       'technologies_removed',
     ]);
-    const byCompany = new Map(asChanges(text).map((change) => [change.domain, change]));
+    const byCompany = new Map(changesInCsv(text).map((change) => [change.domain, change]));
     expect(byCompany.size).toBeGreaterThan(0);
     for (const [domain, change] of byCompany) expect(change).toEqual(asked.find((each) => each.domain === domain));
 
@@ -141,7 +135,7 @@ describe('pipeline --state keeps its listing, and --changes compares with it', (
     expect(cut.stderr).toContain('keeps its last complete snapshot');
     const next = await at(november, ['companies', '-t', 'Shopify', '--state', state, '--changes']);
     expect(next.code, next.stderr).toBe(0);
-    expect(asChanges(next.stdout)).toEqual(expected);
+    expect(changesInCsv(next.stdout)).toEqual(expected);
   });
 
   it('a snapshot refused after the leads are written: exit 7, the leads in place, and no word of a resume', async () => {
@@ -200,7 +194,7 @@ describe('pipeline --state keeps its listing, and --changes compares with it', (
       expect(snapshot).toEqual(publishedSnapshot(join(reference, 'S')));
       // And the next month's --changes compares with all of it.
       const next = await at(november, ['companies', '-t', 'Shopify', '--state', state, '--changes']);
-      expect(asChanges(next.stdout)).toEqual(expected);
+      expect(changesInCsv(next.stdout)).toEqual(expected);
     } finally {
       await stub.close();
     }
