@@ -71,7 +71,10 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
     expect(first.code, first.stderr).toBe(0);
 
     // What the team database holds: no domain in clear, nor its unkeyed digest.
-    const stored = await db.sql('SELECT domain_hash, data FROM prospect.snapshot_companies');
+    // This job's rows only: the file's other cases share the database, in whatever order they run.
+    const stored = await db.sql(
+      "SELECT c.domain_hash, c.data FROM prospect.snapshot_companies c JOIN prospect.snapshots s ON s.id = c.snapshot_id WHERE s.job = 'shops'",
+    );
     expect(stored.rows).toHaveLength(before.length);
     const bytes = Buffer.concat(stored.rows.flatMap((row) => [row.domain_hash, row.data]));
     const domain = before[0].domain as string;
@@ -94,7 +97,7 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
     // It died with its pending snapshot written part-way.
     const pending = await db.sql(
       `SELECT (SELECT count(*)::int FROM prospect.snapshot_companies c WHERE c.snapshot_id = s.id) AS companies
-         FROM prospect.snapshots s WHERE s.status = 'pending'`,
+         FROM prospect.snapshots s WHERE s.status = 'pending' AND s.job = 'shops'`,
     );
     expect(pending.rows).toHaveLength(1);
     expect(pending.rows[0].companies).toBeGreaterThan(0);
@@ -108,7 +111,7 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
         kind,
       ).toBe(true);
     // The killed run's pending snapshot is gone, the replaced one too (no walk compares with it): one left.
-    const left = await db.sql('SELECT status FROM prospect.snapshots');
+    const left = await db.sql("SELECT status FROM prospect.snapshots WHERE job = 'shops'");
     expect(left.rows).toEqual([{ status: 'complete' }]);
   });
 

@@ -54,7 +54,17 @@ describe('email_class on rows, against the sandbox', () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line));
 
-  it('(first: nothing charged yet) --deliverable-only leaves role and disposable rows out, unpaid; --keep role keeps the role ones', async () => {
+  it('--deliverable-only leaves role and disposable rows out, unpaid; --keep role keeps the role ones', async () => {
+    // A sandbox of its own: what it charged is this case's alone, whatever ran before it (the cases below pay).
+    const own = await startTestSandbox({ recordTraffic: true });
+    try {
+      await deliverableOnly(own);
+    } finally {
+      await own.close();
+    }
+  });
+
+  async function deliverableOnly(sandbox: RunningSandbox): Promise<void> {
     const dir = { url: sandbox.url, apiKey: key };
     // The test data's days are 2025's: a --max-age reaching back there leaves some addresses fresh.
     const age = ['--max-age', `${Math.round((Date.now() - Date.parse(TEST_AS_OF)) / 86_400_000) + 400}d`];
@@ -82,7 +92,7 @@ describe('email_class on rows, against the sandbox', () => {
     expect(kept.map((row) => row.business_email)).toEqual(
       roles.filter((row) => row.email_freshness === 'fresh').map((row) => row.business_email),
     );
-  });
+  }
 
   it('contacts --stale verify: every row classed, no unit for a disposable address', async () => {
     const before = await sandboxStats(sandbox.url);
