@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { csvRecords } from './csv.js';
+import { allCompanies } from './independent-client.js';
+import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from './sandbox.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
 
@@ -127,4 +129,36 @@ export function changesInCsv(csv: string): ExpectedChange[] {
       removed: row.technologies_removed ? row.technologies_removed.split(';') : [],
     }))
     .sort(byDomain);
+}
+
+/** The sandbox's October and November crawls of one dataset, and what an independent client lists of them. */
+export interface MonthlyCrawls {
+  october: TestSandbox;
+  /** November's, with its traffic recorded (what a run asked for). */
+  november: TestSandbox;
+  /** October's `-t Shopify` listing. */
+  before: any[];
+  /** The diff of the two `-t Shopify` listings, in domain order. */
+  expected: ExpectedChange[];
+  close(): Promise<void>;
+}
+
+/** The same seed's crawls of 2026-10-15 and 2026-11-15, as issue 45's cases compare them. */
+export async function startMonthlyCrawls(data = { seed: 7, companies: 20_000 }): Promise<MonthlyCrawls> {
+  const [october, november] = await Promise.all([
+    startTestSandbox({ ...data, ...asOfDay('2026-10-15') }),
+    startTestSandbox({ ...data, ...asOfDay('2026-11-15'), recordTraffic: true }),
+  ]);
+  const key = SANDBOX_KEYS.growth;
+  const before = await allCompanies(october.url, key, { technology: 'Shopify' });
+  const after = await allCompanies(november.url, key, { technology: 'Shopify' });
+  return {
+    october,
+    november,
+    before,
+    expected: diffListings(before, after).sort(byDomain),
+    close: async () => {
+      await Promise.all([october.close(), november.close()]);
+    },
+  };
 }

@@ -14,20 +14,19 @@ import { openPgStore } from '../../../src/core/state-store/pg/store.js';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import {
-  diffListings,
-  startCrawlStub,
-  type CrawlStub,
-  byDomain,
   changesInCsv,
+  startCrawlStub,
+  startMonthlyCrawls,
+  type CrawlStub,
   type ExpectedChange,
+  type MonthlyCrawls,
 } from '../../helpers/crawl-stub.js';
-import { allCompanies } from '../../helpers/independent-client.js';
 import { POSTGRES, testDatabase, TEST_TEAM_KEY, type TestDatabase } from '../../helpers/postgres.js';
-import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { SANDBOX_KEYS, type TestSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const DATA = { seed: 7, companies: 20_000 };
 
+let crawls: MonthlyCrawls;
 let october: TestSandbox;
 let november: TestSandbox;
 /** November's crawl, forwarded: it holds the companies pages after a count, for a run to be killed midway. */
@@ -42,19 +41,14 @@ describe.skipIf(POSTGRES.skip)('companies --changes with --state pg:NAME', () =>
     runInProcess(args, { url: sandbox.url, apiKey: KEY, env: env() });
 
   beforeAll(async () => {
-    [october, november] = await Promise.all([
-      startTestSandbox({ ...DATA, ...asOfDay('2026-10-15') }),
-      startTestSandbox({ ...DATA, ...asOfDay('2026-11-15'), recordTraffic: true }),
-    ]);
+    crawls = await startMonthlyCrawls();
+    ({ october, november, before, expected } = crawls);
     gate = await startCrawlStub(november.url);
-    before = await allCompanies(october.url, KEY, { technology: 'Shopify' });
-    const after = await allCompanies(november.url, KEY, { technology: 'Shopify' });
-    expected = diffListings(before, after).sort(byDomain);
     db = await testDatabase('changes');
   });
   afterAll(async () => {
     await gate?.close();
-    await Promise.all([october, november].map((sandbox) => sandbox?.close()));
+    await crawls?.close();
   });
 
   it('October, then November --changes SIGKILLed midway and run again: the independent diff', async () => {

@@ -7,30 +7,22 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, scratchDir } from '../../helpers/cli.js';
-import { byDomain, changesInCsv, diffListings, type ExpectedChange } from '../../helpers/crawl-stub.js';
-import { allCompanies } from '../../helpers/independent-client.js';
-import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { changesInCsv, startMonthlyCrawls, type ExpectedChange, type MonthlyCrawls } from '../../helpers/crawl-stub.js';
+import { SANDBOX_KEYS } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const DATA = { seed: 7, companies: 20_000 };
-let october: TestSandbox;
-let november: TestSandbox;
+let crawls: MonthlyCrawls;
 
 beforeAll(async () => {
-  [october, november] = await Promise.all([
-    startTestSandbox({ ...DATA, ...asOfDay('2026-10-15') }),
-    startTestSandbox({ ...DATA, ...asOfDay('2026-11-15') }),
-  ]);
+  crawls = await startMonthlyCrawls();
 });
 afterAll(async () => {
-  await Promise.all([october, november].map((sandbox) => sandbox?.close()));
+  await crawls?.close();
 });
 
 describe('companies --changes across two monthly crawls', () => {
   it('writes exactly the diff of the October and November listings', async () => {
-    const before = await allCompanies(october.url, KEY, { technology: 'Shopify' });
-    const after = await allCompanies(november.url, KEY, { technology: 'Shopify' });
-    const expected = diffListings(before, after).sort(byDomain);
+    const { october, november, before, expected } = crawls;
     // A realistic share: a few percent, not none, not most.
     expect(expected.length).toBeGreaterThan(before.length / 100);
     expect(expected.length).toBeLessThan(before.length / 4);

@@ -13,36 +13,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli.js';
 import { csvRecords } from '../../helpers/csv.js';
 import {
-  diffListings,
-  startCrawlStub,
-  type CrawlStub,
-  byDomain,
   changesInCsv,
+  startCrawlStub,
+  startMonthlyCrawls,
+  type CrawlStub,
   type ExpectedChange,
+  type MonthlyCrawls,
 } from '../../helpers/crawl-stub.js';
-import { allCompanies } from '../../helpers/independent-client.js';
-import { asOfDay, SANDBOX_KEYS, startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { SANDBOX_KEYS, type TestSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
-const DATA = { seed: 7, companies: 20_000 };
 const PIPELINE = ['pipeline', '-t', 'Shopify', '--seniority', 'cxo'];
 
+let crawls: MonthlyCrawls;
 let october: TestSandbox;
 let november: TestSandbox;
 let before: any[];
 let expected: ExpectedChange[];
 
 beforeAll(async () => {
-  [october, november] = await Promise.all([
-    startTestSandbox({ ...DATA, ...asOfDay('2026-10-15') }),
-    startTestSandbox({ ...DATA, ...asOfDay('2026-11-15'), recordTraffic: true }),
-  ]);
-  before = await allCompanies(october.url, KEY, { technology: 'Shopify' });
-  const after = await allCompanies(november.url, KEY, { technology: 'Shopify' });
-  expected = diffListings(before, after).sort(byDomain);
+  crawls = await startMonthlyCrawls();
+  ({ october, november, before, expected } = crawls);
 });
 afterAll(async () => {
-  await Promise.all([october, november].map((sandbox) => sandbox?.close()));
+  await crawls?.close();
 });
 
 const at = (sandbox: { url: string }, args: string[], cwd?: string) =>
