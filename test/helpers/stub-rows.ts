@@ -1,8 +1,10 @@
+import type { RouteStub } from './route-stub.js';
+
 /**
  * Rows as the service's contract writes them, for route stubs (test/helpers/route-stub.ts): one company
  * on Shopify, one CEO contact of a domain with a dated address.
  */
-export const company = (domain: string) => ({
+const company = (domain: string) => ({
   domain,
   company_name: domain.toUpperCase(),
   employee_range: '11-50',
@@ -13,7 +15,7 @@ export const company = (domain: string) => ({
   technologies: [{ t: 'Shopify', c: 'ecommerce' }],
 });
 
-export const contact = (domain: string, first: string) => ({
+const contact = (domain: string, first: string) => ({
   domain,
   full_name: `${first} Lee`,
   first_name: first,
@@ -25,3 +27,20 @@ export const contact = (domain: string, first: string) => ({
   business_email_last_seen: '2026-06-20',
   linkedin_url: null,
 });
+
+/** A pipeline's smallest set on a stub: a.com and b.com on Shopify in one page, their two contacts in one call. */
+export function routeTwoCompanies(stub: RouteStub): RouteStub {
+  stub.route(
+    'GET',
+    '/api/v1/companies',
+    { technology: 'Shopify' },
+    { body: { data: [company('a.com'), company('b.com')], meta: { total: 2 }, next_cursor: null } },
+  );
+  stub.route(
+    'GET',
+    '/api/v1/contacts',
+    { domain: 'a.com,b.com' },
+    { body: { data: [contact('a.com', 'Ann'), contact('b.com', 'Bob')], next_cursor: null } },
+  );
+  return stub;
+}

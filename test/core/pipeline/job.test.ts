@@ -11,24 +11,12 @@ import { PIPELINE_FLAGS } from '../../../src/options/command-flags.js';
 import { csvRecords } from '../../helpers/csv.js';
 import { flagsFrom, jobContext } from '../../helpers/job-context.js';
 import { routeStub } from '../../helpers/route-stub.js';
-import { company, contact } from '../../helpers/stub-rows.js';
+import { routeTwoCompanies } from '../../helpers/stub-rows.js';
 import { scratchDir } from '../../helpers/scratch.js';
 
 describe('runPipeline over a route stub', () => {
   it('lists the companies, asks once for their contacts, and writes one lead per contact', async () => {
-    const stub = routeStub();
-    stub.route(
-      'GET',
-      '/api/v1/companies',
-      { technology: 'Shopify' },
-      { body: { data: [company('a.com'), company('b.com')], meta: { total: 2 }, next_cursor: null } },
-    );
-    stub.route(
-      'GET',
-      '/api/v1/contacts',
-      { domain: 'a.com,b.com' },
-      { body: { data: [contact('a.com', 'Ann'), contact('b.com', 'Bob')], next_cursor: null } },
-    );
+    const stub = routeTwoCompanies(routeStub());
     const job = jobContext();
     const output = join(await scratchDir('prospect-pipeline-job-'), 'leads.csv');
     const flags = flagsFrom(PIPELINE_FLAGS, ['-t', 'Shopify', '-o', output]) as PipelineFlags;

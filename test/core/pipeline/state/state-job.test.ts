@@ -15,24 +15,12 @@ import { PIPELINE_FLAGS } from '../../../../src/options/command-flags.js';
 import { csvRecords } from '../../../helpers/csv.js';
 import { flagsFrom, jobContext } from '../../../helpers/job-context.js';
 import { routeStub } from '../../../helpers/route-stub.js';
-import { company, contact } from '../../../helpers/stub-rows.js';
+import { routeTwoCompanies } from '../../../helpers/stub-rows.js';
 import { scratchDir } from '../../../helpers/scratch.js';
 
 /** One --only-new pipeline run on `state`: its exit code and how many leads it wrote. */
 async function pipelineRun(state: string): Promise<{ code: number; leads: number }> {
-  const stub = routeStub();
-  stub.route(
-    'GET',
-    '/api/v1/companies',
-    { technology: 'Shopify' },
-    { body: { data: [company('a.com'), company('b.com')], meta: { total: 2 }, next_cursor: null } },
-  );
-  stub.route(
-    'GET',
-    '/api/v1/contacts',
-    { domain: 'a.com,b.com' },
-    { body: { data: [contact('a.com', 'Ann'), contact('b.com', 'Bob')], next_cursor: null } },
-  );
+  const stub = routeTwoCompanies(routeStub());
   const job = jobContext();
   const output = join(state, '..', `leads-${Math.random().toString(36).slice(2)}.csv`);
   const words = ['-t', 'Shopify', '--state', state, '--only-new', '--allow-empty', '-o', output];
