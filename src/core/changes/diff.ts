@@ -101,11 +101,6 @@ export class ListingDiff {
     }
   }
 
-  /** The pages added so far made durable, for a checkpoint that points past them. */
-  flush(): Promise<void> {
-    return this.series.flush();
-  }
-
   publish(source: string | undefined): Promise<boolean> {
     return this.series.publish(source);
   }

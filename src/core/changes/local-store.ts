@@ -272,11 +272,6 @@ class LocalSeries implements SnapshotSeries {
     return Promise.resolve();
   }
 
-  /** Nothing to do: each page was committed by add(), fsynced for a resumable walk (openSeries). */
-  flush(): Promise<void> {
-    return Promise.resolve();
-  }
-
   async *gone(): AsyncGenerator<ObservedCompany[]> {
     if (this.previous === undefined) return;
     storeCall(this.path, () => this.seal());

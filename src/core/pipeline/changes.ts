@@ -17,10 +17,11 @@ import type { PipelineOptions } from './options.js';
 export interface PipelineChanges {
   /** Companies listed this run (after the filters applied here), whatever their kind. */
   readonly listed: number;
-  /** The companies to ask contacts for: with --changes those of the kinds kept, else every one. */
+  /**
+   * The companies to ask contacts for: with --changes those of the kinds kept, else every one. The page
+   * is in the pending snapshot, durably, once it returns: a checkpoint may then point past it.
+   */
   page(rows: readonly CompanyRow[]): Promise<CompanyRow[]>;
-  /** The pages added so far made durable: a checkpoint may then point past them. */
-  flush(): Promise<void>;
   /** `complete`: the walk reached the listing's end (not cut by --max); only then is the snapshot kept. */
   publish(source: unknown, complete: boolean): Promise<void>;
   abandon(): Promise<void>;
@@ -70,10 +71,6 @@ class Changes implements PipelineChanges {
     const compared = await this.diff.page(rows);
     if (this.kinds === undefined) return [...rows];
     return compared.filter((row) => row.change !== 'unchanged' && this.kinds!.has(row.change));
-  }
-
-  flush(): Promise<void> {
-    return this.diff.flush();
   }
 
   async publish(source: unknown, complete: boolean): Promise<void> {

@@ -226,8 +226,6 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     if (pageEnd && leads.keepsCheckpoints) {
       const verified = verifier ? verificationCounts(verifier.run) : counters.verification;
       passPage(checkpoint, pageEnd.positions, verified);
-      // The snapshot's pages first: a resume from this checkpoint must find every company it walked.
-      await run.changes?.flush();
       await leads.commitPage(checkpoint);
       run.committedRows = checkpoint.rows_written;
     }

@@ -226,10 +226,11 @@ export interface SnapshotSeries {
   readonly keepsObservations: boolean;
   /** What the complete snapshots observed of these domains (those they ever listed), looked up on disk. */
   lookup(domains: string[]): Promise<Map<string, ObservedCompany>>;
-  /** Adds a page's companies to the pending snapshot. */
+  /**
+   * Adds a page's companies to the pending snapshot, committed when it returns (and, for a resumable
+   * walk, durable: a checkpoint that points past the page finds them on resume).
+   */
   add(companies: PendingCompany[]): Promise<void>;
-  /** Makes the companies added so far durable (a resumed walk finds them); add() may batch its commits. */
-  flush(): Promise<void>;
   /** The companies of `previous` the pending snapshot does not list: pages in domain order, from disk. */
   gone(): AsyncGenerator<ObservedCompany[]>;
   /**

@@ -197,11 +197,6 @@ class PgSeries implements SnapshotSeries {
     );
   }
 
-  /** Each add() is its own statement, committed when it returns. */
-  flush(): Promise<void> {
-    return Promise.resolve();
-  }
-
   async *gone(): AsyncGenerator<ObservedCompany[]> {
     if (this.previous === undefined) return;
     let after: Buffer = Buffer.alloc(0);
