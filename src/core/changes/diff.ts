@@ -58,25 +58,48 @@ export class ListingDiff {
     return this.series.resumed;
   }
 
-  /** A page of the listing, each company compared with the previous snapshot, and added to the pending one. */
-  async page(rows: readonly CompanyRow[]): Promise<ChangeRow[]> {
+  /**
+   * A page of the listing, each company compared with the previous snapshot and added to the pending
+   * one; the rows of the kinds `written` takes, as written (most of a listing is unchanged, and never built).
+   */
+  async page(
+    rows: readonly CompanyRow[],
+    written: (change: ChangeRow['change']) => boolean = () => true,
+  ): Promise<ChangeRow[]> {
     const known = await this.series.lookup(rows.map((row) => row.domain));
-    const stacks = rows.map((row) => stackDigest(row.technologies.map((entry) => entry.t)));
-    const compared = rows.map((row, index) => this.compare(row, stacks[index]!, known.get(row.domain)));
-    await this.series.add(
-      rows.map((row, index) =>
-        this.pending(row, stacks[index]!, compared[index]!.change !== 'unchanged', known.get(row.domain)),
-      ),
-    );
+    const out: ChangeRow[] = [];
+    const changes: ChangeRow['change'][] = [];
+    const pending = rows.map((row) => {
+      const before = known.get(row.domain);
+      const kept = this.kept(row, before);
+      const { change, added, removed } = this.compare(row, kept.stack, before);
+      changes.push(change);
+      if (written(change)) out.push(this.changeRow(row, { change, added, removed }, before));
+      return this.pending(row, kept, change !== 'unchanged', before);
+    });
+    await this.series.add(pending);
     this.listed += rows.length;
-    for (const row of compared) this.counts[row.change] += 1;
-    return compared;
+    for (const change of changes) this.counts[change] += 1;
+    return out;
+  }
+
+  /**
+   * The row as stored, its digest, and its stack's: a row the previous snapshot has byte for byte (most,
+   * from one crawl to the next) has that snapshot's stack digest, and a store that shares rows keeps it once.
+   */
+  private kept(row: CompanyRow, known: ObservedCompany | undefined): KeptRow {
+    const json = JSON.stringify(row);
+    const digest = rowDigest(json);
+    const previous = known?.previous;
+    if (previous?.rowDigest === digest && previous.stack !== undefined)
+      return { json, digest, stack: previous.stack, sameRow: true };
+    return { json, digest, stack: stackDigest(row.technologies.map((entry) => entry.t)), sameRow: false };
   }
 
   /** The company as this snapshot keeps it: once published, what the series has observed of it. */
-  private pending(row: CompanyRow, stack: string, fresh: boolean, known: ObservedCompany | undefined): PendingCompany {
+  private pending(row: CompanyRow, kept: KeptRow, fresh: boolean, known: ObservedCompany | undefined): PendingCompany {
     const keeps = this.series.keepsObservations;
-    const technologyFirstSeen = keeps ? { ...known?.technologyFirstSeen } : {};
+    const technologyFirstSeen = keeps ? { ...known?.technologyFirstSeen } : NO_DATES;
     if (keeps) for (const name of namesOf(row)) technologyFirstSeen[name] ??= this.takenAt;
     let names: string[] | undefined;
     return {
@@ -85,10 +108,12 @@ export class ListingDiff {
       get technologies() {
         return (names ??= namesOf(row));
       },
-      row: JSON.stringify(row),
+      row: kept.json,
+      rowDigest: kept.digest,
+      sameRow: kept.sameRow,
       firstSeen: known?.firstSeen ?? this.takenAt,
       technologyFirstSeen,
-      stack,
+      stack: kept.stack,
       fresh,
     };
   }
@@ -109,20 +134,25 @@ export class ListingDiff {
     return this.series.abandon();
   }
 
-  private compare(row: CompanyRow, stack: string, known: ObservedCompany | undefined): ChangeRow {
+  private compare(row: CompanyRow, stack: string, known: ObservedCompany | undefined): Comparison {
     const previous = known?.previous;
+    if (previous === undefined) return NEW;
     // The same digest is the same stack: most companies, whose stacks are then neither read nor sorted.
-    const before = previous === undefined || previous.stack === stack ? undefined : previous.technologies;
-    const names = before === undefined ? [] : namesOf(row);
+    if (previous.stack === stack) return UNCHANGED;
+    const before = previous.technologies;
+    const names = namesOf(row);
     const beforeSet = new Set(before);
     const nowSet = new Set(names);
     const added = names.filter((name) => !beforeSet.has(name));
-    const removed = before === undefined ? [] : before.filter((name) => !nowSet.has(name));
-    const change = previous === undefined ? 'new' : added.length + removed.length > 0 ? 'changed' : 'unchanged';
+    const removed = before.filter((name) => !nowSet.has(name));
+    return added.length + removed.length > 0 ? { change: 'changed', added, removed } : UNCHANGED;
+  }
+
+  private changeRow(row: CompanyRow, { change, added, removed }: Comparison, known: ObservedCompany | undefined) {
     return {
       change,
-      technologies_added: added,
-      technologies_removed: removed,
+      technologies_added: [...added],
+      technologies_removed: [...removed],
       ...row,
       technologies: this.observe
         ? row.technologies.map((entry) => ({
@@ -156,6 +186,27 @@ export class ListingDiff {
   }
 }
 
+interface Comparison {
+  change: ChangeRow['change'];
+  added: string[];
+  removed: string[];
+}
+
+/** The first dates a store that derives them (the local one) is given: none. */
+const NO_DATES: Record<string, string> = Object.freeze({});
+
+// Shared by every new or unchanged company (a listing is mostly these): nothing writes to them.
+const NEW: Comparison = Object.freeze({ change: 'new', added: [], removed: [] });
+const UNCHANGED: Comparison = Object.freeze({ change: 'unchanged', added: [], removed: [] });
+
+interface KeptRow {
+  json: string;
+  digest: string;
+  stack: string;
+  /** The previous snapshot has this very row. */
+  sameRow: boolean;
+}
+
 /** The technologies' names of a row, sorted and once each: the stack two snapshots compare. */
 export function namesOf(row: Pick<CompanyRow, 'technologies'>): string[] {
   return [...new Set(row.technologies.map((entry) => entry.t))].sort();
@@ -167,4 +218,9 @@ export function namesOf(row: Pick<CompanyRow, 'technologies'>): string[] {
  */
 export function stackDigest(names: readonly string[]): string {
   return createHash('sha1').update(JSON.stringify(names)).digest('base64url');
+}
+
+/** A row's JSON as a digest: the same digest is the same row, and so the same stack. */
+export function rowDigest(json: string): string {
+  return createHash('sha1').update(json).digest('base64url');
 }

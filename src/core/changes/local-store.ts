@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CliError, ExitCode, UsageError } from '../../exit-codes.js';
 import { loadSqlite } from '../state-store/native-sqlite.js';
-import { namesOf, stackDigest } from './diff.js';
+import { namesOf, rowDigest, stackDigest } from './diff.js';
 import type { CompanyRow } from '../../api/index.js';
 import type {
   ObservedCompany,
@@ -22,7 +22,7 @@ import type {
   SnapshotStore,
 } from '../state-store/types.js';
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 /** The page cache, as the exports ledger's: lookups of random domains would only fill a larger one with history. */
 const CACHE_KIB = 8192;
 const BUSY_TIMEOUT_MS = 30_000;
@@ -34,7 +34,7 @@ type Database = BetterSqlite3.Database;
 const SCHEMA = [
   // status: 'pending' while its walk runs, 'complete' once published, 'replaced' by a later one until no
   // pending walk compares with it (compares_with); owner: host:pid of the walk. Each snapshot's companies
-  // are a table of their own (listedTable), so a replaced snapshot goes with one DROP TABLE.
+  // are a table of their own (listedTable), their rows one table a series (rowsTable).
   `CREATE TABLE IF NOT EXISTS snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL,
      taken_at TEXT NOT NULL, source TEXT, status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT)
      WITHOUT ROWID`,
@@ -49,11 +49,19 @@ const SCHEMA = [
 
 /**
  * A snapshot's companies, appended in listing order as the walk goes: each domain with its stack's
- * digest, its first date (carried from the snapshots before), whether it is new or changed (fresh: only
- * those can add first dates to `seen`) and its row as JSON. Indexed by domain once the walk ends (seal).
+ * digest, its row's digest, its first date (carried from the snapshots before) and whether it is new or
+ * changed (fresh: only those can add first dates to `seen`). Indexed by domain once the walk ends (seal).
  */
 function listedTable(id: string): string {
   return quoted(`listed ${id}`);
+}
+
+/**
+ * A series' rows as JSON, each once by its digest: from one crawl to the next most companies' rows are
+ * the same bytes, which a walk then does not write again. A row goes with the last snapshot naming it.
+ */
+function rowsTable(series: string): string {
+  return quoted(`rows ${series}`);
 }
 
 function listedIndex(id: string): string {
@@ -67,8 +75,8 @@ function quoted(name: string): string {
 interface PreviousRow {
   domain: string;
   stack: string;
+  digest: string;
   first_seen: string;
-  id: number;
 }
 
 interface GoneRow {
@@ -152,7 +160,7 @@ export class LocalSnapshotStore implements SnapshotStore {
           "VALUES (?, ?, ?, NULL, 'pending', ?, ?)",
       )
       .run(pending, key, takenAt, `${hostname()}:${process.pid}`, previous?.id ?? null);
-    createListed(this.db, pending);
+    createListed(this.db, key, pending);
     return new LocalSeries(this.db, this.path, key, pending, takenAt, previous, false);
   }
 
@@ -184,14 +192,11 @@ export class LocalSnapshotStore implements SnapshotStore {
 }
 
 class LocalSeries implements SnapshotSeries {
-  private readonly insert: BetterSqlite3.Statement<[string, string, string, number, string]>;
-  /** The previous snapshot's statements; undefined when there is none. */
-  private readonly before:
-    | {
-        lookup: BetterSqlite3.Statement<[string], PreviousRow>;
-        row: BetterSqlite3.Statement<[number], string>;
-      }
-    | undefined;
+  private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number]>;
+  private readonly insertRow: BetterSqlite3.Statement<[string, string]>;
+  private readonly row: BetterSqlite3.Statement<[string], string>;
+  /** The previous snapshot's lookup; undefined when there is none. */
+  private readonly before: BetterSqlite3.Statement<[string], PreviousRow> | undefined;
   private readonly seenLookup: BetterSqlite3.Statement<[string, string], { domain: string; first_seen: string }>;
   private readonly firstDates: BetterSqlite3.Statement<[string, string], string>;
   readonly keepsObservations = false;
@@ -206,19 +211,20 @@ class LocalSeries implements SnapshotSeries {
     readonly resumed: boolean,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO ${listedTable(pending)} (domain, stack, first_seen, fresh, row) VALUES (?, ?, ?, ?, ?)`,
+      `INSERT INTO ${listedTable(pending)} (domain, stack, digest, first_seen, fresh) VALUES (?, ?, ?, ?, ?)`,
     );
-    // The domains as a JSON array, each found in the previous snapshot's index, which holds all but the row.
+    this.insertRow = db.prepare(
+      `INSERT INTO ${rowsTable(series)} (digest, row) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING`,
+    );
+    this.row = db.prepare<[string], string>(`SELECT row FROM ${rowsTable(series)} WHERE digest = ?`).pluck();
+    // The domains as a JSON array, each found in the previous snapshot's index, which holds all its columns.
     this.before =
       previous === undefined
         ? undefined
-        : {
-            lookup: db.prepare(
-              `SELECT domain, stack, first_seen, rowid AS id FROM ${listedTable(previous.id)} ` +
-                'WHERE domain IN (SELECT value FROM json_each(?))',
-            ),
-            row: db.prepare<[number], string>(`SELECT row FROM ${listedTable(previous.id)} WHERE rowid = ?`).pluck(),
-          };
+        : db.prepare(
+            `SELECT domain, stack, digest, first_seen FROM ${listedTable(previous.id)} ` +
+              'WHERE domain IN (SELECT value FROM json_each(?))',
+          );
     this.seenLookup = db.prepare(
       'SELECT domain, first_seen FROM seen WHERE series = ? AND domain IN (SELECT value FROM json_each(?))',
     );
@@ -234,15 +240,14 @@ class LocalSeries implements SnapshotSeries {
   lookup(domains: string[]): Promise<Map<string, ObservedCompany>> {
     const found = new Map<string, ObservedCompany>();
     storeCall(this.path, () => {
-      const before = this.before;
-      if (before !== undefined)
-        for (const { domain, stack, first_seen, id } of before.lookup.all(JSON.stringify(domains)))
+      if (this.before !== undefined)
+        for (const { domain, stack, digest, first_seen } of this.before.all(JSON.stringify(domains)))
           found.set(
             domain,
             this.observed(
               domain,
               first_seen,
-              previousCompany(stack, () => storeCall(this.path, () => before.row.get(id)!)),
+              previousCompany(stack, digest, () => storeCall(this.path, () => this.row.get(digest)!)),
             ),
           );
       const missing = domains.filter((domain) => !found.has(domain));
@@ -253,19 +258,25 @@ class LocalSeries implements SnapshotSeries {
     return Promise.resolve(found);
   }
 
-  /** One transaction a page: appended to the pending snapshot's table, which has no index until the walk ends. */
+  /**
+   * One transaction a page: appended to the pending snapshot's table, which has no index until the walk
+   * ends, and a row the previous snapshot does not have to the series' rows.
+   */
   add(companies: PendingCompany[]): Promise<void> {
     storeCall(this.path, () =>
       this.db
         .transaction(() => {
-          for (const company of companies)
+          for (const company of companies) {
+            const digest = company.rowDigest ?? rowDigest(company.row);
+            if (company.sameRow !== true) this.insertRow.run(digest, company.row);
             this.insert.run(
               company.domain,
               company.stack ?? stackDigest(company.technologies),
+              digest,
               company.firstSeen,
               company.fresh === false ? 0 : 1,
-              company.row,
             );
+          }
         })
         .immediate(),
     );
@@ -278,8 +289,9 @@ class LocalSeries implements SnapshotSeries {
     // The previous snapshot's index in domain order, each domain probed in the pending one's; a row
     // twice in a listing (a resumed walk's page added again) is gone once.
     const page = this.db.prepare<[string, string, number], GoneRow>(
-      'SELECT p.domain, p.first_seen, s.technologies AS seen_technologies, p.row ' +
+      'SELECT p.domain, p.first_seen, s.technologies AS seen_technologies, r.row ' +
         `FROM ${listedTable(this.previous.id)} p CROSS JOIN seen s ON s.series = ? AND s.domain = p.domain ` +
+        `CROSS JOIN ${rowsTable(this.series)} r ON r.digest = p.digest ` +
         `WHERE p.domain > ? AND NOT EXISTS (SELECT 1 FROM ${listedTable(this.pending)} c WHERE c.domain = p.domain) ` +
         'GROUP BY p.domain ORDER BY p.domain LIMIT ?',
     );
@@ -291,7 +303,7 @@ class LocalSeries implements SnapshotSeries {
         domain: row.domain,
         firstSeen: row.first_seen,
         technologyFirstSeen: JSON.parse(row.seen_technologies) as Record<string, string>,
-        previous: previousCompany(undefined, () => row.row),
+        previous: previousCompany(undefined, undefined, () => row.row),
       }));
       after = rows.at(-1)!.domain;
     }
@@ -347,12 +359,16 @@ class LocalSeries implements SnapshotSeries {
 
   /** The walk has ended: the pending snapshot's index, built once over what was appended (cheaper than kept up). */
   private seal(): void {
-    // A resumed walk adds again the pages its killed run answered past its checkpoint: one row a company.
-    if (this.resumed)
-      this.db.exec(
-        `DELETE FROM ${listedTable(this.pending)} WHERE rowid NOT IN ` +
-          `(SELECT max(rowid) FROM ${listedTable(this.pending)} GROUP BY domain)`,
-      );
+    // A resumed walk adds again the pages its killed run answered past its checkpoint: one row a company,
+    // and a row only a dropped duplicate named goes too.
+    if (this.resumed) {
+      const listed = listedTable(this.pending);
+      const duplicates = `FROM ${listed} WHERE rowid NOT IN (SELECT max(rowid) FROM ${listed} GROUP BY domain)`;
+      this.db.exec(`CREATE TEMP TABLE duplicates AS SELECT rowid AS id, digest ${duplicates}`);
+      this.db.exec(`DELETE FROM ${listed} WHERE rowid IN (SELECT id FROM temp.duplicates)`);
+      dropUnnamedRows(this.db, this.series, 'SELECT digest FROM temp.duplicates');
+      this.db.exec('DROP TABLE temp.duplicates');
+    }
     indexListed(this.db, this.pending);
   }
 
@@ -371,12 +387,17 @@ class LocalSeries implements SnapshotSeries {
   }
 }
 
-/** A company of the previous snapshot: its stack's digest at hand, its row (and so its stack) read when asked for. */
-function previousCompany(stack: string | undefined, readRow: () => string): NonNullable<ObservedCompany['previous']> {
+/** A company of the previous snapshot: its digests at hand, its row (and so its stack) read when asked for. */
+function previousCompany(
+  stack: string | undefined,
+  rowDigest: string | undefined,
+  readRow: () => string,
+): NonNullable<ObservedCompany['previous']> {
   let row: string | undefined;
   let technologies: string[] | undefined;
   return {
     ...(stack === undefined ? {} : { stack }),
+    ...(rowDigest === undefined ? {} : { rowDigest }),
     get row() {
       return (row ??= readRow());
     },
@@ -386,16 +407,22 @@ function previousCompany(stack: string | undefined, readRow: () => string): NonN
   };
 }
 
-function createListed(db: Database, id: string): void {
+function createListed(db: Database, series: string, id: string): void {
   db.exec(
-    `CREATE TABLE ${listedTable(id)} (domain TEXT NOT NULL, stack TEXT NOT NULL, first_seen TEXT NOT NULL, ` +
-      'fresh INTEGER NOT NULL, row TEXT NOT NULL)',
+    `CREATE TABLE ${listedTable(id)} (domain TEXT NOT NULL, stack TEXT NOT NULL, digest TEXT NOT NULL, ` +
+      'first_seen TEXT NOT NULL, fresh INTEGER NOT NULL)',
+  );
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${rowsTable(series)} (id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, ` +
+      'row TEXT NOT NULL)',
   );
 }
 
-/** Every column but the row: a lookup reads the index alone. */
+/** Every column: a lookup reads the index alone. */
 function indexListed(db: Database, id: string): void {
-  db.exec(`CREATE INDEX IF NOT EXISTS ${listedIndex(id)} ON ${listedTable(id)} (domain, stack, first_seen, fresh)`);
+  db.exec(
+    `CREATE INDEX IF NOT EXISTS ${listedIndex(id)} ON ${listedTable(id)} (domain, stack, digest, first_seen, fresh)`,
+  );
 }
 
 /**
@@ -407,8 +434,9 @@ function recordSeen(db: Database, series: string, snapshot: string, takenAt: str
   db.prepare(
     'INSERT INTO seen (series, domain, first_seen, technologies) ' +
       'SELECT @series, l.domain, l.first_seen, (SELECT json_group_object(name, @takenAt) FROM ' +
-      "(SELECT DISTINCT json_extract(value, '$.t') AS name FROM json_each(l.row, '$.technologies'))) " +
-      `FROM ${listedTable(snapshot)} l INDEXED BY ${listedIndex(snapshot)} WHERE l.fresh = 1 ` +
+      "(SELECT DISTINCT json_extract(value, '$.t') AS name FROM json_each(r.row, '$.technologies'))) " +
+      `FROM ${listedTable(snapshot)} l INDEXED BY ${listedIndex(snapshot)} ` +
+      `CROSS JOIN ${rowsTable(series)} r ON r.digest = l.digest WHERE l.fresh = 1 ` +
       'ON CONFLICT (series, domain) DO UPDATE SET technologies = json_patch(excluded.technologies, seen.technologies)',
   ).run({ series, takenAt });
 }
@@ -425,9 +453,36 @@ function dropReplaced(db: Database): void {
   for (const id of unused) dropSnapshot(db, id);
 }
 
+/** A snapshot's companies, and the rows no other snapshot of its series names. */
 function dropSnapshot(db: Database, id: string): void {
-  db.exec(`DROP TABLE IF EXISTS ${listedTable(id)}`);
+  const series = db.prepare<[string], string>('SELECT series FROM snapshots WHERE id = ?').pluck().get(id);
   db.prepare('DELETE FROM snapshots WHERE id = ?').run(id);
+  if (series !== undefined && tableExists(db, `listed ${id}`))
+    dropUnnamedRows(db, series, `SELECT digest FROM ${listedTable(id)}`);
+  db.exec(`DROP TABLE IF EXISTS ${listedTable(id)}`);
+}
+
+/**
+ * The series' rows of the digests `candidates` selects that no snapshot in the snapshots table names:
+ * each snapshot's table scanned once (a set difference), never the rows themselves.
+ */
+function dropUnnamedRows(db: Database, series: string, candidates: string): void {
+  if (!tableExists(db, `rows ${series}`)) return;
+  const named = db
+    .prepare<[string], string>('SELECT id FROM snapshots WHERE series = ?')
+    .pluck()
+    .all(series)
+    .filter((other) => tableExists(db, `listed ${other}`));
+  if (named.length === 0) {
+    db.exec(`DROP TABLE ${rowsTable(series)}`);
+    return;
+  }
+  const except = named.map((other) => ` EXCEPT SELECT digest FROM ${listedTable(other)}`).join('');
+  db.exec(`DELETE FROM ${rowsTable(series)} WHERE digest IN (${candidates}${except})`);
+}
+
+function tableExists(db: Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
 function migrate(db: Database, path: string): void {
@@ -442,6 +497,7 @@ function migrate(db: Database, path: string): void {
     if (version === 1) db.exec('ALTER TABLE seen RENAME TO seen_version1');
     for (const statement of SCHEMA) db.exec(statement);
     if (version === 1) fromVersion1(db);
+    if (version === 2) fromVersion2(db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
@@ -454,23 +510,57 @@ function migrate(db: Database, path: string): void {
 function fromVersion1(db: Database): void {
   db.exec('INSERT INTO seen (series, domain, first_seen, technologies) SELECT * FROM seen_version1');
   db.function('stack_digest', { deterministic: true }, (names) => stackDigest(JSON.parse(String(names)) as string[]));
-  const snapshots = db.prepare<[], { id: string; series: string; status: string }>(
+  for (const { id, series } of keptSnapshots(db))
+    moveSnapshot(
+      db,
+      series,
+      id,
+      'SELECT l.domain, stack_digest(l.technologies) AS stack, s.first_seen, 0 AS fresh, l.row FROM listed l ' +
+        'JOIN seen s ON s.series = @series AND s.domain = l.domain WHERE l.snapshot_id = @id',
+    );
+  db.exec('DROP TABLE listed; DROP TABLE seen_version1');
+}
+
+/** Version 2 kept each row in its snapshot's table: they move to their series' rows, once each. */
+function fromVersion2(db: Database): void {
+  for (const { id, series } of keptSnapshots(db)) {
+    const old = quoted(`listed ${id} version 2`);
+    db.exec(`DROP INDEX IF EXISTS ${listedIndex(id)}; ALTER TABLE ${listedTable(id)} RENAME TO ${old}`);
+    moveSnapshot(db, series, id, `SELECT domain, stack, first_seen, fresh, row FROM ${old}`);
+    db.exec(`DROP TABLE ${old}`);
+  }
+}
+
+/** The complete and replaced snapshots of an older file; its pending ones go, as a killed walk's would. */
+function keptSnapshots(db: Database): { id: string; series: string }[] {
+  const all = db.prepare<[], { id: string; series: string; status: string }>(
     'SELECT id, series, status FROM snapshots',
   );
-  for (const { id, series, status } of snapshots.all()) {
-    if (status === 'pending') {
-      db.prepare('DELETE FROM snapshots WHERE id = ?').run(id);
-      continue;
+  const kept = [];
+  for (const snapshot of all.all()) {
+    if (snapshot.status !== 'pending') kept.push(snapshot);
+    else {
+      db.exec(`DROP TABLE IF EXISTS ${listedTable(snapshot.id)}`);
+      db.prepare('DELETE FROM snapshots WHERE id = ?').run(snapshot.id);
     }
-    createListed(db, id);
-    db.prepare(
-      `INSERT INTO ${listedTable(id)} (domain, stack, first_seen, fresh, row) ` +
-        'SELECT l.domain, stack_digest(l.technologies), s.first_seen, 0, l.row FROM listed l ' +
-        'JOIN seen s ON s.series = ? AND s.domain = l.domain WHERE l.snapshot_id = ?',
-    ).run(series, id);
-    indexListed(db, id);
   }
-  db.exec('DROP TABLE listed; DROP TABLE seen_version1');
+  return kept;
+}
+
+/** A snapshot's companies from `select` (domain, stack, first_seen, fresh, row) into the current tables. */
+function moveSnapshot(db: Database, series: string, id: string, select: string): void {
+  db.function('row_digest', { deterministic: true }, (json) => rowDigest(String(json)));
+  createListed(db, series, id);
+  const from = `(${select}) AS moved`;
+  db.prepare(
+    `INSERT INTO ${rowsTable(series)} (digest, row) SELECT row_digest(row), row FROM ${from} WHERE true ` +
+      'ON CONFLICT (digest) DO NOTHING',
+  ).run({ series, id });
+  db.prepare(
+    `INSERT INTO ${listedTable(id)} (domain, stack, digest, first_seen, fresh) ` +
+      `SELECT domain, stack, row_digest(row), first_seen, fresh FROM ${from}`,
+  ).run({ series, id });
+  indexListed(db, id);
 }
 
 function isRunning(pid: number): boolean {

@@ -70,10 +70,10 @@ class Snapshots implements ListingSnapshots {
 
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
     const listed = this.stackFilter ? rows.filter(this.stackFilter) : rows;
-    const compared = await this.diff.page(listed);
-    const kept = this.kinds
-      ? compared.filter((row) => row.change !== 'unchanged' && this.kinds!.has(row.change))
-      : compared.map(plainRow);
+    const kinds = this.kinds;
+    const kept = kinds
+      ? await this.diff.page(listed, (change) => change !== 'unchanged' && kinds.has(change))
+      : (await this.diff.page(listed)).map(plainRow);
     return this.exclusions.active ? kept.filter((row) => this.exclusions.keepsDomain(row.domain)) : kept;
   }
 

@@ -58,7 +58,7 @@ export async function countChanges(
     };
     let seen = 0;
     for await (const chunk of walk.chunks) {
-      const compared = await diff.page(keep ? chunk.rows.filter(keep) : chunk.rows);
+      const compared = await diff.page(keep ? chunk.rows.filter(keep) : chunk.rows, (change) => change !== 'unchanged');
       for (const row of accept ? compared.filter(accept) : compared) {
         if (row.change === 'unchanged') continue;
         kinds[row.change] += 1;

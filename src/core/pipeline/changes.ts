@@ -68,9 +68,9 @@ class Changes implements PipelineChanges {
   }
 
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
-    const compared = await this.diff.page(rows);
-    if (this.kinds === undefined) return [...rows];
-    return compared.filter((row) => row.change !== 'unchanged' && this.kinds!.has(row.change));
+    const kinds = this.kinds;
+    const compared = await this.diff.page(rows, (change) => change !== 'unchanged' && kinds?.has(change) === true);
+    return kinds === undefined ? [...rows] : compared;
   }
 
   async publish(source: unknown, complete: boolean): Promise<void> {

@@ -189,6 +189,9 @@ export interface PendingCompany extends SnapshotCompany {
   stack?: string;
   /** New, or its stack differs from the last complete snapshot's: only then can it add first dates (absent: true). */
   fresh?: boolean;
+  /** rowDigest of `row`, and whether the last complete snapshot has that very row (a store may share it). */
+  rowDigest?: string;
+  sameRow?: boolean;
 }
 
 /** What a state's complete snapshots of one series have observed of a company. */
@@ -200,9 +203,10 @@ export interface ObservedCompany {
   technologyFirstSeen: Record<string, string>;
   /**
    * The company in the last complete snapshot; undefined when only an earlier one listed it. `stack`:
-   * its stackDigest where the store keeps one (an equal digest is the same stack; `technologies` is then not read).
+   * its stackDigest where the store keeps one (an equal digest is the same stack; `technologies` is then not read),
+   * and `rowDigest` its row's.
    */
-  previous: (Omit<SnapshotCompany, 'domain'> & { stack?: string }) | undefined;
+  previous: (Omit<SnapshotCompany, 'domain'> & { stack?: string; rowDigest?: string }) | undefined;
 }
 
 /** A complete snapshot, as a diff names it. */

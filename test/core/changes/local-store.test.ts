@@ -1,8 +1,10 @@
 /**
  * The local snapshots (DIR/snapshots.sqlite) through ListingDiff, on made-up listings: what the store's
  * shortcuts rely on. Stacks compared by digest, first dates added only by new and changed companies,
- * a company's first date carried from snapshot to snapshot, and a version 1 file moved over.
+ * a company's first date carried from snapshot to snapshot, a row kept once while snapshots share it,
+ * and version 1 and 2 files moved over.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +77,43 @@ describe('local snapshots', () => {
     expect(firstDates(third.get('d.com')!)).toEqual({ P: T2, Q: T2 });
   });
 
+  it('a row the previous snapshot has is stored once, and a row no snapshot names goes', async () => {
+    const state = await scratchDir('snapshots-rows-');
+    await walk(state, T1, [company('a.com', ['X']), company('b.com', ['X']), company('c.com', ['X'])]);
+    expect(storedRows(state)).toEqual(['a.com', 'b.com', 'c.com']);
+    // a.com the same bytes, b.com changed, c.com gone, d.com new: the first walk's b.com and c.com go with it.
+    const second = byDomain(
+      await walk(state, T2, [company('a.com', ['X']), company('b.com', ['Y']), company('d.com', ['X'])]),
+    );
+    expect([...second.values()].map((row) => [row.domain, row.change])).toEqual([
+      ['a.com', 'unchanged'],
+      ['b.com', 'changed'],
+      ['d.com', 'new'],
+      ['c.com', 'gone'],
+    ]);
+    expect(storedRows(state)).toEqual(['a.com', 'b.com Y', 'd.com']);
+
+    // A walk abandoned: its own rows go, the last complete snapshot's stay.
+    const store = await LocalSnapshotStore.open(state);
+    const diff = new ListingDiff(await store.openSeries('series', T3), T3, true);
+    await diff.page([company('a.com', ['X']), company('e.com', ['X'])]);
+    expect(storedRows(state)).toEqual(['a.com', 'b.com Y', 'd.com', 'e.com']);
+    await diff.abandon();
+    store.close();
+    expect(storedRows(state)).toEqual(['a.com', 'b.com Y', 'd.com']);
+  });
+
+  it('a version 2 file: each row moves to its series once, and the next walk compares with it', async () => {
+    const state = await scratchDir('snapshots-v2-');
+    await LocalSnapshotStore.open(state).then((store) => store.close());
+    writeVersion2(join(state, 'snapshots.sqlite'));
+    const rows = byDomain(await walk(state, T2, [company('a.com', ['X']), company('c.com', ['Z'])]));
+    expect(rows.get('a.com')).toMatchObject({ change: 'changed', technologies_removed: ['Y'], first_seen: T1 });
+    expect(rows.get('b.com')).toMatchObject({ change: 'gone', company_name: 'b.com', first_seen: T1 });
+    expect(rows.get('c.com')).toMatchObject({ change: 'new', first_seen: T2 });
+    expect(storedRows(state)).toEqual(['a.com', 'c.com Z']);
+  });
+
   it('a version 1 file: its last complete snapshot is what the next walk compares with', async () => {
     const state = await scratchDir('snapshots-v1-');
     await LocalSnapshotStore.open(state).then((store) => store.close());
@@ -90,6 +129,63 @@ describe('local snapshots', () => {
     db.close();
   });
 });
+
+/**
+ * The series' stored rows, read by SQL: each as its domain, with its technologies when not only X.
+ * Sorted, since the rows table's order is the store's own.
+ */
+function storedRows(state: string): string[] {
+  const db = new Database(join(state, 'snapshots.sqlite'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT row FROM "rows series"').pluck().all() as string[];
+    return rows
+      .map((json) => JSON.parse(json) as CompanyRow)
+      .map(({ domain, technologies }) => {
+        const names = technologies.map((entry) => entry.t).join(' ');
+        return names === 'X' ? domain : `${domain} ${names}`;
+      })
+      .sort();
+  } finally {
+    db.close();
+  }
+}
+
+/** A snapshots file as version 2 wrote it (its schema, by hand): one complete snapshot of a.com and b.com. */
+function writeVersion2(path: string): void {
+  const db = new Database(path);
+  db.exec(`DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
+    CREATE TABLE snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL, taken_at TEXT NOT NULL,
+      source TEXT, status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT) WITHOUT ROWID;
+    CREATE TABLE heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL, technologies TEXT NOT NULL);
+    CREATE UNIQUE INDEX seen_by_domain ON seen (series, domain);
+    CREATE TABLE "listed s1" (domain TEXT NOT NULL, stack TEXT NOT NULL, first_seen TEXT NOT NULL,
+      fresh INTEGER NOT NULL, row TEXT NOT NULL);
+    CREATE TABLE "listed s0" (domain TEXT NOT NULL, stack TEXT NOT NULL, first_seen TEXT NOT NULL,
+      fresh INTEGER NOT NULL, row TEXT NOT NULL);
+    CREATE INDEX "listed s1 by domain" ON "listed s1" (domain, stack, first_seen, fresh);
+    PRAGMA user_version = 2;`);
+  db.prepare("INSERT INTO snapshots VALUES ('s1', 'series', ?, NULL, 'complete', 'h:1', NULL)").run(T1);
+  db.prepare("INSERT INTO snapshots VALUES ('s0', 'series', ?, NULL, 'pending', 'h:1', 's1')").run(T1);
+  db.exec("INSERT INTO heads VALUES ('series', 's1')");
+  for (const [domain, names] of [
+    ['a.com', ['X', 'Y']],
+    ['b.com', ['X']],
+  ] as const) {
+    // The stack digest as version 2 wrote it: sha1 of the names' JSON, base64url (the file keeps it as it is).
+    const stack = createHash('sha1').update(JSON.stringify(names)).digest('base64url');
+    const row = JSON.stringify(company(domain, [...names]));
+    db.prepare('INSERT INTO "listed s1" VALUES (?, ?, ?, 0, ?)').run(domain, stack, T1, row);
+    db.prepare('INSERT INTO "listed s0" VALUES (?, ?, ?, 1, ?)').run(domain, stack, T1, row);
+    db.prepare('INSERT INTO seen VALUES (?, ?, ?, ?)').run(
+      'series',
+      domain,
+      T1,
+      JSON.stringify(Object.fromEntries(names.map((name) => [name, T1]))),
+    );
+  }
+  db.close();
+}
 
 /** A snapshots file as version 1 wrote it (its schema, by hand): one complete snapshot of a.com and b.com. */
 function writeVersion1(path: string): void {

@@ -44,15 +44,23 @@ const at = (sandbox: { url: string }, args: string[], cwd?: string) =>
 
 /**
  * The companies of a state's last complete snapshot, read by SQL: domain, stack digest and row, from the
- * head's own table (`listed <id>`, docs/state-directory.md).
+ * head's own table (`listed <id>`) and its series' rows (`rows <series>`, docs/state-directory.md).
+ * Every stored row is one the head names: nothing a killed walk wrote is left behind.
  */
 function publishedSnapshot(state: string): string[][] {
   const db = new Database(join(state, 'snapshots.sqlite'), { readonly: true });
   try {
     const statuses = db.prepare('SELECT status FROM snapshots').pluck().all();
     expect(statuses).toEqual(['complete']);
-    const head = db.prepare('SELECT snapshot_id FROM heads').pluck().get() as string;
-    const rows = db.prepare(`SELECT domain, stack, row FROM "listed ${head}"`).raw().all() as string[][];
+    const { head, series } = db.prepare('SELECT snapshot_id AS head, series FROM heads').get() as {
+      head: string;
+      series: string;
+    };
+    const rows = db
+      .prepare(`SELECT l.domain, l.stack, r.row FROM "listed ${head}" l JOIN "rows ${series}" r ON r.digest = l.digest`)
+      .raw()
+      .all() as string[][];
+    expect(db.prepare(`SELECT count(*) FROM "rows ${series}"`).pluck().get()).toBe(rows.length);
     return rows.sort(([a], [b]) => (a! < b! ? -1 : 1));
   } finally {
     db.close();
