@@ -1,25 +1,18 @@
 /**
  * What the service answered, or failed to answer, read as the facts of a failure (failures.ts words them).
- * `errorFromResponse` is the ONE place where an HTTP status and body become an error; the request
- * loop and the client never build status errors themselves.
- *
- * Security: messages, reasons and details may quote what the service said. The service could echo
- * the API key (a proxy's error page, an "unknown key xyz" reason), so every string that comes from
- * the outside world goes through `redact` (util/redact.ts) before it lands on an error.
+ * Every string from outside goes through `redact` first: a service may echo the API key (a proxy's page,
+ * an "unknown key xyz" reason).
  */
 import { STATUS_CODES } from 'node:http';
-import type { FailureKind, RequestError, RequestErrorInit } from './errors.js';
-import { describeStatus, failure, formatSeconds } from './failures.js';
+import type { RequestError, RequestErrorInit } from './errors.js';
+import { describeStatus, failure, formatSeconds, type BuiltKind, type MessageFacts } from './failures.js';
 import { isRecord } from '../util/is-record.js';
 import { displaySafe } from '../util/display-safe.js';
 import { shorten } from '../util/text.js';
 import { redact, redactDeep } from '../util/redact.js';
 import { isRetryableStatus } from './retry.js';
 
-// ---------------------------------------------------------------------------------------------
-// Error bodies
-
-export interface ParsedErrorBody {
+interface ParsedErrorBody {
   code?: string | undefined;
   reason?: string | undefined;
   details: Record<string, unknown>;
@@ -27,19 +20,15 @@ export interface ParsedErrorBody {
   shape?: 'error text' | 'errors array' | 'top-level fields' | 'no JSON';
 }
 
-const MAX_REASON_LENGTH = 300;
-
 /** A non-empty string as one short line of plain text: reasons go into one-line messages. */
 function nonEmptyString(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return undefined;
-  return shorten(displaySafe(value.replace(/\s+/g, ' ')).trim(), MAX_REASON_LENGTH);
+  return shorten(displaySafe(value.replace(/\s+/g, ' ')).trim(), 300);
 }
 
 /**
- * Reads the contract's `{"error":{"code","reason",...}}` and, tolerantly, what other services send
- * (contract row 8): `{"error":"text"}`, `{"message":"text"}`, `{"code","reason"}` at top level,
- * `{"errors":[{…}]}` (the first one), RFC 9457 problem+json (`type`, `title`, `detail`), or no JSON at all
- * (then nothing is known beyond the status).
+ * The contract's `{"error":{"code","reason",...}}` and, tolerantly (contract row 8), `{"error":"text"}`,
+ * `{"message"}`, top-level `{"code","reason"}`, `{"errors":[{…}]}` and RFC 9457 problem+json.
  */
 export function parseErrorBody(bodyText: string): ParsedErrorBody {
   let json: unknown;
@@ -60,7 +49,7 @@ export function parseErrorBody(bodyText: string): ParsedErrorBody {
   }
   const parsed: ParsedErrorBody = { ...fieldsOf(json), shape: error === undefined ? 'top-level fields' : 'error text' };
   if (parsed.code === undefined && typeof error === 'string' && /^[a-z_]+$/.test(error)) parsed.code = error;
-  if (parsed.reason === undefined && nonEmptyString(error) !== undefined) parsed.reason = nonEmptyString(error);
+  parsed.reason ??= nonEmptyString(error);
   delete parsed.details.error;
   return parsed;
 }
@@ -83,10 +72,7 @@ function codeOfProblemType(type: unknown): string | undefined {
   return /^[a-z][a-z0-9_]{0,63}$/.test(code) ? code : undefined;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Status → error
-
-export interface ResponseFacts {
+interface ResponseFacts {
   endpoint: string;
   status: number;
   bodyText: string;
@@ -96,10 +82,7 @@ export interface ResponseFacts {
   secret?: string;
 }
 
-/**
- * The one mapping from a non-2xx HTTP answer to an error. Retryable statuses also map here: the
- * retry loop calls it to describe the last failure once it gives up.
- */
+/** The one mapping from a non-2xx answer to an error; the retry loop also calls it to describe the last failure. */
 export function errorFromResponse(facts: ResponseFacts): RequestError {
   const { endpoint, status, secret } = facts;
   const body = parseErrorBody(redact(facts.bodyText, secret));
@@ -113,7 +96,7 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
     retryable: isRetryableStatus(status),
   };
   const words = { said: body.reason, serviceCode: body.code };
-  if (status === 422) return unanswerableError(body, init);
+  if (status === 422) return unanswerableError(body, init, words);
   if (status >= 300 && status <= 399) {
     const target = facts.location !== undefined ? originOf(facts.location) : undefined;
     return failure('redirect', init, { where: target !== undefined ? redact(target, secret) : undefined });
@@ -126,7 +109,7 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   return failure(statusKind(status, body.code), init, words);
 }
 
-function statusKind(status: number, code: string | undefined): FailureKind {
+function statusKind(status: number, code: string | undefined): BuiltKind {
   if (status === 401) return 'auth';
   if (status === 403) return code === 'plan_required' ? 'plan' : 'forbidden';
   if (status === 400) return 'bad_request';
@@ -153,50 +136,38 @@ const CONTRACT_422_CODES: ReadonlySet<string> = new Set([
   'unknown_employee_range',
   'contradictory_filters',
 ]);
+const REFUSES_A_VALUE =
+  /\b(unknown|not found|no such|not recogni[sz]ed|did you mean|invalid|not a valid|unsupported|not supported)\b/;
+const MATCHED_NOTHING = /\b(no match|no matches|no results?|nothing matched|no companies|matched nobody|no records)\b/;
 
 /**
- * A 422 from a service that words it otherwise, read as the contract's code (docs/api-contract.md, row 7c):
- * suggestions, valid values, or words that refuse a value ("unknown", "not found", "invalid", "did you mean")
- * make it an input error, of the filter its text names; words of an empty result ("no match", "no results")
- * make it `no_match`. Input first: a misspelt name must never read as "nobody matched". Undefined: cannot tell.
+ * A 422 worded otherwise, read as the contract's code (row 7c). Input first: a misspelt name must never
+ * read as "nobody matched". Undefined: cannot tell.
  */
 function contractCodeOf422(body: ParsedErrorBody): string | undefined {
   if (body.code !== undefined && CONTRACT_422_CODES.has(body.code)) return body.code;
   const text = `${body.code ?? ''} ${body.reason ?? ''}`.toLowerCase().replace(/_/g, ' ');
-  const listsValues = [body.details.suggestions, body.details.valid_values].some(
-    (value) => Array.isArray(value) && value.length > 0,
-  );
-  if (
-    listsValues ||
-    /\b(unknown|not found|no such|not recogni[sz]ed|did you mean|invalid|not a valid|unsupported|not supported)\b/.test(
-      text,
-    )
-  ) {
+  const { suggestions, valid_values } = body.details;
+  const listsValues = [suggestions, valid_values].some((value) => Array.isArray(value) && value.length > 0);
+  if (listsValues || REFUSES_A_VALUE.test(text)) {
     if (/countr/.test(text)) return 'unknown_country';
     if (/employee|range|size/.test(text)) return 'unknown_employee_range';
     return 'unknown_technology';
   }
-  if (/\b(no match|no matches|no results?|nothing matched|no companies|matched nobody|no records)\b/.test(text))
-    return 'no_match';
-  return undefined;
+  return MATCHED_NOTHING.test(text) ? 'no_match' : undefined;
 }
 
 /**
- * The spec promises a reason with every 422. Without one, or without a code the client can read as the
- * contract's, nobody can tell "the filter matched nobody" from a misspelt name or a broken service, so it
- * is a malformed answer (exit 5), never exit 3 that a cron job would read as "nobody matched this week".
+ * A 422 without a reason, or with no code readable as the contract's, cannot tell "matched nobody" from a
+ * misspelt name: malformed (exit 5), never the exit 3 a cron job reads as "nobody matched this week".
  */
-function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit): RequestError {
-  const words = { said: body.reason, serviceCode: body.code };
+function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit, words: MessageFacts): RequestError {
   const code = contractCodeOf422(body);
   if (body.reason === undefined || code === undefined) return failure('unreadable_refusal', init, words);
   const serviceCode = code !== body.code && body.code !== undefined ? { service_code: body.code } : {};
   const kind = code === 'no_match' ? 'unanswerable' : 'refused_value';
   return failure(kind, { ...init, code, details: { ...init.details, ...serviceCode } }, words);
 }
-
-// ---------------------------------------------------------------------------------------------
-// Giving up after retries
 
 /** The kind of a failure that got no answer, as messages name it. */
 export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
@@ -205,28 +176,17 @@ export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
 export type LastFailure =
   | { kind: 'status'; error: RequestError }
   | { kind: 'network'; failureClass: NetworkFailureClass; where: string; description: string; cause?: unknown }
-  | {
-      kind: 'timeout';
-      timeoutMs: number;
-      where: string;
-      words?: string | undefined;
-      /** The connection (TCP and TLS) did not open in time: the connect timeout, not the attempt's. */
-      connecting?: boolean;
-      cause?: unknown;
-    }
-  /**
-   * An answer lost: a 2xx arrived, so the request reached the service (and a paid call may have been
-   * charged), but its body was cut, broken or stopped coming. Not a connection failure.
-   */
+  /** `connecting`: the connection (TCP and TLS) did not open in time, the connect timeout, not the attempt's. */
+  | { kind: 'timeout'; timeoutMs: number; where: string; words?: string; connecting?: boolean; cause?: unknown }
+  /** A 2xx arrived, so the request reached the service (a paid call may be charged), but its body was lost. */
   | { kind: 'lost'; status: number; where: string; description: string; cause?: unknown };
 
 export function describeFailure(failure: LastFailure): string {
   switch (failure.kind) {
-    case 'status':
-      return (
-        describeStatus(failure.error.status ?? 0, failure.error.code) +
-        (failure.error.reason ? ` "${failure.error.reason}"` : '')
-      );
+    case 'status': {
+      const { status, code, reason } = failure.error;
+      return describeStatus(status ?? 0, code) + (reason ? ` "${reason}"` : '');
+    }
     case 'network':
       return `${failure.failureClass}: ${failure.description}`;
     case 'timeout':
@@ -236,19 +196,20 @@ export function describeFailure(failure: LastFailure): string {
   }
 }
 
-function giveUpKind(last: LastFailure): FailureKind {
-  if (last.kind === 'network')
-    return ({ DNS: 'dns', refused: 'refused', proxy: 'proxy_unreachable', connection: 'connection' } as const)[
-      last.failureClass
-    ];
+const NO_ANSWER_KINDS = {
+  DNS: 'dns',
+  refused: 'refused',
+  proxy: 'proxy_unreachable',
+  connection: 'connection',
+} as const;
+
+function giveUpKind(last: LastFailure): BuiltKind {
+  if (last.kind === 'network') return NO_ANSWER_KINDS[last.failureClass];
   if (last.kind === 'timeout') return last.connecting === true ? 'connecting' : 'timeout';
   return last.kind === 'lost' ? 'answer_lost' : 'status';
 }
 
-/**
- * `answersLost`: attempts of this request whose 2xx answer was lost (each reached the service and may
- * have been charged), in `details.answers_lost` for whoever counts what was spent.
- */
+/** `answersLost`: attempts whose 2xx was lost (each may have been charged), in `details.answers_lost`. */
 export function retriesExhaustedError(
   endpoint: string,
   attempts: number,
@@ -268,16 +229,14 @@ export function retriesExhaustedError(
   return failure(giveUpKind(last), init, { where: last.kind === 'status' ? service : last.where, what });
 }
 
-/** A request the service kept answering 429 (rate limited) although everyone waited as it asked. */
-export function rateLimitedError(
-  endpoint: string,
-  attempts: number,
-  service: string,
-  last: RequestError,
-): RequestError {
+/** A request the service kept answering 429 although everyone waited as it asked. */
+export function rateLimitedError(endpoint: string, attempts: number, service: string, last: RequestError) {
   const { reason, status, code, details } = last;
-  const init = { endpoint, attempts, reason, status, code, details, retryable: true };
-  return failure('rate_limited', init, { where: service });
+  return failure(
+    'rate_limited',
+    { endpoint, attempts, reason, status, code, details, retryable: true },
+    { where: service },
+  );
 }
 
 export function retryAfterTooLongError(
@@ -305,10 +264,7 @@ export function malformedAnswerError(
   return failure('malformed', { endpoint, attempts, status, reason: problem, hint }, { where: service, what: problem });
 }
 
-/**
- * An answer refused as it was read (over the cap on answers, or in more than one encoding layer):
- * final, as asking again would bring the same bytes. `cap_bytes` is for the setting's hint.
- */
+/** Refused as it was read (over the cap, or in layers of encoding): final, as asking again brings the same bytes. */
 export function answerRefusedError(
   endpoint: string,
   attempts: number,

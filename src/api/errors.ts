@@ -1,9 +1,6 @@
 /**
- * Errors of the API client, as facts: the kind of failure, and what is known of it (endpoint,
- * host:port, status, the service's code and reason, attempts). Never what the CLI does about it: the
- * CLI maps each kind to an exit code and a hint at its edge (src/exit-codes.ts). failures.ts builds
- * them, each kind with its message: a plain sentence without a `prospect:` prefix.
- * This module imports nothing, so the CLI's start (which maps errors) loads no HTTP code.
+ * Errors of the API client, as facts: the kind of failure and what is known of it. Never what the CLI does
+ * about it (src/exit-codes.ts). Imports nothing, so the CLI's start, which maps errors, loads no HTTP code.
  */
 
 /** Every way a request can fail; failures.ts has the message of each, src/exit-codes.ts the CLI's advice. */
@@ -28,8 +25,7 @@ export type RequestErrorInit = Partial<Omit<RequestError, keyof Error>> & { caus
 export class RequestError extends Error {
   static readonly kind: FailureKind = 'unexpected_status';
   readonly kind: FailureKind;
-  // The facts below are set from the init, all at once.
-  /** What went wrong, in the service's words when it gave any (already redacted); default: the message. */
+  /** What went wrong, in the service's words when it gave any (redacted); default: the message. */
   declare readonly reason: string;
   declare readonly status?: number | undefined;
   /** The service's machine-readable code, e.g. `plan_required`; `network` or `timeout` for a transport failure. */
@@ -40,27 +36,22 @@ export class RequestError extends Error {
   declare readonly endpoint?: string | undefined;
   /** `host:port` of the service asked; set by the client on every error a request ends in. */
   declare readonly host?: string | undefined;
-  /** How many HTTP attempts were made before giving up. */
   declare readonly attempts?: number | undefined;
   /** Whether asking again later may succeed (an outage, a rate limit), as opposed to a request that is wrong. */
   declare readonly retryable: boolean;
-  /** Advice of the contract's own checks (body-check, pagination, next-page, contacts-answer): the setting to use. */
+  /** Advice of the contract's own checks (body-check, paging, contacts-answer): the setting to use. */
   declare readonly hint?: string | undefined;
 
   constructor(message: string, init: RequestErrorInit = {}) {
     super(message);
     this.name = 'RequestError';
     const { cause, ...facts } = init;
-    Object.assign(this, { reason: message, details: {}, retryable: false }, withoutUndefined(facts));
+    const known = Object.entries(facts).filter(([, value]) => value !== undefined);
+    Object.assign(this, { reason: message, details: {}, retryable: false }, Object.fromEntries(known));
     this.kind = init.kind ?? (new.target as typeof RequestError).kind;
-    // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a
-    // transport error object.
+    // Non-enumerable like the standard `cause`, so JSON.stringify(error) never serialises a transport error.
     if (cause !== undefined) Object.defineProperty(this, 'cause', { value: cause, configurable: true, writable: true });
   }
-}
-
-function withoutUndefined(facts: object): object {
-  return Object.fromEntries(Object.entries(facts).filter(([, value]) => value !== undefined));
 }
 
 /** 422: the service would not answer (unknown technology, filters that match nobody, ...). */
@@ -88,7 +79,6 @@ export class MalformedResponseError extends RequestError {
   static override readonly kind = 'malformed';
   override readonly name = 'MalformedResponseError';
 }
-
 /** The caller's AbortSignal fired (SIGINT). */
 export class AbortedError extends RequestError {
   static override readonly kind = 'aborted';

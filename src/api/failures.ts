@@ -1,11 +1,9 @@
 /**
- * THE table of the client's failure kinds: each kind's class and its message, a plain sentence made of
- * the facts. Errors are built here and nowhere else in src/api (but for the contract's checks and aborts);
- * what the CLI does about each kind (exit code, hint) is keyed by the same kinds in src/exit-codes.ts.
+ * THE table of the client's failure kinds: each kind's class and its message, a plain sentence made of the
+ * facts. src/exit-codes.ts keys the CLI's exit code and hint by the same kinds.
  */
 import { STATUS_CODES } from 'node:http';
 import {
-  AbortedError,
   AuthError,
   BadRequestError,
   MalformedResponseError,
@@ -16,15 +14,15 @@ import {
   type RequestErrorInit,
 } from './errors.js';
 
-/** Facts a message is made of beyond those the error keeps (RequestErrorInit). */
+/** Facts a message is made of beyond those the error keeps. */
 export interface MessageFacts {
-  /** Whom the failure was met at: `host:port`, `the proxy host:port`, or a redirect's target. */
+  /** `host:port`, `the proxy host:port`, or a redirect's target. */
   where?: string | undefined;
   /** The service's own reason, when it gave one (redacted, one line). */
   said?: string | undefined;
-  /** The error code as the service sent it (a 422's may be read as another of the contract's). */
+  /** The code as the service sent it: a 422's may be read as another of the contract's. */
   serviceCode?: string | undefined;
-  /** What went wrong, in words: a TLS problem, the last failure given up on, a body's problem. */
+  /** What went wrong in words: a TLS problem, the last failure given up on, a body's problem. */
   what?: string | undefined;
   /** The proxy, as `http://host:port`. */
   proxy?: string | undefined;
@@ -37,13 +35,18 @@ type Message = (facts: FailureFacts) => string;
 
 const said = (facts: FailureFacts) => (facts.said !== undefined ? `: ${facts.said}` : '');
 const statusOf = (facts: FailureFacts) => describeStatus(facts.status ?? 0, facts.serviceCode);
+const code422 = (facts: FailureFacts) => `422${facts.serviceCode ? ` ${facts.serviceCode}` : ''}`;
 const service = (where = '') => (where.startsWith('the proxy ') ? where : `the service at ${where}`);
 const gaveUp: Message = (facts) =>
   `no answer from ${facts.where} for ${facts.endpoint} after ${facts.attempts} ` +
   `${facts.attempts === 1 ? 'attempt' : 'attempts'} (last: ${facts.what})`;
 const untrusted: Message = (facts) => `cannot trust ${service(facts.where)}: ${facts.what} (TLS: ${facts.code})`;
+const refusal: Message = (f) => `the service would not answer this request (${code422(f)}): ${f.said}`;
 
-const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Message] } = {
+/** `aborted` is AbortedError's own: its message needs no facts. */
+export type BuiltKind = Exclude<FailureKind, 'aborted'>;
+
+const FAILURES: { readonly [K in BuiltKind]: readonly [typeof RequestError, Message] } = {
   auth: [AuthError, () => 'the service rejected the API key (401 unauthorized).'],
   plan: [
     AuthError,
@@ -54,18 +57,12 @@ const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Me
         : `this key's plan does not include ${facts.endpoint} (403 plan_required)${said(facts)}`,
   ],
   forbidden: [AuthError, (f) => `the service refused this key access to ${f.endpoint} (${statusOf(f)})${said(f)}`],
-  unanswerable: [
-    UnanswerableError,
-    (f) => `the service would not answer this request (422${f.serviceCode ? ` ${f.serviceCode}` : ''}): ${f.said}`,
-  ],
-  refused_value: [
-    UnanswerableError,
-    (f) => `the service would not answer this request (422${f.serviceCode ? ` ${f.serviceCode}` : ''}): ${f.said}`,
-  ],
+  unanswerable: [UnanswerableError, refusal],
+  refused_value: [UnanswerableError, refusal],
   unreadable_refusal: [
     MalformedResponseError,
     (f) =>
-      `the service refused the request (422${f.serviceCode ? ` ${f.serviceCode}` : ''}) ` +
+      `the service refused the request (${code422(f)}) ` +
       `${f.said === undefined ? 'without the reason the specification promises' : `("${f.said}")`}, ` +
       'and whether nothing matched or a filter was refused cannot be read from it',
   ],
@@ -125,13 +122,11 @@ const FAILURES: { readonly [K in FailureKind]: readonly [typeof RequestError, Me
   proxy_refused: [ServiceError, (f) => `the proxy ${f.proxy} refused to connect to ${f.where} (403)`],
   answer_refused: [ServiceError, (f) => `${f.what}, for ${f.endpoint}; it was not read further and not asked again`],
   malformed: [MalformedResponseError, (f) => `the service at ${f.where} answered ${f.endpoint} with ${f.what}`],
-  aborted: [AbortedError, () => 'interrupted before the service answered'],
 };
 
 /** The error of one kind of failure, its message made of the facts. */
-export function failure(kind: FailureKind, init: RequestErrorInit, words: MessageFacts = {}): RequestError {
+export function failure(kind: BuiltKind, init: RequestErrorInit, words: MessageFacts = {}): RequestError {
   const [ErrorClass, message] = FAILURES[kind];
-  if (ErrorClass === AbortedError) return new AbortedError(init.endpoint);
   return new ErrorClass(message({ ...init, ...words }), { ...init, kind });
 }
 

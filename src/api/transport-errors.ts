@@ -1,11 +1,10 @@
 /**
- * A request that got no complete answer (no such host, refused, reset, cut short, timed out, a TLS
- * or proxy failure), read as facts: where (host:port), which kind of failure, in which words.
- * Whether it is worth another attempt is retry.ts's decision.
+ * A request that got no complete answer (no such host, refused, reset, cut short, timed out, a TLS or proxy
+ * failure), read as facts: where, which kind, in which words. Whether to ask again is retry.ts's decision.
  */
-import type { LastFailure, NetworkFailureClass } from './error-responses.js';
-import type { FailureKind, RequestError } from './errors.js';
-import { failure } from './failures.js';
+import { describeFailure, type LastFailure, type NetworkFailureClass } from './error-responses.js';
+import type { RequestError } from './errors.js';
+import { failure, type BuiltKind } from './failures.js';
 import { redact } from '../util/redact.js';
 import { AT_PROXY, tlsAlertBehind, TunnelRefusedError } from './dispatcher.js';
 import { describeProxy, portOf } from './proxy.js';
@@ -24,7 +23,6 @@ const NETWORK_WORDS: Record<string, [NetworkFailureClass, string]> = {
   ENOTFOUND: ['DNS', 'host not found'],
 };
 
-/** What each timeout code means; a timeout is its own kind of failure (LastFailure `timeout`), not a network class. */
 const TIMEOUT_WORDS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'no connection',
   UND_ERR_HEADERS_TIMEOUT: 'no answer',
@@ -32,16 +30,17 @@ const TIMEOUT_WORDS: Record<string, string> = {
   ETIMEDOUT: 'no connection',
 };
 
+const NOT_TRUSTED = 'its certificate is not trusted';
 const OLD_TLS = 'it offers only TLS older than 1.2, which prospect refuses';
 
 /** Certificate and TLS-version failures, each final: its kind, and what is wrong in words. */
-const TLS_PROBLEMS: Record<string, readonly [FailureKind, string]> = {
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: ['tls_untrusted', 'its certificate is not trusted'],
-  UNABLE_TO_GET_ISSUER_CERT: ['tls_untrusted', 'its certificate is not trusted'],
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: ['tls_untrusted', 'its certificate is not trusted'],
-  SELF_SIGNED_CERT_IN_CHAIN: ['tls_untrusted', 'its certificate is not trusted (a self-signed CA)'],
+const TLS_PROBLEMS: Record<string, readonly [BuiltKind, string]> = {
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: ['tls_untrusted', NOT_TRUSTED],
+  UNABLE_TO_GET_ISSUER_CERT: ['tls_untrusted', NOT_TRUSTED],
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: ['tls_untrusted', NOT_TRUSTED],
+  SELF_SIGNED_CERT_IN_CHAIN: ['tls_untrusted', `${NOT_TRUSTED} (a self-signed CA)`],
   DEPTH_ZERO_SELF_SIGNED_CERT: ['tls_untrusted', 'its certificate is self-signed and not trusted'],
-  CERT_UNTRUSTED: ['tls_untrusted', 'its certificate is not trusted'],
+  CERT_UNTRUSTED: ['tls_untrusted', NOT_TRUSTED],
   CERT_SIGNATURE_FAILURE: ['tls_untrusted', 'its certificate has a bad signature'],
   CERT_HAS_EXPIRED: ['tls_expired', 'its certificate has expired'],
   CERT_NOT_YET_VALID: ['tls_not_yet_valid', 'its certificate is not valid yet'],
@@ -60,9 +59,8 @@ const TLS_PROBLEMS: Record<string, readonly [FailureKind, string]> = {
 const WRAPPER_CODES = new Set(['UND_ERR_CONNECT', 'UND_ERR_ABORTED', 'UND_ERR_PRX_TLS']);
 
 /**
- * The code that says what happened. A TLS alert anywhere in the chain wins: under TLS 1.3 a server
- * that demands a client certificate says so after the handshake, and undici reports the closed socket.
- * Otherwise the outermost code that is not a wrapper's, else the innermost error's.
+ * The code that says what happened. A TLS alert anywhere in the chain wins: under TLS 1.3 a server that
+ * demands a client certificate says so after the handshake, and undici reports the closed socket.
  */
 function errorCode(error: unknown): string | undefined {
   const chain = causes(error);
@@ -76,10 +74,7 @@ function codeOf(error: object | undefined): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/**
- * The error and what it wraps (cause, and the first of an AggregateError: happy-eyeballs connects,
- * localhost → ::1 and 127.0.0.1, fail with one), outermost first.
- */
+/** The error and what it wraps, outermost first: its cause, or an AggregateError's first (happy eyeballs). */
 function causes(error: unknown): object[] {
   const chain: object[] = [];
   for (let each = error; each !== null && typeof each === 'object' && chain.length < 8;) {
@@ -90,12 +85,7 @@ function causes(error: unknown): object[] {
   return chain;
 }
 
-/** Whether the failure was met on the way to the proxy (dispatcher.ts marks those), not to the service. */
-function metAtProxy(error: unknown): boolean {
-  return causes(error).some((each) => (each as { [AT_PROXY]?: boolean })[AT_PROXY] === true);
-}
-
-export interface TransportFacts {
+interface TransportFacts {
   /** The attempt's own deadline fired. */
   timedOut: boolean;
   timeoutMs: number;
@@ -108,27 +98,26 @@ export interface TransportFacts {
   proxy?: URL | undefined;
 }
 
+type Final = { kind: 'final'; error: RequestError | Error };
+const final = (error: RequestError | Error): Final => ({ kind: 'final', error });
+
 /** `api.example.com:443`: the host and port a request goes to, the default port written out. */
 export function hostAndPort(url: URL): string {
   return `${url.hostname}:${portOf(url)}`;
 }
 
 /** A failure worth another attempt (LastFailure), or the error to end the request with. */
-export function describeTransportFailure(
-  error: unknown,
-  facts: TransportFacts,
-): LastFailure | { kind: 'final'; error: RequestError | Error } {
+export function describeTransportFailure(error: unknown, facts: TransportFacts): LastFailure | Final {
   const code = errorCode(error);
   const where = hostAndPort(facts.baseUrl);
   const verdict = classifyTransportFailure(code, facts.timedOut);
   if (verdict === 'timeout') {
-    const words = code !== undefined ? TIMEOUT_WORDS[code] : undefined;
     const connecting = !facts.timedOut && code === 'UND_ERR_CONNECT_TIMEOUT';
     return {
       kind: 'timeout',
       timeoutMs: connecting ? (facts.connectTimeoutMs ?? facts.timeoutMs) : facts.timeoutMs,
       where: facts.proxy && connecting ? proxyWhere(facts.proxy) : where,
-      words,
+      words: code !== undefined ? TIMEOUT_WORDS[code] : undefined,
       connecting,
       cause: error,
     };
@@ -136,33 +125,28 @@ export function describeTransportFailure(
   const message =
     error instanceof Error ? redact(error.message, facts.secret).replace(/\s+/g, ' ').trim() : String(error);
   // A bug in how prospect called undici: a plain Error, which the CLI reports as an internal error.
-  if (verdict === 'bug')
-    return { kind: 'final', error: new Error(`invalid request to the service: ${message}`, { cause: error }) };
+  if (verdict === 'bug') return final(new Error(`invalid request to the service: ${message}`, { cause: error }));
   if (verdict === 'final' && code !== undefined && isTlsFailureCode(code)) {
-    const atProxy = facts.proxy !== undefined && metAtProxy(error);
-    return { kind: 'final', error: tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, error) };
+    const atProxy =
+      facts.proxy !== undefined && causes(error).some((each) => (each as Record<symbol, unknown>)[AT_PROXY] === true);
+    return final(tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, error));
   }
   const proxyStatus = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(message);
   if (facts.proxy !== undefined && proxyStatus)
-    return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error, proxyErrorName(error));
+    return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error);
   const [failureClass, words] = (code !== undefined ? NETWORK_WORDS[code] : undefined) ?? [
     'connection',
     message || 'network error',
   ];
   const description = code !== undefined ? `${words} (${code})` : words;
   // Through a proxy, every connection is to the proxy: a refused or unknown host is the proxy's.
-  const connectFailure = failureClass === 'refused' || failureClass === 'DNS';
-  if (facts.proxy !== undefined && connectFailure) {
+  if (facts.proxy !== undefined && (failureClass === 'refused' || failureClass === 'DNS'))
     return { kind: 'network', failureClass: 'proxy', where: proxyWhere(facts.proxy), description, cause: error };
-  }
-  if (verdict === 'final') {
-    const what = `${failureClass}: ${description}`;
-    return {
-      kind: 'final',
-      error: failure('unreachable', { reason: description, code, cause: error }, { where, what }),
-    };
-  }
-  return { kind: 'network', failureClass, where, description, cause: error };
+  const last = { kind: 'network', failureClass, where, description, cause: error } as const;
+  if (verdict !== 'final') return last;
+  return final(
+    failure('unreachable', { reason: description, code, cause: error }, { where, what: describeFailure(last) }),
+  );
 }
 
 function proxyWhere(proxy: URL): string {
@@ -174,47 +158,27 @@ function tlsError(where: string, code: string, cause: unknown): RequestError {
   return failure(kind, { reason: what, code, cause }, { where, what });
 }
 
-/** The error name a proxy gave with its refusal of a tunnel: squid's `X-Squid-Error: ERR_DNS_FAIL 0`. */
-function proxyErrorName(error: unknown): string | undefined {
-  const refusal = causes(error).find((each): each is TunnelRefusedError => each instanceof TunnelRefusedError);
-  const header = refusal?.headers['x-squid-error'];
-  const value = Array.isArray(header) ? header[0] : header;
-  return /^ERR_[A-Z_]+/.exec(value ?? '')?.[0];
-}
-
-function proxyRefusal(
-  proxy: URL,
-  where: string,
-  status: number,
-  cause: unknown,
-  proxyError?: string,
-): { kind: 'final'; error: RequestError } | LastFailure {
+/** A proxy's refusal of a tunnel: final where no retry can help, else the proxy could not reach the service. */
+function proxyRefusal(proxy: URL, where: string, status: number, cause: unknown): Final | LastFailure {
   const words = { proxy: describeProxy(proxy), where };
-  // The proxy looked the name up and found nothing: a misspelt host, which no retry fixes.
-  if (proxyError === 'ERR_DNS_FAIL') {
+  // squid's `X-Squid-Error: ERR_DNS_FAIL 0`: the proxy found no such host, a misspelling no retry fixes.
+  const refusal = causes(cause).find((each): each is TunnelRefusedError => each instanceof TunnelRefusedError);
+  const header = refusal?.headers['x-squid-error'];
+  if (/^ERR_DNS_FAIL(?![A-Z_])/.test((Array.isArray(header) ? header[0] : header) ?? '')) {
     const init = { status, code: 'proxy_dns_failure', reason: 'host not found by the proxy', cause };
-    return { kind: 'final', error: failure('proxy_dns', init, words) };
+    return final(failure('proxy_dns', init, words));
   }
   if (status === 407) {
     const init = { status, code: 'proxy_auth', details: { credentials_given: proxy.username !== '' }, cause };
-    return { kind: 'final', error: failure('proxy_auth', init, words) };
+    return final(failure('proxy_auth', init, words));
   }
-  if (status === 403)
-    return { kind: 'final', error: failure('proxy_refused', { status, code: 'proxy_refused', cause }, words) };
+  if (status === 403) return final(failure('proxy_refused', { status, code: 'proxy_refused', cause }, words));
   // 502, 503, 504: the proxy could not reach the service; perhaps later it can.
-  return {
-    kind: 'network',
-    failureClass: 'proxy',
-    where,
-    description: `the proxy ${words.proxy} could not connect to it (${status})`,
-    cause,
-  };
+  const description = `the proxy ${words.proxy} could not connect to it (${status})`;
+  return { kind: 'network', failureClass: 'proxy', where, description, cause };
 }
 
-/**
- * A certificate or TLS-version failure met outside a request (a diagnostic handshake), said as a request says
- * it; undefined for any other error.
- */
+/** A TLS failure met outside a request (a diagnostic handshake), said as a request says it; else undefined. */
 export function tlsFailureError(error: unknown, baseUrl: URL): RequestError | undefined {
   const code = errorCode(error);
   if (code === undefined || !isTlsFailureCode(code)) return undefined;
