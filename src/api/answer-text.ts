@@ -1,14 +1,13 @@
 /**
- * An answer's bytes as text, in the charset its Content-Type declares (UTF-8 when it declares none).
- * A byte that is not valid in that charset is refused, never turned silently into U+FFFD: a company
- * name with a replacement character in it would be written to every file as if it were data.
+ * An answer's bytes as text, in the charset its Content-Type declares (else UTF-8). An invalid byte is refused,
+ * never made U+FFFD: a company name with a replacement character would be written to every file as data.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { TextDecoder } from 'node:util';
 
 export type AnswerText = { ok: true; text: string } | { ok: false; problem: string };
 
-/** The decoder of the charset a Content-Type declares (UTF-8 when none); undefined for one Node does not know. */
+/** The decoder of the declared charset; undefined for one Node does not know. */
 function decoderOf(headers: IncomingHttpHeaders, fatal: boolean): { charset: string; decoder?: TextDecoder } {
   const contentType = headers['content-type'];
   const value = Array.isArray(contentType) ? contentType[0] : contentType;
@@ -20,10 +19,7 @@ function decoderOf(headers: IncomingHttpHeaders, fatal: boolean): { charset: str
   }
 }
 
-/**
- * The text of a 2xx answer, a leading byte-order mark left out (JSON.parse refuses one). `chunks` is
- * emptied: no bytes of a 32 MiB answer stay alive beside its text while it is parsed (issue 41).
- */
+/** The text of a 2xx answer without a leading byte-order mark (JSON.parse refuses one). Empties `chunks`. */
 export function answerText(chunks: Buffer[], headers: IncomingHttpHeaders): AnswerText {
   const { charset, decoder } = decoderOf(headers, true);
   if (decoder === undefined)
@@ -44,10 +40,7 @@ export function errorAnswerText(chunks: Buffer[], headers: IncomingHttpHeaders):
   return decodeAll(decoderOf(headers, false).decoder ?? new TextDecoder('utf-8'), chunks);
 }
 
-/**
- * The chunks as one text. They are joined and decoded in one call (a flat string, no pieces left
- * for the collector), and the array is emptied so the bytes are let go before the text is parsed.
- */
+/** Decoded in one call (a flat string); the array emptied so no bytes of a 32 MiB answer outlive it (issue 41). */
 function decodeAll(decoder: TextDecoder, chunks: Buffer[]): string {
   return decoder.decode(Buffer.concat(chunks.splice(0)));
 }

@@ -1,7 +1,4 @@
-/**
- * A complete 2xx answer read into a checked value, or the problem with it in one line (HTML from a
- * proxy, truncated JSON, a shape the contract does not describe).
- */
+/** A complete 2xx answer read into a checked value, or its problem in one line (HTML, cut JSON, a shape). */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SchemaCheck } from './schemas.js';
 
@@ -42,13 +39,13 @@ export async function checkJsonBody<T>(
   return { ok: false, problem: `an unexpected shape (status ${status}): ${checked.problem}` };
 }
 
-/** What JSON.parse may build of one answer, checked on its text first (jsonShapeProblem). */
-export interface JsonBounds {
-  /** Nesting of `[` and `{`. */
+/**
+ * What JSON.parse may build of one answer, checked on its text first: nesting of `[` and `{`, members of one
+ * object or array, and values in the whole answer (objects, arrays, and the members after each first one).
+ */
+interface JsonBounds {
   depth: number;
-  /** Keys of one object, or elements of one array. */
   members: number;
-  /** Values in the whole answer (objects, arrays, and the members after each first one). */
   values: number;
 }
 

@@ -1,8 +1,6 @@
 /**
- * Reading a contacts answer (contract rows 18a, 19, 25; issue 42): the envelope, the fields under the
- * names `contact-fields` gives, the dates as `date-format` reads them, and the spec's promise that every
- * contact response carries a business email and the date it was last confirmed. A service that keeps
- * that promise under other names is told apart from one that breaks it, and neither is silently empty.
+ * A contacts answer (contract rows 18a, 19, 25): fields under the names `contact-fields` gives, dates as
+ * `date-format` reads them, and the spec's promise of a business email and its date, never silently empty.
  */
 import type { ContractSettings } from './contract.js';
 import { isRecord } from '../util/is-record.js';
@@ -22,9 +20,8 @@ export function contactRowOf(raw: unknown, settings: Pick<ContractSettings, 'con
     row[ours] = row[theirs];
     delete row[theirs];
   }
-  if ('business_email_last_seen' in row) {
+  if ('business_email_last_seen' in row)
     row.business_email_last_seen = isoDateOf(row.business_email_last_seen, settings.dateFormat);
-  }
   return row;
 }
 
@@ -32,10 +29,8 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DAY_MONTH_YEAR = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
 
 /**
- * A date, as contract row 25 reads every form: an ISO date as it is, an ISO date-time cut to its date,
- * epoch seconds (a number, or digits) as the UTC date they name; `DD/MM/YYYY` or `MM/DD/YYYY` only when
- * `date-format` says which. Anything else stays as sent: the freshness code counts it as unknown (row 25),
- * and a whole answer of them fails (checkContactsPromises).
+ * A date as row 25 reads it: ISO as it is (a date-time cut to its date), epoch seconds as their UTC date,
+ * `DD/MM/YYYY` or `MM/DD/YYYY` as `date-format` says. Anything else stays as sent: unknown freshness.
  */
 function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,11}$/.test(value.trim()))) {
@@ -66,9 +61,8 @@ function readsAsDate(value: string): boolean {
 }
 
 /**
- * The spec promises a business email and its last-confirmed date on every contact response: an answer
- * with rows but neither field on any row (after `contact-fields`), or with dates of which none reads as
- * one, is the service deciding otherwise. Thrown, never retried: the same answer would come again.
+ * Rows without either promised field on any row (after `contact-fields`), or with no date that reads as one:
+ * the service decided otherwise. Thrown, never retried: the same answer would come again.
  */
 export function checkContactsPromises(rows: readonly Record<string, unknown>[], endpoint: string): void {
   if (rows.length === 0) return;

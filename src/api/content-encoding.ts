@@ -1,9 +1,7 @@
 /**
- * An answer's body read off the wire, undone of its Content-Encoding, and never larger than a cap.
- * Answers come compressed when we ask (Accept-Encoding: gzip) and sometimes when we do not (a proxy
- * or a misconfigured service), so the body is decoded before it is read as JSON. The bytes are
- * counted as they arrive and as they are inflated: a gzip bomb stops at the cap, not in the
- * kernel's OOM killer. One encoding layer at most: `gzip, gzip` multiplies a bomb's ratio.
+ * An answer's body read off the wire, undone of its Content-Encoding (asked for or not), never larger than a
+ * cap: bytes are counted as they arrive and as they inflate, so a gzip bomb stops at the cap, not in the OOM
+ * killer. One encoding layer at most: `gzip, gzip` multiplies a bomb's ratio.
  */
 import { PassThrough, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,20 +59,17 @@ function answerEncoding(contentEncoding: string | string[] | undefined, capBytes
   return name;
 }
 
-export interface BodyLimits {
-  /** Decoded bytes (and bytes on the wire) an answer may have. */
+/** `capBytes`: decoded bytes (and bytes on the wire) allowed; `signal` stops reading and decoding alike. */
+interface BodyLimits {
   capBytes: number;
-  /** Stops the reading and the decoding alike: the attempt's deadline, or the run's stop. */
   signal: AbortSignal;
   /** `api.example.com:443`, for the message of an answer over the cap. */
   where: string;
 }
 
 /**
- * The body's decoded bytes, in the chunks they came in, for answer-text.ts to join, decode and let
- * go before the text is parsed (the caller holds no copy of its own). Throws AnswerRefusedError over the cap,
- * UndecodableBodyError for broken or cut compressed bytes, and the transport's own error when the
- * body stops arriving.
+ * The body's decoded bytes in the chunks they came in, for answer-text.ts to join. Throws AnswerRefusedError
+ * over the cap, UndecodableBodyError for broken compressed bytes, the transport's error if the body stops.
  */
 export async function readAnswerBody(
   body: Readable,
@@ -113,10 +108,8 @@ export async function readAnswerBody(
 }
 
 /**
- * The body's bytes, taken as fast as they arrive and counted against the cap. The body is never
- * left to push back on the transport: undici 7's HTTP/1 parser, paused by a slow reader (a gunzip
- * behind), throws an uncatchable assertion when the server then closes the connection (nodejs/undici#5360,
- * fixed only in undici 8, which needs Node 22). What waits is bounded by the cap on the wire.
+ * The body's bytes taken as fast as they arrive, counted against the cap, never pushing back: undici 7's parser,
+ * paused by a slow reader, asserts uncatchably when the server closes (nodejs/undici#5360, fixed in undici 8).
  */
 function fromWire(body: Readable, capBytes: number, tooLarge: () => Error): PassThrough {
   const wire = new PassThrough();

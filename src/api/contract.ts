@@ -1,19 +1,8 @@
 /**
- * The contract as data (issue 42): each open point of the spec the client relies on (its decision is
- * docs/api-contract.md's), what the client recognises on its own when a service decided otherwise, and
- * the setting that adapts it where it cannot guess: config keys and their variables are these settings.
- * A test holds the doc's last column equal to `recognises` (+ the setting). Imports nothing, so config
- * and doctor may read it without loading the client.
+ * The contract as data (issue 42): each open point of the spec the client relies on (docs/api-contract.md
+ * decides it), what the client recognises on its own, and the setting (a config key) where it cannot guess.
+ * A test holds the doc's last column equal to `recognises`. Imports nothing: config and doctor read it cheaply.
  */
-
-/** An open point of the spec: its row of docs/api-contract.md's decision table, and what the client does. */
-interface OpenPointShape {
-  row: string;
-  /** What the client accepts on its own from a service that decided otherwise. */
-  recognises: string;
-  /** The setting (a config key) for what it cannot guess; null when nothing needs one. */
-  setting: string | null;
-}
 
 export const OPEN_POINTS = [
   {
@@ -37,21 +26,13 @@ export const OPEN_POINTS = [
     recognises: 'Offsets are not guessed: `paging offset` sends `offset-param` (default `offset`) instead.',
     setting: 'paging',
   },
-  {
-    row: '1b',
-    recognises: 'With `paging offset`, the parameter that carries the offset.',
-    setting: 'offset-param',
-  },
+  { row: '1b', recognises: 'With `paging offset`, the parameter that carries the offset.', setting: 'offset-param' },
   {
     row: '2',
     recognises: "Accepts pages of any size, smaller than asked included; the parameter's name is a setting.",
     setting: 'page-size-param',
   },
-  {
-    row: '2',
-    recognises: "Asks for `limit=1000`, or the setting's lower bound.",
-    setting: 'page-size-max',
-  },
+  { row: '2', recognises: "Asks for `limit=1000`, or the setting's lower bound.", setting: 'page-size-max' },
   {
     row: '14',
     recognises:
@@ -61,11 +42,7 @@ export const OPEN_POINTS = [
       'key of the envelope (`results`, `companies`, `items`).',
     setting: null,
   },
-  {
-    row: '17',
-    recognises: 'Every field of `meta`, and `meta` itself, optional.',
-    setting: null,
-  },
+  { row: '17', recognises: 'Every field of `meta`, and `meta` itself, optional.', setting: null },
   {
     row: '8',
     recognises:
@@ -104,16 +81,8 @@ export const OPEN_POINTS = [
       '`dmy` or `mdy`; one unparseable date counts as unknown freshness.',
     setting: 'date-format',
   },
-  {
-    row: '22',
-    recognises: 'The path of the paid check is a setting.',
-    setting: 'verify-path',
-  },
-  {
-    row: '22',
-    recognises: '`GET`, or `POST` with a JSON body.',
-    setting: 'verify-method',
-  },
+  { row: '22', recognises: 'The path of the paid check is a setting.', setting: 'verify-path' },
+  { row: '22', recognises: '`GET`, or `POST` with a JSON body.', setting: 'verify-method' },
   {
     row: '22',
     recognises: 'The name of the parameter (or JSON field) that carries the address.',
@@ -129,7 +98,7 @@ export const OPEN_POINTS = [
       'setting (`theirs=ours` pairs).',
     setting: 'verify-statuses',
   },
-] as const satisfies readonly OpenPointShape[];
+] as const satisfies readonly { row: string; recognises: string; setting: string | null }[];
 export type OpenPoint = (typeof OPEN_POINTS)[number];
 
 /** The settings that adapt the client to a service, by the names the configuration gives them. */

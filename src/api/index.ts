@@ -39,18 +39,7 @@ export {
 } from './proxy.js';
 export { hostAndPort, tlsFailureError } from './transport-errors.js';
 export { type WaitNotice } from './wait-watch.js';
-export {
-  RequestError,
-  ClientOptionError,
-  UnanswerableError,
-  AuthError,
-  BadRequestError,
-  ServiceError,
-  MalformedResponseError,
-  AbortedError,
-  type FailureKind,
-  type RequestErrorInit,
-} from './errors.js';
+export * from './errors.js';
 export { errorFromResponse } from './error-responses.js';
 export { RETRY_DEFAULTS, type RetryPolicy } from './retry.js';
 export {

@@ -1,23 +1,16 @@
 /**
- * What keeps checking an answer bounded whatever its shape (issue 41): an array checked item by item
- * that stops at the first failing items, and unknown fields kept only up to a size. What JSON.parse
- * may build at all is bounded before, by body-check.ts.
+ * What keeps checking an answer bounded whatever its shape (issue 41): arrays checked item by item, stopping
+ * at the first failures, and unknown fields kept only up to a size. body-check.ts bounds what JSON.parse builds.
  */
 import { z } from 'zod';
 
 /** Failing items after which an array's check stops: the first problem is the one said. */
 const MAX_FAILED_ITEMS = 3;
 
-/**
- * An unknown field is passed through to JSON output as it came: it may weigh this much (a value
- * counts 1, a string or key its length too). Fields the contract names are not bounded by it.
- */
+/** An unknown field passed through to JSON output may weigh this much (a value 1, a string or key its length). */
 export const MAX_UNKNOWN_FIELD_WEIGHT = 64 * 1024;
 
-/**
- * `z.array(item)`, but checked one item at a time, stopping after MAX_FAILED_ITEMS failing items:
- * zod checks a whole array, so 10,000 rows of `{}` would be 100,000 problems built and discarded.
- */
+/** `z.array(item)` that stops after MAX_FAILED_ITEMS: zod would build 100,000 problems for 10,000 rows of `{}`. */
 export function itemsOf<T extends z.ZodType>(item: T) {
   // eslint-disable-next-line no-restricted-syntax -- a schema factory, called once per schema at module level
   return z.array(z.unknown()).transform((items, ctx) => {

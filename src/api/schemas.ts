@@ -1,16 +1,11 @@
 /**
- * The answers' schemas (zod 4), by docs/api-contract.md's tolerance column: objects are loose (unknown
- * fields kept, each within a bound: schema-bounds.ts); a field the spec promises is required with its
- * type, a sparse one optional. `business_email_last_seen` is any string: an unreadable date is
- * unknown freshness (contract row 25), not a failed batch.
+ * The answers' schemas (zod 4), by docs/api-contract.md's tolerance column: loose objects (schema-bounds.ts),
+ * a field the spec promises required with its type, a sparse one optional.
  */
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from './limits.js';
 import { looseObject, itemsOf } from './schema-bounds.js';
 import { isRecord } from '../util/is-record.js';
-
-// ---------------------------------------------------------------------------------------------
-// Companies (spec §2.1–2.3, contract rows 14–17)
 
 /** A next cursor: text, or a number read as its digits (contract row 1b), as paging.ts reads it. */
 const nextCursor = z.preprocess(
@@ -89,16 +84,11 @@ export const CompaniesResponseSchema = looseObject({
 });
 export type CompaniesResponse = z.infer<typeof CompaniesResponseSchema>;
 
-// ---------------------------------------------------------------------------------------------
-// Contacts (spec §2.4, §4.2, contract rows 18–19)
-
 export const SENIORITIES = ['cxo', 'vp', 'director', 'manager', 'staff'] as const;
 const SenioritySchema = z.enum(SENIORITIES);
 export type Seniority = z.infer<typeof SenioritySchema>;
 
-export function isSeniority(value: unknown): value is Seniority {
-  return typeof value === 'string' && (SENIORITIES as readonly string[]).includes(value);
-}
+export const isSeniority = (value: unknown): value is Seniority => SenioritySchema.safeParse(value).success;
 
 /** A string field the contract names but the spec does not promise: absent becomes null. */
 const optionalText = z.string().nullable().default(null);
@@ -112,7 +102,7 @@ export const ContactSchema = looseObject({
   seniority: SenioritySchema.nullable().default(null),
   department: optionalText,
   business_email: optionalText,
-  /** Any string: see the tolerance rules at the top of this file. */
+  /** Any string: an unreadable date is unknown freshness (contract row 25), not a failed batch. */
   business_email_last_seen: optionalText,
   linkedin_url: optionalText,
 });
@@ -136,11 +126,7 @@ export const ContactsEnvelopeSchema = looseObject({
   meta: ContactsMetaSchema.optional(),
   next_cursor: nextCursor,
 });
-
 export type ContactsResponse = z.infer<typeof ContactsEnvelopeSchema>;
-
-// ---------------------------------------------------------------------------------------------
-// Verify (contract rows 22–23; the spec shows nothing of it)
 
 const VerifyDataSchema = looseObject({
   email: z.string(),
@@ -163,20 +149,16 @@ export const VerifyAnswerSchema = z.preprocess(
   looseObject({ data: VerifyDataSchema, meta: VerifyMetaSchema.optional() }),
 );
 
-// ---------------------------------------------------------------------------------------------
-
 export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** The first problem in one line (`data[3].crux_rank: Invalid input: ...`); itemsOf stops early, so no count. */
 export function checkSchema<T>(schema: z.ZodType<T>, json: unknown): SchemaCheck<T> {
   const result = schema.safeParse(json);
   if (result.success) return { ok: true, value: result.data };
-  const issues = result.error.issues;
-  const first = issues[0];
+  const [first, ...more] = result.error.issues;
   if (first === undefined) return { ok: false, problem: 'it does not match the expected shape' };
-  const path = formatPath(first.path);
-  const more = issues.length > 1 ? ' (and more problems)' : '';
-  return { ok: false, problem: `${path === '' ? 'the body' : path}: ${first.message}${more}` };
+  const path = formatPath(first.path) || 'the body';
+  return { ok: false, problem: `${path}: ${first.message}${more.length > 0 ? ' (and more problems)' : ''}` };
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -185,9 +167,6 @@ function formatPath(path: readonly PropertyKey[]): string {
     .join('');
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reading a page
-
 /** A companies page: its envelope, its shape, then its technology entries shared. */
 export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse> {
   const checked = checkSchema(CompaniesResponseSchema, withDataKey(json));
@@ -195,10 +174,7 @@ export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse
   return checked;
 }
 
-/**
- * Rows running the same technology (category and version) share one entry, so a page waiting its turn
- * holds a fraction of the heap; nothing writes to an entry. Entries with more fields stay their own.
- */
+/** Rows running one technology share one entry (nothing writes to it): a page waiting its turn weighs less. */
 function shareTechnologyEntries(page: CompaniesResponse): void {
   const firstByName = new Map<string, TechnologyEntry>();
   for (const row of page.data) {

@@ -1,7 +1,6 @@
 /**
- * A verification service's word for an address, read as one of the four verdicts (contract row 22,
- * issue 42). Only words whose meaning is plain are mapped; any other is `unknown`, never `valid`, and
- * is said to be unknown so the run can tell the user which setting (`verify-statuses`) names it.
+ * A verification service's word read as one of the four verdicts (contract row 22). Only plain words are
+ * mapped; any other is `unknown`, never `valid`, and said to be unknown so the run can name `verify-statuses`.
  */
 import type { Verdict } from './contract.js';
 
@@ -26,21 +25,19 @@ const KNOWN_WORDS: Readonly<Record<string, Verdict>> = {
   unverifiable: 'unknown',
 };
 
-export interface ReadStatus {
+/** `raw`: the service's word as sent; `known`: whether the vocabularies or `verify-statuses` name it. */
+interface ReadStatus {
   status: Verdict;
-  /** The service's own word, as sent. */
   raw: string;
-  /** False when neither the known vocabularies nor `verify-statuses` name the word. */
   known: boolean;
 }
 
 /** `accept-all`, `Accept All` and `accept_all` are one word. */
-function wordOf(text: string): string {
-  return text
+const wordOf = (text: string) =>
+  text
     .trim()
     .toLowerCase()
     .replace(/[\s-]+/g, '_');
-}
 
 export function readVerifyStatus(raw: string, extra: Readonly<Record<string, Verdict>>): ReadStatus {
   const word = wordOf(raw);
