@@ -232,11 +232,8 @@ export function retriesExhaustedError(
 /** A request the service kept answering 429 although everyone waited as it asked. */
 export function rateLimitedError(endpoint: string, attempts: number, service: string, last: RequestError) {
   const { reason, status, code, details } = last;
-  return failure(
-    'rate_limited',
-    { endpoint, attempts, reason, status, code, details, retryable: true },
-    { where: service },
-  );
+  const init = { endpoint, attempts, reason, status, code, details, retryable: true };
+  return failure('rate_limited', init, { where: service });
 }
 
 export function retryAfterTooLongError(
