@@ -20,7 +20,7 @@ export async function checkJsonBody<T>(
   try {
     json = JSON.parse(bodyText);
   } catch (error) {
-    if (looksLikeHtml(headers, bodyText)) {
+    if (/html/i.test(String(headers['content-type'] ?? '')) || /^\s*</.test(bodyText)) {
       return {
         ok: false,
         problem: `HTML, not JSON (status ${status})`,
@@ -84,9 +84,4 @@ export function jsonShapeProblem(text: string, bounds: JsonBounds): string | und
     if (values > bounds.values) return `more than ${bounds.values} values in one answer`;
   }
   return undefined;
-}
-
-function looksLikeHtml(headers: IncomingHttpHeaders, bodyText: string): boolean {
-  const contentType = String(headers['content-type'] ?? '').toLowerCase();
-  return contentType.includes('html') || /^\s*</.test(bodyText);
 }

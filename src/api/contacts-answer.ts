@@ -76,8 +76,7 @@ export function checkContactsPromises(rows: readonly Record<string, unknown>[], 
   ] as const) {
     if (rows.some((row) => field in row)) continue;
     // Never the other promised field: a date is no email (`business_email_last_seen` matches /mail/).
-    const likely = keys.filter((key) => looksLike.test(key) && !key.startsWith('business_email'));
-    const example = likely[0] ?? 'THEIRS';
+    const example = keys.find((key) => looksLike.test(key) && !key.startsWith('business_email')) ?? 'THEIRS';
     throw answeredWith(
       endpoint,
       `contacts without the "${field}" field the specification promises (fields seen: ${keys.join(', ')})`,

@@ -98,7 +98,8 @@ export function errorFromResponse(facts: ResponseFacts): RequestError {
   const words = { said: body.reason, serviceCode: body.code };
   if (status === 422) return unanswerableError(body, init, words);
   if (status >= 300 && status <= 399) {
-    const target = facts.location !== undefined ? originOf(facts.location) : undefined;
+    const { location } = facts;
+    const target = location !== undefined && URL.canParse(location) ? new URL(location).origin : undefined;
     return failure('redirect', init, { where: target !== undefined ? redact(target, secret) : undefined });
   }
   const page = status === 400 && !/^\s*[{[]/.test(facts.bodyText) && CLIENT_CERTIFICATE_PAGE.exec(facts.bodyText);
@@ -119,14 +120,6 @@ function statusKind(status: number, code: string | undefined): BuiltKind {
 
 /** The page a TLS terminator (nginx) answers when the client sent no certificate it required. */
 const CLIENT_CERTIFICATE_PAGE = /No required SSL certificate was sent|The SSL certificate error/i;
-
-function originOf(location: string): string | undefined {
-  try {
-    return new URL(location).origin;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The 422 codes of the contract (row 7): all but `no_match` refuse a value of the request. */
 const CONTRACT_422_CODES: ReadonlySet<string> = new Set([
@@ -196,15 +189,11 @@ export function describeFailure(failure: LastFailure): string {
   }
 }
 
-const NO_ANSWER_KINDS = {
-  DNS: 'dns',
-  refused: 'refused',
-  proxy: 'proxy_unreachable',
-  connection: 'connection',
-} as const;
-
 function giveUpKind(last: LastFailure): BuiltKind {
-  if (last.kind === 'network') return NO_ANSWER_KINDS[last.failureClass];
+  if (last.kind === 'network')
+    return ({ DNS: 'dns', refused: 'refused', proxy: 'proxy_unreachable', connection: 'connection' } as const)[
+      last.failureClass
+    ];
   if (last.kind === 'timeout') return last.connecting === true ? 'connecting' : 'timeout';
   return last.kind === 'lost' ? 'answer_lost' : 'status';
 }

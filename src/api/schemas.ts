@@ -177,16 +177,13 @@ export function checkCompaniesPage(json: unknown): SchemaCheck<CompaniesResponse
 /** Rows running one technology share one entry (nothing writes to it): a page waiting its turn weighs less. */
 function shareTechnologyEntries(page: CompaniesResponse): void {
   const firstByName = new Map<string, TechnologyEntry>();
-  for (const row of page.data) {
-    const entries = row.technologies;
+  for (const { technologies: entries } of page.data) {
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
+      if (!shareable(entry)) continue;
       const first = firstByName.get(entry.t);
-      if (first === undefined) {
-        if (shareable(entry)) firstByName.set(entry.t, entry);
-      } else if (first.c === entry.c && first.v === entry.v && shareable(entry)) {
-        entries[i] = first;
-      }
+      if (first === undefined) firstByName.set(entry.t, entry);
+      else if (first.c === entry.c && first.v === entry.v) entries[i] = first;
     }
   }
 }

@@ -85,11 +85,10 @@ function causes(error: unknown): object[] {
   return chain;
 }
 
+/** `timedOut`: the attempt's deadline fired; `connectTimeoutMs`: the connection's own, shorter limit. */
 interface TransportFacts {
-  /** The attempt's own deadline fired. */
   timedOut: boolean;
   timeoutMs: number;
-  /** The connection's own limit (TCP and TLS), shorter than timeoutMs: a connect timeout names it. */
   connectTimeoutMs?: number | undefined;
   /** The API key, only so it can be redacted from undici's message. */
   secret: string;
