@@ -139,17 +139,3 @@ export const CONTRACT_DEFAULTS: ContractSettings = {
   verifyParam: 'email',
   verifyStatuses: {},
 };
-
-/** The fields `contact-fields` may rename: the contract's contact fields (row 19). */
-export const CONTACT_FIELD_NAMES = [
-  'domain',
-  'full_name',
-  'first_name',
-  'last_name',
-  'title',
-  'seniority',
-  'department',
-  'business_email',
-  'business_email_last_seen',
-  'linkedin_url',
-] as const;

@@ -18,6 +18,7 @@ export {
   SENIORITIES,
   isSeniority,
   ContactSchema,
+  CONTACT_FIELD_NAMES,
   type Seniority,
   type TechnologyEntry,
   type CompanyRow,

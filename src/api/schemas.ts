@@ -107,6 +107,8 @@ export const ContactSchema = looseObject({
   linkedin_url: optionalText,
 });
 export type Contact = z.infer<typeof ContactSchema>;
+/** The fields `contact-fields` may rename: the contract's contact fields (row 19). */
+export const CONTACT_FIELD_NAMES = Object.keys(ContactSchema.shape) as readonly (keyof typeof ContactSchema.shape)[];
 
 const ContactsMetaSchema = looseObject({
   /** The spec promises a source but not its shape (contract row 18 names these fields). */
