@@ -1,7 +1,4 @@
-/**
- * An answer's bytes as text, in the charset its Content-Type declares (else UTF-8). An invalid byte is refused,
- * never made U+FFFD: a company name with a replacement character would be written to every file as data.
- */
+/** An answer's bytes as text in its declared charset; a bad byte is refused, never written to files as U+FFFD. */
 import type { IncomingHttpHeaders } from 'node:http';
 import { TextDecoder } from 'node:util';
 

@@ -39,10 +39,7 @@ export async function checkJsonBody<T>(
   return { ok: false, problem: `an unexpected shape (status ${status}): ${checked.problem}` };
 }
 
-/**
- * What JSON.parse may build of one answer, checked on its text first: nesting of `[` and `{`, members of one
- * object or array, and values in the whole answer (objects, arrays, and the members after each first one).
- */
+/** What JSON.parse may build of one answer: nesting, members of one object or array, and values in all. */
 interface JsonBounds {
   depth: number;
   members: number;

@@ -1,7 +1,4 @@
-/**
- * A contacts answer (contract rows 18a, 19, 25): fields under the names `contact-fields` gives, dates as
- * `date-format` reads them, and the spec's promise of a business email and its date, never silently empty.
- */
+/** A contacts answer (contract rows 18a, 19, 25): renamed fields, ISO dates, and the spec's promised fields. */
 import type { ContractSettings } from './contract.js';
 import { isRecord } from '../util/is-record.js';
 import { displaySafe } from '../util/display-safe.js';
@@ -28,10 +25,7 @@ export function contactRowOf(raw: unknown, settings: Pick<ContractSettings, 'con
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DAY_MONTH_YEAR = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
 
-/**
- * A date as row 25 reads it: ISO as it is (a date-time cut to its date), epoch seconds as their UTC date,
- * `DD/MM/YYYY` or `MM/DD/YYYY` as `date-format` says. Anything else stays as sent: unknown freshness.
- */
+/** A date as row 25 reads it (ISO, epoch seconds, day or month first per `date-format`), else as sent. */
 function isoDateOf(value: unknown, format: ContractSettings['dateFormat']): unknown {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,11}$/.test(value.trim()))) {
     const date = new Date(Number(value) * 1000);
@@ -60,10 +54,7 @@ function readsAsDate(value: string): boolean {
   return ISO_DATE.test(value.trim()) && !Number.isNaN(new Date(value.trim().slice(0, 10)).getTime());
 }
 
-/**
- * Rows without either promised field on any row (after `contact-fields`), or with no date that reads as one:
- * the service decided otherwise. Thrown, never retried: the same answer would come again.
- */
+/** No row with a promised field, or no date that reads as one: thrown, never retried, as the answer would recur. */
 export function checkContactsPromises(rows: readonly Record<string, unknown>[], endpoint: string): void {
   if (rows.length === 0) return;
   // The service's own text goes into a message: made safe for a terminal, and kept short.

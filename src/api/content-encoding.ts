@@ -1,7 +1,6 @@
 /**
- * An answer's body read off the wire, undone of its Content-Encoding (asked for or not), never larger than a
- * cap: bytes are counted as they arrive and as they inflate, so a gzip bomb stops at the cap, not in the OOM
- * killer. One encoding layer at most: `gzip, gzip` multiplies a bomb's ratio.
+ * An answer's body off the wire, decoded (one Content-Encoding layer at most: layers multiply a bomb) and counted
+ * as it arrives and as it inflates, so a gzip bomb stops at the cap, not in the OOM killer.
  */
 import { PassThrough, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -67,10 +66,7 @@ interface BodyLimits {
   where: string;
 }
 
-/**
- * The body's decoded bytes in the chunks they came in, for answer-text.ts to join. Throws AnswerRefusedError
- * over the cap, UndecodableBodyError for broken compressed bytes, the transport's error if the body stops.
- */
+/** Decoded chunks, for answer-text.ts; throws AnswerRefusedError, UndecodableBodyError or the transport's error. */
 export async function readAnswerBody(
   body: Readable,
   contentEncoding: string | string[] | undefined,

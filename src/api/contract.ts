@@ -1,7 +1,6 @@
 /**
- * The contract as data (issue 42): each open point of the spec the client relies on (docs/api-contract.md
- * decides it), what the client recognises on its own, and the setting (a config key) where it cannot guess.
- * A test holds the doc's last column equal to `recognises`. Imports nothing: config and doctor read it cheaply.
+ * The contract as data (issue 42): each open point the client relies on, what it recognises on its own, and the
+ * setting where it cannot guess. A test holds docs/api-contract.md equal to it. Imports nothing: config reads it.
  */
 
 export const OPEN_POINTS = [

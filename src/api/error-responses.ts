@@ -1,8 +1,4 @@
-/**
- * What the service answered, or failed to answer, read as the facts of a failure (failures.ts words them).
- * Every string from outside goes through `redact` first: a service may echo the API key (a proxy's page,
- * an "unknown key xyz" reason).
- */
+/** What the service answered, or failed to answer, as facts; outside text is redacted: services echo keys. */
 import { STATUS_CODES } from 'node:http';
 import type { RequestError, RequestErrorInit } from './errors.js';
 import { describeStatus, failure, formatSeconds, type BuiltKind, type MessageFacts } from './failures.js';
@@ -26,10 +22,7 @@ function nonEmptyString(value: unknown): string | undefined {
   return shorten(displaySafe(value.replace(/\s+/g, ' ')).trim(), 300);
 }
 
-/**
- * The contract's `{"error":{"code","reason",...}}` and, tolerantly (contract row 8), `{"error":"text"}`,
- * `{"message"}`, top-level `{"code","reason"}`, `{"errors":[{…}]}` and RFC 9457 problem+json.
- */
+/** The contract's `{"error":{…}}`, and tolerantly (row 8) `{"error":"…"}`, `message`, `errors`, RFC 9457. */
 export function parseErrorBody(bodyText: string): ParsedErrorBody {
   let json: unknown;
   try {
@@ -133,10 +126,7 @@ const REFUSES_A_VALUE =
   /\b(unknown|not found|no such|not recogni[sz]ed|did you mean|invalid|not a valid|unsupported|not supported)\b/;
 const MATCHED_NOTHING = /\b(no match|no matches|no results?|nothing matched|no companies|matched nobody|no records)\b/;
 
-/**
- * A 422 worded otherwise, read as the contract's code (row 7c). Input first: a misspelt name must never
- * read as "nobody matched". Undefined: cannot tell.
- */
+/** A 422 worded otherwise as the contract's code (row 7c), input first: a misspelling never reads as no match. */
 function contractCodeOf422(body: ParsedErrorBody): string | undefined {
   if (body.code !== undefined && CONTRACT_422_CODES.has(body.code)) return body.code;
   const text = `${body.code ?? ''} ${body.reason ?? ''}`.toLowerCase().replace(/_/g, ' ');
@@ -150,10 +140,7 @@ function contractCodeOf422(body: ParsedErrorBody): string | undefined {
   return MATCHED_NOTHING.test(text) ? 'no_match' : undefined;
 }
 
-/**
- * A 422 without a reason, or with no code readable as the contract's, cannot tell "matched nobody" from a
- * misspelt name: malformed (exit 5), never the exit 3 a cron job reads as "nobody matched this week".
- */
+/** A 422 that cannot tell "matched nobody" from a misspelling is malformed, never what a cron job reads as nobody. */
 function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit, words: MessageFacts): RequestError {
   const code = contractCodeOf422(body);
   if (body.reason === undefined || code === undefined) return failure('unreadable_refusal', init, words);

@@ -1,7 +1,4 @@
-/**
- * Errors of the API client, as facts: the kind of failure and what is known of it. Never what the CLI does
- * about it (src/exit-codes.ts). Imports nothing, so the CLI's start, which maps errors, loads no HTTP code.
- */
+/** Errors as facts, never CLI advice. Imports nothing: the CLI's start, which maps errors, loads no HTTP code. */
 
 /** Every way a request can fail; failures.ts has the message of each, src/exit-codes.ts the CLI's advice. */
 export type FailureKind = StatusKind | GivenUpKind | FinalKind;

@@ -1,7 +1,4 @@
-/**
- * THE table of the client's failure kinds: each kind's class and its message, a plain sentence made of the
- * facts. src/exit-codes.ts keys the CLI's exit code and hint by the same kinds.
- */
+/** THE table of failure kinds: each one's class and message. src/exit-codes.ts keys exit codes and hints by them. */
 import { STATUS_CODES } from 'node:http';
 import {
   AuthError,

@@ -1,7 +1,4 @@
-/**
- * The API client as the rest of prospect uses it; the library entry (src/index.ts) picks from it.
- * Import from here, not from the files behind it.
- */
+/** The API client as the rest of prospect uses it (import from here); src/index.ts picks the library from it. */
 export * from './client.js';
 export * from './contract.js';
 export * from './errors.js';

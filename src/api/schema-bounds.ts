@@ -1,7 +1,4 @@
-/**
- * What keeps checking an answer bounded whatever its shape (issue 41): arrays checked item by item, stopping
- * at the first failures, and unknown fields kept only up to a size. body-check.ts bounds what JSON.parse builds.
- */
+/** Checking an answer stays bounded whatever its shape (issue 41): arrays stop early, unknown fields are capped. */
 import { z } from 'zod';
 
 /** Failing items after which an array's check stops: the first problem is the one said. */

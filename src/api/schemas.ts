@@ -1,7 +1,4 @@
-/**
- * The answers' schemas (zod 4), by docs/api-contract.md's tolerance column: loose objects (schema-bounds.ts),
- * a field the spec promises required with its type, a sparse one optional.
- */
+/** The answers' schemas by docs/api-contract.md's tolerance column: promised fields required, sparse optional. */
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from './limits.js';
 import { looseObject, itemsOf } from './schema-bounds.js';

@@ -1,7 +1,4 @@
-/**
- * A request that got no complete answer (no such host, refused, reset, cut short, timed out, a TLS or proxy
- * failure), read as facts: where, which kind, in which words. Whether to ask again is retry.ts's decision.
- */
+/** A request that got no complete answer, as facts: where, which kind, in which words; retry.ts decides what next. */
 import { describeFailure, type LastFailure, type NetworkFailureClass } from './error-responses.js';
 import type { RequestError } from './errors.js';
 import { failure, type BuiltKind } from './failures.js';
@@ -58,10 +55,7 @@ const TLS_PROBLEMS: Record<string, readonly [BuiltKind, string]> = {
 /** undici's codes for an error that wraps the one that says what happened (its cause). */
 const WRAPPER_CODES = new Set(['UND_ERR_CONNECT', 'UND_ERR_ABORTED', 'UND_ERR_PRX_TLS']);
 
-/**
- * The code that says what happened. A TLS alert anywhere in the chain wins: under TLS 1.3 a server that
- * demands a client certificate says so after the handshake, and undici reports the closed socket.
- */
+/** The code that says what happened; a TLS alert anywhere wins (TLS 1.3 reports a missing client cert late). */
 function errorCode(error: unknown): string | undefined {
   const chain = causes(error);
   const codes = chain.map(codeOf).filter((code) => code !== undefined);

@@ -1,7 +1,4 @@
-/**
- * A verification service's word read as one of the four verdicts (contract row 22). Only plain words are
- * mapped; any other is `unknown`, never `valid`, and said to be unknown so the run can name `verify-statuses`.
- */
+/** A service's word as one of four verdicts (row 22): an unknown word is `unknown`, never `valid`, and said so. */
 import type { Verdict } from './contract.js';
 
 /** The common vocabularies: the contract's, Kickbox's and Hunter's, ZeroBounce's and NeverBounce's. */
