@@ -40,11 +40,7 @@ export async function checkJsonBody<T>(
 }
 
 /** What JSON.parse may build of one answer: nesting, members of one object or array, and values in all. */
-interface JsonBounds {
-  depth: number;
-  members: number;
-  values: number;
-}
+type JsonBounds = { depth: number; members: number; values: number };
 
 /** Pages are 5 levels deep; thousands deep would overflow the stack of whatever walks it later. */
 export const MAX_JSON_DEPTH = 64;

@@ -58,13 +58,8 @@ function answerEncoding(contentEncoding: string | string[] | undefined, capBytes
   return name;
 }
 
-/** `capBytes`: decoded bytes (and bytes on the wire) allowed; `signal` stops reading and decoding alike. */
-interface BodyLimits {
-  capBytes: number;
-  signal: AbortSignal;
-  /** `api.example.com:443`, for the message of an answer over the cap. */
-  where: string;
-}
+/** `capBytes`: decoded bytes (and bytes on the wire) allowed; `signal` stops both; `where`: host:port, for messages. */
+type BodyLimits = { capBytes: number; signal: AbortSignal; where: string };
 
 /** Decoded chunks, for answer-text.ts; throws AnswerRefusedError, UndecodableBodyError or the transport's error. */
 export async function readAnswerBody(

@@ -110,31 +110,19 @@ export const CONTRACT_SETTINGS: readonly ContractSetting[] = OPEN_POINTS.flatMap
 export const VERDICTS = ['valid', 'invalid', 'risky', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** How the client reads a service that decided an open point otherwise: the settings' values. */
-export interface ContractSettings {
-  paging: 'cursor' | 'offset';
-  offsetParam: string;
-  pageSizeParam: string;
-  pageSizeMax: number;
-  /** Ours → theirs: `business_email` → `email`. */
-  contactFields: Readonly<Record<string, string>>;
-  dateFormat: 'iso' | 'dmy' | 'mdy';
-  verifyPath: string;
-  verifyMethod: 'GET' | 'POST';
-  verifyParam: string;
-  /** Theirs → ours, on top of the vocabularies the client knows. */
-  verifyStatuses: Readonly<Record<string, Verdict>>;
-}
-
-export const CONTRACT_DEFAULTS: ContractSettings = {
-  paging: 'cursor',
+/** How the client reads a service that decided an open point otherwise: the settings, at their defaults. */
+export const CONTRACT_DEFAULTS = {
+  paging: 'cursor' as 'cursor' | 'offset',
   offsetParam: 'offset',
   pageSizeParam: 'limit',
   pageSizeMax: 1000,
-  contactFields: {},
-  dateFormat: 'iso',
+  /** Ours → theirs: `business_email` → `email`. */
+  contactFields: {} as Readonly<Record<string, string>>,
+  dateFormat: 'iso' as 'iso' | 'dmy' | 'mdy',
   verifyPath: '/api/v1/verify',
-  verifyMethod: 'GET',
+  verifyMethod: 'GET' as 'GET' | 'POST',
   verifyParam: 'email',
-  verifyStatuses: {},
+  /** Theirs → ours, on top of the vocabularies the client knows. */
+  verifyStatuses: {} as Readonly<Record<string, Verdict>>,
 };
+export type ContractSettings = typeof CONTRACT_DEFAULTS;

@@ -149,7 +149,6 @@ function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit, words:
   return failure(kind, { ...init, code, details: { ...init.details, ...serviceCode } }, words);
 }
 
-/** The kind of a failure that got no answer, as messages name it. */
 export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
 
 /** What the last failed attempt was, for the "after N attempts (last: ...)" message. */

@@ -121,7 +121,6 @@ const FAILURES: { readonly [K in BuiltKind]: readonly [typeof RequestError, Mess
   malformed: [MalformedResponseError, (f) => `the service at ${f.where} answered ${f.endpoint} with ${f.what}`],
 };
 
-/** The error of one kind of failure, its message made of the facts. */
 export function failure(kind: BuiltKind, init: RequestErrorInit, words: MessageFacts = {}): RequestError {
   const [ErrorClass, message] = FAILURES[kind];
   return new ErrorClass(message({ ...init, ...words }), { ...init, kind });

@@ -29,6 +29,7 @@ const TIMEOUT_WORDS: Record<string, string> = {
 
 const NOT_TRUSTED = 'its certificate is not trusted';
 const OLD_TLS = 'it offers only TLS older than 1.2, which prospect refuses';
+const NO_CLIENT_CERTIFICATE = 'it asks for a client certificate, which prospect does not send';
 
 /** Certificate and TLS-version failures, each final: its kind, and what is wrong in words. */
 const TLS_PROBLEMS: Record<string, readonly [BuiltKind, string]> = {
@@ -46,10 +47,7 @@ const TLS_PROBLEMS: Record<string, readonly [BuiltKind, string]> = {
   ERR_SSL_UNSUPPORTED_PROTOCOL: ['tls_old_version', OLD_TLS],
   ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: ['tls_old_version', OLD_TLS],
   ERR_SSL_NO_PROTOCOLS_AVAILABLE: ['tls_old_version', OLD_TLS],
-  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: [
-    'tls_client_certificate',
-    'it asks for a client certificate, which prospect does not send',
-  ],
+  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: ['tls_client_certificate', NO_CLIENT_CERTIFICATE],
 };
 
 /** undici's codes for an error that wraps the one that says what happened (its cause). */
@@ -99,7 +97,6 @@ export function hostAndPort(url: URL): string {
   return `${url.hostname}:${portOf(url)}`;
 }
 
-/** A failure worth another attempt (LastFailure), or the error to end the request with. */
 export function describeTransportFailure(error: unknown, facts: TransportFacts): LastFailure | Final {
   const code = errorCode(error);
   const where = hostAndPort(facts.baseUrl);

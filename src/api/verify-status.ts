@@ -23,11 +23,7 @@ const KNOWN_WORDS: Readonly<Record<string, Verdict>> = {
 };
 
 /** `raw`: the service's word as sent; `known`: whether the vocabularies or `verify-statuses` name it. */
-interface ReadStatus {
-  status: Verdict;
-  raw: string;
-  known: boolean;
-}
+type ReadStatus = { status: Verdict; raw: string; known: boolean };
 
 /** `accept-all`, `Accept All` and `accept_all` are one word. */
 const wordOf = (text: string) =>
