@@ -117,6 +117,7 @@ export function describeTransportFailure(error: unknown, facts: TransportFacts):
   // A bug in how prospect called undici: a plain Error, which the CLI reports as an internal error.
   if (verdict === 'bug') return final(new Error(`invalid request to the service: ${message}`, { cause: error }));
   if (verdict === 'final' && code !== undefined && isTlsFailureCode(code)) {
+    // dispatcher.ts marks a failure met on the way to the proxy, not to the service.
     const atProxy =
       facts.proxy !== undefined && causes(error).some((each) => (each as Record<symbol, unknown>)[AT_PROXY] === true);
     return final(tlsError(atProxy ? proxyWhere(facts.proxy!) : where, code, error));
@@ -124,10 +125,7 @@ export function describeTransportFailure(error: unknown, facts: TransportFacts):
   const proxyStatus = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(message);
   if (facts.proxy !== undefined && proxyStatus)
     return proxyRefusal(facts.proxy, where, Number(proxyStatus[1] ?? proxyStatus[2]), error);
-  const [failureClass, words] = (code !== undefined ? NETWORK_WORDS[code] : undefined) ?? [
-    'connection',
-    message || 'network error',
-  ];
+  const [failureClass, words] = NETWORK_WORDS[code ?? ''] ?? ['connection', message || 'network error'];
   const description = code !== undefined ? `${words} (${code})` : words;
   // Through a proxy, every connection is to the proxy: a refused or unknown host is the proxy's.
   if (facts.proxy !== undefined && (failureClass === 'refused' || failureClass === 'DNS'))
