@@ -1,12 +1,15 @@
 /** What the service answered, or failed to answer, as facts; outside text is redacted: services echo keys. */
 import { STATUS_CODES } from 'node:http';
 import type { RequestError, RequestErrorInit } from './errors.js';
-import { describeStatus, failure, formatSeconds, type BuiltKind, type MessageFacts } from './failures.js';
+import { describeFailure, failure, type BuiltKind, type LastFailure, type MessageFacts } from './failures.js';
 import { isRecord } from '../util/is-record.js';
 import { displaySafe } from '../util/display-safe.js';
 import { shorten } from '../util/text.js';
 import { redact, redactDeep } from '../util/redact.js';
 import { isRetryableStatus } from './retry.js';
+
+// request-loop.ts imports these from here; their words are failures.ts's.
+export { describeFailure, type LastFailure } from './failures.js';
 
 interface ParsedErrorBody {
   code?: string | undefined;
@@ -147,32 +150,6 @@ function unanswerableError(body: ParsedErrorBody, init: RequestErrorInit, words:
   const serviceCode = code !== body.code && body.code !== undefined ? { service_code: body.code } : {};
   const kind = code === 'no_match' ? 'unanswerable' : 'refused_value';
   return failure(kind, { ...init, code, details: { ...init.details, ...serviceCode } }, words);
-}
-
-export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
-
-/** What the last failed attempt was, for the "after N attempts (last: ...)" message. */
-export type LastFailure =
-  | { kind: 'status'; error: RequestError }
-  | { kind: 'network'; failureClass: NetworkFailureClass; where: string; description: string; cause?: unknown }
-  /** `connecting`: the connection (TCP and TLS) did not open in time, the connect timeout, not the attempt's. */
-  | { kind: 'timeout'; timeoutMs: number; where: string; words?: string; connecting?: boolean; cause?: unknown }
-  /** A 2xx arrived, so the request reached the service (a paid call may be charged), but its body was lost. */
-  | { kind: 'lost'; status: number; where: string; description: string; cause?: unknown };
-
-export function describeFailure(failure: LastFailure): string {
-  switch (failure.kind) {
-    case 'status': {
-      const { status, code, reason } = failure.error;
-      return describeStatus(status ?? 0, code) + (reason ? ` "${reason}"` : '');
-    }
-    case 'network':
-      return `${failure.failureClass}: ${failure.description}`;
-    case 'timeout':
-      return `timeout: ${failure.words ?? 'no complete answer'} within ${formatSeconds(failure.timeoutMs)}`;
-    case 'lost':
-      return `answer lost: ${failure.status} arrived but ${failure.description}`;
-  }
 }
 
 function giveUpKind(last: LastFailure): BuiltKind {

@@ -1,4 +1,4 @@
-/** THE table of failure kinds: each one's class and message. src/exit-codes.ts keys exit codes and hints by them. */
+/** THE words of failures: each kind's class and message and a last attempt's; src/exit-codes.ts keys advice by kind. */
 import { STATUS_CODES } from 'node:http';
 import {
   AuthError,
@@ -127,13 +127,40 @@ export function failure(kind: BuiltKind, init: RequestErrorInit, words: MessageF
 }
 
 /** `503 internal_error` when the service gave a code, `503 Service Unavailable` otherwise. */
-export function describeStatus(status: number, code?: string): string {
+function describeStatus(status: number, code?: string): string {
   return `${status} ${code ?? STATUS_CODES[status] ?? 'unknown status'}`;
 }
 
 /** `150 ms`, `2 s`, `2.5 s`: short waits in ms so a 150 ms timeout does not read as "0.1 s". */
-export function formatSeconds(ms: number): string {
+function formatSeconds(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/** The kind of a failure that got no answer, as messages name it. */
+export type NetworkFailureClass = 'DNS' | 'refused' | 'proxy' | 'connection';
+
+/** What the last failed attempt was, for the "after N attempts (last: ...)" message. */
+export type LastFailure =
+  | { kind: 'status'; error: RequestError }
+  | { kind: 'network'; failureClass: NetworkFailureClass; where: string; description: string; cause?: unknown }
+  /** `connecting`: the connection (TCP and TLS) did not open in time, the connect timeout, not the attempt's. */
+  | { kind: 'timeout'; timeoutMs: number; where: string; words?: string; connecting?: boolean; cause?: unknown }
+  /** A 2xx arrived, so the request reached the service (a paid call may be charged), but its body was lost. */
+  | { kind: 'lost'; status: number; where: string; description: string; cause?: unknown };
+
+export function describeFailure(failure: LastFailure): string {
+  switch (failure.kind) {
+    case 'status': {
+      const { status, code, reason } = failure.error;
+      return describeStatus(status ?? 0, code) + (reason ? ` "${reason}"` : '');
+    }
+    case 'network':
+      return `${failure.failureClass}: ${failure.description}`;
+    case 'timeout':
+      return `timeout: ${failure.words ?? 'no complete answer'} within ${formatSeconds(failure.timeoutMs)}`;
+    case 'lost':
+      return `answer lost: ${failure.status} arrived but ${failure.description}`;
+  }
 }

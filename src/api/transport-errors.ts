@@ -1,7 +1,6 @@
 /** A request that got no complete answer, as facts: where, which kind, in which words; retry.ts decides what next. */
-import { describeFailure, type LastFailure, type NetworkFailureClass } from './error-responses.js';
 import type { RequestError } from './errors.js';
-import { failure, type BuiltKind } from './failures.js';
+import { describeFailure, failure, type BuiltKind, type LastFailure, type NetworkFailureClass } from './failures.js';
 import { redact } from '../util/redact.js';
 import { AT_PROXY, tlsAlertBehind, TunnelRefusedError } from './dispatcher.js';
 import { describeProxy, portOf } from './proxy.js';
