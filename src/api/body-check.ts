@@ -20,13 +20,9 @@ export async function checkJsonBody<T>(
   try {
     json = JSON.parse(bodyText);
   } catch (error) {
-    if (/html/i.test(String(headers['content-type'] ?? '')) || /^\s*</.test(bodyText)) {
-      return {
-        ok: false,
-        problem: `HTML, not JSON (status ${status})`,
-        hint: 'A proxy or a web page answered instead of the service; check the base URL.',
-      };
-    }
+    const html = /html/i.test(String(headers['content-type'] ?? '')) || /^\s*</.test(bodyText);
+    const hint = 'A proxy or a web page answered instead of the service; check the base URL.';
+    if (html) return { ok: false, problem: `HTML, not JSON (status ${status})`, hint };
     const why = error instanceof Error ? `: ${error.message.replace(/\s+/g, ' ').slice(0, 120)}` : '';
     return { ok: false, problem: `truncated or invalid JSON (status ${status})${why}`, cut: true };
   }
