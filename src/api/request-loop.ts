@@ -1,9 +1,4 @@
-/**
- * One GET (or POST) with JSON out, asked again as retry.ts decides. Knows nothing of endpoints'
- * meaning: the caller gives the path, the query and a schema check, and gets back a checked value
- * or an error. What a body is worth is body-check.ts's call, what a transport failure means is
- * transport-errors.ts's, and every message is error-responses.ts's.
- */
+/** One JSON GET (or POST), asked again as retry.ts decides; knows no endpoint's meaning. */
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,10 +73,7 @@ export interface GetJsonRequest<T> {
   /** The path from the service root instead of `/api/v1` + endpoint (`verify-path`). */
   path?: string | undefined;
   check: (json: unknown) => SchemaCheck<T>;
-  /**
-   * Sees a 2xx body as soon as it is parsed, before `check` runs; the check then waits a turn of
-   * the event loop, so a request this starts (the next page) is on the wire while the body is checked.
-   */
+  /** Sees a parsed 2xx body before `check`, so the next page is on the wire while this one is checked. */
   onBody?: ((json: unknown) => void) | undefined;
   /** Extra request headers (Idempotency-Key). Never the Authorization header. */
   headers?: Readonly<Record<string, string>> | undefined;
@@ -91,29 +83,16 @@ export interface GetJsonRequest<T> {
   chargedPerAnswer?: boolean;
   /** A paid call: told of each answer lost after the request went out, and asked before each retry after one. */
   paid?: PaidCallWatch | undefined;
-  /**
-   * Withdraws this request (its attempt in flight and any wait before the next): a listing closed
-   * while a page it asked for ahead is on the wire. It then throws, and nobody is waiting for it.
-   */
+  /** Withdraws this request and any wait before its next attempt: a listing closed with a page ahead in flight. */
   signal?: AbortSignal | undefined;
 }
 
-/**
- * The budget's view of a paid call. An attempt whose answer was lost once the request was sent (a
- * reset or a timeout after sending, a 2xx whose body is cut, undecodable or unreadable) may have been
- * charged: the caller counts it, and a retry after it is sent only if the caller says there is room.
- */
+/** The budget's view of a paid call: an answer lost after sending may have been charged, so retries ask first. */
 export interface PaidCallWatch {
   answerLost(): void;
-  /**
-   * False: the request ends with the lost attempt's error instead of asking again. A promise when the
-   * caller records the retry somewhere durable first (a commit): the retry waits for it.
-   */
+  /** False ends the request with the lost attempt's error; a promise lets the caller commit the retry first. */
   mayRetry(): boolean | Promise<boolean>;
-  /**
-   * Asked at the last moment before each attempt goes out (after any wait for its turn): a throw (or a
-   * rejection) stops it unsent.
-   */
+  /** Asked just before each attempt goes out: a throw or rejection stops it unsent. */
   beforeSend?(): void | Promise<void>;
 }
 
