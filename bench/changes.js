@@ -1,7 +1,8 @@
 // `companies --changes` against the export it adds to (issue 45): the same listing of November's
-// crawl exported plainly and with --changes against a state holding October's snapshot (a fresh
-// copy each run), interleaved. Targets: --changes under 250 MB of peak RSS and within 1.3× the plain
-// export's wall time. The diff's row count is printed beside the listing's.
+// crawl exported plainly, with --state alone (which keeps the snapshot too) and with --changes,
+// each state a fresh copy of one holding October's snapshot, interleaved. Targets: --changes under
+// 250 MB of peak RSS and within 1.3× the plain export's wall time. The diff's row count is printed
+// beside the listing's.
 //
 // For bench/run.js: `results.changes = await benchChanges({ scratch, log, config: CONFIG.changes })`,
 // and changesRows / changesSection in bench/report.js. Alone:
@@ -24,7 +25,7 @@ export async function benchChanges({ scratch, log, config }) {
   const october = await startSandbox({ companies, asOf: '2026-10-15' });
   const november = await startSandbox({ companies, asOf: '2026-11-15' });
   const primed = join(scratch, 'changes-primed');
-  const runs = { plain: [], changes: [] };
+  const runs = { plain: [], state: [], changes: [] };
   const rows = {};
   try {
     log('changes: the October listing into a state');
@@ -39,14 +40,24 @@ export async function benchChanges({ scratch, log, config }) {
       const plainOut = join(scratch, 'changes-plain.csv');
       runs.plain.push(await measure(process.execPath, [BIN, 'companies', '-t', TECHNOLOGY], { env, stdout: plainOut }));
       rows.listing = lines(plainOut);
-      log(`changes: --changes, run ${run + 1}/${runCount}`);
       const state = join(scratch, 'changes-state');
-      rmSync(state, { recursive: true, force: true });
-      cpSync(primed, state, { recursive: true });
-      const diffOut = join(scratch, 'changes-diff.csv');
-      const args = [BIN, 'companies', '-t', TECHNOLOGY, '--state', state, '--changes'];
-      runs.changes.push(await measure(process.execPath, args, { env, stdout: diffOut, timeoutMs: 3_600_000 }));
-      rows.diff = lines(diffOut);
+      for (const kind of ['state', 'changes']) {
+        log(`changes: --state${kind === 'changes' ? ' --changes' : ''}, run ${run + 1}/${runCount}`);
+        rmSync(state, { recursive: true, force: true });
+        cpSync(primed, state, { recursive: true });
+        const out = join(scratch, `changes-${kind}.csv`);
+        const args = [
+          BIN,
+          'companies',
+          '-t',
+          TECHNOLOGY,
+          '--state',
+          state,
+          ...(kind === 'changes' ? ['--changes'] : []),
+        ];
+        runs[kind].push(await measure(process.execPath, args, { env, stdout: out, timeoutMs: 3_600_000 }));
+        if (kind === 'changes') rows.diff = lines(out);
+      }
     }
   } finally {
     await Promise.all([october.stop(), november.stop()]);
@@ -58,12 +69,16 @@ export async function benchChanges({ scratch, log, config }) {
   });
   const plain = figures(runs.plain);
   const changes = figures(runs.changes);
+  const kept = figures(runs.state);
   return {
     ...context,
     companies,
     rows,
     plain,
+    state: kept,
     changes,
+    // Against the same --state export without --changes: what the diff adds to keeping the snapshot.
+    stateRatio: changes.wall.median / kept.wall.median,
     wallRatio: changes.wall.median / plain.wall.median,
     // Each --changes run over the plain run just before it: the load moves both alike.
     pairRatios: summarize(runs.changes.map((run, index) => run.wallMs / runs.plain[index].wallMs)),
@@ -103,6 +118,10 @@ export function changesSection(c, { int, spread, ms, mb, x, verdict }) {
       `copy of a state holding October's snapshot (${int(c.rows.diff)} rows of changes), interleaved.`,
       `Wall time: ${spread(c.changes.wall, ms)} against ${spread(c.plain.wall, ms)}: ${x(c.wallRatio)}`,
       `(each --changes run over the plain run before it: ${spread(c.pairRatios, x)}). ${cpu}`,
+      c.state
+        ? `The same \`--state DIR\` export without \`--changes\` (it keeps the snapshot too): ` +
+          `${spread(c.state.wall, ms)}, so \`--changes\` is ${x(c.stateRatio)} of it.`
+        : '',
       `Peak RSS ${spread(c.changes.rss, mb)} against ${spread(c.plain.rss, mb)}.`,
       `Targets: ≤ ${CHANGES_TARGETS.wallRatio}× the wall time, ${verdict(c.wallRatio <= CHANGES_TARGETS.wallRatio)};`,
       `< ${CHANGES_TARGETS.rssMb} MB, ${verdict(c.changes.rss.max < CHANGES_TARGETS.rssMb)}.`,

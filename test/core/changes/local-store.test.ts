@@ -150,74 +150,66 @@ function storedRows(state: string): string[] {
   }
 }
 
-/** A snapshots file as version 2 wrote it (its schema, by hand): one complete snapshot of a.com and b.com. */
-function writeVersion2(path: string): void {
+const OLD_HEADS = `DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
+  CREATE TABLE snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL, taken_at TEXT NOT NULL, source TEXT,
+    status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT) WITHOUT ROWID;
+  CREATE TABLE heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID;`;
+
+/**
+ * A snapshots file as an older version wrote it (its schema, by hand): one complete snapshot s1 of
+ * a.com and b.com, and s0 pending; `listed` writes a company's rows in that version's tables.
+ */
+function writeOldFile(
+  path: string,
+  schema: string,
+  pendingComparesWith: string | null,
+  listed: (db: Database.Database, domain: string, names: readonly string[]) => void,
+): void {
   const db = new Database(path);
-  db.exec(`DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
-    CREATE TABLE snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL, taken_at TEXT NOT NULL,
-      source TEXT, status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT) WITHOUT ROWID;
-    CREATE TABLE heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID;
-    CREATE TABLE seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL, technologies TEXT NOT NULL);
+  db.exec(`${OLD_HEADS}\n${schema}`);
+  db.prepare("INSERT INTO snapshots VALUES ('s1', 'series', ?, NULL, 'complete', 'h:1', NULL)").run(T1);
+  db.prepare("INSERT INTO snapshots VALUES ('s0', 'series', ?, NULL, 'pending', 'h:1', ?)").run(
+    T1,
+    pendingComparesWith,
+  );
+  db.exec("INSERT INTO heads VALUES ('series', 's1')");
+  for (const [domain, names] of [
+    ['a.com', ['X', 'Y']],
+    ['b.com', ['X']],
+  ] as const) {
+    listed(db, domain, names);
+    const firstSeen = JSON.stringify(Object.fromEntries(names.map((name) => [name, T1])));
+    db.prepare('INSERT INTO seen VALUES (?, ?, ?, ?)').run('series', domain, T1, firstSeen);
+  }
+  db.close();
+}
+
+function writeVersion2(path: string): void {
+  const schema = `CREATE TABLE seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL, technologies TEXT NOT NULL);
     CREATE UNIQUE INDEX seen_by_domain ON seen (series, domain);
     CREATE TABLE "listed s1" (domain TEXT NOT NULL, stack TEXT NOT NULL, first_seen TEXT NOT NULL,
       fresh INTEGER NOT NULL, row TEXT NOT NULL);
     CREATE TABLE "listed s0" (domain TEXT NOT NULL, stack TEXT NOT NULL, first_seen TEXT NOT NULL,
       fresh INTEGER NOT NULL, row TEXT NOT NULL);
     CREATE INDEX "listed s1 by domain" ON "listed s1" (domain, stack, first_seen, fresh);
-    PRAGMA user_version = 2;`);
-  db.prepare("INSERT INTO snapshots VALUES ('s1', 'series', ?, NULL, 'complete', 'h:1', NULL)").run(T1);
-  db.prepare("INSERT INTO snapshots VALUES ('s0', 'series', ?, NULL, 'pending', 'h:1', 's1')").run(T1);
-  db.exec("INSERT INTO heads VALUES ('series', 's1')");
-  for (const [domain, names] of [
-    ['a.com', ['X', 'Y']],
-    ['b.com', ['X']],
-  ] as const) {
+    PRAGMA user_version = 2;`;
+  writeOldFile(path, schema, 's1', (db, domain, names) => {
     // The stack digest as version 2 wrote it: sha1 of the names' JSON, base64url (the file keeps it as it is).
     const stack = createHash('sha1').update(JSON.stringify(names)).digest('base64url');
     const row = JSON.stringify(company(domain, [...names]));
     db.prepare('INSERT INTO "listed s1" VALUES (?, ?, ?, 0, ?)').run(domain, stack, T1, row);
     db.prepare('INSERT INTO "listed s0" VALUES (?, ?, ?, 1, ?)').run(domain, stack, T1, row);
-    db.prepare('INSERT INTO seen VALUES (?, ?, ?, ?)').run(
-      'series',
-      domain,
-      T1,
-      JSON.stringify(Object.fromEntries(names.map((name) => [name, T1]))),
-    );
-  }
-  db.close();
+  });
 }
 
-/** A snapshots file as version 1 wrote it (its schema, by hand): one complete snapshot of a.com and b.com. */
 function writeVersion1(path: string): void {
-  const db = new Database(path);
-  db.exec(`DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
-    CREATE TABLE snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL, taken_at TEXT NOT NULL, source TEXT,
-      status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT) WITHOUT ROWID;
-    CREATE TABLE heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID;
-    CREATE TABLE listed (snapshot_id TEXT NOT NULL, domain TEXT NOT NULL, technologies TEXT NOT NULL,
+  const schema = `CREATE TABLE listed (snapshot_id TEXT NOT NULL, domain TEXT NOT NULL, technologies TEXT NOT NULL,
       row TEXT NOT NULL, PRIMARY KEY (snapshot_id, domain)) WITHOUT ROWID;
     CREATE TABLE seen (series TEXT NOT NULL, domain TEXT NOT NULL, first_seen TEXT NOT NULL,
       technologies TEXT NOT NULL, PRIMARY KEY (series, domain)) WITHOUT ROWID;
-    PRAGMA user_version = 1;`);
-  db.prepare("INSERT INTO snapshots VALUES ('s1', 'series', ?, NULL, 'complete', 'h:1', NULL)").run(T1);
-  db.prepare("INSERT INTO snapshots VALUES ('s0', 'series', ?, NULL, 'pending', 'h:1', NULL)").run(T1);
-  db.exec("INSERT INTO heads VALUES ('series', 's1')");
-  for (const [domain, names] of [
-    ['a.com', ['X', 'Y']],
-    ['b.com', ['X']],
-  ] as const) {
-    db.prepare('INSERT INTO listed VALUES (?, ?, ?, ?)').run(
-      's1',
-      domain,
-      JSON.stringify(names),
-      JSON.stringify(company(domain, [...names])),
-    );
-    db.prepare('INSERT INTO seen VALUES (?, ?, ?, ?)').run(
-      'series',
-      domain,
-      T1,
-      JSON.stringify(Object.fromEntries(names.map((name) => [name, T1]))),
-    );
-  }
-  db.close();
+    PRAGMA user_version = 1;`;
+  writeOldFile(path, schema, null, (db, domain, names) => {
+    const row = JSON.stringify(company(domain, [...names]));
+    db.prepare("INSERT INTO listed VALUES ('s1', ?, ?, ?)").run(domain, JSON.stringify(names), row);
+  });
 }
