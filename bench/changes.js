@@ -41,20 +41,15 @@ export async function benchChanges({ scratch, log, config }) {
       runs.plain.push(await measure(process.execPath, [BIN, 'companies', '-t', TECHNOLOGY], { env, stdout: plainOut }));
       rows.listing = lines(plainOut);
       const state = join(scratch, 'changes-state');
-      for (const kind of ['state', 'changes']) {
-        log(`changes: --state${kind === 'changes' ? ' --changes' : ''}, run ${run + 1}/${runCount}`);
+      for (const [kind, flags] of [
+        ['state', ['--state', state]],
+        ['changes', ['--state', state, '--changes']],
+      ]) {
+        log(`changes: ${flags.join(' ')}, run ${run + 1}/${runCount}`);
         rmSync(state, { recursive: true, force: true });
         cpSync(primed, state, { recursive: true });
         const out = join(scratch, `changes-${kind}.csv`);
-        const args = [
-          BIN,
-          'companies',
-          '-t',
-          TECHNOLOGY,
-          '--state',
-          state,
-          ...(kind === 'changes' ? ['--changes'] : []),
-        ];
+        const args = [BIN, 'companies', '-t', TECHNOLOGY, ...flags];
         runs[kind].push(await measure(process.execPath, args, { env, stdout: out, timeoutMs: 3_600_000 }));
         if (kind === 'changes') rows.diff = lines(out);
       }

@@ -150,7 +150,7 @@ function storedRows(state: string): string[] {
   }
 }
 
-const OLD_HEADS = `DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
+const OLD_SNAPSHOTS_AND_HEADS = `DROP TABLE snapshots; DROP TABLE heads; DROP TABLE seen;
   CREATE TABLE snapshots (id TEXT PRIMARY KEY NOT NULL, series TEXT NOT NULL, taken_at TEXT NOT NULL, source TEXT,
     status TEXT NOT NULL, owner TEXT NOT NULL, compares_with TEXT) WITHOUT ROWID;
   CREATE TABLE heads (series TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL) WITHOUT ROWID;`;
@@ -166,7 +166,7 @@ function writeOldFile(
   listed: (db: Database.Database, domain: string, names: readonly string[]) => void,
 ): void {
   const db = new Database(path);
-  db.exec(`${OLD_HEADS}\n${schema}`);
+  db.exec(`${OLD_SNAPSHOTS_AND_HEADS}\n${schema}`);
   db.prepare("INSERT INTO snapshots VALUES ('s1', 'series', ?, NULL, 'complete', 'h:1', NULL)").run(T1);
   db.prepare("INSERT INTO snapshots VALUES ('s0', 'series', ?, NULL, 'pending', 'h:1', ?)").run(
     T1,
