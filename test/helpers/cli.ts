@@ -5,6 +5,7 @@
  * build, in a worker thread of the test process, without a process's start-up cost).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -51,14 +52,14 @@ export interface CliOptions {
   wrap?: (args: string[]) => { command: string; args: string[] };
 }
 
-let runs = 0;
-
 /**
  * The user's environment minus anything of prospect's, plus a config and a cache directory of this
- * run alone (never created unless written): no test reads the user's files or another test's.
+ * run alone (those two never created unless written): no test reads the user's files or another test's.
  */
 function childEnv(options: CliOptions): NodeJS.ProcessEnv {
-  const own = join(scratchRoot(), `run-${process.pid}-${++runs}`);
+  // Made by mkdtemp, not named by a count in this module: a file's vi.resetModules() restarts such a
+  // count for the files after it in the worker, and two runs would share a config directory.
+  const own = mkdtempSync(join(scratchRoot(), 'run-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NO_COLOR: '1',

@@ -5,6 +5,7 @@
  * 127.0.0.1 from a CA made by openssl), shared by the files after it, and stopped by the global teardown. Each file gets its own database and role, so none sees another's state.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,12 +95,14 @@ export interface TestDatabase {
   sql(text: string, values?: unknown[]): Promise<pg.QueryResult>;
 }
 
-let databases = 0;
-
-/** A fresh database and a plain role that owns nothing but may create in it, as docs/team.md sets one up. */
+/**
+ * A fresh database and a plain role that owns nothing but may create in it, as docs/team.md sets one up.
+ * Its name ends in random bytes, not a count kept in this module: a file's vi.resetModules() loads the
+ * module afresh for the files after it in the worker, and a count restarted there named a role twice.
+ */
 export async function testDatabase(prefix: string): Promise<TestDatabase> {
   const { port } = await testCluster();
-  const name = `${prefix}_${process.pid}_${++databases}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   const admin = await adminClient();
   const { role, password, url } = await createTeamDatabase(admin, name, port).finally(() => admin.end());
   return {
