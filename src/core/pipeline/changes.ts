@@ -11,12 +11,14 @@ import { formatCount } from '../../ui/format-count.js';
 import type { ChangeKind, ListingDiff } from '../changes/diff.js';
 import { openListingDiff } from '../changes/open.js';
 import { filtersRecord } from '../companies/filters.js';
-import type { Checkpoint } from './state/checkpoint.js';
+import type { Checkpoint, ListedChanges } from './state/checkpoint.js';
 import type { PipelineOptions } from './options.js';
 
 export interface PipelineChanges {
-  /** Companies listed this run (after the filters applied here), whatever their kind. */
+  /** Companies listed (after the filters applied here), whatever their kind, a resumed run's earlier part included. */
   readonly listed: number;
+  /** The companies by kind so far, the resumed run's earlier part (its checkpoint's) included. */
+  counts(): ListedChanges;
   /**
    * The companies to ask contacts for: with --changes those of the kinds kept, else every one. The page
    * is in the pending snapshot, durably, once it returns: a checkpoint may then point past it.
@@ -47,7 +49,7 @@ export async function openPipelineChanges(
       `${options.state} has no complete listing of these filters yet: every company counts as new, ` +
         'and this listing is what the next --changes compares with.',
     );
-  return new Changes(ctx, diff, kinds, whole, options.state!);
+  return new Changes(ctx, diff, kinds, whole, options.state!, { ...checkpoint.counters.changes });
 }
 
 class Changes implements PipelineChanges {
@@ -61,10 +63,23 @@ class Changes implements PipelineChanges {
     private readonly kinds: ReadonlySet<ChangeKind> | undefined,
     private readonly whole: boolean,
     private readonly state: string,
+    /** What the committed pages of the run being resumed counted (zeros for a new run). */
+    private readonly before: ListedChanges,
   ) {}
 
   get listed(): number {
-    return this.diff.listed;
+    const { new: added, changed, unchanged } = this.counts();
+    return added + changed + unchanged;
+  }
+
+  counts(): ListedChanges {
+    const { counts } = this.diff;
+    const before = this.before;
+    return {
+      new: before.new + counts.new,
+      changed: before.changed + counts.changed,
+      unchanged: before.unchanged + counts.unchanged,
+    };
   }
 
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
@@ -87,12 +102,12 @@ class Changes implements PipelineChanges {
   }
 
   report(): void {
-    const { counts, previous } = this.diff;
+    const { previous } = this.diff;
+    const counts = this.counts();
     if (this.kinds !== undefined && previous !== undefined)
       this.ctx.reporter.info(
         `Since ${previous.takenAt}: ${formatCount(counts.new)} new, ${formatCount(counts.changed)} changed, ` +
-          `${formatCount(counts.unchanged)} unchanged (listed this run); contacts asked for ` +
-          `${[...this.kinds].join(' and ')} only.`,
+          `${formatCount(counts.unchanged)} unchanged; contacts asked for ${[...this.kinds].join(' and ')} only.`,
       );
     if (this.cut) this.ctx.reporter.info(`The listing was cut: ${this.state} keeps its last complete snapshot.`);
     else if (!this.whole)
@@ -108,7 +123,8 @@ class Changes implements PipelineChanges {
   }
 
   record(): Record<string, unknown> {
-    const { counts, previous } = this.diff;
+    const { previous } = this.diff;
+    const counts = this.counts();
     return {
       previous_snapshot: previous?.takenAt ?? null,
       kinds: this.kinds === undefined ? null : [...this.kinds],

@@ -225,7 +225,7 @@ async function writeLeadList(ctx: RunContext, run: PipelineRun, progress: Progre
     const pageEnd = found.item.pageEnd;
     if (pageEnd && leads.keepsCheckpoints) {
       const verified = verifier ? verificationCounts(verifier.run) : counters.verification;
-      passPage(checkpoint, pageEnd.positions, verified);
+      passPage(checkpoint, pageEnd, verified);
       await leads.commitPage(checkpoint);
       run.committedRows = checkpoint.rows_written;
     }
@@ -258,7 +258,7 @@ function leadsByCompany(ctx: RunContext, run: PipelineRun) {
     excludedAfterLast,
     filteredAfterLast,
     pageSize: ctx.global.pageSize,
-    changes: run.changes && ((rows: readonly CompanyRow[]) => run.changes!.page(rows)),
+    changes: run.changes,
   };
   const companies = companiesStillToDo(run.client, options.filters, checkpoint, limits);
   const domainOf = (item: CompanyItem) => item.company.domain.toLowerCase();

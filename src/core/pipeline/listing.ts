@@ -3,13 +3,12 @@ import { companyQueries, localRowFilter, type CompanyFilters } from '../companie
 import { countSet, listedCompanies, type SetCount } from '../companies/set-count.js';
 import type { SplitOptions } from '../companies/split.js';
 import { checkLocalTechnologies, pageSizeForMax, walkCompanies } from '../companies/walk.js';
-import type { WalkPosition } from '../companies/merge.js';
-import type { Checkpoint } from './state/checkpoint.js';
+import type { Checkpoint, ListedChanges, PageEnd } from './state/checkpoint.js';
 
 export interface CompanyItem {
   company: CompanyRow;
   /** Set on a chunk's last kept row: once it is written, the run can resume from these positions. */
-  pageEnd?: { positions: WalkPosition[] };
+  pageEnd?: PageEnd;
   /** How many companies the service lists for the queries (the sum of their meta.total), for the progress bar. */
   listingTotal?: number | undefined;
   /**
@@ -40,10 +39,14 @@ export interface ListingLimits {
   /** The same for the companies the filters applied here left out after the last one listed. */
   filteredAfterLast?: (filtered: number) => void;
   /**
-   * --changes: a page of the listing (after the filters applied here) compared with the last complete
-   * snapshot; resolves to the companies of the kinds kept, before `accept`.
+   * --state: each page of the listing (after the filters applied here) kept, and with --changes compared
+   * with the last complete snapshot; page() resolves to the companies of the kinds kept, before `accept`.
    */
-  changes?: (rows: readonly CompanyRow[]) => Promise<CompanyRow[]>;
+  changes?: {
+    page(rows: readonly CompanyRow[]): Promise<CompanyRow[]>;
+    /** The companies by kind so far, the resumed run's earlier part included. */
+    counts(): ListedChanges;
+  };
 }
 
 /**
@@ -78,7 +81,7 @@ export async function* companiesStillToDo(
     if (meta) checkpoint.meta ??= { source: meta.source, scope: meta.scope };
     const matching = keep ? chunk.rows.filter(keep) : chunk.rows;
     filtered += chunk.rows.length - matching.length;
-    const listed = limits.changes ? await limits.changes(matching) : matching;
+    const listed = limits.changes ? await limits.changes.page(matching) : matching;
     let rows = limits.accept ? listed.filter(limits.accept) : listed;
     excluded += listed.length - rows.length;
     const capped = rows.length >= left;
@@ -95,7 +98,8 @@ export async function* companiesStillToDo(
       }
       yield {
         company,
-        pageEnd: { positions },
+        // The counts as of this chunk: an item is written after the walk may have read on.
+        pageEnd: { positions, ...(limits.changes ? { changes: limits.changes.counts() } : {}) },
         listingTotal,
         excluded,
         filtered,

@@ -14,12 +14,15 @@ import { finishCli, runInProcess, scratchDir, startCli } from '../../helpers/cli
 import { csvRecords } from '../../helpers/csv.js';
 import {
   changesInCsv,
+  diffListings,
+  nextMonthStack,
   startCrawlStub,
   startMonthlyCrawls,
   type CrawlStub,
   type ExpectedChange,
   type MonthlyCrawls,
 } from '../../helpers/crawl-stub.js';
+import { allCompanies } from '../../helpers/independent-client.js';
 import { SANDBOX_KEYS, type TestSandbox } from '../../helpers/sandbox.js';
 
 const KEY = SANDBOX_KEYS.growth;
@@ -197,6 +200,59 @@ describe('pipeline --state keeps its listing, and --changes compares with it', (
       // And the next month's --changes compares with all of it.
       const next = await at(november, ['companies', '-t', 'Shopify', '--state', state, '--changes']);
       expect(changesInCsv(next.stdout)).toEqual(expected);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('a --changes run SIGKILLed and resumed counts the whole listing, not only its own part', async () => {
+    const home = await scratchDir('pipeline-changes-counts-');
+    const state = join(home, 'S');
+    const first = await at(october, ['companies', '-t', 'Shopify', '--state', state, '-o', join(home, 'october.csv')]);
+    expect(first.code, first.stderr).toBe(0);
+    // November's crawl, with a fifth of the stacks changed again by the stub: most pages have a lead.
+    const after = (await allCompanies(november.url, KEY, { technology: 'Shopify' })).map((row) => ({
+      ...row,
+      technologies: nextMonthStack(row.domain, row.technologies),
+    }));
+    const diff = diffListings(before, after);
+    const kind = (change: string) => diff.filter((each) => each.change === change).length;
+    const want = {
+      new: kind('new'),
+      changed: kind('changed'),
+      unchanged: after.length - kind('new') - kind('changed'),
+    };
+    expect(Math.min(want.new, want.changed, want.unchanged)).toBeGreaterThan(0);
+
+    const args = ['--page-size', '50', ...PIPELINE, '--changes', '--state', state, '-o', 'leads.csv'];
+    const stub: CrawlStub = await startCrawlStub(november.url);
+    try {
+      stub.nextMonth = true;
+      stub.holdAfter = 12;
+      const child = startCli(args, { url: stub.url, apiKey: KEY, cwd: home });
+      child.stdin!.end();
+      const finished = finishCli(child, { timeoutMs: 60_000 });
+      const checkpoint = async () =>
+        JSON.parse((await readFile(join(state, 'current', 'checkpoint.json'), 'utf8').catch(() => '')) || '{}');
+      for (let waited = 0; waited < 60_000 && child.exitCode === null && ((await checkpoint()).pages_done ?? 0) < 5;)
+        waited += await sleep(20, 20);
+      child.kill('SIGKILL');
+      expect((await finished).signal).toBe('SIGKILL');
+      // The killed part committed some of the listing's companies, not all.
+      const part = (await checkpoint()).counters.changes;
+      const committed = part.new + part.changed + part.unchanged;
+      expect(committed).toBeGreaterThan(0);
+      expect(committed).toBeLessThan(after.length);
+
+      stub.holdAfter = Infinity;
+      const resumed = await at(stub, ['--verbose', ...args, '--summary', 'summary.json'], home);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('Resuming the unfinished run');
+      expect(resumed.stderr).toContain(
+        `${want.new} new, ${want.changed} changed, ${want.unchanged.toLocaleString('en-US')} unchanged;`,
+      );
+      const summary = JSON.parse(await readFile(join(home, 'summary.json'), 'utf8'));
+      expect(summary.changes).toMatchObject(want);
     } finally {
       await stub.close();
     }

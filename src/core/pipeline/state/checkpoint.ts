@@ -38,6 +38,8 @@ const countersSchema = z.object({
   kept_empty: count.default(0),
   /** --max stopped the listing while more companies matched. */
   stopped_at_max: z.boolean().default(false),
+  /** --state: the committed pages' companies by kind against the last complete snapshot. */
+  changes: z.object({ new: count.default(0), changed: count.default(0), unchanged: count.default(0) }).prefault({}),
 });
 export type Counters = z.output<typeof countersSchema>;
 
@@ -122,14 +124,23 @@ export function countCompany(
 /** A company chunk's last lead is written: a resume starts after it. */
 export function passPage(
   checkpoint: Checkpoint,
-  positions: WalkPosition[],
+  { positions, changes }: PageEnd,
   verification: Counters['verification'],
 ): void {
   checkpoint.positions = positions;
   checkpoint.listing_done = positions.every((position) => position.done);
   checkpoint.pages_done += 1;
   checkpoint.counters.verification = verification;
+  if (changes) checkpoint.counters.changes = changes;
 }
+
+/** Where a company chunk ends: the walk's positions, and with --state the companies by kind up to it. */
+export interface PageEnd {
+  positions: WalkPosition[];
+  changes?: ListedChanges;
+}
+
+export type ListedChanges = Counters['changes'];
 
 /** The unfinished run in the state directory, checked against its schema; undefined when there is none. */
 export async function readCheckpoint(state: StateDirectory): Promise<Checkpoint | undefined> {

@@ -68,6 +68,7 @@ describe('reading a checkpoint back', () => {
       filtered_locally: 0,
       kept_empty: 0,
       stopped_at_max: false,
+      changes: { new: 0, changed: 0, unchanged: 0 },
     });
   });
 
@@ -105,6 +106,7 @@ describe('reading a checkpoint back', () => {
         filtered_locally: 4,
         kept_empty: 3,
         stopped_at_max: true,
+        changes: { new: 2, changed: 1, unchanged: 7 },
       },
     };
     const checkpoint = await readCheckpoint(await stateWith(JSON.stringify(written)));
