@@ -37,9 +37,12 @@ const target = join(root, 'dist', 'cli');
 const outdir = join(root, 'dist', `.cli-${process.pid}`);
 
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+/** The diff thread's entry as src/core/changes/open.ts finds it: from a chunk, one directory up. */
+const DIFF_THREAD = '../diff-worker.js';
 const options = {
   absWorkingDir: root,
-  entryPoints: { cli: 'src/cli.ts' },
+  // The diff of a --state directory runs on a thread of its own, from an entry beside cli.js.
+  entryPoints: { cli: 'src/cli.ts', 'diff-worker': 'src/core/changes/diff-worker.ts' },
   outdir,
   bundle: true,
   splitting: true,
@@ -59,7 +62,7 @@ const options = {
   // module (build/Release/better_sqlite3.node) from its own directory.
   external: ['exceljs', 'exceljs/*', 'better-sqlite3', 'pg-native'],
   // The version is written in: src/package.ts reads package.json only where it is not.
-  define: { PROSPECT_BUNDLED_VERSION: JSON.stringify(version) },
+  define: { PROSPECT_BUNDLED_VERSION: JSON.stringify(version), PROSPECT_DIFF_THREAD: JSON.stringify(DIFF_THREAD) },
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
@@ -87,6 +90,10 @@ const modulesOf = Object.fromEntries(
     .map(([output, { inputs }]) => [output.slice(outdir.length - root.length), Object.keys(inputs).sort()]),
 );
 writeFileSync(join(target, 'modules.json'), `${JSON.stringify(modulesOf, null, 1)}\n`);
+const opener = Object.keys(modulesOf).find((output) => modulesOf[output].includes('src/core/changes/open.ts'));
+if (!opener?.startsWith('chunks/'))
+  throw new Error(`src/core/changes/open.ts is in ${opener}, not a chunk: ${DIFF_THREAD} is wrong`);
+renameSync(join(outdir, 'diff-worker.js'), join(target, 'diff-worker.js'));
 renameSync(join(outdir, 'cli.js'), join(target, 'cli.js'));
 rmSync(outdir, { recursive: true, force: true });
 for (const name of readdirSync(join(target, 'chunks'))) {

@@ -34,9 +34,29 @@ export interface ChangeCounts {
   unchanged: number;
 }
 
-export class ListingDiff {
-  readonly counts: ChangeCounts = { new: 0, changed: 0, gone: 0, unchanged: 0 };
+/** A listing's diff, as a job uses it: in this thread (SeriesDiff) or on its own (diff-thread.ts). */
+export interface ListingDiff {
+  readonly counts: ChangeCounts;
   /** Companies this walk listed (before --exclude-domains): an empty listing with nothing gone matched nobody. */
+  readonly listed: number;
+  readonly previous: SnapshotInfo | undefined;
+  /** The pending snapshot is a resumed run's: it has the pages that run walked before it stopped. */
+  readonly resumed: boolean;
+  /**
+   * A page of the listing, each company compared with the previous snapshot and added to the pending
+   * one; the rows of the kinds `written` holds (all without it), as written (most of a listing is
+   * unchanged, and never built).
+   */
+  page(rows: readonly CompanyRow[], written?: ReadonlySet<ChangeRow['change']>): Promise<ChangeRow[]>;
+  /** The companies of the previous snapshot this walk did not list, from disk; only once the walk is complete. */
+  gone(): AsyncGenerator<ChangeRow[]>;
+  publish(source: string | undefined): Promise<boolean>;
+  abandon(): Promise<void>;
+}
+
+/** The diff against one series of snapshots, computed in this thread. */
+export class SeriesDiff implements ListingDiff {
+  readonly counts: ChangeCounts = { new: 0, changed: 0, gone: 0, unchanged: 0 };
   listed = 0;
 
   /**
@@ -53,19 +73,11 @@ export class ListingDiff {
     return this.series.previous;
   }
 
-  /** The pending snapshot is a resumed run's: it has the pages that run walked before it stopped. */
   get resumed(): boolean {
     return this.series.resumed;
   }
 
-  /**
-   * A page of the listing, each company compared with the previous snapshot and added to the pending
-   * one; the rows of the kinds `written` takes, as written (most of a listing is unchanged, and never built).
-   */
-  async page(
-    rows: readonly CompanyRow[],
-    written: (change: ChangeRow['change']) => boolean = () => true,
-  ): Promise<ChangeRow[]> {
+  async page(rows: readonly CompanyRow[], written?: ReadonlySet<ChangeRow['change']>): Promise<ChangeRow[]> {
     const known = await this.series.lookup(rows.map((row) => row.domain));
     const out: ChangeRow[] = [];
     const changes: ChangeRow['change'][] = [];
@@ -74,7 +86,7 @@ export class ListingDiff {
       const kept = this.kept(row, before);
       const { change, added, removed } = this.compare(row, kept.stack, before);
       changes.push(change);
-      if (written(change)) out.push(this.changeRow(row, { change, added, removed }, before));
+      if (written?.has(change) ?? true) out.push(this.changeRow(row, { change, added, removed }, before));
       return this.pending(row, kept, change !== 'unchanged', before);
     });
     await this.series.add(pending);
@@ -118,11 +130,20 @@ export class ListingDiff {
     };
   }
 
-  /** The companies of the previous snapshot this walk did not list, from disk; only once the walk is complete. */
   async *gone(): AsyncGenerator<ChangeRow[]> {
+    const lastSeen = this.previous?.takenAt;
+    for await (const page of this.goneCompanies()) yield page.map((company) => goneRow(company, lastSeen!));
+  }
+
+  /** The same, as stored: a thread sends these (strings) and the rows are built where they are written. */
+  async *goneCompanies(): AsyncGenerator<GoneCompany[]> {
     for await (const page of this.series.gone()) {
       this.counts.gone += page.length;
-      yield page.map((company) => this.goneRow(company));
+      yield page.map(({ firstSeen, technologyFirstSeen, previous }) => ({
+        firstSeen,
+        technologyFirstSeen,
+        row: previous!.row,
+      }));
     }
   }
 
@@ -165,25 +186,31 @@ export class ListingDiff {
       previous_snapshot: this.previous?.takenAt ?? null,
     };
   }
+}
 
-  /** A gone company: its row as the previous snapshot listed it, last seen then. */
-  private goneRow(company: ObservedCompany): ChangeRow {
-    const row = JSON.parse(company.previous!.row) as CompanyRow;
-    const lastSeen = this.previous!.takenAt;
-    return {
-      change: 'gone',
-      technologies_added: [],
-      technologies_removed: [],
-      ...row,
-      technologies: row.technologies.map((entry) => ({
-        ...entry,
-        observed_first_seen: company.technologyFirstSeen[entry.t] ?? lastSeen,
-        observed_last_seen: lastSeen,
-      })),
-      first_seen: company.firstSeen,
-      previous_snapshot: lastSeen,
-    };
-  }
+/** A company of the previous snapshot this walk did not list: its row's JSON, and when it was first seen. */
+export interface GoneCompany {
+  firstSeen: string;
+  technologyFirstSeen: Record<string, string>;
+  row: string;
+}
+
+/** A gone company: its row as the previous snapshot listed it, last seen then. */
+export function goneRow(company: GoneCompany, lastSeen: string): ChangeRow {
+  const row = JSON.parse(company.row) as CompanyRow;
+  return {
+    change: 'gone',
+    technologies_added: [],
+    technologies_removed: [],
+    ...row,
+    technologies: row.technologies.map((entry) => ({
+      ...entry,
+      observed_first_seen: company.technologyFirstSeen[entry.t] ?? lastSeen,
+      observed_last_seen: lastSeen,
+    })),
+    first_seen: company.firstSeen,
+    previous_snapshot: lastSeen,
+  };
 }
 
 interface Comparison {

@@ -9,9 +9,15 @@ import { assertOwnDirectory } from '../../io/own-directory.js';
 import type { RunContext } from '../../runtime/context.js';
 import { remoteJobName, requireTeamStore } from '../state-store/index.js';
 import type { SnapshotStore } from '../state-store/types.js';
-import { CHANGE_KINDS, ListingDiff, type ChangeKind } from './diff.js';
+import { CHANGE_KINDS, SeriesDiff, type ChangeKind, type ListingDiff } from './diff.js';
 
-/** A listing's diff, and the store to close when the run ends. */
+/**
+ * The bundle's diff thread, relative to the chunk this module is in (scripts/bundle.mjs checks that
+ * it is one); undefined unbundled (the tests of src/), where the diff runs in this thread.
+ */
+declare const PROSPECT_DIFF_THREAD: string | undefined;
+
+/** A listing's diff; its store (or its thread) is closed when the run ends. */
 export async function openListingDiff(
   ctx: RunContext,
   state: string,
@@ -20,23 +26,31 @@ export async function openListingDiff(
   resumeId?: string,
   observe = true,
 ): Promise<ListingDiff> {
-  const store = await openSnapshotStore(ctx, state);
+  const job = remoteJobName(state);
+  if (job === undefined) prepareStateDir(state);
+  if (job === undefined && typeof PROSPECT_DIFF_THREAD === 'string') {
+    const { ThreadedDiff } = await import('./diff-thread.js');
+    const setup = { stateDir: state, seriesKey: seriesKey(filters), takenAt, resumeId, observe };
+    const diff = await ThreadedDiff.open(new URL(PROSPECT_DIFF_THREAD, import.meta.url), setup);
+    ctx.onCleanup(() => diff.close());
+    return diff;
+  }
+  const store: SnapshotStore =
+    job === undefined
+      ? await (await import('./local-store.js')).LocalSnapshotStore.open(state)
+      : (await requireTeamStore(ctx, state)).snapshots(job);
   ctx.onCleanup(() => store.close());
   const series = await store.openSeries(seriesKey(filters), takenAt, resumeId);
-  return new ListingDiff(series, series.resumed ? series.takenAt : takenAt, observe);
+  return new SeriesDiff(series, series.resumed ? series.takenAt : takenAt, observe);
 }
 
-async function openSnapshotStore(ctx: RunContext, state: string): Promise<SnapshotStore> {
-  const job = remoteJobName(state);
-  if (job !== undefined) return (await requireTeamStore(ctx, state)).snapshots(job);
+function prepareStateDir(state: string): void {
   try {
     makeDirectoryDurable(state, 0o700);
   } catch (error) {
     throw new UsageError(`cannot use --state ${state}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
   }
   assertOwnDirectory(state, `--state ${state}`);
-  const { LocalSnapshotStore } = await import('./local-store.js');
-  return LocalSnapshotStore.open(state);
 }
 
 /**

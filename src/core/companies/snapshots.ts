@@ -45,7 +45,7 @@ export async function openSnapshots(
   const kinds = options.changes ? parseChangeKinds(options.change) : undefined;
   const takenAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const diff = await openListingDiff(ctx, options.state, filtersRecord(options.filters), takenAt, undefined, observe);
-  return new Snapshots(ctx, options, diff, kinds, exclusions);
+  return new Snapshots(ctx, options, diff, kinds, exclusions, observe);
 }
 
 class Snapshots implements ListingSnapshots {
@@ -59,6 +59,7 @@ class Snapshots implements ListingSnapshots {
     private readonly diff: ListingDiff,
     private readonly kinds: ReadonlySet<ChangeKind> | undefined,
     private readonly exclusions: Exclusions,
+    private readonly observe: boolean,
   ) {
     this.stackFilter = localRowFilter(options.filters);
     if (kinds !== undefined && diff.previous === undefined)
@@ -70,11 +71,16 @@ class Snapshots implements ListingSnapshots {
 
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
     const listed = this.stackFilter ? rows.filter(this.stackFilter) : rows;
-    const kinds = this.kinds;
-    const kept = kinds
-      ? await this.diff.page(listed, (change) => change !== 'unchanged' && kinds.has(change))
-      : (await this.diff.page(listed)).map(plainRow);
+    const kept = await this.compare(listed);
     return this.exclusions.active ? kept.filter((row) => this.exclusions.keepsDomain(row.domain)) : kept;
+  }
+
+  private async compare(listed: readonly CompanyRow[]): Promise<CompanyRow[]> {
+    if (this.kinds) return this.diff.page(listed, this.kinds);
+    if (this.observe) return (await this.diff.page(listed)).map(plainRow);
+    // Without --changes a CSV's rows are the service's as they are: the diff only keeps them.
+    await this.diff.page(listed, new Set());
+    return [...listed];
   }
 
   async *gone(): AsyncGenerator<CompanyRow[]> {

@@ -15,6 +15,9 @@ import { companyQueries, filtersRecord, localRowFilter, type CompanyFilters } fr
 import { checkLocalTechnologies, walkCompanies } from '../companies/walk.js';
 import { checkNativeSqlite } from '../state-store/native-sqlite.js';
 
+/** The kinds a count tallies of the companies listed (the gone come from the diff's end). */
+const LISTED_KINDS = new Set(['new', 'changed'] as const);
+
 /** One line of the count: a kind of change, or a technology added or removed, and how many companies. */
 export interface ChangeCountRow {
   measure: 'change' | 'added' | 'removed';
@@ -58,7 +61,7 @@ export async function countChanges(
     };
     let seen = 0;
     for await (const chunk of walk.chunks) {
-      const compared = await diff.page(keep ? chunk.rows.filter(keep) : chunk.rows, (change) => change !== 'unchanged');
+      const compared = await diff.page(keep ? chunk.rows.filter(keep) : chunk.rows, LISTED_KINDS);
       for (const row of accept ? compared.filter(accept) : compared) {
         if (row.change === 'unchanged') continue;
         kinds[row.change] += 1;

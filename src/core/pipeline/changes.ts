@@ -84,7 +84,7 @@ class Changes implements PipelineChanges {
 
   async page(rows: readonly CompanyRow[]): Promise<CompanyRow[]> {
     const kinds = this.kinds;
-    const compared = await this.diff.page(rows, (change) => change !== 'unchanged' && kinds?.has(change) === true);
+    const compared = await this.diff.page(rows, kinds ?? new Set());
     return kinds === undefined ? [...rows] : compared;
   }
 

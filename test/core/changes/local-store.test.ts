@@ -1,5 +1,5 @@
 /**
- * The local snapshots (DIR/snapshots.sqlite) through ListingDiff, on made-up listings: what the store's
+ * The local snapshots (DIR/snapshots.sqlite) through SeriesDiff, on made-up listings: what the store's
  * shortcuts rely on. Stacks compared by digest, first dates added only by new and changed companies,
  * a company's first date carried from snapshot to snapshot, a row kept once while snapshots share it,
  * and version 1 and 2 files moved over.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { CompanyRow } from '../../../src/api/index.js';
-import { ListingDiff, type ChangeRow } from '../../../src/core/changes/diff.js';
+import { SeriesDiff, type ChangeRow } from '../../../src/core/changes/diff.js';
 import { LocalSnapshotStore } from '../../../src/core/changes/local-store.js';
 import { scratchDir } from '../../helpers/cli.js';
 
@@ -29,7 +29,7 @@ function company(domain: string, names: string[]): CompanyRow {
 async function walk(state: string, takenAt: string, listing: CompanyRow[]): Promise<ChangeRow[]> {
   const store = await LocalSnapshotStore.open(state);
   try {
-    const diff = new ListingDiff(await store.openSeries('series', takenAt), takenAt, true);
+    const diff = new SeriesDiff(await store.openSeries('series', takenAt), takenAt, true);
     const rows = await diff.page(listing);
     for await (const gone of diff.gone()) rows.push(...gone);
     expect(await diff.publish(undefined)).toBe(true);
@@ -95,7 +95,7 @@ describe('local snapshots', () => {
 
     // A walk abandoned: its own rows go, the last complete snapshot's stay.
     const store = await LocalSnapshotStore.open(state);
-    const diff = new ListingDiff(await store.openSeries('series', T3), T3, true);
+    const diff = new SeriesDiff(await store.openSeries('series', T3), T3, true);
     await diff.page([company('a.com', ['X']), company('e.com', ['X'])]);
     expect(storedRows(state)).toEqual(['a.com', 'b.com Y', 'd.com', 'e.com']);
     await diff.abandon();
