@@ -163,6 +163,32 @@ describe('companies --changes (a local --state)', () => {
     expect(changesInCsv(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual([...expected].sort(byDomain));
   });
 
+  it('a second run stopped by SIGTERM mid-walk: exit 143, its pending snapshot dropped through the diff thread', async () => {
+    const home = await scratchDir('changes-term-');
+    const state = join(home, 'S');
+    await firstListing(state);
+    const args = ['--page-size', '50', 'companies', ...FILTERS, '--state', state, '--changes'];
+    stub.pages = 0;
+    stub.holdAfter = 12;
+    const child = startCli([...args, '-o', join(home, 'stopped.csv')], { url: stub.url, apiKey: KEY, cwd: home });
+    child.stdin!.end();
+    const finished = finishCli(child, { timeoutMs: 60_000 });
+    while (stub.pages < 12 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGTERM');
+    const stopped = await finished;
+    stub.holdAfter = Infinity;
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toMatch(/interrupted by SIGTERM/);
+    expect(existsSync(join(home, 'stopped.csv'))).toBe(false);
+    // The thread abandoned the pending snapshot before the process ended: only the first listing is left.
+    const db = new Database(join(state, 'snapshots.sqlite'), { readonly: true });
+    expect(db.prepare('SELECT status FROM snapshots').pluck().all()).toEqual(['complete']);
+    db.close();
+    const again = await prospect([...args, '-o', join(home, 'changes.csv')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(changesInCsv(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual([...expected].sort(byDomain));
+  });
+
   it('pipeline --changes --change new asks contacts for the new companies only (counted at the sandbox)', async () => {
     const home = await scratchDir('changes-pipeline-');
     const state = join(home, 'S');
