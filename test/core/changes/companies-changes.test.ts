@@ -65,6 +65,24 @@ async function firstListing(state: string): Promise<void> {
   stub.nextMonth = true;
 }
 
+/**
+ * A second run (pages of 50) on a state holding the first listing, spawned, once 12 pages are
+ * answered and the next is held: the run to stop. `args` run it again to its end.
+ */
+async function secondRunAtPage12(name: string) {
+  const home = await scratchDir(name);
+  const state = join(home, 'S');
+  await firstListing(state);
+  const args = ['--page-size', '50', 'companies', ...FILTERS, '--state', state, '--changes'];
+  stub.pages = 0;
+  stub.holdAfter = 12;
+  const child = startCli([...args, '-o', join(home, 'stopped.csv')], { url: stub.url, apiKey: KEY, cwd: home });
+  child.stdin!.end();
+  const finished = finishCli(child, { timeoutMs: 60_000 });
+  while (stub.pages < 12 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+  return { home, state, args, child, finished };
+}
+
 describe('companies --changes (a local --state)', () => {
   it('the two crawls differ for a few percent of the companies', () => {
     const kinds = (kind: string) => expected.filter((change) => change.change === kind).length;
@@ -132,17 +150,8 @@ describe('companies --changes (a local --state)', () => {
   });
 
   it('a second run SIGKILLed mid-walk, then run again, gives the same diff', async () => {
-    const home = await scratchDir('changes-kill-');
-    const state = join(home, 'S');
-    await firstListing(state);
-    // Pages of 50: the run is killed after 12 pages, each committed to its pending snapshot as it came.
-    const args = ['--page-size', '50', 'companies', ...FILTERS, '--state', state, '--changes'];
-    stub.pages = 0;
-    stub.holdAfter = 12;
-    const child = startCli([...args, '-o', join(home, 'killed.csv')], { url: stub.url, apiKey: KEY, cwd: home });
-    child.stdin!.end();
-    const finished = finishCli(child, { timeoutMs: 60_000 });
-    while (stub.pages < 12 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Killed after 12 pages, each committed to its pending snapshot as it came.
+    const { home, state, args, child, finished } = await secondRunAtPage12('changes-kill-');
     // The pages answered are in the pending snapshot once the next request is held; then the kill.
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGKILL');
@@ -157,23 +166,14 @@ describe('companies --changes (a local --state)', () => {
     // pages before the last answered, at least.
     expect(pending.n).toBeGreaterThanOrEqual(withKlaviyo(afterListing.slice(0, 11 * 50)).length);
     expect(pending.n).toBeLessThanOrEqual(withKlaviyo(afterListing.slice(0, 12 * 50)).length);
-    expect(existsSync(join(home, 'killed.csv'))).toBe(false);
+    expect(existsSync(join(home, 'stopped.csv'))).toBe(false);
     const again = await prospect([...args, '-o', join(home, 'changes.csv')]);
     expect(again.code, again.stderr).toBe(0);
     expect(changesInCsv(await readFile(join(home, 'changes.csv'), 'utf8'))).toEqual([...expected].sort(byDomain));
   });
 
   it('a second run stopped by SIGTERM mid-walk: exit 143, its pending snapshot dropped through the diff thread', async () => {
-    const home = await scratchDir('changes-term-');
-    const state = join(home, 'S');
-    await firstListing(state);
-    const args = ['--page-size', '50', 'companies', ...FILTERS, '--state', state, '--changes'];
-    stub.pages = 0;
-    stub.holdAfter = 12;
-    const child = startCli([...args, '-o', join(home, 'stopped.csv')], { url: stub.url, apiKey: KEY, cwd: home });
-    child.stdin!.end();
-    const finished = finishCli(child, { timeoutMs: 60_000 });
-    while (stub.pages < 12 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    const { home, state, args, child, finished } = await secondRunAtPage12('changes-term-');
     child.kill('SIGTERM');
     const stopped = await finished;
     stub.holdAfter = Infinity;
