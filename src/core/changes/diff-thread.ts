@@ -73,7 +73,8 @@ export class ThreadedDiff implements ListingDiff {
   }
 
   async page(rows: readonly CompanyRow[], written?: ReadonlySet<ChangeRow['change']>): Promise<ChangeRow[]> {
-    const answer = (await this.call('page', { rows, written: written && [...written] })) as Progress & {
+    // A set crosses as a set (structured clone).
+    const answer = (await this.call('page', { rows, written })) as Progress & {
       rows: ChangeRow[];
     };
     this.follow(answer);

@@ -23,11 +23,11 @@ const calls: Record<string, (args: never) => Promise<unknown> | unknown> = {
   async open(setup: DiffThreadSetup) {
     store = await LocalSnapshotStore.open(setup.stateDir);
     const series = await store.openSeries(setup.seriesKey, setup.takenAt, setup.resumeId);
-    diff = new SeriesDiff(series, series.resumed ? series.takenAt : setup.takenAt, setup.observe);
+    diff = new SeriesDiff(series, setup.observe);
     return { previous: diff.previous, resumed: diff.resumed };
   },
-  async page({ rows, written }: { rows: CompanyRow[]; written: ChangeRow['change'][] | undefined }) {
-    const out = await opened().page(rows, written && new Set(written));
+  async page({ rows, written }: { rows: CompanyRow[]; written: ReadonlySet<ChangeRow['change']> | undefined }) {
+    const out = await opened().page(rows, written);
     return { rows: out, ...progress() };
   },
   async gone() {

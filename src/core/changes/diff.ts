@@ -65,9 +65,13 @@ export class SeriesDiff implements ListingDiff {
    */
   constructor(
     private readonly series: SnapshotSeries,
-    private readonly takenAt: string,
     private readonly observe = true,
   ) {}
+
+  /** When the pending snapshot was taken: this walk's, or the resumed run's it carries on. */
+  private get takenAt(): string {
+    return this.series.takenAt;
+  }
 
   get previous(): SnapshotInfo | undefined {
     return this.series.previous;

@@ -41,7 +41,7 @@ export async function openListingDiff(
       : (await requireTeamStore(ctx, state)).snapshots(job);
   ctx.onCleanup(() => store.close());
   const series = await store.openSeries(seriesKey(filters), takenAt, resumeId);
-  return new SeriesDiff(series, series.resumed ? series.takenAt : takenAt, observe);
+  return new SeriesDiff(series, observe);
 }
 
 function prepareStateDir(state: string): void {

@@ -46,7 +46,7 @@ interface Opened {
 
 async function inThisThread(state: string, takenAt: string): Promise<Opened> {
   const store = await LocalSnapshotStore.open(state);
-  return { diff: new SeriesDiff(await store.openSeries('series', takenAt), takenAt, true), close: () => store.close() };
+  return { diff: new SeriesDiff(await store.openSeries('series', takenAt), true), close: () => store.close() };
 }
 
 async function onItsThread(state: string, takenAt: string): Promise<Opened> {

@@ -29,7 +29,7 @@ function company(domain: string, names: string[]): CompanyRow {
 async function walk(state: string, takenAt: string, listing: CompanyRow[]): Promise<ChangeRow[]> {
   const store = await LocalSnapshotStore.open(state);
   try {
-    const diff = new SeriesDiff(await store.openSeries('series', takenAt), takenAt, true);
+    const diff = new SeriesDiff(await store.openSeries('series', takenAt), true);
     const rows = await diff.page(listing);
     for await (const gone of diff.gone()) rows.push(...gone);
     expect(await diff.publish(undefined)).toBe(true);
@@ -95,7 +95,7 @@ describe('local snapshots', () => {
 
     // A walk abandoned: its own rows go, the last complete snapshot's stay.
     const store = await LocalSnapshotStore.open(state);
-    const diff = new SeriesDiff(await store.openSeries('series', T3), T3, true);
+    const diff = new SeriesDiff(await store.openSeries('series', T3), true);
     await diff.page([company('a.com', ['X']), company('e.com', ['X'])]);
     expect(storedRows(state)).toEqual(['a.com', 'b.com Y', 'd.com', 'e.com']);
     await diff.abandon();
